@@ -1,0 +1,72 @@
+import { ArticleWriter, DailyEditLimit, NotFound, type ArticleRecord, type RevisionRecord } from "@content-site/core"
+import { Effect, Layer, Semaphore } from "effect"
+import type { MemoryState } from "./MemoryState.ts"
+
+/**
+ * The memory unit of work: one lock per article serialises changes; the plan runs under it, and
+ * the article, revision, activity entry and edit counter are written together only once the plan
+ * and the budget check have succeeded, so a failure leaves nothing behind.
+ */
+export const memoryArticleWriter = (state: MemoryState) => {
+  const locks = new Map<string, Semaphore.Semaphore>()
+  const lockOf = (articleId: string) => {
+    let lock = locks.get(articleId)
+    if (!lock) {
+      lock = Semaphore.makeUnsafe(1)
+      locks.set(articleId, lock)
+    }
+    return lock
+  }
+  return Layer.succeed(ArticleWriter, {
+    editsUsed: (accountId, day) => Effect.sync(() => state.editCounters.get(`${accountId}#${day}`) ?? 0),
+    change: (accountId, articleId, budget, plan) =>
+      lockOf(articleId).withPermit(
+        Effect.gen(function* () {
+          const current = state.articles.get(articleId)
+          if (!current || current.account_id !== accountId) return yield* new NotFound({ resource: "article", id: articleId })
+          const change = yield* plan(current)
+          if (change === null) return { current, committed: null }
+          const counterKey = `${accountId}#${budget.day}`
+          const used = state.editCounters.get(counterKey) ?? 0
+          if (used >= budget.limit) {
+            return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+          }
+          const number = current.revision + 1
+          const article: ArticleRecord = {
+            ...current,
+            title: change.title,
+            body: change.body,
+            word_count: change.word_count,
+            featured_image: change.featured_image,
+            updated_at: change.updated_at,
+            revision: number,
+          }
+          const revision: RevisionRecord = {
+            id: change.revision.id,
+            account_id: accountId,
+            article_id: articleId,
+            number,
+            origin: change.revision.origin,
+            title: change.title,
+            body: change.body,
+            featured_image: change.featured_image,
+            reason: change.revision.reason,
+            actor: change.revision.actor,
+            restored_from: change.revision.restored_from,
+            created_at: change.revision.created_at,
+          }
+          state.editCounters.set(counterKey, used + 1)
+          state.articles.set(articleId, article)
+          state.revisions.set(`${articleId}#${number}`, revision)
+          if (change.activity) {
+            const key = `${change.activity.channel}#${change.activity.request_id}`
+            if (!state.activityRequestIds.has(key)) {
+              state.activityRequestIds.add(key)
+              state.activity.push(change.activity)
+            }
+          }
+          return { current, committed: { article, revision, editsRemaining: Math.max(0, budget.limit - used - 1) } }
+        }),
+      ),
+  })
+}

@@ -1,0 +1,216 @@
+import {
+  Clock,
+  DataImporter,
+  Ids,
+  LimitStore,
+  MediaStore,
+  OAuthStore,
+  Secrets,
+  type ImportSummary,
+  type LimitVerdict,
+  type StoredPayload,
+} from "@content-site/core"
+import { Effect, Layer, Option } from "effect"
+import type { MemoryState } from "./MemoryState.ts"
+
+/** Counters with fixed windows aligned to the window length, so every instance agrees on them. */
+export const memoryLimitStore = (state: MemoryState, now: () => number = Date.now) => {
+  const windowOf = (key: string, windowSeconds: number) => {
+    const t = now()
+    const start = Math.floor(t / (windowSeconds * 1000)) * windowSeconds * 1000
+    let w = state.limitWindows.get(key)
+    if (!w || w.start !== start) {
+      w = { start, count: 0 }
+      state.limitWindows.set(key, w)
+    }
+    return { w, resetSeconds: Math.max(1, Math.ceil((start + windowSeconds * 1000 - t) / 1000)) }
+  }
+  const verdict = (limit: number, count: number, resetSeconds: number, allowed: boolean): LimitVerdict => ({
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds,
+  })
+  return Layer.succeed(LimitStore, {
+    hit: (key, limit, windowSeconds) =>
+      Effect.sync(() => {
+        const { w, resetSeconds } = windowOf(key, windowSeconds)
+        w.count++
+        return verdict(limit, w.count, resetSeconds, w.count <= limit)
+      }),
+    peek: (key, limit, windowSeconds) =>
+      Effect.sync(() => {
+        const { w, resetSeconds } = windowOf(key, windowSeconds)
+        return verdict(limit, w.count, resetSeconds, w.count < limit)
+      }),
+  })
+}
+
+/** OAuth and session payloads with expiry, as oidc-provider's adapter expects them. */
+export const memoryOAuthStore = (state: MemoryState, now: () => number = Date.now) => {
+  const live = (model: string, id: string) => {
+    const entry = state.oauth.get(`${model}#${id}`)
+    if (!entry) return undefined
+    if (entry.expiresAt !== null && entry.expiresAt <= now()) {
+      state.oauth.delete(`${model}#${id}`)
+      return undefined
+    }
+    return entry
+  }
+  const withConsumed = (e: { payload: StoredPayload; consumed: boolean }): StoredPayload =>
+    e.consumed ? { ...e.payload, consumed: Math.floor(now() / 1000) } : e.payload
+  const findBy = (model: string, field: string, value: string) =>
+    Effect.sync(() => {
+      for (const [k, e] of state.oauth) {
+        if (k.startsWith(`${model}#`) && e.payload[field] === value) {
+          const found = live(model, k.slice(model.length + 1))
+          if (found) return Option.some(withConsumed(found))
+        }
+      }
+      return Option.none<StoredPayload>()
+    })
+  return Layer.succeed(OAuthStore, {
+    upsert: (model, id, payload, expiresInSeconds) =>
+      Effect.sync(() =>
+        void state.oauth.set(`${model}#${id}`, {
+          payload,
+          expiresAt: expiresInSeconds === undefined ? null : now() + expiresInSeconds * 1000,
+          consumed: false,
+        }),
+      ),
+    find: (model, id) => Effect.sync(() => Option.map(Option.fromUndefinedOr(live(model, id)), withConsumed)),
+    findByUid: (model, uid) => findBy(model, "uid", uid),
+    findByUserCode: (model, code) => findBy(model, "userCode", code),
+    consume: (model, id) =>
+      Effect.sync(() => {
+        const e = live(model, id)
+        if (e) e.consumed = true
+      }),
+    destroy: (model, id) => Effect.sync(() => void state.oauth.delete(`${model}#${id}`)),
+    revokeByGrantId: (grantId) =>
+      Effect.sync(() => {
+        for (const [k, e] of state.oauth) if (e.payload["grantId"] === grantId) state.oauth.delete(k)
+      }),
+    listByAccount: (model, accountId) =>
+      Effect.sync(() => {
+        const out: Array<{ id: string; payload: StoredPayload }> = []
+        for (const [k, e] of state.oauth) {
+          if (k.startsWith(`${model}#`) && e.payload["accountId"] === accountId) {
+            const id = k.slice(model.length + 1)
+            if (live(model, id)) out.push({ id, payload: e.payload })
+          }
+        }
+        return out
+      }),
+  })
+}
+
+/** Media kept in memory. */
+export const memoryMediaStore = (state: MemoryState) =>
+  Layer.succeed(MediaStore, {
+    put: (bytes, contentType, extension) =>
+      Effect.sync(() => {
+        const key = `${crypto.randomUUID()}.${extension}`
+        state.media.set(key, { bytes, contentType })
+        return key
+      }),
+    get: (key) => Effect.sync(() => Option.fromUndefinedOr(state.media.get(key))),
+  })
+
+/** The import unit of work in memory: all or nothing, existing ids left as they are. */
+export const memoryDataImporter = (state: MemoryState) =>
+  Layer.succeed(DataImporter, {
+    apply: (plan) =>
+      Effect.sync(() => {
+        let skipped = 0
+        const created = { accounts: 0, apiKeys: 0, sites: 0, articles: 0, backlinks: 0 }
+        for (const a of plan.accounts) {
+          if (state.accounts.has(a.id) || [...state.accounts.values()].some((x) => x.email === a.email)) skipped++
+          else (state.accounts.set(a.id, a), created.accounts++)
+        }
+        for (const k of plan.apiKeys) {
+          if (state.apiKeys.has(k.id)) skipped++
+          else (state.apiKeys.set(k.id, k), created.apiKeys++)
+        }
+        for (const s of plan.sites) {
+          if (state.sites.has(s.id)) skipped++
+          else (state.sites.set(s.id, s), created.sites++)
+        }
+        for (const { article, firstRevision } of plan.articles) {
+          if (state.articles.has(article.id)) skipped++
+          else {
+            state.articles.set(article.id, article)
+            state.revisions.set(`${article.id}#1`, firstRevision)
+            created.articles++
+          }
+        }
+        for (const b of plan.backlinks) {
+          if (state.backlinks.has(b.id)) skipped++
+          else (state.backlinks.set(b.id, b), created.backlinks++)
+        }
+        const summary: ImportSummary = { created, skipped }
+        return summary
+      }),
+  })
+
+/** The system clock. */
+export const systemClock = Layer.succeed(Clock, { now: Effect.sync(() => Date.now()) })
+
+/** A clock fixed at a settable instant, for tests. */
+export const fixedClock = (initial: number) => {
+  let t = initial
+  return {
+    layer: Layer.succeed(Clock, { now: Effect.sync(() => t) }),
+    set: (ms: number) => void (t = ms),
+    advance: (ms: number) => void (t += ms),
+  }
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+/** Random base62 text from the platform's CSPRNG, without modulo bias. */
+export const randomBase62 = (length: number): string => {
+  let out = ""
+  while (out.length < length) {
+    for (const b of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (b < 248 && out.length < length) out += BASE62[b % 62]
+    }
+  }
+  return out
+}
+
+/** Random ids `prefix_xxxxxxxxxxxxxxxx`. */
+export const randomIds = Layer.succeed(Ids, { make: (prefix) => Effect.sync(() => `${prefix}_${randomBase62(16)}`) })
+
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * Secrets on Web Crypto only (usable under Deno too): SHA-256 for API keys, PBKDF2-SHA256 for
+ * passwords. Servers use the scrypt Layer of the Node adapter for passwords.
+ */
+export const webCryptoSecrets = (pbkdf2Iterations = 210_000) =>
+  Layer.succeed(Secrets, {
+    generateApiKey: Effect.sync(() => `cs_${randomBase62(40)}`),
+    hashApiKey: (key) => Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)).then(hex)),
+    hashPassword: (password) =>
+      Effect.promise(async () => {
+        const salt = crypto.getRandomValues(new Uint8Array(16))
+        const bits = await pbkdf2(password, salt, pbkdf2Iterations)
+        return `pbkdf2-sha256$${pbkdf2Iterations}$${hex(salt.buffer)}$${hex(bits)}`
+      }),
+    verifyPassword: (password, stored) =>
+      Effect.promise(async () => {
+        const [scheme, iter, saltHex, hashHex] = stored.split("$")
+        if (scheme !== "pbkdf2-sha256" || !iter || !saltHex || !hashHex) return false
+        const salt = new Uint8Array(saltHex.match(/../g)!.map((h) => parseInt(h, 16)))
+        const candidate = hex(await pbkdf2(password, salt, Number(iter)))
+        let diff = candidate.length ^ hashHex.length
+        for (let i = 0; i < Math.min(candidate.length, hashHex.length); i++) diff |= candidate.charCodeAt(i) ^ hashHex.charCodeAt(i)
+        return diff === 0
+      }),
+  })
+
+const pbkdf2 = async (password: string, salt: Uint8Array, iterations: number) => {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"])
+  return crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as BufferSource, iterations }, key, 256)
+}

@@ -1,0 +1,54 @@
+import type {
+  AccountRecord,
+  ActivityRecord,
+  ApiKeyRecord,
+  ArticleRecord,
+  BacklinkRecord,
+  RevisionRecord,
+  SiteRecord,
+  StoredMedia,
+  StoredPayload,
+} from "@content-site/core"
+
+/** One stored OAuth/session payload with its expiry. */
+export interface MemoryPayload {
+  readonly payload: StoredPayload
+  readonly expiresAt: number | null
+  consumed: boolean
+}
+
+/** The whole in-memory database, shared by the memory Layers of one instance. */
+export interface MemoryState {
+  readonly accounts: Map<string, AccountRecord>
+  readonly apiKeys: Map<string, ApiKeyRecord>
+  readonly sites: Map<string, SiteRecord>
+  readonly articles: Map<string, ArticleRecord>
+  readonly backlinks: Map<string, BacklinkRecord>
+  /** Keyed by `${articleId}#${number}`. */
+  readonly revisions: Map<string, RevisionRecord>
+  readonly activity: Array<ActivityRecord>
+  readonly activityRequestIds: Set<string>
+  /** Keyed by `${accountId}#${day}`. */
+  readonly editCounters: Map<string, number>
+  /** Keyed by limit key: the window start and its count. */
+  readonly limitWindows: Map<string, { start: number; count: number }>
+  /** Keyed by `${model}#${id}`. */
+  readonly oauth: Map<string, MemoryPayload>
+  readonly media: Map<string, StoredMedia>
+}
+
+/** A new, empty in-memory database. */
+export const makeMemoryState = (): MemoryState => ({
+  accounts: new Map(),
+  apiKeys: new Map(),
+  sites: new Map(),
+  articles: new Map(),
+  backlinks: new Map(),
+  revisions: new Map(),
+  activity: [],
+  activityRequestIds: new Set(),
+  editCounters: new Map(),
+  limitWindows: new Map(),
+  oauth: new Map(),
+  media: new Map(),
+})

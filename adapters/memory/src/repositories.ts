@@ -1,0 +1,160 @@
+import {
+  AccountRepository,
+  ActivityLog,
+  ApiKeyRepository,
+  ArticleRepository,
+  BacklinkRepository,
+  NotFound,
+  RevisionRepository,
+  SiteRepository,
+  type ArticleRecord,
+  type Slice,
+  type SliceResult,
+} from "@content-site/core"
+import { Effect, Layer, Option } from "effect"
+import type { MemoryState } from "./MemoryState.ts"
+
+const sliceOf = <A>(all: ReadonlyArray<A>, slice: Slice | undefined): SliceResult<A> => ({
+  items: slice === undefined ? all : all.slice(slice.offset, slice.offset + slice.limit),
+  total: all.length,
+})
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/** Orders articles by published_at descending (unpublished last), then id ascending. */
+export const compareArticles = (a: ArticleRecord, b: ArticleRecord): number => {
+  if (a.published_at !== b.published_at) {
+    if (a.published_at === null) return 1
+    if (b.published_at === null) return -1
+    return a.published_at < b.published_at ? 1 : -1
+  }
+  return byId(a, b)
+}
+
+const inRange = (value: string | null, from: string | undefined, to: string | undefined): boolean =>
+  (from === undefined && to === undefined) || (value !== null && (from === undefined || value >= from) && (to === undefined || value <= to))
+
+/** Memory Layers of every repository port over one shared state. */
+export const memoryRepositories = (state: MemoryState) =>
+  Layer.mergeAll(
+    Layer.succeed(AccountRepository, {
+      findByEmail: (email) =>
+        Effect.sync(() => Option.fromUndefinedOr([...state.accounts.values()].find((a) => a.email === email))),
+      get: (id) => {
+        const a = state.accounts.get(id)
+        return a ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "account", id }))
+      },
+      insert: (account) => Effect.sync(() => void state.accounts.set(account.id, account)),
+    }),
+    Layer.succeed(ApiKeyRepository, {
+      findByHash: (hash) => Effect.sync(() => Option.fromUndefinedOr([...state.apiKeys.values()].find((k) => k.key_hash === hash))),
+      list: (accountId) =>
+        Effect.sync(() =>
+          [...state.apiKeys.values()].filter((k) => k.account_id === accountId).sort((a, b) => (a.created_at < b.created_at ? 1 : -1)),
+        ),
+      insert: (key) => Effect.sync(() => void state.apiKeys.set(key.id, key)),
+      revoke: (accountId, keyId, at) => {
+        const k = state.apiKeys.get(keyId)
+        if (!k || k.account_id !== accountId) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
+        return Effect.sync(() => void state.apiKeys.set(keyId, { ...k, revoked_at: k.revoked_at ?? at }))
+      },
+      touch: (keyId, at) =>
+        Effect.sync(() => {
+          const k = state.apiKeys.get(keyId)
+          if (k) state.apiKeys.set(keyId, { ...k, last_used_at: at })
+        }),
+    }),
+    Layer.succeed(SiteRepository, {
+      list: (accountId, slice) =>
+        Effect.sync(() => {
+          const sites = [...state.sites.values()]
+            .filter((s) => s.account_id === accountId)
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : byId(a, b)))
+          const page = sliceOf(sites, slice)
+          return { items: page.items.map((s) => websiteOf(state, s.id)!), total: page.total }
+        }),
+      get: (accountId, siteId) => {
+        const s = state.sites.get(siteId)
+        return s && s.account_id === accountId ? Effect.succeed(websiteOf(state, siteId)!) : Effect.fail(new NotFound({ resource: "site", id: siteId }))
+      },
+    }),
+    Layer.succeed(ArticleRepository, {
+      list: (accountId, filter, slice) =>
+        Effect.sync(() =>
+          sliceOf(
+            [...state.articles.values()]
+              .filter(
+                (a) =>
+                  a.account_id === accountId &&
+                  a.site_id === filter.siteId &&
+                  (filter.status === undefined || a.status === filter.status) &&
+                  inRange(a.published_at, filter.from, filter.to),
+              )
+              .sort(compareArticles),
+            slice,
+          ),
+        ),
+      get: (accountId, articleId) => {
+        const a = state.articles.get(articleId)
+        return a && a.account_id === accountId ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "article", id: articleId }))
+      },
+    }),
+    Layer.succeed(BacklinkRepository, {
+      list: (accountId, filter, slice) =>
+        Effect.sync(() =>
+          sliceOf(
+            [...state.backlinks.values()]
+              .filter((b) => b.account_id === accountId && b.site_id === filter.siteId && inRange(b.date_acquired, filter.fromDate, filter.toDate))
+              .sort((a, b) => (a.date_acquired !== b.date_acquired ? (a.date_acquired < b.date_acquired ? 1 : -1) : byId(a, b))),
+            slice,
+          ),
+        ),
+    }),
+    Layer.succeed(RevisionRepository, {
+      list: (accountId, articleId, slice) =>
+        Effect.sync(() =>
+          sliceOf(
+            [...state.revisions.values()].filter((r) => r.account_id === accountId && r.article_id === articleId).sort((a, b) => b.number - a.number),
+            slice,
+          ),
+        ),
+      get: (accountId, articleId, number) => {
+        const r = state.revisions.get(`${articleId}#${number}`)
+        return r && r.account_id === accountId ? Effect.succeed(r) : Effect.fail(new NotFound({ resource: "revision", id: `${articleId}/${number}` }))
+      },
+    }),
+    Layer.succeed(ActivityLog, {
+      record: (entry) =>
+        Effect.sync(() => {
+          const key = `${entry.channel}#${entry.request_id}`
+          if (state.activityRequestIds.has(key)) return
+          state.activityRequestIds.add(key)
+          state.activity.push(entry)
+        }),
+      list: (accountId, filter, slice) =>
+        Effect.sync(() =>
+          sliceOf(
+            state.activity
+              .filter(
+                (e) =>
+                  e.account_id === accountId &&
+                  (filter.channel === undefined || e.channel === filter.channel) &&
+                  (filter.articleId === undefined || e.article_id === filter.articleId) &&
+                  inRange(e.at, filter.from, filter.to),
+              )
+              .sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : byId(b, a))),
+            slice,
+          ),
+        ),
+    }),
+  )
+
+const websiteOf = (state: MemoryState, siteId: string) => {
+  const s = state.sites.get(siteId)
+  if (!s) return undefined
+  let articleCount = 0
+  for (const a of state.articles.values()) if (a.site_id === siteId) articleCount++
+  let backlinkCount = 0
+  for (const b of state.backlinks.values()) if (b.site_id === siteId) backlinkCount++
+  return { id: s.id, name: s.name, url: s.url, created_at: s.created_at, article_count: articleCount, backlink_count: backlinkCount }
+}

@@ -1,0 +1,109 @@
+import { Effect } from "effect"
+import { InvalidRequest } from "../errors.ts"
+
+const DAY_MS = 86_400_000
+
+/** An instant as the service writes it: RFC 3339 UTC with milliseconds. */
+export const toTimestamp = (ms: number): string => new Date(ms).toISOString()
+
+/** The UTC calendar date `YYYY-MM-DD` of an instant. */
+export const toCalendarDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+/** Seconds from `ms` to the next UTC midnight (at least 1). */
+export const secondsToNextUtcMidnight = (ms: number): number => {
+  const next = Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS
+  return Math.max(1, Math.ceil((next - ms) / 1000))
+}
+
+const isBareDate = (s: string) => s.length === 10
+
+const parseBound = (s: string, end: boolean): number | null => {
+  if (isBareDate(s)) {
+    const ms = Date.parse(`${s}T00:00:00.000Z`)
+    if (Number.isNaN(ms) || toCalendarDate(ms) !== s) return null
+    return end ? ms + DAY_MS - 1 : ms
+  }
+  const ms = Date.parse(s)
+  if (Number.isNaN(ms)) return null
+  // Reject impossible calendar dates that Date.parse rolls over (2026-02-31T…).
+  const datePart = s.slice(0, 10)
+  const offsetMatch = /([+-])(\d{2}):(\d{2})$/.exec(s)
+  const offsetMs = offsetMatch ? (offsetMatch[1] === "-" ? -1 : 1) * (Number(offsetMatch[2]) * 60 + Number(offsetMatch[3])) * 60_000 : 0
+  if (toCalendarDate(ms + offsetMs) !== datePart) return null
+  return ms
+}
+
+/** An inclusive range of instants, as RFC 3339 UTC strings; either end may be open. */
+export interface InstantRange {
+  readonly from?: string
+  readonly to?: string
+}
+
+/**
+ * Resolves `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) into inclusive UTC instants:
+ * a bare `to` date means the end of that UTC day; `from` after `to` is refused.
+ */
+export const resolveDateRange = (query: { readonly from?: string; readonly to?: string }): Effect.Effect<InstantRange, InvalidRequest> => {
+  const errors: Array<{ path: string; message: string }> = []
+  const from = query.from === undefined ? undefined : parseBound(query.from, false)
+  const to = query.to === undefined ? undefined : parseBound(query.to, true)
+  if (from === null) errors.push({ path: "from", message: "Not a real date or date-time" })
+  if (to === null) errors.push({ path: "to", message: "Not a real date or date-time" })
+  if (errors.length > 0) return Effect.fail(new InvalidRequest({ detail: "from/to must be real dates.", errors }))
+  if (from != null && to != null && from > to) {
+    return Effect.fail(
+      new InvalidRequest({ detail: "from must not be after to.", errors: [{ path: "from", message: "from is after to" }] }),
+    )
+  }
+  return Effect.succeed({
+    ...(from != null ? { from: toTimestamp(from) } : {}),
+    ...(to != null ? { to: toTimestamp(to) } : {}),
+  })
+}
+
+/** The calendar dates (inclusive) covered by an instant range, for date-valued fields such as `date_acquired`. */
+export const calendarDatesOf = (range: InstantRange): { readonly fromDate?: string; readonly toDate?: string } => ({
+  ...(range.from !== undefined ? { fromDate: toCalendarDate(Date.parse(range.from)) } : {}),
+  ...(range.to !== undefined ? { toDate: toCalendarDate(Date.parse(range.to)) } : {}),
+})
+
+/** A resolved reporting period. */
+export interface Period {
+  readonly key: string
+  /** Inclusive UTC dates. */
+  readonly from: string
+  readonly to: string
+  /** Inclusive instants. */
+  readonly fromInstant: string
+  readonly toInstant: string
+}
+
+const monthPeriod = (key: string, year: number, month0: number): Period => {
+  const start = Date.UTC(year, month0, 1)
+  const end = Date.UTC(year, month0 + 1, 1) - 1
+  return { key, from: toCalendarDate(start), to: toCalendarDate(end), fromInstant: toTimestamp(start), toInstant: toTimestamp(end) }
+}
+
+/**
+ * Resolves a `period` (`this_month`, `last_month`, `last_30_days` — today and the 29 days
+ * before — or `YYYY-MM`) at the instant `nowMs`, in UTC.
+ */
+export const resolvePeriod = (key: string, nowMs: number): Effect.Effect<Period, InvalidRequest> => {
+  const now = new Date(nowMs)
+  if (key === "this_month") return Effect.succeed(monthPeriod(key, now.getUTCFullYear(), now.getUTCMonth()))
+  if (key === "last_month") return Effect.succeed(monthPeriod(key, now.getUTCFullYear(), now.getUTCMonth() - 1))
+  if (key === "last_30_days") {
+    const today = Math.floor(nowMs / DAY_MS) * DAY_MS
+    const start = today - 29 * DAY_MS
+    const end = today + DAY_MS - 1
+    return Effect.succeed({ key, from: toCalendarDate(start), to: toCalendarDate(end), fromInstant: toTimestamp(start), toInstant: toTimestamp(end) })
+  }
+  const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(key)
+  if (m) return Effect.succeed(monthPeriod(key, Number(m[1]), Number(m[2]) - 1))
+  return Effect.fail(
+    new InvalidRequest({
+      detail: "period must be this_month, last_month, last_30_days or a month YYYY-MM.",
+      errors: [{ path: "period", message: "Unknown period" }],
+    }),
+  )
+}

@@ -1,0 +1,23 @@
+import { Context, type Effect } from "effect"
+import type { Unavailable } from "../errors.ts"
+import type { AccountRecord, ApiKeyRecord, ArticleRecord, BacklinkRecord, RevisionRecord, SiteRecord } from "./records.ts"
+
+/** Everything an import writes, prepared by the core (hashes, word counts, first revisions). */
+export interface ImportPlan {
+  readonly accounts: ReadonlyArray<AccountRecord>
+  readonly apiKeys: ReadonlyArray<ApiKeyRecord>
+  readonly sites: ReadonlyArray<SiteRecord>
+  readonly articles: ReadonlyArray<{ readonly article: ArticleRecord; readonly firstRevision: RevisionRecord }>
+  readonly backlinks: ReadonlyArray<BacklinkRecord>
+}
+
+/** How many rows of each kind an import created; rows whose id exists already are left as they are. */
+export interface ImportSummary {
+  readonly created: { readonly accounts: number; readonly apiKeys: number; readonly sites: number; readonly articles: number; readonly backlinks: number }
+  readonly skipped: number
+}
+
+/** Writes an import plan in one transaction, idempotent by id: existing ids are left untouched. */
+export class DataImporter extends Context.Service<DataImporter, {
+  readonly apply: (plan: ImportPlan) => Effect.Effect<ImportSummary, Unavailable>
+}>()("core/DataImporter") {}

@@ -1,0 +1,22 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Unavailable } from "../errors.ts"
+
+/** A JSON object as stored for the OAuth server and web sessions. */
+export type StoredPayload = { readonly [key: string]: unknown }
+
+/**
+ * Expiring storage for the OAuth authorization server's models (clients, grants, codes, tokens,
+ * interactions, sessions) and for web sign-in sessions, shared by every instance. It mirrors the
+ * adapter interface of `oidc-provider`: ids are unique within a model.
+ */
+export class OAuthStore extends Context.Service<OAuthStore, {
+  readonly upsert: (model: string, id: string, payload: StoredPayload, expiresInSeconds: number | undefined) => Effect.Effect<void, Unavailable>
+  readonly find: (model: string, id: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
+  readonly findByUid: (model: string, uid: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
+  readonly findByUserCode: (model: string, userCode: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
+  readonly consume: (model: string, id: string) => Effect.Effect<void, Unavailable>
+  readonly destroy: (model: string, id: string) => Effect.Effect<void, Unavailable>
+  readonly revokeByGrantId: (grantId: string) => Effect.Effect<void, Unavailable>
+  /** Payloads of a model whose `accountId` field is the given account (connected clients). */
+  readonly listByAccount: (model: string, accountId: string) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly payload: StoredPayload }>, Unavailable>
+}>()("core/OAuthStore") {}

@@ -1,0 +1,89 @@
+import { Context, type Effect, type Option } from "effect"
+import type { NotFound, Unavailable } from "../errors.ts"
+import type { Website } from "../schema/resources.ts"
+import type {
+  AccountRecord,
+  ActivityFilter,
+  ActivityRecord,
+  ApiKeyRecord,
+  ArticleFilter,
+  ArticleRecord,
+  BacklinkFilter,
+  BacklinkRecord,
+  RevisionRecord,
+  Slice,
+  SliceResult,
+} from "./records.ts"
+
+/** Accounts and their sign-in secrets. */
+export class AccountRepository extends Context.Service<AccountRepository, {
+  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<AccountRecord>, Unavailable>
+  readonly get: (id: string) => Effect.Effect<AccountRecord, NotFound | Unavailable>
+  readonly insert: (account: AccountRecord) => Effect.Effect<void, Unavailable>
+}>()("core/AccountRepository") {}
+
+/** API keys, looked up by the hash of their secret. */
+export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
+  readonly findByHash: (hash: string) => Effect.Effect<Option.Option<ApiKeyRecord>, Unavailable>
+  readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, Unavailable>
+  readonly insert: (key: ApiKeyRecord) => Effect.Effect<void, Unavailable>
+  /** Marks the key revoked; another account's key is NotFound. */
+  readonly revoke: (accountId: string, keyId: string, at: string) => Effect.Effect<void, NotFound | Unavailable>
+  /** Records a use; best effort, at most about once a minute per key is enough. */
+  readonly touch: (keyId: string, at: string) => Effect.Effect<void, Unavailable>
+}>()("core/ApiKeyRepository") {}
+
+/** Websites of accounts, with their article and backlink counts. */
+export class SiteRepository extends Context.Service<SiteRepository, {
+  readonly list: (accountId: string, slice: Slice) => Effect.Effect<SliceResult<Website>, Unavailable>
+  /** Another account's site is NotFound, exactly like a missing one. */
+  readonly get: (accountId: string, siteId: string) => Effect.Effect<Website, NotFound | Unavailable>
+}>()("core/SiteRepository") {}
+
+/** Articles: reads. Writes go through the ArticleWriter unit of work. */
+export class ArticleRepository extends Context.Service<ArticleRepository, {
+  /** Ordered by published_at descending (nulls last), then id ascending; `slice` absent means all. */
+  readonly list: (
+    accountId: string,
+    filter: ArticleFilter,
+    slice: Slice | undefined,
+  ) => Effect.Effect<SliceResult<ArticleRecord>, Unavailable>
+  readonly get: (accountId: string, articleId: string) => Effect.Effect<ArticleRecord, NotFound | Unavailable>
+}>()("core/ArticleRepository") {}
+
+/** Backlinks: read only through the interface. */
+export class BacklinkRepository extends Context.Service<BacklinkRepository, {
+  /** Ordered by date_acquired descending, then id ascending; `slice` absent means all. */
+  readonly list: (
+    accountId: string,
+    filter: BacklinkFilter,
+    slice: Slice | undefined,
+  ) => Effect.Effect<SliceResult<BacklinkRecord>, Unavailable>
+}>()("core/BacklinkRepository") {}
+
+/** Article revisions. */
+export class RevisionRepository extends Context.Service<RevisionRepository, {
+  /** Newest first. */
+  readonly list: (
+    accountId: string,
+    articleId: string,
+    slice: Slice,
+  ) => Effect.Effect<SliceResult<RevisionRecord>, Unavailable>
+  readonly get: (
+    accountId: string,
+    articleId: string,
+    number: number,
+  ) => Effect.Effect<RevisionRecord, NotFound | Unavailable>
+}>()("core/RevisionRepository") {}
+
+/** The activity log. */
+export class ActivityLog extends Context.Service<ActivityLog, {
+  /** Idempotent by `request_id` and channel: an entry already written with a change is not written twice. */
+  readonly record: (entry: ActivityRecord) => Effect.Effect<void, Unavailable>
+  /** Newest first; the account's own entries only. */
+  readonly list: (
+    accountId: string,
+    filter: ActivityFilter,
+    slice: Slice,
+  ) => Effect.Effect<SliceResult<ActivityRecord>, Unavailable>
+}>()("core/ActivityLog") {}

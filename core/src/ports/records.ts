@@ -1,0 +1,119 @@
+import type { Actor, ArticleStatus, Channel, KeyScope, Origin } from "../schema/common.ts"
+import type { ActivityEntry, Article, Backlink, FeaturedImage, Revision, Website } from "../schema/resources.ts"
+
+/** A stored account; `password_hash` never leaves the core's adapters and use cases. */
+export interface AccountRecord {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+  readonly password_hash: string
+  readonly created_at: string
+}
+
+/** A stored API key: only the hash of the secret is kept. */
+export interface ApiKeyRecord {
+  readonly id: string
+  readonly account_id: string
+  readonly name: string
+  readonly scope: KeyScope
+  /** First characters of the key, shown so a person can tell keys apart. */
+  readonly prefix: string
+  readonly key_hash: string
+  readonly created_at: string
+  readonly last_used_at: string | null
+  readonly revoked_at: string | null
+}
+
+/** A stored site with its owner. */
+export interface SiteRecord extends Omit<Website, "article_count" | "backlink_count"> {
+  readonly account_id: string
+}
+
+/** A stored article with its owner. */
+export interface ArticleRecord extends Article {
+  readonly account_id: string
+}
+
+/** A stored backlink with its owner. */
+export interface BacklinkRecord extends Backlink {
+  readonly account_id: string
+}
+
+/** A stored revision. */
+export interface RevisionRecord extends Revision {
+  readonly account_id: string
+}
+
+/** A stored activity entry. */
+export type ActivityRecord = ActivityEntry
+
+/** Offset paging as repositories take it. */
+export interface Slice {
+  readonly offset: number
+  readonly limit: number
+}
+
+/** A slice of rows and the total that matched. */
+export interface SliceResult<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total: number
+}
+
+/** Filter of an article query; instants are RFC 3339 UTC strings, both ends inclusive. */
+export interface ArticleFilter {
+  readonly siteId: string
+  readonly from?: string
+  readonly to?: string
+  readonly status?: ArticleStatus
+}
+
+/** Filter of a backlink query; dates are `YYYY-MM-DD`, both ends inclusive. */
+export interface BacklinkFilter {
+  readonly siteId: string
+  readonly fromDate?: string
+  readonly toDate?: string
+}
+
+/** Filter of an activity query. */
+export interface ActivityFilter {
+  readonly from?: string
+  readonly to?: string
+  readonly channel?: Channel
+  readonly articleId?: string
+}
+
+/** The new state of an article that a change writes, with its revision and activity entry. */
+export interface ArticleChange {
+  readonly title: string
+  readonly body: string
+  readonly word_count: number
+  readonly featured_image: FeaturedImage
+  readonly updated_at: string
+  readonly revision: {
+    readonly id: string
+    readonly origin: Origin
+    readonly reason: string | null
+    readonly actor: Actor
+    readonly restored_from: number | null
+    readonly created_at: string
+  }
+  /** The activity entry of the call that made the change, written in the same transaction. */
+  readonly activity: ActivityRecord | null
+}
+
+/** The daily edit budget a change is counted against, checked in the same transaction. */
+export interface EditBudget {
+  /** UTC day `YYYY-MM-DD`. */
+  readonly day: string
+  readonly limit: number
+  /** Seconds until the next UTC midnight, for `Retry-After`. */
+  readonly retryAfterSeconds: number
+}
+
+/** What a committed change produced. */
+export interface CommittedChange {
+  readonly article: ArticleRecord
+  readonly revision: RevisionRecord
+  /** Edits still allowed today after this one. */
+  readonly editsRemaining: number
+}

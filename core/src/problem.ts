@@ -1,0 +1,61 @@
+import { type CoreError, internalProblemKind, type ProblemKind, problemKinds } from "./errors.ts"
+import type { Problem } from "./schema/resources.ts"
+
+/** The problem kind (status, code, title) of a core error. */
+export const problemKindOf = (error: CoreError): ProblemKind => problemKinds[error._tag]
+
+const detailOf = (error: CoreError): string => {
+  switch (error._tag) {
+    case "InvalidRequest":
+    case "Unauthenticated":
+    case "InsufficientScope":
+    case "EditConflict":
+    case "PayloadTooLarge":
+    case "UnsupportedMediaType":
+    case "UnsupportedImage":
+    case "UnsafeUrl":
+    case "ImageFetchFailed":
+    case "Unavailable":
+      return error.detail
+    case "NotFound":
+      return `No ${error.resource} with id '${error.id}' on this account.`
+    case "PreconditionFailed":
+      return `The article is at revision ${error.current}, not ${error.expected}: fetch it again and re-apply your change.`
+    case "ProtectedLinkChanged":
+      return `The edit removes, changes or forges ${error.blocks.length} protected link block(s); keep every element carrying data-service-protected exactly as it is (moving it is allowed).`
+    case "RateLimited":
+      return `More than ${error.limit} requests in a minute; retry in ${error.retryAfterSeconds} s.`
+    case "DailyEditLimit":
+      return `The account's ${error.limit} article changes for today (UTC) are used up; retry after midnight UTC, in ${error.retryAfterSeconds} s.`
+  }
+}
+
+/** The RFC 9457 problem object for a core error, as REST and MCP both send it. */
+export const toProblem = (error: CoreError, requestId: string, publicUrl: string): Problem => {
+  const kind = problemKindOf(error)
+  return {
+    type: `${publicUrl}/problems/${kind.code}`,
+    title: kind.title,
+    status: kind.status,
+    code: kind.code,
+    detail: detailOf(error),
+    request_id: requestId,
+    ...(error._tag === "InvalidRequest" ? { errors: error.errors } : {}),
+    ...(error._tag === "ProtectedLinkChanged" ? { blocks: error.blocks } : {}),
+    ...(error._tag === "RateLimited" || error._tag === "DailyEditLimit" ? { retry_after: error.retryAfterSeconds } : {}),
+  }
+}
+
+/** The problem object for a defect: no internal detail leaks. */
+export const internalProblem = (requestId: string, publicUrl: string): Problem => ({
+  type: `${publicUrl}/problems/${internalProblemKind.code}`,
+  title: internalProblemKind.title,
+  status: internalProblemKind.status,
+  code: internalProblemKind.code,
+  detail: "Something went wrong on our side; the request id identifies it in our logs.",
+  request_id: requestId,
+})
+
+/** Whether an unknown failure value is one of the core's tagged errors. */
+export const isCoreError = (u: unknown): u is CoreError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof (u as { _tag: unknown })._tag === "string" && (u as { _tag: string })._tag in problemKinds

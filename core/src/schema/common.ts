@@ -1,0 +1,68 @@
+import { Schema } from "effect"
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/
+
+/** An opaque object identifier (site, article, backlink, revision, account, key). */
+export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN))).annotate({
+  title: "Id",
+  description: "Opaque identifier: letters, digits, `_`, `.`, `:`, `-`; at most 128 characters.",
+  examples: ["art_1"],
+})
+
+const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** An RFC 3339 UTC timestamp with milliseconds, as every response writes it. */
+export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(TIMESTAMP_PATTERN))).annotate({
+  title: "Timestamp",
+  description: "RFC 3339 UTC timestamp, e.g. `2026-11-02T10:00:00.000Z`.",
+  format: "date-time",
+})
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/
+
+/** A calendar date `YYYY-MM-DD`. */
+export const CalendarDate = Schema.String.pipe(Schema.check(Schema.isPattern(DATE_PATTERN))).annotate({
+  title: "CalendarDate",
+  description: "A UTC calendar date, `YYYY-MM-DD`.",
+  format: "date",
+})
+
+/** An absolute http(s) URL as stored for articles, backlinks and images. */
+export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/i), Schema.isMaxLength(2048))).annotate({
+  title: "HttpUrl",
+  format: "uri",
+})
+
+/** Who made a call or a change. */
+export const Actor = Schema.Struct({
+  type: Schema.Literals(["api_key", "oauth_client", "user", "system"]),
+  id: Schema.String,
+  name: Schema.String,
+}).annotate({ title: "Actor", description: "Who acted: an API key, an OAuth (MCP) client, a signed-in user or the platform." })
+/** Who made a call or a change. */
+export type Actor = typeof Actor.Type
+
+/** The channel a call came through. */
+export const Channel = Schema.Literals(["api", "mcp", "web"]).annotate({ title: "Channel" })
+/** The channel a call came through. */
+export type Channel = typeof Channel.Type
+
+/** Where an article change came from. */
+export const Origin = Schema.Literals(["api", "mcp", "editor", "rewrite"]).annotate({ title: "Origin" })
+/** Where an article change came from. */
+export type Origin = typeof Origin.Type
+
+/** Article lifecycle states; set only by the platform (import, editor). */
+export const ArticleStatus = Schema.Literals(["draft", "scheduled", "published", "archived"]).annotate({
+  title: "ArticleStatus",
+})
+/** Article lifecycle states; set only by the platform (import, editor). */
+export type ArticleStatus = typeof ArticleStatus.Type
+
+/** The scope of an API key. */
+export const KeyScope = Schema.Literals(["write", "read-only"]).annotate({ title: "KeyScope" })
+/** The scope of an API key. */
+export type KeyScope = typeof KeyScope.Type
+
+/** A backlink's category. */
+export const BacklinkCategory = Schema.Literals(["industry", "local"]).annotate({ title: "BacklinkCategory" })

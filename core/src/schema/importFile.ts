@@ -1,0 +1,59 @@
+import { Schema } from "effect"
+import { ArticleStatus, BacklinkCategory, CalendarDate, HttpUrl, Id, KeyScope } from "./common.ts"
+import { DateBound } from "./queries.ts"
+
+/** An article in an import file. */
+export const ImportArticle = Schema.Struct({
+  id: Schema.optionalKey(Id),
+  title: Schema.String.pipe(Schema.check(Schema.isBetweenLength(1, 300))),
+  url: HttpUrl,
+  status: ArticleStatus,
+  published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
+  target_keyword: Schema.optionalKey(Schema.String),
+  body: Schema.String,
+  featured_image: Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Schema.String) }))),
+})
+
+/** A backlink in an import file. */
+export const ImportBacklink = Schema.Struct({
+  id: Schema.optionalKey(Id),
+  date_acquired: CalendarDate,
+  source_domain: Schema.String,
+  source_url: HttpUrl,
+  target_url: HttpUrl,
+  anchor_text: Schema.String,
+  anchor_type: Schema.String,
+  category: BacklinkCategory,
+})
+
+/** A site in an import file. */
+export const ImportSite = Schema.Struct({
+  id: Schema.optionalKey(Id),
+  name: Schema.String.pipe(Schema.check(Schema.isNonEmpty())),
+  url: HttpUrl,
+  articles: Schema.optionalKey(Schema.Array(ImportArticle)),
+  backlinks: Schema.optionalKey(Schema.Array(ImportBacklink)),
+})
+
+/** An API key in an import file; `key` sets a known plaintext (stored hashed). */
+export const ImportApiKey = Schema.Struct({
+  id: Schema.optionalKey(Id),
+  name: Schema.String,
+  key: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(/^cs_[A-Za-z0-9_]{32,128}$/)))),
+  scope: KeyScope,
+})
+
+/** An account in an import file. */
+export const ImportAccount = Schema.Struct({
+  id: Schema.optionalKey(Id),
+  email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/))),
+  password: Schema.String.pipe(Schema.check(Schema.isMinLength(1))),
+  name: Schema.optionalKey(Schema.String),
+  api_keys: Schema.optionalKey(Schema.Array(ImportApiKey)),
+  sites: Schema.optionalKey(Schema.Array(ImportSite)),
+})
+
+/** The admin import file: accounts with their keys, sites, articles and backlinks. */
+export const ImportFile = Schema.Struct({ accounts: Schema.Array(ImportAccount) }).annotate({ title: "ImportFile" })
+/** The admin import file. */
+export type ImportFile = typeof ImportFile.Type

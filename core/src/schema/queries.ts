@@ -1,0 +1,107 @@
+import { Schema } from "effect"
+import { ArticleStatus, Channel, Id } from "./common.ts"
+
+/** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
+export const PER_PAGE_CEILING = 100
+/** Default page size. */
+export const DEFAULT_PER_PAGE = 20
+
+const intFromString = (description: string, minimum: number, maximum: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.decodeTo(
+      Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate({ description }),
+    ),
+  )
+
+/** `page`: 1-based page number, at least 1; never clamped. */
+export const PageParam = intFromString("1-based page number (default 1).", 1, Number.MAX_SAFE_INTEGER)
+/** `per_page`: items per page, 1 to 100; never clamped. */
+export const PerPageParam = intFromString(`Items per page, 1 to ${PER_PAGE_CEILING} (default ${DEFAULT_PER_PAGE}).`, 1, PER_PAGE_CEILING)
+
+const DATE_OR_DATETIME =
+  /^\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/
+
+/** `from`/`to`: a `YYYY-MM-DD` date or an RFC 3339 date-time; both ends inclusive. */
+export const DateBound = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) =>
+      DATE_OR_DATETIME.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s))
+        ? undefined
+        : "Expected a date YYYY-MM-DD or an RFC 3339 date-time such as 2026-11-02T10:00:00Z",
+    ),
+  ),
+).annotate({
+  description: "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive. A bare date for `to` means the end of that UTC day.",
+})
+
+const pageFields = {
+  page: Schema.optionalKey(PageParam),
+  per_page: Schema.optionalKey(PerPageParam),
+}
+const rangeFields = {
+  from: Schema.optionalKey(DateBound),
+  to: Schema.optionalKey(DateBound),
+}
+
+/** Query of `GET /sites`. */
+export const ListSitesQuery = Schema.Struct({ ...pageFields }).annotate({ title: "ListSitesQuery" })
+/** Query of `GET /sites`. */
+export type ListSitesQuery = typeof ListSitesQuery.Type
+
+/** Query of `GET /sites/{id}/articles`. */
+export const ListArticlesQuery = Schema.Struct({
+  ...rangeFields,
+  status: Schema.optionalKey(ArticleStatus.annotate({ description: "Only articles in this status." })),
+  ...pageFields,
+}).annotate({ title: "ListArticlesQuery" })
+/** Query of `GET /sites/{id}/articles`. */
+export type ListArticlesQuery = typeof ListArticlesQuery.Type
+
+/** Query of `GET /sites/{id}/backlinks`. */
+export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields }).annotate({
+  title: "ListBacklinksQuery",
+})
+/** Query of `GET /sites/{id}/backlinks`. */
+export type ListBacklinksQuery = typeof ListBacklinksQuery.Type
+
+/** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC). */
+export const PeriodParam = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) =>
+      /^(this_month|last_month|last_30_days|\d{4}-(0[1-9]|1[0-2]))$/.test(s)
+        ? undefined
+        : "Expected this_month, last_month, last_30_days or a month YYYY-MM",
+    ),
+  ),
+).annotate({ description: "`this_month` (default), `last_month`, `last_30_days` or a UTC month `YYYY-MM`." })
+
+/** Query of `GET /sites/{id}/stats`. */
+export const StatsQuery = Schema.Struct({ period: Schema.optionalKey(PeriodParam) }).annotate({ title: "StatsQuery" })
+/** Query of `GET /sites/{id}/stats`. */
+export type StatsQuery = typeof StatsQuery.Type
+
+/** Query of `GET /articles/{id}/revisions`. */
+export const ListRevisionsQuery = Schema.Struct({ ...pageFields }).annotate({ title: "ListRevisionsQuery" })
+/** Query of `GET /articles/{id}/revisions`. */
+export type ListRevisionsQuery = typeof ListRevisionsQuery.Type
+
+/** Query of `GET /activity`. */
+export const ListActivityQuery = Schema.Struct({
+  ...rangeFields,
+  channel: Schema.optionalKey(Channel),
+  ...pageFields,
+}).annotate({ title: "ListActivityQuery" })
+/** Query of `GET /activity`. */
+export type ListActivityQuery = typeof ListActivityQuery.Type
+
+/** Query of `PUT /articles/{id}`. */
+export const UpdateArticleQuery = Schema.Struct({
+  dry_run: Schema.optionalKey(
+    Schema.Literals(["true", "false"]).annotate({ description: "`true`: validate and show the result, write nothing." }),
+  ),
+}).annotate({ title: "UpdateArticleQuery" })
+
+/** A path id (site, article). */
+export const PathId = Id
+/** A revision number in a path. */
+export const RevisionNumberParam = intFromString("Revision number (1, 2, ...).", 1, Number.MAX_SAFE_INTEGER)

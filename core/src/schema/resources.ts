@@ -1,0 +1,219 @@
+import { Schema } from "effect"
+import { Actor, ArticleStatus, BacklinkCategory, CalendarDate, Channel, HttpUrl, Id, Origin, Timestamp } from "./common.ts"
+
+/** A website of the account. */
+export const Website = Schema.Struct({
+  id: Id,
+  name: Schema.String,
+  url: HttpUrl,
+  created_at: Timestamp,
+  article_count: Schema.Int,
+  backlink_count: Schema.Int,
+}).annotate({ title: "Website", description: "A website on the account." })
+/** A website of the account. */
+export type Website = typeof Website.Type
+
+/** An article's featured image, or null. */
+export const FeaturedImage = Schema.NullOr(
+  Schema.Struct({ url: Schema.String, alt: Schema.String }).annotate({ title: "FeaturedImage" }),
+)
+/** An article's featured image, or null. */
+export type FeaturedImage = typeof FeaturedImage.Type
+
+const articleListFields = {
+  id: Id,
+  site_id: Id,
+  title: Schema.String,
+  url: HttpUrl,
+  status: ArticleStatus,
+  published_at: Schema.NullOr(Timestamp),
+  target_keyword: Schema.String,
+  word_count: Schema.Int,
+  featured_image: FeaturedImage,
+}
+
+/** An article as listed: never carries the body. */
+export const ArticleListItem = Schema.Struct(articleListFields).annotate({
+  title: "ArticleListItem",
+  description: "An article without its body.",
+})
+/** An article as listed: never carries the body. */
+export type ArticleListItem = typeof ArticleListItem.Type
+
+/** One article with its full HTML body; protected links carry `data-service-protected`. */
+export const Article = Schema.Struct({
+  ...articleListFields,
+  body: Schema.String,
+  updated_at: Timestamp,
+  revision: Schema.Int,
+}).annotate({
+  title: "Article",
+  description:
+    "One article with its full HTML body. Links carrying `data-service-protected` are inserted backlinks or internal links and must be kept unchanged by edits.",
+})
+/** One article with its full HTML body. */
+export type Article = typeof Article.Type
+
+/** A backlink acquired for a website. */
+export const Backlink = Schema.Struct({
+  id: Id,
+  site_id: Id,
+  date_acquired: CalendarDate,
+  source_domain: Schema.String,
+  source_url: HttpUrl,
+  target_url: HttpUrl,
+  anchor_text: Schema.String,
+  anchor_type: Schema.String,
+  category: BacklinkCategory,
+}).annotate({ title: "Backlink" })
+/** A backlink acquired for a website. */
+export type Backlink = typeof Backlink.Type
+
+/** The period a summary covers. */
+export const PeriodRange = Schema.Struct({ key: Schema.String, from: CalendarDate, to: CalendarDate }).annotate({
+  title: "PeriodRange",
+  description: "The period's key as requested and its inclusive UTC dates.",
+})
+
+/** Articles and backlinks of one period, for a monthly report. */
+export const PeriodSummary = Schema.Struct({
+  site_id: Id,
+  period: PeriodRange,
+  articles: Schema.Struct({ count: Schema.Int, word_count: Schema.Int, items: Schema.Array(ArticleListItem) }),
+  backlinks: Schema.Struct({
+    count: Schema.Int,
+    industry: Schema.Int,
+    local: Schema.Int,
+    items: Schema.Array(Backlink),
+  }),
+}).annotate({
+  title: "PeriodSummary",
+  description: "Published articles and acquired backlinks whose dates fall in the period.",
+})
+/** Articles and backlinks of one period. */
+export type PeriodSummary = typeof PeriodSummary.Type
+
+const revisionFields = {
+  id: Id,
+  article_id: Id,
+  number: Schema.Int,
+  origin: Origin,
+  title: Schema.String,
+  featured_image: FeaturedImage,
+  reason: Schema.NullOr(Schema.String),
+  actor: Actor,
+  restored_from: Schema.NullOr(Schema.Int),
+  created_at: Timestamp,
+}
+
+/** A stored version of an article, without its body (as listed). */
+export const RevisionSummary = Schema.Struct(revisionFields).annotate({ title: "RevisionSummary" })
+/** A stored version of an article, without its body. */
+export type RevisionSummary = typeof RevisionSummary.Type
+
+/** A stored version of an article, with its body. */
+export const Revision = Schema.Struct({ ...revisionFields, body: Schema.String }).annotate({ title: "Revision" })
+/** A stored version of an article, with its body. */
+export type Revision = typeof Revision.Type
+
+/** One recorded call. */
+export const ActivityEntry = Schema.Struct({
+  id: Id,
+  account_id: Schema.NullOr(Id),
+  at: Timestamp,
+  channel: Channel,
+  actor: Schema.NullOr(Actor),
+  action: Schema.String,
+  site_id: Schema.NullOr(Id),
+  article_id: Schema.NullOr(Id),
+  status: Schema.Union([Schema.Int, Schema.Literals(["ok", "error"])]),
+  error_code: Schema.NullOr(Schema.String),
+  duration_ms: Schema.Int,
+  request_id: Schema.String,
+}).annotate({ title: "ActivityEntry" })
+/** One recorded call. */
+export type ActivityEntry = typeof ActivityEntry.Type
+
+/** Pagination facts of a list response. */
+export const Pagination = Schema.Struct({
+  page: Schema.Int,
+  per_page: Schema.Int,
+  total: Schema.Int,
+  total_pages: Schema.Int,
+}).annotate({ title: "Pagination" })
+/** Pagination facts of a list response. */
+export type Pagination = typeof Pagination.Type
+
+/** The list envelope `{ data, pagination }` around items of one schema. */
+export const Paginated = <S extends Schema.Top>(item: S, title: string) =>
+  Schema.Struct({ data: Schema.Array(item), pagination: Pagination }).annotate({ title })
+
+/** A page of websites. */
+export const WebsitePage = Paginated(Website, "WebsitePage")
+/** A page of articles. */
+export const ArticlePage = Paginated(ArticleListItem, "ArticlePage")
+/** A page of backlinks. */
+export const BacklinkPage = Paginated(Backlink, "BacklinkPage")
+/** A page of revisions. */
+export const RevisionPage = Paginated(RevisionSummary, "RevisionPage")
+/** A page of activity entries. */
+export const ActivityPage = Paginated(ActivityEntry, "ActivityPage")
+
+/** A generic page as returned by use cases. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly pagination: Pagination
+}
+
+/** What the sanitiser removed from a body. */
+export const SanitizeReport = Schema.Struct({
+  changed: Schema.Boolean,
+  removed: Schema.Array(Schema.Struct({ what: Schema.String, count: Schema.Int })),
+}).annotate({ title: "SanitizeReport" })
+
+/** One offending protected block. */
+export const ProtectedBlockViolationSchema = Schema.Struct({
+  kind: Schema.Literals(["removed", "changed", "forged"]),
+  href: Schema.NullOr(Schema.String),
+  text: Schema.String,
+}).annotate({ title: "ProtectedBlockViolation" })
+
+/** The answer to a successful (or dry-run) article edit. */
+export const UpdateArticleResult = Schema.Struct({
+  article: Article,
+  revision: Schema.NullOr(RevisionSummary),
+  sanitized: SanitizeReport,
+  dry_run: Schema.optionalKey(Schema.Boolean),
+  protected_blocks: Schema.optionalKey(
+    Schema.Struct({ ok: Schema.Boolean, violations: Schema.Array(ProtectedBlockViolationSchema) }),
+  ),
+}).annotate({
+  title: "UpdateArticleResult",
+  description:
+    "The article after the edit, the new revision (null when nothing changed or on a dry run) and what the sanitiser removed.",
+})
+/** The answer to a successful (or dry-run) article edit. */
+export type UpdateArticleResult = typeof UpdateArticleResult.Type
+
+/** The answer to a featured-image replacement. */
+export const FeaturedImageResult = Schema.Struct({
+  article: Article,
+  revision: Schema.NullOr(RevisionSummary),
+}).annotate({ title: "FeaturedImageResult" })
+/** The answer to a featured-image replacement. */
+export type FeaturedImageResult = typeof FeaturedImageResult.Type
+
+/** An RFC 9457 problem as every error response carries it. */
+export const Problem = Schema.Struct({
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Int,
+  code: Schema.String,
+  detail: Schema.String,
+  request_id: Schema.String,
+  errors: Schema.optionalKey(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))),
+  blocks: Schema.optionalKey(Schema.Array(ProtectedBlockViolationSchema)),
+  retry_after: Schema.optionalKey(Schema.Int),
+}).annotate({ title: "Problem", description: "RFC 9457 problem details, `application/problem+json`." })
+/** An RFC 9457 problem. */
+export type Problem = typeof Problem.Type

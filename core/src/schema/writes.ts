@@ -1,0 +1,124 @@
+import { Schema } from "effect"
+import { Id } from "./common.ts"
+
+/** Largest accepted body, in UTF-8 bytes (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024
+/** Largest title, in characters after trimming. */
+export const MAX_TITLE_LENGTH = 300
+/** Largest reason, in characters. */
+export const MAX_REASON_LENGTH = 500
+/** Largest accepted image, in bytes (10 MiB). */
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
+/** Largest accepted image side, in pixels. */
+export const MAX_IMAGE_SIDE = 8000
+
+const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
+
+/** An article title: 1 to 300 characters after trimming. */
+export const Title = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) => {
+      const n = s.trim().length
+      return n >= 1 && n <= MAX_TITLE_LENGTH ? undefined : `Expected 1 to ${MAX_TITLE_LENGTH} characters after trimming`
+    }),
+  ),
+).annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.`, maxLength: MAX_TITLE_LENGTH })
+
+/** An article body: HTML, at most 1 MiB of UTF-8. */
+export const Body = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) =>
+      s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES ? undefined : "Expected at most 1 MiB of HTML",
+    ),
+  ),
+).annotate({
+  description:
+    "The new full HTML body (at most 1 MiB). It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
+})
+
+/** Why the change was made, kept on the revision. */
+export const Reason = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_REASON_LENGTH))).annotate({
+  description: `Why the change was made (at most ${MAX_REASON_LENGTH} characters); kept on the revision.`,
+})
+
+/** The JSON body of `PUT /articles/{id}`: at least one of `title` and `body`; nothing else may change. */
+export const UpdateArticleBody = Schema.Struct({
+  title: Schema.optionalKey(Title),
+  body: Schema.optionalKey(Body),
+  reason: Schema.optionalKey(Reason),
+})
+  .pipe(
+    Schema.check(
+      Schema.makeFilter((o: { title?: string; body?: string }) =>
+        o.title !== undefined || o.body !== undefined ? undefined : "Expected at least one of title, body",
+      ),
+    ),
+  )
+  .annotate({ title: "UpdateArticleBody", description: "Edit an article's title and/or body." })
+/** The JSON body of `PUT /articles/{id}`. */
+export type UpdateArticleBody = typeof UpdateArticleBody.Type
+
+/** Alt text of a featured image. */
+export const Alt = Schema.String.pipe(Schema.check(Schema.isMaxLength(500))).annotate({
+  description: "Alternative text of the image (at most 500 characters).",
+})
+
+/** The JSON body of `POST /articles/{id}/featured-image`: an https URL to fetch. */
+export const FeaturedImageUrlBody = Schema.Struct({
+  url: Schema.String.pipe(Schema.check(Schema.isMaxLength(2048))).annotate({
+    description: "An https URL of a JPEG, PNG, WebP, GIF or AVIF image on a public host.",
+  }),
+  alt: Schema.optionalKey(Alt),
+}).annotate({ title: "FeaturedImageUrlBody" })
+/** The JSON body of `POST /articles/{id}/featured-image`. */
+export type FeaturedImageUrlBody = typeof FeaturedImageUrlBody.Type
+
+/** Image types the service accepts (judged by decoding, never by name). */
+export const ImageMimeType = Schema.Literals(["image/jpeg", "image/png", "image/webp", "image/gif", "image/avif"])
+
+/** Arguments of the MCP tool `update_article`. */
+export const UpdateArticleArgs = Schema.Struct({
+  article_id: Id,
+  title: Schema.optionalKey(Title),
+  body: Schema.optionalKey(Body),
+  reason: Schema.optionalKey(Reason),
+  dry_run: Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." })),
+  if_revision: Schema.optionalKey(
+    Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+      description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
+    }),
+  ),
+})
+  .pipe(
+    Schema.check(
+      Schema.makeFilter((o: { title?: string; body?: string }) =>
+        o.title !== undefined || o.body !== undefined ? undefined : "Expected at least one of title, body",
+      ),
+    ),
+  )
+  .annotate({ title: "UpdateArticleArgs" })
+
+/** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
+export const ReplaceFeaturedImageArgs = Schema.Struct({
+  article_id: Id,
+  url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
+  image_base64: Schema.optionalKey(
+    Schema.String.pipe(Schema.check(Schema.isMaxLength(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4))).annotate({
+      description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url.",
+    }),
+  ),
+  mime_type: Schema.optionalKey(ImageMimeType),
+  alt: Schema.optionalKey(Alt),
+})
+  .pipe(
+    Schema.check(
+      Schema.makeFilter((o: { url?: string; image_base64?: string; mime_type?: string }) =>
+        (o.url !== undefined) !== (o.image_base64 !== undefined)
+          ? o.image_base64 !== undefined && o.mime_type === undefined
+            ? "Expected mime_type with image_base64"
+            : undefined
+          : "Expected exactly one of url, image_base64",
+      ),
+    ),
+  )
+  .annotate({ title: "ReplaceFeaturedImageArgs" })

@@ -1,0 +1,15 @@
+import type { Actor, Channel, KeyScope } from "../schema/common.ts"
+
+/** Who is calling, through which channel, and which request this is: every use case is scoped by it. */
+export interface Caller {
+  readonly accountId: string
+  readonly actor: Actor
+  readonly scope: KeyScope
+  readonly channel: Channel
+  /** The request id carried by `X-Request-Id`, the problem body and the activity entry. */
+  readonly requestId: string
+  /** The logged action: `PUT /api/v1/articles/{id}` or a tool name. */
+  readonly action: string
+  /** Clock milliseconds when the call started, for `duration_ms`. */
+  readonly startedAt: number
+}

@@ -1,0 +1,101 @@
+import { Effect, Option } from "effect"
+import { RateLimited, Unauthenticated } from "../errors.ts"
+import { toTimestamp } from "../policy/time.ts"
+import { LimitStore } from "../ports/LimitStore.ts"
+import { Clock, Secrets, Settings } from "../ports/Platform.ts"
+import { AccountRepository, ApiKeyRepository } from "../ports/Repositories.ts"
+import type { Actor, KeyScope } from "../schema/common.ts"
+
+/** An authenticated principal: the account and who acts for it. */
+export interface Principal {
+  readonly accountId: string
+  readonly actor: Actor
+  readonly scope: KeyScope
+}
+
+/** The shape of an API key: `cs_` and at least 32 base62 characters. */
+export const API_KEY_PATTERN = /^cs_[A-Za-z0-9]{32,128}$/
+
+const FAILURE_WINDOW_SECONDS = 60
+
+const failureKey = (clientAddress: string) => `authfail:${clientAddress}`
+
+/** Refuses a client address that failed authentication too often in the last minute. */
+export const checkAuthFailureBudget = (clientAddress: string) =>
+  Effect.gen(function* () {
+    const { limits } = yield* Settings
+    const verdict = yield* (yield* LimitStore).peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS)
+    if (verdict.remaining <= 0) {
+      return yield* new RateLimited({ limit: limits.authFailuresPerMinute, retryAfterSeconds: verdict.resetSeconds })
+    }
+  })
+
+/** Counts one authentication failure against a client address. */
+export const recordAuthFailure = (clientAddress: string) =>
+  Effect.gen(function* () {
+    const { limits } = yield* Settings
+    yield* (yield* LimitStore).hit(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS)
+  })
+
+/**
+ * Authenticates an API key presented by a client: missing, malformed, unknown and revoked keys
+ * are all Unauthenticated, and each failure counts against the client's address so keys cannot
+ * be guessed at speed.
+ */
+export const authenticateApiKey = (presented: string | undefined, clientAddress: string) =>
+  Effect.gen(function* () {
+    yield* checkAuthFailureBudget(clientAddress)
+    const fail = (detail: string) =>
+      Effect.flatMap(recordAuthFailure(clientAddress), () => Effect.fail(new Unauthenticated({ detail })))
+    if (presented === undefined || presented === "") {
+      return yield* fail("Send your API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.")
+    }
+    if (!API_KEY_PATTERN.test(presented)) return yield* fail("The API key is not valid.")
+    const hash = yield* (yield* Secrets).hashApiKey(presented)
+    const keys = yield* ApiKeyRepository
+    const found = yield* keys.findByHash(hash)
+    if (Option.isNone(found) || found.value.revoked_at !== null) return yield* fail("The API key is not valid or was revoked.")
+    const key = found.value
+    const now = yield* (yield* Clock).now
+    if (key.last_used_at === null || now - Date.parse(key.last_used_at) > 60_000) {
+      yield* keys.touch(key.id, toTimestamp(now))
+    }
+    const principal: Principal = {
+      accountId: key.account_id,
+      actor: { type: "api_key", id: key.id, name: key.name },
+      scope: key.scope,
+    }
+    return principal
+  })
+
+/** Resolves the account behind an OAuth access token's subject for an MCP client. */
+export const resolveOAuthPrincipal = (accountId: string, client: { readonly id: string; readonly name: string }) =>
+  Effect.gen(function* () {
+    const account = yield* (yield* AccountRepository).get(accountId).pipe(
+      Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ detail: "The account of this token no longer exists." }))),
+    )
+    const principal: Principal = { accountId: account.id, actor: { type: "oauth_client", id: client.id, name: client.name }, scope: "write" }
+    return principal
+  })
+
+/** Checks an email and password; any mismatch is the same Unauthenticated. */
+export const verifyCredentials = (email: string, password: string, clientAddress: string) =>
+  Effect.gen(function* () {
+    yield* checkAuthFailureBudget(clientAddress)
+    const secrets = yield* Secrets
+    const found = yield* (yield* AccountRepository).findByEmail(email.trim().toLowerCase())
+    const ok = Option.isSome(found) && (yield* secrets.verifyPassword(password, found.value.password_hash))
+    if (!ok || Option.isNone(found)) {
+      yield* recordAuthFailure(clientAddress)
+      return yield* new Unauthenticated({ detail: "Wrong email or password." })
+    }
+    return found.value
+  })
+
+/** The signed-in user as a principal for the web pages (the editor). */
+export const userPrincipal = (account: { readonly id: string; readonly name: string; readonly email: string }): Principal => ({
+  accountId: account.id,
+  actor: { type: "user", id: account.id, name: account.name || account.email },
+  scope: "write",
+})
+

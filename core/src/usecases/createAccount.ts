@@ -1,0 +1,32 @@
+import { Effect, Option } from "effect"
+import { InvalidRequest } from "../errors.ts"
+import { toTimestamp } from "../policy/time.ts"
+import { Clock, Ids, Secrets } from "../ports/Platform.ts"
+import { AccountRepository } from "../ports/Repositories.ts"
+import type { AccountRecord } from "../ports/records.ts"
+
+/** Creates an account with a hashed password; an email already in use is refused. */
+export const createAccount = (input: { readonly email: string; readonly password: string; readonly name?: string; readonly id?: string }) =>
+  Effect.gen(function* () {
+    const email = input.email.trim().toLowerCase()
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
+      return yield* new InvalidRequest({ detail: "Not an email address.", errors: [{ path: "email", message: "Expected an email address" }] })
+    }
+    if (input.password.length < 8) {
+      return yield* new InvalidRequest({ detail: "The password needs at least 8 characters.", errors: [{ path: "password", message: "Too short" }] })
+    }
+    const accounts = yield* AccountRepository
+    if (Option.isSome(yield* accounts.findByEmail(email))) {
+      return yield* new InvalidRequest({ detail: `An account with ${email} exists already.`, errors: [{ path: "email", message: "Already in use" }] })
+    }
+    const now = yield* (yield* Clock).now
+    const record: AccountRecord = {
+      id: input.id ?? (yield* (yield* Ids).make("acc")),
+      email,
+      name: input.name ?? email,
+      password_hash: yield* (yield* Secrets).hashPassword(input.password),
+      created_at: toTimestamp(now),
+    }
+    yield* accounts.insert(record)
+    return record
+  })

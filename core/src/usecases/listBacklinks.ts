@@ -1,0 +1,23 @@
+import { Effect } from "effect"
+import { pageOf, resolvePaging } from "../policy/pagination.ts"
+import { calendarDatesOf, resolveDateRange } from "../policy/time.ts"
+import { Settings } from "../ports/Platform.ts"
+import { BacklinkRepository, SiteRepository } from "../ports/Repositories.ts"
+import type { ListBacklinksQuery } from "../schema/queries.ts"
+import type { Caller } from "./Caller.ts"
+import { backlinkView } from "./views.ts"
+
+/** Lists a website's backlinks acquired in a range, newest first. */
+export const listBacklinks = (caller: Caller, siteId: string, query: ListBacklinksQuery) =>
+  Effect.gen(function* () {
+    const { limits } = yield* Settings
+    const paging = yield* resolvePaging(query, limits.maxPerPage)
+    const range = yield* resolveDateRange(query)
+    yield* (yield* SiteRepository).get(caller.accountId, siteId)
+    const { items, total } = yield* (yield* BacklinkRepository).list(
+      caller.accountId,
+      { siteId, ...calendarDatesOf(range) },
+      paging.slice,
+    )
+    return pageOf(items.map(backlinkView), paging.page, paging.perPage, total)
+  })

@@ -1,0 +1,43 @@
+import { Effect } from "effect"
+import { ArticleWriter } from "../ports/ArticleWriter.ts"
+import { ImageFetcher, ImageInspector, MediaStore } from "../ports/Media.ts"
+import { Settings } from "../ports/Platform.ts"
+import type { FeaturedImageResult } from "../schema/resources.ts"
+import type { Caller } from "./Caller.ts"
+import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { requireWriteScope } from "./guards.ts"
+import { articleView, revisionSummaryView } from "./views.ts"
+
+/** Where the new image comes from: uploaded bytes or a public https URL. */
+export type ImageSource =
+  | { readonly kind: "bytes"; readonly bytes: Uint8Array }
+  | { readonly kind: "url"; readonly url: string }
+
+/**
+ * Replaces an article's featured image: the bytes (uploaded or fetched safely) are judged by
+ * decoding, re-encoded, stored in the media store, and the change is a revision like any other.
+ */
+export const replaceFeaturedImage = (caller: Caller, articleId: string, source: ImageSource, alt: string | undefined) =>
+  Effect.gen(function* () {
+    yield* requireWriteScope(caller)
+    const { publicUrl } = yield* Settings
+    const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url)
+    const image = yield* (yield* ImageInspector).inspect(raw)
+    const key = yield* (yield* MediaStore).put(image.bytes, image.contentType, image.extension)
+    const url = `${publicUrl}/media/${key}`
+    const budget = yield* editBudget
+    const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
+      makeChange(caller, current, {
+        title: current.title,
+        body: current.body,
+        word_count: current.word_count,
+        featured_image: { url, alt: alt ?? current.featured_image?.alt ?? "" },
+        reason: null,
+        restored_from: null,
+      }),
+    )
+    const result: FeaturedImageResult = committed
+      ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision) }
+      : { article: articleView(current), revision: null }
+    return { result, editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller) }
+  })

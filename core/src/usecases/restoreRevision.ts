@@ -1,0 +1,47 @@
+import { Effect } from "effect"
+import { ProtectedLinkChanged } from "../errors.ts"
+import { compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts"
+import { ArticleWriter } from "../ports/ArticleWriter.ts"
+import { RevisionRepository } from "../ports/Repositories.ts"
+import type { Caller } from "./Caller.ts"
+import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { requireWriteScope } from "./guards.ts"
+import { articleView, revisionSummaryView } from "./views.ts"
+import { countWords } from "../html/index.ts"
+
+/**
+ * Restores an earlier revision as a new revision (`restored_from` set), refused with
+ * ProtectedLinkChanged when it would remove or change a protected block of the current body.
+ */
+export const restoreRevision = (caller: Caller, articleId: string, number: number, reason: string | undefined) =>
+  Effect.gen(function* () {
+    yield* requireWriteScope(caller)
+    const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
+    const targetBlocks = extractProtectedBlocks(target.body)
+    const budget = yield* editBudget
+    const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
+      Effect.gen(function* () {
+        const violations = compareProtectedBlocks(extractProtectedBlocks(current.body), targetBlocks)
+        if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
+        if (
+          current.title === target.title &&
+          current.body === target.body &&
+          JSON.stringify(current.featured_image) === JSON.stringify(target.featured_image)
+        ) return null
+        return yield* makeChange(caller, current, {
+          title: target.title,
+          body: target.body,
+          word_count: countWords(target.body),
+          featured_image: target.featured_image,
+          reason: reason ?? `Restored revision ${number}`,
+          restored_from: number,
+        })
+      }),
+    )
+    return {
+      result: committed
+        ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision) }
+        : { article: articleView(current), revision: null },
+      editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller),
+    }
+  })

@@ -1,0 +1,102 @@
+import { Effect } from "effect"
+import { PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
+import { compareProtectedBlocks, countWords, extractProtectedBlocks, sanitizeArticleHtml } from "../html/index.ts"
+import { ArticleWriter } from "../ports/ArticleWriter.ts"
+import { ArticleRepository } from "../ports/Repositories.ts"
+import type { ArticleRecord } from "../ports/records.ts"
+import type { UpdateArticleBody } from "../schema/writes.ts"
+import type { UpdateArticleResult } from "../schema/resources.ts"
+import type { Caller } from "./Caller.ts"
+import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { requireWriteScope } from "./guards.ts"
+import { articleView, revisionSummaryView } from "./views.ts"
+
+/** Options of an article edit. */
+export interface UpdateOptions {
+  /** Run every check, write nothing, count nothing. */
+  readonly dryRun: boolean
+  /** Apply only if the article is still at this revision (If-Match / if_revision). */
+  readonly expectedRevision?: number | undefined
+}
+
+/** The answer of an edit, with the edits left today for `Edit-Limit-Remaining`. */
+export interface UpdateOutcome {
+  readonly result: UpdateArticleResult
+  readonly editsRemaining: number
+}
+
+/**
+ * Edits an article's title and/or body: the body is sanitised like the editor does, every
+ * protected block of the current body must survive unchanged, and a real change becomes one
+ * revision tagged with the caller's origin, written atomically with its activity entry and
+ * counted against the daily edit limit. An edit identical to the current article writes nothing.
+ */
+export const updateArticle = (caller: Caller, articleId: string, input: UpdateArticleBody, options: UpdateOptions) =>
+  Effect.gen(function* () {
+    yield* requireWriteScope(caller)
+    // Sanitising is the expensive part; it needs no lock, so it happens before the article is locked.
+    const proposed =
+      input.body === undefined
+        ? undefined
+        : yield* Effect.map(sanitizeArticleHtml(input.body), (s) => ({
+            html: s.html,
+            report: s.report,
+            blocks: extractProtectedBlocks(s.html),
+            wordCount: countWords(s.html),
+          }))
+    const title = input.title?.trim()
+    const report = proposed?.report ?? { changed: false, removed: [] }
+
+    const checkPrecondition = (current: ArticleRecord) =>
+      options.expectedRevision !== undefined && options.expectedRevision !== current.revision
+        ? Effect.fail(new PreconditionFailed({ expected: options.expectedRevision, current: current.revision }))
+        : Effect.void
+
+    const violationsAgainst = (current: ArticleRecord) =>
+      proposed === undefined ? [] : compareProtectedBlocks(extractProtectedBlocks(current.body), proposed.blocks)
+
+    const nextOf = (current: ArticleRecord) => ({
+      title: title ?? current.title,
+      body: proposed?.html ?? current.body,
+      word_count: proposed?.wordCount ?? current.word_count,
+    })
+
+    if (options.dryRun) {
+      const current = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
+      yield* checkPrecondition(current)
+      const violations = violationsAgainst(current)
+      const next = nextOf(current)
+      const result: UpdateArticleResult = {
+        article: articleView({ ...current, ...next }),
+        revision: null,
+        sanitized: report,
+        dry_run: true,
+        protected_blocks: { ok: violations.length === 0, violations },
+      }
+      return { result, editsRemaining: yield* editsRemaining(caller) } satisfies UpdateOutcome
+    }
+
+    const budget = yield* editBudget
+    const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
+      Effect.gen(function* () {
+        yield* checkPrecondition(current)
+        const violations = violationsAgainst(current)
+        if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
+        const next = nextOf(current)
+        if (next.title === current.title && next.body === current.body) return null
+        return yield* makeChange(caller, current, {
+          ...next,
+          featured_image: current.featured_image,
+          reason: input.reason ?? null,
+          restored_from: null,
+        })
+      }),
+    )
+    const result: UpdateArticleResult = committed
+      ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision), sanitized: report }
+      : { article: articleView(current), revision: null, sanitized: report }
+    return {
+      result,
+      editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller),
+    } satisfies UpdateOutcome
+  })

@@ -1,0 +1,96 @@
+import type { ActivityRecord, ArticleRecord, BacklinkRecord, RevisionRecord } from "../ports/records.ts"
+import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, RevisionSummary } from "../schema/resources.ts"
+import type { Caller } from "./Caller.ts"
+import { toTimestamp } from "../policy/time.ts"
+
+/** The public single-article view of a stored article. */
+export const articleView = (a: ArticleRecord): Article => ({
+  id: a.id,
+  site_id: a.site_id,
+  title: a.title,
+  url: a.url,
+  status: a.status,
+  published_at: a.published_at,
+  target_keyword: a.target_keyword,
+  word_count: a.word_count,
+  featured_image: a.featured_image,
+  body: a.body,
+  updated_at: a.updated_at,
+  revision: a.revision,
+})
+
+/** The list view of a stored article: never the body. */
+export const articleListView = (a: ArticleRecord): ArticleListItem => ({
+  id: a.id,
+  site_id: a.site_id,
+  title: a.title,
+  url: a.url,
+  status: a.status,
+  published_at: a.published_at,
+  target_keyword: a.target_keyword,
+  word_count: a.word_count,
+  featured_image: a.featured_image,
+})
+
+/** The public view of a stored backlink. */
+export const backlinkView = (b: BacklinkRecord): Backlink => ({
+  id: b.id,
+  site_id: b.site_id,
+  date_acquired: b.date_acquired,
+  source_domain: b.source_domain,
+  source_url: b.source_url,
+  target_url: b.target_url,
+  anchor_text: b.anchor_text,
+  anchor_type: b.anchor_type,
+  category: b.category,
+})
+
+/** A revision without its body, as listed and as returned by writes. */
+export const revisionSummaryView = (r: RevisionRecord): RevisionSummary => ({
+  id: r.id,
+  article_id: r.article_id,
+  number: r.number,
+  origin: r.origin,
+  title: r.title,
+  featured_image: r.featured_image,
+  reason: r.reason,
+  actor: r.actor,
+  restored_from: r.restored_from,
+  created_at: r.created_at,
+})
+
+/** A revision with its body. */
+export const revisionView = (r: RevisionRecord): Revision => ({ ...revisionSummaryView(r), body: r.body })
+
+/** The public view of an activity entry. */
+export const activityView = (e: ActivityRecord): ActivityEntry => e
+
+/** The strong ETag of an article at a revision: `"<id>-r<revision>"`. */
+export const etagOf = (a: { readonly id: string; readonly revision: number }): string => `"${a.id}-r${a.revision}"`
+
+/** The activity entry describing a call's outcome. */
+export const activityFor = (
+  caller: Caller,
+  outcome: {
+    readonly id: string
+    readonly nowMs: number
+    readonly ok: boolean
+    readonly httpStatus?: number
+    readonly errorCode?: string | null
+    readonly siteId?: string | null
+    readonly articleId?: string | null
+  },
+): ActivityRecord => ({
+  id: outcome.id,
+  account_id: caller.accountId,
+  at: toTimestamp(outcome.nowMs),
+  channel: caller.channel,
+  actor: caller.actor,
+  action: caller.action,
+  site_id: outcome.siteId ?? null,
+  article_id: outcome.articleId ?? null,
+  status: caller.channel === "mcp" ? (outcome.ok ? "ok" : "error") : (outcome.httpStatus ?? (outcome.ok ? 200 : 500)),
+  error_code: outcome.errorCode ?? null,
+  duration_ms: Math.max(0, Math.round(outcome.nowMs - caller.startedAt)),
+  request_id: caller.requestId,
+})
