@@ -1,0 +1,14 @@
+/** The pure HTML policy of article bodies: sanitiser, protected blocks and word count. */
+export { ALLOWED_URL_SCHEMES, MAX_NESTING_DEPTH, SAFE_URL, articleSchema } from "./articleSchema.ts"
+export { applyEditPolicy, type EditPolicyResult } from "./applyEditPolicy.ts"
+export { checkProtectedBlocks, compareProtectedBlocks } from "./compareProtectedBlocks.ts"
+export { countWords } from "./countWords.ts"
+export { extractProtectedBlocks } from "./extractProtectedBlocks.ts"
+export type { ProtectedBlock } from "./protectedBlock.ts"
+export {
+  analyzeArticleHtml,
+  sanitizeArticleHtml,
+  type AnalyzedHtml,
+  type SanitizedHtml,
+  type SanitizeReport,
+} from "./sanitizeArticleHtml.ts"

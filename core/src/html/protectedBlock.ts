@@ -1,0 +1,43 @@
+import type { Element, ElementContent } from "hast"
+import { serializeNodes } from "./serializeHtml.ts"
+
+/** One canonical protected block of a (sanitised, stored) body. */
+export interface ProtectedBlock {
+  /** The element in canonical form: attributes sorted by name, whitespace runs in text collapsed. */
+  readonly canonical: string
+  /** The element's tag name. */
+  readonly tag: string
+  /** The element's own `href`, else the first `href` inside it, else null. */
+  readonly href: string | null
+  /** The element's text, whitespace collapsed and trimmed. */
+  readonly text: string
+}
+
+const firstHref = (element: Element): string | null => {
+  const stack: Array<ElementContent> = [element]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type !== "element") continue
+    const href = node.properties["href"]
+    if (typeof href === "string") return href
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!)
+  }
+  return null
+}
+
+/** The canonical protected block of an element of a sanitised tree. */
+export const toProtectedBlock = (element: Element): ProtectedBlock => {
+  let text = ""
+  const { html } = serializeNodes([element], {
+    canonical: true,
+    onText: (value) => {
+      text += value
+    },
+  })
+  return {
+    canonical: html,
+    tag: element.tagName,
+    href: firstHref(element),
+    text: text.replace(/[\t\n\f\r ]+/g, " ").trim(),
+  }
+}

@@ -1,0 +1,252 @@
+import type { Element, ElementContent, Nodes, Properties, Root, RootContent } from "hast"
+import { sanitize, type Schema } from "hast-util-sanitize"
+import { Effect } from "effect"
+import { InvalidRequest } from "../errors.ts"
+import { ATTRIBUTE_NAMES, MAX_NESTING_DEPTH, articleSchema } from "./articleSchema.ts"
+import { parseHtmlFragment, TOO_DEEP } from "./parseHtmlFragment.ts"
+import { toProtectedBlock, type ProtectedBlock } from "./protectedBlock.ts"
+import { escapeText, serializeRoot } from "./serializeHtml.ts"
+import { makeWordCounter } from "./words.ts"
+
+/** What the sanitiser removed from one body. */
+export interface SanitizeReport {
+  /** Whether the stored HTML differs from the input's own serialisation (its canonical form). */
+  readonly changed: boolean
+  /** Removed elements (by tag name), attributes (`"onclick attribute"`) and comments, sorted by `what`. */
+  readonly removed: ReadonlyArray<{ readonly what: string; readonly count: number }>
+}
+
+/** A sanitised body and the report of what was removed from it. */
+export interface SanitizedHtml {
+  readonly html: string
+  readonly report: SanitizeReport
+}
+
+/** A sanitised body with everything callers derive from it, computed from the same tree. */
+export interface AnalyzedHtml extends SanitizedHtml {
+  /** The outermost protected blocks of the sanitised body, in document order. */
+  readonly blocks: ReadonlyArray<ProtectedBlock>
+  /** `word_count` of the sanitised body (see `countWords`). */
+  readonly wordCount: number
+}
+
+/** The error for input nested deeper than `MAX_NESTING_DEPTH` elements. */
+export const tooDeep = (): InvalidRequest =>
+  new InvalidRequest({
+    detail: `The body is HTML nested deeper than ${MAX_NESTING_DEPTH} elements.`,
+    errors: [{ path: "body", message: `HTML must not be nested deeper than ${MAX_NESTING_DEPTH} elements` }],
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Audit: the same decisions hast-util-sanitize makes, read from the same schema, so the report
+// can say what was removed. A test pins "nothing reported" to "tree unchanged".
+
+type Definition = NonNullable<Schema["attributes"]>[string][number]
+
+const own = Object.prototype.hasOwnProperty
+const tagNames: ReadonlySet<string> = new Set(articleSchema.tagNames ?? [])
+const strip: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
+const ancestors: Readonly<Record<string, ReadonlyArray<string>>> = articleSchema.ancestors ?? {}
+const attributeRules: Readonly<Record<string, ReadonlyArray<Definition>>> = articleSchema.attributes ?? {}
+
+const findDefinition = (definitions: ReadonlyArray<Definition> | undefined, key: string): Definition | undefined => {
+  let dataDefault: Definition | undefined
+  if (definitions !== undefined) {
+    for (const entry of definitions) {
+      const name = typeof entry === "string" ? entry : entry[0]
+      if (name === key) return entry
+      if (name === "data*") dataDefault = entry
+    }
+  }
+  return key.length > 4 && key.slice(0, 4).toLowerCase() === "data" ? dataDefault : undefined
+}
+
+const valueAllowed = (definition: Definition | undefined, value: unknown): boolean => {
+  if (definition === undefined) return false
+  if (Array.isArray(value)) return true
+  if (typeof value !== "boolean" && typeof value !== "number" && typeof value !== "string") return false
+  if (typeof definition === "string" || definition.length <= 1) return true
+  for (let i = 1; i < definition.length; i++) {
+    const allowed = definition[i]
+    if (allowed instanceof RegExp ? allowed.test(String(value)) : allowed === value) return true
+  }
+  return false
+}
+
+const propertyKept = (tag: string, key: string, value: unknown): boolean =>
+  valueAllowed(findDefinition(own.call(attributeRules, tag) ? attributeRules[tag] : undefined, key), value) ||
+  valueAllowed(findDefinition(attributeRules["*"], key), value)
+
+const elementKept = (tag: string, ancestorTags: ReadonlyArray<string>): boolean => {
+  if (tag === "" || tag === "*" || !tagNames.has(tag)) return false
+  if (!own.call(ancestors, tag)) return true
+  return ancestors[tag]!.some((name) => ancestorTags.includes(name))
+}
+
+const knownAttributes: ReadonlyMap<string, string> = new Map([
+  ...ATTRIBUTE_NAMES.map(([attribute, property]) => [property, attribute] as const),
+  ["htmlFor", "for"],
+  ["acceptCharset", "accept-charset"],
+  ["httpEquiv", "http-equiv"],
+])
+
+/** The HTML attribute name of a hast property name, for the report. */
+const attributeName = (property: string): string => {
+  const known = knownAttributes.get(property)
+  if (known !== undefined) return known
+  const prefixed = /^(data|aria|xLink|xmlns|xml)([A-Z].*)$/.exec(property)
+  if (prefixed === null) return property.toLowerCase()
+  const [, prefix, rest] = prefixed as unknown as [string, string, string]
+  if (prefix === "data") return "data" + rest.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())
+  if (prefix === "aria") return "aria-" + rest.toLowerCase()
+  return prefix.toLowerCase() + ":" + rest.toLowerCase()
+}
+
+type Removed = Map<string, number>
+
+const note = (removed: Removed, what: string): void => {
+  removed.set(what, (removed.get(what) ?? 0) + 1)
+}
+
+interface AuditFrame {
+  readonly nodes: ReadonlyArray<RootContent | ElementContent>
+  index: number
+  /** This frame's children are inside an element dropped with its content. */
+  readonly dropped: boolean
+}
+
+/**
+ * Walks the parsed tree without recursion: refuses it when nested deeper than the limit, and
+ * notes what the schema will remove (outside content that is dropped as a whole).
+ */
+const audit = (root: Root, removed: Removed): boolean => {
+  const ancestorTags: Array<string> = []
+  const stack: Array<AuditFrame> = []
+  let frame: AuditFrame = { nodes: root.children, index: 0, dropped: false }
+  for (;;) {
+    if (frame.index < frame.nodes.length) {
+      const node = frame.nodes[frame.index++]!
+      if (node.type === "element") {
+        if (ancestorTags.length >= MAX_NESTING_DEPTH) return false
+        const tag = node.tagName
+        let dropped = frame.dropped
+        if (!dropped) {
+          if (elementKept(tag, ancestorTags)) {
+            const properties: Properties = node.properties
+            for (const key in properties) {
+              if (own.call(properties, key) && !propertyKept(tag, key, properties[key])) note(removed, `${attributeName(key)} attribute`)
+            }
+          } else {
+            note(removed, tag)
+            dropped = strip.has(tag)
+          }
+        }
+        ancestorTags.push(tag)
+        stack.push(frame)
+        frame = { nodes: node.children, index: 0, dropped }
+      } else if (node.type === "comment" && !frame.dropped) {
+        note(removed, "comment")
+      }
+    } else {
+      const parent = stack.pop()
+      if (parent === undefined) return true
+      ancestorTags.pop()
+      frame = parent
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Round {
+  readonly html: string
+  readonly tree: Root
+  readonly protectedElements: ReadonlyArray<Element>
+  readonly wordCount: number
+}
+
+const round = (input: string, removed: Removed): Round | InvalidRequest => {
+  const parsed = parseHtmlFragment(input)
+  if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
+  const tree = sanitize(parsed, articleSchema) as Root
+  const words = makeWordCounter()
+  const { html, protectedElements } = serializeRoot(tree, { collectProtected: true, onText: words.add })
+  return { html, tree, protectedElements, wordCount: words.count() }
+}
+
+/** How many parse-sanitise-serialise rounds may run before the markup is given up on. */
+const MAX_ROUNDS = 4
+
+const textOnly = (tree: Nodes): string => {
+  let text = ""
+  const stack: Array<Nodes> = [tree]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === "text") text += node.value
+    else if (node.type === "root" || node.type === "element") {
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!)
+    }
+  }
+  return escapeText(text.replaceAll("\u0000", ""))
+}
+
+/**
+ * The whole policy on one body: parse, sanitise, serialise. When the output is not the input
+ * byte for byte, it is parsed and sanitised again until it no longer changes (serialising and
+ * re-parsing can restructure a tree, e.g. mutation XSS), so the result is idempotent by
+ * construction. Input already in stored form is parsed once.
+ */
+export const analyzeHtml = (input: string): AnalyzedHtml | InvalidRequest => {
+  const removed: Removed = new Map()
+  const first = round(input, removed)
+  if (first instanceof InvalidRequest) return first
+  let last = first
+  let html = first.html
+  let settled = html === input
+  for (let n = 1; !settled && n < MAX_ROUNDS; n++) {
+    const next = round(html, removed)
+    if (next instanceof InvalidRequest) return next
+    settled = next.html === html
+    last = next
+    html = next.html
+  }
+  if (!settled) {
+    // Markup that keeps changing when re-parsed is not kept at all: its text is.
+    note(removed, "unstable markup")
+    html = textOnly(last.tree)
+    const check = round(html, removed)
+    if (check instanceof InvalidRequest) return check
+    if (check.html !== html) throw new Error("sanitiser: text-only fallback is not stable")
+    last = check
+  }
+  const entries = [...removed].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  return {
+    html,
+    report: {
+      changed: entries.length > 0 || html !== first.html,
+      removed: entries.map(([what, count]) => ({ what, count })),
+    },
+    blocks: last.protectedElements.map(toProtectedBlock),
+    wordCount: last.wordCount,
+  }
+}
+
+/**
+ * Parses (fragment, body context), sanitises and serialises article HTML; idempotent; fails
+ * with InvalidRequest when the input is nested deeper than 256 elements.
+ */
+export const sanitizeArticleHtml = (input: string): Effect.Effect<SanitizedHtml, InvalidRequest> =>
+  Effect.suspend(() => {
+    const result = analyzeHtml(input)
+    return result instanceof InvalidRequest ? Effect.fail(result) : Effect.succeed({ html: result.html, report: result.report })
+  })
+
+/**
+ * Sanitises article HTML and returns, from the same parse, its protected blocks and word count;
+ * fails with InvalidRequest when the input is nested deeper than 256 elements.
+ */
+export const analyzeArticleHtml = (input: string): Effect.Effect<AnalyzedHtml, InvalidRequest> =>
+  Effect.suspend(() => {
+    const result = analyzeHtml(input)
+    return result instanceof InvalidRequest ? Effect.fail(result) : Effect.succeed(result)
+  })
