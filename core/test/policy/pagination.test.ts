@@ -1,0 +1,50 @@
+import { Effect, Exit } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { pageRelations, paginationOf, resolvePaging } from "../../src/index.ts"
+
+describe("resolvePaging", () => {
+  it("should default to page 1 and 20 per page", () => {
+    const p = Effect.runSync(resolvePaging({}, 100))
+    expect(p).toEqual({ page: 1, perPage: 20, slice: { offset: 0, limit: 20 } })
+  })
+  it("should refuse per_page above the configured maximum instead of clamping", () => {
+    const exit = Effect.runSyncExit(resolvePaging({ per_page: 51 }, 50))
+    expect(Exit.isFailure(exit)).toBe(true)
+  })
+  it("should use a lower configured maximum as the default when it is below 20", () => {
+    expect(Effect.runSync(resolvePaging({}, 5)).perPage).toBe(5)
+  })
+})
+
+describe("pagination math", () => {
+  it("should cover every item exactly once across the pages", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 100 }), (total, perPage) => {
+        const facts = paginationOf(1, perPage, total)
+        let seen = 0
+        for (let page = 1; page <= facts.total_pages; page++) {
+          const { slice } = Effect.runSync(resolvePaging({ page, per_page: perPage }, 100))
+          seen += Math.max(0, Math.min(total, slice.offset + slice.limit) - slice.offset)
+        }
+        expect(seen).toBe(total)
+        expect(facts.total_pages).toBe(total === 0 ? 0 : Math.ceil(total / perPage))
+      }),
+    )
+  })
+  it("should give first and last always, prev and next only where they exist", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 30 }), (total, perPage, page) => {
+        const facts = paginationOf(page, perPage, total)
+        const rels = pageRelations(facts)
+        const names = rels.map((r) => r.rel)
+        expect(names[0]).toBe("first")
+        expect(names[names.length - 1]).toBe("last")
+        const last = Math.max(1, facts.total_pages)
+        expect(names.includes("next")).toBe(page < last)
+        expect(names.includes("prev")).toBe(page > 1)
+        for (const r of rels) expect(r.page).toBeGreaterThanOrEqual(1)
+      }),
+    )
+  })
+})

@@ -1,0 +1,67 @@
+import { Effect, Exit } from "effect"
+import { describe, expect, it } from "vitest"
+import { resolveDateRange, resolvePeriod, secondsToNextUtcMidnight } from "../../src/index.ts"
+
+const run = <A, E>(eff: Effect.Effect<A, E>) => Effect.runSyncExit(eff)
+const failureTag = <A, E>(exit: Exit.Exit<A, E>) =>
+  Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: { _tag?: string } } | undefined)?.error?._tag : undefined
+
+describe("resolveDateRange", () => {
+  it("should treat a bare to date as the end of that UTC day", () => {
+    const r = Effect.runSync(resolveDateRange({ from: "2026-10-01", to: "2026-10-31" }))
+    expect(r).toEqual({ from: "2026-10-01T00:00:00.000Z", to: "2026-10-31T23:59:59.999Z" })
+  })
+  it("should accept RFC 3339 date-times with offsets and normalise them to UTC", () => {
+    const r = Effect.runSync(resolveDateRange({ from: "2026-10-01T10:00:00+02:00" }))
+    expect(r).toEqual({ from: "2026-10-01T08:00:00.000Z" })
+  })
+  it("should refuse from after to", () => {
+    expect(failureTag(run(resolveDateRange({ from: "2026-11-02", to: "2026-11-01" })))).toBe("InvalidRequest")
+  })
+  it("should accept from equal to to (both ends inclusive)", () => {
+    const r = Effect.runSync(resolveDateRange({ from: "2026-11-01", to: "2026-11-01" }))
+    expect(r.to).toBe("2026-11-01T23:59:59.999Z")
+  })
+  it("should refuse impossible calendar dates", () => {
+    expect(failureTag(run(resolveDateRange({ from: "2026-02-31" })))).toBe("InvalidRequest")
+    expect(failureTag(run(resolveDateRange({ to: "2026-02-30T10:00:00Z" })))).toBe("InvalidRequest")
+  })
+  it("should leave both ends open when neither is given", () => {
+    expect(Effect.runSync(resolveDateRange({}))).toEqual({})
+  })
+})
+
+describe("resolvePeriod", () => {
+  const now = Date.parse("2026-11-22T21:30:00.000Z")
+  it("should resolve this_month to the UTC calendar month", () => {
+    const p = Effect.runSync(resolvePeriod("this_month", now))
+    expect([p.from, p.to, p.toInstant]).toEqual(["2026-11-01", "2026-11-30", "2026-11-30T23:59:59.999Z"])
+  })
+  it("should resolve last_month across a year boundary", () => {
+    const p = Effect.runSync(resolvePeriod("last_month", Date.parse("2026-01-15T00:00:00Z")))
+    expect([p.from, p.to]).toEqual(["2025-12-01", "2025-12-31"])
+  })
+  it("should resolve last_30_days to today and the 29 days before", () => {
+    const p = Effect.runSync(resolvePeriod("last_30_days", now))
+    expect([p.from, p.to]).toEqual(["2026-10-24", "2026-11-22"])
+  })
+  it("should resolve a YYYY-MM month including leap days", () => {
+    const p = Effect.runSync(resolvePeriod("2028-02", now))
+    expect([p.key, p.from, p.to]).toEqual(["2028-02", "2028-02-01", "2028-02-29"])
+  })
+  it("should refuse anything else", () => {
+    for (const bad of ["2026-13", "this_week", "2026-1", ""]) {
+      expect(failureTag(run(resolvePeriod(bad, now)))).toBe("InvalidRequest")
+    }
+  })
+})
+
+describe("secondsToNextUtcMidnight", () => {
+  it("should count the seconds to the next UTC midnight", () => {
+    expect(secondsToNextUtcMidnight(Date.parse("2026-11-22T23:59:00.000Z"))).toBe(60)
+    expect(secondsToNextUtcMidnight(Date.parse("2026-11-22T00:00:00.000Z"))).toBe(86_400)
+  })
+  it("should never answer zero", () => {
+    expect(secondsToNextUtcMidnight(Date.parse("2026-11-22T23:59:59.999Z"))).toBe(1)
+  })
+})
