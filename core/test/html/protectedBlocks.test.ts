@@ -1,0 +1,200 @@
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import {
+  applyEditPolicy,
+  checkProtectedBlocks,
+  compareProtectedBlocks,
+  extractProtectedBlocks,
+} from "../../src/html/index.ts"
+import { failureOf, failureTag } from "./helpers.ts"
+
+const news = '<a href="https://news.test/p" rel="nofollow" data-service-protected="backlink">News site</a>'
+const blog = '<a href="https://blog.test/" data-service-protected="">Blog</a>'
+const current = `<p>Read ${news} and ${blog} today.</p><p>Plain <a href="https://plain.test">link</a>.</p>`
+
+const verdict = (currentHtml: string, nextHtml: string) =>
+  Effect.runSync(applyEditPolicy(extractProtectedBlocks(currentHtml), nextHtml)).violations
+
+describe("extractProtectedBlocks", () => {
+  it("should return the protected elements in document order, canonical", () => {
+    expect(extractProtectedBlocks(current)).toStrictEqual([
+      {
+        canonical: '<a data-service-protected="backlink" href="https://news.test/p" rel="nofollow">News site</a>',
+        tag: "a",
+        href: "https://news.test/p",
+        text: "News site",
+      },
+      { canonical: '<a data-service-protected="" href="https://blog.test/">Blog</a>', tag: "a", href: "https://blog.test/", text: "Blog" },
+    ])
+  })
+
+  it("should return nothing for a body without protected elements", () => {
+    expect(extractProtectedBlocks('<p><a href="https://x.test">x</a></p>')).toEqual([])
+  })
+
+  it("should find the attribute whatever its case in the source", () => {
+    expect(extractProtectedBlocks('<A HREF="https://x.test" DATA-SERVICE-PROTECTED>x</A>')).toHaveLength(1)
+  })
+
+  it("should treat nested protected elements as part of the outermost block", () => {
+    const blocks = extractProtectedBlocks(`<div data-service-protected="box"><p>Sponsored</p>${news}</div>`)
+    expect(blocks).toHaveLength(1)
+    expect(blocks[0]?.tag).toBe("div")
+    expect(blocks[0]?.href).toBe("https://news.test/p")
+    expect(blocks[0]?.text).toBe("SponsoredNews site")
+  })
+
+  it("should give a block without any href a null href", () => {
+    expect(extractProtectedBlocks('<span data-service-protected="">note</span>')[0]?.href).toBeNull()
+  })
+
+  it("should read blocks as the sanitiser keeps them", () => {
+    const dirty = '<a href="https://x.test" onclick="e()" data-service-protected="">x</a>'
+    expect(extractProtectedBlocks(dirty)).toEqual(extractProtectedBlocks('<a href="https://x.test" data-service-protected="">x</a>'))
+  })
+})
+
+describe("applyEditPolicy: accepted edits", () => {
+  it("should accept the unchanged body", () => {
+    expect(verdict(current, current)).toEqual([])
+  })
+
+  it("should accept moving and reordering protected blocks", () => {
+    expect(verdict(current, `<h2>New intro</h2><ul><li>${blog}</li></ul><p>Later: ${news}</p>`)).toEqual([])
+  })
+
+  it("should accept attributes in another order and other quoting", () => {
+    const reordered = `<a data-service-protected=backlink rel='nofollow' href="https://news.test/p">News site</a> ${blog}`
+    expect(verdict(current, reordered)).toEqual([])
+  })
+
+  it("should accept whitespace-only differences in the block's text", () => {
+    expect(verdict(current, `<a href="https://news.test/p" rel="nofollow" data-service-protected="backlink">News\n   site</a>${blog}`)).toEqual([])
+  })
+
+  it("should accept an edit whose only difference in a block is an attribute the sanitiser removes", () => {
+    expect(verdict(current, `${news.replace("<a ", '<a onclick="x()" ')}${blog}`)).toEqual([])
+  })
+
+  it("should accept changing everything around the blocks", () => {
+    expect(verdict(current, `<h1>Rewritten</h1><p>${news}</p><table><tbody><tr><td>${blog}</td></tr></tbody></table>`)).toEqual([])
+  })
+
+  it("should return the sanitised body, its blocks and word count", () => {
+    const result = Effect.runSync(applyEditPolicy(extractProtectedBlocks(current), `<p>${news} ${blog}</p><script>x</script>`))
+    expect(result.html).toBe(`<p>${news} ${blog}</p>`)
+    expect(result.report.removed).toEqual([{ what: "script", count: 1 }])
+    expect(result.blocks).toHaveLength(2)
+    expect(result.wordCount).toBe(3)
+    expect(result.violations).toEqual([])
+  })
+})
+
+describe("applyEditPolicy: refused edits", () => {
+  it("should report a removed block", () => {
+    expect(verdict(current, `<p>${news}</p>`)).toEqual([{ kind: "removed", href: "https://blog.test/", text: "Blog" }])
+  })
+
+  it("should report a block whose text changed", () => {
+    expect(verdict(current, `${news.replace("News site", "News")}${blog}`)).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report a block whose rel changed", () => {
+    expect(verdict(current, `${news.replace("nofollow", "sponsored")}${blog}`)).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report a block whose href changed, paired by its text", () => {
+    expect(verdict(current, `${news.replace("news.test/p", "evil.test/p")}${blog}`)).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report a block that lost its data-service-protected attribute as removed", () => {
+    expect(verdict(current, `${news.replace(' data-service-protected="backlink"', "")}${blog}`)).toEqual([
+      { kind: "removed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report an added attribute as a change", () => {
+    expect(verdict(current, `${news.replace("<a ", '<a title="t" ')}${blog}`)).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report a changed value of data-service-protected", () => {
+    expect(verdict(current, `${news.replace('"backlink"', '"other"')}${blog}`)).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report a new protected element as forged", () => {
+    expect(verdict(current, `${news}${blog}<a href="https://mine.test" data-service-protected="">Mine</a>`)).toEqual([
+      { kind: "forged", href: "https://mine.test", text: "Mine" },
+    ])
+  })
+
+  it("should report forging in a body that had no protected blocks", () => {
+    expect(verdict("<p>x</p>", '<p><span data-service-protected="">s</span></p>')).toEqual([{ kind: "forged", href: null, text: "s" }])
+  })
+
+  it("should need two copies for two identical current blocks", () => {
+    expect(verdict(`${news}${news}`, `<p>${news}</p>`)).toEqual([{ kind: "removed", href: "https://news.test/p", text: "News site" }])
+    expect(verdict(`${news}${news}`, `${news}<p>${news}</p>`)).toEqual([])
+  })
+
+  it("should report a duplicated block as forged", () => {
+    expect(verdict(news, `${news}${news}`)).toEqual([{ kind: "forged", href: "https://news.test/p", text: "News site" }])
+  })
+
+  it("should report a block made unsafe by the sanitiser as changed", () => {
+    expect(verdict(news, news.replace("https://news.test/p", "javascript:alert(1)"))).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should compare an outer block as a whole when an inner protected element changes", () => {
+    const box = `<div data-service-protected="box">${news}</div>`
+    expect(verdict(box, `<div data-service-protected="box">${news.replace("News site", "News")}</div>`)).toEqual([
+      { kind: "changed", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should report an inner protected element moved out of its block as removed and forged", () => {
+    const box = `<div data-service-protected="box"><p>Sponsored</p>${news}</div>`
+    expect(verdict(box, `<div data-service-protected="box"><p>Sponsored</p></div>${news}`)).toEqual([
+      { kind: "removed", href: "https://news.test/p", text: "SponsoredNews site" },
+      { kind: "forged", href: null, text: "Sponsored" },
+      { kind: "forged", href: "https://news.test/p", text: "News site" },
+    ])
+  })
+
+  it("should list violations for current blocks in their order, then forged ones", () => {
+    const next = `<a href="https://new.test" data-service-protected="">New</a>${blog.replace("Blog", "Blag")}`
+    expect(verdict(current, next)).toEqual([
+      { kind: "removed", href: "https://news.test/p", text: "News site" },
+      { kind: "changed", href: "https://blog.test/", text: "Blog" },
+      { kind: "forged", href: "https://new.test", text: "New" },
+    ])
+  })
+})
+
+describe("compareProtectedBlocks and checkProtectedBlocks", () => {
+  it("should find nothing when both lists are empty", () => {
+    expect(compareProtectedBlocks([], [])).toEqual([])
+  })
+
+  it("should succeed when nothing is violated", () => {
+    const blocks = extractProtectedBlocks(current)
+    expect(failureTag(checkProtectedBlocks(blocks, blocks))).toBe("success")
+  })
+
+  it("should fail with ProtectedLinkChanged listing the blocks", () => {
+    const error = failureOf(checkProtectedBlocks(extractProtectedBlocks(current), []))
+    expect(error._tag).toBe("ProtectedLinkChanged")
+    expect(error.blocks.map((block) => block.kind)).toEqual(["removed", "removed"])
+  })
+})

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest"
+import { fromHtml } from "hast-util-from-html"
+import * as html from "../../src/html/index.ts"
+import { ALLOWED_URL_SCHEMES, ATTRIBUTE_NAMES, SAFE_URL } from "../../src/html/articleSchema.ts"
+
+describe("the html module", () => {
+  it("should export exactly its public surface", () => {
+    expect(Object.keys(html).sort()).toEqual([
+      "ALLOWED_URL_SCHEMES",
+      "MAX_NESTING_DEPTH",
+      "SAFE_URL",
+      "analyzeArticleHtml",
+      "applyEditPolicy",
+      "articleSchema",
+      "checkProtectedBlocks",
+      "compareProtectedBlocks",
+      "countWords",
+      "extractProtectedBlocks",
+      "sanitizeArticleHtml",
+    ])
+  })
+
+  it("should limit nesting to 256 elements", () => {
+    expect(html.MAX_NESTING_DEPTH).toBe(256)
+  })
+
+  it("should name every allowed attribute as the parser does", () => {
+    for (const [attribute, property] of ATTRIBUTE_NAMES) {
+      const root = fromHtml(`<span ${attribute}="v"></span>`, { fragment: true })
+      const span = root.children[0]
+      expect(span?.type === "element" ? Object.keys(span.properties) : []).toEqual([property])
+    }
+  })
+
+  it("should allow exactly the documented URL schemes", () => {
+    for (const scheme of ALLOWED_URL_SCHEMES) {
+      expect(SAFE_URL.test(`${scheme}:x`)).toBe(true)
+      expect(SAFE_URL.test(`${scheme.toUpperCase()}:x`)).toBe(true)
+      expect(SAFE_URL.test(` \t${scheme.split("").join("\n")}:x`)).toBe(true)
+    }
+    for (const url of ["javascript:x", "data:x", "ftp:x", "httpx:x", "xhttp:x", "blob:x", "java\u0001script:x"]) {
+      expect(SAFE_URL.test(url)).toBe(false)
+    }
+    for (const url of ["", "/a", "a", "#x", "?q", "./a:b", "1a:b", "a/b:c", "//host/x"]) {
+      expect(SAFE_URL.test(url)).toBe(true)
+    }
+  })
+
+  it("should allow every element the contract names", () => {
+    const required = "h1 h2 h3 h4 h5 h6 p br hr ul ol li dl dt dd a img table thead tbody tfoot tr th td caption blockquote code pre kbd samp figure figcaption em strong b i u s sub sup mark small abbr cite q span div section article aside header footer details summary time del ins"
+    for (const tag of required.split(" ")) expect(html.articleSchema.tagNames).toContain(tag)
+  })
+
+  it("should drop with their content the elements the contract removes", () => {
+    const removed = "script iframe object embed style form svg math template noscript base meta link frame frameset applet"
+    for (const tag of removed.split(" ")) {
+      expect(html.articleSchema.tagNames).not.toContain(tag)
+      expect(html.articleSchema.strip).toContain(tag)
+    }
+  })
+})
