@@ -1,0 +1,181 @@
+import { ImageFetcher, ImageFetchFailed, PayloadTooLarge, UnsafeUrl } from "@content-site/core"
+import { Effect, Layer } from "effect"
+import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import type { LookupFunction } from "node:net"
+import { Agent, buildConnector, request } from "undici"
+import { isPublicAddress, urlRefusal } from "./addressPolicy.ts"
+import { maxImageBytes } from "./sharpImageInspector.ts"
+
+/** Options of the SSRF-safe image fetcher. */
+export interface SafeImageFetcherOptions {
+  /** Tests only: allow http and loopback/private addresses (IMAGE_FETCH_ALLOW_PRIVATE=true). */
+  readonly allowPrivate: boolean
+  /** Total time for the whole fetch, redirects and body included (default 10 s). */
+  readonly timeoutMs?: number
+  /** Largest body accepted, enforced while streaming (default 10 MiB). */
+  readonly maxBytes?: number
+  /** Redirects followed, each one re-checked (default 3). */
+  readonly maxRedirects?: number
+  /** Tests only: extra trusted CA certificates in PEM (a local test server's self-signed certificate). */
+  readonly ca?: string | ReadonlyArray<string>
+  /** Tests only: which connected addresses count as public (default: `isPublicAddress`). */
+  readonly isAllowedAddress?: (ip: string) => boolean
+}
+
+/** Raised inside the connector when a host resolves to, or a socket reaches, a non-public address. */
+class RefusedAddress extends Error {
+  readonly address: string
+  constructor(host: string, address: string) {
+    super(`The host ${host} resolves to ${address}, which is not a public address.`)
+    this.address = address
+  }
+}
+
+/** A failure already judged, carried out of the promise as is. */
+class Judged extends Error {
+  readonly error: UnsafeUrl | ImageFetchFailed | PayloadTooLarge
+  constructor(error: UnsafeUrl | ImageFetchFailed | PayloadTooLarge) {
+    super(error._tag)
+    this.error = error
+  }
+}
+
+const unsafe = (detail: string) => new Judged(new UnsafeUrl({ detail }))
+const failed = (detail: string) => new Judged(new ImageFetchFailed({ detail }))
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308])
+
+/** Walks an error and its causes (undici wraps connector errors) looking for one of a class. */
+const findInChain = <T>(e: unknown, is: (x: unknown) => x is T): T | undefined => {
+  for (let cur: unknown = e, depth = 0; cur !== undefined && cur !== null && depth < 8; depth++) {
+    if (is(cur)) return cur
+    cur = typeof cur === "object" && "cause" in cur ? (cur as { cause: unknown }).cause : undefined
+  }
+  return undefined
+}
+
+const errorCode = (e: unknown): string | undefined => {
+  const found = findInChain(e, (x): x is { code: string } => typeof x === "object" && x !== null && typeof (x as { code?: unknown }).code === "string")
+  return found?.code
+}
+
+/**
+ * A DNS lookup that answers only when every address of the host is allowed: the socket then
+ * connects to one of exactly these addresses, so a rebinding resolver cannot slip a private one in.
+ */
+const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
+  ((hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: Array<unknown>) => void) => {
+    dnsLookup(hostname, { family: options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 || options.family === "IPv4" ? 4 : 0, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) => {
+      if (err) return callback(err)
+      const refused = addresses.find((a) => !allowed(a.address))
+      if (refused) return callback(new RefusedAddress(hostname, refused.address))
+      const first = addresses[0]
+      if (!first) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }))
+      if (options.all) callback(null, addresses)
+      else callback(null, first.address, first.family)
+    })
+  }) as LookupFunction
+
+/** One dispatcher per fetch: its connector checks the resolved address and again the address actually connected. */
+const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean): Agent => {
+  const tls = options.ca === undefined ? {} : { ca: typeof options.ca === "string" ? [options.ca] : [...options.ca] }
+  if (options.allowPrivate) return new Agent({ connect: tls })
+  const base = buildConnector({ ...tls, lookup: guardedLookup(allowed) })
+  return new Agent({
+    connect: (opts, callback) =>
+      base(opts, (err, socket) => {
+        if (err !== null) return callback(err, null)
+        const remote = socket.remoteAddress
+        if (remote === undefined || !allowed(remote)) {
+          socket.destroy()
+          return callback(new RefusedAddress(opts.hostname, remote ?? "an unknown address"), null)
+        }
+        return callback(null, socket)
+      }),
+  })
+}
+
+const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interrupt: AbortSignal): Promise<Uint8Array> => {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const maxBytes = options.maxBytes ?? maxImageBytes
+  const maxRedirects = options.maxRedirects ?? 3
+  const allowed = options.isAllowedAddress ?? isPublicAddress
+  const deadline = AbortSignal.timeout(timeoutMs)
+  const signal = AbortSignal.any([deadline, interrupt])
+  let current: URL
+  try {
+    current = new URL(raw)
+  } catch {
+    throw unsafe("The image URL is not a valid absolute URL.")
+  }
+  const agent = makeAgent(options, allowed)
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const refusal = urlRefusal(current, { allowPrivate: options.allowPrivate, isAllowedAddress: allowed })
+      if (refusal !== null) throw unsafe(refusal)
+      const response = await request(current, {
+        dispatcher: agent,
+        method: "GET",
+        signal,
+        headers: { accept: "image/avif,image/webp,image/png,image/jpeg,image/gif", "user-agent": "content-site-image-fetcher/1" },
+      })
+      if (redirectStatuses.has(response.statusCode)) {
+        response.body.destroy()
+        const location = response.headers["location"]
+        if (typeof location !== "string" || location === "") throw failed(`The server answered ${response.statusCode} without a Location.`)
+        if (redirects >= maxRedirects) throw failed(`More than ${maxRedirects} redirects.`)
+        try {
+          current = new URL(location, current)
+        } catch {
+          throw failed("The server redirected to an invalid URL.")
+        }
+        continue
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        response.body.destroy()
+        throw failed(`The server answered ${response.statusCode}.`)
+      }
+      const declared = Number(response.headers["content-length"])
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        response.body.destroy()
+        throw new Judged(new PayloadTooLarge({ detail: `The image is ${declared} bytes; at most ${maxBytes} bytes are accepted.` }))
+      }
+      const chunks: Array<Buffer> = []
+      let total = 0
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        total += chunk.byteLength
+        if (total > maxBytes) {
+          response.body.destroy()
+          throw new Judged(new PayloadTooLarge({ detail: `The image is larger than ${maxBytes} bytes.` }))
+        }
+        chunks.push(chunk)
+      }
+      const all = Buffer.concat(chunks, total)
+      return new Uint8Array(all.buffer, all.byteOffset, all.byteLength)
+    }
+  } catch (e) {
+    if (e instanceof Judged) throw e
+    const refused = findInChain(e, (x): x is RefusedAddress => x instanceof RefusedAddress)
+    if (refused) throw unsafe(refused.message)
+    if (deadline.aborted) throw failed(`The fetch took longer than ${timeoutMs} ms.`)
+    const code = errorCode(e)
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA") throw failed("The image host does not resolve.")
+    throw failed(`The image could not be fetched${code ? ` (${code})` : ""}.`)
+  } finally {
+    agent.destroy().catch(() => undefined)
+  }
+}
+
+/**
+ * The image fetcher safe against SSRF: https only, every hop's host resolved and refused unless
+ * all its addresses are public, the connected socket's address checked again, at most
+ * `maxRedirects` redirects, one total deadline, and the body capped while it streams.
+ */
+export const safeImageFetcher = (options: SafeImageFetcherOptions): Layer.Layer<ImageFetcher> =>
+  Layer.succeed(ImageFetcher, {
+    fetch: (url) =>
+      Effect.tryPromise({
+        try: (signal) => fetchBytes(url, options, signal),
+        catch: (e) => (e instanceof Judged ? e.error : new ImageFetchFailed({ detail: "The image could not be fetched." })),
+      }),
+  })

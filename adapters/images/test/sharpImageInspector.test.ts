@@ -1,0 +1,169 @@
+import { ImageInspector } from "@content-site/core"
+import { Effect } from "effect"
+import { fileTypeFromBuffer } from "file-type"
+import { deflateSync, crc32 } from "node:zlib"
+import sharp from "sharp"
+import { describe, expect, it } from "vitest"
+import { sharpImageInspector } from "../src/index.ts"
+
+const inspect = (bytes: Uint8Array) =>
+  Effect.runPromise(Effect.gen(function* () {
+    return yield* (yield* ImageInspector).inspect(bytes)
+  }).pipe(Effect.provide(sharpImageInspector)))
+
+const refusal = (bytes: Uint8Array) =>
+  Effect.runPromise(Effect.flip(Effect.gen(function* () {
+    return yield* (yield* ImageInspector).inspect(bytes)
+  })).pipe(Effect.provide(sharpImageInspector)))
+
+const solid = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })
+
+const formats = [
+  { format: "jpeg", mime: "image/jpeg", extension: "jpg" },
+  { format: "png", mime: "image/png", extension: "png" },
+  { format: "webp", mime: "image/webp", extension: "webp" },
+  { format: "gif", mime: "image/gif", extension: "gif" },
+  { format: "avif", mime: "image/avif", extension: "avif" },
+] as const
+
+/** A PNG chunk: length, type, data, CRC over type and data. */
+const chunk = (type: string, data: Buffer) => {
+  const length = Buffer.alloc(4)
+  length.writeUInt32BE(data.length)
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data])
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(crc32(body))
+  return Buffer.concat([length, body, crc])
+}
+
+/** A tiny PNG whose header declares width×height, with a few rows of real compressed data. */
+const pngDeclaring = (width: number, height: number) => {
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr.writeUInt8(8, 8) // bit depth
+  ihdr.writeUInt8(0, 9) // greyscale
+  const rows = Buffer.alloc((width + 1) * 4) // four rows of filter byte 0 + zero pixels
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ])
+}
+
+describe("sharpImageInspector", () => {
+  for (const { format, mime, extension } of formats) {
+    it(`should accept a real ${format} image and re-encode it as ${format}`, async () => {
+      const input = await solid(40, 30).toFormat(format).toBuffer()
+      const image = await inspect(input)
+      expect(image.contentType).toBe(mime)
+      expect(image.extension).toBe(extension)
+      expect([image.width, image.height]).toEqual([40, 30])
+      expect((await fileTypeFromBuffer(image.bytes))?.mime).toBe(mime)
+    })
+
+    it(`should refuse a truncated ${format} image as unsupported`, async () => {
+      const input = await solid(120, 90).toFormat(format).toBuffer()
+      const error = await refusal(input.subarray(0, Math.floor(input.length * 0.6)))
+      expect(error._tag).toBe("UnsupportedImage")
+    })
+  }
+
+  it("should strip EXIF and other metadata and apply the EXIF orientation", async () => {
+    const input = await solid(40, 30)
+      .jpeg()
+      .withExif({ IFD0: { Copyright: "secret-owner", Artist: "someone@example.com" } })
+      .withMetadata({ orientation: 6 })
+      .toBuffer()
+    expect((await sharp(input).metadata()).exif).toBeDefined()
+    const image = await inspect(input)
+    const meta = await sharp(image.bytes).metadata()
+    expect(meta.exif).toBeUndefined()
+    expect(meta.icc).toBeUndefined()
+    expect(Buffer.from(image.bytes).includes("secret-owner")).toBe(false)
+    expect([image.width, image.height]).toEqual([30, 40])
+  })
+
+  it("should store only what sharp wrote, dropping bytes appended after a valid image", async () => {
+    const png = await solid(20, 20).png().toBuffer()
+    const polyglot = Buffer.concat([png, Buffer.from("<html><script>alert(1)</script></html>")])
+    const image = await inspect(polyglot)
+    expect(image.contentType).toBe("image/png")
+    expect(Buffer.from(image.bytes).includes("<script>")).toBe(false)
+  })
+
+  it("should keep the first frame of an animated GIF", async () => {
+    const frames = await Promise.all(["#f00", "#0f0", "#00f"].map((c) => sharp({ create: { width: 16, height: 12, channels: 3, background: c } }).png().toBuffer()))
+    const animated = await sharp(frames, { join: { animated: true } }).gif({ delay: [100, 100, 100] }).toBuffer()
+    expect((await sharp(animated).metadata()).pages).toBe(3)
+    const image = await inspect(animated)
+    expect([image.width, image.height]).toEqual([16, 12])
+    expect((await sharp(image.bytes).metadata()).pages ?? 1).toBe(1)
+  })
+
+  it("should refuse SVG, with or without an XML declaration", async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'
+    expect((await refusal(Buffer.from(svg)))._tag).toBe("UnsupportedImage")
+    expect((await refusal(Buffer.from(`<?xml version="1.0"?>${svg}`)))._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse an SVG that sharp itself could render, since only the bytes decide", async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')
+    expect((await sharp(svg).metadata()).format).toBe("svg")
+    expect((await refusal(svg))._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse an HTML page whatever it was called", async () => {
+    const error = await refusal(Buffer.from("<!doctype html><html><body><img src=x onerror=alert(1)></body></html>"))
+    expect(error._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse a PNG signature followed by junk", async () => {
+    const junk = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("<svg onload=alert(1)>".repeat(20))])
+    expect((await refusal(junk))._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse a GIF header followed by script (a GIF/JS polyglot)", async () => {
+    const polyglot = Buffer.from("GIF89a/*\x01\x00\x01\x00\x00\x00\x00*/=1;alert(document.domain);//")
+    expect((await refusal(polyglot))._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse a decodable format that is not accepted (TIFF)", async () => {
+    const tiff = await solid(10, 10).tiff().toBuffer()
+    expect((await refusal(tiff))._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse empty input and random bytes", async () => {
+    expect((await refusal(new Uint8Array(0)))._tag).toBe("UnsupportedImage")
+    expect((await refusal(new Uint8Array(4096).map((_, i) => (i * 7919) % 251)))._tag).toBe("UnsupportedImage")
+  })
+
+  it("should refuse a decompression bomb from its header, before decoding pixels", async () => {
+    const bomb = pngDeclaring(20000, 20000)
+    expect(bomb.length).toBeLessThan(1024)
+    const error = await refusal(bomb)
+    expect(error._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should refuse an image wider than 8000 px even when its pixel count is small", async () => {
+    const wide = await sharp({ create: { width: 8001, height: 2, channels: 3, background: "#000" } }).png().toBuffer()
+    expect((await refusal(wide))._tag).toBe("PayloadTooLarge")
+    const tall = pngDeclaring(4, 8001)
+    expect((await refusal(tall))._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should accept an image of exactly 8000 px on a side", async () => {
+    const edge = await sharp({ create: { width: 8000, height: 2, channels: 3, background: "#000" } }).png().toBuffer()
+    const image = await inspect(edge)
+    expect([image.width, image.height]).toEqual([8000, 2])
+  })
+
+  it("should refuse more than 10 MiB before looking at the bytes", async () => {
+    const png = await solid(10, 10).png().toBuffer()
+    const big = new Uint8Array(10 * 1024 * 1024 + 1)
+    big.set(png)
+    expect((await refusal(big))._tag).toBe("PayloadTooLarge")
+  })
+})
