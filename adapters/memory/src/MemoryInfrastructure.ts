@@ -161,6 +161,7 @@ export const fixedClock = (initial: number) => {
   let t = initial
   return {
     layer: Layer.succeed(Clock, { now: Effect.sync(() => t) }),
+    now: () => t,
     set: (ms: number) => void (t = ms),
     advance: (ms: number) => void (t += ms),
   }

@@ -21,6 +21,7 @@ export * from "./MemoryState.ts"
 export * from "./MemoryArticleWriter.ts"
 export * from "./MemoryInfrastructure.ts"
 export * from "./repositories.ts"
+export * from "./MemoryImages.ts"
 
 /** A Settings layer. */
 export const settingsLayer = (publicUrl: string, limits: Partial<LimitSettings> = {}) =>

@@ -166,7 +166,7 @@ export interface Page<A> {
 }
 
 /** What the sanitiser removed from a body. */
-export const SanitizeReport = Schema.Struct({
+export const SanitizeReportSchema = Schema.Struct({
   changed: Schema.Boolean,
   removed: Schema.Array(Schema.Struct({ what: Schema.String, count: Schema.Int })),
 }).annotate({ title: "SanitizeReport" })
@@ -182,7 +182,7 @@ export const ProtectedBlockViolationSchema = Schema.Struct({
 export const UpdateArticleResult = Schema.Struct({
   article: Article,
   revision: Schema.NullOr(RevisionSummary),
-  sanitized: SanitizeReport,
+  sanitized: SanitizeReportSchema,
   dry_run: Schema.optionalKey(Schema.Boolean),
   protected_blocks: Schema.optionalKey(
     Schema.Struct({ ok: Schema.Boolean, violations: Schema.Array(ProtectedBlockViolationSchema) }),

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
-import { compareProtectedBlocks, countWords, extractProtectedBlocks, sanitizeArticleHtml } from "../html/index.ts"
+import { analyzeArticleHtml, compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import type { ArticleRecord } from "../ports/records.ts"
@@ -38,12 +38,7 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     const proposed =
       input.body === undefined
         ? undefined
-        : yield* Effect.map(sanitizeArticleHtml(input.body), (s) => ({
-            html: s.html,
-            report: s.report,
-            blocks: extractProtectedBlocks(s.html),
-            wordCount: countWords(s.html),
-          }))
+        : yield* analyzeArticleHtml(input.body)
     const title = input.title?.trim()
     const report = proposed?.report ?? { changed: false, removed: [] }
 

@@ -1,0 +1,104 @@
+import Ajv2020 from "ajv/dist/2020.js"
+import addFormats from "ajv-formats"
+import { Effect, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import * as core from "../../src/index.ts"
+
+// Every exported schema of the core (resources, queries, bodies, tool arguments): each must become a
+// valid JSON Schema document, since OpenAPI and the MCP tool schemas are generated from them.
+const exported = Object.entries(core).filter(([, v]) => Schema.isSchema(v)) as Array<[string, Schema.Top]>
+
+const newAjv = () => {
+  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true })
+  ;(addFormats as unknown as typeof addFormats.default)(ajv)
+  return ajv
+}
+
+const compile = (schema: Schema.Top) => {
+  const doc = Schema.toJsonSchemaDocument(schema)
+  const ajv = newAjv()
+  for (const [name, def] of Object.entries(doc.definitions)) ajv.addSchema(def as object, `#/$defs/${name}`)
+  return ajv.compile({ ...(doc.schema as object), $defs: doc.definitions })
+}
+
+describe("JSON Schema of every exported schema", () => {
+  it("should find the resource, query and body schemas among the exports", () => {
+    const names = exported.map(([n]) => n)
+    for (const n of ["Website", "ArticleListItem", "Article", "Backlink", "PeriodSummary", "Revision", "RevisionSummary", "ActivityEntry", "Problem", "ListArticlesQuery", "UpdateArticleBody", "FeaturedImageUrlBody", "UpdateArticleArgs", "ReplaceFeaturedImageArgs", "ImportFile"]) {
+      expect(names).toContain(n)
+    }
+  })
+
+  for (const [name, schema] of exported) {
+    it(`should turn ${name} into a valid JSON Schema document (encoded and typed views)`, () => {
+      expect(() => compile(schema)).not.toThrow()
+      expect(() => compile(Schema.toType(schema))).not.toThrow()
+    })
+  }
+
+  it("should describe an article so that a real article validates and a broken one does not", () => {
+    const validate = compile(core.Article)
+    const article = {
+      id: "art_1", site_id: "site_1", title: "T", url: "https://x.test/a", status: "published",
+      published_at: "2026-11-02T10:00:00.000Z", target_keyword: "k", word_count: 3, featured_image: null,
+      body: "<p>a b c</p>", updated_at: "2026-11-02T10:00:00.000Z", revision: 1,
+    }
+    expect(validate(article)).toBe(true)
+    expect(validate({ ...article, status: "bogus" })).toBe(false)
+    expect(validate({ ...article, word_count: 1.5 })).toBe(false)
+  })
+
+  it("should give typed query parameters integer bounds", () => {
+    const validate = compile(Schema.toType(core.ListArticlesQuery))
+    expect(validate({ page: 2, per_page: 100 })).toBe(true)
+    expect(validate({ per_page: 101 })).toBe(false)
+    expect(validate({ page: 0 })).toBe(false)
+  })
+})
+
+describe("decodeInput", () => {
+  const decode = (input: unknown) => core.decodeInput(core.UpdateArticleBody, input, "Article edit")
+  const fail = (input: unknown) => {
+    const exit = Effect.runSyncExit(decode(input))
+    if (exit._tag === "Success") throw new Error("expected a failure")
+    return (exit.cause.reasons[0] as unknown as { error: core.InvalidRequest }).error
+  }
+
+  it("should refuse a key that cannot be changed here, naming it", () => {
+    for (const key of ["url", "status", "target_keyword", "backlinks", "site_id"]) {
+      const error = fail({ title: "x", [key]: "y" })
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.detail).toContain(`'${key}'`)
+      expect(error.errors.map((e) => e.path)).toContain(key)
+    }
+  })
+
+  it("should require a title or a body", () => {
+    expect(fail({ reason: "why" }).detail).toContain("at least one of title, body")
+  })
+
+  it("should refuse a blank title and a title over 300 characters", () => {
+    expect(fail({ title: "   " }).errors[0]?.path).toBe("title")
+    expect(fail({ title: "x".repeat(301) }).errors[0]?.path).toBe("title")
+    expect(Effect.runSync(decode({ title: ` ${"x".repeat(300)} ` })).title).toHaveLength(302)
+  })
+
+  it("should refuse a body over 1 MiB and a reason over 500 characters", () => {
+    expect(fail({ body: "x".repeat(1024 * 1024 + 1) }).errors[0]?.path).toBe("body")
+    expect(fail({ title: "t", reason: "r".repeat(501) }).errors[0]?.path).toBe("reason")
+  })
+
+  it("should refuse wrong types with the path of the value", () => {
+    expect(fail({ title: 5 }).errors[0]?.path).toBe("title")
+    expect(fail(null).errors.length).toBeGreaterThan(0)
+  })
+
+  it("should decode query strings into typed, bounded values and refuse the rest", () => {
+    const q = (input: unknown) => Effect.runSyncExit(core.decodeInput(core.ListArticlesQuery, input, "Query"))
+    const ok = q({ page: "2", per_page: "100", status: "draft", from: "2026-10-01", to: "2026-10-31T23:00:00Z" })
+    expect(ok._tag).toBe("Success")
+    for (const bad of [{ page: "0" }, { per_page: "101" }, { per_page: "1.5" }, { page: "x" }, { status: "bogus" }, { from: "yesterday" }, { sort: "x" }]) {
+      expect(q(bad)._tag).toBe("Failure")
+    }
+  })
+})

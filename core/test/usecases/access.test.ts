@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest"
+import {
+  authenticateApiKey,
+  checkRequestLimit,
+  createAccount,
+  createApiKey,
+  importData,
+  listActivity,
+  listApiKeys,
+  recordActivity,
+  revokeApiKey,
+  verifyCredentials,
+  type InvalidRequest,
+  type RateLimited,
+} from "../../src/index.ts"
+import { caller, failureOf, failureTag, makeWorld, fixture } from "./harness.ts"
+
+describe("authenticateApiKey", () => {
+  it("should resolve a known key to its account, actor and scope", async () => {
+    const w = await makeWorld()
+    const p = await w.run(authenticateApiKey("cs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "1.1.1.1"))
+    expect(p).toEqual({ accountId: "acc_a", actor: { type: "api_key", id: "key_a", name: "ci" }, scope: "write" })
+    const ro = await w.run(authenticateApiKey("cs_rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr", "1.1.1.1"))
+    expect(ro.scope).toBe("read-only")
+  })
+
+  it("should refuse missing, malformed and unknown keys alike", async () => {
+    const w = await makeWorld()
+    for (const key of [undefined, "", "nope", "cs_short", `cs_${"z".repeat(40)}`]) {
+      expect(failureTag(await w.exit(authenticateApiKey(key, "2.2.2.2")))).toBe("Unauthenticated")
+    }
+  })
+
+  it("should stop a revoked key at once", async () => {
+    const w = await makeWorld()
+    const { key, view } = await w.run(createApiKey("acc_a", { name: "temp", scope: "write" }))
+    expect(key).toMatch(/^cs_[A-Za-z0-9]{32,}$/)
+    await w.run(authenticateApiKey(key, "3.3.3.3"))
+    await w.run(revokeApiKey("acc_a", view.id))
+    expect(failureTag(await w.exit(authenticateApiKey(key, "3.3.3.3")))).toBe("Unauthenticated")
+  })
+
+  it("should store only a hash of a new key", async () => {
+    const w = await makeWorld()
+    const { key, view } = await w.run(createApiKey("acc_a", { name: "h", scope: "read-only" }))
+    const stored = w.state.apiKeys.get(view.id)!
+    expect(JSON.stringify(stored)).not.toContain(key)
+    expect((await w.run(listApiKeys("acc_a"))).map((k) => k.id)).toContain(view.id)
+  })
+
+  it("should not let one account revoke another's key", async () => {
+    const w = await makeWorld()
+    expect(failureTag(await w.exit(revokeApiKey("acc_b", "key_a")))).toBe("NotFound")
+  })
+
+  it("should refuse a client address after too many failures, even with a valid key", async () => {
+    const w = await makeWorld({ authFailuresPerMinute: 3 })
+    for (let i = 0; i < 3; i++) await w.exit(authenticateApiKey("cs_wrongwrongwrongwrongwrongwrongwrong", "9.9.9.9"))
+    const error = failureOf(await w.exit(authenticateApiKey("cs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "9.9.9.9"))) as RateLimited
+    expect(error._tag).toBe("RateLimited")
+    expect(error.retryAfterSeconds).toBeGreaterThan(0)
+    // Another address is unaffected.
+    await w.run(authenticateApiKey("cs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "8.8.8.8"))
+  })
+})
+
+describe("verifyCredentials", () => {
+  it("should accept the right password and refuse a wrong one or an unknown email identically", async () => {
+    const w = await makeWorld()
+    expect((await w.run(verifyCredentials("A@example.com ", "password-a", "1.1.1.1"))).id).toBe("acc_a")
+    expect(failureTag(await w.exit(verifyCredentials("a@example.com", "wrong", "1.1.1.1")))).toBe("Unauthenticated")
+    expect(failureTag(await w.exit(verifyCredentials("nobody@example.com", "x", "1.1.1.1")))).toBe("Unauthenticated")
+  })
+})
+
+describe("checkRequestLimit", () => {
+  it("should allow the limit per minute per account, then refuse until the window resets", async () => {
+    const w = await makeWorld({ requestsPerMinute: 3 })
+    const verdicts = [await w.run(checkRequestLimit("acc_a")), await w.run(checkRequestLimit("acc_a")), await w.run(checkRequestLimit("acc_a"))]
+    expect(verdicts.map((v) => v.remaining)).toEqual([2, 1, 0])
+    const error = failureOf(await w.exit(checkRequestLimit("acc_a"))) as RateLimited
+    expect([error._tag, error.limit, error.retryAfterSeconds]).toEqual(["RateLimited", 3, 60])
+    expect((await w.run(checkRequestLimit("acc_b"))).remaining).toBe(2)
+    w.clock.advance(60_000)
+    expect((await w.run(checkRequestLimit("acc_a"))).remaining).toBe(2)
+  })
+})
+
+describe("recordActivity and listActivity", () => {
+  it("should record refused calls too, and list only the account's own entries, newest first", async () => {
+    const w = await makeWorld()
+    await w.run(recordActivity(caller({ action: "GET /api/v1/sites" }), { ok: true, httpStatus: 200 }))
+    w.clock.advance(1000)
+    await w.run(recordActivity(caller({ action: "GET /api/v1/articles/{id}" }), { ok: false, httpStatus: 404, errorCode: "not_found", articleId: "art_b" }))
+    await w.run(recordActivity(caller({ accountId: "acc_b", channel: "mcp", action: "list_sites" }), { ok: true }))
+    const log = await w.run(listActivity(caller(), {}))
+    expect(log.data.map((e) => [e.action, e.status, e.error_code])).toEqual([
+      ["GET /api/v1/articles/{id}", 404, "not_found"],
+      ["GET /api/v1/sites", 200, null],
+    ])
+    const mcp = await w.run(listActivity(caller({ accountId: "acc_b" }), { channel: "mcp" }))
+    expect(mcp.data.map((e) => e.status)).toEqual(["ok"])
+  })
+})
+
+describe("createAccount", () => {
+  it("should create an account with a hashed password and refuse a duplicate email", async () => {
+    const w = await makeWorld()
+    const acc = await w.run(createAccount({ email: "New@Example.com", password: "long enough" }))
+    expect(acc.email).toBe("new@example.com")
+    expect(acc.password_hash).not.toContain("long enough")
+    expect(failureTag(await w.exit(createAccount({ email: "new@example.com", password: "long enough" })))).toBe("InvalidRequest")
+    expect(failureTag(await w.exit(createAccount({ email: "bad", password: "long enough" })))).toBe("InvalidRequest")
+  })
+})
+
+describe("importData", () => {
+  it("should be idempotent by id", async () => {
+    const w = await makeWorld()
+    const again = await w.run(importData(fixture))
+    expect(again.created).toEqual({ accounts: 0, apiKeys: 0, sites: 0, articles: 0, backlinks: 0 })
+    expect(w.state.articles.size).toBe(4)
+  })
+
+  it("should name the JSON path of a bad entry and import nothing", async () => {
+    const w = await makeWorld()
+    const bad = {
+      accounts: [{ email: "c@example.com", password: "x", sites: [{ name: "S", url: "https://s.test", articles: [{ title: "T", url: "not a url", status: "published", body: "" }] }] }],
+    }
+    const error = failureOf(await w.exit(importData(bad))) as InvalidRequest
+    expect(error._tag).toBe("InvalidRequest")
+    expect(error.errors.map((e) => e.path)).toContain("accounts[0].sites[0].articles[0].url")
+    expect([...w.state.accounts.values()].some((a) => a.email === "c@example.com")).toBe(false)
+  })
+
+  it("should derive the same ids for entries without ids on every run", async () => {
+    const w = await makeWorld()
+    const file = { accounts: [{ email: "d@example.com", password: "x", sites: [{ name: "D", url: "https://d.test", articles: [{ title: "T", url: "https://d.test/t", status: "draft", body: "<p>a</p>" }] }] }] }
+    const first = await w.run(importData(file))
+    const second = await w.run(importData(file))
+    expect(first.created.articles).toBe(1)
+    expect(second.created.articles).toBe(0)
+  })
+
+  it("should create the first revision of each imported article with origin editor", async () => {
+    const w = await makeWorld()
+    const rev = w.state.revisions.get("art_1#1")!
+    expect([rev.origin, rev.number, rev.actor.type]).toEqual(["editor", 1, "system"])
+  })
+})

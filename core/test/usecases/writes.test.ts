@@ -1,0 +1,197 @@
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import {
+  getArticle,
+  listActivity,
+  listRevisions,
+  type ProtectedLinkChanged,
+  replaceFeaturedImage,
+  restoreRevision,
+  updateArticle,
+  type DailyEditLimit,
+  type PreconditionFailed,
+} from "../../src/index.ts"
+import { caller, failureOf, failureTag, makeWorld, NOW, pngHeader } from "./harness.ts"
+
+const plain = { dryRun: false }
+
+describe("updateArticle", () => {
+  it("should sanitise the body, keep protected blocks, and write one api revision", async () => {
+    const w = await makeWorld()
+    const before = await w.run(getArticle(caller(), "art_1"))
+    const body = `${before.body}<p>More <script>alert(1)</script>words here</p>`
+    const out = await w.run(updateArticle(caller(), "art_1", { body, reason: "expand" }, plain))
+    expect(out.result.article.body).not.toContain("script")
+    expect(out.result.sanitized.changed).toBe(true)
+    expect(out.result.sanitized.removed).toContainEqual({ what: "script", count: 1 })
+    expect(out.result.revision).toMatchObject({ number: 2, origin: "api", reason: "expand", restored_from: null })
+    expect(out.result.article.revision).toBe(2)
+    expect(out.editsRemaining).toBe(199)
+  })
+
+  it("should tag revisions by channel: mcp and editor", async () => {
+    const w = await makeWorld()
+    const m = await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: "By MCP" }, plain))
+    const e = await w.run(updateArticle(caller({ channel: "web" }), "art_2", { title: "By editor" }, plain))
+    expect([m.result.revision?.origin, e.result.revision?.origin]).toEqual(["mcp", "editor"])
+  })
+
+  it("should refuse removing a protected link, naming the block, and write nothing", async () => {
+    const w = await makeWorld()
+    const exit = await w.exit(updateArticle(caller(), "art_1", { body: "<p>Intro text about gardens.</p>" }, plain))
+    const error = failureOf(exit) as ProtectedLinkChanged
+    expect(error._tag).toBe("ProtectedLinkChanged")
+    expect(error.blocks.map((b) => [b.kind, b.href])).toEqual([
+      ["removed", "https://partner.test/x"],
+      ["removed", "/internal"],
+    ])
+    expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
+  })
+
+  it("should refuse a forged protected link", async () => {
+    const w = await makeWorld()
+    const exit = await w.exit(
+      updateArticle(caller(), "art_2", { body: '<p>x <a href="https://evil.test" data-service-protected="backlink">e</a></p>' }, plain),
+    )
+    expect((failureOf(exit) as ProtectedLinkChanged).blocks.map((b) => b.kind)).toEqual(["forged"])
+  })
+
+  it("should make no revision and count no edit for an edit identical to the article", async () => {
+    const w = await makeWorld()
+    const before = await w.run(getArticle(caller(), "art_1"))
+    const out = await w.run(updateArticle(caller(), "art_1", { title: `  ${before.title} `, body: before.body }, plain))
+    expect(out.result.revision).toBeNull()
+    expect(out.editsRemaining).toBe(200)
+    const revs = await w.run(listRevisions(caller(), "art_1", {}))
+    expect(revs.pagination.total).toBe(1)
+  })
+
+  it("should run every check on a dry run, write nothing and count nothing", async () => {
+    const w = await makeWorld()
+    const out = await w.run(updateArticle(caller(), "art_1", { body: "<p>gone</p>" }, { dryRun: true }))
+    expect(out.result.dry_run).toBe(true)
+    expect(out.result.protected_blocks?.ok).toBe(false)
+    expect(out.result.protected_blocks?.violations).toHaveLength(2)
+    expect(out.result.revision).toBeNull()
+    expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
+    expect(out.editsRemaining).toBe(200)
+  })
+
+  it("should refuse a stale expected revision with PreconditionFailed", async () => {
+    const w = await makeWorld()
+    await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
+    const error = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, expectedRevision: 1 }))) as PreconditionFailed
+    expect([error._tag, error.expected, error.current]).toEqual(["PreconditionFailed", 1, 2])
+    const ok = await w.run(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, expectedRevision: 2 }))
+    expect(ok.result.revision?.number).toBe(3)
+  })
+
+  it("should refuse a read-only key", async () => {
+    const w = await makeWorld()
+    expect(failureTag(await w.exit(updateArticle(caller({ scope: "read-only" }), "art_2", { title: "x" }, plain)))).toBe("InsufficientScope")
+  })
+
+  it("should refuse another account's article as NotFound", async () => {
+    const w = await makeWorld()
+    expect(failureTag(await w.exit(updateArticle(caller(), "art_b", { title: "x" }, plain)))).toBe("NotFound")
+  })
+
+  it("should keep revision numbers gapless and unique under concurrent edits", async () => {
+    const w = await makeWorld()
+    const edits = Array.from({ length: 20 }, (_, i) => updateArticle(caller(), "art_2", { title: `Title ${i}` }, plain))
+    const results = await w.run(Effect.all(edits, { concurrency: "unbounded" }))
+    const numbers = results.map((r) => r.result.revision?.number).sort((a, b) => (a ?? 0) - (b ?? 0))
+    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 2))
+    const revs = await w.run(listRevisions(caller(), "art_2", { per_page: 100 }))
+    expect(revs.data.map((r) => r.number)).toEqual(Array.from({ length: 21 }, (_, i) => 21 - i))
+  })
+
+  it("should write the change's activity entry with the change, once", async () => {
+    const w = await makeWorld()
+    const c = caller({ action: "PUT /api/v1/articles/{id}" })
+    await w.run(updateArticle(c, "art_2", { title: "Logged" }, plain))
+    const log = await w.run(listActivity(caller(), {}))
+    const entries = log.data.filter((e) => e.request_id === c.requestId)
+    expect(entries).toHaveLength(1)
+    expect(entries[0]).toMatchObject({ status: 200, channel: "api", article_id: "art_2", site_id: "site_a" })
+  })
+})
+
+describe("daily edit limit", () => {
+  it("should refuse the edit past the limit with seconds to UTC midnight, and reset the next day", async () => {
+    const w = await makeWorld({ dailyEdits: 2 })
+    await w.run(updateArticle(caller(), "art_2", { title: "one" }, plain))
+    const second = await w.run(updateArticle(caller(), "art_2", { title: "two" }, plain))
+    expect(second.editsRemaining).toBe(0)
+    const error = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "three" }, plain))) as DailyEditLimit
+    expect([error._tag, error.limit, error.retryAfterSeconds]).toEqual(["DailyEditLimit", 2, 12 * 3600])
+    expect((await w.run(getArticle(caller(), "art_2"))).title).toBe("two")
+    w.clock.set(NOW + 12 * 3600 * 1000)
+    const next = await w.run(updateArticle(caller(), "art_2", { title: "three" }, plain))
+    expect(next.result.revision?.number).toBe(4)
+  })
+
+  it("should count featured images and restores as edits", async () => {
+    const png = pngHeader(10, 10)
+    const w = await makeWorld({ dailyEdits: 2 })
+    await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: png }, "alt"))
+    await w.run(restoreRevision(caller({ channel: "web" }), "art_2", 1, undefined))
+    expect(failureTag(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, plain)))).toBe("DailyEditLimit")
+  })
+})
+
+describe("replaceFeaturedImage", () => {
+  it("should store a valid image and reference it from the article as a revision", async () => {
+    const w = await makeWorld()
+    const out = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(800, 600) }, "A tulip"))
+    expect(out.result.article.featured_image?.url).toMatch(/^https:\/\/cs\.test\/media\/.+\.png$/)
+    expect(out.result.article.featured_image?.alt).toBe("A tulip")
+    expect(out.result.revision?.number).toBe(2)
+  })
+
+  it("should refuse bytes that are not an accepted image, and images over 8000 px a side", async () => {
+    const w = await makeWorld()
+    const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: svg }, undefined)))).toBe("UnsupportedImage")
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(8001, 10) }, undefined)))).toBe("PayloadTooLarge")
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(1)
+  })
+
+  it("should fetch by URL through the fetcher port", async () => {
+    const w = await makeWorld({}, new Map([["https://img.test/a.png", pngHeader(5, 5)]]))
+    const out = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "https://img.test/a.png" }, undefined))
+    expect(out.result.revision?.number).toBe(2)
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "http://img.test/a.png" }, undefined)))).toBe("UnsafeUrl")
+  })
+})
+
+describe("restoreRevision", () => {
+  it("should restore an earlier version as a new editor revision with restored_from", async () => {
+    const w = await makeWorld()
+    await w.run(updateArticle(caller(), "art_2", { title: "Changed", body: "<p>new words</p>" }, plain))
+    const out = await w.run(restoreRevision(caller({ channel: "web", actor: { type: "user", id: "acc_a", name: "Alice" } }), "art_2", 1, undefined))
+    expect(out.result.revision).toMatchObject({ number: 3, origin: "editor", restored_from: 1 })
+    expect(out.result.article).toMatchObject({ title: "Tulips", body: "<p>one two three</p>", word_count: 3 })
+  })
+
+  it("should refuse a restore that would remove a protected block of the current body", async () => {
+    const w = await makeWorld()
+    const current = await w.run(getArticle(caller(), "art_2"))
+    await w.run(
+      updateArticle(caller(), "art_2", { body: `${current.body}` }, plain),
+    )
+    // Give the article a protected block through the platform (import), then try to restore the version without it.
+    const record = w.state.articles.get("art_2")!
+    const withBlock = `${record.body}<p><a href="https://x.test" data-service-protected="backlink">x</a></p>`
+    w.state.articles.set("art_2", { ...record, body: withBlock, revision: 2 })
+    w.state.revisions.set("art_2#2", { ...w.state.revisions.get("art_2#1")!, number: 2, body: withBlock, id: "rev_x" })
+    const error = failureOf(await w.exit(restoreRevision(caller({ channel: "web" }), "art_2", 1, undefined))) as ProtectedLinkChanged
+    expect(error._tag).toBe("ProtectedLinkChanged")
+    expect(error.blocks.map((b) => b.kind)).toEqual(["removed"])
+  })
+
+  it("should answer a missing revision with NotFound", async () => {
+    const w = await makeWorld()
+    expect(failureTag(await w.exit(restoreRevision(caller({ channel: "web" }), "art_2", 7, undefined)))).toBe("NotFound")
+  })
+})
