@@ -1,0 +1,178 @@
+/**
+ * Persistence models: one MikroORM entity per table, defined with `defineEntity` (no decorators).
+ * They never leave this adapter: `mapping.ts` turns them into the core's record types.
+ */
+import { defineEntity, p } from "@mikro-orm/core"
+
+export const AccountEntity = defineEntity({
+  name: "Account",
+  tableName: "accounts",
+  properties: {
+    id: p.string().length(128).primary(),
+    email: p.string().length(320).unique("accounts_email_unique"),
+    name: p.text(),
+    passwordHash: p.text(),
+    createdAt: p.datetime(3),
+  },
+})
+
+export const ApiKeyEntity = defineEntity({
+  name: "ApiKey",
+  tableName: "api_keys",
+  properties: {
+    id: p.string().length(128).primary(),
+    accountId: p.string().length(128).index("api_keys_account_id_index"),
+    name: p.text(),
+    scope: p.string().length(16),
+    prefix: p.string().length(32),
+    keyHash: p.string().length(128).unique("api_keys_key_hash_unique"),
+    createdAt: p.datetime(3),
+    lastUsedAt: p.datetime(3).nullable(),
+    revokedAt: p.datetime(3).nullable(),
+  },
+})
+
+export const SiteEntity = defineEntity({
+  name: "Site",
+  tableName: "sites",
+  indexes: [{ name: "sites_account_name_index", properties: ["accountId", "name", "id"] }],
+  properties: {
+    id: p.string().length(128).primary(),
+    accountId: p.string().length(128),
+    name: p.text(),
+    url: p.string().length(2048),
+    createdAt: p.datetime(3),
+  },
+})
+
+export const ArticleEntity = defineEntity({
+  name: "Article",
+  tableName: "articles",
+  indexes: [{ name: "articles_site_published_index", properties: ["siteId", "publishedAt", "id"] }],
+  properties: {
+    id: p.string().length(128).primary(),
+    accountId: p.string().length(128).index("articles_account_id_index"),
+    siteId: p.string().length(128),
+    title: p.text(),
+    url: p.string().length(2048),
+    status: p.string().length(16),
+    publishedAt: p.datetime(3).nullable(),
+    targetKeyword: p.text(),
+    wordCount: p.integer(),
+    featuredImage: p.json<{ url: string; alt: string }>().nullable(),
+    body: p.text(),
+    updatedAt: p.datetime(3),
+    revision: p.integer(),
+  },
+})
+
+export const BacklinkEntity = defineEntity({
+  name: "Backlink",
+  tableName: "backlinks",
+  indexes: [{ name: "backlinks_site_date_index", properties: ["siteId", "dateAcquired", "id"] }],
+  properties: {
+    id: p.string().length(128).primary(),
+    accountId: p.string().length(128).index("backlinks_account_id_index"),
+    siteId: p.string().length(128),
+    dateAcquired: p.string().length(10),
+    sourceDomain: p.text(),
+    sourceUrl: p.string().length(2048),
+    targetUrl: p.string().length(2048),
+    anchorText: p.text(),
+    anchorType: p.text(),
+    category: p.string().length(16),
+  },
+})
+
+export const RevisionEntity = defineEntity({
+  name: "Revision",
+  tableName: "revisions",
+  uniques: [{ name: "revisions_article_number_unique", properties: ["articleId", "number"] }],
+  properties: {
+    id: p.string().length(128).primary(),
+    accountId: p.string().length(128),
+    articleId: p.string().length(128),
+    number: p.integer(),
+    origin: p.string().length(16),
+    title: p.text(),
+    body: p.text(),
+    featuredImage: p.json<{ url: string; alt: string }>().nullable(),
+    reason: p.text().nullable(),
+    actor: p.json<{ type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }>(),
+    restoredFrom: p.integer().nullable(),
+    createdAt: p.datetime(3),
+  },
+})
+
+export const ActivityEntity = defineEntity({
+  name: "Activity",
+  tableName: "activity",
+  uniques: [{ name: "activity_channel_request_unique", properties: ["channel", "requestId"] }],
+  indexes: [{ name: "activity_account_at_index", properties: ["accountId", "at"] }],
+  properties: {
+    id: p.string().length(128).primary(),
+    accountId: p.string().length(128).nullable(),
+    at: p.datetime(3),
+    channel: p.string().length(8),
+    actor: p.json<{ type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }>().nullable(),
+    action: p.text(),
+    siteId: p.string().length(128).nullable(),
+    articleId: p.string().length(128).nullable(),
+    status: p.string().length(16),
+    errorCode: p.text().nullable(),
+    durationMs: p.integer(),
+    requestId: p.string().length(200),
+  },
+})
+
+/** Article changes counted per account and UTC day (the daily edit budget). */
+export const EditCounterEntity = defineEntity({
+  name: "EditCounter",
+  tableName: "edit_counters",
+  properties: {
+    accountId: p.string().length(128).primary(),
+    day: p.string().length(10).primary(),
+    count: p.integer(),
+  },
+})
+
+/** Fixed-window request counters shared by every instance. */
+export const LimitCounterEntity = defineEntity({
+  name: "LimitCounter",
+  tableName: "limit_counters",
+  properties: {
+    key: p.string().length(300).primary(),
+    windowStart: p.bigint("number"),
+    count: p.integer(),
+  },
+})
+
+/** Expiring payloads of the OAuth server's models and web sessions. */
+export const OAuthPayloadEntity = defineEntity({
+  name: "OAuthPayload",
+  tableName: "oauth_payloads",
+  properties: {
+    model: p.string().length(64).primary(),
+    id: p.string().length(512).primary(),
+    payload: p.json<Record<string, unknown>>(),
+    uid: p.string().length(512).nullable().index("oauth_payloads_uid_index"),
+    userCode: p.string().length(512).nullable().index("oauth_payloads_user_code_index"),
+    grantId: p.string().length(512).nullable().index("oauth_payloads_grant_id_index"),
+    accountId: p.string().length(128).nullable().index("oauth_payloads_account_id_index"),
+    expiresAt: p.datetime(3).nullable(),
+    consumedAt: p.datetime(3).nullable(),
+  },
+})
+
+export const entities = [
+  AccountEntity,
+  ApiKeyEntity,
+  SiteEntity,
+  ArticleEntity,
+  BacklinkEntity,
+  RevisionEntity,
+  ActivityEntity,
+  EditCounterEntity,
+  LimitCounterEntity,
+  OAuthPayloadEntity,
+]

@@ -1,0 +1,37 @@
+/** DataImporter on MikroORM: the whole plan in one transaction; rows whose id exists are left alone. */
+import { DataImporter, type ImportSummary } from "@content-site/core"
+import type { EntityName } from "@mikro-orm/core"
+import { Layer } from "effect"
+import { AccountEntity, ApiKeyEntity, ArticleEntity, BacklinkEntity, RevisionEntity, SiteEntity } from "./entities.ts"
+import { attempt } from "./failures.ts"
+import { accountRow, apiKeyRow, articleRow, backlinkRow, revisionRow, siteRow } from "./mapping.ts"
+import type { Em, Orm } from "./orm.ts"
+
+/** Inserts one row unless a row with its id (or another unique key) exists; true when inserted. */
+const insertNew = async (em: Em, entity: EntityName<any>, row: object): Promise<boolean> => {
+  const res = (await em.createQueryBuilder(entity).insert(row).onConflict().ignore().execute("run")) as { affectedRows?: number }
+  return (res.affectedRows ?? 0) > 0
+}
+
+export const ormDataImporter = (orm: Orm) =>
+  Layer.succeed(DataImporter, {
+    apply: (plan) =>
+      attempt(() =>
+        (orm.em.fork() as Em).transactional(async (em) => {
+          let skipped = 0
+          const created = { accounts: 0, apiKeys: 0, sites: 0, articles: 0, backlinks: 0 }
+          for (const a of plan.accounts) (await insertNew(em, AccountEntity, accountRow(a))) ? created.accounts++ : skipped++
+          for (const k of plan.apiKeys) (await insertNew(em, ApiKeyEntity, apiKeyRow(k))) ? created.apiKeys++ : skipped++
+          for (const s of plan.sites) (await insertNew(em, SiteEntity, siteRow(s))) ? created.sites++ : skipped++
+          for (const { article, firstRevision } of plan.articles) {
+            if (await insertNew(em, ArticleEntity, articleRow(article))) {
+              await insertNew(em, RevisionEntity, revisionRow(firstRevision))
+              created.articles++
+            } else skipped++
+          }
+          for (const b of plan.backlinks) (await insertNew(em, BacklinkEntity, backlinkRow(b))) ? created.backlinks++ : skipped++
+          const summary: ImportSummary = { created, skipped }
+          return summary
+        }),
+      ),
+  })

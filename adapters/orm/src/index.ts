@@ -1,0 +1,119 @@
+/**
+ * @content-site/orm: every storage port of the core except MediaStore, on MikroORM 7. PostgreSQL
+ * when `databaseUrl` is set, otherwise embedded PGlite under `dataDir`, with the same entities and
+ * the same committed migrations (run on open). Request counters go to Redis when `redisUrl` is set.
+ */
+import type { MediaStore, StorageServices } from "@content-site/core"
+import { Layer } from "effect"
+import type { Redis } from "ioredis"
+import { join } from "node:path"
+import { lockDataDir } from "./dataDirLock.ts"
+import { AccountEntity, ApiKeyEntity } from "./entities.ts"
+import { ormDataImporter } from "./importer.ts"
+import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
+import { ormOAuthStore } from "./oauth.ts"
+import { initOrm, type Em, type Orm } from "./orm.ts"
+import { ormRepositories } from "./repositories.ts"
+import { ormArticleWriter } from "./writer.ts"
+
+export { DataDirLocked } from "./dataDirLock.ts"
+
+export interface OrmConfig {
+  /** postgres://... ; absent means embedded PGlite under dataDir. */
+  readonly databaseUrl?: string
+  /** Default "./data". */
+  readonly dataDir?: string
+  /** When set, LimitStore uses Redis; otherwise the database. */
+  readonly redisUrl?: string
+  /** Bounded time before Unavailable when the database cannot be reached (default 5000). */
+  readonly connectTimeoutMs?: number
+  /** Longest a statement may run (default 10000). */
+  readonly statementTimeoutMs?: number
+  /** How long an article change waits for another change's lock before EditConflict (default 5000). */
+  readonly lockTimeoutMs?: number
+  /** PostgreSQL pool size (default 10). */
+  readonly poolMax?: number
+}
+
+export interface OrmDatabase {
+  /** Provides every StorageServices port of the core EXCEPT MediaStore. No requirements. */
+  readonly layer: Layer.Layer<Exclude<StorageServices, MediaStore>>
+  /** For GET /readyz. */
+  readonly ready: () => Promise<boolean>
+  /** Runs pending migrations; idempotent. */
+  readonly migrate: () => Promise<void>
+  /** No accounts yet (demo seeding). */
+  readonly isEmpty: () => Promise<boolean>
+  /** The owner of an API key, for the admin command line (`key revoke KEY_ID`). */
+  readonly keyOwner: (keyId: string) => Promise<string | null>
+  /** Which database this is: "postgresql" or "pglite". */
+  readonly kind: "postgresql" | "pglite"
+  readonly close: () => Promise<void>
+}
+
+const withTimeout = <A>(p: Promise<A>, ms: number, fallback: A): Promise<A> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(fallback), ms)
+    p.then(
+      (a) => (clearTimeout(timer), resolve(a)),
+      () => (clearTimeout(timer), resolve(fallback)),
+    )
+  })
+
+/** Opens the database, takes the data directory's lock (PGlite) and runs pending migrations. */
+export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
+  const connectTimeoutMs = config.connectTimeoutMs ?? 5_000
+  const statementTimeoutMs = config.statementTimeoutMs ?? 10_000
+  const dataDir = config.dataDir ?? "./data"
+  const release = config.databaseUrl ? () => {} : lockDataDir(dataDir)
+  let orm: Orm
+  let redis: Redis | undefined
+  try {
+    orm = await initOrm({
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: join(dataDir) }),
+      connectTimeoutMs,
+      statementTimeoutMs,
+      ...(config.poolMax !== undefined ? { poolMax: config.poolMax } : {}),
+    })
+  } catch (e) {
+    release()
+    throw e
+  }
+  try {
+    await orm.migrator.up()
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl, connectTimeoutMs)
+  } catch (e) {
+    await orm.close(true).catch(() => {})
+    release()
+    throw e
+  }
+  const fork = () => orm.em.fork() as Em
+  const layer = Layer.mergeAll(
+    ormRepositories(orm),
+    ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
+    redis ? redisLimitStore(redis) : postgresLimitStore(orm),
+    ormOAuthStore(orm),
+    ormDataImporter(orm),
+  )
+  let closed = false
+  return {
+    layer,
+    kind: config.databaseUrl ? "postgresql" : "pglite",
+    ready: () => withTimeout(fork().execute("select 1").then(() => true), connectTimeoutMs, false),
+    migrate: async () => {
+      await orm.migrator.up()
+    },
+    isEmpty: async () => (await fork().count(AccountEntity, {})) === 0,
+    keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
+    close: async () => {
+      if (closed) return
+      closed = true
+      try {
+        redis?.disconnect()
+        await orm.close(true)
+      } finally {
+        release()
+      }
+    },
+  }
+}

@@ -1,0 +1,205 @@
+/** Maps persistence rows to and from the core's record types. */
+import type {
+  AccountRecord,
+  ActivityRecord,
+  ApiKeyRecord,
+  ArticleRecord,
+  BacklinkRecord,
+  RevisionRecord,
+  SiteRecord,
+} from "@content-site/core"
+import type { ArticleStatus, Channel, KeyScope, Origin } from "@content-site/core"
+
+const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString()
+const isoOrNull = (d: Date | string | null | undefined): string | null => (d === null || d === undefined ? null : iso(d))
+const date = (s: string): Date => new Date(s)
+const dateOrNull = (s: string | null): Date | null => (s === null ? null : new Date(s))
+
+type Row<T> = { -readonly [K in keyof T]: T[K] }
+
+export interface AccountRow { id: string; email: string; name: string; passwordHash: string; createdAt: Date }
+export const accountOf = (r: AccountRow): AccountRecord => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  password_hash: r.passwordHash,
+  created_at: iso(r.createdAt),
+})
+export const accountRow = (a: AccountRecord): Row<AccountRow> => ({
+  id: a.id,
+  email: a.email,
+  name: a.name,
+  passwordHash: a.password_hash,
+  createdAt: date(a.created_at),
+})
+
+export interface ApiKeyRow {
+  id: string; accountId: string; name: string; scope: string; prefix: string; keyHash: string
+  createdAt: Date; lastUsedAt?: Date | null; revokedAt?: Date | null
+}
+export const apiKeyOf = (r: ApiKeyRow): ApiKeyRecord => ({
+  id: r.id,
+  account_id: r.accountId,
+  name: r.name,
+  scope: r.scope as KeyScope,
+  prefix: r.prefix,
+  key_hash: r.keyHash,
+  created_at: iso(r.createdAt),
+  last_used_at: isoOrNull(r.lastUsedAt),
+  revoked_at: isoOrNull(r.revokedAt),
+})
+export const apiKeyRow = (k: ApiKeyRecord): Row<ApiKeyRow> => ({
+  id: k.id,
+  accountId: k.account_id,
+  name: k.name,
+  scope: k.scope,
+  prefix: k.prefix,
+  keyHash: k.key_hash,
+  createdAt: date(k.created_at),
+  lastUsedAt: dateOrNull(k.last_used_at),
+  revokedAt: dateOrNull(k.revoked_at),
+})
+
+export interface SiteRow { id: string; accountId: string; name: string; url: string; createdAt: Date }
+export const siteRow = (s: SiteRecord): Row<SiteRow> => ({
+  id: s.id,
+  accountId: s.account_id,
+  name: s.name,
+  url: s.url,
+  createdAt: date(s.created_at),
+})
+
+type Image = { url: string; alt: string } | null
+
+export interface ArticleRow {
+  id: string; accountId: string; siteId: string; title: string; url: string; status: string
+  publishedAt?: Date | null; targetKeyword: string; wordCount: number; featuredImage?: Image | undefined
+  body: string; updatedAt: Date; revision: number
+}
+export const articleOf = (r: ArticleRow): ArticleRecord => ({
+  id: r.id,
+  account_id: r.accountId,
+  site_id: r.siteId,
+  title: r.title,
+  url: r.url,
+  status: r.status as ArticleStatus,
+  published_at: isoOrNull(r.publishedAt),
+  target_keyword: r.targetKeyword,
+  word_count: r.wordCount,
+  featured_image: r.featuredImage ?? null,
+  body: r.body,
+  updated_at: iso(r.updatedAt),
+  revision: r.revision,
+})
+export const articleRow = (a: ArticleRecord): Row<ArticleRow> => ({
+  id: a.id,
+  accountId: a.account_id,
+  siteId: a.site_id,
+  title: a.title,
+  url: a.url,
+  status: a.status,
+  publishedAt: dateOrNull(a.published_at),
+  targetKeyword: a.target_keyword,
+  wordCount: a.word_count,
+  featuredImage: a.featured_image ? { url: a.featured_image.url, alt: a.featured_image.alt } : null,
+  body: a.body,
+  updatedAt: date(a.updated_at),
+  revision: a.revision,
+})
+
+export interface BacklinkRow {
+  id: string; accountId: string; siteId: string; dateAcquired: string; sourceDomain: string; sourceUrl: string
+  targetUrl: string; anchorText: string; anchorType: string; category: string
+}
+export const backlinkOf = (r: BacklinkRow): BacklinkRecord => ({
+  id: r.id,
+  account_id: r.accountId,
+  site_id: r.siteId,
+  date_acquired: r.dateAcquired,
+  source_domain: r.sourceDomain,
+  source_url: r.sourceUrl,
+  target_url: r.targetUrl,
+  anchor_text: r.anchorText,
+  anchor_type: r.anchorType,
+  category: r.category as BacklinkRecord["category"],
+})
+export const backlinkRow = (b: BacklinkRecord): Row<BacklinkRow> => ({
+  id: b.id,
+  accountId: b.account_id,
+  siteId: b.site_id,
+  dateAcquired: b.date_acquired,
+  sourceDomain: b.source_domain,
+  sourceUrl: b.source_url,
+  targetUrl: b.target_url,
+  anchorText: b.anchor_text,
+  anchorType: b.anchor_type,
+  category: b.category,
+})
+
+type ActorJson = { type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }
+
+export interface RevisionRow {
+  id: string; accountId: string; articleId: string; number: number; origin: string; title: string; body: string
+  featuredImage?: Image | undefined; reason?: string | null; actor: ActorJson; restoredFrom?: number | null; createdAt: Date
+}
+export const revisionOf = (r: RevisionRow): RevisionRecord => ({
+  id: r.id,
+  account_id: r.accountId,
+  article_id: r.articleId,
+  number: r.number,
+  origin: r.origin as Origin,
+  title: r.title,
+  body: r.body,
+  featured_image: r.featuredImage ?? null,
+  reason: r.reason ?? null,
+  actor: { type: r.actor.type, id: r.actor.id, name: r.actor.name },
+  restored_from: r.restoredFrom ?? null,
+  created_at: iso(r.createdAt),
+})
+export const revisionRow = (r: RevisionRecord): Row<RevisionRow> => ({
+  id: r.id,
+  accountId: r.account_id,
+  articleId: r.article_id,
+  number: r.number,
+  origin: r.origin,
+  title: r.title,
+  body: r.body,
+  featuredImage: r.featured_image ? { url: r.featured_image.url, alt: r.featured_image.alt } : null,
+  reason: r.reason,
+  actor: { type: r.actor.type, id: r.actor.id, name: r.actor.name },
+  restoredFrom: r.restored_from,
+  createdAt: date(r.created_at),
+})
+
+export interface ActivityRow {
+  id: string; accountId?: string | null; at: Date; channel: string; actor?: ActorJson | null; action: string
+  siteId?: string | null; articleId?: string | null; status: string; errorCode?: string | null; durationMs: number; requestId: string
+}
+export const activityOf = (r: ActivityRow): ActivityRecord => ({
+  id: r.id,
+  account_id: r.accountId ?? null,
+  at: iso(r.at),
+  channel: r.channel as Channel,
+  actor: r.actor ? { type: r.actor.type, id: r.actor.id, name: r.actor.name } : null,
+  action: r.action,
+  site_id: r.siteId ?? null,
+  article_id: r.articleId ?? null,
+  status: /^\d+$/.test(r.status) ? Number(r.status) : (r.status as "ok" | "error"),
+  error_code: r.errorCode ?? null,
+  duration_ms: r.durationMs,
+  request_id: r.requestId,
+})
+export const activityRow = (e: ActivityRecord): Row<ActivityRow> => ({
+  id: e.id,
+  accountId: e.account_id,
+  at: date(e.at),
+  channel: e.channel,
+  actor: e.actor ? { type: e.actor.type, id: e.actor.id, name: e.actor.name } : null,
+  action: e.action,
+  siteId: e.site_id,
+  articleId: e.article_id,
+  status: String(e.status),
+  errorCode: e.error_code,
+  durationMs: e.duration_ms,
+  requestId: e.request_id,
+})

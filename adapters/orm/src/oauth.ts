@@ -1,0 +1,61 @@
+/** OAuthStore on MikroORM: payloads of the OAuth server's models and web sessions, with expiry. */
+import { OAuthStore, type StoredPayload } from "@content-site/core"
+import { Effect, Layer, Option } from "effect"
+import { OAuthPayloadEntity } from "./entities.ts"
+import { attempt } from "./failures.ts"
+import type { Em, Orm } from "./orm.ts"
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null)
+
+export const ormOAuthStore = (orm: Orm, now: () => number = Date.now) => {
+  const fork = () => orm.em.fork() as Em
+  const live = () => ({ $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date(now()) } }] })
+  const withConsumed = (row: { payload: Record<string, unknown>; consumedAt?: Date | null }): StoredPayload =>
+    row.consumedAt ? { ...row.payload, consumed: Math.floor(row.consumedAt.getTime() / 1000) } : row.payload
+  let writes = 0
+  const findBy = (model: string, field: "uid" | "userCode", value: string) =>
+    attempt(async () => {
+      const row = await fork().findOne(OAuthPayloadEntity, { model, [field]: value, ...live() })
+      return row ? Option.some(withConsumed(row)) : Option.none<StoredPayload>()
+    })
+  return Layer.succeed(OAuthStore, {
+    upsert: (model, id, payload, expiresInSeconds) =>
+      attempt(async () => {
+        const em = fork()
+        await em
+          .createQueryBuilder(OAuthPayloadEntity)
+          .insert({
+            model,
+            id,
+            payload: { ...payload },
+            uid: str(payload["uid"]),
+            userCode: str(payload["userCode"]),
+            grantId: str(payload["grantId"]),
+            accountId: str(payload["accountId"]),
+            expiresAt: expiresInSeconds === undefined ? null : new Date(now() + expiresInSeconds * 1000),
+            consumedAt: null,
+          })
+          .onConflict(["model", "id"])
+          .merge()
+          .execute()
+        // expired rows are swept now and then, so the table does not grow without bound
+        if (++writes % 200 === 0) await em.nativeDelete(OAuthPayloadEntity, { expiresAt: { $lte: new Date(now()) } })
+      }),
+    find: (model, id) =>
+      attempt(async () => {
+        const row = await fork().findOne(OAuthPayloadEntity, { model, id, ...live() })
+        return row ? Option.some(withConsumed(row)) : Option.none<StoredPayload>()
+      }),
+    findByUid: (model, uid) => findBy(model, "uid", uid),
+    findByUserCode: (model, userCode) => findBy(model, "userCode", userCode),
+    consume: (model, id) =>
+      attempt(() => fork().nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, { consumedAt: new Date(now()) })).pipe(Effect.asVoid),
+    destroy: (model, id) => attempt(() => fork().nativeDelete(OAuthPayloadEntity, { model, id })).pipe(Effect.asVoid),
+    revokeByGrantId: (grantId) => attempt(() => fork().nativeDelete(OAuthPayloadEntity, { grantId })).pipe(Effect.asVoid),
+    listByAccount: (model, accountId) =>
+      attempt(async () => {
+        const rows = await fork().find(OAuthPayloadEntity, { model, accountId, ...live() }, { orderBy: { id: "asc" } })
+        return rows.map((r) => ({ id: r.id, payload: r.payload }))
+      }),
+  })
+}

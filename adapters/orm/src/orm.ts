@@ -1,0 +1,66 @@
+/** Builds the MikroORM instance for PostgreSQL (DATABASE_URL) or embedded PGlite (DATA_DIR). */
+import { Migrator } from "@mikro-orm/migrations"
+import { MikroORM as PgliteMikroORM } from "@mikro-orm/pglite"
+import { MikroORM as PostgresMikroORM } from "@mikro-orm/postgresql"
+import type { EntityManager, MikroORM } from "@mikro-orm/sql"
+import { join } from "node:path"
+import { entities } from "./entities.ts"
+import { migrationsList } from "../migrations/index.ts"
+
+/** The SQL entity manager both drivers share. */
+export type Em = EntityManager
+
+/** Either driver's ORM, seen through the SQL base both share. */
+export type Orm = MikroORM
+
+export interface OrmOptions {
+  readonly databaseUrl?: string
+  readonly pgliteDir?: string
+  readonly connectTimeoutMs: number
+  readonly statementTimeoutMs: number
+  readonly poolMax?: number
+}
+
+const common = {
+  entities,
+  extensions: [Migrator],
+  migrations: {
+    tableName: "mikro_orm_migrations",
+    migrationsList,
+    snapshot: false,
+    silent: true,
+    transactional: true,
+    allOrNothing: true,
+  },
+  debug: false,
+  // every operation forks its own EntityManager; the global one must never be used
+  allowGlobalContext: false,
+  ensureDatabase: false,
+  discovery: { warnWhenNoEntities: true },
+}
+
+/** Opens the ORM; PostgreSQL when a URL is given, PGlite in `pgliteDir` otherwise. */
+export const initOrm = async (options: OrmOptions): Promise<Orm> => {
+  if (options.databaseUrl) {
+    const orm = await PostgresMikroORM.init({
+      ...common,
+      clientUrl: options.databaseUrl,
+      pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 10_000 },
+      driverOptions: {
+        connectionTimeoutMillis: options.connectTimeoutMs,
+        statement_timeout: options.statementTimeoutMs,
+        // the client gives up too when the server never answers (a dead network path)
+        query_timeout: options.statementTimeoutMs + 1_000,
+        idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
+        keepAlive: true,
+      },
+    })
+    return orm as unknown as Orm
+  }
+  const dir = options.pgliteDir ?? "./data"
+  const orm = await PgliteMikroORM.init({
+    ...common,
+    dbName: join(dir, "pglite"),
+  })
+  return orm as unknown as Orm
+}

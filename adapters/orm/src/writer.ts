@@ -1,0 +1,121 @@
+/** The article unit of work on MikroORM: row lock, plan under the lock, budget, revision, activity. */
+import {
+  ArticleWriter,
+  DailyEditLimit,
+  NotFound,
+  type ArticleChange,
+  type ArticleRecord,
+  type CommittedChange,
+  type RevisionRecord,
+} from "@content-site/core"
+import { LockMode } from "@mikro-orm/core"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { ArticleEntity, EditCounterEntity, RevisionEntity } from "./entities.ts"
+import { attempt, toEditFailure } from "./failures.ts"
+import { activityRow, articleOf, revisionRow } from "./mapping.ts"
+import type { Em, Orm } from "./orm.ts"
+import { insertActivity } from "./repositories.ts"
+
+/** Thrown inside the transaction to roll it back when the daily budget is spent. */
+class BudgetSpent extends Error {}
+
+type Outcome<E> =
+  | { readonly kind: "missing" }
+  | { readonly kind: "plan-failed"; readonly cause: Cause.Cause<E> }
+  | { readonly kind: "unchanged"; readonly current: ArticleRecord }
+  | { readonly kind: "committed"; readonly current: ArticleRecord; readonly committed: CommittedChange }
+
+export interface WriterOptions {
+  /** How long a change waits for another change's row lock before EditConflict. */
+  readonly lockTimeoutMs: number
+}
+
+/** Upserts the account's counter for the day by one and returns the new count (same transaction). */
+const countEdit = async (em: Em, accountId: string, day: string): Promise<number> => {
+  const rows = await em.execute<Array<{ count: number | string }>>(
+    `insert into edit_counters (account_id, day, count) values (?, ?, 1)
+     on conflict (account_id, day) do update set count = edit_counters.count + 1
+     returning count`,
+    [accountId, day],
+  )
+  return Number(rows[0]?.count ?? 1)
+}
+
+export const ormArticleWriter = (orm: Orm, options: WriterOptions) =>
+  Layer.succeed(ArticleWriter, {
+    editsUsed: (accountId, day) =>
+      attempt(async () => {
+        const row = await (orm.em.fork() as Em).findOne(EditCounterEntity, { accountId, day })
+        return row?.count ?? 0
+      }),
+    change: <E, R>(
+      accountId: string,
+      articleId: string,
+      budget: { readonly day: string; readonly limit: number; readonly retryAfterSeconds: number },
+      plan: (current: ArticleRecord) => Effect.Effect<ArticleChange | null, E, R>,
+    ) =>
+      Effect.gen(function* () {
+        const context = yield* Effect.context<R>()
+        const runPlan = Effect.runPromiseExitWith(context)
+        const outcome = yield* Effect.tryPromise({
+          try: () =>
+            (orm.em.fork() as Em).transactional(async (em): Promise<Outcome<E>> => {
+              await em.execute(`set local lock_timeout = ${Math.max(1, Math.round(options.lockTimeoutMs))}`)
+              // SELECT ... FOR UPDATE: concurrent changes of this article queue here, one after another
+              const row = await em.findOne(ArticleEntity, { id: articleId, accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+              if (!row) return { kind: "missing" }
+              const current = articleOf(row)
+              const exit = await runPlan(plan(current))
+              if (Exit.isFailure(exit)) return { kind: "plan-failed", cause: exit.cause }
+              const change = exit.value
+              if (change === null) return { kind: "unchanged", current }
+              const used = await countEdit(em, accountId, budget.day)
+              if (used > budget.limit) throw new BudgetSpent()
+              const number = current.revision + 1
+              const revision: RevisionRecord = {
+                id: change.revision.id,
+                account_id: accountId,
+                article_id: articleId,
+                number,
+                origin: change.revision.origin,
+                title: change.title,
+                body: change.body,
+                featured_image: change.featured_image,
+                reason: change.revision.reason,
+                actor: change.revision.actor,
+                restored_from: change.revision.restored_from,
+                created_at: change.revision.created_at,
+              }
+              em.create(RevisionEntity, revisionRow(revision))
+              row.title = change.title
+              row.body = change.body
+              row.wordCount = change.word_count
+              row.featuredImage = change.featured_image ? { url: change.featured_image.url, alt: change.featured_image.alt } : null
+              row.updatedAt = new Date(change.updated_at)
+              row.revision = number
+              await em.flush()
+              if (change.activity) await insertActivity(em, activityRow(change.activity))
+              const article: ArticleRecord = articleOf(row)
+              return {
+                kind: "committed",
+                current,
+                committed: { article, revision, editsRemaining: Math.max(0, budget.limit - used) },
+              }
+            }),
+          catch: (error) =>
+            error instanceof BudgetSpent
+              ? new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+              : toEditFailure(error),
+        })
+        switch (outcome.kind) {
+          case "missing":
+            return yield* new NotFound({ resource: "article", id: articleId })
+          case "plan-failed":
+            return yield* Effect.failCause(outcome.cause)
+          case "unchanged":
+            return { current: outcome.current, committed: null }
+          case "committed":
+            return { current: outcome.current, committed: outcome.committed }
+        }
+      }),
+  })
