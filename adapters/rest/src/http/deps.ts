@@ -1,0 +1,13 @@
+import type { CoreServices } from "@content-site/core"
+import type { ManagedRuntime } from "effect"
+
+/** The composition root's runtime: every core service, built once, no construction error left. */
+export type AppRuntime = ManagedRuntime.ManagedRuntime<CoreServices, never>
+
+/** What every HTTP adapter's mount function receives. */
+export interface HttpDeps {
+  readonly runtime: AppRuntime
+  /** `{base_url}`, no trailing slash. */
+  readonly publicUrl: string
+  readonly env: Record<string, string | undefined>
+}

@@ -1,0 +1,102 @@
+import {
+  type CoreError,
+  InvalidRequest,
+  internalProblem,
+  isCoreError,
+  NotFound,
+  PayloadTooLarge,
+  type Problem,
+  toProblem,
+  UnsupportedMediaType,
+} from "@content-site/core"
+import type { Middleware, ParameterizedContext } from "koa"
+import { Defect } from "./run.ts"
+import { requestIdOf } from "./requestId.ts"
+
+/** Writes an RFC 9457 problem response. */
+export const sendProblem = (ctx: ParameterizedContext, problem: Problem): void => {
+  ctx.status = problem.status
+  ctx.set("Cache-Control", "no-store")
+  ctx.type = "application/problem+json"
+  ctx.body = JSON.stringify(problem)
+}
+
+/** Headers a core error carries besides its body (`Retry-After`, `WWW-Authenticate`). */
+export const problemHeaders = (error: CoreError): Record<string, string> => {
+  switch (error._tag) {
+    case "RateLimited":
+    case "DailyEditLimit":
+      return { "Retry-After": String(error.retryAfterSeconds) }
+    case "Unauthenticated":
+      return { "WWW-Authenticate": 'Bearer realm="content-site"' }
+    case "Unavailable":
+      return { "Retry-After": "5" }
+    default:
+      return {}
+  }
+}
+
+interface HttpLikeError {
+  readonly status?: unknown
+  readonly statusCode?: unknown
+  readonly expose?: unknown
+  readonly message?: unknown
+  readonly code?: unknown
+  readonly type?: unknown
+  readonly field?: unknown
+}
+
+/**
+ * Maps errors thrown by Koa, body parsers and multer (http-errors, MulterError) to the contract's
+ * codes. Unknown errors return undefined (a defect).
+ */
+export const coreErrorOfHttpError = (err: unknown): CoreError | undefined => {
+  if (typeof err !== "object" || err === null) return undefined
+  const e = err as HttpLikeError
+  if (e.code === "LIMIT_FILE_SIZE") return new PayloadTooLarge({ detail: "The image is larger than 10 MiB." })
+  if (typeof e.code === "string" && e.code.startsWith("LIMIT_")) {
+    const field = typeof e.field === "string" ? e.field : "(form)"
+    return new InvalidRequest({
+      detail: `The multipart form is not acceptable (${String(e.message)}): send one file in field 'image' and optionally a field 'alt'.`,
+      errors: [{ path: field, message: String(e.message) }],
+    })
+  }
+  const status = typeof e.status === "number" ? e.status : typeof e.statusCode === "number" ? e.statusCode : undefined
+  if (status === undefined || status < 400 || status >= 500) return undefined
+  const message = typeof e.message === "string" && e.expose !== false ? e.message : "The request is not acceptable."
+  if (status === 413) return new PayloadTooLarge({ detail: "The request body is too large." })
+  if (status === 415) return new UnsupportedMediaType({ detail: message })
+  if (status === 404) return new NotFound({ resource: "resource", id: "(path)" })
+  return new InvalidRequest({ detail: message, errors: [{ path: "(request)", message }] })
+}
+
+/** Options of the error funnel. */
+export interface ErrorFunnelOptions {
+  readonly publicUrl: string
+  /** Where defects are reported (with their cause); never sent to the client. */
+  readonly logDefect?: (requestId: string, detail: string) => void
+}
+
+/**
+ * The one error funnel: domain errors become problem+json with their contract code, errors from
+ * body parsing are mapped to the right code, anything else is a 500 `internal` without a stack.
+ */
+export const errorFunnel = (options: ErrorFunnelOptions): Middleware => async (ctx, next) => {
+  try {
+    await next()
+  } catch (err) {
+    const requestId = requestIdOf(ctx)
+    const core = isCoreError(err) ? err : coreErrorOfHttpError(err)
+    if (ctx.headerSent) {
+      options.logDefect?.(requestId, err instanceof Error ? (err.stack ?? err.message) : String(err))
+      return
+    }
+    if (core !== undefined) {
+      for (const [name, value] of Object.entries(problemHeaders(core))) ctx.set(name, value)
+      sendProblem(ctx, toProblem(core, requestId, options.publicUrl))
+      return
+    }
+    options.logDefect?.(requestId, err instanceof Defect ? err.pretty : err instanceof Error ? (err.stack ?? err.message) : String(err))
+    sendProblem(ctx, internalProblem(requestId, options.publicUrl))
+  }
+}

@@ -1,0 +1,152 @@
+import {
+  authenticateApiKey,
+  type Caller,
+  checkRequestLimit,
+  type CoreError,
+  editsRemaining,
+  isCoreError,
+  type Pagination,
+  type Principal,
+  problemKindOf,
+  recordActivity,
+} from "@content-site/core"
+import Router from "@koa/router"
+import { Schema } from "effect"
+import type Koa from "koa"
+import type { ParameterizedContext } from "koa"
+import { clientAddress } from "../http/clientAddress.ts"
+import type { HttpDeps } from "../http/deps.ts"
+import { coreErrorOfHttpError } from "../http/problems.ts"
+import { requestIdOf } from "../http/requestId.ts"
+import { runEffect } from "../http/run.ts"
+import { mountDocs } from "../openapi/docs.ts"
+import { type Call, type Operation, operations } from "./operations.ts"
+
+/** The REST API's path prefix. */
+export const API_PREFIX = "/api/v1"
+
+/** The API key a request presents: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
+export const presentedKey = (ctx: ParameterizedContext): string | undefined => {
+  const authorization = ctx.get("Authorization")
+  if (authorization !== "") {
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)
+    return m?.[1] ?? ""
+  }
+  const header = ctx.get("X-API-Key").trim()
+  return header === "" ? undefined : header
+}
+
+const encoders = new WeakMap<Schema.Top, (value: unknown) => unknown>()
+const encoderOf = (schema: Schema.Top) => {
+  let encode = encoders.get(schema)
+  if (encode === undefined) {
+    encode = Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown, never, never>)
+    encoders.set(schema, encode)
+  }
+  return encode
+}
+
+/** The RFC 8288 `Link` header of a page: first, prev, next, last as they apply, absolute URLs. */
+export const linkHeader = (publicUrl: string, path: string, querystring: string, pagination: Pagination): string => {
+  const last = Math.max(1, pagination.total_pages)
+  const at = (page: number) => {
+    const params = new URLSearchParams(querystring)
+    params.set("page", String(page))
+    return `<${publicUrl}${path}?${params.toString()}>`
+  }
+  const links = [`${at(1)}; rel="first"`]
+  if (pagination.page > 1) links.push(`${at(Math.min(pagination.page - 1, last))}; rel="prev"`)
+  if (pagination.page < last) links.push(`${at(pagination.page + 1)}; rel="next"`)
+  links.push(`${at(last)}; rel="last"`)
+  return links.join(", ")
+}
+
+const setRateHeaders = (ctx: ParameterizedContext, limit: number, remaining: number, reset: number) => {
+  ctx.set("RateLimit-Limit", String(limit))
+  ctx.set("RateLimit-Remaining", String(Math.max(0, remaining)))
+  ctx.set("RateLimit-Reset", String(Math.max(0, Math.ceil(reset))))
+}
+
+const coreErrorOf = (err: unknown): CoreError | undefined => (isCoreError(err) ? err : coreErrorOfHttpError(err))
+
+/**
+ * The pipeline of every authenticated operation: API key (401 / 429 per client address),
+ * the account's request limit (RateLimit-* headers, 429), the operation, the response encoded with
+ * its core schema, and one activity entry for the outcome, refused calls included.
+ */
+const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
+  const startedAt = Date.now()
+  ctx.set("Cache-Control", "no-store")
+  const principal: Principal = await runEffect(deps.runtime, authenticateApiKey(presentedKey(ctx), clientAddress(ctx)))
+  const caller: Caller = {
+    accountId: principal.accountId,
+    actor: principal.actor,
+    scope: principal.scope,
+    channel: "api",
+    requestId: requestIdOf(ctx),
+    action: `${op.method} ${API_PREFIX}${op.path}`,
+    startedAt,
+  }
+  const call: Call = { ctx, caller, runtime: deps.runtime, ids: { siteId: null, articleId: null } }
+  try {
+    const verdict = await runEffect(deps.runtime, checkRequestLimit(principal.accountId)).catch((err: unknown) => {
+      if (isCoreError(err) && err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
+      throw err
+    })
+    setRateHeaders(ctx, verdict.limit, verdict.remaining, verdict.resetSeconds)
+    const reply = await op.handle(call)
+    const body = encoderOf(op.response)(reply.value)
+    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
+    if (reply.editsRemaining !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, reply.editsRemaining)))
+    if (op.paginated) {
+      const pagination = (reply.value as { pagination: Pagination }).pagination
+      ctx.set("Link", linkHeader(deps.publicUrl, `${API_PREFIX}${ctx.path.slice(API_PREFIX.length)}`, ctx.querystring, pagination))
+    }
+    ctx.status = 200
+    ctx.type = "application/json"
+    ctx.body = JSON.stringify(body)
+    await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
+  } catch (err) {
+    const core = coreErrorOf(err)
+    const kind = core === undefined ? { status: 500, code: "internal" } : problemKindOf(core)
+    if (op.write) {
+      if (core?._tag === "DailyEditLimit") ctx.set("Edit-Limit-Remaining", "0")
+      else {
+        const left = await runEffect(deps.runtime, editsRemaining(caller)).catch(() => undefined)
+        if (left !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, left)))
+      }
+    }
+    await record(deps, caller, { ok: false, httpStatus: kind.status, errorCode: kind.code, ...call.ids })
+    throw err
+  }
+}
+
+const record = async (
+  deps: HttpDeps,
+  caller: Caller,
+  outcome: { ok: boolean; httpStatus: number; errorCode: string | null; siteId: string | null; articleId: string | null },
+) => {
+  // The activity entry must not turn an answered call into an error: a failure to log is reported, not sent.
+  await runEffect(deps.runtime, recordActivity(caller, outcome)).catch((err: unknown) => {
+    console.error(`[${caller.requestId}] could not record activity: ${err instanceof Error ? err.message : String(err)}`)
+  })
+}
+
+const koaPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1")
+
+/**
+ * Mounts the REST API under `/api/v1` (every operation, the OpenAPI document) and the API
+ * reference page at `/api/docs`.
+ */
+export const mountRest = (app: Koa, deps: HttpDeps): void => {
+  const router = new Router({ prefix: API_PREFIX })
+  for (const op of operations) {
+    const handler = handlerOf(op, deps)
+    if (op.method === "GET") router.get(koaPath(op.path), handler)
+    else if (op.method === "PUT") router.put(koaPath(op.path), handler)
+    else router.post(koaPath(op.path), handler)
+  }
+  mountDocs(router, app, deps)
+  app.use(router.routes())
+  app.use(router.allowedMethods({ throw: true }))
+}

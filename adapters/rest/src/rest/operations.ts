@@ -1,0 +1,360 @@
+import {
+  ActivityPage,
+  Article,
+  ArticlePage,
+  BacklinkPage,
+  type Caller,
+  type CoreError,
+  type CoreServices,
+  decodeInput,
+  FeaturedImageResult,
+  FeaturedImageUrlBody,
+  getArticle,
+  getRevision,
+  getStats,
+  ListActivityQuery,
+  listActivity,
+  ListArticlesQuery,
+  listArticles,
+  ListBacklinksQuery,
+  listBacklinks,
+  ListRevisionsQuery,
+  listRevisions,
+  ListSitesQuery,
+  listSites,
+  PeriodSummary,
+  replaceFeaturedImage,
+  Revision,
+  RevisionPage,
+  StatsQuery,
+  UpdateArticleBody,
+  UpdateArticleQuery,
+  UpdateArticleResult,
+  updateArticle,
+  WebsitePage,
+} from "@content-site/core"
+import { type Effect, Schema } from "effect"
+import type { ParameterizedContext } from "koa"
+import type { AppRuntime } from "../http/deps.ts"
+import { runEffect } from "../http/run.ts"
+import { readFeaturedImage } from "./featuredImage.ts"
+import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionOf, readJson } from "./requestParts.ts"
+
+/** Operations without query parameters still refuse unknown ones. */
+const emptyQuery = Schema.Struct({})
+
+/** Largest JSON body of `PUT /articles/{id}`: a 1 MiB body, JSON-escaped (even `\uXXXX` for every character), plus room for title and reason. */
+export const MAX_UPDATE_JSON_BYTES = 3 * 1024 * 1024 + 64 * 1024
+/** Largest JSON body of `POST /articles/{id}/featured-image`. */
+export const MAX_IMAGE_URL_JSON_BYTES = 16 * 1024
+
+/** One call of an operation, after authentication and the rate limit. */
+export interface Call {
+  readonly ctx: ParameterizedContext
+  readonly caller: Caller
+  readonly runtime: AppRuntime
+  /** Path ids as decoded (site/article) for the activity entry. */
+  readonly ids: { siteId: string | null; articleId: string | null }
+}
+
+/** What an operation answers: the value (encoded with the operation's response schema) and headers. */
+export interface Reply {
+  readonly value: unknown
+  readonly headers?: Record<string, string>
+  /** Edits left today (write operations): sent as Edit-Limit-Remaining. */
+  readonly editsRemaining?: number
+}
+
+/** A path parameter as documented. */
+export interface PathParam {
+  readonly name: string
+  readonly description: string
+  readonly kind: "id" | "revision"
+}
+
+/** One REST operation: everything routing, the pipeline and the OpenAPI document need. */
+export interface Operation {
+  readonly operationId: string
+  readonly method: "GET" | "PUT" | "POST"
+  /** The contract path under /api/v1, e.g. `/articles/{id}`; also the logged action. */
+  readonly path: string
+  readonly tag: string
+  readonly summary: string
+  readonly description: string
+  readonly pathParams: ReadonlyArray<PathParam>
+  readonly query?: Schema.Top
+  readonly body?: { readonly json?: Schema.Top; readonly multipart?: boolean }
+  readonly response: Schema.Top
+  readonly paginated: boolean
+  readonly write: boolean
+  /** Responds with an ETag header (single article answers). */
+  readonly etag: boolean
+  /** Accepts If-Match. */
+  readonly ifMatch: boolean
+  /** The domain errors this operation can answer with (besides 401/429/500/503, common to all). */
+  readonly problems: ReadonlyArray<CoreError["_tag"]>
+  readonly handle: (call: Call) => Promise<Reply>
+}
+
+const run = <A, E extends CoreError>(call: Call, effect: Effect.Effect<A, E, CoreServices>) => runEffect(call.runtime, effect)
+
+const siteParam: PathParam = { name: "id", description: "The website's id.", kind: "id" }
+const articleParam: PathParam = { name: "id", description: "The article's id.", kind: "id" }
+const revisionParam: PathParam = { name: "number", description: "The revision number (1, 2, ...).", kind: "revision" }
+
+const siteId = (call: Call): string => {
+  const id = decodePathId(call.ctx.params.id, "site")
+  call.ids.siteId = id
+  return id
+}
+const articleId = (call: Call): string => {
+  const id = decodePathId(call.ctx.params.id, "article")
+  call.ids.articleId = id
+  return id
+}
+
+const listProblems: ReadonlyArray<CoreError["_tag"]> = ["InvalidRequest", "NotFound"]
+
+/** Every operation of the REST API, in the order of the documentation. */
+export const operations: ReadonlyArray<Operation> = [
+  {
+    operationId: "listSites",
+    method: "GET",
+    path: "/sites",
+    tag: "Websites",
+    summary: "List websites",
+    description: "The account's websites, by name then id.",
+    pathParams: [],
+    query: ListSitesQuery,
+    response: WebsitePage,
+    paginated: true,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: ["InvalidRequest"],
+    handle: async (call) => ({ value: await run(call, listSites(call.caller, decodeQuery(call.ctx, ListSitesQuery))) }),
+  },
+  {
+    operationId: "listArticles",
+    method: "GET",
+    path: "/sites/{id}/articles",
+    tag: "Articles",
+    summary: "List a website's articles",
+    description:
+      "Articles of one website, newest `published_at` first then by id; filter by an inclusive date range and status. List items never carry the body.",
+    pathParams: [siteParam],
+    query: ListArticlesQuery,
+    response: ArticlePage,
+    paginated: true,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: listProblems,
+    handle: async (call) => {
+      const id = siteId(call)
+      return { value: await run(call, listArticles(call.caller, id, decodeQuery(call.ctx, ListArticlesQuery))) }
+    },
+  },
+  {
+    operationId: "getArticle",
+    method: "GET",
+    path: "/articles/{id}",
+    tag: "Articles",
+    summary: "Get an article",
+    description:
+      "One article with its full HTML body. Elements carrying `data-service-protected` are inserted backlinks or internal links; edits must keep them unchanged. The `ETag` header names the current revision for `If-Match`.",
+    pathParams: [articleParam],
+    response: Article,
+    paginated: false,
+    write: false,
+    etag: true,
+    ifMatch: false,
+    problems: ["InvalidRequest", "NotFound"],
+    handle: async (call) => {
+      const id = articleId(call)
+      decodeQuery(call.ctx, emptyQuery)
+      const article = await run(call, getArticle(call.caller, id))
+      call.ids.siteId = article.site_id
+      return { value: article, headers: { ETag: etagOf(article.id, article.revision) } }
+    },
+  },
+  {
+    operationId: "updateArticle",
+    method: "PUT",
+    path: "/articles/{id}",
+    tag: "Articles",
+    summary: "Edit an article's title and/or body",
+    description:
+      "JSON `{ title?, body?, reason? }` with at least one of `title`, `body`; any other key is a 400 naming it. The body is sanitised like the editor does and the response says what was removed. Every protected block of the current body must survive unchanged (moving is fine), otherwise 422 `protected_link_changed` lists each offending block. `If-Match` with the article's ETag makes the edit conditional (412 when it changed; `*` means no condition; a value that is not an entity tag is a 400). `?dry_run=true` runs every check and writes nothing. An edit identical to the current article creates no revision (`revision: null`) and counts no edit.",
+    pathParams: [articleParam],
+    query: UpdateArticleQuery,
+    body: { json: UpdateArticleBody },
+    response: UpdateArticleResult,
+    paginated: false,
+    write: true,
+    etag: true,
+    ifMatch: true,
+    problems: [
+      "InvalidRequest",
+      "InsufficientScope",
+      "NotFound",
+      "EditConflict",
+      "PreconditionFailed",
+      "PayloadTooLarge",
+      "UnsupportedMediaType",
+      "ProtectedLinkChanged",
+      "DailyEditLimit",
+    ],
+    handle: async (call) => {
+      const id = articleId(call)
+      const query = decodeQuery(call.ctx, UpdateArticleQuery)
+      const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
+      const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
+      const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
+      const outcome = await run(
+        call,
+        updateArticle(call.caller, id, input, { dryRun: query.dry_run === "true", expectedRevision }),
+      )
+      call.ids.siteId = outcome.result.article.site_id
+      const article = outcome.result.article
+      return { value: outcome.result, editsRemaining: outcome.editsRemaining, headers: { ETag: etagOf(article.id, article.revision) } }
+    },
+  },
+  {
+    operationId: "replaceFeaturedImage",
+    method: "POST",
+    path: "/articles/{id}/featured-image",
+    tag: "Articles",
+    summary: "Replace an article's featured image",
+    description:
+      "Either `multipart/form-data` with the file in field `image` (and optionally `alt`), or JSON `{ url, alt? }` with a public https URL. Accepted: JPEG, PNG, WebP, GIF, AVIF, judged by decoding the bytes; at most 10 MiB and 8000 px a side; SVG never. The image is re-encoded, stored by the service and served from `/media/...`; the change is a revision like any other.",
+    pathParams: [articleParam],
+    body: { json: FeaturedImageUrlBody, multipart: true },
+    response: FeaturedImageResult,
+    paginated: false,
+    write: true,
+    etag: true,
+    ifMatch: false,
+    problems: [
+      "InvalidRequest",
+      "InsufficientScope",
+      "NotFound",
+      "EditConflict",
+      "PayloadTooLarge",
+      "UnsupportedMediaType",
+      "UnsupportedImage",
+      "UnsafeUrl",
+      "ImageFetchFailed",
+      "DailyEditLimit",
+    ],
+    handle: async (call) => {
+      const id = articleId(call)
+      decodeQuery(call.ctx, emptyQuery)
+      const { source, alt } = await readFeaturedImage(call.ctx, MAX_IMAGE_URL_JSON_BYTES)
+      const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt))
+      call.ids.siteId = outcome.result.article.site_id
+      const article = outcome.result.article
+      return { value: outcome.result, editsRemaining: outcome.editsRemaining, headers: { ETag: etagOf(article.id, article.revision) } }
+    },
+  },
+  {
+    operationId: "listRevisions",
+    method: "GET",
+    path: "/articles/{id}/revisions",
+    tag: "Revisions",
+    summary: "List an article's revisions",
+    description: "Every stored version of the article, newest first, without bodies.",
+    pathParams: [articleParam],
+    query: ListRevisionsQuery,
+    response: RevisionPage,
+    paginated: true,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: listProblems,
+    handle: async (call) => {
+      const id = articleId(call)
+      return { value: await run(call, listRevisions(call.caller, id, decodeQuery(call.ctx, ListRevisionsQuery))) }
+    },
+  },
+  {
+    operationId: "getRevision",
+    method: "GET",
+    path: "/articles/{id}/revisions/{number}",
+    tag: "Revisions",
+    summary: "Get one revision with its body",
+    description: "One stored version of the article, with its body.",
+    pathParams: [articleParam, revisionParam],
+    response: Revision,
+    paginated: false,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: ["InvalidRequest", "NotFound"],
+    handle: async (call) => {
+      const id = articleId(call)
+      const number = decodeRevisionNumber(call.ctx.params.number)
+      decodeQuery(call.ctx, emptyQuery)
+      return { value: await run(call, getRevision(call.caller, id, number)) }
+    },
+  },
+  {
+    operationId: "listBacklinks",
+    method: "GET",
+    path: "/sites/{id}/backlinks",
+    tag: "Backlinks",
+    summary: "List a website's backlinks",
+    description: "Backlinks acquired for one website, newest `date_acquired` first then by id; filter by an inclusive date range.",
+    pathParams: [siteParam],
+    query: ListBacklinksQuery,
+    response: BacklinkPage,
+    paginated: true,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: listProblems,
+    handle: async (call) => {
+      const id = siteId(call)
+      return { value: await run(call, listBacklinks(call.caller, id, decodeQuery(call.ctx, ListBacklinksQuery))) }
+    },
+  },
+  {
+    operationId: "getStats",
+    method: "GET",
+    path: "/sites/{id}/stats",
+    tag: "Websites",
+    summary: "Period summary of a website",
+    description:
+      "Published articles and acquired backlinks whose dates fall in the period (`this_month` by default, `last_month`, `last_30_days` or `YYYY-MM`; UTC).",
+    pathParams: [siteParam],
+    query: StatsQuery,
+    response: PeriodSummary,
+    paginated: false,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: listProblems,
+    handle: async (call) => {
+      const id = siteId(call)
+      return { value: await run(call, getStats(call.caller, id, decodeQuery(call.ctx, StatsQuery))) }
+    },
+  },
+  {
+    operationId: "listActivity",
+    method: "GET",
+    path: "/activity",
+    tag: "Activity",
+    summary: "The account's activity log",
+    description:
+      "Every authenticated REST call and MCP tool call of the account, refused ones included, newest first. Reading the log is itself logged.",
+    pathParams: [],
+    query: ListActivityQuery,
+    response: ActivityPage,
+    paginated: true,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: ["InvalidRequest"],
+    handle: async (call) => ({ value: await run(call, listActivity(call.caller, decodeQuery(call.ctx, ListActivityQuery))) }),
+  },
+]

@@ -1,0 +1,188 @@
+import { decodeInput, InvalidRequest, NotFound, PathId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
+import type { Schema } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
+import type { ParameterizedContext } from "koa"
+
+/** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
+export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
+  const exit = Effect.runSyncExit(effect)
+  if (Exit.isSuccess(exit)) return exit.value
+  const error = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(error)) throw error.value
+  throw new Error(Cause.pretty(exit.cause))
+}
+
+/** The query string as one value per name; a repeated parameter is a 400 naming it. */
+export const queryObject = (querystring: string): Record<string, string> => {
+  const params = new URLSearchParams(querystring)
+  const out: Record<string, string> = {}
+  const repeated = new Set<string>()
+  for (const [name, value] of params) {
+    if (Object.hasOwn(out, name)) repeated.add(name)
+    else out[name] = value
+  }
+  if (repeated.size > 0) {
+    const names = [...repeated]
+    throw new InvalidRequest({
+      detail: `Query parameter ${names.map((n) => `'${n}'`).join(", ")} is given more than once; give each parameter at most once.`,
+      errors: names.map((n) => ({ path: n, message: "Repeated query parameter" })),
+    })
+  }
+  return out
+}
+
+/** Decodes the query string with a core schema: unknown parameters and bad values are 400s. */
+export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx: ParameterizedContext, schema: S): S["Type"] =>
+  decodeNow(decodeInput(schema, queryObject(ctx.querystring), "Query string"))
+
+const shown = (raw: string): string => (raw.length > 64 ? `${raw.slice(0, 64)}…` : raw)
+
+/** Decodes a path id; an id that cannot exist is a 404 like any unknown id. */
+export const decodePathId = (raw: string | undefined, resource: string): string => {
+  const exit = Effect.runSyncExit(decodeInput(PathId, raw ?? "", "Path"))
+  if (Exit.isSuccess(exit)) return exit.value
+  throw new NotFound({ resource, id: shown(raw ?? "") })
+}
+
+/** Decodes a revision number in a path; anything but a positive integer is a 404. */
+export const decodeRevisionNumber = (raw: string | undefined): number => {
+  const exit = Effect.runSyncExit(decodeInput(RevisionNumberParam, raw ?? "", "Path"))
+  if (Exit.isSuccess(exit) && /^[1-9]\d*$/.test(raw ?? "")) return exit.value
+  throw new NotFound({ resource: "revision", id: shown(raw ?? "") })
+}
+
+/** Largest nesting of arrays/objects accepted in a JSON body. */
+export const MAX_JSON_DEPTH = 32
+
+const jsonDepthExceeds = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true
+    } else if (c === 125 || c === 93) depth--
+  }
+  return false
+}
+
+const isJsonType = (ctx: ParameterizedContext): boolean => {
+  const type = ctx.request.type
+  if (type !== "application/json") return false
+  const charset = ctx.request.charset
+  return charset === "" || charset.toLowerCase() === "utf-8"
+}
+
+/** Reads at most `limit` bytes of the request body, refusing more while streaming (413). */
+export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buffer> => {
+  const declared = ctx.request.length
+  if (declared !== undefined && declared > limit) {
+    ctx.set("Connection", "close")
+    return Promise.reject(new PayloadTooLarge({ detail: `The request body is larger than ${limit} bytes.` }))
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const req = ctx.req
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    const onData = (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > limit) {
+        refused = true
+        chunks.length = 0
+        ctx.set("Connection", "close")
+        reject(new PayloadTooLarge({ detail: `The request body is larger than ${limit} bytes.` }))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const cleanup = () => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      req.off("aborted", onError)
+    }
+    const onEnd = () => {
+      cleanup()
+      if (!refused) resolve(Buffer.concat(chunks, size))
+    }
+    const onError = (err?: unknown) => {
+      cleanup()
+      if (!refused) reject(err instanceof Error ? err : new Error("request aborted"))
+    }
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
+    req.on("aborted", onError)
+  })
+}
+
+/**
+ * Reads a JSON request body: `application/json` (UTF-8) only (415 otherwise), at most `limit`
+ * bytes (413 while streaming), well-formed and not nested deeper than MAX_JSON_DEPTH (400).
+ */
+export const readJson = async (ctx: ParameterizedContext, limit: number): Promise<unknown> => {
+  if (!isJsonType(ctx)) {
+    throw new UnsupportedMediaType({
+      detail: `Send the body as JSON with 'Content-Type: application/json'${ctx.request.type === "" ? "" : `, not '${ctx.request.type}'`}.`,
+    })
+  }
+  const bytes = await readBody(ctx, limit)
+  let text: string
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+  } catch {
+    throw new InvalidRequest({ detail: "The request body is not valid UTF-8.", errors: [{ path: "(body)", message: "Invalid UTF-8" }] })
+  }
+  if (text.trim() === "") {
+    throw new InvalidRequest({ detail: "The request body is empty; send a JSON object.", errors: [{ path: "(body)", message: "Empty body" }] })
+  }
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw new InvalidRequest({
+      detail: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+      errors: [{ path: "(body)", message: "Nested too deeply" }],
+    })
+  }
+  try {
+    return JSON.parse(text) as unknown
+  } catch (err) {
+    const message = err instanceof Error ? err.message : "Malformed JSON"
+    throw new InvalidRequest({ detail: `The request body is not valid JSON: ${message}.`, errors: [{ path: "(body)", message }] })
+  }
+}
+
+const ENTITY_TAG = /^\s*(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*$/
+
+/**
+ * Reads `If-Match` for an article: absent or `*` means no precondition; each entity tag
+ * `"<article id>-r<n>"` (a `W/` prefix is tolerated) names a revision. A well-formed tag of
+ * another article (or not of our form) can never match: it asks for revision 0, which the core
+ * refuses with 412 `precondition_failed`. A header that is not a list of entity tags is a 400.
+ */
+export const expectedRevisionOf = (header: string | undefined, articleId: string): number | undefined => {
+  if (header === undefined || header.trim() === "") return undefined
+  if (header.trim() === "*") return undefined
+  const tags = header.split(",").map((part) => {
+    const m = ENTITY_TAG.exec(part)
+    if (m === null) {
+      throw new InvalidRequest({
+        detail: `If-Match must be an entity tag such as "${articleId}-r3" as sent in the ETag header.`,
+        errors: [{ path: "If-Match", message: "Not an entity tag" }],
+      })
+    }
+    return m[1] ?? ""
+  })
+  const prefix = `${articleId}-r`
+  for (const tag of tags) {
+    if (tag.startsWith(prefix) && /^[1-9]\d{0,14}$/.test(tag.slice(prefix.length))) return Number(tag.slice(prefix.length))
+  }
+  return 0
+}
+
+/** The ETag of an article at a revision. */
+export const etagOf = (articleId: string, revision: number): string => `"${articleId}-r${revision}"`

@@ -1,0 +1,106 @@
+import { clientAddress, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem } from "@content-site/rest"
+import { NotFound, toProblem } from "@content-site/core"
+import Koa from "koa"
+
+/** What the composition root adds to the adapters' deps. */
+export interface ComposeOptions extends HttpDeps {
+  /** Whether the database answers (GET /readyz). */
+  readonly ready: () => Promise<boolean>
+  /** One line per request (not for health checks); undefined = silent. */
+  readonly log?: ((line: string) => void) | undefined
+  /** Trust X-Forwarded-* and a proxy's X-Request-Id (TRUST_PROXY=true). */
+  readonly trustProxy: boolean
+  /** Set while the server drains: responses ask clients to close their connection. */
+  readonly isDraining: () => boolean
+}
+
+type Mount = (app: Koa, deps: HttpDeps) => void | Promise<void>
+
+/** Loads an optional adapter's export; adapters built by other issues may not exist yet. */
+const optionalExport = async <F>(specifier: string, name: string): Promise<F | undefined> => {
+  try {
+    const mod = (await import(specifier)) as Record<string, unknown>
+    const fn = mod[name]
+    return typeof fn === "function" ? (fn as F) : undefined
+  } catch (err) {
+    if (err instanceof Error && "code" in err && (err.code === "ERR_MODULE_NOT_FOUND" || err.code === "ERR_PACKAGE_PATH_NOT_EXPORTED")) return undefined
+    throw err
+  }
+}
+
+/**
+ * Builds the Koa app: request id, security headers, the error funnel and health first, then media
+ * (`/media`), REST (`/api/v1`, `/api/docs`), MCP + OAuth and the web pages, in that order.
+ */
+export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
+  const app = new Koa({ proxy: options.trustProxy })
+  const deps: HttpDeps = { runtime: options.runtime, publicUrl: options.publicUrl, env: options.env }
+  const log = options.log
+
+  app.use(async (ctx, next) => {
+    if (options.isDraining()) ctx.set("Connection", "close")
+    await next()
+  })
+  app.use(requestId({ trustIncoming: options.trustProxy }))
+  app.use(securityHeaders({ hsts: options.publicUrl.startsWith("https://") }))
+
+  // Health: no auth, no rate limit, not logged.
+  app.use(async (ctx, next) => {
+    if (ctx.path === "/healthz" && (ctx.method === "GET" || ctx.method === "HEAD")) {
+      ctx.set("Cache-Control", "no-store")
+      ctx.body = { status: "ok" }
+      return
+    }
+    if (ctx.path === "/readyz" && (ctx.method === "GET" || ctx.method === "HEAD")) {
+      const ok = await options.ready().catch(() => false)
+      ctx.set("Cache-Control", "no-store")
+      ctx.status = ok ? 200 : 503
+      ctx.body = { status: ok ? "ready" : "unavailable" }
+      return
+    }
+    await next()
+  })
+
+  if (log !== undefined) {
+    app.use(async (ctx, next) => {
+      const started = performance.now()
+      try {
+        await next()
+      } finally {
+        const ms = Math.round(performance.now() - started)
+        log(`${new Date().toISOString()} ${clientAddress(ctx)} ${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms ${String(ctx.state.requestId)}`)
+      }
+    })
+  }
+
+  app.use(
+    errorFunnel({
+      publicUrl: options.publicUrl,
+      logDefect: (id, detail) => console.error(`[${id}] internal error\n${detail}`),
+    }),
+  )
+
+  const mediaMiddleware = await optionalExport<(rt: HttpDeps["runtime"]) => Koa.Middleware>("@content-site/media", "mediaMiddleware")
+  if (mediaMiddleware !== undefined) app.use(mediaMiddleware(deps.runtime))
+  mountRest(app, deps)
+  const mountMcp = await optionalExport<Mount>("@content-site/mcp", "mountMcp")
+  if (mountMcp !== undefined) await mountMcp(app, deps)
+  const mountWeb = await optionalExport<Mount>("@content-site/web", "mountWeb")
+  if (mountWeb !== undefined) await mountWeb(app, deps)
+
+  // Nothing answered: a problem for API paths, a plain 404 otherwise.
+  app.use(async (ctx, next) => {
+    await next()
+    if (ctx.body === undefined && ctx.status === 404) {
+      const requestIdValue = String(ctx.state.requestId)
+      if (ctx.path.startsWith("/api/")) {
+        sendProblem(ctx, toProblem(new NotFound({ resource: "endpoint", id: ctx.path }), requestIdValue, options.publicUrl))
+      } else {
+        ctx.status = 404
+        ctx.type = "text/plain"
+        ctx.body = "Not found"
+      }
+    }
+  })
+  return app
+}

@@ -1,0 +1,73 @@
+import { defaultLimits, type LimitSettings } from "@content-site/core"
+
+/** The server's configuration, read from environment variables (see the README's table). */
+export interface ServerConfig {
+  readonly host: string
+  readonly port: number
+  /** Set when PUBLIC_URL is given; otherwise derived from the listening address. */
+  readonly publicUrl: string | undefined
+  readonly databaseUrl: string | undefined
+  readonly dataDir: string
+  readonly redisUrl: string | undefined
+  readonly seedDemo: boolean
+  readonly limits: LimitSettings
+  readonly imageFetchAllowPrivate: boolean
+  readonly trustProxy: boolean
+  readonly headersTimeoutMs: number
+  readonly requestTimeoutMs: number
+  readonly keepAliveTimeoutMs: number
+  readonly shutdownGraceMs: number
+}
+
+/** A configuration value that cannot be used. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError"
+}
+
+const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v.trim() === "" ? undefined : v.trim())
+
+const intOf = (env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number => {
+  const raw = nonEmpty(env[name])
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not '${raw}'.`)
+  }
+  return Number(raw)
+}
+
+const boolOf = (env: Record<string, string | undefined>, name: string, fallback: boolean): boolean => {
+  const raw = nonEmpty(env[name])?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (raw === "true" || raw === "1") return true
+  if (raw === "false" || raw === "0") return false
+  throw new ConfigError(`${name} must be true or false, not '${raw}'.`)
+}
+
+/** Reads and checks the configuration; a bad value is a ConfigError naming the variable. */
+export const readConfig = (env: Record<string, string | undefined>): ServerConfig => {
+  const publicUrl = nonEmpty(env.PUBLIC_URL)?.replace(/\/+$/, "")
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+$/i.test(publicUrl)) {
+    throw new ConfigError(`PUBLIC_URL must be an origin like https://content.example.com (no path), not '${publicUrl}'.`)
+  }
+  return {
+    host: nonEmpty(env.HOST) ?? "0.0.0.0",
+    port: intOf(env, "PORT", 3000, 0, 65535),
+    publicUrl,
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    dataDir: nonEmpty(env.DATA_DIR) ?? "./data",
+    redisUrl: nonEmpty(env.REDIS_URL),
+    seedDemo: boolOf(env, "SEED_DEMO", true),
+    limits: {
+      requestsPerMinute: intOf(env, "RATE_LIMIT_PER_MINUTE", defaultLimits.requestsPerMinute, 1, 1_000_000_000),
+      dailyEdits: intOf(env, "DAILY_EDIT_LIMIT", defaultLimits.dailyEdits, 1, 1_000_000_000),
+      maxPerPage: intOf(env, "MAX_PER_PAGE", defaultLimits.maxPerPage, 1, 100),
+      authFailuresPerMinute: intOf(env, "AUTH_FAILURE_LIMIT_PER_MINUTE", defaultLimits.authFailuresPerMinute, 1, 1_000_000_000),
+    },
+    imageFetchAllowPrivate: boolOf(env, "IMAGE_FETCH_ALLOW_PRIVATE", false),
+    trustProxy: boolOf(env, "TRUST_PROXY", false),
+    headersTimeoutMs: intOf(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+    requestTimeoutMs: intOf(env, "REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
+    keepAliveTimeoutMs: intOf(env, "KEEP_ALIVE_TIMEOUT_MS", 5_000, 100, 600_000),
+    shutdownGraceMs: intOf(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+  }
+}

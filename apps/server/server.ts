@@ -1,0 +1,152 @@
+import type { CoreServices, ImageFetcher, ImageInspector, MediaStore, StorageServices } from "@content-site/core"
+import { memoryStorage, settingsLayer } from "@content-site/memory"
+import { nodePlatform } from "@content-site/platform"
+import type { AppRuntime } from "@content-site/rest"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { composeApp } from "./compose.ts"
+import { readConfig, type ServerConfig } from "./config.ts"
+
+/** How to start the server. */
+export interface StartOptions {
+  /** Same keys as process.env (see the README's configuration table). */
+  readonly env?: Record<string, string | undefined>
+  /** Tests may ask for memory storage instead of the database. */
+  readonly storage?: "memory"
+  readonly quiet?: boolean
+}
+
+/** A running server. */
+export interface StartedServer {
+  /** Where it listens, e.g. http://127.0.0.1:43123. */
+  readonly url: string
+  readonly runtime: AppRuntime
+  readonly demo: { email: string; password: string; apiKey: string } | null
+  /** Stops accepting, drains in-flight requests, closes the database. */
+  readonly close: () => Promise<void>
+}
+
+interface Storage {
+  readonly layer: Layer.Layer<StorageServices>
+  readonly ready: () => Promise<boolean>
+  readonly close: () => Promise<void>
+}
+
+// Until the persistence and media adapters land, they are loaded by name (see the interfaces brief).
+const ORM: string = "@content-site/orm"
+const MEDIA: string = "@content-site/media"
+const DEMO: string = "./demo.ts"
+interface OrmModule {
+  readonly openDatabase: (config: { databaseUrl?: string; dataDir?: string; redisUrl?: string }) => Promise<{
+    readonly layer: Layer.Layer<Exclude<StorageServices, MediaStore>>
+    readonly ready: () => Promise<boolean>
+    readonly close: () => Promise<void>
+  }>
+}
+interface MediaModule {
+  readonly localMediaStore: (dir: string) => Layer.Layer<MediaStore>
+}
+
+const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]): Promise<Storage> => {
+  if (kind === "memory") return { layer: memoryStorage(), ready: async () => true, close: async () => {} }
+  const { openDatabase } = (await import(ORM)) as OrmModule
+  const { localMediaStore } = (await import(MEDIA)) as MediaModule
+  const db = await openDatabase({
+    ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
+    dataDir: config.dataDir,
+    ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
+  })
+  const media: Layer.Layer<MediaStore> = localMediaStore(join(config.dataDir, "media"))
+  return { layer: Layer.merge(db.layer, media), ready: db.ready, close: db.close }
+}
+
+const imageLayers = async (config: ServerConfig): Promise<Layer.Layer<ImageInspector | ImageFetcher>> => {
+  const images = await import("@content-site/images")
+  return Layer.merge(images.sharpImageInspector, images.safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }))
+}
+
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<AddressInfo>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => {
+      server.off("error", reject)
+      resolve(server.address() as AddressInfo)
+    })
+  })
+
+const seedDemo = async (runtime: AppRuntime) => {
+  const demo = (await import(DEMO).catch(() => undefined)) as
+    | { seedDemo?: (rt: AppRuntime) => Promise<{ email: string; password: string; apiKey: string } | null> }
+    | undefined
+  return demo?.seedDemo === undefined ? null : await demo.seedDemo(runtime)
+}
+
+/**
+ * Starts the whole service: storage (PostgreSQL with DATABASE_URL, else the embedded database;
+ * memory for tests that ask), the core runtime, the Koa app with REST, MCP and pages, and the
+ * HTTP server with bounded header/request timeouts. Seeds the demo account unless SEED_DEMO=false.
+ */
+export const startServer = async (options: StartOptions = {}): Promise<StartedServer> => {
+  const env = options.env ?? process.env
+  const config = readConfig(env)
+  const server = createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs })
+  server.keepAliveTimeout = config.keepAliveTimeoutMs
+  const address = await listen(server, config.port, config.host)
+  const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host
+  const url = `http://${hostForUrl.includes(":") ? `[${hostForUrl}]` : hostForUrl}:${address.port}`
+  const publicUrl = config.publicUrl ?? url
+
+  let storage: Storage | undefined
+  let runtime: AppRuntime | undefined
+  try {
+    storage = await openStorage(config, options.storage)
+    const layer: Layer.Layer<CoreServices> = Layer.mergeAll(
+      storage.layer,
+      nodePlatform(),
+      settingsLayer(publicUrl, config.limits),
+      await imageLayers(config),
+    )
+    runtime = ManagedRuntime.make(layer)
+    await runtime.runPromise(Effect.void)
+    const demo = config.seedDemo ? await seedDemo(runtime) : null
+
+    let draining = false
+    const app = await composeApp({
+      runtime,
+      publicUrl,
+      env,
+      ready: storage.ready,
+      log: options.quiet === true ? undefined : (line) => console.log(line),
+      trustProxy: config.trustProxy,
+      isDraining: () => draining,
+    })
+    server.on("request", app.callback())
+
+    const openStorageRef = storage
+    const openRuntime = runtime
+    let closing: Promise<void> | undefined
+    const close = () => {
+      closing ??= (async () => {
+        draining = true
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        server.closeIdleConnections()
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 100)
+        const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs)
+        await closed
+        clearInterval(idleSweep)
+        clearTimeout(deadline)
+        await openRuntime.dispose()
+        await openStorageRef.close()
+      })()
+      return closing
+    }
+    return { url, runtime, demo, close }
+  } catch (err) {
+    server.close()
+    await runtime?.dispose().catch(() => {})
+    await storage?.close().catch(() => {})
+    throw err
+  }
+}
