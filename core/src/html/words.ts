@@ -1,5 +1,14 @@
-const nonSpace = /\P{White_Space}+/gu
-const whiteSpace = /\p{White_Space}/u
+/**
+ * Whether a UTF-16 code unit is Unicode `White_Space` (all such characters are in the BMP):
+ * U+0009-U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000. A test pins this to `/\p{White_Space}/u`.
+ */
+export const isWhiteSpace = (c: number): boolean =>
+  c <= 0x20
+    ? c === 0x20 || (c >= 0x09 && c <= 0x0d)
+    : c >= 0x85 &&
+      (c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+        c === 0x202f || c === 0x205f || c === 0x3000)
 
 /** Counts words across consecutive text chunks: a word may continue from one chunk into the next. */
 export interface WordCounter {
@@ -15,15 +24,13 @@ export const makeWordCounter = (): WordCounter => {
   let inWord = false
   return {
     add: (text) => {
-      if (text.length === 0) return
-      const matches = text.match(nonSpace)
-      if (matches !== null) {
-        words += matches.length
-        // A chunk that starts inside a word continues the previous chunk's last word.
-        if (inWord && !whiteSpace.test(text.charAt(0))) words -= 1
+      for (let i = 0; i < text.length; i++) {
+        if (isWhiteSpace(text.charCodeAt(i))) inWord = false
+        else if (!inWord) {
+          inWord = true
+          words++
+        }
       }
-      // White_Space characters are all in the BMP, so testing one UTF-16 unit is exact.
-      inWord = !whiteSpace.test(text.charAt(text.length - 1))
     },
     count: () => words,
   }

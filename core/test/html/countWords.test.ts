@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { countWords } from "../../src/html/index.ts"
+import { isWhiteSpace } from "../../src/html/words.ts"
 
 describe("countWords", () => {
   const cases: ReadonlyArray<readonly [string, number]> = [
@@ -32,5 +33,15 @@ describe("countWords", () => {
 
   it("should count input too deep to parse without overflowing the stack", () => {
     expect(countWords("<div>".repeat(100_000) + "a b")).toBe(2)
+  })
+})
+
+describe("isWhiteSpace", () => {
+  it("should agree with the Unicode White_Space property on every BMP code unit", () => {
+    const disagreements: Array<number> = []
+    for (let c = 0; c <= 0xffff; c++) {
+      if (isWhiteSpace(c) !== /\p{White_Space}/u.test(String.fromCharCode(c))) disagreements.push(c)
+    }
+    expect(disagreements).toEqual([])
   })
 })
