@@ -55,13 +55,17 @@ const bare = (address: string): string => address.replace(/^\[(.*)\]$/, "$1")
  */
 export const isPublicAddress = (address: string): boolean => {
   const ip = bare(address)
-  switch (isIP(ip)) {
-    case 4:
-      return !deniedV4.check(ip, "ipv4")
-    case 6:
-      return globalUnicastV6.check(ip, "ipv6") && !deniedV6.check(ip, "ipv6")
-    default:
-      return false
+  try {
+    switch (isIP(ip)) {
+      case 4:
+        return !deniedV4.check(ip, "ipv4")
+      case 6:
+        return globalUnicastV6.check(ip, "ipv6") && !deniedV6.check(ip, "ipv6")
+      default:
+        return false
+    }
+  } catch {
+    return false
   }
 }
 

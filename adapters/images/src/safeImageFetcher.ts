@@ -43,6 +43,12 @@ class Judged extends Error {
 const unsafe = (detail: string) => new Judged(new UnsafeUrl({ detail }))
 const failed = (detail: string) => new Judged(new ImageFetchFailed({ detail }))
 
+/** Drops a response body we will not read; the socket goes with it, and so does the abort error it emits. */
+const discard = (body: { on: (event: "error", listener: () => void) => unknown; destroy: () => unknown }) => {
+  body.on("error", () => undefined)
+  body.destroy()
+}
+
 const redirectStatuses = new Set([301, 302, 303, 307, 308])
 
 /** Walks an error and its causes (undici wraps connector errors) looking for one of a class. */
@@ -120,7 +126,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
         headers: { accept: "image/avif,image/webp,image/png,image/jpeg,image/gif", "user-agent": "content-site-image-fetcher/1" },
       })
       if (redirectStatuses.has(response.statusCode)) {
-        response.body.destroy()
+        discard(response.body)
         const location = response.headers["location"]
         if (typeof location !== "string" || location === "") throw failed(`The server answered ${response.statusCode} without a Location.`)
         if (redirects >= maxRedirects) throw failed(`More than ${maxRedirects} redirects.`)
@@ -132,12 +138,12 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
         continue
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        response.body.destroy()
+        discard(response.body)
         throw failed(`The server answered ${response.statusCode}.`)
       }
       const declared = Number(response.headers["content-length"])
       if (Number.isFinite(declared) && declared > maxBytes) {
-        response.body.destroy()
+        discard(response.body)
         throw new Judged(new PayloadTooLarge({ detail: `The image is ${declared} bytes; at most ${maxBytes} bytes are accepted.` }))
       }
       const chunks: Array<Buffer> = []
@@ -145,7 +151,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         total += chunk.byteLength
         if (total > maxBytes) {
-          response.body.destroy()
+          discard(response.body)
           throw new Judged(new PayloadTooLarge({ detail: `The image is larger than ${maxBytes} bytes.` }))
         }
         chunks.push(chunk)

@@ -1,0 +1,219 @@
+import { ImageFetcher } from "@content-site/core"
+import { Effect } from "effect"
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
+import type { AddressInfo } from "node:net"
+import sharp from "sharp"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { safeImageFetcher, type SafeImageFetcherOptions } from "../src/index.ts"
+import { selfSignedCertificate } from "./selfSignedCertificate.ts"
+
+const { cert, key } = selfSignedCertificate(["127.0.0.1", "127.0.0.2"], ["localhost"])
+let png: Buffer
+let hits: Array<string> = []
+const open = new Set<ServerResponse>()
+
+const handler = (origin: () => string) => (req: IncomingMessage, res: ServerResponse) => {
+  const url = new URL(req.url ?? "/", origin())
+  hits.push(`${req.socket.localAddress} ${url.pathname}`)
+  open.add(res)
+  res.on("close", () => open.delete(res))
+  switch (url.pathname) {
+    case "/image.png":
+      res.writeHead(200, { "content-type": "image/png", "content-length": png.length }).end(png)
+      return
+    case "/redirect":
+      res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end()
+      return
+    case "/chain": {
+      const n = Number(url.searchParams.get("n"))
+      res.writeHead(n > 0 ? 301 : 200, n > 0 ? { location: `/chain?n=${n - 1}` } : {}).end(n > 0 ? undefined : png)
+      return
+    }
+    case "/missing":
+      res.writeHead(404, { "content-type": "text/plain" }).end("no")
+      return
+    case "/stall":
+      return // never answers
+    case "/stall-body":
+      res.writeHead(200, { "content-type": "image/png" })
+      res.write(png.subarray(0, 10))
+      return // never ends
+    case "/endless": {
+      res.writeHead(200, { "content-type": "image/png" })
+      const chunk = Buffer.alloc(64 * 1024, 0x41)
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) {}
+        if (!res.destroyed) res.once("drain", pump)
+      }
+      pump()
+      return
+    }
+    case "/declared-huge":
+      res.writeHead(200, { "content-type": "image/png", "content-length": String(50 * 1024 * 1024) })
+      res.write(png)
+      return
+    default:
+      res.writeHead(404).end()
+  }
+}
+
+const listen = (server: Server, host: string) =>
+  new Promise<number>((resolve) => server.listen(0, host, () => resolve((server.address() as AddressInfo).port)))
+
+let https1: Server
+let https2: Server
+let http1: Server
+let httpsUrl = ""
+let https2Url = ""
+let httpUrl = ""
+
+beforeAll(async () => {
+  png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#123456" } }).png().toBuffer()
+  https1 = createHttpsServer({ cert, key }, handler(() => httpsUrl))
+  https2 = createHttpsServer({ cert, key }, handler(() => https2Url))
+  http1 = createHttpServer(handler(() => httpUrl))
+  httpsUrl = `https://127.0.0.1:${await listen(https1, "127.0.0.1")}`
+  https2Url = `https://127.0.0.2:${await listen(https2, "127.0.0.2")}`
+  httpUrl = `http://127.0.0.1:${await listen(http1, "127.0.0.1")}`
+})
+
+afterAll(async () => {
+  for (const res of open) res.destroy()
+  await Promise.all([https1, https2, http1].map((s) => new Promise((r) => (s.closeAllConnections(), s.close(r)))))
+})
+
+beforeEach(() => {
+  hits = []
+})
+
+const run = (url: string, options: SafeImageFetcherOptions) =>
+  Effect.gen(function* () {
+    return yield* (yield* ImageFetcher).fetch(url)
+  }).pipe(Effect.provide(safeImageFetcher(options)))
+
+const fetchOk = (url: string, options: SafeImageFetcherOptions) => Effect.runPromise(run(url, options))
+const fetchError = (url: string, options: SafeImageFetcherOptions) => Effect.runPromise(Effect.flip(run(url, options)))
+
+const testing = { allowPrivate: true, ca: cert } satisfies SafeImageFetcherOptions
+const strict = { allowPrivate: false, ca: cert } satisfies SafeImageFetcherOptions
+/** Strict, except that 127.0.0.1 stands in for a public host: redirects onward are still checked. */
+const onlyFirstHostPublic = { ...strict, isAllowedAddress: (ip: string) => ip === "127.0.0.1" } satisfies SafeImageFetcherOptions
+
+describe("safeImageFetcher", () => {
+  it("should fetch an image over https from a trusted test server when allowPrivate is set", async () => {
+    const bytes = await fetchOk(`${httpsUrl}/image.png`, testing)
+    expect(Buffer.from(bytes).equals(png)).toBe(true)
+  })
+
+  it("should fetch over http only when allowPrivate is set", async () => {
+    const bytes = await fetchOk(`${httpUrl}/image.png`, testing)
+    expect(Buffer.from(bytes).equals(png)).toBe(true)
+    const error = await fetchError(`${httpUrl}/image.png`, strict)
+    expect(error._tag).toBe("UnsafeUrl")
+    expect(hits).toEqual([`127.0.0.1 /image.png`])
+  })
+
+  it("should refuse a host name resolving to 127.0.0.1 without connecting", async () => {
+    const port = new URL(httpsUrl).port
+    const error = await fetchError(`https://localhost:${port}/image.png`, strict)
+    expect(error._tag).toBe("UnsafeUrl")
+    expect(hits).toEqual([])
+  })
+
+  it("should refuse loopback in every numeric form without connecting", async () => {
+    const port = new URL(httpsUrl).port
+    for (const host of ["127.0.0.1", "2130706433", "0177.0.0.1", "0x7f.1", "0x7f000001", "127.1", "[::1]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"]) {
+      const error = await fetchError(`https://${host}:${port}/image.png`, strict)
+      expect(error._tag, host).toBe("UnsafeUrl")
+    }
+    expect(hits).toEqual([])
+  })
+
+  it("should accept an address the policy allows (control for the redirect cases)", async () => {
+    const bytes = await fetchOk(`${httpsUrl}/image.png`, onlyFirstHostPublic)
+    expect(Buffer.from(bytes).equals(png)).toBe(true)
+  })
+
+  it("should re-check every redirect and refuse one to a private address", async () => {
+    const to = encodeURIComponent(`${https2Url}/image.png`)
+    const error = await fetchError(`${httpsUrl}/redirect?to=${to}`, onlyFirstHostPublic)
+    expect(error._tag).toBe("UnsafeUrl")
+    expect(hits).toEqual(["127.0.0.1 /redirect"])
+  })
+
+  it("should refuse a redirect to a host name resolving to loopback", async () => {
+    const to = encodeURIComponent(`https://localhost:${new URL(httpsUrl).port}/image.png`)
+    const error = await fetchError(`${https2Url}/redirect?to=${to}`, { ...strict, isAllowedAddress: (ip) => ip === "127.0.0.2" })
+    expect(error._tag).toBe("UnsafeUrl")
+    expect(hits).toEqual(["127.0.0.2 /redirect"])
+  })
+
+  it("should refuse a redirect to http or to the metadata address", async () => {
+    for (const to of [`${httpUrl}/image.png`, "https://169.254.169.254/latest/meta-data/", "https://[::ffff:169.254.169.254]/"]) {
+      const error = await fetchError(`${httpsUrl}/redirect?to=${encodeURIComponent(to)}`, onlyFirstHostPublic)
+      expect(error._tag, to).toBe("UnsafeUrl")
+    }
+  })
+
+  it("should follow at most three redirects", async () => {
+    const bytes = await fetchOk(`${httpsUrl}/chain?n=3`, testing)
+    expect(Buffer.from(bytes).equals(png)).toBe(true)
+    const error = await fetchError(`${httpsUrl}/chain?n=4`, testing)
+    expect(error._tag).toBe("ImageFetchFailed")
+    expect(hits.length).toBe(4 + 4)
+  })
+
+  it("should honour a smaller redirect limit", async () => {
+    const error = await fetchError(`${httpsUrl}/chain?n=2`, { ...testing, maxRedirects: 1 })
+    expect(error._tag).toBe("ImageFetchFailed")
+  })
+
+  it("should report a non-2xx answer as a fetch failure", async () => {
+    const error = await fetchError(`${httpsUrl}/missing`, testing)
+    expect(error._tag).toBe("ImageFetchFailed")
+  })
+
+  it("should report a name that does not resolve as a fetch failure", async () => {
+    const error = await fetchError("https://no-such-host.invalid/image.png", { ...strict, timeoutMs: 3000 })
+    expect(error._tag).toBe("ImageFetchFailed")
+  })
+
+  it("should refuse an untrusted certificate", async () => {
+    const error = await fetchError(`${httpsUrl}/image.png`, { allowPrivate: true })
+    expect(error._tag).toBe("ImageFetchFailed")
+  })
+
+  it("should give up on a server that never answers", async () => {
+    const error = await fetchError(`${httpsUrl}/stall`, { ...testing, timeoutMs: 300 })
+    expect(error._tag).toBe("ImageFetchFailed")
+    expect(error.detail).toMatch(/300 ms/)
+  })
+
+  it("should give up on a body that stalls", async () => {
+    const error = await fetchError(`${httpsUrl}/stall-body`, { ...testing, timeoutMs: 300 })
+    expect(error._tag).toBe("ImageFetchFailed")
+  })
+
+  it("should stop an endless body once it passes the size limit", async () => {
+    const error = await fetchError(`${httpsUrl}/endless`, { ...testing, maxBytes: 256 * 1024 })
+    expect(error._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should stop an endless body at 10 MiB by default", async () => {
+    const error = await fetchError(`${httpUrl}/endless`, testing)
+    expect(error._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should refuse a declared length over the limit without reading the body", async () => {
+    const error = await fetchError(`${httpsUrl}/declared-huge`, testing)
+    expect(error._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should refuse what is not a URL, other schemes and credentials", async () => {
+    for (const url of ["not a url", "/relative.png", "file:///etc/passwd", "ftp://example.com/a.png", "https://u:p@example.com/a.png"]) {
+      const error = await fetchError(url, strict)
+      expect(error._tag, url).toBe("UnsafeUrl")
+    }
+  })
+})
