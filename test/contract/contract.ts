@@ -1,0 +1,555 @@
+/**
+ * The storage contract: the same cases run against every adapter (memory, PostgreSQL, PGlite).
+ * Each case works on its own freshly imported account, so one database serves a whole file.
+ */
+import {
+  AccountRepository,
+  ActivityLog,
+  ApiKeyRepository,
+  ArticleRepository,
+  ArticleWriter,
+  BacklinkRepository,
+  DataImporter,
+  EditConflict,
+  LimitStore,
+  OAuthStore,
+  RevisionRepository,
+  SiteRepository,
+  type AccountRecord,
+  type ActivityRecord,
+  type ArticleChange,
+  type ArticleRecord,
+  type BacklinkRecord,
+  type EditBudget,
+  type ImportPlan,
+  type MediaStore,
+  type RevisionRecord,
+  type SiteRecord,
+  type StorageServices,
+} from "@content-site/core"
+import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+export type Storage = Exclude<StorageServices, MediaStore>
+
+export interface Subject {
+  readonly layer: Layer.Layer<Storage>
+  readonly close: () => Promise<void>
+}
+
+let counter = 0
+const uid = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`
+
+const T = (s: string) => new Date(s).toISOString()
+
+/** Records of one account: sites, articles (with first revisions), backlinks. */
+export const makeWorld = () => {
+  const accountId = uid("acc")
+  const account: AccountRecord = {
+    id: accountId,
+    email: `${accountId}@example.test`,
+    name: "Owner",
+    password_hash: "hash",
+    created_at: T("2026-01-01T00:00:00Z"),
+  }
+  const site = (name: string): SiteRecord => ({
+    id: uid("site"),
+    account_id: accountId,
+    name,
+    url: `https://${name.toLowerCase()}.test`,
+    created_at: T("2026-01-02T00:00:00Z"),
+  })
+  const sites = [site("Beta"), site("Alpha"), site("Alpha")]
+  const main = sites[1]!
+  const article = (id: string, published_at: string | null, status: ArticleRecord["status"] = "published"): ArticleRecord => ({
+    id,
+    account_id: accountId,
+    site_id: main.id,
+    title: `Title ${id}`,
+    url: `https://alpha.test/${id}`,
+    status,
+    published_at: published_at === null ? null : T(published_at),
+    target_keyword: "kw",
+    word_count: 3,
+    featured_image: id.endsWith("img") ? { url: "https://img.test/a.png", alt: "A" } : null,
+    body: `<p>body of ${id}</p>`,
+    updated_at: T("2026-02-01T00:00:00Z"),
+    revision: 1,
+  })
+  const p = uid("art")
+  const articles = [
+    article(`${p}_b`, "2026-11-03T09:00:00Z"),
+    article(`${p}_a`, "2026-11-03T09:00:00Z"),
+    article(`${p}_c`, "2026-10-15T09:00:00Z"),
+    article(`${p}_d`, null, "draft"),
+    article(`${p}_eimg`, "2026-09-30T23:59:59.999Z"),
+  ]
+  const firstRevision = (a: ArticleRecord): RevisionRecord => ({
+    id: `rev_${a.id}_1`,
+    account_id: accountId,
+    article_id: a.id,
+    number: 1,
+    origin: "editor",
+    title: a.title,
+    body: a.body,
+    featured_image: a.featured_image,
+    reason: "Imported",
+    actor: { type: "system", id: "import", name: "Import" },
+    restored_from: null,
+    created_at: a.updated_at,
+  })
+  const backlink = (id: string, date: string, category: BacklinkRecord["category"] = "industry"): BacklinkRecord => ({
+    id,
+    account_id: accountId,
+    site_id: main.id,
+    date_acquired: date,
+    source_domain: "news.test",
+    source_url: `https://news.test/${id}`,
+    target_url: "https://alpha.test/",
+    anchor_text: "alpha",
+    anchor_type: "brand",
+    category,
+  })
+  const b = uid("bl")
+  const backlinks = [
+    backlink(`${b}_2`, "2026-11-05"),
+    backlink(`${b}_1`, "2026-11-05", "local"),
+    backlink(`${b}_3`, "2026-11-01"),
+    backlink(`${b}_4`, "2026-10-31", "local"),
+  ]
+  const plan: ImportPlan = {
+    accounts: [account],
+    apiKeys: [],
+    sites,
+    articles: articles.map((a) => ({ article: a, firstRevision: firstRevision(a) })),
+    backlinks,
+  }
+  return { accountId, account, sites, main, articles, backlinks, plan }
+}
+
+const budget = (limit = 100, day = "2026-11-22"): EditBudget => ({ day, limit, retryAfterSeconds: 3600 })
+
+const changeOf = (current: ArticleRecord, title: string, activity: ActivityRecord | null = null): ArticleChange => ({
+  title,
+  body: `<p>${title}</p>`,
+  word_count: 1,
+  featured_image: current.featured_image,
+  updated_at: T("2026-11-22T10:00:00Z"),
+  revision: {
+    id: uid("rev"),
+    origin: "api",
+    reason: null,
+    actor: { type: "api_key", id: "key_1", name: "ci" },
+    restored_from: null,
+    created_at: T("2026-11-22T10:00:00Z"),
+  },
+  activity,
+})
+
+const activityOf = (accountId: string, at: string, extra: Partial<ActivityRecord> = {}): ActivityRecord => ({
+  id: uid("act"),
+  account_id: accountId,
+  at: T(at),
+  channel: "api",
+  actor: { type: "api_key", id: "key_1", name: "ci" },
+  action: "PUT /api/v1/articles/{id}",
+  site_id: null,
+  article_id: null,
+  status: 200,
+  error_code: null,
+  duration_ms: 12,
+  request_id: uid("req"),
+  ...extra,
+})
+
+/** Registers the whole contract suite for one adapter. */
+export const storageContract = (name: string, open: () => Promise<Subject>) =>
+  describe(`storage contract: ${name}`, () => {
+    let subject: Subject
+    let runtime: ManagedRuntime.ManagedRuntime<Storage, never>
+
+    beforeAll(async () => {
+      subject = await open()
+      runtime = ManagedRuntime.make(subject.layer)
+    })
+    afterAll(async () => {
+      await runtime?.dispose()
+      await subject?.close()
+    })
+
+    const run = async <A, E>(effect: Effect.Effect<A, E, Storage>): Promise<A> => {
+      const exit = await runtime.runPromiseExit(effect)
+      if (Exit.isFailure(exit)) throw new Error(`unexpected failure: ${Cause.pretty(exit.cause)}`)
+      return exit.value
+    }
+    /** The `_tag` of the error the effect fails with. */
+    const failure = async <A, E>(effect: Effect.Effect<A, E, Storage>): Promise<string> => {
+      const exit = await runtime.runPromiseExit(effect)
+      if (Exit.isSuccess(exit)) return "success"
+      const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined
+      return error?._tag ?? `defect: ${Cause.pretty(exit.cause)}`
+    }
+    const seed = async () => {
+      const world = makeWorld()
+      await run(DataImporter.use((i) => i.apply(world.plan)))
+      return world
+    }
+
+    describe("accounts", () => {
+      it("should insert an account and find it by id and by email", async () => {
+        const { account } = makeWorld()
+        await run(AccountRepository.use((r) => r.insert(account)))
+        expect(await run(AccountRepository.use((r) => r.get(account.id)))).toEqual(account)
+        expect(Option.getOrNull(await run(AccountRepository.use((r) => r.findByEmail(account.email))))).toEqual(account)
+        expect(Option.isNone(await run(AccountRepository.use((r) => r.findByEmail(`nobody-${uid("x")}@example.test`))))).toBe(true)
+      })
+      it("should answer NotFound for an unknown account", async () => {
+        expect(await failure(AccountRepository.use((r) => r.get(uid("acc"))))).toBe("NotFound")
+      })
+    })
+
+    describe("API keys", () => {
+      const key = (accountId: string, created_at: string) => ({
+        id: uid("key"),
+        account_id: accountId,
+        name: "ci",
+        scope: "write" as const,
+        prefix: "cs_abcdefg",
+        key_hash: uid("hash"),
+        created_at: T(created_at),
+        last_used_at: null,
+        revoked_at: null,
+      })
+      it("should find a key by its hash and list the account's keys newest first", async () => {
+        const { accountId } = await seed()
+        const older = key(accountId, "2026-11-01T00:00:00Z")
+        const newer = key(accountId, "2026-11-02T00:00:00Z")
+        await run(ApiKeyRepository.use((r) => r.insert(older)))
+        await run(ApiKeyRepository.use((r) => r.insert(newer)))
+        expect(Option.getOrNull(await run(ApiKeyRepository.use((r) => r.findByHash(older.key_hash))))).toEqual(older)
+        expect(Option.isNone(await run(ApiKeyRepository.use((r) => r.findByHash(uid("hash")))))).toBe(true)
+        expect((await run(ApiKeyRepository.use((r) => r.list(accountId)))).map((k) => k.id)).toEqual([newer.id, older.id])
+      })
+      it("should revoke a key once, keep the first revocation time and refuse another account's key", async () => {
+        const { accountId } = await seed()
+        const other = await seed()
+        const k = key(accountId, "2026-11-01T00:00:00Z")
+        await run(ApiKeyRepository.use((r) => r.insert(k)))
+        expect(await failure(ApiKeyRepository.use((r) => r.revoke(other.accountId, k.id, T("2026-11-03T00:00:00Z"))))).toBe("NotFound")
+        await run(ApiKeyRepository.use((r) => r.revoke(accountId, k.id, T("2026-11-03T00:00:00Z"))))
+        await run(ApiKeyRepository.use((r) => r.revoke(accountId, k.id, T("2026-11-04T00:00:00Z"))))
+        const found = Option.getOrThrow(await run(ApiKeyRepository.use((r) => r.findByHash(k.key_hash))))
+        expect(found.revoked_at).toBe(T("2026-11-03T00:00:00Z"))
+        expect(await failure(ApiKeyRepository.use((r) => r.revoke(accountId, uid("key"), T("2026-11-03T00:00:00Z"))))).toBe("NotFound")
+      })
+      it("should record the last use of a key", async () => {
+        const { accountId } = await seed()
+        const k = key(accountId, "2026-11-01T00:00:00Z")
+        await run(ApiKeyRepository.use((r) => r.insert(k)))
+        await run(ApiKeyRepository.use((r) => r.touch(k.id, T("2026-11-05T06:07:08.009Z"))))
+        expect(Option.getOrThrow(await run(ApiKeyRepository.use((r) => r.findByHash(k.key_hash)))).last_used_at).toBe("2026-11-05T06:07:08.009Z")
+      })
+    })
+
+    describe("sites", () => {
+      it("should list the account's sites by name then id with counts and totals", async () => {
+        const { accountId, sites, main, articles, backlinks } = await seed()
+        const all = await run(SiteRepository.use((r) => r.list(accountId, { offset: 0, limit: 10 })))
+        const expected = [...sites].sort((a, b) => (a.name !== b.name ? (a.name < b.name ? -1 : 1) : a.id < b.id ? -1 : 1))
+        expect(all.total).toBe(3)
+        expect(all.items.map((s) => s.id)).toEqual(expected.map((s) => s.id))
+        const mainView = all.items.find((s) => s.id === main.id)!
+        expect(mainView).toEqual({
+          id: main.id,
+          name: main.name,
+          url: main.url,
+          created_at: main.created_at,
+          article_count: articles.length,
+          backlink_count: backlinks.length,
+        })
+        expect(all.items.find((s) => s.id !== main.id)!.article_count).toBe(0)
+        const page = await run(SiteRepository.use((r) => r.list(accountId, { offset: 1, limit: 1 })))
+        expect(page.total).toBe(3)
+        expect(page.items.map((s) => s.id)).toEqual([expected[1]!.id])
+      })
+      it("should treat another account's site as NotFound", async () => {
+        const { accountId, main } = await seed()
+        const other = await seed()
+        expect((await run(SiteRepository.use((r) => r.get(accountId, main.id)))).id).toBe(main.id)
+        expect(await failure(SiteRepository.use((r) => r.get(other.accountId, main.id)))).toBe("NotFound")
+        expect(await failure(SiteRepository.use((r) => r.get(accountId, uid("site"))))).toBe("NotFound")
+      })
+    })
+
+    describe("articles", () => {
+      it("should order articles by published_at descending, unpublished last, then id ascending", async () => {
+        const { accountId, main, articles } = await seed()
+        const res = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id }, undefined)))
+        const [b, a, c, d, e] = articles.map((x) => x.id)
+        expect(res.items.map((x) => x.id)).toEqual([a, b, c, e, d])
+        expect(res.total).toBe(5)
+        expect(res.items.find((x) => x.id === articles[4]!.id)).toEqual(articles[4])
+      })
+      it("should filter by an inclusive published_at range and by status", async () => {
+        const { accountId, main, articles } = await seed()
+        const ids = (r: { items: ReadonlyArray<{ id: string }> }) => r.items.map((x) => x.id)
+        const inclusive = await run(
+          ArticleRepository.use((r) =>
+            r.list(accountId, { siteId: main.id, from: T("2026-10-15T09:00:00Z"), to: T("2026-11-03T09:00:00Z") }, undefined),
+          ),
+        )
+        expect(ids(inclusive)).toEqual([articles[1]!.id, articles[0]!.id, articles[2]!.id])
+        const from = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id, from: T("2026-10-01T00:00:00Z") }, undefined)))
+        expect(from.total).toBe(3)
+        const to = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id, to: T("2026-09-30T23:59:59.999Z") }, undefined)))
+        expect(ids(to)).toEqual([articles[4]!.id])
+        const drafts = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id, status: "draft" }, undefined)))
+        expect(ids(drafts)).toEqual([articles[3]!.id])
+      })
+      it("should page articles and report the total of all that matched", async () => {
+        const { accountId, main, articles } = await seed()
+        const res = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id }, { offset: 2, limit: 2 })))
+        expect(res.total).toBe(articles.length)
+        expect(res.items.map((x) => x.id)).toEqual([articles[2]!.id, articles[4]!.id])
+        const past = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id }, { offset: 10, limit: 2 })))
+        expect(past).toEqual({ items: [], total: articles.length })
+      })
+      it("should hide another account's articles", async () => {
+        const { accountId, main, articles } = await seed()
+        const other = await seed()
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, articles[0]!.id)))).toEqual(articles[0])
+        expect(await failure(ArticleRepository.use((r) => r.get(other.accountId, articles[0]!.id)))).toBe("NotFound")
+        expect((await run(ArticleRepository.use((r) => r.list(other.accountId, { siteId: main.id }, undefined)))).total).toBe(0)
+      })
+    })
+
+    describe("backlinks", () => {
+      it("should order backlinks by date_acquired descending then id and filter inclusive dates", async () => {
+        const { accountId, main, backlinks } = await seed()
+        const other = await seed()
+        const all = await run(BacklinkRepository.use((r) => r.list(accountId, { siteId: main.id }, undefined)))
+        expect(all.items.map((b) => b.id)).toEqual([backlinks[1]!.id, backlinks[0]!.id, backlinks[2]!.id, backlinks[3]!.id])
+        expect(all.items[0]).toEqual(backlinks[1])
+        const range = await run(
+          BacklinkRepository.use((r) => r.list(accountId, { siteId: main.id, fromDate: "2026-11-01", toDate: "2026-11-05" }, { offset: 1, limit: 10 })),
+        )
+        expect(range.total).toBe(3)
+        expect(range.items.map((b) => b.id)).toEqual([backlinks[0]!.id, backlinks[2]!.id])
+        expect((await run(BacklinkRepository.use((r) => r.list(other.accountId, { siteId: main.id }, undefined)))).total).toBe(0)
+      })
+    })
+
+    describe("article writer", () => {
+      it("should write the article, its next revision and the activity entry together", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[0]!
+        const activity = activityOf(accountId, "2026-11-22T10:00:00Z", { article_id: target.id })
+        const out = await run(
+          ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (current) => Effect.succeed(changeOf(current, "New title", activity)))),
+        )
+        expect(out.current).toEqual(target)
+        expect(out.committed?.revision.number).toBe(2)
+        expect(out.committed?.article).toMatchObject({ title: "New title", body: "<p>New title</p>", revision: 2, word_count: 1 })
+        expect(out.committed?.editsRemaining).toBe(99)
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).toEqual(out.committed?.article)
+        expect(await run(RevisionRepository.use((r) => r.get(accountId, target.id, 2)))).toEqual(out.committed?.revision)
+        const log = await run(ActivityLog.use((l) => l.list(accountId, { articleId: target.id }, { offset: 0, limit: 10 })))
+        expect(log.items).toEqual([activity])
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-22")))).toBe(1)
+      })
+      it("should write nothing and count nothing for a plan that returns null", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[1]!
+        const out = await run(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), () => Effect.succeed(null))))
+        expect(out).toEqual({ current: target, committed: null })
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).toEqual(target)
+        expect((await run(RevisionRepository.use((r) => r.list(accountId, target.id, { offset: 0, limit: 10 })))).total).toBe(1)
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-22")))).toBe(0)
+      })
+      it("should pass a plan's failure through and write nothing", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[2]!
+        const tag = await failure(
+          ArticleWriter.use((w) => w.change(accountId, target.id, budget(), () => Effect.fail(new EditConflict({ detail: "plan says no" })))),
+        )
+        expect(tag).toBe("EditConflict")
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).toEqual(target)
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-22")))).toBe(0)
+      })
+      it("should answer NotFound for another account's article without running the plan", async () => {
+        const { articles } = await seed()
+        const other = await seed()
+        let ran = false
+        const tag = await failure(
+          ArticleWriter.use((w) =>
+            w.change(other.accountId, articles[0]!.id, budget(), (c) => Effect.sync(() => ((ran = true), changeOf(c, "x")))),
+          ),
+        )
+        expect(tag).toBe("NotFound")
+        expect(ran).toBe(false)
+      })
+      it("should refuse a change over the daily budget and write nothing", async () => {
+        const { accountId, articles } = await seed()
+        const day = "2026-11-21"
+        const edit = (a: ArticleRecord, title: string) =>
+          ArticleWriter.use((w) => w.change(accountId, a.id, budget(2, day), (c) => Effect.succeed(changeOf(c, title))))
+        expect((await run(edit(articles[0]!, "one"))).committed?.editsRemaining).toBe(1)
+        expect((await run(edit(articles[1]!, "two"))).committed?.editsRemaining).toBe(0)
+        expect(await failure(edit(articles[2]!, "three"))).toBe("DailyEditLimit")
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, articles[2]!.id)))).toEqual(articles[2])
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, day)))).toBe(2)
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-20")))).toBe(0)
+      })
+      it("should apply concurrent changes one after another with gapless revision numbers", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[4]!
+        const results = await runtime.runPromise(
+          Effect.all(
+            Array.from({ length: 8 }, (_, i) =>
+              Effect.exit(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed(changeOf(c, `t${i}`))))),
+            ),
+            { concurrency: "unbounded" },
+          ),
+        )
+        const committed = results.filter(Exit.isSuccess).map((e) => e.value.committed!.revision.number)
+        for (const e of results.filter(Exit.isFailure)) {
+          expect((Option.getOrUndefined(Cause.findErrorOption(e.cause)) as { _tag: string })._tag).toBe("EditConflict")
+        }
+        expect([...committed].sort((a, b) => a - b)).toEqual(Array.from({ length: committed.length }, (_, i) => i + 2))
+        const revisions = await run(RevisionRepository.use((r) => r.list(accountId, target.id, { offset: 0, limit: 50 })))
+        expect(revisions.items.map((r) => r.number)).toEqual(Array.from({ length: committed.length + 1 }, (_, i) => committed.length + 1 - i))
+        expect((await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).revision).toBe(committed.length + 1)
+      })
+    })
+
+    describe("revisions", () => {
+      it("should list revisions newest first and hide another account's", async () => {
+        const { accountId, articles } = await seed()
+        const other = await seed()
+        const target = articles[0]!
+        for (const title of ["a", "b"]) {
+          await run(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed(changeOf(c, title)))))
+        }
+        const list = await run(RevisionRepository.use((r) => r.list(accountId, target.id, { offset: 0, limit: 2 })))
+        expect(list.total).toBe(3)
+        expect(list.items.map((r) => r.number)).toEqual([3, 2])
+        expect((await run(RevisionRepository.use((r) => r.get(accountId, target.id, 1)))).body).toBe(target.body)
+        expect(await failure(RevisionRepository.use((r) => r.get(other.accountId, target.id, 1)))).toBe("NotFound")
+        expect(await failure(RevisionRepository.use((r) => r.get(accountId, target.id, 9)))).toBe("NotFound")
+        expect((await run(RevisionRepository.use((r) => r.list(other.accountId, target.id, { offset: 0, limit: 5 })))).total).toBe(0)
+      })
+    })
+
+    describe("activity log", () => {
+      it("should record an entry once per channel and request id", async () => {
+        const { accountId } = await seed()
+        const e = activityOf(accountId, "2026-11-22T10:00:00Z")
+        await run(ActivityLog.use((l) => l.record(e)))
+        await run(ActivityLog.use((l) => l.record({ ...e, id: uid("act") })))
+        await run(ActivityLog.use((l) => l.record({ ...e, id: uid("act"), channel: "mcp", status: "ok", actor: null })))
+        const list = await run(ActivityLog.use((l) => l.list(accountId, {}, { offset: 0, limit: 10 })))
+        expect(list.total).toBe(2)
+        expect(list.items.map((x) => x.channel).sort()).toEqual(["api", "mcp"])
+        expect(list.items.find((x) => x.channel === "api")).toEqual(e)
+      })
+      it("should list newest first with inclusive ranges, filters and paging, own entries only", async () => {
+        const { accountId } = await seed()
+        const other = await seed()
+        const e1 = activityOf(accountId, "2026-11-20T10:00:00Z", { article_id: "art_x" })
+        const e2 = activityOf(accountId, "2026-11-21T10:00:00Z", { channel: "mcp", status: "error", error_code: "not_found" })
+        const e3 = activityOf(accountId, "2026-11-22T10:00:00Z", { article_id: "art_x", status: 404, error_code: "not_found" })
+        const foreign = activityOf(other.accountId, "2026-11-22T11:00:00Z")
+        for (const e of [e1, e2, e3, foreign]) await run(ActivityLog.use((l) => l.record(e)))
+        const all = await run(ActivityLog.use((l) => l.list(accountId, {}, { offset: 0, limit: 10 })))
+        expect(all.items).toEqual([e3, e2, e1])
+        const page = await run(ActivityLog.use((l) => l.list(accountId, {}, { offset: 1, limit: 1 })))
+        expect(page).toEqual({ items: [e2], total: 3 })
+        const range = await run(ActivityLog.use((l) => l.list(accountId, { from: e1.at, to: e2.at }, { offset: 0, limit: 10 })))
+        expect(range.items).toEqual([e2, e1])
+        expect((await run(ActivityLog.use((l) => l.list(accountId, { channel: "mcp" }, { offset: 0, limit: 10 })))).items).toEqual([e2])
+        expect((await run(ActivityLog.use((l) => l.list(accountId, { articleId: "art_x" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e1])
+      })
+    })
+
+    describe("OAuth store", () => {
+      it("should store, find, consume and destroy payloads", async () => {
+        const model = uid("Model")
+        await run(OAuthStore.use((s) => s.upsert(model, "id1", { uid: "u1", userCode: "UC-1", grantId: "g1", accountId: "acc_1" }, 3600)))
+        expect(Option.getOrNull(await run(OAuthStore.use((s) => s.find(model, "id1"))))).toEqual({ uid: "u1", userCode: "UC-1", grantId: "g1", accountId: "acc_1" })
+        expect(Option.getOrNull(await run(OAuthStore.use((s) => s.findByUid(model, "u1"))))).toMatchObject({ uid: "u1" })
+        expect(Option.getOrNull(await run(OAuthStore.use((s) => s.findByUserCode(model, "UC-1"))))).toMatchObject({ userCode: "UC-1" })
+        await run(OAuthStore.use((s) => s.consume(model, "id1")))
+        const consumed = Option.getOrThrow(await run(OAuthStore.use((s) => s.find(model, "id1"))))
+        expect(typeof consumed["consumed"]).toBe("number")
+        await run(OAuthStore.use((s) => s.upsert(model, "id1", { uid: "u2" }, undefined)))
+        expect(Option.getOrNull(await run(OAuthStore.use((s) => s.find(model, "id1"))))).toEqual({ uid: "u2" })
+        await run(OAuthStore.use((s) => s.destroy(model, "id1")))
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.find(model, "id1"))))).toBe(true)
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.find(uid("Other"), "id1"))))).toBe(true)
+      })
+      it("should not return expired payloads", async () => {
+        const model = uid("Model")
+        await run(OAuthStore.use((s) => s.upsert(model, "gone", { uid: "ug", accountId: "acc_e" }, 0)))
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.find(model, "gone"))))).toBe(true)
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.findByUid(model, "ug"))))).toBe(true)
+        expect(await run(OAuthStore.use((s) => s.listByAccount(model, "acc_e")))).toEqual([])
+      })
+      it("should revoke everything of a grant and list an account's payloads", async () => {
+        const m1 = uid("AccessToken")
+        const m2 = uid("RefreshToken")
+        const grant = uid("grant")
+        const account = uid("acc")
+        await run(OAuthStore.use((s) => s.upsert(m1, "t1", { grantId: grant, accountId: account }, 3600)))
+        await run(OAuthStore.use((s) => s.upsert(m2, "t2", { grantId: grant, accountId: account }, 3600)))
+        await run(OAuthStore.use((s) => s.upsert(m1, "t3", { grantId: uid("grant"), accountId: account }, 3600)))
+        expect((await run(OAuthStore.use((s) => s.listByAccount(m1, account)))).map((x) => x.id).sort()).toEqual(["t1", "t3"])
+        await run(OAuthStore.use((s) => s.revokeByGrantId(grant)))
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.find(m1, "t1"))))).toBe(true)
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.find(m2, "t2"))))).toBe(true)
+        expect(Option.isSome(await run(OAuthStore.use((s) => s.find(m1, "t3"))))).toBe(true)
+        expect(await run(OAuthStore.use((s) => s.listByAccount(m1, account)))).toEqual([{ id: "t3", payload: expect.objectContaining({ accountId: account }) }])
+      })
+    })
+
+    describe("limit store", () => {
+      it("should count hits in a window and refuse past the limit without peek counting", async () => {
+        const key = uid("limit")
+        const hits = []
+        for (let i = 0; i < 4; i++) hits.push(await run(LimitStore.use((l) => l.hit(key, 3, 3600))))
+        expect(hits.map((h) => [h.allowed, h.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]])
+        for (const h of hits) {
+          expect(h.limit).toBe(3)
+          expect(h.resetSeconds).toBeGreaterThanOrEqual(1)
+          expect(h.resetSeconds).toBeLessThanOrEqual(3600)
+        }
+        const peek = await run(LimitStore.use((l) => l.peek(key, 3, 3600)))
+        expect(peek).toMatchObject({ allowed: false, remaining: 0 })
+        const fresh = uid("limit")
+        expect(await run(LimitStore.use((l) => l.peek(fresh, 3, 3600)))).toMatchObject({ allowed: true, remaining: 3 })
+        expect(await run(LimitStore.use((l) => l.hit(fresh, 3, 3600)))).toMatchObject({ allowed: true, remaining: 2 })
+      })
+      it("should never let concurrent hits through past the limit", async () => {
+        const key = uid("limit")
+        const verdicts = await runtime.runPromise(
+          Effect.all(Array.from({ length: 25 }, () => LimitStore.use((l) => l.hit(key, 10, 3600))), { concurrency: "unbounded" }),
+        )
+        expect(verdicts.filter((v) => v.allowed).length).toBe(10)
+      })
+    })
+
+    describe("data importer", () => {
+      it("should import once and leave existing ids untouched when imported again", async () => {
+        const world = makeWorld()
+        const first = await run(DataImporter.use((i) => i.apply(world.plan)))
+        expect(first).toEqual({ created: { accounts: 1, apiKeys: 0, sites: 3, articles: 5, backlinks: 4 }, skipped: 0 })
+        const target = world.articles[0]!
+        await run(ArticleWriter.use((w) => w.change(world.accountId, target.id, budget(), (c) => Effect.succeed(changeOf(c, "edited")))))
+        const again = await run(DataImporter.use((i) => i.apply(world.plan)))
+        expect(again).toEqual({ created: { accounts: 0, apiKeys: 0, sites: 0, articles: 0, backlinks: 0 }, skipped: 13 })
+        const after = await run(ArticleRepository.use((r) => r.get(world.accountId, target.id)))
+        expect(after).toMatchObject({ title: "edited", revision: 2 })
+        expect((await run(RevisionRepository.use((r) => r.list(world.accountId, target.id, { offset: 0, limit: 10 })))).total).toBe(2)
+        expect(await run(RevisionRepository.use((r) => r.get(world.accountId, world.articles[1]!.id, 1)))).toMatchObject({ number: 1, reason: "Imported" })
+      })
+    })
+  })
