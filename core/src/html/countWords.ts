@@ -1,15 +1,16 @@
 import type { ElementContent, RootContent } from "hast"
 import { articleSchema } from "./articleSchema.ts"
 import { parseHtmlFragment, TOO_DEEP } from "./parseHtmlFragment.ts"
-import { makeWordCounter } from "./words.ts"
+import { makeWordCounter, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 
 const dropped: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
 
 /**
  * `word_count` of a body: the words of its text (tags, comments and attribute values excluded,
- * character references decoded), split on Unicode whitespace. Text is the concatenation of the
- * text nodes, so `a<b>b</b>` is one word. Content the sanitiser drops (`script`, `style`, ...)
- * is not text. A stored (sanitised) body gives the same count as `applyEditPolicy` did.
+ * character references decoded), split on Unicode whitespace. Inline markup joins text
+ * (`a<b>b</b>` is one word); block elements separate it as a reader sees the page
+ * (`<p>a</p><p>b</p>` is two; see `WORD_BOUNDARY_ELEMENTS`). Content the sanitiser drops
+ * (`script`, `style`, ...) is not text. A stored (sanitised) body gives the same count as `applyEditPolicy` did.
  */
 export const countWords = (html: string): number => {
   const words = makeWordCounter()
@@ -19,12 +20,18 @@ export const countWords = (html: string): number => {
     words.add(html.replace(/<[^>]*>/g, ""))
     return words.count()
   }
-  const stack: Array<RootContent | ElementContent> = []
+  const stack: Array<RootContent | ElementContent | "boundary"> = []
   for (let i = root.children.length - 1; i >= 0; i--) stack.push(root.children[i]!)
   while (stack.length > 0) {
     const node = stack.pop()!
-    if (node.type === "text") words.add(node.value)
+    if (node === "boundary") words.boundary()
+    else if (node.type === "text") words.add(node.value)
     else if (node.type === "element" && !dropped.has(node.tagName)) {
+      const block = WORD_BOUNDARY_ELEMENTS.has(node.tagName)
+      if (block) {
+        words.boundary()
+        stack.push("boundary")
+      }
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!)
     }
   }

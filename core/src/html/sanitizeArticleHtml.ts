@@ -170,7 +170,7 @@ const round = (input: string, removed: Removed): Round | InvalidRequest => {
   if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
   const tree = sanitize(parsed, articleSchema) as Root
   const words = makeWordCounter()
-  const { html, protectedElements } = serializeRoot(tree, { collectProtected: true, onText: words.add })
+  const { html, protectedElements } = serializeRoot(tree, { collectProtected: true, onText: words.add, onBoundary: words.boundary })
   return { html, tree, protectedElements, wordCount: words.count() }
 }
 

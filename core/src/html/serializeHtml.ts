@@ -1,3 +1,4 @@
+import { WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 import type { Element, ElementContent, Properties, Root, RootContent } from "hast"
 import { ATTRIBUTE_NAMES } from "./articleSchema.ts"
 
@@ -60,6 +61,7 @@ interface Frame {
   index: number
   readonly endTag: string
   readonly protectedRoot: boolean
+  readonly block: boolean
 }
 
 /** Options of `serializeNodes`. */
@@ -68,6 +70,8 @@ export interface SerializeOptions {
   readonly canonical?: boolean
   /** Receives every text node's value, in document order. */
   readonly onText?: (value: string) => void
+  /** Called where a block element starts or ends (see `WORD_BOUNDARY_ELEMENTS`). */
+  readonly onBoundary?: () => void
   /** Collect the outermost `data-service-protected` elements. */
   readonly collectProtected?: boolean
 }
@@ -84,6 +88,7 @@ export const serializeNodes = (
 ): Serialized => {
   const canonical = options.canonical === true
   const onText = options.onText
+  const onBoundary = options.onBoundary
   const collect = options.collectProtected === true
   const protectedElements: Array<Element> = []
   let insideProtected = 0
@@ -97,7 +102,7 @@ export const serializeNodes = (
     }
   }
   const stack: Array<Frame> = []
-  let frame: Frame = { nodes, index: 0, endTag: "", protectedRoot: false }
+  let frame: Frame = { nodes, index: 0, endTag: "", protectedRoot: false, block: false }
   for (;;) {
     if (frame.index < frame.nodes.length) {
       const node = frame.nodes[frame.index++]!
@@ -105,6 +110,8 @@ export const serializeNodes = (
         const tag = node.tagName
         flush()
         html += `<${tag}${attributes(node.properties, canonical)}>`
+        const block = onBoundary !== undefined && WORD_BOUNDARY_ELEMENTS.has(tag)
+        if (block) onBoundary()
         if (VOID_ELEMENTS.has(tag)) continue
         const first = node.children[0]
         if (tag === "pre" && first !== undefined && first.type === "text" && first.value.charCodeAt(0) === 10) {
@@ -114,7 +121,7 @@ export const serializeNodes = (
         if (isProtected && insideProtected === 0) protectedElements.push(node)
         if (isProtected) insideProtected++
         stack.push(frame)
-        frame = { nodes: node.children, index: 0, endTag: `</${tag}>`, protectedRoot: isProtected }
+        frame = { nodes: node.children, index: 0, endTag: `</${tag}>`, protectedRoot: isProtected, block }
       } else if (node.type === "text") {
         if (onText !== undefined) onText(node.value)
         pending += node.value
@@ -124,6 +131,7 @@ export const serializeNodes = (
       const parent = stack.pop()
       if (parent === undefined) break
       html += frame.endTag
+      if (frame.block && onBoundary !== undefined) onBoundary()
       if (frame.protectedRoot) insideProtected--
       frame = parent
     }

@@ -14,6 +14,8 @@ export const isWhiteSpace = (c: number): boolean =>
 export interface WordCounter {
   /** Feeds the next chunk of text. */
   readonly add: (text: string) => void
+  /** Ends the current word: a block boundary such as `</p><p>` separates words like whitespace. */
+  readonly boundary: () => void
   /** The number of words fed so far. */
   readonly count: () => number
 }
@@ -32,6 +34,20 @@ export const makeWordCounter = (): WordCounter => {
         }
       }
     },
+    boundary: () => {
+      inWord = false
+    },
     count: () => words,
   }
 }
+
+/**
+ * Elements whose start and end separate words, as a reader sees them (and as `innerText` lays
+ * them out): `<p>a</p><p>b</p>` is two words, while inline markup (`a<b>b</b>`) joins text.
+ */
+export const WORD_BOUNDARY_ELEMENTS: ReadonlySet<string> = new Set([
+  "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "div", "dl", "dt",
+  "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "img", "li",
+  "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead",
+  "tr", "ul",
+])
