@@ -1,0 +1,101 @@
+import { MediaStore, type StoredMedia, Unavailable } from "@content-site/core"
+import { Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises"
+import { dirname, resolve, sep } from "node:path"
+
+/** The content type of each extension the store keeps: the type is derived from the key, never stored apart. */
+export const mediaTypes = {
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  gif: "image/gif",
+  avif: "image/avif",
+} as const satisfies Record<string, string>
+
+type Extension = keyof typeof mediaTypes
+
+const isExtension = (ext: string): ext is Extension => Object.hasOwn(mediaTypes, ext)
+
+/** `YYYY/MM/<random>.<ext>`: nothing else is a key, so no key can climb out of the folder. */
+const KEY = /^(\d{4})\/(0[1-9]|1[0-2])\/([A-Za-z0-9_-]{16,64})\.([a-z]{3,4})$/
+
+/** Whether a string is a well-formed media key of a known type. */
+export const isMediaKey = (key: string): boolean => {
+  const m = KEY.exec(key)
+  return m !== null && isExtension(m[4] ?? "")
+}
+
+/** The content type a media key is served with, if it is a well-formed key. */
+export const contentTypeOfKey = (key: string): string | undefined => {
+  const m = KEY.exec(key)
+  const ext = m?.[4] ?? ""
+  return m !== null && isExtension(ext) ? mediaTypes[ext] : undefined
+}
+
+const newKey = (extension: Extension, now: Date): string => {
+  const month = String(now.getUTCMonth() + 1).padStart(2, "0")
+  return `${now.getUTCFullYear()}/${month}/${randomBytes(16).toString("base64url")}.${extension}`
+}
+
+const codeOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : undefined
+
+/**
+ * The media store on a local folder: keys `YYYY/MM/<random>.<ext>`, each file written to a
+ * temporary name and renamed into place, so a reader never sees half an image.
+ */
+export const localMediaStore = (dir: string): Layer.Layer<MediaStore> => {
+  const root = resolve(dir)
+  const pathOf = (key: string): string | undefined => {
+    if (!isMediaKey(key)) return undefined
+    const path = resolve(root, ...key.split("/"))
+    // Belt and braces: the pattern already rules out `..`, separators and absolute paths.
+    return path.startsWith(root + sep) ? path : undefined
+  }
+
+  const put = (bytes: Uint8Array, _contentType: string, extension: string) => {
+    const ext = extension.toLowerCase().replace(/^\./, "")
+    if (!isExtension(ext)) return Effect.die(new Error(`The media store does not keep '.${extension}' files.`))
+    const key = newKey(ext, new Date())
+    const path = pathOf(key)
+    if (path === undefined) return Effect.die(new Error(`Generated an invalid media key: ${key}`))
+    const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
+    return Effect.tryPromise({
+      try: async () => {
+        await mkdir(dirname(path), { recursive: true })
+        try {
+          await writeFile(temporary, bytes, { flag: "wx" })
+          await rename(temporary, path)
+        } catch (e) {
+          await unlink(temporary).catch(() => undefined)
+          throw e
+        }
+        return key
+      },
+      catch: (e) => new Unavailable({ detail: `The media store cannot write (${codeOf(e) ?? "error"}).` }),
+    })
+  }
+
+  const get = (key: string) => {
+    const path = pathOf(key)
+    const type = contentTypeOfKey(key)
+    if (path === undefined || type === undefined) return Effect.succeed(Option.none<StoredMedia>())
+    return Effect.tryPromise({
+      try: async () => {
+        try {
+          const data = await readFile(path)
+          return Option.some<StoredMedia>({ bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), contentType: type })
+        } catch (e) {
+          const code = codeOf(e)
+          if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return Option.none<StoredMedia>()
+          throw e
+        }
+      },
+      catch: (e) => new Unavailable({ detail: `The media store cannot read (${codeOf(e) ?? "error"}).` }),
+    })
+  }
+
+  return Layer.succeed(MediaStore, { put, get })
+}

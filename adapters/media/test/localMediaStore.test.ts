@@ -1,0 +1,114 @@
+import { MediaStore } from "@content-site/core"
+import { Effect, Option } from "effect"
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { isMediaKey, localMediaStore } from "../src/index.ts"
+
+let dir = ""
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "media-store-"))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const withStore = <A, E>(f: (store: MediaStore["Service"]) => Effect.Effect<A, E>, root = dir) =>
+  Effect.runPromise(Effect.gen(function* () {
+    return yield* f(yield* MediaStore)
+  }).pipe(Effect.provide(localMediaStore(root))))
+
+const listFiles = async (root: string): Promise<Array<string>> =>
+  (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
+
+describe("localMediaStore", () => {
+  it("should store bytes under a YYYY/MM/<random>.<ext> key and give them back with their type", async () => {
+    const bytes = new Uint8Array([1, 2, 3, 4])
+    const key = await withStore((s) => s.put(bytes, "image/png", "png"))
+    const now = new Date()
+    expect(key).toMatch(new RegExp(`^${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, "0")}/[A-Za-z0-9_-]{22}\\.png$`))
+    const found = await withStore((s) => s.get(key))
+    expect(Option.isSome(found)).toBe(true)
+    if (Option.isSome(found)) {
+      expect([...found.value.bytes]).toEqual([1, 2, 3, 4])
+      expect(found.value.contentType).toBe("image/png")
+    }
+  })
+
+  it("should derive the content type from the extension", async () => {
+    for (const [ext, type] of [["jpg", "image/jpeg"], ["webp", "image/webp"], ["gif", "image/gif"], ["avif", "image/avif"]] as const) {
+      const key = await withStore((s) => s.put(new Uint8Array([9]), type, ext))
+      const found = await withStore((s) => s.get(key))
+      expect(Option.getOrThrow(found).contentType).toBe(type)
+    }
+  })
+
+  it("should make a new key for every put", async () => {
+    const keys = await withStore((s) => Effect.all([1, 2, 3, 4, 5].map(() => s.put(new Uint8Array([0]), "image/gif", "gif"))))
+    expect(new Set(keys).size).toBe(5)
+  })
+
+  it("should leave no temporary file behind", async () => {
+    await withStore((s) => s.put(new Uint8Array(1000), "image/webp", "webp"))
+    const files = await listFiles(dir)
+    expect(files).toHaveLength(1)
+    expect(files[0]).toMatch(/\.webp$/)
+  })
+
+  it("should answer none for unknown and malformed keys", async () => {
+    const key = await withStore((s) => s.put(new Uint8Array([1]), "image/png", "png"))
+    for (const k of [
+      key.replace(/\.png$/, ".gif"),
+      "2026/11/AAAAAAAAAAAAAAAAAAAAAA.png",
+      "",
+      "x",
+      `${key}/`,
+      `/${key}`,
+      key.replace("/", "\\"),
+      "2026/13/AAAAAAAAAAAAAAAAAAAAAA.png",
+      "2026/11/AAAAAAAAAAAAAAAAAAAAAA.svg",
+      "2026/11/AAAAAAAAAAAAAAAAAAAAAA.html",
+      "2026/11/AAAAAAAAAAAAAAAAAAAAAA.png.tmp",
+    ]) {
+      expect(Option.isNone(await withStore((s) => s.get(k))), k).toBe(true)
+    }
+  })
+
+  it("should not let a key climb out of its folder", async () => {
+    const inner = join(dir, "store")
+    await mkdir(inner)
+    await writeFile(join(dir, "secret.png"), "secret")
+    await mkdir(join(dir, "2026", "11"), { recursive: true })
+    await writeFile(join(dir, "2026", "11", "AAAAAAAAAAAAAAAAAAAAAA.png"), "outside")
+    for (const k of [
+      "../secret.png",
+      "2026/11/../../../secret.png",
+      "../2026/11/AAAAAAAAAAAAAAAAAAAAAA.png",
+      "..%2F2026%2F11%2FAAAAAAAAAAAAAAAAAAAAAA.png",
+      "2026/11/..%2f..%2fsecret.png",
+      join(dir, "secret.png"),
+      "2026/11/AAAAAAAAAAAAAAAA\0.png",
+    ]) {
+      expect(isMediaKey(k), k).toBe(false)
+      expect(Option.isNone(await withStore((s) => s.get(k), inner)), k).toBe(true)
+    }
+  })
+
+  it("should refuse to keep an extension it does not know, as a defect", async () => {
+    const exit = await Effect.runPromiseExit(
+      Effect.gen(function* () {
+        return yield* (yield* MediaStore).put(new Uint8Array([1]), "image/svg+xml", "svg")
+      }).pipe(Effect.provide(localMediaStore(dir))),
+    )
+    expect(exit._tag).toBe("Failure")
+    expect(await listFiles(dir)).toEqual([])
+  })
+
+  it("should fail with Unavailable when the store path is a file", async () => {
+    const file = join(dir, "not-a-folder")
+    await writeFile(file, "x")
+    const error = await withStore((s) => Effect.flip(s.put(new Uint8Array([1]), "image/png", "png")), file)
+    expect(error._tag).toBe("Unavailable")
+  })
+})
