@@ -1,0 +1,157 @@
+import { OAuthStore } from "@content-site/core"
+import type { AppRuntime } from "@content-site/rest"
+import { Effect, Option } from "effect"
+import { exportJWK, generateKeyPair, type JWK } from "jose"
+import { randomBytes } from "node:crypto"
+import Provider, { type Configuration, errors } from "oidc-provider"
+import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
+import { errorPage } from "./pages.ts"
+
+/** Lifetimes of the authorization server's artefacts, in seconds. */
+export const OAUTH_TTL = {
+  AccessToken: 15 * 60,
+  AuthorizationCode: 60,
+  RefreshToken: 30 * 24 * 3600,
+  Interaction: 60 * 60,
+  Session: 14 * 24 * 3600,
+  Grant: 90 * 24 * 3600,
+  IdToken: 60 * 60,
+} as const
+
+/** The scope an MCP access token carries. */
+export const MCP_SCOPE = "mcp"
+
+/** Keys every instance shares: the token signing key and the cookie/CSRF secrets. */
+export interface SharedKeys {
+  readonly signingKey: JWK
+  readonly publicKey: JWK
+  readonly cookieKeys: ReadonlyArray<string>
+}
+
+const storeOnce = <A extends object>(runtime: AppRuntime, model: string, id: string, make: () => Promise<A>): Promise<A> =>
+  runtime.runPromise(
+    OAuthStore.use((store) =>
+      Effect.gen(function* () {
+        const found = yield* store.find(model, id)
+        if (Option.isSome(found)) return found.value as A
+        const made = yield* Effect.promise(make)
+        yield* store.upsert(model, id, made as Record<string, unknown>, undefined)
+        // Two instances starting together may both have written: use whatever the store kept.
+        const kept = yield* store.find(model, id)
+        return (Option.isSome(kept) ? kept.value : made) as A
+      }),
+    ) as Effect.Effect<A>,
+  )
+
+/** Loads the shared keys from the OAuthStore (model "Jwks"), creating them on first start. */
+export const loadSharedKeys = async (runtime: AppRuntime): Promise<SharedKeys> => {
+  const jwks = await storeOnce(runtime, "Jwks", "signing", async () => {
+    const { privateKey } = await generateKeyPair("ES256", { extractable: true })
+    const jwk = await exportJWK(privateKey)
+    return { keys: [{ ...jwk, kid: `es256-${randomBytes(6).toString("hex")}`, alg: "ES256", use: "sig" }] }
+  })
+  const cookies = await storeOnce(runtime, "Jwks", "cookies", async () => ({ keys: [randomBytes(32).toString("base64url")] }))
+  const signingKey = (jwks as { keys: Array<JWK> }).keys[0]
+  if (signingKey === undefined) throw new Error("The stored signing key set is empty")
+  const { d: _private, ...publicKey } = signingKey
+  return { signingKey, publicKey, cookieKeys: (cookies as { keys: Array<string> }).keys }
+}
+
+/** The OAuth endpoints, all under `/oauth/`. */
+export const OAUTH_ROUTES = {
+  authorization: "/oauth/authorize",
+  token: "/oauth/token",
+  registration: "/oauth/register",
+  jwks: "/oauth/jwks",
+  revocation: "/oauth/revoke",
+  introspection: "/oauth/introspect",
+  userinfo: "/oauth/userinfo",
+  end_session: "/oauth/session/end",
+  code_verification: "/oauth/device",
+  device_authorization: "/oauth/device/auth",
+  pushed_authorization_request: "/oauth/par",
+  backchannel_authentication: "/oauth/backchannel",
+  challenge: "/oauth/challenge",
+  credential: "/oauth/credential",
+} as const
+
+/**
+ * The OAuth 2.1 authorization server (oidc-provider): dynamic client registration, authorization
+ * code with PKCE S256 for every client, resource indicators bound to `{mcp_url}`, JWT access
+ * tokens of 15 minutes, rotating refresh tokens, state in the OAuthStore.
+ */
+export const createAuthorizationServer = (options: {
+  readonly runtime: AppRuntime
+  readonly publicUrl: string
+  readonly keys: SharedKeys
+  readonly proxy: boolean
+}): Provider => {
+  const { publicUrl } = options
+  const mcpUrl = `${publicUrl}/mcp`
+  const secure = publicUrl.startsWith("https://")
+  const configuration: Configuration = {
+    adapter: oauthStoreAdapter(options.runtime),
+    jwks: { keys: [options.keys.signingKey] as never },
+    cookies: {
+      keys: [...options.keys.cookieKeys],
+      long: { httpOnly: true, sameSite: "lax", secure, signed: true },
+      short: { httpOnly: true, sameSite: "lax", secure, signed: true },
+      names: { interaction: "cs_oauth_interaction", resume: "cs_oauth_resume", session: "cs_oauth_session" },
+    },
+    scopes: [MCP_SCOPE, "offline_access"],
+    responseTypes: ["code"],
+    clientDefaults: {
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      id_token_signed_response_alg: "ES256",
+    },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      rpInitiatedLogout: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => mcpUrl,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== mcpUrl) throw new errors.InvalidTarget(`The only resource here is ${mcpUrl}.`)
+          return {
+            scope: MCP_SCOPE,
+            audience: mcpUrl,
+            accessTokenTTL: OAUTH_TTL.AccessToken,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: "ES256" } },
+          }
+        },
+      },
+    },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    routes: OAUTH_ROUTES,
+    ttl: OAUTH_TTL,
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    rotateRefreshToken: () => true,
+    expiresWithSession: () => false,
+    // The grant id lets the resource server refuse a revoked connection at once; the client's
+    // name goes into the activity log without another lookup.
+    extraTokenClaims: (ctx, token) => ({
+      gid: (token as { grantId?: string }).grantId,
+      cname: ctx.oidc?.client?.clientName ?? (token as { clientId?: string }).clientId,
+    }),
+    // Browser-based MCP clients (the MCP Inspector's UI) call the token and registration endpoints cross-origin.
+    clientBasedCORS: () => true,
+    renderError: (ctx, out) => {
+      ctx.type = "html"
+      ctx.set("Cache-Control", "no-store")
+      const page = errorPage(String(out["error"] ?? "error"), String(out["error_description"] ?? "The request could not be completed."))
+      ctx.set("Content-Security-Policy", page.csp)
+      ctx.body = page.html
+    },
+  }
+  const provider = new Provider(publicUrl, configuration)
+  provider.proxy = options.proxy
+  return provider
+}

@@ -1,0 +1,84 @@
+import { OAuthStore, type StoredPayload, toTimestamp } from "@content-site/core"
+import type { HttpDeps } from "@content-site/rest"
+import { Effect, Option } from "effect"
+
+/** One client (an MCP app) connected to an account. */
+export interface ConnectedClient {
+  readonly clientId: string
+  readonly name: string
+  readonly redirectHost: string
+  /** When the account first allowed it (RFC 3339). */
+  readonly connectedAt: string
+  /** When it last called `/mcp` (to the minute), or null. */
+  readonly lastUsedAt: string | null
+}
+
+/** The OAuthStore model that remembers when a client last used its connection. */
+export const USAGE_MODEL = "McpClientUsage"
+
+/** The usage record id of an account's client. */
+export const usageId = (accountId: string, clientId: string) => `${accountId}:${clientId}`
+
+const hostOf = (uri: unknown): string => {
+  if (typeof uri !== "string") return "(unknown)"
+  try {
+    const url = new URL(uri)
+    return url.host === "" ? url.protocol : url.host
+  } catch {
+    return "(unknown)"
+  }
+}
+
+const grantsOf = (accountId: string) =>
+  Effect.map(
+    OAuthStore.use((store) => store.listByAccount("Grant", accountId)),
+    (grants) => grants.filter((g) => typeof g.payload["clientId"] === "string"),
+  )
+
+/** The MCP clients an account has allowed, oldest first (for the web page `/connect`). */
+export const listConnectedClients = (deps: HttpDeps, accountId: string): Promise<Array<ConnectedClient>> =>
+  deps.runtime.runPromise(
+    Effect.gen(function* () {
+      const store = yield* OAuthStore
+      const grants = yield* grantsOf(accountId)
+      const byClient = new Map<string, Array<{ id: string; payload: StoredPayload }>>()
+      for (const g of grants) {
+        const clientId = g.payload["clientId"] as string
+        byClient.set(clientId, [...(byClient.get(clientId) ?? []), g])
+      }
+      const out: Array<ConnectedClient> = []
+      for (const [clientId, clientGrants] of byClient) {
+        const client = Option.getOrUndefined(yield* store.find("Client", clientId))
+        const usage = Option.getOrUndefined(yield* store.find(USAGE_MODEL, usageId(accountId, clientId)))
+        const issued = Math.min(...clientGrants.map((g) => (typeof g.payload["iat"] === "number" ? g.payload["iat"] : Infinity)))
+        const redirectUris = client?.["redirect_uris"]
+        out.push({
+          clientId,
+          name: typeof client?.["client_name"] === "string" ? client["client_name"] : clientId,
+          redirectHost: hostOf(Array.isArray(redirectUris) ? redirectUris[0] : undefined),
+          connectedAt: Number.isFinite(issued) ? toTimestamp(issued * 1000) : toTimestamp(Date.now()),
+          lastUsedAt: typeof usage?.["lastUsedAt"] === "string" ? usage["lastUsedAt"] : null,
+        })
+      }
+      return out.sort((a, b) => a.connectedAt.localeCompare(b.connectedAt) || a.clientId.localeCompare(b.clientId))
+    }) as Effect.Effect<Array<ConnectedClient>>,
+  )
+
+/**
+ * Revokes a client's connection to an account: its grants, refresh tokens and codes are destroyed,
+ * and its access tokens stop working at once (the resource server checks the grant on every call).
+ * Resolves false when the client was not connected to that account.
+ */
+export const revokeConnectedClient = (deps: HttpDeps, accountId: string, clientId: string): Promise<boolean> =>
+  deps.runtime.runPromise(
+    Effect.gen(function* () {
+      const store = yield* OAuthStore
+      const grants = (yield* grantsOf(accountId)).filter((g) => g.payload["clientId"] === clientId)
+      for (const g of grants) {
+        yield* store.revokeByGrantId(g.id)
+        yield* store.destroy("Grant", g.id)
+      }
+      yield* store.destroy(USAGE_MODEL, usageId(accountId, clientId))
+      return grants.length > 0
+    }) as Effect.Effect<boolean>,
+  )

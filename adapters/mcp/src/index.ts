@@ -1,0 +1,66 @@
+/**
+ * The MCP connector: `/mcp` (Streamable HTTP, stateless) behind an OAuth 2.1 authorization server
+ * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
+ */
+import type { HttpDeps } from "@content-site/rest"
+import type Koa from "koa"
+import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE } from "./authorizationServer.ts"
+import { interactionPages } from "./interactions.ts"
+import { mcpEndpoint } from "./mcpEndpoint.ts"
+
+export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
+export { toolDefinitions, tools } from "./tools.ts"
+export { OAUTH_TTL } from "./authorizationServer.ts"
+
+const SECURITY_DEFAULTS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "Referrer-Policy": "no-referrer",
+}
+
+/**
+ * Mounts the MCP endpoint, the OAuth authorization server and its pages, and the metadata
+ * documents (RFC 9728 protected resource, RFC 8414 authorization server) on the app.
+ */
+export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
+  const keys = await loadSharedKeys(deps.runtime)
+  const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys, proxy: app.proxy })
+  const handleOAuth = provider.callback()
+  const mcpUrl = `${deps.publicUrl}/mcp`
+  const protectedResource = {
+    resource: mcpUrl,
+    authorization_servers: [deps.publicUrl],
+    scopes_supported: [MCP_SCOPE],
+    bearer_methods_supported: ["header"],
+    resource_name: "Content-Site",
+    resource_documentation: `${deps.publicUrl}/connect`,
+  }
+
+  app.use(async (ctx, next) => {
+    const path = ctx.path
+    if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
+      if (ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") return next()
+      ctx.set("Access-Control-Allow-Origin", "*")
+      ctx.set("Cache-Control", "max-age=300")
+      if (ctx.method === "OPTIONS") {
+        ctx.set("Access-Control-Allow-Methods", "GET")
+        ctx.status = 204
+        return
+      }
+      ctx.body = protectedResource
+      return
+    }
+    const isOAuth =
+      path.startsWith("/oauth/") && !path.startsWith("/oauth/interaction/")
+        ? true
+        : path === "/.well-known/openid-configuration" || path === "/.well-known/oauth-authorization-server"
+    if (!isOAuth) return next()
+    // RFC 8414 metadata is the provider's discovery document (a superset of it).
+    if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
+    for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (ctx.response.get(name) === "") ctx.set(name, value)
+    ctx.respond = false
+    await handleOAuth(ctx.req, ctx.res)
+  })
+  app.use(mcpEndpoint({ deps, publicKey: keys.publicKey }))
+  app.use(interactionPages({ provider, deps, csrfKey: keys.cookieKeys[0] ?? "" }))
+}

@@ -1,0 +1,187 @@
+import { type AccountRecord, AccountRepository, isCoreError, verifyCredentials } from "@content-site/core"
+import { clientAddress, type HttpDeps } from "@content-site/rest"
+import { Cause, Exit, Option } from "effect"
+import type { Context, Middleware } from "koa"
+import { createHmac, timingSafeEqual } from "node:crypto"
+import type Provider from "oidc-provider"
+import { MCP_SCOPE } from "./authorizationServer.ts"
+import { type ClientView, consentPage, errorPage, type Page, signInPage } from "./pages.ts"
+
+type SignedInAccount = (ctx: Context, deps: HttpDeps) => Promise<AccountRecord | null>
+
+const MAX_FORM_BYTES = 16 * 1024
+
+const readForm = async (ctx: Context): Promise<URLSearchParams> => {
+  if (!ctx.is("application/x-www-form-urlencoded")) return new URLSearchParams()
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_FORM_BYTES) break
+    chunks.push(chunk as Buffer)
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"))
+}
+
+const send = (ctx: Context, page: Page, status = 200) => {
+  ctx.status = status
+  ctx.set("Cache-Control", "no-store")
+  ctx.set("Content-Security-Policy", page.csp)
+  ctx.type = "html"
+  ctx.body = page.html
+}
+
+/** Loads the web adapter's session reader when that adapter provides one. */
+const loadSignedInAccount = async (): Promise<SignedInAccount | undefined> => {
+  try {
+    const specifier = "@content-site/web"
+    const web = (await import(specifier)) as { signedInAccount?: unknown }
+    return typeof web.signedInAccount === "function" ? (web.signedInAccount as SignedInAccount) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,128})(?:\/(login|confirm))?$/
+
+/**
+ * The OAuth interaction pages: sign-in (email and password, or "Continue as" with a web session)
+ * and consent (Allow / Deny). Plain HTML forms with a CSRF token bound to the interaction.
+ */
+export const interactionPages = (options: {
+  readonly provider: Provider
+  readonly deps: HttpDeps
+  readonly csrfKey: string
+}): Middleware => {
+  const { provider, deps } = options
+  const runtime = deps.runtime
+  const mcpUrl = `${deps.publicUrl}/mcp`
+  const signedInAccountReady = loadSignedInAccount()
+
+  const csrfOf = (uid: string) => createHmac("sha256", options.csrfKey).update(`interaction-csrf:${uid}`).digest("base64url")
+  const csrfMatches = (uid: string, presented: string | null) => {
+    const expected = Buffer.from(csrfOf(uid))
+    const given = Buffer.from(presented ?? "")
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  }
+
+  const clientView = async (clientId: string, redirectUri: string | undefined): Promise<ClientView> => {
+    const client = await provider.Client.find(clientId)
+    let redirectHost = "(unknown)"
+    try {
+      if (redirectUri !== undefined) {
+        const url = new URL(redirectUri)
+        redirectHost = url.host === "" ? `${url.protocol}` : url.host
+      }
+    } catch {
+      // An unparseable redirect URI never gets this far: the provider validated it.
+    }
+    return { name: client?.clientName ?? clientId, redirectUri, redirectHost }
+  }
+
+  const accountEmail = async (accountId: string): Promise<string> => {
+    const exit = await runtime.runPromiseExit(AccountRepository.use((accounts) => accounts.get(accountId)))
+    return Exit.isSuccess(exit) ? exit.value.email : accountId
+  }
+
+  const signedIn = async (ctx: Context): Promise<AccountRecord | null> => {
+    const reader = await signedInAccountReady
+    if (reader === undefined) return null
+    return reader(ctx, deps).catch(() => null)
+  }
+
+  return async (ctx, next) => {
+    const match = INTERACTION_PATH.exec(ctx.path)
+    if (match === null) return next()
+    const uid = match[1] as string
+    const step = match[2]
+    let details: Awaited<ReturnType<Provider["interactionDetails"]>>
+    try {
+      details = await provider.interactionDetails(ctx.req, ctx.res)
+    } catch {
+      return send(ctx, errorPage("This sign-in link has expired or was already used.", "Connections must be completed within an hour, in the same browser."), 400)
+    }
+    if (details.uid !== uid) return send(ctx, errorPage("This sign-in link does not match your browser session.", "Start again from your app."), 400)
+    const params = details.params as { client_id?: string; redirect_uri?: string }
+    const client = await clientView(String(params.client_id ?? ""), params.redirect_uri)
+    const csrf = csrfOf(uid)
+    const promptName = details.prompt.name
+
+    if (ctx.method === "GET" && step === undefined) {
+      if (promptName === "login") {
+        const account = await signedIn(ctx)
+        return send(ctx, signInPage({ uid, csrf, client, signedInEmail: account?.email }))
+      }
+      const accountId = details.session?.accountId
+      if (accountId === undefined) return send(ctx, errorPage("You are not signed in.", "Start again from your app."), 400)
+      return send(ctx, consentPage({ uid, csrf, client, accountEmail: await accountEmail(accountId) }))
+    }
+
+    if (ctx.method !== "POST" || step === undefined) {
+      ctx.status = 405
+      ctx.set("Allow", step === undefined ? "GET" : "POST")
+      return
+    }
+    const form = await readForm(ctx)
+    if (!csrfMatches(uid, form.get("csrf"))) {
+      return send(ctx, errorPage("The form was out of date.", "Reload the page and try again."), 403)
+    }
+
+    if (step === "login") {
+      if (promptName !== "login") return ctx.redirect(`/oauth/interaction/${uid}`)
+      let account: AccountRecord | null = null
+      if (form.get("continue") === "session") account = await signedIn(ctx)
+      if (account === null) {
+        const email = form.get("email") ?? ""
+        const exit = await runtime.runPromiseExit(verifyCredentials(email, form.get("password") ?? "", clientAddress(ctx)))
+        if (Exit.isFailure(exit)) {
+          const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+          if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
+            ctx.set("Retry-After", String(error.retryAfterSeconds))
+            return send(ctx, signInPage({ uid, csrf, client, email, error: `Too many failed sign-ins; try again in ${error.retryAfterSeconds} seconds.` }), 429)
+          }
+          if (error !== undefined && isCoreError(error) && error._tag === "Unauthenticated") {
+            return send(ctx, signInPage({ uid, csrf, client, email, error: "Wrong email or password." }), 401)
+          }
+          throw error ?? new Error(Cause.pretty(exit.cause))
+        }
+        account = exit.value
+      }
+      const target = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
+      ctx.status = 303
+      return ctx.redirect(target)
+    }
+
+    // step === "confirm"
+    if (promptName !== "consent" || details.session?.accountId === undefined) return ctx.redirect(`/oauth/interaction/${uid}`)
+    if (form.get("decision") !== "allow") {
+      const target = await provider.interactionResult(
+        ctx.req,
+        ctx.res,
+        { error: "access_denied", error_description: "The account owner denied access." },
+        { mergeWithLastSubmission: false },
+      )
+      ctx.status = 303
+      return ctx.redirect(target)
+    }
+    const accountId = details.session.accountId
+    const grant = details.grantId
+      ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId, clientId: String(params.client_id) }))
+      : new provider.Grant({ accountId, clientId: String(params.client_id) })
+    const missing = details.prompt.details as {
+      missingOIDCScope?: ReadonlyArray<string>
+      missingOIDCClaims?: ReadonlyArray<string>
+      missingResourceScopes?: Record<string, ReadonlyArray<string>>
+    }
+    if (missing.missingOIDCScope && missing.missingOIDCScope.length > 0) grant.addOIDCScope(missing.missingOIDCScope.join(" "))
+    if (missing.missingOIDCClaims && missing.missingOIDCClaims.length > 0) grant.addOIDCClaims([...missing.missingOIDCClaims])
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      if (indicator === mcpUrl) grant.addResourceScope(indicator, scopes.join(" "))
+    }
+    grant.addResourceScope(mcpUrl, MCP_SCOPE)
+    const grantId = await grant.save()
+    const target = await provider.interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
+    ctx.status = 303
+    return ctx.redirect(target)
+  }
+}

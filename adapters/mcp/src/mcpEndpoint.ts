@@ -1,0 +1,295 @@
+import {
+  type Caller,
+  checkAuthFailureBudget,
+  checkRequestLimit,
+  decodeInput,
+  internalProblem,
+  isCoreError,
+  type LimitVerdict,
+  OAuthStore,
+  type Principal,
+  recordActivity,
+  recordAuthFailure,
+  resolveOAuthPrincipal,
+  toProblem,
+  toTimestamp,
+} from "@content-site/core"
+import { clientAddress, type HttpDeps } from "@content-site/rest"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Effect, Exit, Option } from "effect"
+import { createLocalJWKSet, type JWK, jwtVerify } from "jose"
+import type { Context, Middleware } from "koa"
+import { Readable } from "node:stream"
+import { MCP_SCOPE } from "./authorizationServer.ts"
+import { USAGE_MODEL, usageId } from "./connectedClients.ts"
+import { toolDefinitions, toolNamed } from "./tools.ts"
+
+/** Largest JSON-RPC body accepted at `/mcp`: a 10 MiB image in base64 plus room for the envelope. */
+const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024
+
+const INSTRUCTIONS = [
+  "Content-Site keeps the websites, articles and backlinks of one account.",
+  "Start with list_sites, then list_articles / list_backlinks / get_stats with a site_id, and get_article with an article_id.",
+  "Before update_article, read the article with get_article and pass its revision as if_revision; try risky edits with dry_run first.",
+  "Links marked data-service-protected must be kept exactly as they are.",
+  "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, protected_link_changed, rate_limited).",
+].join(" ")
+
+const jsonRpcError = (ctx: Context, status: number, message: string) => {
+  ctx.status = status
+  ctx.set("Cache-Control", "no-store")
+  ctx.type = "application/json"
+  ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null })
+}
+
+const requestIdOf = (ctx: Context): string => {
+  const id = (ctx.state as { requestId?: unknown }).requestId
+  return typeof id === "string" ? id : crypto.randomUUID()
+}
+
+const rateLimitHeaders = (ctx: Context, verdict: LimitVerdict) => {
+  ctx.set("RateLimit-Limit", String(verdict.limit))
+  ctx.set("RateLimit-Remaining", String(verdict.remaining))
+  ctx.set("RateLimit-Reset", String(verdict.resetSeconds))
+}
+
+interface Authenticated {
+  readonly principal: Principal
+  readonly clientId: string
+}
+
+/**
+ * The MCP endpoint at `/mcp`: Streamable HTTP, stateless (a server is built for each request),
+ * Host/Origin checked against the public URL, OAuth access tokens verified for signature, expiry,
+ * audience and a live grant. Every tool call counts against the account's limits and is logged.
+ */
+export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicKey: JWK }): Middleware => {
+  const { deps } = options
+  const { runtime, publicUrl } = deps
+  const mcpUrl = `${publicUrl}/mcp`
+  const publicOrigin = new URL(publicUrl)
+  const allowedHosts = new Set([publicOrigin.host, ...(deps.env["MCP_ALLOWED_HOSTS"] ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "")])
+  const allowedOrigins = new Set([publicOrigin.origin])
+  const keySet = createLocalJWKSet({ keys: [options.publicKey] })
+  const resourceMetadata = `${publicUrl}/.well-known/oauth-protected-resource/mcp`
+  const lastUsageWrite = new Map<string, number>()
+
+  const challenge = (ctx: Context, error?: { code: string; description: string }) => {
+    const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPE}"`]
+    if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`)
+    ctx.set("WWW-Authenticate", `Bearer ${parts.join(", ")}`)
+    ctx.status = 401
+    ctx.set("Cache-Control", "no-store")
+    ctx.type = "application/problem+json"
+    ctx.body = JSON.stringify({
+      type: `${publicUrl}/problems/unauthenticated`,
+      title: "Unauthenticated",
+      status: 401,
+      code: "unauthenticated",
+      detail: error?.description ?? `Connect with OAuth: the authorization server is described at ${resourceMetadata}.`,
+      request_id: requestIdOf(ctx),
+    })
+  }
+
+  const noteUsage = (accountId: string, clientId: string) => {
+    const key = usageId(accountId, clientId)
+    const now = Date.now()
+    if (now - (lastUsageWrite.get(key) ?? 0) < 60_000) return
+    lastUsageWrite.set(key, now)
+    if (lastUsageWrite.size > 10_000) lastUsageWrite.clear()
+    void runtime
+      .runPromise(
+        OAuthStore.use((store) => store.upsert(USAGE_MODEL, key, { accountId, clientId, lastUsedAt: toTimestamp(now) }, undefined)) as Effect.Effect<void>,
+      )
+      .catch(() => undefined)
+  }
+
+  /** Verifies the bearer token; answers the 401/429 itself and returns undefined when it fails. */
+  const authenticate = async (ctx: Context): Promise<Authenticated | undefined> => {
+    const header = ctx.get("Authorization")
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+    if (header === "" && ctx.get("X-API-Key") === "") {
+      challenge(ctx)
+      return undefined
+    }
+    const address = clientAddress(ctx)
+    const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
+    if (Exit.isFailure(budget)) {
+      const error = Option.getOrUndefined(Cause.findErrorOption(budget.cause))
+      if (error !== undefined && error._tag === "RateLimited") {
+        ctx.set("Retry-After", String(error.retryAfterSeconds))
+        ctx.status = 429
+        ctx.type = "application/problem+json"
+        ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
+        return undefined
+      }
+      throw new Error(Cause.pretty(budget.cause))
+    }
+    const fail = async (description: string) => {
+      await runtime.runPromise(recordAuthFailure(address) as Effect.Effect<void>).catch(() => undefined)
+      challenge(ctx, { code: "invalid_token", description })
+      return undefined
+    }
+    const token = match?.[1]
+    if (token === undefined) return fail("Send an OAuth access token as 'Authorization: Bearer <token>'.")
+    if (token.startsWith("cs_") || ctx.get("X-API-Key") !== "") {
+      return fail("API keys are not accepted at /mcp: connect the app with OAuth (it opens a sign-in page).")
+    }
+    let claims: Record<string, unknown>
+    try {
+      const verified = await jwtVerify(token, keySet, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
+      claims = verified.payload as Record<string, unknown>
+    } catch {
+      return fail("The access token is invalid, expired or not meant for this server.")
+    }
+    const grantId = claims["gid"]
+    const clientId = claims["client_id"]
+    const accountId = claims["sub"]
+    if (typeof grantId !== "string" || typeof clientId !== "string" || typeof accountId !== "string") {
+      return fail("The access token is invalid.")
+    }
+    const exit = await runtime.runPromiseExit(
+      Effect.gen(function* () {
+        const [grant, principal] = yield* Effect.all(
+          [
+            OAuthStore.use((store) => store.find("Grant", grantId)),
+            resolveOAuthPrincipal(accountId, { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId }),
+          ],
+          { concurrency: 2 },
+        )
+        return { grant, principal }
+      }),
+    )
+    if (Exit.isFailure(exit)) {
+      const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+      if (error !== undefined && error._tag === "Unauthenticated") return fail(error.detail)
+      throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(exit.cause))
+    }
+    const grant = Option.getOrUndefined(exit.value.grant)
+    if (grant === undefined || grant["clientId"] !== clientId || grant["accountId"] !== accountId) {
+      return fail("This connection was revoked: connect the app again.")
+    }
+    noteUsage(accountId, clientId)
+    return { principal: exit.value.principal, clientId }
+  }
+
+  const callTool = async (
+    ctx: Context,
+    auth: Authenticated,
+    name: string,
+    rawArgs: unknown,
+    onVerdict: (verdict: LimitVerdict) => void,
+  ): Promise<CallToolResult> => {
+    const tool = toolNamed(name)
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    const requestId = requestIdOf(ctx)
+    const caller: Caller = {
+      accountId: auth.principal.accountId,
+      actor: auth.principal.actor,
+      scope: auth.principal.scope,
+      channel: "mcp",
+      requestId,
+      action: name,
+      startedAt: Date.now(),
+    }
+    const raw = (typeof rawArgs === "object" && rawArgs !== null ? rawArgs : {}) as Record<string, unknown>
+    let target: { siteId?: string | null; articleId?: string | null } = {
+      siteId: typeof raw["site_id"] === "string" ? raw["site_id"] : null,
+      articleId: typeof raw["article_id"] === "string" ? raw["article_id"] : null,
+    }
+    const exit = await runtime.runPromiseExit(
+      Effect.gen(function* () {
+        onVerdict(yield* checkRequestLimit(caller.accountId))
+        const args = yield* decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`)
+        target = tool.target(args)
+        return (yield* tool.run(caller, args)) as Record<string, unknown>
+      }) as Effect.Effect<Record<string, unknown>, unknown>,
+    )
+    const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+    const problem = Exit.isSuccess(exit)
+      ? undefined
+      : error !== undefined && isCoreError(error)
+        ? toProblem(error, requestId, publicUrl)
+        : internalProblem(requestId, publicUrl)
+    if (Exit.isFailure(exit) && problem?.code === "internal") console.error(`[${requestId}] MCP tool ${name} failed\n${Cause.pretty(exit.cause)}`)
+    if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
+      onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
+    }
+    await runtime
+      .runPromise(
+        recordActivity(caller, {
+          ok: problem === undefined,
+          errorCode: problem?.code ?? null,
+          siteId: target.siteId ?? null,
+          articleId: target.articleId ?? null,
+        }) as Effect.Effect<void, unknown>,
+      )
+      .catch((cause: unknown) => console.error(`[${requestId}] could not record MCP activity`, cause))
+    if (Exit.isSuccess(exit)) {
+      return { content: [{ type: "text", text: tool.render(exit.value) }], structuredContent: exit.value }
+    }
+    return { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] }
+  }
+
+  return async (ctx, next) => {
+    if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
+    // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
+    const host = ctx.get("Host")
+    const origin = ctx.get("Origin")
+    if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
+    if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
+
+    const auth = await authenticate(ctx)
+    if (auth === undefined) return
+    if (ctx.method !== "POST") {
+      ctx.set("Allow", "POST")
+      return jsonRpcError(ctx, 405, "Method not allowed: this server is stateless; send JSON-RPC messages with POST.")
+    }
+
+    let verdict: LimitVerdict | undefined
+    const server = new Server(
+      { name: "content-site", title: "Content-Site", version: "1.0.0" },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    )
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
+    server.setRequestHandler(CallToolRequestSchema, (request) =>
+      callTool(ctx, auth, request.params.name, request.params.arguments, (v) => {
+        verdict = v
+      }),
+    )
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    })
+    try {
+      await server.connect(transport)
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(ctx.headers)) {
+        if (typeof value === "string") headers.set(name, value)
+        else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+      }
+      const request = new Request(`${publicUrl}${ctx.url}`, {
+        method: "POST",
+        headers,
+        body: Readable.toWeb(ctx.req) as ReadableStream<Uint8Array>,
+        duplex: "half",
+      } as RequestInit)
+      const response = await transport.handleRequest(request)
+      const text = response.status === 202 || response.body === null ? "" : await response.text()
+      ctx.status = response.status
+      response.headers.forEach((value, name) => {
+        if (name !== "content-length") ctx.set(name, value)
+      })
+      ctx.set("Cache-Control", "no-store")
+      if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
+      if (text !== "") ctx.body = text
+      else ctx.body = null
+    } finally {
+      await transport.close().catch(() => undefined)
+      await server.close().catch(() => undefined)
+    }
+  }
+}

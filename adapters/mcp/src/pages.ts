@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto"
+
+/** A rendered page with the Content-Security-Policy it needs. */
+export interface Page {
+  readonly html: string
+  readonly csp: string
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
+const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
+
+const STYLE = `
+:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0b5cad;--danger:#b42318}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--accent:#4c9aff;--danger:#f97066}}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:28rem;margin:8vh auto;padding:2rem;background:var(--card);border:1px solid var(--line);border-radius:12px}
+h1{font-size:1.4rem;margin:0 0 1rem}
+p{margin:.5rem 0}
+.muted{color:var(--muted);font-size:.9rem}
+label{display:block;margin:1rem 0 .25rem;font-weight:600}
+input[type=email],input[type=password]{width:100%;padding:.6rem .7rem;font:inherit;color:inherit;background:transparent;border:1px solid var(--line);border-radius:8px}
+input:focus-visible,button:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.actions{display:flex;gap:.75rem;margin-top:1.5rem}
+button{flex:1;padding:.65rem 1rem;font:inherit;font-weight:600;border-radius:8px;border:1px solid var(--line);background:transparent;color:inherit;cursor:pointer}
+button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+.error{color:var(--danger);font-weight:600}
+ul{padding-left:1.2rem}
+code{font-size:.9em}
+`
+
+const layout = (title: string, body: string, formTargets: ReadonlyArray<string>): Page => {
+  const nonce = randomBytes(16).toString("base64")
+  const formAction = ["'self'", ...formTargets].join(" ")
+  return {
+    csp: `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    html: `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)} · Content-Site</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`,
+  }
+}
+
+/** Where a form may send the browser next: our own pages, then the client's redirect URI. */
+const redirectSource = (redirectUri: string | undefined): ReadonlyArray<string> => {
+  if (redirectUri === undefined) return []
+  try {
+    const url = new URL(redirectUri)
+    return url.protocol === "http:" || url.protocol === "https:" ? [url.origin] : [url.protocol]
+  } catch {
+    return []
+  }
+}
+
+/** What the pages say about the connecting client. */
+export interface ClientView {
+  readonly name: string
+  readonly redirectUri: string | undefined
+  readonly redirectHost: string
+}
+
+/** The sign-in page of an OAuth interaction (or "Continue as" when a web session exists). */
+export const signInPage = (options: {
+  readonly uid: string
+  readonly csrf: string
+  readonly client: ClientView
+  readonly error?: string | undefined
+  readonly email?: string | undefined
+  readonly signedInEmail?: string | undefined
+}): Page => {
+  const action = `/oauth/interaction/${encodeURIComponent(options.uid)}/login`
+  const intro = `<p><strong>${esc(options.client.name)}</strong> (${esc(options.client.redirectHost)}) wants to connect to your Content-Site account. Sign in to continue.</p>`
+  const error = options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ""
+  const continueForm = options.signedInEmail
+    ? `<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${esc(options.csrf)}">
+<input type="hidden" name="continue" value="session">
+<div class="actions"><button class="primary" type="submit">Continue as ${esc(options.signedInEmail)}</button></div>
+</form>
+<p class="muted">Or sign in with another account:</p>`
+    : ""
+  const form = `<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${esc(options.csrf)}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${esc(options.email ?? "")}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<div class="actions"><button class="primary" type="submit">Sign in</button></div>
+</form>`
+  return layout("Sign in", `<h1>Sign in</h1>\n${intro}\n${error}\n${continueForm}\n${form}`, redirectSource(options.client.redirectUri))
+}
+
+/** The consent page: names the client, its redirect host and the account; Allow and Deny. */
+export const consentPage = (options: {
+  readonly uid: string
+  readonly csrf: string
+  readonly client: ClientView
+  readonly accountEmail: string
+}): Page => {
+  const action = `/oauth/interaction/${encodeURIComponent(options.uid)}/confirm`
+  const body = `<h1>Allow access?</h1>
+<p><strong>${esc(options.client.name)}</strong> wants to use your Content-Site account <strong>${esc(options.accountEmail)}</strong>.</p>
+<p class="muted">After you allow it, it will be sent back to <code>${esc(options.client.redirectHost)}</code>.</p>
+<p>It will be able to:</p>
+<ul>
+<li>read your websites, articles, backlinks and period summaries;</li>
+<li>edit article titles and bodies and replace featured images (protected links always stay as they are; every change is a revision you can restore).</li>
+</ul>
+<p class="muted">You can revoke this connection at any time on the Connections page.</p>
+<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${esc(options.csrf)}">
+<div class="actions">
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>`
+  return layout("Allow access", body, redirectSource(options.client.redirectUri))
+}
+
+/** A plain error page (expired interaction, bad request). */
+export const errorPage = (title: string, detail: string): Page =>
+  layout("Error", `<h1>Something went wrong</h1>\n<p class="error" role="alert">${esc(title)}</p>\n<p>${esc(detail)}</p>\n<p class="muted">Start the connection again from your app.</p>`, [])
