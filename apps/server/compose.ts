@@ -1,5 +1,6 @@
 import { clientAddress, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem } from "@content-site/rest"
 import { NotFound, toProblem } from "@content-site/core"
+import { mediaMiddleware } from "@content-site/media"
 import Koa from "koa"
 
 /** What the composition root adds to the adapters' deps. */
@@ -80,8 +81,7 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     }),
   )
 
-  const mediaMiddleware = await optionalExport<(rt: HttpDeps["runtime"]) => Koa.Middleware>("@content-site/media", "mediaMiddleware")
-  if (mediaMiddleware !== undefined) app.use(mediaMiddleware(deps.runtime))
+  app.use(mediaMiddleware(deps.runtime, { publicUrl: options.publicUrl }))
   mountRest(app, deps)
   const mountMcp = await optionalExport<Mount>("@content-site/mcp", "mountMcp")
   if (mountMcp !== undefined) await mountMcp(app, deps)

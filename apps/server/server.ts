@@ -1,5 +1,8 @@
 import type { CoreServices, ImageFetcher, ImageInspector, MediaStore, StorageServices } from "@content-site/core"
+import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
+import { openDatabase } from "@content-site/orm"
+import { safeImageFetcher, sharpImageInspector } from "@content-site/images"
 import { nodePlatform } from "@content-site/platform"
 import type { AppRuntime } from "@content-site/rest"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -34,38 +37,22 @@ interface Storage {
   readonly close: () => Promise<void>
 }
 
-// Until the persistence and media adapters land, they are loaded by name (see the interfaces brief).
-const ORM: string = "@content-site/orm"
-const MEDIA: string = "@content-site/media"
+// Until the demo data lands, it is loaded by name (see the interfaces brief).
 const DEMO: string = "./demo.ts"
-interface OrmModule {
-  readonly openDatabase: (config: { databaseUrl?: string; dataDir?: string; redisUrl?: string }) => Promise<{
-    readonly layer: Layer.Layer<Exclude<StorageServices, MediaStore>>
-    readonly ready: () => Promise<boolean>
-    readonly close: () => Promise<void>
-  }>
-}
-interface MediaModule {
-  readonly localMediaStore: (dir: string) => Layer.Layer<MediaStore>
-}
 
 const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]): Promise<Storage> => {
   if (kind === "memory") return { layer: memoryStorage(), ready: async () => true, close: async () => {} }
-  const { openDatabase } = (await import(ORM)) as OrmModule
-  const { localMediaStore } = (await import(MEDIA)) as MediaModule
   const db = await openDatabase({
     ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
     dataDir: config.dataDir,
     ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
   })
-  const media: Layer.Layer<MediaStore> = localMediaStore(join(config.dataDir, "media"))
+  const media = localMediaStore(join(config.dataDir, "media"))
   return { layer: Layer.merge(db.layer, media), ready: db.ready, close: db.close }
 }
 
-const imageLayers = async (config: ServerConfig): Promise<Layer.Layer<ImageInspector | ImageFetcher>> => {
-  const images = await import("@content-site/images")
-  return Layer.merge(images.sharpImageInspector, images.safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }))
-}
+const imageLayers = (config: ServerConfig): Layer.Layer<ImageInspector | ImageFetcher> =>
+  Layer.merge(sharpImageInspector, safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }))
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -106,7 +93,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       storage.layer,
       nodePlatform(),
       settingsLayer(publicUrl, config.limits),
-      await imageLayers(config),
+      imageLayers(config),
     )
     runtime = ManagedRuntime.make(layer)
     await runtime.runPromise(Effect.void)

@@ -1,7 +1,269 @@
-/** The OpenAPI 3.1 document of the REST API, generated from the core schemas. */
-export const openApiDocument = (publicUrl: string): Record<string, unknown> => ({
-  openapi: "3.1.0",
-  info: { title: "Content-Site API", version: "1.0.0" },
-  servers: [{ url: `${publicUrl}/api/v1` }],
-  paths: {},
-})
+import {
+  ActivityEntry,
+  Article,
+  ArticleListItem,
+  Backlink,
+  type CoreError,
+  Pagination,
+  PathId,
+  Problem,
+  problemKinds,
+  Revision,
+  RevisionSummary,
+  Website,
+} from "@content-site/core"
+import { Schema } from "effect"
+import { type Operation, operations } from "../rest/operations.ts"
+
+type Json = Record<string, unknown>
+
+/** Schemas that become named components wherever they occur (by their `title` annotation). */
+const COMPONENT_TITLES = new Set([
+  "Website",
+  "ArticleListItem",
+  "Article",
+  "Backlink",
+  "PeriodRange",
+  "PeriodSummary",
+  "RevisionSummary",
+  "Revision",
+  "ActivityEntry",
+  "Actor",
+  "Pagination",
+  "FeaturedImage",
+  "SanitizeReport",
+  "ProtectedBlockViolation",
+  "Problem",
+  "WebsitePage",
+  "ArticlePage",
+  "BacklinkPage",
+  "RevisionPage",
+  "ActivityPage",
+  "UpdateArticleResult",
+  "FeaturedImageResult",
+  "UpdateArticleBody",
+  "FeaturedImageUrlBody",
+])
+
+const titleOf = (ast: unknown): string | undefined => {
+  const title = (ast as { annotations?: { title?: unknown } }).annotations?.title
+  return typeof title === "string" ? title : undefined
+}
+
+const rewriteRefs = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(rewriteRefs)
+  if (typeof value !== "object" || value === null) return value
+  const out: Json = {}
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : rewriteRefs(v)
+  }
+  return out
+}
+
+/** Collects JSON Schemas generated from core schemas into one `components.schemas` table. */
+class SchemaTable {
+  readonly components: Record<string, unknown> = {}
+
+  /** The JSON Schema of a core schema; titled resources become `$ref`s to components. */
+  schemaOf(schema: Schema.Top, options: { readonly closed?: boolean } = {}): Json {
+    const doc = Schema.toJsonSchemaDocument(schema, {
+      referencePolicy: ({ ast }) => {
+        const title = titleOf(ast)
+        return title !== undefined && COMPONENT_TITLES.has(title) ? title : undefined
+      },
+      ...(options.closed === true ? { onExcessProperty: "error" as const } : {}),
+    })
+    for (const [name, def] of Object.entries(doc.definitions)) this.components[name] ??= rewriteRefs(def)
+    const root = rewriteRefs(doc.schema) as Json
+    const title = typeof root.title === "string" ? root.title : undefined
+    if (title !== undefined && COMPONENT_TITLES.has(title)) {
+      this.components[title] ??= root
+      return { $ref: `#/components/schemas/${title}` }
+    }
+    return root
+  }
+}
+
+const COMMON_PROBLEMS: ReadonlyArray<CoreError["_tag"] | "Internal"> = ["Unauthenticated", "RateLimited", "Unavailable", "Internal"]
+
+const problemCodesByStatus = (op: Operation): Map<number, Array<string>> => {
+  const byStatus = new Map<number, Array<string>>()
+  for (const tag of [...op.problems, ...COMMON_PROBLEMS]) {
+    const kind = tag === "Internal" ? { status: 500, code: "internal" } : problemKinds[tag]
+    const codes = byStatus.get(kind.status) ?? []
+    if (!codes.includes(kind.code)) codes.push(kind.code)
+    byStatus.set(kind.status, codes)
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b))
+}
+
+/** A schema's description, from its own annotations or its last check's (refinements keep it there). */
+const descriptionOf = (schema: Schema.Top | undefined): string | undefined => {
+  if (schema === undefined) return undefined
+  const ast = schema.ast as { annotations?: { description?: unknown }; checks?: ReadonlyArray<{ annotations?: { description?: unknown } }> }
+  const found = [ast.annotations?.description, ...(ast.checks ?? []).map((c) => c.annotations?.description)].filter((d) => typeof d === "string")
+  return found.at(-1) as string | undefined
+}
+
+const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema })
+
+const REQUEST_ID = header("The request's id; the same id is in the problem body and the activity entry.")
+const RATE_HEADERS = {
+  "RateLimit-Limit": header("Requests allowed per minute for the account (REST and MCP together).", { type: "integer" }),
+  "RateLimit-Remaining": header("Requests left in the current window.", { type: "integer" }),
+  "RateLimit-Reset": header("Seconds until the window resets.", { type: "integer" }),
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "The request is malformed (unknown parameter or key, bad value, malformed JSON).",
+  401: "No valid API key (`WWW-Authenticate: Bearer`).",
+  403: "The API key is read-only.",
+  404: "No such object on this account (another account's objects are indistinguishable from missing ones).",
+  409: "A concurrent writer won; nothing was written.",
+  412: "`If-Match` no longer matches the article.",
+  413: "The body or image is too large.",
+  415: "Wrong content type, or the bytes are not an accepted image.",
+  422: "The change was refused.",
+  429: "A limit is used up; retry after `Retry-After` seconds.",
+  500: "Something went wrong on our side (no internal detail is sent).",
+  503: "The database cannot be reached; nothing was written; retry later.",
+}
+
+const operationObject = (op: Operation, table: SchemaTable): Json => {
+  const parameters: Array<Json> = []
+  for (const p of op.pathParams) {
+    parameters.push({
+      name: p.name,
+      in: "path",
+      required: true,
+      description: p.description,
+      schema: p.kind === "id" ? table.schemaOf(PathId) : { type: "integer", minimum: 1 },
+    })
+  }
+  if (op.query !== undefined) {
+    const doc = Schema.toJsonSchemaDocument(Schema.toType(op.query as Schema.Codec<unknown, unknown, never, never>))
+    const root = doc.schema as { properties?: Record<string, Json>; required?: Array<string> }
+    const fields = (op.query as unknown as { fields?: Record<string, Schema.Top> }).fields ?? {}
+    for (const [name, schema] of Object.entries(root.properties ?? {})) {
+      const { description: generated, ...rest } = schema
+      const description = generated ?? descriptionOf(fields[name])
+      parameters.push({
+        name,
+        in: "query",
+        required: root.required?.includes(name) ?? false,
+        ...(typeof description === "string" ? { description } : {}),
+        schema: rewriteRefs(rest),
+      })
+    }
+  }
+  if (op.ifMatch) {
+    parameters.push({
+      name: "If-Match",
+      in: "header",
+      required: false,
+      description:
+        'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`, `W/` tolerated); otherwise 412 `precondition_failed`. `*` means no condition; a value that is not an entity tag is a 400.',
+      schema: { type: "string" },
+    })
+  }
+
+  const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS }
+  if (op.paginated) successHeaders.Link = header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).')
+  if (op.etag) successHeaders.ETag = header('The article\'s entity tag, `"<article id>-r<revision>"`.')
+  if (op.write) successHeaders["Edit-Limit-Remaining"] = header("Article changes left today (UTC) for the account.", { type: "integer" })
+
+  const responses: Json = {
+    "200": { description: "Success.", headers: successHeaders, content: { "application/json": { schema: table.schemaOf(op.response) } } },
+  }
+  for (const [status, codes] of problemCodesByStatus(op)) {
+    const headers: Json = { "X-Request-Id": REQUEST_ID }
+    if (status !== 401 && status !== 500 && status !== 503) Object.assign(headers, RATE_HEADERS)
+    if (status === 429 || status === 503) headers["Retry-After"] = header("Seconds to wait before retrying.", { type: "integer" })
+    if (status === 401) headers["WWW-Authenticate"] = header("`Bearer`.")
+    if (op.write && status !== 401) headers["Edit-Limit-Remaining"] = header("Article changes left today (UTC).", { type: "integer" })
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? "Error."} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+      headers,
+      content: {
+        "application/problem+json": {
+          schema: {
+            allOf: [table.schemaOf(Problem), { type: "object", properties: { status: { const: status }, code: { enum: codes } } }],
+          },
+        },
+      },
+    }
+  }
+
+  const object: Json = {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description,
+    parameters,
+    responses,
+  }
+  if (op.body !== undefined) {
+    const content: Json = {}
+    if (op.body.json !== undefined) content["application/json"] = { schema: table.schemaOf(op.body.json, { closed: true }) }
+    if (op.body.multipart === true) {
+      content["multipart/form-data"] = {
+        schema: {
+          type: "object",
+          properties: {
+            image: { type: "string", contentMediaType: "application/octet-stream", description: "The image file (JPEG, PNG, WebP, GIF or AVIF; at most 10 MiB)." },
+            alt: { type: "string", maxLength: 500, description: "Alternative text of the image." },
+          },
+          required: ["image"],
+          additionalProperties: false,
+        },
+      }
+    }
+    object.requestBody = { required: true, content }
+  }
+  return object
+}
+
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the operation table and the core
+ * schemas (the same ones the server decodes and encodes with): every parameter, request body,
+ * response, problem code and both security schemes.
+ */
+export const openApiDocument = (publicUrl: string): Json => {
+  const table = new SchemaTable()
+  for (const s of [Website, ArticleListItem, Article, Backlink, RevisionSummary, Revision, ActivityEntry, Pagination, Problem]) table.schemaOf(s)
+  const paths: Record<string, Json> = {}
+  for (const op of operations) {
+    const item = (paths[op.path] ??= {})
+    item[op.method.toLowerCase()] = operationObject(op, table)
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Content-Site API",
+      version: "1.0.0",
+      description:
+        "Read a website's articles, backlinks and monthly numbers, and edit articles safely: bodies are sanitised, protected links must be kept, every change is a revision. Errors are `application/problem+json` (RFC 9457). Limits: requests per minute per account (`RateLimit-*` headers) and article changes per UTC day (`Edit-Limit-Remaining`).",
+    },
+    servers: [{ url: `${publicUrl}/api/v1` }],
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    tags: [
+      { name: "Websites", description: "The account's websites and their period summaries." },
+      { name: "Articles", description: "Articles: read, edit, replace the featured image." },
+      { name: "Revisions", description: "Every stored version of an article." },
+      { name: "Backlinks", description: "Backlinks acquired for a website." },
+      { name: "Activity", description: "The account's activity log." },
+    ],
+    paths,
+    components: {
+      schemas: table.components,
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key (`cs_...`) as `Authorization: Bearer <key>`.",
+        },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (`cs_...`) in `X-API-Key`." },
+      },
+    },
+  }
+}
