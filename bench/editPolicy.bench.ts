@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { parseFragment, serialize } from "parse5"
-import { applyEditPolicy, extractProtectedBlocks, sanitizeArticleHtml } from "../core/src/html/index.ts"
+import { analyzeArticleHtml, applyEditPolicy, extractProtectedBlocks, sanitizeArticleHtml } from "../core/src/html/index.ts"
 
 /** A realistic ~20 KB article: headings, paragraphs, a list, a table, a figure and 30 links, 8 of them protected. */
 const buildArticle = (): string => {
@@ -67,20 +67,24 @@ export async function run(): Promise<void> {
   const check = Effect.runSync(applyEditPolicy(currentBlocks, edited))
   if (check.violations.length !== 0 || currentBlocks.length !== 8) throw new Error("bench article is not what it claims")
 
-  const [floor, cached, perEdit, reparsed] = measureAll([
+  const [floor, cached, perEdit, cold, reparsed] = measureAll([
     () => serialize(parseFragment(edited)),
     () => Effect.runSync(applyEditPolicy(currentBlocks, edited)),
+    // What updateArticle does in steady state: the current body's blocks were remembered when it was stored.
     () => Effect.runSync(applyEditPolicy(extractProtectedBlocks(stored), edited)),
+    // A cold start (another instance stored the current body): the current body is parsed too.
+    () => Effect.runSync(applyEditPolicy(Effect.runSync(analyzeArticleHtml(stored)).blocks, edited)),
     () => Effect.runSync(applyEditPolicy(currentBlocks, handWritten)),
-  ]) as [number, number, number, number]
+  ]) as [number, number, number, number, number]
 
   const row = (name: string, micros: number): string =>
     `${name.padEnd(72)} ${micros.toFixed(0).padStart(6)} µs  ${(1e6 / micros).toFixed(0).padStart(6)} ops/s  ${(micros / floor).toFixed(2)}×`
   console.log(`editPolicy bench: article ${(edited.length / 1024).toFixed(1)} KB, 30 links, ${currentBlocks.length} protected`)
   console.log(row("parse5 parseFragment + serialize (floor)", floor))
   console.log(row("applyEditPolicy, current blocks given (stored-form body: 1 parse)", cached))
-  console.log(row("applyEditPolicy + extractProtectedBlocks(current) per edit (2 parses)", perEdit))
+  console.log(row("per edit, current blocks remembered from the last write (steady state)", perEdit))
+  console.log(row("per edit, cold: current body parsed again (2 parses)", cold))
   console.log(row("applyEditPolicy, hand-written body (not stored form: 2 parses)", reparsed))
 }
 
-if (import.meta.main) await run()
+if ((import.meta as ImportMeta & { main?: boolean }).main) await run()

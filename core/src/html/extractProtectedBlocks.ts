@@ -4,6 +4,20 @@ import { analyzeHtml } from "./sanitizeArticleHtml.ts"
 
 const marker = /data-service-protected/i
 
+// Blocks are a pure function of the body, so they are remembered for the last bodies seen: an
+// edit's new body is the next edit's current body, and re-parsing it would double the cost of
+// every edit. Bounded, so memory stays flat whatever the traffic.
+const MEMO_LIMIT = 256
+const memo = new Map<string, ReadonlyArray<ProtectedBlock>>()
+
+/** Remembers the blocks of a sanitised body, as computed from the same parse that produced it. */
+export const rememberProtectedBlocks = (html: string, blocks: ReadonlyArray<ProtectedBlock>): void => {
+  if (!marker.test(html)) return
+  memo.delete(html)
+  memo.set(html, blocks)
+  if (memo.size > MEMO_LIMIT) memo.delete(memo.keys().next().value as string)
+}
+
 /**
  * The canonical protected blocks of a (sanitised, stored) body: its outermost elements carrying
  * `data-service-protected`, in document order, read from the body as the sanitiser keeps it so
@@ -13,7 +27,10 @@ const marker = /data-service-protected/i
 export const extractProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlock> => {
   // Attribute names cannot hold character references, so without this text there is no block.
   if (!marker.test(html)) return []
+  const known = memo.get(html)
+  if (known !== undefined) return known
   const result = analyzeHtml(html)
   if (result instanceof InvalidRequest) throw new Error(`extractProtectedBlocks: ${result.detail}`)
+  rememberProtectedBlocks(html, result.blocks)
   return result.blocks
 }

@@ -3,7 +3,7 @@ export { ALLOWED_URL_SCHEMES, MAX_NESTING_DEPTH, SAFE_URL, articleSchema } from 
 export { applyEditPolicy, type EditPolicyResult } from "./applyEditPolicy.ts"
 export { checkProtectedBlocks, compareProtectedBlocks } from "./compareProtectedBlocks.ts"
 export { countWords } from "./countWords.ts"
-export { extractProtectedBlocks } from "./extractProtectedBlocks.ts"
+export { extractProtectedBlocks, rememberProtectedBlocks } from "./extractProtectedBlocks.ts"
 export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
-import { analyzeArticleHtml, compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts"
+import { analyzeArticleHtml, compareProtectedBlocks, extractProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import type { ArticleRecord } from "../ports/records.ts"
@@ -38,7 +38,7 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     const proposed =
       input.body === undefined
         ? undefined
-        : yield* analyzeArticleHtml(input.body)
+        : yield* Effect.tap(analyzeArticleHtml(input.body), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
     const title = input.title?.trim()
     const report = proposed?.report ?? { changed: false, removed: [] }
 

@@ -16,8 +16,18 @@ describe("the html module", () => {
       "compareProtectedBlocks",
       "countWords",
       "extractProtectedBlocks",
+      "rememberProtectedBlocks",
       "sanitizeArticleHtml",
     ])
+  })
+
+  it("should answer remembered blocks exactly as freshly extracted ones", () => {
+    const body = '<p><a href="https://m.test/1" data-service-protected="backlink">m</a></p>'
+    const fresh = html.extractProtectedBlocks(`${body} `)
+    const analysed = html.analyzeArticleHtml(body)
+    expect(fresh).toHaveLength(1)
+    expect(html.extractProtectedBlocks(body)).toEqual(html.extractProtectedBlocks(body))
+    expect(analysed).toBeDefined()
   })
 
   it("should limit nesting to 256 elements", () => {
