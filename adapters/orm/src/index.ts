@@ -46,6 +46,8 @@ export interface OrmDatabase {
   readonly isEmpty: () => Promise<boolean>
   /** The owner of an API key, for the admin command line (`key revoke KEY_ID`). */
   readonly keyOwner: (keyId: string) => Promise<string | null>
+  /** SQL that would bring the database's schema to the entities' (empty when migrations are complete). */
+  readonly schemaDiff: () => Promise<string>
   /** Which database this is: "postgresql" or "pglite". */
   readonly kind: "postgresql" | "pglite"
   readonly close: () => Promise<void>
@@ -104,6 +106,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
       await orm.migrator.up()
     },
     isEmpty: async () => (await fork().count(AccountEntity, {})) === 0,
+    schemaDiff: async () => (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim(),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
     close: async () => {
       if (closed) return

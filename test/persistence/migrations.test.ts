@@ -1,0 +1,102 @@
+import { AccountRepository } from "@content-site/core"
+import { DataDirLocked, openDatabase } from "@content-site/orm"
+import { ManagedRuntime } from "effect"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTempDir, createTestDatabase } from "../support/databases.ts"
+import { runNode, spawnNode, waitForLine } from "../support/processes.ts"
+
+const account = (id: string) => ({ id, email: `${id}@example.test`, name: id, password_hash: "h", created_at: "2026-11-01T00:00:00.000Z" })
+
+describe("migrations on PostgreSQL", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  beforeAll(async () => {
+    database = await createTestDatabase()
+  })
+  afterAll(async () => {
+    await database?.drop()
+  })
+
+  it("should migrate on open to a schema with no pending diff, and migrate again as a no-op", async () => {
+    const db = await openDatabase({ databaseUrl: database.url })
+    try {
+      expect(await db.schemaDiff()).toBe("")
+      await db.migrate()
+      expect(await db.schemaDiff()).toBe("")
+      expect(await db.ready()).toBe(true)
+      expect(await db.isEmpty()).toBe(true)
+    } finally {
+      await db.close()
+    }
+  })
+})
+
+describe("embedded PGlite database", () => {
+  const temp = createTempDir()
+  afterAll(() => temp.remove())
+
+  it("should migrate to a schema with no pending diff and keep data across restarts", async () => {
+    const dir = join(temp.dir, "restart")
+    const first = await openDatabase({ dataDir: dir })
+    expect(await first.schemaDiff()).toBe("")
+    const rt = ManagedRuntime.make(first.layer)
+    await rt.runPromise(AccountRepository.use((r) => r.insert(account("acc_persisted"))))
+    await rt.dispose()
+    await first.close()
+
+    const second = await openDatabase({ dataDir: dir })
+    try {
+      expect(await second.isEmpty()).toBe(false)
+      const rt2 = ManagedRuntime.make(second.layer)
+      const found = await rt2.runPromise(AccountRepository.use((r) => r.get("acc_persisted")))
+      await rt2.dispose()
+      expect(found.email).toBe("acc_persisted@example.test")
+      expect(await second.schemaDiff()).toBe("")
+    } finally {
+      await second.close()
+    }
+  })
+
+  it("should refuse a second opening of the same data directory in this process", async () => {
+    const dir = join(temp.dir, "restart")
+    const db = await openDatabase({ dataDir: dir })
+    try {
+      const error = await openDatabase({ dataDir: dir }).then(
+        () => null,
+        (e: unknown) => e,
+      )
+      expect(error).toBeInstanceOf(DataDirLocked)
+    } finally {
+      await db.close()
+    }
+  })
+
+  it("should make a second process refuse the data directory with a clear message", async () => {
+    const dir = join(temp.dir, "shared")
+    const holder = spawnNode("test/persistence/fixtures/open-data-dir.ts", [dir, "hold"])
+    try {
+      await waitForLine(holder, /^opened$/)
+      const second = await runNode("test/persistence/fixtures/open-data-dir.ts", [dir])
+      expect(second.code).toBe(3)
+      expect(second.stderr).toContain(`in use by process ${holder.pid}`)
+    } finally {
+      holder.kill("SIGKILL")
+      await new Promise((r) => holder.once("exit", r))
+    }
+    // the holder was killed without releasing its lock: the lock is stale and taken over
+    const third = await runNode("test/persistence/fixtures/open-data-dir.ts", [dir])
+    expect(third.stderr).toBe("")
+    expect(third.code).toBe(0)
+  })
+
+  it("should take over a lock file left by a process that is gone", async () => {
+    const dir = join(temp.dir, "shared")
+    const gone = spawnNode("-e", ["0"])
+    await new Promise((r) => gone.once("exit", r))
+    writeFileSync(join(dir, "LOCK"), `${gone.pid}\n`)
+    const db = await openDatabase({ dataDir: dir })
+    expect(await db.ready()).toBe(true)
+    await db.close()
+  })
+})
