@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ImageFetcher, ImageInspector, MediaStore } from "../ports/Media.ts"
 import { Settings } from "../ports/Platform.ts"
+import { ArticleRepository } from "../ports/Repositories.ts"
 import type { FeaturedImageResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
@@ -20,6 +21,8 @@ export type ImageSource =
 export const replaceFeaturedImage = (caller: Caller, articleId: string, source: ImageSource, alt: string | undefined) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
+    // Another account's (or a missing) article is NotFound before any fetching, decoding or storing.
+    yield* (yield* ArticleRepository).get(caller.accountId, articleId)
     const { publicUrl } = yield* Settings
     const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url)
     const image = yield* (yield* ImageInspector).inspect(raw)

@@ -163,6 +163,11 @@ describe("replaceFeaturedImage", () => {
     expect(out.result.revision?.number).toBe(2)
     expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "http://img.test/a.png" }, undefined)))).toBe("UnsafeUrl")
   })
+
+  it("should answer a missing article with NotFound before fetching anything", async () => {
+    const w = await makeWorld({}, new Map([["https://img.test/a.png", pngHeader(5, 5)]]))
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_missing", { kind: "url", url: "http://img.test/a.png" }, undefined)))).toBe("NotFound")
+  })
 })
 
 describe("restoreRevision", () => {

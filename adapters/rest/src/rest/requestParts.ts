@@ -32,8 +32,18 @@ export const queryObject = (querystring: string): Record<string, string> => {
 }
 
 /** Decodes the query string with a core schema: unknown parameters and bad values are 400s. */
-export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx: ParameterizedContext, schema: S): S["Type"] =>
-  decodeNow(decodeInput(schema, queryObject(ctx.querystring), "Query string"))
+export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx: ParameterizedContext, schema: S): S["Type"] => {
+  const query = queryObject(ctx.querystring)
+  const fields = (schema as unknown as { fields?: Record<string, unknown> }).fields
+  const unknown = fields === undefined ? [] : Object.keys(query).filter((name) => !Object.hasOwn(fields, name))
+  if (unknown.length > 0) {
+    throw new InvalidRequest({
+      detail: `Unknown query parameter ${unknown.map((n) => `'${n}'`).join(", ")}${Object.keys(fields ?? {}).length === 0 ? "; this endpoint takes none" : `; allowed: ${Object.keys(fields ?? {}).join(", ")}`}.`,
+      errors: unknown.map((n) => ({ path: n, message: "Unknown query parameter" })),
+    })
+  }
+  return decodeNow(decodeInput(schema, query, "Query string"))
+}
 
 const shown = (raw: string): string => (raw.length > 64 ? `${raw.slice(0, 64)}…` : raw)
 

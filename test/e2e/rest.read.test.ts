@@ -1,0 +1,300 @@
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer()
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+const expectProblem = async (res: Response, status: number, code: string) => {
+  expect(res.status).toBe(status)
+  expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+  const body = await json(res)
+  expect(body.code).toBe(code)
+  expect(body.status).toBe(status)
+  expect(body.request_id).toBe(res.headers.get("x-request-id"))
+  expect(typeof body.detail).toBe("string")
+  expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+/)
+  return body
+}
+
+describe("authentication", () => {
+  it("should accept the key as a Bearer token and as X-API-Key", async () => {
+    expect((await t.api("/api/v1/sites")).status).toBe(200)
+    expect((await t.api("/api/v1/sites", { key: null, headers: { "X-API-Key": KEYS.a } })).status).toBe(200)
+  })
+
+  it("should refuse a missing, unknown, revoked or malformed key with 401 and WWW-Authenticate: Bearer", async () => {
+    for (const key of [null, "cs_unknownunknownunknownunknownunknown1", KEYS.aRevoked, "not-a-key"]) {
+      const res = await t.api("/api/v1/sites", { key })
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/)
+      await expectProblem(res, 401, "unauthenticated")
+    }
+    const basic = await t.api("/api/v1/sites", { key: null, headers: { Authorization: `Basic ${btoa("a:b")}` } })
+    await expectProblem(basic, 401, "unauthenticated")
+  })
+
+  it("should refuse an OAuth-style access token at REST", async () => {
+    const res = await t.api("/api/v1/sites", { key: "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhY2NfYSJ9.c2ln" })
+    await expectProblem(res, 401, "unauthenticated")
+  })
+
+  it("should refuse a read-only key writing with 403 insufficient_scope and let it read", async () => {
+    expect((await t.api("/api/v1/articles/art_a1", { key: KEYS.aRead })).status).toBe(200)
+    const res = await t.api("/api/v1/articles/art_a1", {
+      key: KEYS.aRead,
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "x" }),
+    })
+    await expectProblem(res, 403, "insufficient_scope")
+  })
+})
+
+describe("resources and headers", () => {
+  it("should list sites by name with the pagination envelope", async () => {
+    const res = await t.api("/api/v1/sites")
+    const body = await json(res)
+    expect(body.data.map((s: { id: string }) => s.id)).toEqual(["site_a1", "site_a2"])
+    expect(body.data[0]).toMatchObject({ article_count: 25, backlink_count: 6 })
+    expect(body.pagination).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 })
+  })
+
+  it("should carry X-Request-Id, Cache-Control: no-store, RateLimit-* and security headers", async () => {
+    const res = await t.api("/api/v1/sites")
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/)
+    expect(res.headers.get("cache-control")).toBe("no-store")
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer")
+    for (const h of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(res.headers.get(h)).toMatch(/^\d+$/)
+  })
+
+  it("should not honour a client-chosen X-Request-Id (activity is idempotent by request id)", async () => {
+    const res = await t.api("/api/v1/sites", { headers: { "X-Request-Id": "my-own-request-id-123" } })
+    expect(res.headers.get("x-request-id")).not.toBe("my-own-request-id-123")
+  })
+
+  it("should page articles newest first with an RFC 8288 Link header of absolute URLs", async () => {
+    const res = await t.api("/api/v1/sites/site_a1/articles?per_page=5&page=2")
+    const body = await json(res)
+    expect(body.pagination).toEqual({ page: 2, per_page: 5, total: 25, total_pages: 5 })
+    const dates = body.data.map((a: { published_at: string }) => a.published_at)
+    expect([...dates].sort().reverse()).toEqual(dates)
+    expect(body.data[0]).not.toHaveProperty("body")
+    const link = res.headers.get("link") ?? ""
+    for (const [rel, page] of [["first", 1], ["prev", 1], ["next", 3], ["last", 5]] as const) {
+      expect(link).toContain(`<${t.url}/api/v1/sites/site_a1/articles?per_page=5&page=${page}>; rel="${rel}"`)
+    }
+  })
+
+  it("should answer a page past the end with 200 and empty data", async () => {
+    const body = await json(await t.api("/api/v1/sites/site_a1/articles?page=99"))
+    expect(body.data).toEqual([])
+    expect(body.pagination.total).toBe(25)
+  })
+
+  it("should filter articles by status and inclusive date range", async () => {
+    const drafts = await json(await t.api("/api/v1/sites/site_a1/articles?status=draft&per_page=100"))
+    expect(drafts.data.length).toBe(4)
+    expect(drafts.data.every((a: { status: string }) => a.status === "draft")).toBe(true)
+    const today = new Date().toISOString().slice(0, 10)
+    const recent = await json(await t.api(`/api/v1/sites/site_a1/articles?from=${today}&to=${today}`))
+    expect(recent.data).toEqual([])
+  })
+
+  it("should return one article with its body and an ETag naming its revision", async () => {
+    const res = await t.api("/api/v1/articles/art_a1")
+    const body = await json(res)
+    expect(body.body).toContain('data-service-protected="backlink"')
+    expect(body.revision).toBe(1)
+    expect(res.headers.get("etag")).toBe('"art_a1-r1"')
+  })
+
+  it("should list backlinks newest first and summarise a period", async () => {
+    const bl = await json(await t.api("/api/v1/sites/site_a1/backlinks"))
+    expect(bl.data.length).toBe(6)
+    const stats = await json(await t.api("/api/v1/sites/site_a1/stats?period=last_30_days"))
+    expect(stats.period.key).toBe("last_30_days")
+    expect(stats.backlinks.count).toBe(6)
+    expect(stats.backlinks.industry + stats.backlinks.local).toBe(6)
+    expect(stats.articles.items.every((a: { status: string }) => a.status === "published")).toBe(true)
+    const month = await json(await t.api("/api/v1/sites/site_a1/stats?period=2020-01"))
+    expect(month.period).toEqual({ key: "2020-01", from: "2020-01-01", to: "2020-01-31" })
+  })
+
+  it("should list revisions without bodies and return one with its body", async () => {
+    const list = await json(await t.api("/api/v1/articles/art_a1/revisions"))
+    expect(list.data[0]).toMatchObject({ number: 1, origin: "editor" })
+    expect(list.data[0]).not.toHaveProperty("body")
+    const one = await json(await t.api("/api/v1/articles/art_a1/revisions/1"))
+    expect(one.body).toContain("partner offer")
+  })
+})
+
+describe("strict requests", () => {
+  const bad: ReadonlyArray<readonly [string, string]> = [
+    ["/api/v1/sites/site_a1/articles?from=2026-13-01", "from"],
+    ["/api/v1/sites/site_a1/articles?from=yesterday", "from"],
+    ["/api/v1/sites/site_a1/articles?from=2026-11-10&to=2026-11-01", ""],
+    ["/api/v1/sites/site_a1/articles?per_page=0", "per_page"],
+    ["/api/v1/sites/site_a1/articles?per_page=101", "per_page"],
+    ["/api/v1/sites/site_a1/articles?per_page=10000000", "per_page"],
+    ["/api/v1/sites/site_a1/articles?per_page=abc", "per_page"],
+    ["/api/v1/sites/site_a1/articles?page=0", "page"],
+    ["/api/v1/sites/site_a1/articles?page=1.5", "page"],
+    ["/api/v1/sites/site_a1/articles?status=bogus", "status"],
+    ["/api/v1/sites/site_a1/articles?bogus=1", "bogus"],
+    ["/api/v1/sites/site_a1/articles?page=1&page=2", "page"],
+    ["/api/v1/sites/site_a1/backlinks?to=not-a-date", "to"],
+    ["/api/v1/sites/site_a1/stats?period=bogus", "period"],
+    ["/api/v1/sites/site_a1/stats?period=2026-13", "period"],
+    ["/api/v1/activity?channel=bogus", "channel"],
+    ["/api/v1/articles/art_a1?x=1", "x"],
+    ["/api/v1/sites?per_page=-1", "per_page"],
+  ]
+  for (const [path, name] of bad) {
+    it(`should answer 400 invalid_request naming the parameter for ${path}`, async () => {
+      const body = await expectProblem(await t.api(path), 400, "invalid_request")
+      expect(Array.isArray(body.errors)).toBe(true)
+      if (name !== "") expect(`${body.detail} ${JSON.stringify(body.errors)}`).toContain(name)
+    })
+  }
+
+  it("should answer bad path ids and revision numbers with 404 not_found", async () => {
+    for (const path of [
+      "/api/v1/articles/%20bad%20id",
+      "/api/v1/articles/art_nope",
+      `/api/v1/articles/${"x".repeat(300)}`,
+      "/api/v1/sites/..%2F..%2Fetc/articles",
+      "/api/v1/articles/art_a1/revisions/0",
+      "/api/v1/articles/art_a1/revisions/abc",
+      "/api/v1/articles/art_a1/revisions/99",
+    ]) {
+      await expectProblem(await t.api(path), 404, "not_found")
+    }
+  })
+
+  it("should answer an unknown API path with a 404 problem", async () => {
+    await expectProblem(await t.api("/api/v1/nothing-here"), 404, "not_found")
+  })
+})
+
+describe("isolation between accounts (OWASP API1)", () => {
+  const foreign = [
+    ["GET", "/api/v1/sites/site_b1/articles"],
+    ["GET", "/api/v1/sites/site_b1/backlinks"],
+    ["GET", "/api/v1/sites/site_b1/stats"],
+    ["GET", "/api/v1/articles/art_b1"],
+    ["GET", "/api/v1/articles/art_b1/revisions"],
+    ["GET", "/api/v1/articles/art_b1/revisions/1"],
+    ["PUT", "/api/v1/articles/art_b1"],
+    ["PUT", "/api/v1/articles/art_b1?dry_run=true"],
+    ["POST", "/api/v1/articles/art_b1/featured-image"],
+  ] as const
+  for (const [method, path] of foreign) {
+    it(`should answer ${method} ${path} of another account exactly like a missing one`, async () => {
+      const init =
+        method === "GET"
+          ? {}
+          : method === "PUT"
+            ? { method, headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "taken over" }) }
+            : { method, headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com/i.png" }) }
+      const foreignRes = await t.api(path, init)
+      const missingRes = await t.api(path.replace("art_b1", "art_zz").replace("site_b1", "site_zz"), init)
+      const a = await expectProblem(foreignRes, 404, "not_found")
+      const b = await expectProblem(missingRes, 404, "not_found")
+      expect(a.detail.replace("art_b1", "X").replace("site_b1", "X")).toBe(b.detail.replace("art_zz", "X").replace("site_zz", "X"))
+    })
+  }
+
+  it("should not list another account's sites or activity", async () => {
+    const sites = await json(await t.api("/api/v1/sites", { key: KEYS.b }))
+    expect(sites.data.map((s: { id: string }) => s.id)).toEqual(["site_b1"])
+    const activity = await json(await t.api("/api/v1/activity?per_page=100", { key: KEYS.b }))
+    expect(activity.data.every((e: { account_id: string }) => e.account_id === "acc_b")).toBe(true)
+    const bArticle = await json(await t.api("/api/v1/articles/art_b1", { key: KEYS.b }))
+    expect(bArticle.title).toBe("B article")
+  })
+})
+
+describe("activity", () => {
+  it("should record every authenticated call, refused ones included, with the route template", async () => {
+    const ok = await t.api("/api/v1/articles/art_a1")
+    const notFound = await t.api("/api/v1/articles/art_missing")
+    const invalid = await t.api("/api/v1/sites?per_page=0")
+    const log = await json(await t.api("/api/v1/activity?per_page=100&channel=api"))
+    const byRequest = new Map(log.data.map((e: { request_id: string }) => [e.request_id, e]))
+    expect(byRequest.get(ok.headers.get("x-request-id"))).toMatchObject({
+      action: "GET /api/v1/articles/{id}",
+      status: 200,
+      error_code: null,
+      article_id: "art_a1",
+      site_id: "site_a1",
+      channel: "api",
+      actor: { type: "api_key", id: "key_a" },
+    })
+    expect(byRequest.get(notFound.headers.get("x-request-id"))).toMatchObject({ status: 404, error_code: "not_found" })
+    expect(byRequest.get(invalid.headers.get("x-request-id"))).toMatchObject({ action: "GET /api/v1/sites", status: 400, error_code: "invalid_request" })
+    const entry = byRequest.get(ok.headers.get("x-request-id")) as { duration_ms: number }
+    expect(entry.duration_ms).toBeGreaterThanOrEqual(0)
+  })
+
+  it("should log reading the log itself", async () => {
+    const first = await t.api("/api/v1/activity")
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    expect(log.data.some((e: { request_id: string; action: string }) => e.request_id === first.headers.get("x-request-id") && e.action === "GET /api/v1/activity")).toBe(true)
+  })
+})
+
+describe("OpenAPI, docs and health", () => {
+  it("should publish a valid OpenAPI 3.1 document with both security schemes and every operation", async () => {
+    const res = await fetch(`${t.url}/api/v1/openapi.json`)
+    expect(res.status).toBe(200)
+    const doc = await res.json()
+    expect(doc.openapi).toBe("3.1.0")
+    const result = await new Validator().validate(doc)
+    expect(result.valid, JSON.stringify(result.errors)).toBe(true)
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKeyHeader", "bearerAuth"])
+    expect(doc.components.securitySchemes.apiKeyHeader).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" })
+    const ops = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId))
+    expect(ops.sort()).toEqual(
+      ["getArticle", "getRevision", "getStats", "listActivity", "listArticles", "listBacklinks", "listRevisions", "listSites", "replaceFeaturedImage", "updateArticle"].sort(),
+    )
+    const put = doc.paths["/articles/{id}"].put
+    expect(Object.keys(put.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "412", "413", "415", "422", "429", "500", "503"])
+    expect(put.requestBody.content["application/json"].schema).toBeDefined()
+    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(["id", "dry_run", "If-Match"])
+    for (const name of ["Article", "ArticleListItem", "Website", "Backlink", "Revision", "RevisionSummary", "ActivityEntry", "PeriodSummary", "Problem"]) {
+      expect(doc.components.schemas).toHaveProperty(name)
+    }
+  })
+
+  it("should render the reference page from local assets under a CSP that allows them", async () => {
+    const res = await fetch(`${t.url}/api/docs`)
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).toContain("/api/docs/swagger-ui-bundle.js")
+    expect(html).not.toMatch(/https?:\/\/(?!localhost)[a-z0-9.-]+\.(com|net|org|io)/)
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'")
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    const js = await fetch(`${t.url}/api/docs/swagger-ui-bundle.js`)
+    expect(js.status).toBe(200)
+    expect(js.headers.get("content-type")).toMatch(/javascript/)
+    expect((await fetch(`${t.url}/api/docs/init.js`)).status).toBe(200)
+    expect((await fetch(`${t.url}/api/docs/swagger-ui.css`)).status).toBe(200)
+  })
+
+  it("should answer /healthz and /readyz without auth and without a rate limit", async () => {
+    const h = await fetch(`${t.url}/healthz`)
+    expect(h.status).toBe(200)
+    expect(h.headers.get("ratelimit-limit")).toBeNull()
+    const r = await fetch(`${t.url}/readyz`)
+    expect(r.status).toBe(200)
+    expect(await r.json()).toEqual({ status: "ready" })
+  })
+})
