@@ -1,0 +1,118 @@
+import { ArticleRepository, ArticleWriter, DataImporter, LimitStore } from "@content-site/core"
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import { Cause, Effect, Exit, ManagedRuntime, Option, type Layer } from "effect"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, databaseUrl, PG_ADMIN_URL } from "../support/databases.ts"
+import { spawnNode, waitForLine } from "../support/processes.ts"
+import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { bigBudget, changeOf, worldPlan } from "./fixtures/world.ts"
+
+const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
+  Exit.isSuccess(exit) ? "success" : ((Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined)?._tag ?? "defect")
+
+describe("database faults", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let proxy: TcpProxy
+  let db: OrmDatabase
+  let runtime: ManagedRuntime.ManagedRuntime<Layer.Success<OrmDatabase["layer"]>, never>
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    const target = new URL(PG_ADMIN_URL)
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+    const viaProxy = new URL(database.url)
+    viaProxy.host = `127.0.0.1:${proxy.port}`
+    db = await openDatabase({ databaseUrl: viaProxy.toString(), connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
+    runtime = ManagedRuntime.make(db.layer)
+    await runtime.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_fault", 4))))
+  })
+  afterAll(async () => {
+    await runtime?.dispose()
+    await db?.close()
+    await proxy?.close()
+    await database?.drop()
+  })
+
+  const read = () => runtime.runPromiseExit(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
+  const edit = (title: string) =>
+    runtime.runPromiseExit(
+      ArticleWriter.use((w) => w.change("acc_fault", "acc_fault_art0", bigBudget, (c) => Effect.succeed(changeOf(c, title)))),
+    )
+  /** Retries a few times: the first call after a return may still meet a connection the outage broke. */
+  const eventually = async (f: () => Promise<Exit.Exit<unknown, unknown>>) => {
+    let last = "none"
+    for (let i = 0; i < 5; i++) {
+      last = tagOf(await f())
+      if (last === "success") return last
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    return last
+  }
+
+  it("should answer Unavailable while the database refuses connections and recover without a restart", async () => {
+    expect(tagOf(await read())).toBe("success")
+    await proxy.cut("refuse")
+    try {
+      expect(tagOf(await read())).toBe("Unavailable")
+      expect(tagOf(await edit("during outage"))).toBe("Unavailable")
+      expect(tagOf(await runtime.runPromiseExit(LimitStore.use((l) => l.hit("k", 5, 60))))).toBe("Unavailable")
+      expect(await db.ready()).toBe(false)
+    } finally {
+      await proxy.restore()
+    }
+    expect(await eventually(read)).toBe("success")
+    expect(tagOf(await edit("after outage"))).toBe("success")
+    expect(await db.ready()).toBe(true)
+    const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
+    expect(article).toMatchObject({ title: "after outage", revision: 2 })
+  })
+
+  it("should answer Unavailable within the connect timeout when the database never answers", async () => {
+    await proxy.cut("blackhole")
+    try {
+      expect(tagOf(await read())).toBe("Unavailable")
+      expect(tagOf(await edit("into the void"))).toBe("Unavailable")
+    } finally {
+      await proxy.restore()
+    }
+    expect(await eventually(read)).toBe("success")
+    const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
+    expect(article.title).not.toBe("into the void")
+  })
+
+  it("should leave no partial state when a process is killed in the middle of edits", async () => {
+    const articles = ["acc_fault_art1", "acc_fault_art2", "acc_fault_art3"]
+    const child = spawnNode("test/persistence/fixtures/edit-loop.ts", [databaseUrl(database.name), "acc_fault", ...articles])
+    try {
+      await waitForLine(child, /^committed 30$/)
+    } finally {
+      child.kill("SIGKILL")
+      await new Promise((r) => child.once("exit", r))
+    }
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      // an uncommitted transaction of the killed process is invisible here and rolled back by the server
+      const rows = await client.query<{ id: string; revision: number; title: string; max: number; n: number; last_title: string }>(
+        `select a.id, a.revision, a.title, max(r.number)::int as max, count(r.*)::int as n,
+                (select title from revisions x where x.article_id = a.id order by number desc limit 1) as last_title
+           from articles a join revisions r on r.article_id = a.id
+          where a.id = any($1) group by a.id`,
+        [articles],
+      )
+      let edits = 0
+      for (const row of rows.rows) {
+        expect(row.revision).toBe(row.max) // the article points at its newest revision
+        expect(row.n).toBe(row.max) // numbers 1..max, no gaps
+        expect(row.title).toBe(row.last_title) // and holds that revision's content
+        edits += row.max - 1
+      }
+      expect(edits).toBeGreaterThanOrEqual(30)
+      const activity = await client.query("select count(*)::int as n from activity where article_id = any($1)", [articles])
+      expect(activity.rows[0].n).toBe(edits)
+    } finally {
+      await client.end()
+    }
+  })
+})
