@@ -80,6 +80,8 @@ export interface ActivityFilter {
   readonly to?: string
   readonly channel?: Channel
   readonly articleId?: string
+  /** `ok`: entries without an error code; `error`: entries with one (refused or failed calls). */
+  readonly outcome?: "ok" | "error"
 }
 
 /** The new state of an article that a change writes, with its revision and activity entry. */

@@ -7,8 +7,14 @@ import type { ListActivityQuery } from "../schema/queries.ts"
 import type { Caller } from "./Caller.ts"
 import { activityView } from "./views.ts"
 
-/** The caller's own account's activity log, newest first; optionally one article's entries. */
-export const listActivity = (caller: Caller, query: ListActivityQuery & { readonly article_id?: string }) =>
+/**
+ * The caller's own account's activity log, newest first; optionally one article's entries, or
+ * only successful (`ok`) or only refused/failed (`error`) calls (the web page's filters).
+ */
+export const listActivity = (
+  caller: Caller,
+  query: ListActivityQuery & { readonly article_id?: string; readonly outcome?: "ok" | "error" },
+) =>
   Effect.gen(function* () {
     const { limits } = yield* Settings
     const paging = yield* resolvePaging(query, limits.maxPerPage)
@@ -19,6 +25,7 @@ export const listActivity = (caller: Caller, query: ListActivityQuery & { readon
         ...range,
         ...(query.channel !== undefined ? { channel: query.channel } : {}),
         ...(query.article_id !== undefined ? { articleId: query.article_id } : {}),
+        ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
       },
       paging.slice,
     )

@@ -1,0 +1,95 @@
+import {
+  type AccountRecord,
+  type Caller,
+  type CoreError,
+  type CoreServices,
+  isCoreError,
+  problemKindOf,
+  recordActivity,
+  userPrincipal,
+} from "@content-site/core"
+import { type HttpDeps, requestIdOf } from "@content-site/rest"
+import { Effect, Result } from "effect"
+import type { ParameterizedContext } from "koa"
+
+/** What a web request that acts for a signed-in person records in the activity log. */
+interface WebCallState {
+  caller: Caller
+  siteId: string | null
+  articleId: string | null
+  errorCode: string | null
+  /** The outcome's status when the response itself is a redirect (post/redirect/get). */
+  status: number | null
+}
+
+/** The Caller for a signed-in person on the web pages: channel `web`, changes tagged `editor`. */
+export const webCaller = (ctx: ParameterizedContext, account: AccountRecord, action: string): Caller => {
+  const principal = userPrincipal(account)
+  const caller: Caller = {
+    accountId: principal.accountId,
+    actor: principal.actor,
+    scope: principal.scope,
+    channel: "web",
+    requestId: requestIdOf(ctx),
+    action,
+    startedAt: Date.now(),
+  }
+  ;(ctx.state as { webCall?: WebCallState }).webCall = { caller, siteId: null, articleId: null, errorCode: null, status: null }
+  return caller
+}
+
+/** Notes which site/article this request concerned, for its activity entry. */
+export const noteSubject = (ctx: ParameterizedContext, subject: { readonly siteId?: string; readonly articleId?: string }): void => {
+  const call = (ctx.state as { webCall?: WebCallState }).webCall
+  if (call === undefined) return
+  if (subject.siteId !== undefined) call.siteId = subject.siteId
+  if (subject.articleId !== undefined) call.articleId = subject.articleId
+}
+
+/** Notes the problem a request ended with, for its activity entry (even if the page then redirects). */
+export const noteError = (ctx: ParameterizedContext, error: CoreError): void => {
+  const kind = problemKindOf(error)
+  noteOutcome(ctx, kind.status, kind.code)
+}
+
+/** Notes a failed outcome's status and code, for its activity entry. */
+export const noteOutcome = (ctx: ParameterizedContext, status: number, code: string): void => {
+  const call = (ctx.state as { webCall?: WebCallState }).webCall
+  if (call === undefined) return
+  call.status = status
+  call.errorCode = code
+}
+
+/** Runs a core use case; its domain errors come back as a failed Result, defects reject. */
+export const runCore = <A, E>(deps: HttpDeps, effect: Effect.Effect<A, E, CoreServices>): Promise<Result.Result<A, E>> =>
+  deps.runtime.runPromise(Effect.result(effect))
+
+/** Runs a core use case and throws its domain error (to the page error handler) when it fails. */
+export const runCoreOrThrow = async <A, E extends CoreError>(deps: HttpDeps, effect: Effect.Effect<A, E, CoreServices>): Promise<A> => {
+  const result = await runCore(deps, effect)
+  if (Result.isSuccess(result)) return result.success
+  throw result.failure
+}
+
+/**
+ * Records one activity entry per web request that acted for a person, after the response is
+ * settled: the same log as REST and MCP, channel `web`. A change already wrote its entry in its
+ * own transaction; the log is idempotent by request id.
+ */
+export const recordWebActivity = async (ctx: ParameterizedContext, deps: HttpDeps, thrown: unknown): Promise<void> => {
+  const call = (ctx.state as { webCall?: WebCallState }).webCall
+  if (call === undefined) return
+  const status = call.status ?? (thrown === undefined ? ctx.status : isCoreError(thrown) ? problemKindOf(thrown).status : 500)
+  const errorCode = call.errorCode ?? (isCoreError(thrown) ? problemKindOf(thrown).code : thrown === undefined ? null : "internal")
+  await deps.runtime
+    .runPromise(
+      recordActivity(call.caller, {
+        ok: status < 400,
+        httpStatus: status,
+        errorCode: status < 400 ? null : errorCode,
+        siteId: call.siteId,
+        articleId: call.articleId,
+      }),
+    )
+    .catch(() => undefined)
+}

@@ -1,0 +1,40 @@
+import type { ParameterizedContext } from "koa"
+
+/** Largest urlencoded form accepted: a 1 MiB body can triple in size when percent-encoded. */
+export const MAX_FORM_BYTES = 4 * 1024 * 1024
+
+/** A parsed form: each field's last value. */
+export type FormFields = Readonly<Record<string, string>>
+
+/** Why a form could not be read. */
+export class FormError extends Error {
+  readonly status: number
+  constructor(status: number, message: string) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** Reads an `application/x-www-form-urlencoded` request body, refusing anything larger than the limit. */
+export const readForm = async (ctx: ParameterizedContext, limit = MAX_FORM_BYTES): Promise<FormFields> => {
+  if (!ctx.is("application/x-www-form-urlencoded")) throw new FormError(415, "This form must be sent as application/x-www-form-urlencoded.")
+  const declared = Number(ctx.get("Content-Length") || "0")
+  if (declared > limit) throw new FormError(413, "The form is too large.")
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) throw new FormError(413, "The form is too large.")
+    chunks.push(chunk)
+  }
+  const fields: Record<string, string> = {}
+  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString("utf8"))) fields[k] = v
+  return fields
+}
+
+/** A query parameter as a single trimmed string, or undefined when absent or empty. */
+export const queryParam = (ctx: ParameterizedContext, name: string): string | undefined => {
+  const v = ctx.query[name]
+  const s = Array.isArray(v) ? v[0] : v
+  return s === undefined || s.trim() === "" ? undefined : s.trim()
+}

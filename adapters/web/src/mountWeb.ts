@@ -1,0 +1,631 @@
+import {
+  type AccountRecord,
+  type CoreError,
+  createApiKey,
+  decodeInput,
+  getArticle,
+  getRevision,
+  getStats,
+  isCoreError,
+  listActivity,
+  ListActivityQuery,
+  listApiKeys,
+  ListArticlesQuery,
+  listArticles,
+  listBacklinks,
+  ListBacklinksQuery,
+  listRevisions,
+  listSites,
+  MAX_IMAGE_BYTES,
+  NotFound,
+  PathId,
+  type PeriodSummary,
+  problemKindOf,
+  replaceFeaturedImage,
+  restoreRevision,
+  revokeApiKey,
+  toProblem,
+  UpdateArticleBody,
+  updateArticle,
+  verifyCredentials,
+  type Caller,
+} from "@content-site/core"
+import multer from "@koa/multer"
+import Router from "@koa/router"
+import { clientAddress, type HttpDeps, requestIdOf } from "@content-site/rest"
+import { Effect, Result } from "effect"
+import type Koa from "koa"
+import type { ParameterizedContext } from "koa"
+import { readFileSync } from "node:fs"
+import { noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow, webCaller } from "./call.ts"
+import { FormError, type FormFields, queryParam, readForm } from "./forms.ts"
+import { type Html, toString } from "./html.ts"
+import { page, type NavKey } from "./layout.ts"
+import { articleContent, type EditForm, type EditRefusal } from "./pages/article.ts"
+import { activityContent } from "./pages/activity.ts"
+import { connectContent, type ConnectedClientView } from "./pages/connect.ts"
+import { errorPage } from "./pages/errorPage.ts"
+import { revisionContent } from "./pages/revision.ts"
+import { signInPage } from "./pages/signIn.ts"
+import { siteContent, sitesContent, type SiteTab } from "./pages/sites.ts"
+import { PREVIEW_STYLE_HASH } from "./preview.ts"
+import {
+  csrfOk,
+  endSession,
+  type Flash,
+  PRE_CSRF_COOKIE,
+  preSessionCsrf,
+  readSession,
+  setFlash,
+  signedInAccount,
+  startSession,
+  takeFlash,
+  type WebSession,
+} from "./session.ts"
+
+type Ctx = ParameterizedContext
+
+/** The pages' Content-Security-Policy: own scripts and styles only, no inline script at all. */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' ${PREVIEW_STYLE_HASH}`,
+  "img-src 'self' https: data:",
+  "frame-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "connect-src 'self'",
+].join("; ")
+
+const STATIC: Record<string, { file: URL; type: string }> = {
+  "/static/app.css": { file: new URL("../static/app.css", import.meta.url), type: "text/css; charset=utf-8" },
+  "/static/app.js": { file: new URL("../static/app.js", import.meta.url), type: "text/javascript; charset=utf-8" },
+}
+
+/** Thrown when a form's CSRF token does not match. */
+class CsrfRejected extends Error {}
+
+/** A signed-in request's context. */
+interface Signed {
+  readonly account: AccountRecord
+  readonly session: WebSession
+  readonly caller: Caller
+}
+
+const send = (ctx: Ctx, status: number, body: Html): void => {
+  ctx.status = status
+  ctx.set("Content-Security-Policy", PAGE_CSP)
+  ctx.set("Cache-Control", "no-store")
+  ctx.type = "text/html; charset=utf-8"
+  ctx.body = toString(body)
+}
+
+const redirect = (ctx: Ctx, to: string): void => {
+  ctx.status = 303
+  ctx.set("Cache-Control", "no-store")
+  ctx.redirect(to)
+  ctx.status = 303
+}
+
+const safeNext = (next: string | undefined): string =>
+  next !== undefined && /^\/(?!\/)[A-Za-z0-9/_.\-?=&%#]*$/.test(next) && !next.startsWith("/\\") ? next : "/sites"
+
+const isId = (s: string | undefined): s is string => s !== undefined && Result.isSuccess(Effect.runSync(Effect.result(decodeInput(PathId, s, "id"))))
+
+const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, string | undefined> =>
+  Object.fromEntries(names.map((n) => [n, queryParam(ctx, n)]))
+
+const pageNumber = (s: string | undefined): number => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : 1)
+
+const defined = <T extends Record<string, unknown>>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+
+const removedText = (removed: ReadonlyArray<{ what: string; count: number }>): ReadonlyArray<string> =>
+  removed.map((r) => `Removed ${r.count} × ${r.what}`)
+
+/**
+ * Mounts the web pages: sign-in (`/`), `/sites`, `/sites/{id}`, `/articles/{id}` (edit, image,
+ * revisions, diff, restore), `/activity`, `/connect` and `/static/*`. Every action goes through the
+ * core use cases as the `editor` origin (channel `web`) and is written to the activity log.
+ */
+export const mountWeb = (app: Koa, deps: HttpDeps): void => {
+  const router = new Router()
+  const staticFiles = new Map(Object.entries(STATIC).map(([path, s]) => [path, { body: readFileSync(s.file), type: s.type }]))
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
+  })
+
+  const render = (ctx: Ctx, status: number, s: Signed, nav: NavKey, title: string, content: Html, flash: Flash | null = null, wide = false) =>
+    send(ctx, status, page({ title, nav, account: s.account, csrf: s.session.csrf, flash, wide }, content))
+
+  const renderFailure = (ctx: Ctx, error: unknown, account: AccountRecord | null, csrf: string): void => {
+    const requestId = requestIdOf(ctx)
+    if (error instanceof CsrfRejected) {
+      send(ctx, 403, errorPage({ status: 403, title: "Form expired", message: "This form was opened in another session or has expired. Go back, reload the page and try again.", requestId, account, csrf }))
+    } else if (error instanceof FormError) {
+      send(ctx, error.status, errorPage({ status: error.status, title: "Could not read the form", message: error.message, requestId, account, csrf }))
+    } else if (isCoreError(error)) {
+      const kind = problemKindOf(error)
+      const title = error._tag === "NotFound" ? "Not found" : kind.title
+      const message = error._tag === "NotFound" ? "There is nothing here, or it belongs to another account." : toProblem(error, requestId, deps.publicUrl).detail
+      send(ctx, kind.status, errorPage({ status: kind.status, title, message, requestId, account, csrf }))
+    } else {
+      console.error(`[${requestId}] web page error`, error)
+      send(ctx, 500, errorPage({ status: 500, title: "Something went wrong", message: "Something went wrong on our side. Please try again.", requestId, account, csrf }))
+    }
+  }
+
+  /** A page or action for a signed-in person; logged as one activity entry. */
+  const signedIn =
+    (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>) =>
+    async (ctx: Ctx): Promise<void> => {
+      const session = await readSession(ctx, deps)
+      const account = session === null ? null : await signedInAccount(ctx, deps)
+      if (session === null || account === null) {
+        const next = ctx.method === "GET" ? ctx.originalUrl : "/sites"
+        redirect(ctx, `/?next=${encodeURIComponent(next)}`)
+        return
+      }
+      const caller = webCaller(ctx, account, action)
+      let thrown: unknown
+      try {
+        await fn(ctx, { account, session, caller })
+      } catch (error) {
+        thrown = error
+        if (isCoreError(error)) noteError(ctx, error)
+        renderFailure(ctx, error, account, session.csrf)
+      } finally {
+        await recordWebActivity(ctx, deps, thrown instanceof CsrfRejected || thrown instanceof FormError ? undefined : thrown)
+      }
+    }
+
+  /** Reads a posted form and checks its CSRF token against the session. */
+  const postedForm = async (ctx: Ctx, session: WebSession): Promise<FormFields> => {
+    const fields = await readForm(ctx)
+    if (!csrfOk(ctx, session, fields["_csrf"])) throw new CsrfRejected()
+    return fields
+  }
+
+  // ---- static assets -------------------------------------------------------------------------
+  router.get("/static/:file", async (ctx, next) => {
+    const found = staticFiles.get(ctx.path)
+    if (found === undefined) return next()
+    ctx.set("Cache-Control", "public, max-age=3600")
+    ctx.type = found.type
+    ctx.body = found.body
+  })
+
+  // ---- sign-in / sign-out --------------------------------------------------------------------
+  router.get("/", async (ctx) => {
+    if ((await signedInAccount(ctx, deps)) !== null) return redirect(ctx, "/sites")
+    const notice = queryParam(ctx, "signed_out") ? "You are signed out." : null
+    send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(queryParam(ctx, "next")), error: null, notice }))
+  })
+
+  router.post("/", async (ctx) => {
+    let fields: FormFields
+    try {
+      fields = await readForm(ctx, 64 * 1024)
+    } catch (error) {
+      return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
+    }
+    const email = (fields["email"] ?? "").slice(0, 320)
+    const next = safeNext(fields["next"])
+    const again = (status: number, message: string) =>
+      send(ctx, status, signInPage({ csrf: preSessionCsrf(ctx, deps), email, next, error: message, notice: null }))
+    if (!csrfOk(ctx, null, fields["_csrf"])) return again(403, "The sign-in form expired. Please try again.")
+    const result = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
+    if (Result.isFailure(result)) {
+      const e = result.failure
+      return e._tag === "RateLimited"
+        ? again(429, `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
+        : e._tag === "Unauthenticated"
+          ? again(401, "Wrong email or password.")
+          : again(problemKindOf(e).status, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
+    }
+    await startSession(ctx, deps, result.success.id)
+    ctx.append("Set-Cookie", `${PRE_CSRF_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${deps.publicUrl.startsWith("https:") ? "; Secure" : ""}`)
+    webCaller(ctx, result.success, "POST / (sign in)")
+    redirect(ctx, next)
+    await recordWebActivity(ctx, deps, undefined)
+  })
+
+  router.post("/signout", async (ctx) => {
+    const session = await readSession(ctx, deps)
+    let fields: FormFields = {}
+    try {
+      fields = await readForm(ctx, 64 * 1024)
+    } catch {
+      // an unreadable form is treated like a missing token below
+    }
+    if (session !== null && !csrfOk(ctx, session, fields["_csrf"])) {
+      return renderFailure(ctx, new CsrfRejected(), await signedInAccount(ctx, deps), session.csrf)
+    }
+    await endSession(ctx, deps)
+    redirect(ctx, "/?signed_out=1")
+  })
+
+  // ---- sites ---------------------------------------------------------------------------------
+  router.get(
+    "/sites",
+    signedIn("GET /sites", async (ctx, s) => {
+      const query = queryOf(ctx, ["page"])
+      const sites = await runCoreOrThrow(deps, listSites(s.caller, { page: pageNumber(query["page"]), per_page: 30 }))
+      const stats = new Map<string, PeriodSummary>()
+      const summaries = await runCoreOrThrow(
+        deps,
+        Effect.all(sites.data.map((site) => getStats(s.caller, site.id, {})), { concurrency: 4 }),
+      )
+      for (const summary of summaries) stats.set(summary.site_id, summary)
+      render(ctx, 200, s, "sites", "Your sites", sitesContent(sites, stats, query), await takeFlash(deps, s.session))
+    }),
+  )
+
+  router.get(
+    "/sites/:id",
+    signedIn("GET /sites/{id}", async (ctx, s) => {
+      const id = ctx.params["id"]
+      if (!isId(id)) throw notFound("website", String(id))
+      noteSubject(ctx, { siteId: id })
+      const tab: SiteTab = queryParam(ctx, "tab") === "backlinks" ? "backlinks" : "articles"
+      const query = queryOf(ctx, ["from", "to", "status", "page", "tab"])
+      const sitesPage = await runCoreOrThrow(deps, listSites(s.caller, { per_page: 100 }))
+      const site = sitesPage.data.find((x) => x.id === id)
+      const stats = await runCoreOrThrow(deps, getStats(s.caller, id, {}))
+      if (site === undefined) throw notFound("website", id)
+      const filters = defined({ from: query["from"], to: query["to"], page: query["page"] })
+      const articles =
+        tab === "articles"
+          ? await runCore(deps, Effect.flatMap(decodeInput(ListArticlesQuery, { ...filters, ...defined({ status: query["status"] }) }, "Filters"), (q) => listArticles(s.caller, id, q)))
+          : null
+      const backlinks =
+        tab === "backlinks"
+          ? await runCore(deps, Effect.flatMap(decodeInput(ListBacklinksQuery, filters, "Filters"), (q) => listBacklinks(s.caller, id, q)))
+          : null
+      let error: string | null = null
+      const failure: CoreError | null =
+        articles !== null && Result.isFailure(articles) ? articles.failure : backlinks !== null && Result.isFailure(backlinks) ? backlinks.failure : null
+      if (failure !== null) {
+        if (failure._tag !== "InvalidRequest") throw failure
+        error = toProblem(failure, requestIdOf(ctx), deps.publicUrl).detail
+      }
+      const content = siteContent({
+        site,
+        stats,
+        tab,
+        query,
+        articles: articles !== null && Result.isSuccess(articles) ? articles.success : null,
+        backlinks: backlinks !== null && Result.isSuccess(backlinks) ? backlinks.success : null,
+        error,
+      })
+      render(ctx, error === null ? 200 : 400, s, "sites", site.name, content, await takeFlash(deps, s.session), true)
+    }),
+  )
+
+  // ---- article -------------------------------------------------------------------------------
+  const showArticle = async (ctx: Ctx, s: Signed, id: string, status: number, form: EditForm | null, refusal: EditRefusal | null) => {
+    const query = queryOf(ctx, ["rev_page", "act_page"])
+    const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
+    noteSubject(ctx, { siteId: article.site_id, articleId: article.id })
+    const [revisions, activity, sites] = await runCoreOrThrow(
+      deps,
+      Effect.all([
+        listRevisions(s.caller, id, { page: pageNumber(query["rev_page"]), per_page: 10 }),
+        listActivity(s.caller, { article_id: id, page: pageNumber(query["act_page"]), per_page: 10 }),
+        listSites(s.caller, { per_page: 100 }),
+      ]),
+    )
+    const siteName = sites.data.find((x) => x.id === article.site_id)?.name ?? null
+    const flash = await takeFlash(deps, s.session)
+    render(
+      ctx,
+      status,
+      s,
+      "sites",
+      article.title,
+      articleContent({
+        article,
+        siteName,
+        revisions,
+        activity,
+        form: form ?? { title: article.title, body: article.body, reason: "", revision: article.revision },
+        refusal,
+        csrf: s.session.csrf,
+        query,
+      }),
+      flash,
+      true,
+    )
+  }
+
+  const articleId = (ctx: Ctx): string => {
+    const id = ctx.params["id"]
+    if (!isId(id)) throw notFound("article", String(id))
+    return id
+  }
+
+  router.get(
+    "/articles/:id",
+    signedIn("GET /articles/{id}", async (ctx, s) => showArticle(ctx, s, articleId(ctx), 200, null, null)),
+  )
+
+  router.post(
+    "/articles/:id/edit",
+    signedIn("POST /articles/{id}/edit", async (ctx, s) => {
+      const id = articleId(ctx)
+      noteSubject(ctx, { articleId: id })
+      const fields = await postedForm(ctx, s.session)
+      const reason = (fields["reason"] ?? "").trim()
+      const startedFrom = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
+      const form: EditForm = { title: fields["title"] ?? "", body: fields["body"] ?? "", reason, revision: startedFrom ?? 0 }
+      const outcome = await runCore(
+        deps,
+        Effect.flatMap(
+          decodeInput(UpdateArticleBody, { title: form.title, body: form.body, ...(reason === "" ? {} : { reason }) }, "Edit"),
+          (input) => updateArticle(s.caller, id, input, { dryRun: false, expectedRevision: startedFrom }),
+        ),
+      )
+      if (Result.isSuccess(outcome)) {
+        const { result } = outcome.success
+        const removed = removedText(result.sanitized.removed)
+        await setFlash(
+          deps,
+          s.session,
+          result.revision === null
+            ? { kind: "info", message: "Nothing changed, so no new revision was made.", details: removed }
+            : {
+                kind: "success",
+                message: `Saved as revision ${result.revision.number}.${result.sanitized.changed ? " The sanitiser removed some markup:" : ""}`,
+                details: removed,
+              },
+        )
+        return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+      }
+      const e = outcome.failure
+      noteError(ctx, e)
+      const status = problemKindOf(e).status
+      switch (e._tag) {
+        case "ProtectedLinkChanged":
+          return showArticle(ctx, s, id, status, form, {
+            message: "Your edit removes, changes or adds protected links. Keep each of them exactly as it is (you may move them):",
+            blocks: e.blocks,
+            details: [],
+          })
+        case "PreconditionFailed":
+          return showArticle(ctx, s, id, status, { ...form, revision: e.current }, {
+            message: `Someone saved revision ${e.current} while you were editing revision ${e.expected}. Compare it in the revision list; saving again applies your text over revision ${e.current}.`,
+            blocks: [],
+            details: [],
+          })
+        case "InvalidRequest":
+          return showArticle(ctx, s, id, status, form, { message: "Please correct the following:", blocks: [], details: e.errors.map((x) => `${x.path}: ${x.message}`) })
+        case "DailyEditLimit":
+        case "EditConflict":
+          return showArticle(ctx, s, id, status, form, { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] })
+        default:
+          throw e
+      }
+    }),
+  )
+
+  router.post(
+    "/articles/:id/image",
+    signedIn("POST /articles/{id}/image", async (ctx, s) => {
+      const id = articleId(ctx)
+      noteSubject(ctx, { articleId: id })
+      if (!ctx.is("multipart/form-data")) throw new FormError(415, "The image must be sent as multipart/form-data.")
+      const back = `/articles/${encodeURIComponent(id)}`
+      try {
+        await upload.single("image")(ctx as never, async () => {})
+      } catch (error) {
+        const code = (error as { code?: unknown }).code
+        noteOutcome(ctx, code === "LIMIT_FILE_SIZE" ? 413 : 400, code === "LIMIT_FILE_SIZE" ? "payload_too_large" : "invalid_request")
+        await setFlash(deps, s.session, {
+          kind: "error",
+          message: code === "LIMIT_FILE_SIZE" ? "The image is larger than 10 MiB." : "The upload could not be read. Please pick one image file and try again.",
+        })
+        return redirect(ctx, back)
+      }
+      const fields = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, unknown>
+      if (!csrfOk(ctx, s.session, fields["_csrf"])) throw new CsrfRejected()
+      const file = (ctx as { file?: { buffer: Buffer } }).file
+      if (file === undefined || file.buffer.length === 0) {
+        await setFlash(deps, s.session, { kind: "error", message: "Choose an image file to upload." })
+        return redirect(ctx, back)
+      }
+      const alt = typeof fields["alt"] === "string" ? fields["alt"].trim().slice(0, 500) : undefined
+      const outcome = await runCore(
+        deps,
+        replaceFeaturedImage(s.caller, id, { kind: "bytes", bytes: new Uint8Array(file.buffer) }, alt === "" ? undefined : alt),
+      )
+      if (Result.isSuccess(outcome)) {
+        const rev = outcome.success.result.revision
+        await setFlash(deps, s.session, { kind: "success", message: rev ? `Featured image replaced (revision ${rev.number}).` : "The image is the same as before; nothing changed." })
+        return redirect(ctx, back)
+      }
+      const e = outcome.failure
+      if (e._tag === "NotFound") throw e
+      noteError(ctx, e)
+      await setFlash(deps, s.session, { kind: "error", message: `Image not saved: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}` })
+      redirect(ctx, back)
+    }),
+  )
+
+  const revisionNumber = (ctx: Ctx): number => {
+    const n = ctx.params["n"]
+    if (n === undefined || !/^[1-9][0-9]{0,8}$/.test(n)) throw notFound("revision", String(n))
+    return Number(n)
+  }
+
+  const showRevision = async (ctx: Ctx, s: Signed, id: string, n: number, status: number, refusal: Parameters<typeof revisionContent>[0]["refusal"]) => {
+    const [article, revision] = await runCoreOrThrow(deps, Effect.all([getArticle(s.caller, id), getRevision(s.caller, id, n)]))
+    noteSubject(ctx, { siteId: article.site_id, articleId: id })
+    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, revision, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
+  }
+
+  router.get(
+    "/articles/:id/revisions/:n",
+    signedIn("GET /articles/{id}/revisions/{number}", async (ctx, s) => showRevision(ctx, s, articleId(ctx), revisionNumber(ctx), 200, null)),
+  )
+
+  router.post(
+    "/articles/:id/revisions/:n/restore",
+    signedIn("POST /articles/{id}/revisions/{number}/restore", async (ctx, s) => {
+      const id = articleId(ctx)
+      const n = revisionNumber(ctx)
+      noteSubject(ctx, { articleId: id })
+      const fields = await postedForm(ctx, s.session)
+      const reason = (fields["reason"] ?? "").trim().slice(0, 500)
+      const outcome = await runCore(deps, restoreRevision(s.caller, id, n, reason === "" ? undefined : reason))
+      if (Result.isSuccess(outcome)) {
+        const rev = outcome.success.result.revision
+        await setFlash(deps, s.session, {
+          kind: rev ? "success" : "info",
+          message: rev ? `Restored revision ${n} as revision ${rev.number}.` : `Revision ${n} is the same as the current article; nothing changed.`,
+        })
+        return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+      }
+      const e = outcome.failure
+      if (e._tag === "NotFound") throw e
+      noteError(ctx, e)
+      return showRevision(
+        ctx,
+        s,
+        id,
+        n,
+        problemKindOf(e).status,
+        e._tag === "ProtectedLinkChanged"
+          ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks }
+          : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [] },
+      )
+    }),
+  )
+
+  // ---- activity ------------------------------------------------------------------------------
+  router.get(
+    "/activity",
+    signedIn("GET /activity", async (ctx, s) => {
+      const query = queryOf(ctx, ["channel", "status", "from", "to", "page", "article"])
+      const status = query["status"]
+      const article = query["article"]
+      const outcome = await runCore(
+        deps,
+        Effect.gen(function* () {
+          const q = yield* decodeInput(ListActivityQuery, defined({ channel: query["channel"], from: query["from"], to: query["to"], page: query["page"] }), "Filters")
+          if (status !== undefined && status !== "ok" && status !== "error") {
+            return yield* Effect.fail(new InvalidFilter("Result must be ok or error."))
+          }
+          if (article !== undefined && !isId(article)) return yield* Effect.fail(new InvalidFilter("That article id is not valid."))
+          return yield* listActivity(s.caller, {
+            ...q,
+            per_page: 25,
+            ...(status === "ok" || status === "error" ? { outcome: status } : {}),
+            ...(article !== undefined ? { article_id: article } : {}),
+          })
+        }),
+      )
+      let error: string | null = null
+      if (Result.isFailure(outcome)) {
+        const e = outcome.failure
+        if (e instanceof InvalidFilter) error = e.message
+        else if (e._tag === "InvalidRequest") error = e.detail
+        else throw e
+      }
+      render(
+        ctx,
+        error === null ? 200 : 400,
+        s,
+        "activity",
+        "Activity",
+        activityContent({ entries: Result.isSuccess(outcome) ? outcome.success : null, query, error }),
+        await takeFlash(deps, s.session),
+        true,
+      )
+    }),
+  )
+
+  // ---- connect -------------------------------------------------------------------------------
+  const connectedClients = async (accountId: string): Promise<ReadonlyArray<ConnectedClientView> | null> => {
+    const mcp = await loadMcp()
+    return mcp?.listConnectedClients === undefined ? null : await mcp.listConnectedClients(deps, accountId)
+  }
+
+  const showConnect = async (ctx: Ctx, s: Signed, status: number, created: { key: string; view: import("@content-site/core").ApiKeyView } | null, nameError: string | null) => {
+    const [keys, clients] = await Promise.all([runCoreOrThrow(deps, listApiKeys(s.account.id)), connectedClients(s.account.id)])
+    render(
+      ctx,
+      status,
+      s,
+      "connect",
+      "Connect Site",
+      connectContent({ publicUrl: deps.publicUrl, keys, created, clients, csrf: s.session.csrf, nameError }),
+      await takeFlash(deps, s.session),
+      true,
+    )
+  }
+
+  router.get("/connect", signedIn("GET /connect", async (ctx, s) => showConnect(ctx, s, 200, null, null)))
+
+  router.post(
+    "/connect/keys",
+    signedIn("POST /connect/keys", async (ctx, s) => {
+      const fields = await postedForm(ctx, s.session)
+      const name = (fields["name"] ?? "").trim()
+      const scope = fields["scope"] === "write" ? "write" : "read-only"
+      if (name === "" || name.length > 100) return showConnect(ctx, s, 400, null, "Give the key a name of 1 to 100 characters.")
+      const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }))
+      // Shown once, in this response only: no redirect, so the key never sits in a stored flash.
+      await showConnect(ctx, s, 201, created, null)
+    }),
+  )
+
+  router.post(
+    "/connect/keys/:keyId/revoke",
+    signedIn("POST /connect/keys/{id}/revoke", async (ctx, s) => {
+      const keyId = ctx.params["keyId"]
+      if (!isId(keyId)) throw notFound("API key", String(keyId))
+      await postedForm(ctx, s.session)
+      const keys = await runCoreOrThrow(deps, listApiKeys(s.account.id))
+      const key = keys.find((k) => k.id === keyId)
+      await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
+      await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${key?.name ?? keyId}”. It no longer works.` })
+      redirect(ctx, "/connect")
+    }),
+  )
+
+  router.post(
+    "/connect/clients/:clientId/revoke",
+    signedIn("POST /connect/clients/{id}/revoke", async (ctx, s) => {
+      const clientId = ctx.params["clientId"] ?? ""
+      await postedForm(ctx, s.session)
+      const mcp = await loadMcp()
+      const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId)
+      await setFlash(deps, s.session, done ? { kind: "success", message: "The agent is disconnected; its access stopped." } : { kind: "error", message: "No such connected agent." })
+      redirect(ctx, "/connect")
+    }),
+  )
+
+  app.use(router.routes())
+}
+
+/** A filter value the web page checks itself (not a core query parameter). */
+class InvalidFilter extends Error {}
+
+const notFound = (resource: string, id: string): CoreError => new NotFound({ resource, id })
+
+interface McpConnections {
+  readonly listConnectedClients?: (deps: HttpDeps, accountId: string) => Promise<ReadonlyArray<ConnectedClientView>>
+  readonly revokeConnectedClient?: (deps: HttpDeps, accountId: string, clientId: string) => Promise<boolean>
+}
+
+/** The MCP adapter's connected-client functions, when that adapter is present (feature check). */
+const loadMcp = async (): Promise<McpConnections | undefined> => {
+  const specifier = "@content-site/mcp"
+  try {
+    return (await import(specifier)) as McpConnections
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,158 @@
+import type { ActivityEntry, Article, Page, ProtectedBlockViolation, RevisionSummary } from "@content-site/core"
+import { extractProtectedBlocks } from "@content-site/core"
+import { type Html, html } from "../html.ts"
+import { csrfInput } from "../layout.ts"
+import { articlePreview } from "../preview.ts"
+import { badge, num, originTag, pager, violationList, when } from "../ui.ts"
+import { activityTable } from "./activity.ts"
+
+/** What the edit form shows: the person's own text after a refused edit, else the article's. */
+export interface EditForm {
+  readonly title: string
+  readonly body: string
+  readonly reason: string
+  /** The revision the person started from (optimistic concurrency). */
+  readonly revision: number
+}
+
+/** Why the last edit was refused, shown above the form. */
+export interface EditRefusal {
+  readonly message: string
+  readonly blocks: ReadonlyArray<ProtectedBlockViolation>
+  readonly details: ReadonlyArray<string>
+}
+
+/** Everything the article page shows. */
+export interface ArticleView {
+  readonly article: Article
+  readonly siteName: string | null
+  readonly revisions: Page<RevisionSummary>
+  readonly activity: Page<ActivityEntry>
+  readonly form: EditForm
+  readonly refusal: EditRefusal | null
+  readonly csrf: string
+  readonly query: Record<string, string | undefined>
+}
+
+const protectedBlocksOf = (body: string) => {
+  try {
+    return extractProtectedBlocks(body)
+  } catch {
+    return []
+  }
+}
+
+/** A revision row with its tags, who, when, reason, and its diff and restore actions. */
+export const revisionItem = (article: Article, r: RevisionSummary, csrf: string): Html => {
+  const isCurrent = r.number === article.revision
+  const base = `/articles/${encodeURIComponent(article.id)}/revisions/${r.number}`
+  return html`<li>
+    <div>
+      <strong>Revision ${r.number}</strong> ${originTag(r.origin)}
+      ${isCurrent ? html`<span class="current-mark">Current</span>` : ""}
+      <div class="muted">${r.actor.name} · ${when(r.created_at)}${r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""}</div>
+    </div>
+    <div class="rev-actions">
+      ${isCurrent ? "" : html`<a class="button button-quiet button-small" href="${base}">Compare<span class="visually-hidden"> revision ${r.number} with current</span></a>
+      <form method="post" action="${base}/restore" class="inline">
+        ${csrfInput(csrf)}
+        <button type="submit" class="button button-quiet button-small">Restore<span class="visually-hidden"> revision ${r.number}</span></button>
+      </form>`}
+    </div>
+    ${r.reason ? html`<p class="rev-reason">Reason: ${r.reason}</p>` : ""}
+  </li>`
+}
+
+/** The article page's content. */
+export const articleContent = (v: ArticleView): Html => {
+  const a = v.article
+  const id = encodeURIComponent(a.id)
+  const blocks = protectedBlocksOf(a.body)
+  return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>
+    <li><a href="/sites">Sites</a></li>
+    <li><a href="/sites/${encodeURIComponent(a.site_id)}">${v.siteName ?? a.site_id}</a></li>
+    <li aria-current="page">${a.title}</li>
+  </ol></nav>
+  <div class="page-head">
+    <div>
+      <h1>${a.title}</h1>
+      <p>${badge(a.status, a.status)} · <a href="${a.url}" rel="noopener noreferrer">${a.url}</a></p>
+    </div>
+    <a class="button button-quiet" href="/activity?article=${id}">Full activity log</a>
+  </div>
+  <div class="layout-2">
+    <div>
+      <section class="card" aria-labelledby="preview-title">
+        <h2 id="preview-title">Article</h2>
+        ${articlePreview(a.body, a.title)}
+        <p class="legend"><span class="lock">Protected</span> Protected links (inserted backlinks and internal links) are outlined. They cannot be removed or changed, only moved.</p>
+      </section>
+      <section class="card" aria-labelledby="edit-title" id="edit">
+        <h2 id="edit-title">Edit</h2>
+        ${
+          v.refusal
+            ? html`<div class="notice notice-error" role="alert" id="edit-error" tabindex="-1">
+                <p><strong>Not saved.</strong> ${v.refusal.message}</p>
+                ${v.refusal.blocks.length > 0 ? violationList(v.refusal.blocks) : ""}
+                ${v.refusal.details.length > 0 ? html`<ul>${v.refusal.details.map((d) => html`<li>${d}</li>`)}</ul>` : ""}
+                <p class="hint">Your text is kept below.</p>
+              </div>`
+            : ""
+        }
+        <form method="post" action="/articles/${id}/edit" class="stack">
+          ${csrfInput(v.csrf)}
+          <input type="hidden" name="revision" value="${v.form.revision}">
+          <div><label for="title">Title</label><input type="text" id="title" name="title" value="${v.form.title}" required maxlength="300"></div>
+          <div>
+            <label for="body">Body (HTML)</label>
+            <p class="hint" id="body-hint">Scripts, frames, styles and event handlers are removed when you save. Keep every element with <code>data-service-protected</code> exactly as it is.</p>
+            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false">${v.form.body}</textarea>
+          </div>
+          <div><label for="reason">Reason <span class="muted">(optional)</span></label><input type="text" id="reason" name="reason" value="${v.form.reason}" maxlength="500"></div>
+          <div><button type="submit" class="button">Save as new revision</button></div>
+        </form>
+      </section>
+    </div>
+    <div>
+      <section class="card" aria-labelledby="details-title">
+        <h2 id="details-title">Details</h2>
+        <dl class="meta">
+          <dt>Revision</dt><dd>${a.revision}</dd>
+          <dt>Published</dt><dd>${when(a.published_at)}</dd>
+          <dt>Updated</dt><dd>${when(a.updated_at)}</dd>
+          <dt>Target keyword</dt><dd>${a.target_keyword}</dd>
+          <dt>Words</dt><dd>${num(a.word_count)}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="protected-title">
+        <h2 id="protected-title">Protected links (${blocks.length})</h2>
+        ${
+          blocks.length === 0
+            ? html`<p class="empty">This article has no protected links.</p>`
+            : html`<ul class="protected-list">${blocks.map((b) => html`<li>“${b.text || "(no text)"}”${b.href ? html` → <code>${b.href}</code>` : ""}</li>`)}</ul>`
+        }
+      </section>
+      <section class="card" aria-labelledby="image-title">
+        <h2 id="image-title">Featured image</h2>
+        ${a.featured_image ? html`<img class="featured" src="${a.featured_image.url}" alt="${a.featured_image.alt}">` : html`<p class="empty">No featured image.</p>`}
+        <form method="post" action="/articles/${id}/image" enctype="multipart/form-data" class="stack">
+          ${csrfInput(v.csrf)}
+          <div><label for="image">New image</label><input type="file" id="image" name="image" accept="image/jpeg,image/png,image/webp,image/gif,image/avif" required aria-describedby="image-hint">
+            <p class="hint" id="image-hint">JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB and 8000 px a side.</p></div>
+          <div><label for="alt">Alternative text</label><input type="text" id="alt" name="alt" value="${a.featured_image?.alt ?? ""}"></div>
+          <div><button type="submit" class="button button-quiet">Upload image</button></div>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="revisions-title" id="revisions">
+        <h2 id="revisions-title">Revisions</h2>
+        <ul class="revisions">${v.revisions.data.map((r) => revisionItem(a, r, v.csrf))}</ul>
+        ${pager(v.revisions.pagination, `/articles/${id}`, v.query, "rev_page", "Revision pages", "#revisions")}
+      </section>
+    </div>
+  </div>
+  <section class="card" aria-labelledby="activity-title" id="activity">
+    <h2 id="activity-title">Activity on this article</h2>
+    ${activityTable(v.activity, false)}
+    ${pager(v.activity.pagination, `/articles/${id}`, v.query, "act_page", "Activity pages", "#activity")}
+  </section>`
+}

@@ -1,0 +1,112 @@
+import type { ApiKeyView } from "@content-site/core"
+import { type Html, html } from "../html.ts"
+import { csrfInput } from "../layout.ts"
+import { badge, when } from "../ui.ts"
+
+/** A connected MCP client as the MCP adapter lists it. */
+export interface ConnectedClientView {
+  readonly clientId: string
+  readonly name: string
+  readonly redirectHost: string
+  readonly connectedAt: string
+  readonly lastUsedAt: string | null
+}
+
+/** The "Connect Site" page: API keys and agent (MCP) clients. */
+export const connectContent = (input: {
+  publicUrl: string
+  keys: ReadonlyArray<ApiKeyView>
+  created: { key: string; view: ApiKeyView } | null
+  clients: ReadonlyArray<ConnectedClientView> | null
+  csrf: string
+  nameError: string | null
+}): Html => {
+  const base = input.publicUrl
+  const mcpUrl = `${base}/mcp`
+  const active = input.keys.filter((k) => k.revoked_at === null)
+  const revoked = input.keys.filter((k) => k.revoked_at !== null)
+  const curl = (key: string) => `curl -H "Authorization: Bearer ${key}" ${base}/api/v1/sites`
+  return html`<div class="page-head"><div><h1>Connect Site</h1><p class="muted">Give a program an API key, or connect an AI agent over MCP.</p></div></div>
+  ${
+    input.created
+      ? html`<section class="card notice-success" aria-labelledby="new-key-title" id="new-key">
+          <h2 id="new-key-title">Your new API key “${input.created.view.name}”</h2>
+          <p><strong>Copy it now: it is shown only once.</strong> Only a hash is stored, so nobody can show it to you again.</p>
+          <div class="secret"><code id="new-key-value">${input.created.key}</code>
+            <button type="button" class="button button-quiet" data-copy="new-key-value" hidden>Copy</button></div>
+          <h3>Try it</h3>
+          <pre class="example"><code id="curl-example">${curl(input.created.key)}</code></pre>
+          <button type="button" class="button button-quiet button-small" data-copy="curl-example" hidden>Copy</button>
+        </section>`
+      : ""
+  }
+  <div class="layout-2">
+    <div>
+      <section class="card" aria-labelledby="create-title">
+        <h2 id="create-title">Create an API key</h2>
+        <form method="post" action="/connect/keys" class="stack">
+          ${csrfInput(input.csrf)}
+          <div><label for="key-name">Name</label>
+            <input type="text" id="key-name" name="name" required maxlength="100" aria-describedby="key-name-hint${input.nameError ? " key-name-error" : ""}">
+            <p class="hint" id="key-name-hint">Where the key is used, e.g. “Reporting script”.</p>
+            ${input.nameError ? html`<p class="notice notice-error" id="key-name-error" role="alert">${input.nameError}</p>` : ""}</div>
+          <fieldset><legend>Access</legend>
+            <label class="radio"><input type="radio" name="scope" value="read-only" checked> Read-only: list sites, articles, backlinks and stats</label>
+            <label class="radio"><input type="radio" name="scope" value="write"> Write: also edit articles and featured images</label>
+          </fieldset>
+          <div><button type="submit" class="button">Create key</button></div>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="keys-title">
+        <h2 id="keys-title">API keys</h2>
+        ${
+          active.length === 0
+            ? html`<p class="empty">No active keys.</p>`
+            : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+                <caption class="visually-hidden">Active API keys</caption>
+                <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+                <tbody>${active.map(
+                  (k) => html`<tr>
+                    <td>${k.name}</td><td><code>${k.prefix}…</code></td>
+                    <td>${badge(k.scope === "write" ? "Write" : "Read-only", k.scope === "write" ? "scheduled" : "neutral")}</td>
+                    <td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td>
+                    <td><form method="post" action="/connect/keys/${encodeURIComponent(k.id)}/revoke" data-confirm="Revoke the key “${k.name}”? Programs using it stop working at once.">
+                      ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Revoke<span class="visually-hidden"> key ${k.name}</span></button></form></td>
+                  </tr>`,
+                )}</tbody></table></div>`
+        }
+        ${
+          revoked.length > 0
+            ? html`<details><summary>${revoked.length} revoked key${revoked.length === 1 ? "" : "s"}</summary>
+                <ul>${revoked.map((k) => html`<li>${k.name} <code>${k.prefix}…</code> · revoked ${when(k.revoked_at)}</li>`)}</ul></details>`
+            : ""
+        }
+        <p class="hint">Send the key as <code>Authorization: Bearer &lt;key&gt;</code> or <code>X-API-Key: &lt;key&gt;</code> to <code>${base}/api/v1/…</code>. <a href="/api/docs">API reference</a></p>
+      </section>
+    </div>
+    <div>
+      <section class="card" aria-labelledby="mcp-title">
+        <h2 id="mcp-title">Connect an AI agent (MCP)</h2>
+        <p>Paste this address into your agent client (for example a chat assistant or code editor) as a remote MCP server. It opens a sign-in; sign in and click <strong>Allow</strong>. No API key is needed.</p>
+        <div class="secret"><code id="mcp-url">${mcpUrl}</code><button type="button" class="button button-quiet" data-copy="mcp-url" hidden>Copy</button></div>
+      </section>
+      <section class="card" aria-labelledby="clients-title">
+        <h2 id="clients-title">Connected agents</h2>
+        ${
+          input.clients === null
+            ? html`<p class="empty">Agent connections are not available on this server.</p>`
+            : input.clients.length === 0
+              ? html`<p class="empty">No agents connected yet.</p>`
+              : html`<ul class="protected-list">${input.clients.map(
+                  (c) => html`<li>
+                    <strong>${c.name}</strong> <span class="muted">(${c.redirectHost})</span><br>
+                    <span class="muted">Connected ${when(c.connectedAt)} · last used ${when(c.lastUsedAt)}</span>
+                    <form method="post" action="/connect/clients/${encodeURIComponent(c.clientId)}/revoke" data-confirm="Disconnect ${c.name}? Its access stops at once.">
+                      ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Revoke<span class="visually-hidden"> ${c.name}</span></button></form>
+                  </li>`,
+                )}</ul>`
+        }
+      </section>
+    </div>
+  </div>`
+}

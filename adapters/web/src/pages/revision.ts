@@ -1,0 +1,96 @@
+import type { Article, ProtectedBlockViolation, Revision } from "@content-site/core"
+import { type DiffLine, diffLines, htmlLines } from "../diff.ts"
+import { type Html, html } from "../html.ts"
+import { csrfInput } from "../layout.ts"
+import { originTag, violationList, when } from "../ui.ts"
+
+const CONTEXT = 3
+
+/** Rows of a diff with long unchanged runs collapsed to a few lines of context. */
+const collapse = (lines: ReadonlyArray<DiffLine>): ReadonlyArray<DiffLine | { gap: number }> => {
+  const keep = lines.map((l, i) => l.op !== "same" || lines.slice(Math.max(0, i - CONTEXT), i + CONTEXT + 1).some((x) => x.op !== "same"))
+  const out: Array<DiffLine | { gap: number }> = []
+  let gap = 0
+  lines.forEach((l, i) => {
+    if (keep[i]) {
+      if (gap > 0) out.push({ gap })
+      gap = 0
+      out.push(l)
+    } else gap++
+  })
+  if (gap > 0) out.push({ gap })
+  return out
+}
+
+/** A line diff as an accessible table: removed lines in `<del>`, added lines in `<ins>`. */
+export const diffTable = (caption: string, before: ReadonlyArray<string>, after: ReadonlyArray<string>): Html => {
+  const lines = diffLines(before, after)
+  if (lines.every((l) => l.op === "same")) return html`<p class="empty">${caption}: no differences.</p>`
+  const added = lines.filter((l) => l.op === "ins").length
+  const removed = lines.filter((l) => l.op === "del").length
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Differences, scroll sideways"><table class="diff">
+    <caption>${caption} <span class="muted">(${removed} line${removed === 1 ? "" : "s"} removed, ${added} added)</span></caption>
+    <thead><tr><th scope="col">Old</th><th scope="col">New</th><th scope="col"><span class="visually-hidden">Change</span></th><th scope="col">Line</th></tr></thead>
+    <tbody>${collapse(lines).map((row) =>
+      "gap" in row
+        ? html`<tr class="gap"><td colspan="4">${row.gap} unchanged line${row.gap === 1 ? "" : "s"}</td></tr>`
+        : row.op === "same"
+          ? html`<tr><td class="ln">${row.oldNo}</td><td class="ln">${row.newNo}</td><td class="sign"></td><td>${row.text}</td></tr>`
+          : row.op === "del"
+            ? html`<tr class="del"><td class="ln">${row.oldNo}</td><td class="ln"></td><td class="sign" aria-hidden="true">−</td><td><del><span class="visually-hidden">Removed: </span>${row.text}</del></td></tr>`
+            : html`<tr class="ins"><td class="ln"></td><td class="ln">${row.newNo}</td><td class="sign" aria-hidden="true">+</td><td><ins><span class="visually-hidden">Added: </span>${row.text}</ins></td></tr>`,
+    )}</tbody>
+  </table></div>`
+}
+
+/** One revision compared with the current article, with Restore. */
+export const revisionContent = (input: {
+  article: Article
+  revision: Revision
+  csrf: string
+  refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation> } | null
+}): Html => {
+  const { article: a, revision: r } = input
+  const id = encodeURIComponent(a.id)
+  const isCurrent = r.number === a.revision
+  return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>
+    <li><a href="/sites">Sites</a></li>
+    <li><a href="/articles/${id}">${a.title}</a></li>
+    <li aria-current="page">Revision ${r.number}</li>
+  </ol></nav>
+  <div class="page-head">
+    <div>
+      <h1>Revision ${r.number} ${originTag(r.origin)}</h1>
+      <p class="muted">${r.actor.name} · ${when(r.created_at)}${r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""}${r.reason ? html` · ${r.reason}` : ""}</p>
+    </div>
+    <a class="button button-quiet" href="/articles/${id}#revisions">Back to the article</a>
+  </div>
+  ${
+    input.refusal
+      ? html`<div class="notice notice-error" role="alert"><p><strong>Not restored.</strong> ${input.refusal.message}</p>${violationList(input.refusal.blocks)}</div>`
+      : ""
+  }
+  <section class="card" aria-labelledby="diff-title" id="diff">
+    <h2 id="diff-title">${isCurrent ? "This is the current revision" : html`Changes from revision ${r.number} to the current revision (${a.revision})`}</h2>
+    ${
+      isCurrent
+        ? html`<p class="empty">Pick an older revision on the article page to compare it with this one.</p>`
+        : html`${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
+          ${diffTable("Body (HTML)", htmlLines(r.body), htmlLines(a.body))}
+          ${JSON.stringify(r.featured_image) === JSON.stringify(a.featured_image) ? "" : html`<p>The featured image differs${r.featured_image ? html` (this revision: <code>${r.featured_image.url}</code>)` : " (this revision had none)"}.</p>`}`
+    }
+  </section>
+  ${
+    isCurrent
+      ? ""
+      : html`<section class="card" aria-labelledby="restore-title">
+          <h2 id="restore-title">Restore revision ${r.number}</h2>
+          <p>Restoring makes a new revision (tagged Editor) with this revision's title, body and featured image. Nothing is lost: the current text stays in the history.</p>
+          <form method="post" action="/articles/${id}/revisions/${r.number}/restore" class="stack">
+            ${csrfInput(input.csrf)}
+            <div><label for="restore-reason">Reason <span class="muted">(optional)</span></label><input type="text" id="restore-reason" name="reason" maxlength="500"></div>
+            <div><button type="submit" class="button">Restore revision ${r.number}</button></div>
+          </form>
+        </section>`
+  }`
+}

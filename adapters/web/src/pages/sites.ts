@@ -1,0 +1,133 @@
+import type { ArticleListItem, Backlink, Page, PeriodSummary, Website } from "@content-site/core"
+import { type Html, html } from "../html.ts"
+import { badge, day, num, pager, when } from "../ui.ts"
+
+/** One site card on the sites overview. */
+const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<section class="card" aria-labelledby="site-${site.id}">
+  <h2 id="site-${site.id}"><a href="/sites/${encodeURIComponent(site.id)}">${site.name}</a></h2>
+  <p class="muted"><a href="${site.url}" rel="noopener noreferrer">${site.url}</a></p>
+  <dl class="stats">
+    <div><dt>Articles</dt><dd>${num(site.article_count)}</dd></div>
+    <div><dt>Backlinks</dt><dd>${num(site.backlink_count)}</dd></div>
+  </dl>
+  ${
+    stats
+      ? html`<h3>This month <span class="muted">(${day(stats.period.from)} – ${day(stats.period.to)})</span></h3>
+        <dl class="stats">
+          <div><dt>Published</dt><dd>${num(stats.articles.count)}</dd></div>
+          <div><dt>Words</dt><dd>${num(stats.articles.word_count)}</dd></div>
+          <div><dt>Industry links</dt><dd>${num(stats.backlinks.industry)}</dd></div>
+          <div><dt>Local links</dt><dd>${num(stats.backlinks.local)}</dd></div>
+        </dl>`
+      : ""
+  }
+  <p><a class="button button-quiet" href="/sites/${encodeURIComponent(site.id)}">Open ${site.name}</a></p>
+</section>`
+
+/** The sites overview. */
+export const sitesContent = (sites: Page<Website>, stats: ReadonlyMap<string, PeriodSummary>, query: Record<string, string | undefined>): Html =>
+  html`<div class="page-head"><div><h1>Your sites</h1><p class="muted">Websites on this account, with this month's summary.</p></div></div>
+  ${
+    sites.data.length === 0
+      ? html`<p class="empty">No websites on this account yet.</p>`
+      : html`<div class="grid">${sites.data.map((s) => siteCard(s, stats.get(s.id) ?? null))}</div>`
+  }
+  ${pager(sites.pagination, "/sites", query)}`
+
+const STATUSES = ["draft", "scheduled", "published", "archived"] as const
+
+/** Which tab of a site is shown. */
+export type SiteTab = "articles" | "backlinks"
+
+/** One site: header, this month's summary, and its articles or backlinks. */
+export const siteContent = (input: {
+  site: Website
+  stats: PeriodSummary | null
+  tab: SiteTab
+  query: Record<string, string | undefined>
+  articles: Page<ArticleListItem> | null
+  backlinks: Page<Backlink> | null
+  error: string | null
+}): Html => {
+  const { site, stats, tab, query } = input
+  const base = `/sites/${encodeURIComponent(site.id)}`
+  const tabLink = (key: SiteTab, label: string) =>
+    html`<li><a href="${base}${key === "articles" ? "" : "?tab=backlinks"}"${tab === key ? html` aria-current="page"` : ""}>${label}</a></li>`
+  return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/sites">Sites</a></li><li aria-current="page">${site.name}</li></ol></nav>
+  <div class="page-head">
+    <div><h1>${site.name}</h1><p><a href="${site.url}" rel="noopener noreferrer">${site.url}</a> · added ${when(site.created_at)}</p></div>
+  </div>
+  <section class="card" aria-labelledby="summary-title">
+    <h2 id="summary-title">This month${stats ? html` <span class="muted">(${day(stats.period.from)} – ${day(stats.period.to)})</span>` : ""}</h2>
+    <dl class="stats">
+      <div><dt>All articles</dt><dd>${num(site.article_count)}</dd></div>
+      <div><dt>All backlinks</dt><dd>${num(site.backlink_count)}</dd></div>
+      ${
+        stats
+          ? html`<div><dt>Published this month</dt><dd>${num(stats.articles.count)}</dd></div>
+            <div><dt>Words this month</dt><dd>${num(stats.articles.word_count)}</dd></div>
+            <div><dt>Industry links</dt><dd>${num(stats.backlinks.industry)}</dd></div>
+            <div><dt>Local links</dt><dd>${num(stats.backlinks.local)}</dd></div>`
+          : ""
+      }
+    </dl>
+  </section>
+  <ul class="tabs">${tabLink("articles", `Articles (${num(site.article_count)})`)}${tabLink("backlinks", `Backlinks (${num(site.backlink_count)})`)}</ul>
+  <section class="card" aria-labelledby="list-title">
+    <h2 id="list-title">${tab === "articles" ? "Articles" : "Backlinks"}</h2>
+    <form method="get" action="${base}" class="filters" aria-label="Filters">
+      ${tab === "backlinks" ? html`<input type="hidden" name="tab" value="backlinks">` : ""}
+      <div><label for="from">${tab === "articles" ? "Published from" : "Acquired from"}</label><input type="date" id="from" name="from" value="${query["from"] ?? ""}"></div>
+      <div><label for="to">to</label><input type="date" id="to" name="to" value="${query["to"] ?? ""}"></div>
+      ${
+        tab === "articles"
+          ? html`<div><label for="status">Status</label><select id="status" name="status">
+              <option value="">Any status</option>
+              ${STATUSES.map((s) => html`<option value="${s}"${query["status"] === s ? " selected" : ""}>${s[0]!.toUpperCase() + s.slice(1)}</option>`)}
+            </select></div>`
+          : ""
+      }
+      <div class="actions"><button type="submit" class="button">Apply</button><a class="button button-quiet" href="${base}${tab === "backlinks" ? "?tab=backlinks" : ""}">Reset</a></div>
+    </form>
+    ${input.error ? html`<div class="notice notice-error" role="alert"><p>${input.error}</p></div>` : ""}
+    ${tab === "articles" && input.articles ? articleTable(input.articles, base, query) : ""}
+    ${tab === "backlinks" && input.backlinks ? backlinkTable(input.backlinks, base, query) : ""}
+  </section>`
+}
+
+const articleTable = (articles: Page<ArticleListItem>, base: string, query: Record<string, string | undefined>): Html =>
+  articles.data.length === 0
+    ? html`<p class="empty">No articles match these filters.</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+        <caption class="visually-hidden">Articles</caption>
+        <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Target keyword</th><th scope="col" class="num">Words</th></tr></thead>
+        <tbody>${articles.data.map(
+          (a) => html`<tr>
+            <td><a href="/articles/${encodeURIComponent(a.id)}">${a.title}</a></td>
+            <td>${badge(a.status, a.status)}</td>
+            <td>${when(a.published_at)}</td>
+            <td>${a.target_keyword}</td>
+            <td class="num">${num(a.word_count)}</td>
+          </tr>`,
+        )}</tbody>
+      </table></div>
+      ${pager(articles.pagination, base, query, "page", "Article pages")}`
+
+const backlinkTable = (backlinks: Page<Backlink>, base: string, query: Record<string, string | undefined>): Html =>
+  backlinks.data.length === 0
+    ? html`<p class="empty">No backlinks match these filters.</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+        <caption class="visually-hidden">Backlinks</caption>
+        <thead><tr><th scope="col">Acquired</th><th scope="col">Source</th><th scope="col">Anchor</th><th scope="col">Type</th><th scope="col">Category</th><th scope="col">Target</th></tr></thead>
+        <tbody>${backlinks.data.map(
+          (b) => html`<tr>
+            <td>${day(b.date_acquired)}</td>
+            <td><a href="${b.source_url}" rel="noopener noreferrer nofollow">${b.source_domain}</a></td>
+            <td>${b.anchor_text}</td>
+            <td>${b.anchor_type}</td>
+            <td>${badge(b.category === "industry" ? "Industry" : "Local", b.category)}</td>
+            <td><a href="${b.target_url}" rel="noopener noreferrer">${b.target_url}</a></td>
+          </tr>`,
+        )}</tbody>
+      </table></div>
+      ${pager(backlinks.pagination, base, { ...query, tab: "backlinks" }, "page", "Backlink pages")}`

@@ -1,0 +1,70 @@
+import type { Origin, Pagination, ProtectedBlockViolation } from "@content-site/core"
+import { type Html, html } from "./html.ts"
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+/** A timestamp as people read it, in UTC, inside a machine-readable `<time>`. */
+export const when = (iso: string | null): Html => {
+  if (iso === null) return html`<span class="muted">—</span>`
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return html`${iso}`
+  const hh = String(d.getUTCHours()).padStart(2, "0")
+  const mm = String(d.getUTCMinutes()).padStart(2, "0")
+  return html`<time datetime="${iso}">${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${hh}:${mm} UTC</time>`
+}
+
+/** A calendar date as people read it. */
+export const day = (date: string | null): Html => {
+  if (date === null) return html`<span class="muted">—</span>`
+  const d = new Date(`${date.slice(0, 10)}T00:00:00Z`)
+  if (Number.isNaN(d.getTime())) return html`${date}`
+  return html`<time datetime="${date.slice(0, 10)}">${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}</time>`
+}
+
+const ORIGIN_LABEL: Record<Origin, string> = { api: "API", mcp: "MCP", editor: "Editor", rewrite: "Rewrite" }
+
+/** The origin tag of a revision. */
+export const originTag = (origin: Origin): Html => html`<span class="tag tag-${origin}">${ORIGIN_LABEL[origin]}</span>`
+
+/** A status badge (article status or call outcome). */
+export const badge = (text: string, tone: string): Html => html`<span class="badge badge-${tone}">${text}</span>`
+
+/** Formats a number with thousands separators. */
+export const num = (n: number): string => n.toLocaleString("en-GB")
+
+/** Previous/next page navigation that keeps the other query parameters. */
+export const pager = (
+  p: Pagination,
+  basePath: string,
+  query: Record<string, string | undefined>,
+  pageParam = "page",
+  label = "Pages",
+  anchor = "",
+): Html => {
+  if (p.total_pages <= 1) return html``
+  const link = (n: number) => {
+    const q = new URLSearchParams()
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "" && k !== pageParam) q.set(k, v)
+    q.set(pageParam, String(n))
+    return `${basePath}?${q.toString()}${anchor}`
+  }
+  return html`<nav class="pager" aria-label="${label}">
+    ${p.page > 1 ? html`<a class="button button-quiet" href="${link(p.page - 1)}" rel="prev">← Previous</a>` : html`<span></span>`}
+    <span class="pager-info">Page ${p.page} of ${Math.max(1, p.total_pages)} · ${num(p.total)} in all</span>
+    ${p.page < p.total_pages ? html`<a class="button button-quiet" href="${link(p.page + 1)}" rel="next">Next →</a>` : html`<span></span>`}
+  </nav>`
+}
+
+const KIND_TEXT: Record<ProtectedBlockViolation["kind"], string> = {
+  removed: "Removed",
+  changed: "Changed",
+  forged: "Not allowed to add",
+}
+
+/** The list of protected blocks that a refused edit or restore would break. */
+export const violationList = (blocks: ReadonlyArray<ProtectedBlockViolation>): Html =>
+  html`<ul class="violations">${blocks.map(
+    (b) => html`<li><strong>${KIND_TEXT[b.kind]}:</strong> the protected link “${b.text || "(no text)"}”${
+      b.href ? html` → <code>${b.href}</code>` : ""
+    }${b.kind === "forged" ? " (only the platform can mark a block as protected)" : b.kind === "changed" ? " (its link, text or attributes differ)" : " (it must stay in the article)"}</li>`,
+  )}</ul>`
