@@ -4,7 +4,7 @@ import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
 beforeAll(async () => {
-  t = await startTestServer()
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" })
 })
 afterAll(async () => {
   await t?.close()

@@ -1,0 +1,267 @@
+import sharp from "sharp"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { A1_BODY, json, KEYS, PROTECTED_BACKLINK, PROTECTED_INTERNAL, startTestServer, type TestServer } from "./helpers.ts"
+
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+const put = (id: string, body: unknown, init: { query?: string; headers?: Record<string, string>; key?: string } = {}) =>
+  t.api(`/api/v1/articles/${id}${init.query ?? ""}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", ...init.headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...(init.key !== undefined ? { key: init.key } : {}),
+  })
+
+const problemOf = async (res: Response, status: number, code: string) => {
+  expect(res.status).toBe(status)
+  const body = await json(res)
+  expect(body.code).toBe(code)
+  expect(body.request_id).toBe(res.headers.get("x-request-id"))
+  return body
+}
+
+const revisionsOf = async (id: string) => (await json(await t.api(`/api/v1/articles/${id}/revisions?per_page=100`))).data as Array<{ number: number; origin: string }>
+
+describe("PUT /articles/{id}", () => {
+  it("should change the title as a new api revision with ETag and Edit-Limit-Remaining", async () => {
+    const before = Number((await put("art_a02", { title: "Warm-up" })).headers.get("edit-limit-remaining"))
+    const res = await put("art_a02", { title: "  A new title  ", reason: "clearer" })
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.article.title).toBe("A new title")
+    expect(body.revision).toMatchObject({ origin: "api", reason: "clearer", actor: { type: "api_key", id: "key_a" } })
+    expect(body.revision).not.toHaveProperty("body")
+    expect(body.sanitized).toEqual({ changed: false, removed: [] })
+    expect(res.headers.get("etag")).toBe(`"art_a02-r${body.article.revision}"`)
+    expect(Number(res.headers.get("edit-limit-remaining"))).toBe(before - 1)
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    expect(log.data.find((e: { request_id: string }) => e.request_id === res.headers.get("x-request-id"))).toMatchObject({
+      action: "PUT /api/v1/articles/{id}",
+      status: 200,
+      article_id: "art_a02",
+    })
+  })
+
+  it("should sanitise the body and say what was removed", async () => {
+    const res = await put("art_a03", { body: '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a> <a href="HTTPS://ok.test">ok</a></p><script>alert(1)</script><iframe src="https://e.test"></iframe>' })
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.sanitized.changed).toBe(true)
+    const removed = body.sanitized.removed.map((r: { what: string }) => r.what).join(" ")
+    expect(removed).toMatch(/script/)
+    const stored = (await json(await t.api("/api/v1/articles/art_a03"))).body as string
+    expect(stored).not.toMatch(/<script|<iframe|onclick|javascript:/i)
+    expect(stored).toContain("HTTPS://ok.test")
+  })
+
+  it("should refuse keys that cannot be changed here, naming them (OWASP API3)", async () => {
+    for (const key of ["url", "status", "target_keyword", "site_id", "backlinks", "id", "word_count", "published_at", "revision"]) {
+      const body = await problemOf(await put("art_a04", { title: "ok", [key]: key === "backlinks" ? [] : "x" }), 400, "invalid_request")
+      expect(body.detail).toContain(`'${key}'`)
+      expect(body.errors.some((e: { path: string }) => e.path === key)).toBe(true)
+    }
+    expect((await json(await t.api("/api/v1/articles/art_a04"))).title).toBe("Article 4")
+  })
+
+  it("should refuse an edit without title and body, an empty title and a too long title", async () => {
+    await problemOf(await put("art_a04", { reason: "nothing" }), 400, "invalid_request")
+    await problemOf(await put("art_a04", {}), 400, "invalid_request")
+    await problemOf(await put("art_a04", { title: "   " }), 400, "invalid_request")
+    await problemOf(await put("art_a04", { title: "x".repeat(301) }), 400, "invalid_request")
+    await problemOf(await put("art_a04", { title: 5 }), 400, "invalid_request")
+    await problemOf(await put("art_a04", { body: "x", reason: "r".repeat(501) }), 400, "invalid_request")
+  })
+
+  it("should refuse removing, changing or forging protected blocks with 422 listing each block", async () => {
+    const removed = await problemOf(await put("art_a1", { body: `<p>Then ${PROTECTED_INTERNAL}.</p>` }), 422, "protected_link_changed")
+    expect(removed.blocks).toEqual([expect.objectContaining({ kind: "removed", href: "https://partner.test/offer" })])
+
+    const changedHref = A1_BODY.replace("https://partner.test/offer", "https://evil.test/")
+    const changed = await problemOf(await put("art_a1", { body: changedHref }), 422, "protected_link_changed")
+    expect(changed.blocks.map((b: { kind: string }) => b.kind)).toContain("changed")
+
+    const forged = `${A1_BODY}<p><a href="https://spam.test" data-service-protected="backlink">spam</a></p>`
+    const forgedBody = await problemOf(await put("art_a1", { body: forged }), 422, "protected_link_changed")
+    expect(forgedBody.blocks).toEqual([expect.objectContaining({ kind: "forged", href: "https://spam.test" })])
+
+    const both = await problemOf(await put("art_a1", { body: "<p>all gone</p>" }), 422, "protected_link_changed")
+    expect(both.blocks.length).toBe(2)
+    expect((await revisionsOf("art_a1")).length).toBe(1)
+  })
+
+  it("should allow moving a protected block", async () => {
+    const moved = `<p>Then ${PROTECTED_INTERNAL}.</p><h2>Intro</h2><p>Read the ${PROTECTED_BACKLINK} first.</p>`
+    const res = await put("art_a1", { body: moved })
+    expect(res.status).toBe(200)
+    expect((await json(res)).revision.number).toBe(2)
+  })
+
+  it("should create no revision and count no edit for an edit identical to the article", async () => {
+    const current = await json(await t.api("/api/v1/articles/art_a05"))
+    const first = await put("art_a05", { title: current.title })
+    const body = await json(first)
+    expect(body.revision).toBeNull()
+    const again = await put("art_a05", { title: current.title, body: current.body })
+    expect((await json(again)).revision).toBeNull()
+    expect(again.headers.get("edit-limit-remaining")).toBe(first.headers.get("edit-limit-remaining"))
+    expect((await revisionsOf("art_a05")).length).toBe(1)
+  })
+
+  it("should run everything but write nothing on ?dry_run=true", async () => {
+    const before = await put("art_a06", { title: "probe" }, { query: "?dry_run=true" })
+    const res = await put("art_a06", { title: "Dry title", body: "<p>dry</p><script>x</script>" }, { query: "?dry_run=true" })
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body).toMatchObject({ dry_run: true, revision: null, protected_blocks: { ok: true, violations: [] } })
+    expect(body.article.title).toBe("Dry title")
+    expect(body.sanitized.changed).toBe(true)
+    expect(res.headers.get("edit-limit-remaining")).toBe(before.headers.get("edit-limit-remaining"))
+    expect((await json(await t.api("/api/v1/articles/art_a06"))).title).toBe("Article 6")
+    expect((await revisionsOf("art_a06")).length).toBe(1)
+    const verdict = await json(await put("art_a1", { body: "<p>gone</p>" }, { query: "?dry_run=true" }))
+    expect(verdict.protected_blocks.ok).toBe(false)
+    expect(verdict.protected_blocks.violations.length).toBe(2)
+    await problemOf(await put("art_a06", { title: "x" }, { query: "?dry_run=maybe" }), 400, "invalid_request")
+  })
+
+  it("should honour If-Match: current tag, W/ prefix and * apply; a stale or foreign tag is 412; a malformed one 400", async () => {
+    const etag = (await t.api("/api/v1/articles/art_a07")).headers.get("etag") as string
+    expect(etag).toBe('"art_a07-r1"')
+    const ok = await put("art_a07", { title: "If-Match one" }, { headers: { "If-Match": etag } })
+    expect(ok.status).toBe(200)
+    const stale = await problemOf(await put("art_a07", { title: "stale" }, { headers: { "If-Match": etag } }), 412, "precondition_failed")
+    expect(stale.detail).toContain("revision 2")
+    await problemOf(await put("art_a07", { title: "stale" }, { headers: { "If-Match": etag }, query: "?dry_run=true" }), 412, "precondition_failed")
+    expect((await put("art_a07", { title: "weak" }, { headers: { "If-Match": 'W/"art_a07-r2"' } })).status).toBe(200)
+    expect((await put("art_a07", { title: "star" }, { headers: { "If-Match": "*" } })).status).toBe(200)
+    await problemOf(await put("art_a07", { title: "foreign" }, { headers: { "If-Match": '"art_a08-r1"' } }), 412, "precondition_failed")
+    await problemOf(await put("art_a07", { title: "bad" }, { headers: { "If-Match": "art_a07-r4" } }), 400, "invalid_request")
+    expect((await json(await t.api("/api/v1/articles/art_a07"))).title).toBe("star")
+  })
+
+  it("should refuse malformed JSON, wrong content types and empty bodies without a 500", async () => {
+    await problemOf(await put("art_a08", "{not json"), 400, "invalid_request")
+    await problemOf(await put("art_a08", "[1,2]"), 400, "invalid_request")
+    await problemOf(await put("art_a08", ""), 400, "invalid_request")
+    await problemOf(await put("art_a08", '{"title":"x"}', { headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type")
+    await problemOf(await put("art_a08", '{"title":"x"}', { headers: { "content-type": "application/json; charset=latin1" } }), 415, "unsupported_media_type")
+    await problemOf(
+      await t.api("/api/v1/articles/art_a08", { method: "PUT", body: new Blob(['{"title":"x"}']) }),
+      415,
+      "unsupported_media_type",
+    )
+    await problemOf(await put("art_a08", Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]).toString("latin1")), 400, "invalid_request")
+  })
+
+  it("should refuse huge bodies with 413 and deep nesting with 400 (OWASP API4)", async () => {
+    await problemOf(await put("art_a08", JSON.stringify({ body: "x".repeat(4 * 1024 * 1024) })), 413, "payload_too_large")
+    await problemOf(await put("art_a08", `{"title":${"[".repeat(5000)}${"]".repeat(5000)}}`), 400, "invalid_request")
+    const deepHtml = `${"<div>".repeat(300)}x${"</div>".repeat(300)}`
+    await problemOf(await put("art_a08", { body: deepHtml }), 400, "invalid_request")
+    await problemOf(await put("art_a08", { body: "y".repeat(1024 * 1024 + 10) }), 400, "invalid_request")
+  })
+
+  it("should keep revision numbers unique and gapless under concurrent edits", async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => put("art_a09", { title: `Concurrent ${i}` })))
+    for (const r of results) expect([200, 409]).toContain(r.status)
+    const numbers = (await revisionsOf("art_a09")).map((r) => r.number).sort((a, b) => a - b)
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1))
+    expect(numbers.length).toBe(1 + results.filter((r) => r.status === 200).length)
+  })
+})
+
+const png = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer()
+
+const postImage = (id: string, form: FormData | string, init: { type?: string; key?: string } = {}) =>
+  t.api(`/api/v1/articles/${id}/featured-image`, {
+    method: "POST",
+    body: form,
+    ...(typeof form === "string" ? { headers: { "content-type": init.type ?? "application/json" } } : {}),
+    ...(init.key !== undefined ? { key: init.key } : {}),
+  })
+
+const formWith = (parts: Record<string, Blob | string>, filename = "pic.png") => {
+  const form = new FormData()
+  for (const [k, v] of Object.entries(parts)) {
+    if (typeof v === "string") form.append(k, v)
+    else form.append(k, v, filename)
+  }
+  return form
+}
+
+describe("POST /articles/{id}/featured-image", () => {
+  it("should store an uploaded image, serve it under /media and make a revision", async () => {
+    const res = await postImage("art_a10", formWith({ image: new Blob([await png(40, 30)], { type: "image/png" }), alt: "A red square" }))
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.article.featured_image.alt).toBe("A red square")
+    expect(body.article.featured_image.url.startsWith(`${t.url}/media/`)).toBe(true)
+    expect(body.revision).toMatchObject({ number: 2, origin: "api" })
+    expect(res.headers.get("edit-limit-remaining")).toMatch(/^\d+$/)
+    const media = await fetch(body.article.featured_image.url)
+    expect(media.status).toBe(200)
+    expect(media.headers.get("content-type")).toMatch(/^image\//)
+    expect(media.headers.get("x-content-type-options")).toBe("nosniff")
+  })
+
+  it("should refuse SVG, non-images, oversized files, huge dimensions and malformed forms", async () => {
+    const svg = new Blob(['<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'], { type: "image/svg+xml" })
+    await problemOf(await postImage("art_a10", formWith({ image: svg }, "x.svg")), 415, "unsupported_image")
+    await problemOf(await postImage("art_a10", formWith({ image: new Blob(["hello"], { type: "image/png" }) })), 415, "unsupported_image")
+    await problemOf(await postImage("art_a10", formWith({ image: new Blob([new Uint8Array(10 * 1024 * 1024 + 100)]) })), 413, "payload_too_large")
+    await problemOf(await postImage("art_a10", formWith({ image: new Blob([await png(8001, 2)]) })), 413, "payload_too_large")
+    await problemOf(await postImage("art_a10", formWith({ alt: "no file" })), 400, "invalid_request")
+    await problemOf(await postImage("art_a10", formWith({ photo: new Blob([await png(4, 4)]) })), 400, "invalid_request")
+    const extra = await problemOf(await postImage("art_a10", formWith({ image: new Blob([await png(4, 4)]), status: "draft" })), 400, "invalid_request")
+    expect(extra.detail).toContain("'status'")
+    await problemOf(await postImage("art_a10", "hello", { type: "text/plain" }), 415, "unsupported_media_type")
+    await problemOf(await postImage("art_a10", JSON.stringify({ url: "https://example.com/a.png", site_id: "x" })), 400, "invalid_request")
+    await problemOf(await postImage("art_a10", "--x\r\nbroken", { type: "multipart/form-data; boundary=zzz" }), 400, "invalid_request")
+    await problemOf(
+      await postImage("art_a10", formWith({ image: new Blob([await png(4, 4)]) }), { key: KEYS.aRead }),
+      403,
+      "insufficient_scope",
+    )
+    expect((await revisionsOf("art_a10")).length).toBe(2)
+  })
+
+  it("should refuse image URLs that are not https or point at non-public addresses (OWASP API7)", async () => {
+    const urls = [
+      "http://example.com/a.png",
+      "ftp://example.com/a.png",
+      "file:///etc/passwd",
+      "https://127.0.0.1/a.png",
+      "https://localhost/a.png",
+      "https://[::1]/a.png",
+      "https://2130706433/a.png",
+      "https://0x7f000001/a.png",
+      "https://0177.0.0.1/a.png",
+      "https://127.1/a.png",
+      "https://0.0.0.0/a.png",
+      "https://10.0.0.1/a.png",
+      "https://172.16.0.1/a.png",
+      "https://192.168.1.1/a.png",
+      "https://100.64.0.1/a.png",
+      "https://169.254.169.254/latest/meta-data/",
+      "https://[fe80::1]/a.png",
+      "https://[fd00::1]/a.png",
+      "https://[::ffff:127.0.0.1]/a.png",
+      "https://[::ffff:7f00:1]/a.png",
+      "https://224.0.0.1/a.png",
+      "https://[ff02::1]/a.png",
+    ]
+    for (const url of urls) {
+      const res = await postImage("art_a11", JSON.stringify({ url, alt: "x" }))
+      const body = await json(res)
+      expect({ url, status: res.status, code: body.code }).toEqual({ url, status: 422, code: "unsafe_url" })
+    }
+    expect((await revisionsOf("art_a11")).length).toBe(1)
+  })
+})
