@@ -468,6 +468,8 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(range.items).toEqual([e2, e1])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { channel: "mcp" }, { offset: 0, limit: 10 })))).items).toEqual([e2])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { articleId: "art_x" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e1])
+        expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "error" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e2])
+        expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "ok" }, { offset: 0, limit: 10 })))).items).toEqual([e1])
       })
     })
 

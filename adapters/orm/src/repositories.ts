@@ -218,6 +218,7 @@ export const ormRepositories = (orm: Orm) => {
           const where: FilterQuery<InferEntity<typeof ActivityEntity>> & Record<string, unknown> = { accountId }
           if (filter.channel !== undefined) where.channel = filter.channel
           if (filter.articleId !== undefined) where.articleId = filter.articleId
+          if (filter.outcome !== undefined) where.errorCode = filter.outcome === "error" ? { $ne: null } : null
           if (filter.from !== undefined || filter.to !== undefined) {
             where.at = {
               ...(filter.from !== undefined ? { $gte: new Date(filter.from) } : {}),
