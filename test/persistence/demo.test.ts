@@ -1,0 +1,58 @@
+import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, type CoreServices } from "@content-site/core"
+import { headerImageInspector, makeMemoryState, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher, webCryptoSecrets } from "@content-site/memory"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { demoData, seedDemo } from "../../apps/server/demo.ts"
+
+describe("demo data", () => {
+  it("should seed the demo account once with sites, articles, backlinks and a fresh write key", async () => {
+    const runtime = ManagedRuntime.make(
+      Layer.mergeAll(
+        memoryStorage(makeMemoryState()),
+        systemClock,
+        randomIds,
+        webCryptoSecrets(1_000),
+        settingsLayer("http://localhost:3000"),
+        headerImageInspector,
+        tableImageFetcher(new Map()),
+      ) as Layer.Layer<CoreServices>,
+    )
+    try {
+      const demo = await seedDemo(runtime)
+      expect(demo?.email).toBe("demo@example.com")
+      expect(demo?.apiKey).toMatch(/^cs_[A-Za-z0-9]{32,}$/)
+      expect(await seedDemo(runtime)).toBeNull()
+      const facts = await runtime.runPromise(
+        Effect.gen(function* () {
+          const sites = yield* (yield* SiteRepository).list("acc_demo", { offset: 0, limit: 10 })
+          const articles = yield* Effect.forEach(sites.items, (s) => ArticleRepository.use((r) => r.list("acc_demo", { siteId: s.id }, undefined)))
+          const backlinks = yield* Effect.forEach(sites.items, (s) => BacklinkRepository.use((r) => r.list("acc_demo", { siteId: s.id }, undefined)))
+          const key = yield* (yield* ApiKeyRepository).findByHash(yield* (yield* Secrets).hashApiKey(demo!.apiKey))
+          return { sites, articles: articles.flatMap((a) => a.items), backlinks: backlinks.flatMap((b) => b.items), key }
+        }),
+      )
+      expect(facts.sites.total).toBe(3)
+      expect(facts.articles.length).toBe(30)
+      expect(facts.backlinks.length).toBe(40)
+      expect(new Set(facts.backlinks.map((b) => b.category))).toEqual(new Set(["industry", "local"]))
+      expect(Option.getOrThrow(facts.key).scope).toBe("write")
+      for (const a of facts.articles) {
+        expect(a.body).toContain('data-service-protected="backlink"')
+        expect(a.body).toContain('data-service-protected="internal"')
+      }
+      const published = facts.articles.filter((a) => a.status === "published").map((a) => Date.parse(a.published_at!))
+      const now = Date.now()
+      expect(Math.min(...published)).toBeGreaterThan(now - 95 * 86_400_000)
+      expect(Math.max(...published)).toBeLessThanOrEqual(now + 86_400_000)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("should move the file's dates forward to the current day", () => {
+    const later = demoData(Date.parse("2027-01-01T12:00:00Z"))
+    const now = demoData(Date.parse("2026-11-22T12:00:00Z"))
+    const first = (f: typeof now) => f.accounts[0]!.sites![0]!.backlinks![0]!.date_acquired
+    expect(Date.parse(first(later)) - Date.parse(first(now))).toBe(40 * 86_400_000)
+  })
+})
