@@ -78,7 +78,12 @@ const seedDemo = async (runtime: AppRuntime) => {
 export const startServer = async (options: StartOptions = {}): Promise<StartedServer> => {
   const env = options.env ?? process.env
   const config = readConfig(env)
-  const server = createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs })
+  // Slow clients (slowloris) are cut off: headers and whole requests have bounded time, checked often.
+  const server = createServer({
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+  })
   server.keepAliveTimeout = config.keepAliveTimeoutMs
   const address = await listen(server, config.port, config.host)
   const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host

@@ -123,7 +123,15 @@ export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buff
     }
     const onError = (err?: unknown) => {
       cleanup()
-      if (!refused) reject(err instanceof Error ? err : new Error("request aborted"))
+      // The client went away or timed out mid-body: nothing can be answered; it is logged as a 400.
+      if (!refused) {
+        reject(
+          new InvalidRequest({
+            detail: "The request body was not received completely.",
+            errors: [{ path: "(body)", message: err instanceof Error ? err.message : "aborted" }],
+          }),
+        )
+      }
     }
     req.on("data", onData)
     req.on("end", onEnd)

@@ -1,0 +1,87 @@
+import { listActivity } from "@content-site/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startServer, type StartedServer } from "../../apps/server/server.ts"
+import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+
+let t: TestServer
+let second: StartedServer
+beforeAll(async () => {
+  const env = { RATE_LIMIT_PER_MINUTE: "5", DAILY_EDIT_LIMIT: "2", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }
+  t = await startTestServer(env)
+  // A second instance on the same database: limits are shared by every instance.
+  second = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: "/tmp", ...env }, quiet: true })
+})
+afterAll(async () => {
+  await second?.close()
+  await t?.close()
+})
+
+const bCaller = (requestId: string) => ({
+  accountId: "acc_b",
+  actor: { type: "api_key" as const, id: "key_b", name: "b write" },
+  scope: "write" as const,
+  channel: "api" as const,
+  requestId,
+  action: "test",
+  startedAt: Date.now(),
+})
+
+describe("request limit per account", () => {
+  it("should count across instances, send RateLimit-* headers and refuse over the limit with 429 and Retry-After", async () => {
+    const remaining: Array<string | null> = []
+    for (let i = 0; i < 5; i++) {
+      const base = i % 2 === 0 ? t.url : second.url
+      const res = await fetch(`${base}/api/v1/sites`, { headers: { authorization: `Bearer ${KEYS.b}` } })
+      expect(res.status).toBe(200)
+      expect(res.headers.get("ratelimit-limit")).toBe("5")
+      remaining.push(res.headers.get("ratelimit-remaining"))
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"])
+    const refused = await t.api("/api/v1/sites/site_b1/articles", { key: KEYS.b })
+    expect(refused.status).toBe(429)
+    const body = await json(refused)
+    expect(body.code).toBe("rate_limited")
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0")
+    expect(refused.headers.get("ratelimit-limit")).toBe("5")
+    // The refused request is still logged.
+    const log = await t.server.runtime.runPromise(listActivity(bCaller("req_test_log"), { per_page: 100 }))
+    expect(log.data.find((e) => e.request_id === refused.headers.get("x-request-id"))).toMatchObject({
+      status: 429,
+      error_code: "rate_limited",
+      action: "GET /api/v1/sites/{id}/articles",
+    })
+  })
+})
+
+describe("daily edit limit", () => {
+  it("should count real changes only and refuse over the limit with 429 daily_edit_limit", async () => {
+    const put = (title: string, query = "") =>
+      t.api(`/api/v1/articles/art_a12${query}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title }) })
+    const dry = await put("dry", "?dry_run=true")
+    expect(dry.headers.get("edit-limit-remaining")).toBe("2")
+    const one = await put("one")
+    expect(one.headers.get("edit-limit-remaining")).toBe("1")
+    const two = await put("two")
+    expect(two.headers.get("edit-limit-remaining")).toBe("0")
+    const three = await put("three")
+    expect(three.status).toBe(429)
+    expect((await json(three)).code).toBe("daily_edit_limit")
+    expect(three.headers.get("edit-limit-remaining")).toBe("0")
+    const retry = Number(three.headers.get("retry-after"))
+    expect(retry).toBeGreaterThan(0)
+    expect(retry).toBeLessThanOrEqual(86_400)
+  })
+})
+
+describe("unauthenticated failures per client address", () => {
+  it("should refuse further attempts from an address after too many failures", async () => {
+    const statuses: Array<number> = []
+    for (let i = 0; i < 4; i++) statuses.push((await t.api("/api/v1/sites", { key: `cs_guess${String(i).repeat(32)}` })).status)
+    expect(statuses).toEqual([401, 401, 401, 429])
+    const res = await t.api("/api/v1/sites", { key: "cs_guessguessguessguessguessguessguess" })
+    expect(res.status).toBe(429)
+    expect((await json(res)).code).toBe("rate_limited")
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process"
+import { request } from "node:http"
+import { connect } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createDatabase, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer({ HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800", RATE_LIMIT_PER_MINUTE: "1000" })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+const rawExchange = (port: number, chunks: ReadonlyArray<string>) =>
+  new Promise<string>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    let data = ""
+    socket.on("data", (d) => (data += d.toString()))
+    socket.on("close", () => resolve(data))
+    socket.on("error", () => {})
+    for (const c of chunks) socket.write(c)
+  })
+
+describe("slow clients (OWASP API4)", () => {
+  it("should cut off a client that never finishes its headers", async () => {
+    const port = Number(new URL(t.url).port)
+    const answer = await rawExchange(port, ["GET /api/v1/sites HTTP/1.1\r\nHost: x\r\nX-Slow: "])
+    expect(answer).toMatch(/^HTTP\/1\.1 408/)
+  })
+
+  it("should cut off a client that never finishes its body", async () => {
+    const port = Number(new URL(t.url).port)
+    const answer = await rawExchange(port, [
+      `PUT /api/v1/articles/art_a13 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.a}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
+    ])
+    expect(answer === "" || /^HTTP\/1\.1 (408|400)/.test(answer)).toBe(true)
+  })
+})
+
+describe("shutdown", () => {
+  it("should drain an in-flight request before closing", async () => {
+    const other = await startTestServer({ RATE_LIMIT_PER_MINUTE: "1000" })
+    const body = JSON.stringify({ title: "Finished during shutdown" })
+    const url = new URL(other.url)
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: "PUT",
+          path: "/api/v1/articles/art_a14",
+          headers: { authorization: `Bearer ${KEYS.a}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = ""
+          res.on("data", (d) => (text += d.toString()))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }))
+        },
+      )
+      req.on("error", reject)
+      req.write(body.slice(0, 10))
+      setTimeout(() => {
+        closing = other.server.close()
+        setTimeout(() => req.end(body.slice(10)), 100)
+      }, 100)
+    })
+    let closing: Promise<void> | undefined
+    const done = await response
+    expect(done.status).toBe(200)
+    expect(JSON.parse(done.text).article.title).toBe("Finished during shutdown")
+    await closing
+    await expect(fetch(`${other.url}/healthz`)).rejects.toThrow()
+    await other.close()
+  })
+
+  it("should start with npm start's entry point and exit cleanly on SIGTERM", async () => {
+    const db = await createDatabase()
+    try {
+      const child = spawn(process.execPath, ["apps/server/main.ts"], {
+        cwd: new URL("../../", import.meta.url).pathname,
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: "/tmp/cs-e2e-main" },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+      let out = ""
+      const listening = new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d) => {
+          out += d.toString()
+          const m = /listening on (http:\/\/\S+)/.exec(out)
+          if (m?.[1] !== undefined) resolve(m[1])
+        })
+        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
+      })
+      const base = await listening
+      expect((await fetch(`${base}/readyz`)).status).toBe(200)
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      child.kill("SIGTERM")
+      expect(await exited).toBe(0)
+    } finally {
+      await db.drop()
+    }
+  })
+})
