@@ -1,0 +1,215 @@
+/** The web pages over HTTP, as a browser without JavaScript would use them. */
+import { getArticle, importData } from "@content-site/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+
+const fixture = {
+  accounts: [
+    {
+      id: "acc_p1",
+      email: "one@example.com",
+      password: "password-one",
+      name: "One",
+      sites: [
+        {
+          id: "site_p1",
+          name: "First <Site>",
+          url: "https://one.test",
+          articles: [
+            {
+              id: "art_p1",
+              title: "<img src=x onerror=alert(1)> Title",
+              url: "https://one.test/a",
+              status: "published",
+              published_at: "2026-11-01T09:00:00Z",
+              target_keyword: "k",
+              body: '<p>Hello <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>',
+            },
+          ],
+        },
+      ],
+    },
+    {
+      id: "acc_p2",
+      email: "two@example.com",
+      password: "password-two",
+      name: "Two",
+      sites: [{ id: "site_p2", name: "Second", url: "https://two.test", articles: [{ id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", target_keyword: "k", body: "<p>x</p>" }] }],
+    },
+  ],
+}
+
+let server: StartedServer
+
+/** A tiny cookie-keeping client that does not follow redirects. */
+const client = () => {
+  const jar = new Map<string, string>()
+  const request = async (path: string, init: RequestInit & { form?: Record<string, string> } = {}) => {
+    const headers = new Headers(init.headers)
+    if (jar.size > 0) headers.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
+    let body = init.body
+    if (init.form) {
+      headers.set("Content-Type", "application/x-www-form-urlencoded")
+      body = new URLSearchParams(init.form).toString()
+    }
+    const res = await fetch(`${server.url}${path}`, { ...init, headers, body: body ?? null, redirect: "manual" })
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";")
+      const [name, value] = pair!.split("=") as [string, string]
+      if (/Max-Age=0/.test(c)) jar.delete(name)
+      else jar.set(name, value)
+    }
+    return res
+  }
+  const csrfOf = async (path: string) => {
+    const text = await (await request(path)).text()
+    return /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? ""
+  }
+  const signIn = async (email: string, password: string) => {
+    const csrf = await csrfOf("/")
+    return request("/", { method: "POST", form: { _csrf: csrf, email, password, next: "/sites" } })
+  }
+  return { jar, request, csrfOf, signIn }
+}
+
+beforeAll(async () => {
+  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
+  await server.runtime.runPromise(importData(fixture))
+}, 60_000)
+
+afterAll(async () => {
+  await server?.close()
+})
+
+describe("web pages over HTTP", () => {
+  it("should send pages to sign-in when signed out, keeping where they were going", async () => {
+    const c = client()
+    const res = await c.request("/articles/art_p1")
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("/?next=%2Farticles%2Fart_p1")
+  })
+
+  it("should refuse a sign-in without the form's CSRF token", async () => {
+    const c = client()
+    await c.request("/")
+    const res = await c.request("/", { method: "POST", form: { email: "one@example.com", password: "password-one" } })
+    expect(res.status).toBe(403)
+    expect(c.jar.has("cs_session")).toBe(false)
+  })
+
+  it("should set an HttpOnly SameSite=Lax session cookie with a fresh id, never the one the browser brought", async () => {
+    const c = client()
+    c.jar.set("cs_session", "planted_session_value_123456")
+    const res = await c.signIn("one@example.com", "password-one")
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("/sites")
+    const cookie = res.headers.getSetCookie().find((s) => s.startsWith("cs_session=") && !s.includes("Max-Age=0"))!
+    expect(cookie).toMatch(/HttpOnly/)
+    expect(cookie).toMatch(/SameSite=Lax/)
+    expect(cookie).not.toMatch(/Secure/)
+    expect(c.jar.get("cs_session")).not.toBe("planted_session_value_123456")
+    expect((await c.request("/sites")).status).toBe(200)
+  })
+
+  it("should mark cookies Secure when PUBLIC_URL is https", async () => {
+    const secure = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", PUBLIC_URL: "https://cs.example" } })
+    try {
+      const res = await fetch(`${secure.url}/`, { redirect: "manual" })
+      const cookie = res.headers.getSetCookie().find((s) => s.startsWith("cs_csrf="))!
+      expect(cookie).toMatch(/; Secure/)
+      expect(cookie).toMatch(/HttpOnly/)
+    } finally {
+      await secure.close()
+    }
+  })
+
+  it("should keep the email and say why when the password is wrong", async () => {
+    const c = client()
+    const res = await c.signIn("one@example.com", "nope")
+    expect(res.status).toBe(401)
+    const text = await res.text()
+    expect(text).toContain("Wrong email or password.")
+    expect(text).toContain('value="one@example.com"')
+  })
+
+  it("should send a strict CSP and no inline script, and escape every value", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const res = await c.request("/articles/art_p1")
+    expect(res.status).toBe(200)
+    const csp = res.headers.get("content-security-policy")!
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).not.toContain("unsafe-inline")
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(res.headers.get("cache-control")).toBe("no-store")
+    const text = await res.text()
+    expect([...text.matchAll(/<script\b[^>]*>/g)].every((m) => / src="\/static\/app\.js"/.test(m[0]))).toBe(true)
+    expect(text).not.toContain("<img src=x onerror")
+    expect(text).toContain("&lt;img src=x onerror=alert(1)&gt; Title")
+    expect(text).toContain('sandbox=""')
+  })
+
+  it("should refuse a POST without the session's CSRF token and change nothing", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const res = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: "forged-token-value-000000", title: "Hacked", body: "<p>x</p>" } })
+    expect(res.status).toBe(403)
+    const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_1", action: "TEST", startedAt: Date.now() }
+    expect((await server.runtime.runPromise(getArticle(caller, "art_p1"))).title).toBe("<img src=x onerror=alert(1)> Title")
+  })
+
+  it("should show another account's article and site as not found", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    expect((await c.request("/articles/art_p2")).status).toBe(404)
+    expect((await c.request("/sites/site_p2")).status).toBe(404)
+    expect((await c.request("/articles/art_p2/revisions/1")).status).toBe(404)
+  })
+
+  it("should refuse an edit that changes a protected link, and a stale form, keeping the article", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p1")
+    // Revision 2 keeps the protected link and rewrites the text around it.
+    const saved = await c.request("/articles/art_p1/edit", {
+      method: "POST",
+      form: { _csrf: csrf, revision: "1", title: "T2", body: '<p>Bye <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>' },
+    })
+    expect(saved.status).toBe(303)
+    const refused = await c.request("/articles/art_p1/edit", {
+      method: "POST",
+      form: { _csrf: csrf, revision: "2", title: "T3", body: '<p>Bye <a href="https://evil.test/" data-service-protected="backlink">partner</a></p>' },
+    })
+    expect(refused.status).toBe(422)
+    const text = await refused.text()
+    expect(text).toContain("Not saved.")
+    expect(text).toContain("https://partner.test/")
+    expect(text).toContain("https://evil.test/")
+    // A stale form (revision 1) is refused, not silently applied over revision 2.
+    const stale = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Stale", body: '<p>Bye <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>' } })
+    expect(stale.status).toBe(412)
+    expect(await stale.text()).toContain("Someone saved revision 2 while you were editing revision 1")
+  })
+
+  it("should sign out with the CSRF token and forget the session", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const old = c.jar.get("cs_session")!
+    const csrf = await c.csrfOf("/sites")
+    const res = await c.request("/signout", { method: "POST", form: { _csrf: csrf } })
+    expect(res.status).toBe(303)
+    const replay = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
+    expect(replay.status).toBe(303)
+  })
+
+  it("should filter the activity log and say so when a filter is invalid", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    expect((await c.request("/activity?status=error")).status).toBe(200)
+    const bad = await c.request("/activity?from=2026-11-10&to=2026-11-01")
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toContain("role=\"alert\"")
+    expect((await c.request("/activity?status=bogus")).status).toBe(400)
+  })
+})
