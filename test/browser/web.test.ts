@@ -149,6 +149,17 @@ describe("web pages in Chromium", () => {
     expect(await page.textContent("h1")).toBe("Growing roses")
     expect(await page.locator("#revisions li", { hasText: "Revision 3" }).textContent()).toContain("restored from revision 1")
 
+    // Featured image upload (multipart, no JavaScript needed): a new revision, served from /media.
+    const pixel = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64")
+    await page.setInputFiles("#image", { name: "pixel.png", mimeType: "image/png", buffer: pixel })
+    await page.fill("#alt", "A single pixel")
+    await Promise.all([page.waitForURL(`${url}/articles/art_roses`), page.click("text=Upload image")])
+    expect(await page.textContent("[role=status]")).toContain("Featured image replaced (revision 4)")
+    const featured = page.locator("img.featured")
+    expect(await featured.getAttribute("alt")).toBe("A single pixel")
+    expect(await featured.getAttribute("src")).toMatch(new RegExp(`^${url}/media/`))
+    await expect.poll(() => featured.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1)
+
     // An edit that drops a protected link is refused, and the typed text stays in the form.
     const typed = "<p>A shorter article without the partner link.</p>"
     await page.fill("#title", "My unsaved title")
@@ -227,11 +238,7 @@ describe("web pages in Chromium", () => {
   }, 180_000)
 
   it("should sign in with the demo credentials the server prints", async () => {
-    if (server.demo === null) {
-      // Demo seeding belongs to the persistence issue; without it there is nothing to sign in as.
-      expect(server.demo).toBeNull()
-      return
-    }
+    if (server.demo === null) throw new Error("SEED_DEMO=true should have seeded the demo account")
     const context = await browser.newContext()
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
