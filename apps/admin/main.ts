@@ -1,0 +1,165 @@
+/**
+ * The admin command line: `npm run admin -- COMMAND ...`, with the server's environment
+ * (DATABASE_URL, or DATA_DIR for the embedded database; REDIS_URL). Composition only: the work is
+ * done by the core's use cases on the ORM's Layers. Exit codes: 0 done, 1 usage or validation
+ * error, 2 the database could not be used.
+ */
+import {
+  AccountRepository,
+  createAccount,
+  createApiKey,
+  importData,
+  revokeApiKey,
+  type InvalidRequest,
+} from "@content-site/core"
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import { nodePlatform } from "@content-site/platform"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { readFileSync } from "node:fs"
+import { parseArgs } from "node:util"
+
+const USAGE = `Usage: npm run admin -- COMMAND
+
+Commands:
+  migrate                                   bring the database schema up to date
+  import FILE.json                          import accounts, keys, sites, articles, backlinks (idempotent by id)
+  account create --email E --password P [--name N]
+  key create --account EMAIL [--name N] [--read-only]   prints the new key once
+  key revoke KEY_ID
+
+Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data).`
+
+/** A usage or validation problem: exit code 1. */
+class UsageError extends Error {}
+
+const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim())
+
+const describeInvalid = (e: InvalidRequest): string =>
+  [e.detail, ...e.errors.filter((x) => !e.detail.includes(x.path)).map((x) => `  ${x.path}: ${x.message}`)].join("\n")
+
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({
+        args: [...argv],
+        allowPositionals: true,
+        strict: true,
+        options: {
+          email: { type: "string" },
+          password: { type: "string" },
+          name: { type: "string" },
+          account: { type: "string" },
+          "read-only": { type: "boolean" },
+          help: { type: "boolean", short: "h" },
+        },
+      })
+    } catch (e) {
+      throw new UsageError((e as Error).message)
+    }
+  })()
+  const [command, sub, ...rest] = positionals
+  if (values.help || command === undefined || command === "help") {
+    console.log(USAGE)
+    return command === undefined && !values.help ? 1 : 0
+  }
+  const known = new Set(["migrate", "import", "account create", "key create", "key revoke"])
+  const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
+  if (!known.has(name)) throw new UsageError(`Unknown command '${name}'.`)
+
+  let file: unknown
+  if (command === "import") {
+    if (sub === undefined || rest.length > 0) throw new UsageError("import takes exactly one FILE.json.")
+    let text: string
+    try {
+      text = readFileSync(sub, "utf8")
+    } catch (e) {
+      throw new UsageError(`Cannot read ${sub}: ${(e as Error).message}`)
+    }
+    try {
+      file = JSON.parse(text)
+    } catch (e) {
+      throw new UsageError(`${sub} is not valid JSON: ${(e as Error).message}`)
+    }
+  }
+  if (name === "account create" && (!values.email || !values.password)) throw new UsageError("account create needs --email and --password.")
+  if (name === "key create" && !values.account) throw new UsageError("key create needs --account EMAIL.")
+  if (name === "key revoke" && (rest.length !== 1 || !rest[0])) throw new UsageError("key revoke takes exactly one KEY_ID.")
+
+  const env = process.env
+  const databaseUrl = nonEmpty(env["DATABASE_URL"])
+  const redisUrl = nonEmpty(env["REDIS_URL"])
+  const db: OrmDatabase = await openDatabase({
+    ...(databaseUrl ? { databaseUrl } : {}),
+    dataDir: nonEmpty(env["DATA_DIR"]) ?? "./data",
+    ...(redisUrl ? { redisUrl } : {}),
+  })
+  const runtime = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform()))
+  const run = async <A, E extends { _tag: string }>(effect: Effect.Effect<A, E, Layer.Success<typeof db.layer> | Layer.Success<ReturnType<typeof nodePlatform>>>) => {
+    const exit = await runtime.runPromiseExit(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+    if (error && error._tag === "InvalidRequest") throw new UsageError(describeInvalid(error as unknown as InvalidRequest))
+    if (error && error._tag === "NotFound") throw new UsageError(`Not found: ${(error as unknown as { resource: string; id: string }).resource} ${(error as unknown as { id: string }).id}.`)
+    throw new Error(error && "detail" in error ? String((error as { detail: unknown }).detail) : Cause.pretty(exit.cause))
+  }
+  try {
+    switch (name) {
+      case "migrate": {
+        await db.migrate()
+        console.log(`The ${db.kind === "pglite" ? "embedded" : "PostgreSQL"} database schema is up to date.`)
+        return 0
+      }
+      case "import": {
+        const summary = await run(importData(file))
+        const c = summary.created
+        console.log(
+          `Imported ${sub}: created ${c.accounts} accounts, ${c.apiKeys} API keys, ${c.sites} sites, ` +
+            `${c.articles} articles, ${c.backlinks} backlinks; ${summary.skipped} already present (left unchanged).`,
+        )
+        return 0
+      }
+      case "account create": {
+        const account = await run(
+          createAccount({ email: values.email!, password: values.password!, ...(values.name ? { name: values.name } : {}) }),
+        )
+        console.log(`Created account ${account.id} (${account.email}).`)
+        return 0
+      }
+      case "key create": {
+        const email = values.account!.trim().toLowerCase()
+        const account = await run(AccountRepository.use((r) => r.findByEmail(email)))
+        if (Option.isNone(account)) throw new UsageError(`No account with the email ${email}.`)
+        const scope = values["read-only"] ? "read-only" : "write"
+        const { key, view } = await run(createApiKey(account.value.id, { name: values.name ?? "API key", scope }))
+        console.error(`Created ${scope} API key ${view.id} for ${email}. It is shown only once; store it now:`)
+        console.log(key)
+        return 0
+      }
+      case "key revoke": {
+        const keyId = rest[0]!
+        const owner = await db.keyOwner(keyId)
+        if (owner === null) throw new UsageError(`No API key with the id ${keyId}.`)
+        await run(revokeApiKey(owner, keyId))
+        console.log(`Revoked API key ${keyId}.`)
+        return 0
+      }
+    }
+    return 1
+  } finally {
+    await runtime.dispose()
+    await db.close()
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2))
+} catch (e) {
+  if (e instanceof UsageError) {
+    console.error(`Error: ${e.message}`)
+    if (/Unknown command|needs|takes|Unknown option|unexpected argument/i.test(e.message)) console.error(`\n${USAGE}`)
+    process.exitCode = 1
+  } else {
+    console.error(`Error: ${e instanceof Error ? e.message : String(e)}`)
+    process.exitCode = 2
+  }
+}

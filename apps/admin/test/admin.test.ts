@@ -1,0 +1,158 @@
+import pg from "pg"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTempDir, createTestDatabase } from "../../../test/support/databases.ts"
+import { runNode } from "../../../test/support/processes.ts"
+
+const ADMIN = "apps/admin/main.ts"
+
+const goodFile = {
+  accounts: [
+    {
+      id: "acc_cli",
+      email: "cli@example.test",
+      password: "cli-password",
+      api_keys: [{ id: "key_cli", name: "ci", key: "cs_cliknownplaintextkey0123456789abcdef", scope: "write" }],
+      sites: [
+        {
+          id: "site_cli",
+          name: "CLI site",
+          url: "https://cli.test",
+          articles: [{ id: "art_cli", title: "Hello", url: "https://cli.test/hello", status: "published", published_at: "2026-10-03T09:00:00Z", body: "<p>Hello world</p>" }],
+          backlinks: [{ id: "bl_cli", date_acquired: "2026-10-05", source_domain: "news.test", source_url: "https://news.test/p", target_url: "https://cli.test/hello", anchor_text: "hello", anchor_type: "exact", category: "industry" }],
+        },
+      ],
+    },
+  ],
+}
+
+const badFile = {
+  accounts: [
+    {
+      id: "acc_bad",
+      email: "bad@example.test",
+      password: "bad-password",
+      sites: [
+        {
+          id: "site_bad",
+          name: "Bad",
+          url: "https://bad.test",
+          articles: [
+            { id: "art_ok", title: "Fine", url: "https://bad.test/fine", status: "published", body: "<p>ok</p>" },
+            { id: "art_bad", title: "Broken", url: "not a url", status: "published", body: "<p>x</p>" },
+          ],
+        },
+      ],
+    },
+  ],
+}
+
+describe("admin command line on PostgreSQL", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  const temp = createTempDir("cs-admin-")
+  let env: Record<string, string>
+  const admin = (...args: Array<string>) => runNode(ADMIN, args, env)
+  const count = async (table: string) => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      return (await client.query(`select count(*)::int as n from ${table}`)).rows[0].n as number
+    } finally {
+      await client.end()
+    }
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    env = { DATABASE_URL: database.url }
+    writeFileSync(join(temp.dir, "good.json"), JSON.stringify(goodFile))
+    writeFileSync(join(temp.dir, "bad.json"), JSON.stringify(badFile))
+    writeFileSync(join(temp.dir, "broken.json"), "{ not json")
+  })
+  afterAll(async () => {
+    await database?.drop()
+    temp.remove()
+  })
+
+  it("should migrate", async () => {
+    const out = await admin("migrate")
+    expect(out.stderr).toBe("")
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain("up to date")
+  })
+
+  it("should refuse a bad import file naming the offending entry's JSON path and import nothing", async () => {
+    const out = await admin("import", join(temp.dir, "bad.json"))
+    expect(out.code).toBe(1)
+    expect(out.stderr).toContain("accounts[0].sites[0].articles[1].url")
+    expect(await count("accounts")).toBe(0)
+    expect(await count("articles")).toBe(0)
+    const broken = await admin("import", join(temp.dir, "broken.json"))
+    expect(broken.code).toBe(1)
+    expect(broken.stderr).toContain("not valid JSON")
+  })
+
+  it("should import a file once and change nothing when it is imported again", async () => {
+    const first = await admin("import", join(temp.dir, "good.json"))
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain("created 1 accounts, 1 API keys, 1 sites, 1 articles, 1 backlinks")
+    const second = await admin("import", join(temp.dir, "good.json"))
+    expect(second.code).toBe(0)
+    expect(second.stdout).toContain("created 0 accounts, 0 API keys, 0 sites, 0 articles, 0 backlinks; 5 already present")
+    expect(await count("revisions")).toBe(1)
+  })
+
+  it("should create an account, refuse a duplicate, create a key shown once and revoke it", async () => {
+    const created = await admin("account", "create", "--email", "New@Example.test", "--password", "long-enough", "--name", "New")
+    expect(created.code).toBe(0)
+    expect(created.stdout).toContain("new@example.test")
+    const duplicate = await admin("account", "create", "--email", "new@example.test", "--password", "long-enough")
+    expect(duplicate.code).toBe(1)
+    expect(duplicate.stderr).toContain("exists already")
+
+    const key = await admin("key", "create", "--account", "new@example.test", "--read-only", "--name", "reports")
+    expect(key.code).toBe(0)
+    expect(key.stdout.trim()).toMatch(/^cs_[A-Za-z0-9]{32,}$/)
+    const keyId = /API key (\S+) for/.exec(key.stderr)?.[1]
+    expect(keyId).toBeDefined()
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const row = (await client.query("select scope, key_hash, revoked_at from api_keys where id = $1", [keyId])).rows[0]
+      expect(row.scope).toBe("read-only")
+      expect(row.key_hash).not.toContain(key.stdout.trim())
+      expect(row.revoked_at).toBeNull()
+      const revoked = await admin("key", "revoke", keyId!)
+      expect(revoked.code).toBe(0)
+      expect((await client.query("select revoked_at from api_keys where id = $1", [keyId])).rows[0].revoked_at).not.toBeNull()
+    } finally {
+      await client.end()
+    }
+    expect((await admin("key", "revoke", "key_missing")).code).toBe(1)
+    expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
+  })
+
+  it("should answer usage errors with exit code 1 and the usage text", async () => {
+    const unknown = await admin("frobnicate")
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("Usage: npm run admin")
+    const missing = await admin("account", "create", "--email", "x@example.test")
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain("--password")
+    expect((await admin("key", "create", "--bogus")).code).toBe(1)
+  })
+})
+
+describe("admin command line on the embedded database", () => {
+  const temp = createTempDir("cs-admin-embedded-")
+  afterAll(() => temp.remove())
+
+  it("should import into the embedded database under DATA_DIR", async () => {
+    writeFileSync(join(temp.dir, "good.json"), JSON.stringify(goodFile))
+    const out = await runNode(ADMIN, ["import", join(temp.dir, "good.json")], { DATA_DIR: join(temp.dir, "data"), DATABASE_URL: "" })
+    expect(out.stderr).toBe("")
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain("created 1 accounts")
+  })
+})
