@@ -135,6 +135,16 @@ describe("safeImageFetcher", () => {
     expect(Buffer.from(bytes).equals(png)).toBe(true)
   })
 
+  it("should check the address actually connected, not only the one checked before", async () => {
+    // The first verdict (on the URL) says yes, the one on the connected socket says no: as if a
+    // name had been rebound between the check and the connection.
+    let verdicts = 0
+    const error = await fetchError(`${httpsUrl}/image.png`, { ...strict, isAllowedAddress: () => verdicts++ === 0 })
+    expect(error._tag).toBe("UnsafeUrl")
+    expect(verdicts).toBe(2)
+    expect(hits).toEqual([])
+  })
+
   it("should re-check every redirect and refuse one to a private address", async () => {
     const to = encodeURIComponent(`${https2Url}/image.png`)
     const error = await fetchError(`${httpsUrl}/redirect?to=${to}`, onlyFirstHostPublic)

@@ -71,6 +71,17 @@ describe("sharpImageInspector", () => {
     })
   }
 
+  it("should inspect many images at once through one layer", async () => {
+    const inputs = await Promise.all(formats.map(({ format }) => solid(24, 24).toFormat(format).toBuffer()))
+    const images = await Effect.runPromise(
+      Effect.gen(function* () {
+        const inspector = yield* ImageInspector
+        return yield* Effect.all([...inputs, ...inputs].map((b) => inspector.inspect(b)), { concurrency: "unbounded" })
+      }).pipe(Effect.provide(sharpImageInspector)),
+    )
+    expect(images.map((i) => i.contentType)).toEqual([...formats, ...formats].map((f) => f.mime))
+  })
+
   it("should strip EXIF and other metadata and apply the EXIF orientation", async () => {
     const input = await solid(40, 30)
       .jpeg()
