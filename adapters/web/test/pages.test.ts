@@ -1,5 +1,6 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { getArticle, importData } from "@content-site/core"
+import { ArticleWriter, getArticle, importData } from "@content-site/core"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
 
@@ -16,6 +17,15 @@ const fixture = {
           name: "First <Site>",
           url: "https://one.test",
           articles: [
+            {
+              id: "art_p3",
+              title: "Plain",
+              url: "https://one.test/plain",
+              status: "published",
+              published_at: "2026-10-01T09:00:00Z",
+              target_keyword: "k",
+              body: "<p>No links yet.</p>",
+            },
             {
               id: "art_p1",
               title: "<img src=x onerror=alert(1)> Title",
@@ -190,6 +200,41 @@ describe("web pages over HTTP", () => {
     const stale = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Stale", body: '<p>Bye <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>' } })
     expect(stale.status).toBe(412)
     expect(await stale.text()).toContain("Someone saved revision 2 while you were editing revision 1")
+  })
+
+  it("should refuse a restore that would drop a protected link the platform added since, and show the rewrite tag", async () => {
+    // The platform's rewrite job inserts a backlink: revision 2, origin rewrite.
+    const body = '<p>No links yet. <a href="https://partner.test/new" data-service-protected="backlink">new partner</a></p>'
+    await server.runtime.runPromise(
+      ArticleWriter.use((w) =>
+        w.change("acc_p1", "art_p3", { day: new Date().toISOString().slice(0, 10), limit: 1000, retryAfterSeconds: 60 }, (current) =>
+          Effect.succeed({
+            title: current.title,
+            body,
+            word_count: 5,
+            featured_image: current.featured_image,
+            updated_at: new Date().toISOString(),
+            revision: { id: "rev_rewrite_p3", origin: "rewrite" as const, reason: "Inserted backlink", actor: { type: "system" as const, id: "rewrite", name: "Rewrite job" }, restored_from: null, created_at: new Date().toISOString() },
+            activity: null,
+          }),
+        ),
+      ),
+    )
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const page = await (await c.request("/articles/art_p3")).text()
+    expect(page).toContain('<span class="tag tag-rewrite">Rewrite</span>')
+    expect(page).toContain("Rewrite job")
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
+    const res = await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { _csrf: csrf } })
+    expect(res.status).toBe(422)
+    const text = await res.text()
+    expect(text).toContain("Not restored.")
+    expect(text).toContain("new partner")
+    expect(text).toContain("https://partner.test/new")
+    const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_2", action: "TEST", startedAt: Date.now() }
+    const article = await server.runtime.runPromise(getArticle(caller, "art_p3"))
+    expect([article.revision, article.body]).toEqual([2, body])
   })
 
   it("should sign out with the CSRF token and forget the session", async () => {
