@@ -71,7 +71,8 @@ const errorCode = (e: unknown): string | undefined => {
  */
 const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
   ((hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: Array<unknown>) => void) => {
-    dnsLookup(hostname, { family: options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 || options.family === "IPv4" ? 4 : 0, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) => {
+    const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 || options.family === "IPv4" ? 4 : 0
+    dnsLookup(hostname, { family, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) => {
       if (err) return callback(err)
       const refused = addresses.find((a) => !allowed(a.address))
       if (refused) return callback(new RefusedAddress(hostname, refused.address))
