@@ -4,7 +4,8 @@
  * text kept, create an API key and use it, revoke it, and find the calls in the activity log.
  * axe-core runs on every page; screenshots go to test-artifacts/screenshots/.
  */
-import { importData } from "@content-site/core"
+import { ArticleWriter, importData } from "@content-site/core"
+import { Effect } from "effect"
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -177,10 +178,32 @@ describe("web pages in Chromium", () => {
     expect(await page.inputValue("#reason")).toBe("trim")
     await check(page, "08-article-refused")
 
+    // A restore that would drop a protected link the platform added since is refused, clearly.
+    await server.runtime.runPromise(
+      ArticleWriter.use((w) =>
+        w.change("acc_web", "art_tulips", { day: new Date().toISOString().slice(0, 10), limit: 1000, retryAfterSeconds: 60 }, (current) =>
+          Effect.succeed({
+            title: current.title,
+            body: '<p>Tulips are easy. <a href="https://bulbs.test/" data-service-protected="backlink">bulb partner</a></p>',
+            word_count: 5,
+            featured_image: current.featured_image,
+            updated_at: new Date().toISOString(),
+            revision: { id: "rev_browser_rewrite", origin: "rewrite" as const, reason: "Inserted backlink", actor: { type: "system" as const, id: "rewrite", name: "Rewrite job" }, restored_from: null, created_at: new Date().toISOString() },
+            activity: null,
+          }),
+        ),
+      ),
+    )
+    await page.goto(`${url}/articles/art_tulips/revisions/1`)
+    await page.click("button:has-text('Restore revision 1')")
+    await page.waitForSelector("text=Not restored.")
+    expect(await page.textContent("[role=alert]")).toContain("bulb partner")
+    await check(page, "09-restore-refused")
+
     // Connect Site: create a write key, use it, revoke it.
     await page.goto(`${url}/connect`)
     expect(await page.textContent("#mcp-url")).toBe(`${url}/mcp`)
-    await check(page, "09-connect")
+    await check(page, "10-connect")
     await page.fill("#key-name", "Browser test key")
     await page.check("input[name=scope][value=write]")
     await page.click("text=Create key")
@@ -189,7 +212,7 @@ describe("web pages in Chromium", () => {
     expect(key).toMatch(/^cs_[A-Za-z0-9]{32,}$/)
     expect(await page.textContent("#curl-example")).toContain(`curl -H "Authorization: Bearer ${key}" ${url}/api/v1/sites`)
     expect(await page.isVisible("button[data-copy=new-key-value]")).toBe(true)
-    await check(page, "10-connect-key-created")
+    await check(page, "11-connect-key-created")
     const withKey = await fetch(`${url}/api/v1/sites`, { headers: { Authorization: `Bearer ${key}` } })
     expect(withKey.status).toBe(200)
     expect(((await withKey.json()) as { data: Array<{ id: string }> }).data.map((s) => s.id)).toEqual(["site_web"])
@@ -208,7 +231,7 @@ describe("web pages in Chromium", () => {
     await page.goto(`${url}/activity?channel=api`)
     const apiRows = await page.locator("tbody tr").allTextContents()
     expect(apiRows.some((r) => r.includes("GET /api/v1/sites") && r.includes("200"))).toBe(true)
-    await check(page, "11-activity-api")
+    await check(page, "12-activity-api")
     await page.goto(`${url}/activity`)
     await page.selectOption("#status", "error")
     await page.click("text=Apply")
@@ -216,7 +239,7 @@ describe("web pages in Chromium", () => {
     const errorRows = await page.locator("tbody tr").allTextContents()
     expect(errorRows.some((r) => r.includes("POST /articles/{id}/edit") && r.includes("protected_link_changed"))).toBe(true)
     expect(errorRows.every((r) => !r.includes("GET /api/v1/sites"))).toBe(true)
-    await check(page, "12-activity-errors")
+    await check(page, "13-activity-errors")
 
     // The article's own activity log lists the web edits.
     await page.goto(`${url}/articles/art_roses`)
@@ -227,7 +250,7 @@ describe("web pages in Chromium", () => {
     // Narrow screens get the same pages, readable.
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto(`${url}/articles/art_roses`)
-    await check(page, "13-article-mobile")
+    await check(page, "14-article-mobile")
 
     // Sign out ends the session.
     await Promise.all([page.waitForURL(/\/\?signed_out=1$/), page.click("text=Sign out")])
@@ -246,7 +269,7 @@ describe("web pages in Chromium", () => {
     await page.fill("#password", server.demo.password)
     await Promise.all([page.waitForURL(`${server.url}/sites`), page.click("button[type=submit]")])
     expect(await page.locator(".grid .card").count()).toBeGreaterThan(0)
-    await check(page, "14-demo-sites")
+    await check(page, "15-demo-sites")
     await context.close()
   }, 60_000)
 })
