@@ -21,6 +21,7 @@ import {
   PathId,
   type PeriodSummary,
   problemKindOf,
+  Settings,
   replaceFeaturedImage,
   restoreRevision,
   revokeApiKey,
@@ -29,6 +30,7 @@ import {
   updateArticle,
   verifyCredentials,
   type Caller,
+  type Website,
 } from "@content-site/core"
 import multer from "@koa/multer"
 import Router from "@koa/router"
@@ -136,6 +138,23 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     storage: multer.memoryStorage(),
     limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
   })
+
+  // Page sizes never exceed the operator's MAX_PER_PAGE (the core refuses, never clamps).
+  let maxPerPage: Promise<number> | undefined
+  const perPage = async (wanted: number): Promise<number> => {
+    maxPerPage ??= deps.runtime.runPromise(Settings.use((settings) => Effect.succeed(settings.limits.maxPerPage)))
+    return Math.max(1, Math.min(wanted, await maxPerPage))
+  }
+
+  /** One of the caller's sites by id (the core lists sites; there is no single-site read). */
+  const findSite = async (caller: Caller, id: string): Promise<Website | null> => {
+    for (let page = 1; ; page++) {
+      const sites = await runCoreOrThrow(deps, listSites(caller, { page, per_page: await perPage(100) }))
+      const found = sites.data.find((x) => x.id === id)
+      if (found !== undefined) return found
+      if (page >= sites.pagination.total_pages) return null
+    }
+  }
 
   const render = (ctx: Ctx, status: number, s: Signed, nav: NavKey, title: string, content: Html, flash: Flash | null = null, wide = false) =>
     send(ctx, status, page({ title, nav, account: s.account, csrf: s.session.csrf, flash, wide }, content))
@@ -252,7 +271,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     "/sites",
     signedIn("GET /sites", async (ctx, s) => {
       const query = queryOf(ctx, ["page"])
-      const sites = await runCoreOrThrow(deps, listSites(s.caller, { page: pageNumber(query["page"]), per_page: 30 }))
+      const sites = await runCoreOrThrow(deps, listSites(s.caller, { page: pageNumber(query["page"]), per_page: await perPage(30) }))
       const stats = new Map<string, PeriodSummary>()
       const summaries = await runCoreOrThrow(
         deps,
@@ -271,10 +290,10 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       noteSubject(ctx, { siteId: id })
       const tab: SiteTab = queryParam(ctx, "tab") === "backlinks" ? "backlinks" : "articles"
       const query = queryOf(ctx, ["from", "to", "status", "page", "tab"])
-      const sitesPage = await runCoreOrThrow(deps, listSites(s.caller, { per_page: 100 }))
-      const site = sitesPage.data.find((x) => x.id === id)
+      // getStats first: another account's site fails here as NotFound, before any listing.
       const stats = await runCoreOrThrow(deps, getStats(s.caller, id, {}))
-      if (site === undefined) throw notFound("website", id)
+      const site = await findSite(s.caller, id)
+      if (site === null) throw notFound("website", id)
       const filters = defined({ from: query["from"], to: query["to"], page: query["page"] })
       const articles =
         tab === "articles"
@@ -309,15 +328,15 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     const query = queryOf(ctx, ["rev_page", "act_page"])
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
     noteSubject(ctx, { siteId: article.site_id, articleId: article.id })
-    const [revisions, activity, sites] = await runCoreOrThrow(
+    const pageSize = await perPage(10)
+    const [revisions, activity] = await runCoreOrThrow(
       deps,
       Effect.all([
-        listRevisions(s.caller, id, { page: pageNumber(query["rev_page"]), per_page: 10 }),
-        listActivity(s.caller, { article_id: id, page: pageNumber(query["act_page"]), per_page: 10 }),
-        listSites(s.caller, { per_page: 100 }),
+        listRevisions(s.caller, id, { page: pageNumber(query["rev_page"]), per_page: pageSize }),
+        listActivity(s.caller, { article_id: id, page: pageNumber(query["act_page"]), per_page: pageSize }),
       ]),
     )
-    const siteName = sites.data.find((x) => x.id === article.site_id)?.name ?? null
+    const siteName = (await findSite(s.caller, article.site_id))?.name ?? null
     const flash = await takeFlash(deps, s.session)
     render(
       ctx,
@@ -510,6 +529,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       const query = queryOf(ctx, ["channel", "status", "from", "to", "page", "article"])
       const status = query["status"]
       const article = query["article"]
+      const size = await perPage(25)
       const outcome = await runCore(
         deps,
         Effect.gen(function* () {
@@ -520,7 +540,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
           if (article !== undefined && !isId(article)) return yield* Effect.fail(new InvalidFilter("That article id is not valid."))
           return yield* listActivity(s.caller, {
             ...q,
-            per_page: 25,
+            per_page: size,
             ...(status === "ok" || status === "error" ? { outcome: status } : {}),
             ...(article !== undefined ? { article_id: article } : {}),
           })

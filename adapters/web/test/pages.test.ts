@@ -83,7 +83,8 @@ const client = () => {
 }
 
 beforeAll(async () => {
-  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
+  // A low MAX_PER_PAGE proves the pages never ask the core for more than the operator allows.
+  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", MAX_PER_PAGE: "5" } })
   await server.runtime.runPromise(importData(fixture))
 }, 60_000)
 
