@@ -260,6 +260,30 @@ describe("web pages in Chromium", () => {
     await context.close()
   }, 180_000)
 
+  it("should work with JavaScript turned off: sign in, edit, restore, create a key", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false })
+    const page = await context.newPage()
+    const url = server.url
+    await page.goto(`${url}/`)
+    await page.fill("#email", WEB_EMAIL)
+    await page.fill("#password", WEB_PASSWORD)
+    await Promise.all([page.waitForURL(`${url}/sites`), page.click("button[type=submit]")])
+    await page.goto(`${url}/articles/art_draft`)
+    await page.fill("#title", "Autumn draft, no script")
+    await Promise.all([page.waitForURL(`${url}/articles/art_draft`), page.click("text=Save as new revision")])
+    expect(await page.textContent("[role=status]")).toMatch(/Saved as revision \d+/)
+    await page.click("#revisions a:has-text('Compare revision 1')")
+    await Promise.all([page.waitForURL(`${url}/articles/art_draft`), page.click("button:has-text('Restore revision 1')")])
+    expect(await page.textContent("h1")).toBe("Autumn draft")
+    await page.goto(`${url}/connect`)
+    await page.fill("#key-name", "No-JS key")
+    await page.click("text=Create key")
+    expect(await page.textContent("#new-key-value")).toMatch(/^cs_/)
+    // The copy button is an enhancement: hidden when there is no script to run it.
+    expect(await page.isVisible("button[data-copy=new-key-value]")).toBe(false)
+    await context.close()
+  }, 60_000)
+
   it("should sign in with the demo credentials the server prints", async () => {
     if (server.demo === null) throw new Error("SEED_DEMO=true should have seeded the demo account")
     const context = await browser.newContext()
