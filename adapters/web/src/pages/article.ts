@@ -68,6 +68,8 @@ export const articleContent = (v: ArticleView): Html => {
   const a = v.article
   const id = encodeURIComponent(a.id)
   const blocks = protectedBlocksOf(a.body)
+  // The textarea's content starts with a newline because HTML drops one leading newline there:
+  // a body that itself starts with one comes back unchanged.
   return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>
     <li><a href="/sites">Sites</a></li>
     <li><a href="/sites/${encodeURIComponent(a.site_id)}">${v.siteName ?? a.site_id}</a></li>
@@ -106,7 +108,8 @@ export const articleContent = (v: ArticleView): Html => {
           <div>
             <label for="body">Body (HTML)</label>
             <p class="hint" id="body-hint">Scripts, frames, styles and event handlers are removed when you save. Keep every element with <code>data-service-protected</code> exactly as it is.</p>
-            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false">${v.form.body}</textarea>
+            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false">
+${v.form.body}</textarea>
           </div>
           <div><label for="reason">Reason <span class="muted">(optional)</span></label><input type="text" id="reason" name="reason" value="${v.form.reason}" maxlength="500"></div>
           <div><button type="submit" class="button">Save as new revision</button></div>
