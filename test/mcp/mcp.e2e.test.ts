@@ -1,0 +1,491 @@
+import { OAuthStore } from "@content-site/core"
+import { listConnectedClients, revokeConnectedClient } from "@content-site/mcp"
+import type { StartedServer } from "@content-site/app-server/server.ts"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
+import { Option } from "effect"
+import { importJWK, type JWK, SignJWT } from "jose"
+import sharp from "sharp"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ALICE, BOB, Browser, connect, formOf, ScriptedOAuthProvider, startSeeded } from "./support.ts"
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> }
+
+let server: StartedServer
+let mcpUrl: string
+let client: Client
+let provider: ScriptedOAuthProvider
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }))
+const validators = new Map<string, (data: unknown) => boolean>()
+
+const rest = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+  const response = await fetch(`${server.url}/api/v1${path}`, {
+    method: init.method ?? "GET",
+    headers: { authorization: `Bearer ${ALICE.apiKey}`, ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  })
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> }
+}
+
+const call = async (name: string, args: Record<string, unknown>, via: Client = client): Promise<ToolResult> =>
+  (await via.callTool({ name, arguments: args })) as ToolResult
+
+const problemOf = (result: ToolResult) => {
+  expect(result.isError).toBe(true)
+  expect(result.structuredContent).toBeUndefined()
+  expect(result.content).toHaveLength(1)
+  return JSON.parse(result.content[0]?.text ?? "") as Record<string, unknown>
+}
+
+const okContent = (name: string, result: ToolResult) => {
+  expect(result.isError ?? false).toBe(false)
+  const validate = validators.get(name)
+  expect(validate?.(result.structuredContent), JSON.stringify(ajv.errors)).toBe(true)
+  expect(result.content[0]?.type).toBe("text")
+  return result.structuredContent
+}
+
+const signingKey = async (): Promise<JWK> => {
+  const stored = await server.runtime.runPromise(OAuthStore.use((s) => s.find("Jwks", "signing")))
+  const keys = (Option.getOrThrow(stored) as { keys: Array<JWK> }).keys
+  return keys[0] as JWK
+}
+
+const decodeJwt = (token: string) => JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as Record<string, unknown>
+
+const rawToolCall = (token: string, extraHeaders: Record<string, string> = {}) =>
+  fetch(mcpUrl, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...extraHeaders,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_sites", arguments: {} } }),
+  })
+
+beforeAll(async () => {
+  server = await startSeeded({ IMAGE_FETCH_ALLOW_PRIVATE: "false" })
+  mcpUrl = `${server.url}/mcp`
+  provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" })
+  const connected = await connect(mcpUrl, provider)
+  if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
+  client = connected
+  const { tools } = await client.listTools()
+  for (const tool of tools) validators.set(tool.name, ajv.compile(tool.outputSchema as object) as (d: unknown) => boolean)
+}, 60_000)
+
+afterAll(async () => {
+  await client?.close()
+  await server?.close()
+})
+
+describe("discovery", () => {
+  it("should answer /mcp without a token with 401 and the protected resource metadata URL", async () => {
+    const response = await fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    expect(response.status).toBe(401)
+    expect(response.headers.get("www-authenticate")).toContain(
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    )
+    expect(((await response.json()) as { code: string }).code).toBe("unauthenticated")
+  })
+
+  it("should serve RFC 9728 protected resource metadata naming the authorization server", async () => {
+    const response = await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body["resource"]).toBe(mcpUrl)
+    expect(body["authorization_servers"]).toEqual([server.url])
+  })
+
+  it("should serve RFC 8414 metadata with registration, PKCE S256 only and the code flow", async () => {
+    const response = await fetch(`${server.url}/.well-known/oauth-authorization-server`)
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body["issuer"]).toBe(server.url)
+    expect(body["registration_endpoint"]).toBe(`${server.url}/oauth/register`)
+    expect(body["authorization_endpoint"]).toBe(`${server.url}/oauth/authorize`)
+    expect(body["token_endpoint"]).toBe(`${server.url}/oauth/token`)
+    expect(body["code_challenge_methods_supported"]).toEqual(["S256"])
+    expect(body["response_types_supported"]).toEqual(["code"])
+    expect(body["grant_types_supported"]).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]))
+  })
+})
+
+describe("the OAuth flow", () => {
+  it("should issue a short-lived JWT access token bound to {mcp_url} and the account, with a refresh token", () => {
+    const tokens = provider.savedTokens
+    expect(tokens?.refresh_token).toBeTruthy()
+    expect(tokens?.expires_in).toBeLessThanOrEqual(15 * 60)
+    const claims = decodeJwt(tokens?.access_token ?? "")
+    expect(claims["aud"]).toBe(mcpUrl)
+    expect(claims["sub"]).toBe("acc_alice")
+    expect(claims["iss"]).toBe(server.url)
+  })
+
+  it("should rotate refresh tokens and refuse a used one", async () => {
+    const flow = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Rotation Agent")
+    const rotating = await connect(mcpUrl, flow)
+    await rotating?.close()
+    const clientId = flow.client?.client_id ?? ""
+    const first = flow.savedTokens?.refresh_token ?? ""
+    const refresh = (token: string) =>
+      fetch(`${server.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token, client_id: clientId, resource: mcpUrl }),
+      })
+    const renewed = await refresh(first)
+    expect(renewed.status).toBe(200)
+    const body = (await renewed.json()) as { access_token: string; refresh_token: string }
+    expect(body.refresh_token).not.toBe(first)
+    expect(decodeJwt(body.access_token)["aud"]).toBe(mcpUrl)
+    const reused = await refresh(first)
+    expect(reused.status).toBe(400)
+    expect(((await reused.json()) as { error: string }).error).toBe("invalid_grant")
+  })
+
+  it("should send the person back with access_denied when they click Deny", async () => {
+    const denying = new ScriptedOAuthProvider({ ...ALICE, decision: "deny" }, "Denied Agent")
+    const result = await connect(mcpUrl, denying)
+    expect(result).toBeUndefined()
+    expect(denying.authorizationError).toBe("access_denied")
+    expect(denying.authorizationCode).toBeUndefined()
+  })
+
+  it("should keep the person on the sign-in page with a wrong password and issue nothing", async () => {
+    const wrong = new ScriptedOAuthProvider({ email: ALICE.email, password: "not-the-password", decision: "allow" }, "Wrong Password Agent")
+    const result = await connect(mcpUrl, wrong)
+    expect(result).toBeUndefined()
+    expect(wrong.signInStatus).toBe(401)
+    expect(wrong.lastPage).toContain("Wrong email or password.")
+    expect(wrong.authorizationCode).toBeUndefined()
+  })
+
+  it("should show plain forms with email, password, a CSRF token and Allow/Deny buttons naming client, host and account", async () => {
+    const browser = new Browser()
+    const register = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Page Agent", redirect_uris: ["http://127.0.0.1:7/cb"], token_endpoint_auth_method: "none" }),
+    })
+    expect(register.status).toBe(201)
+    const { client_id } = (await register.json()) as { client_id: string }
+    const authorize = new URL(`${server.url}/oauth/authorize`)
+    authorize.search = new URLSearchParams({
+      client_id,
+      response_type: "code",
+      redirect_uri: "http://127.0.0.1:7/cb",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      scope: "mcp",
+      resource: mcpUrl,
+      state: "xyz",
+    }).toString()
+    const start = await browser.request(authorize.toString())
+    expect(start.status).toBe(303)
+    const pageUrl = new URL(start.headers.get("location") ?? "", server.url).toString()
+    const signIn = await browser.request(pageUrl)
+    const html = await signIn.text()
+    expect(signIn.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    expect(html).toContain('<form method="post"')
+    expect(html).toContain('name="email"')
+    expect(html).toContain('name="password"')
+    expect(html).toContain("Page Agent")
+    expect(html).not.toContain("<script")
+    const login = formOf(html, "/login")
+    expect(login.fields["csrf"]).toBeTruthy()
+    const forged = await browser.request(new URL(login.action, server.url).toString(), {
+      form: { csrf: "forged", email: ALICE.email, password: ALICE.password },
+    })
+    expect(forged.status).toBe(403)
+    const signedIn = await browser.request(new URL(login.action, server.url).toString(), {
+      form: { ...login.fields, email: ALICE.email, password: ALICE.password },
+    })
+    expect(signedIn.status).toBe(303)
+    let next = new URL(signedIn.headers.get("location") ?? "", server.url).toString()
+    const resumed = await browser.request(next)
+    next = new URL(resumed.headers.get("location") ?? "", server.url).toString()
+    const consent = await (await browser.request(next)).text()
+    expect(consent).toContain("Page Agent")
+    expect(consent).toContain("127.0.0.1:7")
+    expect(consent).toContain(ALICE.email)
+    expect(consent).toMatch(/<button[^>]*>Allow<\/button>/)
+    expect(consent).toMatch(/<button[^>]*>Deny<\/button>/)
+    expect(formOf(consent, "/confirm").fields["csrf"]).toBeTruthy()
+  })
+
+  it("should refuse a resource other than {mcp_url} with invalid_target", async () => {
+    const register = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Other Resource", redirect_uris: ["http://127.0.0.1:7/cb"], token_endpoint_auth_method: "none" }),
+    })
+    const { client_id } = (await register.json()) as { client_id: string }
+    const authorize = new URL(`${server.url}/oauth/authorize`)
+    authorize.search = new URLSearchParams({
+      client_id,
+      response_type: "code",
+      redirect_uri: "http://127.0.0.1:7/cb",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      scope: "mcp",
+      resource: `${server.url}/api/v1`,
+    }).toString()
+    const response = await fetch(authorize, { redirect: "manual" })
+    expect(new URL(response.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_target")
+  })
+
+  it("should refuse an authorization request without PKCE", async () => {
+    const register = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "No PKCE", redirect_uris: ["http://127.0.0.1:7/cb"], token_endpoint_auth_method: "none" }),
+    })
+    const { client_id } = (await register.json()) as { client_id: string }
+    const authorize = new URL(`${server.url}/oauth/authorize`)
+    authorize.search = new URLSearchParams({ client_id, response_type: "code", redirect_uri: "http://127.0.0.1:7/cb", scope: "mcp" }).toString()
+    const response = await fetch(authorize, { redirect: "manual" })
+    expect(new URL(response.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_request")
+  })
+})
+
+describe("the resource server", () => {
+  it("should refuse an API key at /mcp", async () => {
+    const response = await rawToolCall(ALICE.apiKey)
+    expect(response.status).toBe(401)
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"')
+    expect(response.headers.get("www-authenticate")).toContain("resource_metadata=")
+  })
+
+  it("should refuse an OAuth access token at the REST API", async () => {
+    const response = await fetch(`${server.url}/api/v1/sites`, { headers: { authorization: `Bearer ${provider.savedTokens?.access_token}` } })
+    expect(response.status).toBe(401)
+    expect(((await response.json()) as { code: string }).code).toBe("unauthenticated")
+  })
+
+  it("should refuse an expired token", async () => {
+    const claims = decodeJwt(provider.savedTokens?.access_token ?? "")
+    const key = await importJWK(await signingKey(), "ES256")
+    const now = Math.floor(Date.now() / 1000)
+    const expired = await new SignJWT({ ...claims, iat: now - 3600, exp: now - 60 })
+      .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: (await signingKey()).kid ?? "" })
+      .sign(key)
+    const response = await rawToolCall(expired)
+    expect(response.status).toBe(401)
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"')
+  })
+
+  it("should refuse a token for another audience", async () => {
+    const claims = decodeJwt(provider.savedTokens?.access_token ?? "")
+    const jwk = await signingKey()
+    const wrong = await new SignJWT({ ...claims, aud: `${server.url}/api/v1` })
+      .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: jwk.kid ?? "" })
+      .sign(await importJWK(jwk, "ES256"))
+    const response = await rawToolCall(wrong)
+    expect(response.status).toBe(401)
+  })
+
+  it("should accept the real token on a raw request and refuse a foreign Host or Origin with 403", async () => {
+    const token = provider.savedTokens?.access_token ?? ""
+    expect((await rawToolCall(token)).status).toBe(200)
+    expect((await rawToolCall(token, { origin: "http://evil.example" })).status).toBe(403)
+    const host = await new Promise<number>((resolve, reject) => {
+      // fetch cannot override Host; a raw request can.
+      import("node:http").then(({ request }) => {
+        const url = new URL(mcpUrl)
+        const req = request(
+          { host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { host: "evil.example", authorization: `Bearer ${token}` } },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          },
+        )
+        req.on("error", reject)
+        req.end("{}")
+      }, reject)
+    })
+    expect(host).toBe(403)
+  })
+})
+
+describe("the seven tools", () => {
+  it("should list seven tools with titles, descriptions, schemas and the contract's annotations", async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual([
+      "list_sites",
+      "list_articles",
+      "get_article",
+      "list_backlinks",
+      "get_stats",
+      "update_article",
+      "replace_featured_image",
+    ])
+    for (const tool of tools) {
+      expect(tool.title).toBeTruthy()
+      expect(tool.description?.length).toBeGreaterThan(80)
+      expect(tool.inputSchema.type).toBe("object")
+      expect(tool.outputSchema?.type).toBe("object")
+    }
+    const annotations = Object.fromEntries(tools.map((t) => [t.name, t.annotations]))
+    for (const read of ["list_sites", "list_articles", "get_article", "list_backlinks", "get_stats"]) {
+      expect(annotations[read]).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    }
+    expect(annotations["update_article"]).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+    expect(annotations["replace_featured_image"]).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    })
+  })
+
+  it("should return for every read tool the REST JSON of the same call, valid against the output schema", async () => {
+    const pairs: Array<[string, Record<string, unknown>, string]> = [
+      ["list_sites", {}, "/sites"],
+      ["list_sites", { page: 2, per_page: 1 }, "/sites?page=2&per_page=1"],
+      ["list_articles", { site_id: "site_a1", per_page: 2 }, "/sites/site_a1/articles?per_page=2"],
+      ["list_articles", { site_id: "site_a1", status: "draft" }, "/sites/site_a1/articles?status=draft"],
+      ["get_article", { article_id: "art_a1_1" }, "/articles/art_a1_1"],
+      ["list_backlinks", { site_id: "site_a1", per_page: 3, page: 1 }, "/sites/site_a1/backlinks?per_page=3&page=1"],
+      ["get_stats", { site_id: "site_a1", period: "last_30_days" }, "/sites/site_a1/stats?period=last_30_days"],
+    ]
+    for (const [name, args, path] of pairs) {
+      const viaMcp = okContent(name, await call(name, args))
+      const viaRest = await rest(path)
+      expect(viaRest.status).toBe(200)
+      expect(viaMcp, name).toEqual(viaRest.json)
+    }
+  })
+
+  it("should answer another account's ids with not_found, like REST", async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["get_article", { article_id: "art_b1_1" }, "/articles/art_b1_1"],
+      ["list_articles", { site_id: "site_b1" }, "/sites/site_b1/articles"],
+      ["list_backlinks", { site_id: "site_b1" }, "/sites/site_b1/backlinks"],
+      ["get_stats", { site_id: "site_b1" }, "/sites/site_b1/stats"],
+    ]
+    for (const [name, args, path] of cases) {
+      const problem = problemOf(await call(name, args))
+      const viaRest = await rest(path)
+      expect(problem["code"]).toBe("not_found")
+      expect(problem["detail"]).toBe(viaRest.json["detail"])
+    }
+    const write = problemOf(await call("update_article", { article_id: "art_b1_1", title: "Mine now" }))
+    expect(write["code"]).toBe("not_found")
+    const sites = okContent("list_sites", await call("list_sites", {})) as { data: Array<{ id: string }> }
+    expect(sites.data.map((s) => s.id)).not.toContain("site_b1")
+    expect(BOB.email).not.toBe(ALICE.email)
+  })
+
+  it("should answer invalid arguments with an invalid_request tool error", async () => {
+    const tooMany = problemOf(await call("list_articles", { site_id: "site_a1", per_page: 500 }))
+    expect(tooMany["code"]).toBe("invalid_request")
+    expect(tooMany["errors"]).toBeDefined()
+    const unknownKey = problemOf(await call("update_article", { article_id: "art_a1_1", title: "x", status: "published" }))
+    expect(unknownKey["code"]).toBe("invalid_request")
+    expect(String(unknownKey["detail"])).toContain("status")
+    const nothing = problemOf(await call("update_article", { article_id: "art_a1_1" }))
+    expect(nothing["code"]).toBe("invalid_request")
+  })
+
+  it("should answer an unknown tool with a JSON-RPC error", async () => {
+    await expect(client.callTool({ name: "delete_everything", arguments: {} })).rejects.toMatchObject({ code: -32602 })
+  })
+
+  it("should run update_article as a dry run equal to REST's dry run, writing nothing", async () => {
+    const before = await rest("/articles/art_a1_2")
+    const edit = { title: "Alpha article two, retitled", body: `${String(before.json["body"])}<p>More<script>alert(1)</script></p>` }
+    const viaMcp = okContent("update_article", await call("update_article", { article_id: "art_a1_2", ...edit, dry_run: true }))
+    const viaRest = await rest("/articles/art_a1_2?dry_run=true", { method: "PUT", body: edit })
+    expect(viaMcp).toEqual(viaRest.json)
+    expect((viaMcp as { revision: unknown }).revision).toBeNull()
+    expect((viaMcp as { sanitized: { changed: boolean } }).sanitized.changed).toBe(true)
+    expect((await rest("/articles/art_a1_2")).json).toEqual(before.json)
+  })
+
+  it("should save update_article as an mcp revision, honour if_revision and refuse protected-link changes like REST", async () => {
+    const before = await rest("/articles/art_a1_3")
+    const revision = before.json["revision"] as number
+    const saved = okContent(
+      "update_article",
+      await call("update_article", { article_id: "art_a1_3", title: "Retitled by an agent", reason: "clearer", if_revision: revision }),
+    ) as { article: Record<string, unknown>; revision: { origin: string; number: number; actor: { type: string; name: string } } }
+    expect(saved.revision.origin).toBe("mcp")
+    expect(saved.revision.number).toBe(revision + 1)
+    expect(saved.revision.actor).toMatchObject({ type: "oauth_client", name: "Test Agent" })
+    expect(saved.article).toEqual((await rest("/articles/art_a1_3")).json)
+    const revisions = await rest("/articles/art_a1_3/revisions")
+    expect((revisions.json["data"] as Array<{ origin: string }>)[0]?.origin).toBe("mcp")
+
+    const stale = problemOf(await call("update_article", { article_id: "art_a1_3", title: "Again", if_revision: revision }))
+    expect(stale["code"]).toBe("precondition_failed")
+
+    const stripped = { body: "<p>All links gone.</p>" }
+    const refused = problemOf(await call("update_article", { article_id: "art_a1_3", ...stripped }))
+    const viaRest = await rest("/articles/art_a1_3", { method: "PUT", body: stripped })
+    expect(viaRest.status).toBe(422)
+    expect(refused["code"]).toBe("protected_link_changed")
+    expect(refused["detail"]).toBe(viaRest.json["detail"])
+    expect(refused["blocks"]).toEqual(viaRest.json["blocks"])
+  })
+
+  it("should replace the featured image from base64 bytes as an mcp revision", async () => {
+    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: "#3366cc" } }).png().toBuffer()
+    const result = okContent(
+      "replace_featured_image",
+      await call("replace_featured_image", { article_id: "art_a1_4", image_base64: png.toString("base64"), mime_type: "image/png", alt: "Blue" }),
+    ) as { article: { featured_image: { url: string; alt: string } }; revision: { origin: string } }
+    expect(result.revision.origin).toBe("mcp")
+    expect(result.article.featured_image.alt).toBe("Blue")
+    expect(result.article.featured_image.url.startsWith(`${server.url}/media/`)).toBe(true)
+    expect(result.article).toEqual((await rest("/articles/art_a1_4")).json)
+    const notAnImage = problemOf(
+      await call("replace_featured_image", { article_id: "art_a1_4", image_base64: Buffer.from("<svg/>").toString("base64"), mime_type: "image/png" }),
+    )
+    expect(notAnImage["code"]).toBe("unsupported_image")
+    const privateUrl = problemOf(await call("replace_featured_image", { article_id: "art_a1_4", url: "https://127.0.0.1/x.png" }))
+    expect(privateUrl["code"]).toBe("unsafe_url")
+  })
+
+  it("should log every tool call, refused ones included, in the activity log with channel mcp", async () => {
+    const activity = await rest("/activity?channel=mcp&per_page=100")
+    const entries = activity.json["data"] as Array<{ action: string; channel: string; status: string; error_code: string | null; actor: { type: string } }>
+    const actions = new Set(entries.map((e) => e.action))
+    for (const tool of ["list_sites", "list_articles", "get_article", "list_backlinks", "get_stats", "update_article", "replace_featured_image"]) {
+      expect(actions.has(tool), tool).toBe(true)
+    }
+    expect(entries.every((e) => e.channel === "mcp" && e.actor.type === "oauth_client")).toBe(true)
+    expect(entries.some((e) => e.status === "error" && e.error_code === "not_found")).toBe(true)
+  })
+})
+
+describe("connected clients", () => {
+  it("should list a connected client and stop its tokens at once when revoked", async () => {
+    const flow = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Revoked Agent")
+    const connected = await connect(mcpUrl, flow)
+    await connected?.close()
+    const deps = { runtime: server.runtime, publicUrl: server.url, env: {} }
+    const clientId = flow.client?.client_id ?? ""
+    const listed = await listConnectedClients(deps, "acc_alice")
+    expect(listed.find((c) => c.clientId === clientId)).toMatchObject({ name: "Revoked Agent", redirectHost: "127.0.0.1:1" })
+    const token = flow.savedTokens?.access_token ?? ""
+    expect((await rawToolCall(token)).status).toBe(200)
+    expect(await revokeConnectedClient(deps, "acc_bob", clientId)).toBe(false)
+    expect(await revokeConnectedClient(deps, "acc_alice", clientId)).toBe(true)
+    const after = await rawToolCall(token)
+    expect(after.status).toBe(401)
+    expect(after.headers.get("www-authenticate")).toContain('error="invalid_token"')
+    expect((await listConnectedClients(deps, "acc_alice")).some((c) => c.clientId === clientId)).toBe(false)
+    const refreshed = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: flow.savedTokens?.refresh_token ?? "", client_id: clientId }),
+    })
+    expect(refreshed.status).toBe(400)
+  })
+})
