@@ -1,6 +1,8 @@
 import { clientAddress, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem } from "@content-site/rest"
 import { NotFound, toProblem } from "@content-site/core"
+import { mountMcp } from "@content-site/mcp"
 import { mediaMiddleware } from "@content-site/media"
+import { mountWeb } from "@content-site/web"
 import Koa from "koa"
 
 /** What the composition root adds to the adapters' deps. */
@@ -13,21 +15,12 @@ export interface ComposeOptions extends HttpDeps {
   readonly trustProxy: boolean
   /** Set while the server drains: responses ask clients to close their connection. */
   readonly isDraining: () => boolean
+  /** Which interfaces to mount (default all): the REST-only host mounts just "rest". */
+  readonly surfaces?: ReadonlyArray<Surface>
 }
 
-type Mount = (app: Koa, deps: HttpDeps) => void | Promise<void>
-
-/** Loads an optional adapter's export; adapters built by other issues may not exist yet. */
-const optionalExport = async <F>(specifier: string, name: string): Promise<F | undefined> => {
-  try {
-    const mod = (await import(specifier)) as Record<string, unknown>
-    const fn = mod[name]
-    return typeof fn === "function" ? (fn as F) : undefined
-  } catch (err) {
-    if (err instanceof Error && "code" in err && (err.code === "ERR_MODULE_NOT_FOUND" || err.code === "ERR_PACKAGE_PATH_NOT_EXPORTED")) return undefined
-    throw err
-  }
-}
+/** An interface the server can expose. */
+export type Surface = "rest" | "mcp" | "web"
 
 /**
  * Builds the Koa app: request id, security headers, the error funnel and health first, then media
@@ -37,6 +30,7 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   const app = new Koa({ proxy: options.trustProxy })
   const deps: HttpDeps = { runtime: options.runtime, publicUrl: options.publicUrl, env: options.env }
   const log = options.log
+  const surfaces = options.surfaces ?? ["rest", "mcp", "web"]
 
   app.use(async (ctx, next) => {
     if (options.isDraining()) ctx.set("Connection", "close")
@@ -82,11 +76,9 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   )
 
   app.use(mediaMiddleware(deps.runtime, { publicUrl: options.publicUrl }))
-  mountRest(app, deps)
-  const mountMcp = await optionalExport<Mount>("@content-site/mcp", "mountMcp")
-  if (mountMcp !== undefined) await mountMcp(app, deps)
-  const mountWeb = await optionalExport<Mount>("@content-site/web", "mountWeb")
-  if (mountWeb !== undefined) await mountWeb(app, deps)
+  if (surfaces.includes("rest")) mountRest(app, deps)
+  if (surfaces.includes("mcp")) await mountMcp(app, deps)
+  if (surfaces.includes("web")) mountWeb(app, deps)
 
   // Nothing answered: a problem for API paths, a plain 404 otherwise.
   app.use(async (ctx, next) => {

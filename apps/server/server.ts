@@ -9,7 +9,8 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { composeApp } from "./compose.ts"
+import { composeApp, type Surface } from "./compose.ts"
+import { seedDemo } from "./demo.ts"
 import { readConfig, type ServerConfig } from "./config.ts"
 
 /** How to start the server. */
@@ -19,6 +20,8 @@ export interface StartOptions {
   /** Tests may ask for memory storage instead of the database. */
   readonly storage?: "memory"
   readonly quiet?: boolean
+  /** Which interfaces to mount (default all); the REST-only host passes ["rest"]. */
+  readonly surfaces?: ReadonlyArray<Surface>
 }
 
 /** A running server. */
@@ -37,8 +40,6 @@ interface Storage {
   readonly close: () => Promise<void>
 }
 
-// Until the demo data lands, it is loaded by name (see the interfaces brief).
-const DEMO: string = "./demo.ts"
 
 const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]): Promise<Storage> => {
   if (kind === "memory") return { layer: memoryStorage(), ready: async () => true, close: async () => {} }
@@ -63,12 +64,6 @@ const listen = (server: Server, port: number, host: string) =>
     })
   })
 
-const seedDemo = async (runtime: AppRuntime) => {
-  const demo = (await import(DEMO).catch(() => undefined)) as
-    | { seedDemo?: (rt: AppRuntime) => Promise<{ email: string; password: string; apiKey: string } | null> }
-    | undefined
-  return demo?.seedDemo === undefined ? null : await demo.seedDemo(runtime)
-}
 
 /**
  * Starts the whole service: storage (PostgreSQL with DATABASE_URL, else the embedded database;
@@ -113,6 +108,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       log: options.quiet === true ? undefined : (line) => console.log(line),
       trustProxy: config.trustProxy,
       isDraining: () => draining,
+      ...(options.surfaces !== undefined ? { surfaces: options.surfaces } : {}),
     })
     server.on("request", app.callback())
 

@@ -179,6 +179,14 @@ describe("strict requests", () => {
     }
   })
 
+  it("should answer a method the path does not take with 405, Allow and a problem", async () => {
+    const res = await t.api("/api/v1/articles/art_a1", { method: "DELETE" })
+    expect(res.status).toBe(405)
+    expect(res.headers.get("allow")).toContain("PUT")
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    expect((await json(res)).code).toBe("method_not_allowed")
+  })
+
   it("should answer an unknown API path with a 404 problem", async () => {
     await expectProblem(await t.api("/api/v1/nothing-here"), 404, "not_found")
   })

@@ -16,7 +16,7 @@ import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
 import { clientAddress } from "../http/clientAddress.ts"
 import type { HttpDeps } from "../http/deps.ts"
-import { coreErrorOfHttpError } from "../http/problems.ts"
+import { coreErrorOfHttpError, sendProblem } from "../http/problems.ts"
 import { requestIdOf } from "../http/requestId.ts"
 import { runEffect } from "../http/run.ts"
 import { mountDocs } from "../openapi/docs.ts"
@@ -148,5 +148,37 @@ export const mountRest = (app: Koa, deps: HttpDeps): void => {
   }
   mountDocs(router, app, deps)
   app.use(router.routes())
-  app.use(router.allowedMethods({ throw: true }))
+  app.use(methodNotAllowed(deps))
+}
+
+/**
+ * A known API path with a method it does not take: 405 with `Allow` and a problem (code
+ * `method_not_allowed`, an HTTP-level answer outside the domain's error table).
+ */
+const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
+  const routes = operations.map((op) => ({
+    method: op.method,
+    regex: new RegExp(`^${API_PREFIX}${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`),
+  }))
+  routes.push({ method: "GET", regex: new RegExp(`^${API_PREFIX}/openapi\\.json$`) })
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(`${API_PREFIX}/`)) return next()
+    const allowed: Array<string> = [...new Set(routes.filter((r) => r.regex.test(ctx.path)).map((r) => r.method))]
+    if (allowed.length === 0) return next()
+    if (allowed.includes("GET")) allowed.push("HEAD")
+    ctx.set("Allow", allowed.join(", "))
+    if (ctx.method === "OPTIONS") {
+      ctx.status = 204
+      return
+    }
+    const requestId = requestIdOf(ctx)
+    sendProblem(ctx, {
+      type: `${deps.publicUrl}/problems/method_not_allowed`,
+      title: "Method not allowed",
+      status: 405,
+      code: "method_not_allowed",
+      detail: `${ctx.method} is not allowed on this path; use ${allowed.join(" or ")}.`,
+      request_id: requestId,
+    })
+  }
 }
