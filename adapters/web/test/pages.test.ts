@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, importData } from "@content-site/core"
+import { ArticleWriter, getArticle, importData, OAuthStore } from "@content-site/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
@@ -247,6 +247,36 @@ describe("web pages over HTTP", () => {
     expect(res.status).toBe(303)
     const replay = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
     expect(replay.status).toBe(303)
+  })
+
+  it("should list connected agents through the MCP adapter, and the MCP address", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const text = await (await c.request("/connect")).text()
+    expect(text).toContain("No agents connected yet.")
+    expect(text).toContain(`${server.url}/mcp`)
+  })
+
+  it("should revoke a connected agent from Connect Site", async () => {
+    // What the OAuth provider stores once a person clicked Allow.
+    await server.runtime.runPromise(
+      Effect.gen(function* () {
+        const store = yield* OAuthStore
+        yield* store.upsert("Client", "client_web_1", { client_id: "client_web_1", client_name: "Test Agent", redirect_uris: ["https://agent.test/cb"] }, undefined)
+        yield* store.upsert("Grant", "grant_web_1", { accountId: "acc_p1", clientId: "client_web_1", iat: Math.floor(Date.now() / 1000) }, 3600)
+      }),
+    )
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const page = await (await c.request("/connect")).text()
+    expect(page).toContain("Test Agent")
+    expect(page).toContain("agent.test")
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
+    const res = await c.request("/connect/clients/client_web_1/revoke", { method: "POST", form: { _csrf: csrf } })
+    expect(res.status).toBe(303)
+    const after = await (await c.request("/connect")).text()
+    expect(after).toContain("The agent is disconnected")
+    expect(after).not.toContain("Test Agent")
   })
 
   it("should filter the activity log and say so when a filter is invalid", async () => {
