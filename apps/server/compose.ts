@@ -15,6 +15,8 @@ export interface ComposeOptions extends HttpDeps {
   readonly trustProxy: boolean
   /** Set while the server drains: responses ask clients to close their connection. */
   readonly isDraining: () => boolean
+  /** Counts requests being handled (+1 on entry, -1 when done), so shutdown waits for them. */
+  readonly inFlight?: (delta: 1 | -1) => void
   /** Which interfaces to mount (default all): the REST-only host mounts just "rest". */
   readonly surfaces?: ReadonlyArray<Surface>
 }
@@ -33,8 +35,13 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   const surfaces = options.surfaces ?? ["rest", "mcp", "web"]
 
   app.use(async (ctx, next) => {
-    if (options.isDraining()) ctx.set("Connection", "close")
-    await next()
+    options.inFlight?.(+1)
+    try {
+      if (options.isDraining()) ctx.set("Connection", "close")
+      await next()
+    } finally {
+      options.inFlight?.(-1)
+    }
   })
   app.use(requestId({ trustIncoming: options.trustProxy }))
   app.use(securityHeaders({ hsts: options.publicUrl.startsWith("https://") }))

@@ -100,6 +100,9 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     const demo = config.seedDemo ? await seedDemo(runtime) : null
 
     let draining = false
+    // Requests still being handled: a client may hang up mid-request, closing its connection while
+    // the handler still runs; the runtime and the database are closed only when none is left.
+    let handling = 0
     const app = await composeApp({
       runtime,
       publicUrl,
@@ -108,6 +111,9 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       log: options.quiet === true ? undefined : (line) => console.log(line),
       trustProxy: config.trustProxy,
       isDraining: () => draining,
+      inFlight: (delta) => {
+        handling += delta
+      },
       ...(options.surfaces !== undefined ? { surfaces: options.surfaces } : {}),
     })
     server.on("request", app.callback())
@@ -123,6 +129,8 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         const idleSweep = setInterval(() => server.closeIdleConnections(), 100)
         const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs)
         await closed
+        const giveUpAt = Date.now() + config.shutdownGraceMs
+        while (handling > 0 && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20))
         clearInterval(idleSweep)
         clearTimeout(deadline)
         await openRuntime.dispose()

@@ -1,0 +1,146 @@
+/**
+ * REST overhead under concurrent keep-alive load (autocannon as a library), each case next to a
+ * same-run baseline:
+ * - `GET /api/v1/articles/{id}` and a `per_page=100` list against a bare `node:http` server that
+ *   sends the same bytes (same body, same content type);
+ * - a dry-run `PUT` of a ~20 KB body against the GET.
+ * The server runs on PostgreSQL (a throw-away database; `BENCH_PG_URL` or the local server) with the
+ * demo data, or on the embedded database when PostgreSQL is not reachable. Goals: GET >= 0.5x bare,
+ * list >= 0.35x bare, dry-run PUT p50 <= 4x GET p50. Nothing here asserts a time.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { mkdtemp, rm } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startServer } from "../apps/server/server.ts"
+
+interface CannonResult {
+  readonly requests: { readonly average: number; readonly total: number }
+  readonly latency: { readonly p50: number; readonly p99: number; readonly average: number }
+  readonly errors: number
+  readonly non2xx: number
+}
+type Cannon = (options: {
+  url: string
+  connections: number
+  duration: number
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}) => Promise<CannonResult>
+
+const require = createRequire(import.meta.url)
+const autocannon = require("autocannon") as Cannon
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+
+const pgDatabase = async (): Promise<{ url: string; drop: () => Promise<void> } | undefined> => {
+  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+  const pg = require("pg") as typeof import("pg")
+  const name = `cs_bench_${Date.now().toString(36)}`
+  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    await client.query(`CREATE DATABASE ${name}`)
+  } catch {
+    return undefined
+  } finally {
+    await client.end().catch(() => {})
+  }
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
+  const bytes = Buffer.from(body)
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": contentType, "content-length": bytes.length })
+    res.end(bytes)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+}
+
+const fmt = (r: CannonResult) =>
+  `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
+
+const load = (url: string, extra: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+  autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...extra })
+
+export async function run(): Promise<void> {
+  const db = await pgDatabase()
+  const dataDir = await mkdtemp(join(tmpdir(), "cs-bench-"))
+  const app = await startServer({
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ...(db !== undefined ? { DATABASE_URL: db.url } : {}),
+      ...(process.env.BENCH_REDIS_URL !== undefined ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      DAILY_EDIT_LIMIT: "1000000000",
+    },
+    quiet: true,
+  })
+  const bares: Array<Server> = []
+  try {
+    if (app.demo === null) throw new Error("the demo data was not seeded")
+    const auth = { authorization: `Bearer ${app.demo.apiKey}` }
+    const sites = (await (await fetch(`${app.url}/api/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string; article_count: number }> }
+    const site = [...sites.data].sort((a, b) => b.article_count - a.article_count)[0]!
+    const listPath = `/api/v1/sites/${site.id}/articles?per_page=100`
+    const list = await fetch(`${app.url}${listPath}`, { headers: auth })
+    const listBody = await list.text()
+    const articleId = (JSON.parse(listBody) as { data: Array<{ id: string }> }).data[0]!.id
+    const getPath = `/api/v1/articles/${articleId}`
+    const got = await fetch(`${app.url}${getPath}`, { headers: auth })
+    const getBody = await got.text()
+    const article = JSON.parse(getBody) as { body: string }
+    let body = article.body
+    for (let i = 0; body.length < 20_000; i++) body += `<p>Paragraph ${i}: <strong>benchmarks</strong> keep the edit path honest, with <a href="https://example.com/p${i}">a link</a> and plain words.</p>`
+    const putBody = JSON.stringify({ title: "Bench dry run", body })
+
+    console.log(`database: ${db !== undefined ? "PostgreSQL" : "embedded (PGlite)"}${process.env.BENCH_REDIS_URL !== undefined ? " + Redis limits" : ""}; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per case`)
+    console.log(`GET article body ${getBody.length} B; list (per_page=100, ${(JSON.parse(listBody) as { data: unknown[] }).data.length} items) ${listBody.length} B; PUT body ${putBody.length} B`)
+
+    const bareGet = await bareServer(getBody, "application/json; charset=utf-8")
+    const bareList = await bareServer(listBody, "application/json; charset=utf-8")
+    bares.push(bareGet.server, bareList.server)
+
+    const rBareGet = await load(bareGet.url)
+    const rGet = await load(`${app.url}${getPath}`, { headers: auth })
+    const rBareList = await load(bareList.url)
+    const rList = await load(`${app.url}${listPath}`, { headers: auth })
+    const rPut = await load(`${app.url}${getPath}?dry_run=true`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/json" },
+      body: putBody,
+    })
+
+    console.log(`bare GET article        ${fmt(rBareGet)}`)
+    console.log(`REST GET article        ${fmt(rGet)}`)
+    console.log(`bare list               ${fmt(rBareList)}`)
+    console.log(`REST list per_page=100  ${fmt(rList)}`)
+    console.log(`REST PUT dry-run 20 KB  ${fmt(rPut)}`)
+    console.log(`GET/bare throughput   ${(rGet.requests.average / rBareGet.requests.average).toFixed(2)}x (goal >= 0.5)`)
+    console.log(`list/bare throughput  ${(rList.requests.average / rBareList.requests.average).toFixed(2)}x (goal >= 0.35)`)
+    console.log(`PUT/GET p50 latency   ${(Math.max(rPut.latency.p50, 1) / Math.max(rGet.latency.p50, 1)).toFixed(2)}x (goal <= 4)`)
+  } finally {
+    for (const s of bares) await new Promise((resolve) => s.close(resolve))
+    await app.close()
+    await db?.drop()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
