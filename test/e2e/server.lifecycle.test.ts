@@ -101,3 +101,28 @@ describe("shutdown", () => {
     }
   })
 })
+
+describe("database unavailable", () => {
+  it("should answer 503 unavailable with Retry-After and fail /readyz when the database is gone", async () => {
+    const db = await createDatabase()
+    const { startServer } = await import("../../apps/server/server.ts")
+    const server = await startServer({
+      env: { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: "/tmp/cs-e2e-down" },
+      quiet: true,
+    })
+    try {
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+      await db.drop()
+      const res = await fetch(`${server.url}/api/v1/sites`, { headers: { authorization: `Bearer ${KEYS.a}` } })
+      expect(res.status).toBe(503)
+      const body = await res.json()
+      expect(body.code).toBe("unavailable")
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/)
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503)
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+    } finally {
+      await server.close()
+      await db.drop()
+    }
+  })
+})

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest"
+import { linkHeader } from "../src/index.ts"
+import { expectedRevisionOf, queryObject } from "../src/rest/requestParts.ts"
+
+describe("expectedRevisionOf", () => {
+  it("should read the revision of this article's entity tag, weak or strong", () => {
+    expect(expectedRevisionOf('"art_1-r3"', "art_1")).toBe(3)
+    expect(expectedRevisionOf('W/"art_1-r12"', "art_1")).toBe(12)
+    expect(expectedRevisionOf('"other-r1", "art_1-r4"', "art_1")).toBe(4)
+  })
+
+  it("should mean no condition when absent or *", () => {
+    expect(expectedRevisionOf(undefined, "art_1")).toBeUndefined()
+    expect(expectedRevisionOf("*", "art_1")).toBeUndefined()
+  })
+
+  it("should ask for revision 0 (never matches) for another article's or a foreign tag", () => {
+    expect(expectedRevisionOf('"art_2-r3"', "art_1")).toBe(0)
+    expect(expectedRevisionOf('"abc"', "art_1")).toBe(0)
+    expect(expectedRevisionOf('"art_1-r0"', "art_1")).toBe(0)
+  })
+
+  it("should refuse a value that is not an entity tag with InvalidRequest", () => {
+    expect(() => expectedRevisionOf("art_1-r3", "art_1")).toThrow(expect.objectContaining({ _tag: "InvalidRequest" }))
+  })
+})
+
+describe("queryObject", () => {
+  it("should refuse a repeated parameter naming it", () => {
+    expect(queryObject("a=1&b=2")).toEqual({ a: "1", b: "2" })
+    expect(() => queryObject("page=1&page=2")).toThrow(expect.objectContaining({ _tag: "InvalidRequest", detail: expect.stringContaining("'page'") }))
+  })
+})
+
+describe("linkHeader", () => {
+  it("should link first, prev, next and last with absolute URLs keeping other parameters", () => {
+    const link = linkHeader("https://cs.test", "/api/v1/sites/s/articles", "status=draft&page=2", { page: 2, per_page: 20, total: 57, total_pages: 3 })
+    expect(link).toBe(
+      '<https://cs.test/api/v1/sites/s/articles?status=draft&page=1>; rel="first", <https://cs.test/api/v1/sites/s/articles?status=draft&page=1>; rel="prev", <https://cs.test/api/v1/sites/s/articles?status=draft&page=3>; rel="next", <https://cs.test/api/v1/sites/s/articles?status=draft&page=3>; rel="last"',
+    )
+  })
+
+  it("should omit prev on the first page and next on the last", () => {
+    const link = linkHeader("https://cs.test", "/api/v1/sites", "", { page: 1, per_page: 20, total: 0, total_pages: 0 })
+    expect(link).not.toContain('rel="prev"')
+    expect(link).not.toContain('rel="next"')
+  })
+})
