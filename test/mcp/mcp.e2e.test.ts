@@ -1,6 +1,6 @@
 import { OAuthStore } from "@content-site/core"
 import { listConnectedClients, revokeConnectedClient } from "@content-site/mcp"
-import type { StartedServer } from "@content-site/app-server/server.ts"
+import type { StartedServer } from "../../apps/server/server.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"

@@ -1,5 +1,5 @@
 import { importData } from "@content-site/core"
-import { type StartedServer, startServer } from "@content-site/app-server/server.ts"
+import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
