@@ -27,7 +27,7 @@ describe("the MCP connector on the embedded database", () => {
     const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Database Agent")
     const client = await connect(`${server.url}/mcp`, provider)
     expect(client).toBeDefined()
-    const result = (await client?.callTool({ name: "get_article", arguments: { article_id: "art_a1_1" } })) as {
+    const result = (await client?.callTool({ name: "get_article", arguments: { article_id: "art_a1_1" } })) as unknown as {
       structuredContent: { id: string }
     }
     expect(result.structuredContent.id).toBe("art_a1_1")
