@@ -1,0 +1,37 @@
+import { chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "./helpers.ts"
+
+// The reference page needs no database: memory storage keeps this file fast.
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer({}, { storage: "memory", seed: false })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+describe("/api/docs in a browser", () => {
+  it("should render every operation from local assets without a CSP violation or script error", async () => {
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] })
+    try {
+      const page = await browser.newPage()
+      const problems: Array<string> = []
+      const external: Array<string> = []
+      page.on("console", (m) => {
+        if (m.type() === "error") problems.push(m.text())
+      })
+      page.on("pageerror", (e) => problems.push(String(e)))
+      page.on("request", (r) => {
+        if (!r.url().startsWith(t.url) && !r.url().startsWith("data:")) external.push(r.url())
+      })
+      await page.goto(`${t.url}/api/docs`)
+      await page.waitForSelector(".opblock", { timeout: 20_000 })
+      expect(await page.locator(".opblock").count()).toBe(10)
+      expect(problems).toEqual([])
+      expect(external).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  })
+})
