@@ -1,0 +1,122 @@
+/**
+ * MCP overhead: `get_article` over `/mcp` (a JSON-RPC `tools/call`, stateless, a server built per
+ * request, OAuth token verified and the grant checked on each call, the call logged) against REST
+ * `GET /api/v1/articles/{id}` of the same article, in the same run on the same server: one request
+ * at a time, then under concurrent keep-alive load (autocannon). Goal: MCP >= 0.6x REST.
+ * The server runs on PostgreSQL when reachable (a throw-away database), else the embedded one.
+ * Nothing here asserts a time.
+ */
+import { mkdtemp, rm } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startServer } from "../apps/server/server.ts"
+import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
+
+interface CannonResult {
+  readonly requests: { readonly average: number; readonly total: number }
+  readonly latency: { readonly p50: number; readonly p99: number }
+  readonly errors: number
+  readonly non2xx: number
+}
+type Cannon = (options: { url: string; connections: number; duration: number; method?: string; headers?: Record<string, string>; body?: string }) => Promise<CannonResult>
+
+const require = createRequire(import.meta.url)
+const autocannon = require("autocannon") as Cannon
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400)
+
+const pgDatabase = async (): Promise<{ url: string; drop: () => Promise<void> } | undefined> => {
+  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+  const pg = require("pg") as typeof import("pg")
+  const name = `cs_bench_mcp_${Date.now().toString(36)}`
+  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    await client.query(`CREATE DATABASE ${name}`)
+  } catch {
+    return undefined
+  } finally {
+    await client.end().catch(() => {})
+  }
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+const sequential = async (n: number, send: () => Promise<Response>): Promise<number> => {
+  for (let i = 0; i < 20; i++) await (await send()).arrayBuffer()
+  const started = performance.now()
+  for (let i = 0; i < n; i++) {
+    const response = await send()
+    await response.arrayBuffer()
+    if (response.status !== 200) throw new Error(`status ${response.status}`)
+  }
+  return n / ((performance.now() - started) / 1000)
+}
+
+const fmt = (r: CannonResult) =>
+  `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
+
+export async function run(): Promise<void> {
+  const db = await pgDatabase()
+  const dataDir = await mkdtemp(join(tmpdir(), "cs-bench-mcp-"))
+  const app = await startServer({
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ...(db !== undefined ? { DATABASE_URL: db.url } : {}),
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      DAILY_EDIT_LIMIT: "1000000000",
+    },
+    quiet: true,
+  })
+  try {
+    if (app.demo === null) throw new Error("the demo data was not seeded")
+    const auth = { authorization: `Bearer ${app.demo.apiKey}` }
+    const sites = (await (await fetch(`${app.url}/api/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string }> }
+    const list = (await (await fetch(`${app.url}/api/v1/sites/${sites.data[0]?.id}/articles`, { headers: auth })).json()) as { data: Array<{ id: string }> }
+    const articleId = list.data[0]?.id ?? ""
+
+    const provider = new ScriptedOAuthProvider({ email: app.demo.email, password: app.demo.password, decision: "allow" }, "Bench Agent")
+    const client = await connect(`${app.url}/mcp`, provider)
+    await client?.close()
+    const token = provider.savedTokens?.access_token
+    if (token === undefined) throw new Error("the OAuth flow did not complete")
+
+    const restUrl = `${app.url}/api/v1/articles/${articleId}`
+    const mcpUrl = `${app.url}/mcp`
+    const mcpHeaders = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
+    const mcpBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: articleId } } })
+    const restBytes = (await (await fetch(restUrl, { headers: auth })).text()).length
+    const mcpBytes = (await (await fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody })).text()).length
+
+    console.log(`database: ${db !== undefined ? "PostgreSQL" : "embedded (PGlite)"}; article ${articleId}: REST ${restBytes} B, MCP ${mcpBytes} B (structuredContent + text rendering)`)
+    const seqRest = await sequential(SEQUENTIAL, () => fetch(restUrl, { headers: auth }))
+    const seqMcp = await sequential(SEQUENTIAL, () => fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody }))
+    console.log(`sequential (${SEQUENTIAL} requests, one at a time)`)
+    console.log(`  REST GET /articles/{id}   ${seqRest.toFixed(0).padStart(7)} req/s`)
+    console.log(`  MCP  get_article          ${seqMcp.toFixed(0).padStart(7)} req/s   ratio ${(seqMcp / seqRest).toFixed(2)}x (goal >= 0.6x)`)
+
+    const rRest = await autocannon({ url: restUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth })
+    const rMcp = await autocannon({ url: mcpUrl, connections: CONNECTIONS, duration: SECONDS, method: "POST", headers: mcpHeaders, body: mcpBody })
+    console.log(`concurrent (${CONNECTIONS} keep-alive connections, ${SECONDS} s)`)
+    console.log(`  REST GET /articles/{id}   ${fmt(rRest)}`)
+    console.log(`  MCP  get_article          ${fmt(rMcp)}   ratio ${(rMcp.requests.average / rRest.requests.average).toFixed(2)}x (goal >= 0.6x)`)
+  } finally {
+    await app.close()
+    await db?.drop().catch(() => {})
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
