@@ -33,6 +33,13 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   const deps: HttpDeps = { runtime: options.runtime, publicUrl: options.publicUrl, env: options.env }
   const log = options.log
   const surfaces = options.surfaces ?? ["rest", "mcp", "web"]
+  // Errors Koa reports outside the error funnel: clients that hung up or timed out are not ours to log.
+  app.on("error", (err: unknown) => {
+    const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined
+    if (code === "ECONNRESET" || code === "EPIPE" || code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ERR_HTTP_REQUEST_TIMEOUT") return
+    if (err instanceof Error && /^(Request timeout|aborted)$/.test(err.message)) return
+    console.error(err)
+  })
 
   app.use(async (ctx, next) => {
     options.inFlight?.(+1)

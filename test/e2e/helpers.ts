@@ -4,6 +4,7 @@
  */
 import { importData } from "@content-site/core"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
+import { mkdtempSync, rmSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -225,6 +226,13 @@ export const startTestServer = async (
 const revokeFixtureKey = async (server: StartedServer) => {
   const { revokeApiKey } = await import("@content-site/core")
   await server.runtime.runPromise(revokeApiKey("acc_a", "key_a_rev")).catch(() => {})
+}
+
+/** A fresh directory under the OS temp dir for a server's DATA_DIR (media), removed at exit. */
+export const scratchDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "cs-e2e-"))
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  return dir
 }
 
 /** The JSON of a response (throws when not JSON). */

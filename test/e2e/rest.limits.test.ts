@@ -1,7 +1,7 @@
 import { listActivity } from "@content-site/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
-import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+import { json, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
 let second: StartedServer
@@ -9,7 +9,7 @@ beforeAll(async () => {
   const env = { RATE_LIMIT_PER_MINUTE: "5", DAILY_EDIT_LIMIT: "2", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }
   t = await startTestServer(env)
   // A second instance on the same database: limits are shared by every instance.
-  second = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: "/tmp", ...env }, quiet: true })
+  second = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: scratchDir(), ...env }, quiet: true })
 })
 afterAll(async () => {
   await second?.close()

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import { createDatabase } from "./helpers.ts"
+import { createDatabase, scratchDir } from "./helpers.ts"
 
 describe("REST-only host", () => {
   it("should serve the REST API and its reference but not the MCP endpoint, and stop on SIGTERM", async () => {
@@ -8,7 +8,7 @@ describe("REST-only host", () => {
     try {
       const child = spawn(process.execPath, ["apps/rest-host/main.ts"], {
         cwd: new URL("../../", import.meta.url).pathname,
-        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, DATA_DIR: "/tmp/cs-e2e-rest-host" },
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, DATA_DIR: scratchDir() },
         stdio: ["ignore", "pipe", "pipe"],
       })
       let out = ""

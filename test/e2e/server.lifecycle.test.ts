@@ -2,7 +2,7 @@ import { spawn } from "node:child_process"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createDatabase, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+import { createDatabase, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
 beforeAll(async () => {
@@ -79,7 +79,7 @@ describe("shutdown", () => {
     try {
       const child = spawn(process.execPath, ["apps/server/main.ts"], {
         cwd: new URL("../../", import.meta.url).pathname,
-        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: "/tmp/cs-e2e-main" },
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: scratchDir() },
         stdio: ["ignore", "pipe", "pipe"],
       })
       let out = ""
@@ -107,7 +107,7 @@ describe("database unavailable", () => {
     const db = await createDatabase()
     const { startServer } = await import("../../apps/server/server.ts")
     const server = await startServer({
-      env: { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: "/tmp/cs-e2e-down" },
+      env: { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: scratchDir() },
       quiet: true,
     })
     try {
