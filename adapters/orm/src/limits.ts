@@ -5,9 +5,9 @@
 import { LimitStore, Unavailable, type LimitVerdict } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { Redis } from "ioredis"
-import { LimitCounterEntity } from "./entities.ts"
 import { attempt } from "./failures.ts"
-import type { Em, Orm } from "./orm.ts"
+import type { Orm } from "./orm.ts"
+import { nativeSql } from "./sql.ts"
 
 const windowOf = (windowSeconds: number, now: number) => {
   const length = windowSeconds * 1000
@@ -23,14 +23,15 @@ const verdict = (limit: number, count: number, end: number, now: number, allowed
 })
 
 /** Counters in the `limit_counters` table: `INSERT ... ON CONFLICT DO UPDATE ... RETURNING`. */
-export const postgresLimitStore = (orm: Orm, now: () => number = Date.now) =>
-  Layer.succeed(LimitStore, {
+export const postgresLimitStore = (orm: Orm, now: () => number = Date.now) => {
+  const sql = nativeSql(orm)
+  return Layer.succeed(LimitStore, {
     hit: (key, limit, windowSeconds) =>
       attempt(async () => {
         const t = now()
         const { start, end } = windowOf(windowSeconds, t)
-        const rows = await (orm.em.fork() as Em).execute<Array<{ count: number | string }>>(
-          `insert into limit_counters (key, window_start, count) values (?, ?, 1)
+        const rows = await sql<{ count: number | string }>(
+          `insert into limit_counters (key, window_start, count) values ($1, $2, 1)
            on conflict (key) do update set
              count = case when limit_counters.window_start < excluded.window_start then 1 else limit_counters.count + 1 end,
              window_start = greatest(limit_counters.window_start, excluded.window_start)
@@ -44,11 +45,16 @@ export const postgresLimitStore = (orm: Orm, now: () => number = Date.now) =>
       attempt(async () => {
         const t = now()
         const { start, end } = windowOf(windowSeconds, t)
-        const row = await (orm.em.fork() as Em).findOne(LimitCounterEntity, { key })
-        const count = row && Number(row.windowStart) >= start ? row.count : 0
+        const rows = await sql<{ window_start: number | string | bigint; count: number }>(
+          "select window_start, count from limit_counters where key = $1",
+          [key],
+        )
+        const row = rows[0]
+        const count = row && Number(row.window_start) >= start ? row.count : 0
         return verdict(limit, count, end, t, count < limit)
       }),
   })
+}
 
 const HIT = `
 local c = redis.call('INCR', KEYS[1])

@@ -17,8 +17,12 @@ const dateOrNull = (s: string | null): Date | null => (s === null ? null : new D
 
 type Row<T> = { -readonly [K in keyof T]: T[K] }
 
+type Widen<V> = V extends Date ? Date | string : V
+/** A row as an entity or as hand-written SQL returns it (timestamps as the driver's text). */
+export type Wire<T> = { [K in keyof T]: Widen<T[K]> }
+
 export interface AccountRow { id: string; email: string; name: string; passwordHash: string; createdAt: Date }
-export const accountOf = (r: AccountRow): AccountRecord => ({
+export const accountOf = (r: Wire<AccountRow>): AccountRecord => ({
   id: r.id,
   email: r.email,
   name: r.name,
@@ -37,7 +41,7 @@ export interface ApiKeyRow {
   id: string; accountId: string; name: string; scope: string; prefix: string; keyHash: string
   createdAt: Date; lastUsedAt?: Date | null; revokedAt?: Date | null
 }
-export const apiKeyOf = (r: ApiKeyRow): ApiKeyRecord => ({
+export const apiKeyOf = (r: Wire<ApiKeyRow>): ApiKeyRecord => ({
   id: r.id,
   account_id: r.accountId,
   name: r.name,
@@ -76,7 +80,7 @@ export interface ArticleRow {
   publishedAt?: Date | null; targetKeyword: string; wordCount: number; featuredImage?: Image | undefined
   body: string; updatedAt: Date; revision: number
 }
-export const articleOf = (r: ArticleRow): ArticleRecord => ({
+export const articleOf = (r: Wire<ArticleRow>): ArticleRecord => ({
   id: r.id,
   account_id: r.accountId,
   site_id: r.siteId,
@@ -111,7 +115,7 @@ export interface BacklinkRow {
   id: string; accountId: string; siteId: string; dateAcquired: string; sourceDomain: string; sourceUrl: string
   targetUrl: string; anchorText: string; anchorType: string; category: string
 }
-export const backlinkOf = (r: BacklinkRow): BacklinkRecord => ({
+export const backlinkOf = (r: Wire<BacklinkRow>): BacklinkRecord => ({
   id: r.id,
   account_id: r.accountId,
   site_id: r.siteId,
@@ -142,7 +146,7 @@ export interface RevisionRow {
   id: string; accountId: string; articleId: string; number: number; origin: string; title: string; body: string
   featuredImage?: Image | undefined; reason?: string | null; actor: ActorJson; restoredFrom?: number | null; createdAt: Date
 }
-export const revisionOf = (r: RevisionRow): RevisionRecord => ({
+export const revisionOf = (r: Wire<RevisionRow>): RevisionRecord => ({
   id: r.id,
   account_id: r.accountId,
   article_id: r.articleId,
@@ -175,7 +179,7 @@ export interface ActivityRow {
   id: string; accountId?: string | null; at: Date; channel: string; actor?: ActorJson | null; action: string
   siteId?: string | null; articleId?: string | null; status: string; errorCode?: string | null; durationMs: number; requestId: string
 }
-export const activityOf = (r: ActivityRow): ActivityRecord => ({
+export const activityOf = (r: Wire<ActivityRow>): ActivityRecord => ({
   id: r.id,
   account_id: r.accountId ?? null,
   at: iso(r.at),

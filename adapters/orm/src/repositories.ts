@@ -1,4 +1,8 @@
-/** The read-side repositories on MikroORM: one forked EntityManager per call. */
+/**
+ * The repositories on MikroORM's database client. Reads, counters and the activity insert are
+ * hand-written parameterised SQL on the ORM's native client (`sql.ts`: no fork, no hydration);
+ * inserts that go through entities and the revoke transaction use a forked EntityManager.
+ */
 import {
   AccountRepository,
   ActivityLog,
@@ -8,19 +12,12 @@ import {
   NotFound,
   RevisionRepository,
   SiteRepository,
+  type Slice,
+  type Unavailable,
   type Website,
 } from "@content-site/core"
-import { QueryOrder, type FilterQuery, type InferEntity } from "@mikro-orm/core"
 import { Effect, Layer, Option } from "effect"
-import {
-  AccountEntity,
-  ActivityEntity,
-  ApiKeyEntity,
-  ArticleEntity,
-  BacklinkEntity,
-  RevisionEntity,
-  SiteEntity,
-} from "./entities.ts"
+import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
 import { attempt, isUniqueViolation, toUnavailable } from "./failures.ts"
 import {
   accountOf,
@@ -32,48 +29,108 @@ import {
   articleOf,
   backlinkOf,
   revisionOf,
+  type AccountRow,
   type ActivityRow,
+  type ApiKeyRow,
+  type ArticleRow,
+  type BacklinkRow,
+  type RevisionRow,
+  type Wire,
 } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
+import { json, nativeSql, type Sql } from "./sql.ts"
 
-const pageOf = (slice: { offset: number; limit: number } | undefined) =>
-  slice === undefined ? {} : { offset: slice.offset, limit: slice.limit }
+/** Column lists aliased to the entities' property names, so the mapping helpers read the rows. */
+const ACCOUNT = `id, email, name, password_hash as "passwordHash", created_at as "createdAt"`
+const API_KEY = `id, account_id as "accountId", name, scope, prefix, key_hash as "keyHash", created_at as "createdAt",
+  last_used_at as "lastUsedAt", revoked_at as "revokedAt"`
+const ARTICLE = `id, account_id as "accountId", site_id as "siteId", title, url, status, published_at as "publishedAt",
+  target_keyword as "targetKeyword", word_count as "wordCount", featured_image as "featuredImage", body,
+  updated_at as "updatedAt", revision`
+const BACKLINK = `id, account_id as "accountId", site_id as "siteId", date_acquired as "dateAcquired",
+  source_domain as "sourceDomain", source_url as "sourceUrl", target_url as "targetUrl", anchor_text as "anchorText",
+  anchor_type as "anchorType", category`
+const REVISION = `id, account_id as "accountId", article_id as "articleId", number, origin, title, body,
+  featured_image as "featuredImage", reason, actor, restored_from as "restoredFrom", created_at as "createdAt"`
+const ACTIVITY = `id, account_id as "accountId", at, channel, actor, action, site_id as "siteId", article_id as "articleId",
+  status, error_code as "errorCode", duration_ms as "durationMs", request_id as "requestId"`
+/** A site with its article and backlink counts (counted by site, as before). */
+const SITE = `s.id, s.name, s.url, s.created_at as "createdAt",
+  (select count(*) from articles a where a.site_id = s.id) as "articleCount",
+  (select count(*) from backlinks b where b.site_id = s.id) as "backlinkCount"`
 
-/** Counts of articles and backlinks per site, for the given sites. */
-const countsBySite = async (em: Em, siteIds: ReadonlyArray<string>) => {
-  const articles = new Map<string, number>()
-  const backlinks = new Map<string, number>()
-  if (siteIds.length === 0) return { articles, backlinks }
-  const marks = siteIds.map(() => "?").join(", ")
-  const [a, b] = await Promise.all([
-    em.execute<Array<{ site_id: string; n: string | number }>>(
-      `select site_id, count(*) as n from articles where site_id in (${marks}) group by site_id`,
-      [...siteIds],
-    ),
-    em.execute<Array<{ site_id: string; n: string | number }>>(
-      `select site_id, count(*) as n from backlinks where site_id in (${marks}) group by site_id`,
-      [...siteIds],
-    ),
+interface SiteWire { id: string; name: string; url: string; createdAt: Date | string; articleCount: number | string | bigint; backlinkCount: number | string | bigint }
+const websiteOf = (s: SiteWire): Website => ({
+  id: s.id,
+  name: s.name,
+  url: s.url,
+  created_at: (s.createdAt instanceof Date ? s.createdAt : new Date(s.createdAt)).toISOString(),
+  article_count: Number(s.articleCount),
+  backlink_count: Number(s.backlinkCount),
+})
+
+/** An RFC 3339 instant as a timestamptz parameter, read as JavaScript reads it (like `new Date(s)`). */
+const instant = (s: string): string => new Date(s).toISOString()
+
+/** A WHERE clause built condition by condition, with numbered parameters. */
+const where = () => {
+  const params: Array<unknown> = []
+  const conditions: Array<string> = []
+  return {
+    params,
+    /** `condition` holds one `?`, replaced by the next parameter number. */
+    add(condition: string, value?: unknown) {
+      if (condition.includes("?")) {
+        params.push(value)
+        conditions.push(condition.replace("?", `$${params.length}`))
+      } else conditions.push(condition)
+    },
+    get sql() {
+      return conditions.join(" and ")
+    },
+  }
+}
+
+/** A page of `select <columns> from <table> where ... order by ...` and the count of the matches. */
+const page = async <R>(
+  sql: Sql,
+  table: string,
+  columns: string,
+  w: ReturnType<typeof where>,
+  orderBy: string,
+  slice: Slice | undefined,
+): Promise<{ rows: Array<R>; total: number }> => {
+  const params = [...w.params]
+  let limit = ""
+  if (slice !== undefined) {
+    params.push(slice.limit, slice.offset)
+    limit = ` limit $${params.length - 1} offset $${params.length}`
+  }
+  const [rows, count] = await Promise.all([
+    sql<R>(`select ${columns} from ${table} where ${w.sql} order by ${orderBy}${limit}`, params),
+    sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params),
   ])
-  for (const r of a) articles.set(r.site_id, Number(r.n))
-  for (const r of b) backlinks.set(r.site_id, Number(r.n))
-  return { articles, backlinks }
+  return { rows, total: Number(count[0]?.n ?? 0) }
 }
 
 /** Repository Layers over one ORM. */
 export const ormRepositories = (orm: Orm) => {
   const fork = (): Em => orm.em.fork() as Em
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
+  const sql = nativeSql(orm)
+  const query = <R>(text: string, params: ReadonlyArray<unknown>) => attempt(() => sql<R>(text, params))
+  /** The single row of a lookup, or NotFound. */
+  const one = <R, A>(rows: Effect.Effect<Array<R>, Unavailable>, to: (r: R) => A, missing: () => NotFound) =>
+    Effect.flatMap(rows, (rs) => (rs[0] !== undefined ? Effect.succeed(to(rs[0])) : Effect.fail(missing())))
 
   return Layer.mergeAll(
     Layer.succeed(AccountRepository, {
       findByEmail: (email) =>
-        run(async (em) => Option.map(Option.fromNullishOr(await em.findOne(AccountEntity, { email })), accountOf)),
-      get: (id) =>
-        Effect.flatMap(
-          run((em) => em.findOne(AccountEntity, { id })),
-          (row) => (row ? Effect.succeed(accountOf(row)) : Effect.fail(new NotFound({ resource: "account", id }))),
+        Effect.map(query<Wire<AccountRow>>(`select ${ACCOUNT} from accounts where email = $1`, [email]), (rs) =>
+          Option.map(Option.fromNullishOr(rs[0]), accountOf),
         ),
+      get: (id) =>
+        one(query<Wire<AccountRow>>(`select ${ACCOUNT} from accounts where id = $1`, [id]), accountOf, () => new NotFound({ resource: "account", id })),
       insert: (account) =>
         run(async (em) => {
           em.create(AccountEntity, accountRow(account))
@@ -82,10 +139,13 @@ export const ormRepositories = (orm: Orm) => {
     }),
     Layer.succeed(ApiKeyRepository, {
       findByHash: (hash) =>
-        run(async (em) => Option.map(Option.fromNullishOr(await em.findOne(ApiKeyEntity, { keyHash: hash })), apiKeyOf)),
+        Effect.map(query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where key_hash = $1`, [hash]), (rs) =>
+          Option.map(Option.fromNullishOr(rs[0]), apiKeyOf),
+        ),
       list: (accountId) =>
-        run(async (em) =>
-          (await em.find(ApiKeyEntity, { accountId }, { orderBy: { createdAt: QueryOrder.DESC, id: QueryOrder.ASC } })).map(apiKeyOf),
+        Effect.map(
+          query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where account_id = $1 order by created_at desc, id asc`, [accountId]),
+          (rs) => rs.map(apiKeyOf),
         ),
       insert: (key) =>
         run(async (em) => {
@@ -104,138 +164,126 @@ export const ormRepositories = (orm: Orm) => {
           ),
           (found) => (found ? Effect.void : Effect.fail(new NotFound({ resource: "API key", id: keyId }))),
         ),
-      touch: (keyId, at) => run((em) => em.nativeUpdate(ApiKeyEntity, { id: keyId }, { lastUsedAt: new Date(at) })).pipe(Effect.asVoid),
+      touch: (keyId, at) =>
+        Effect.asVoid(attempt(async () => sql(`update api_keys set last_used_at = $1 where id = $2`, [instant(at), keyId]))),
     }),
     Layer.succeed(SiteRepository, {
       list: (accountId, slice) =>
-        run(async (em) => {
-          const [rows, total] = await em.findAndCount(
-            SiteEntity,
-            { accountId },
-            { orderBy: { name: QueryOrder.ASC, id: QueryOrder.ASC }, ...pageOf(slice) },
-          )
-          const counts = await countsBySite(em, rows.map((r) => r.id))
-          const items: Array<Website> = rows.map((s) => ({
-            id: s.id,
-            name: s.name,
-            url: s.url,
-            created_at: s.createdAt.toISOString(),
-            article_count: counts.articles.get(s.id) ?? 0,
-            backlink_count: counts.backlinks.get(s.id) ?? 0,
-          }))
-          return { items, total }
+        attempt(async () => {
+          const w = where()
+          w.add("s.account_id = ?", accountId)
+          const { rows, total } = await page<SiteWire>(sql, "sites s", SITE, w, "s.name asc, s.id asc", slice)
+          return { items: rows.map(websiteOf), total }
         }),
       get: (accountId, siteId) =>
-        Effect.flatMap(
-          run(async (em) => {
-            const s = await em.findOne(SiteEntity, { id: siteId, accountId })
-            if (!s) return null
-            const counts = await countsBySite(em, [s.id])
-            const site: Website = {
-              id: s.id,
-              name: s.name,
-              url: s.url,
-              created_at: s.createdAt.toISOString(),
-              article_count: counts.articles.get(s.id) ?? 0,
-              backlink_count: counts.backlinks.get(s.id) ?? 0,
-            }
-            return site
-          }),
-          (site) => (site ? Effect.succeed(site) : Effect.fail(new NotFound({ resource: "site", id: siteId }))),
+        one(
+          query<SiteWire>(`select ${SITE} from sites s where s.id = $1 and s.account_id = $2`, [siteId, accountId]),
+          websiteOf,
+          () => new NotFound({ resource: "site", id: siteId }),
         ),
     }),
     Layer.succeed(ArticleRepository, {
       list: (accountId, filter, slice) =>
-        run(async (em) => {
-          const where: FilterQuery<InferEntity<typeof ArticleEntity>> & Record<string, unknown> = { accountId, siteId: filter.siteId }
-          if (filter.status !== undefined) where.status = filter.status
+        attempt(async () => {
+          const w = where()
+          w.add("account_id = ?", accountId)
+          w.add("site_id = ?", filter.siteId)
+          if (filter.status !== undefined) w.add("status = ?", filter.status)
           if (filter.from !== undefined || filter.to !== undefined) {
-            where.publishedAt = {
-              $ne: null,
-              ...(filter.from !== undefined ? { $gte: new Date(filter.from) } : {}),
-              ...(filter.to !== undefined ? { $lte: new Date(filter.to) } : {}),
-            }
+            w.add("published_at is not null")
+            if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
+            if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
           }
-          const [rows, total] = await em.findAndCount(ArticleEntity, where, {
-            orderBy: { publishedAt: QueryOrder.DESC_NULLS_LAST, id: QueryOrder.ASC },
-            ...pageOf(slice),
-          })
+          const { rows, total } = await page<Wire<ArticleRow>>(sql, "articles", ARTICLE, w, "published_at desc nulls last, id asc", slice)
           return { items: rows.map(articleOf), total }
         }),
       get: (accountId, articleId) =>
-        Effect.flatMap(
-          run((em) => em.findOne(ArticleEntity, { id: articleId, accountId })),
-          (row) => (row ? Effect.succeed(articleOf(row)) : Effect.fail(new NotFound({ resource: "article", id: articleId }))),
+        one(
+          query<Wire<ArticleRow>>(`select ${ARTICLE} from articles where id = $1 and account_id = $2`, [articleId, accountId]),
+          articleOf,
+          () => new NotFound({ resource: "article", id: articleId }),
         ),
     }),
     Layer.succeed(BacklinkRepository, {
       list: (accountId, filter, slice) =>
-        run(async (em) => {
-          const where: FilterQuery<InferEntity<typeof BacklinkEntity>> & Record<string, unknown> = { accountId, siteId: filter.siteId }
-          if (filter.fromDate !== undefined || filter.toDate !== undefined) {
-            where.dateAcquired = {
-              ...(filter.fromDate !== undefined ? { $gte: filter.fromDate } : {}),
-              ...(filter.toDate !== undefined ? { $lte: filter.toDate } : {}),
-            }
-          }
-          const [rows, total] = await em.findAndCount(BacklinkEntity, where, {
-            orderBy: { dateAcquired: QueryOrder.DESC, id: QueryOrder.ASC },
-            ...pageOf(slice),
-          })
+        attempt(async () => {
+          const w = where()
+          w.add("account_id = ?", accountId)
+          w.add("site_id = ?", filter.siteId)
+          if (filter.fromDate !== undefined) w.add("date_acquired >= ?", filter.fromDate)
+          if (filter.toDate !== undefined) w.add("date_acquired <= ?", filter.toDate)
+          const { rows, total } = await page<Wire<BacklinkRow>>(sql, "backlinks", BACKLINK, w, "date_acquired desc, id asc", slice)
           return { items: rows.map(backlinkOf), total }
         }),
     }),
     Layer.succeed(RevisionRepository, {
       list: (accountId, articleId, slice) =>
-        run(async (em) => {
-          const [rows, total] = await em.findAndCount(
-            RevisionEntity,
-            { accountId, articleId },
-            { orderBy: { number: QueryOrder.DESC }, ...pageOf(slice) },
-          )
+        attempt(async () => {
+          const w = where()
+          w.add("account_id = ?", accountId)
+          w.add("article_id = ?", articleId)
+          const { rows, total } = await page<Wire<RevisionRow>>(sql, "revisions", REVISION, w, "number desc", slice)
           return { items: rows.map(revisionOf), total }
         }),
       get: (accountId, articleId, number) =>
-        Effect.flatMap(
-          run((em) => em.findOne(RevisionEntity, { accountId, articleId, number })),
-          (row) =>
-            row
-              ? Effect.succeed(revisionOf(row))
-              : Effect.fail(new NotFound({ resource: "revision", id: `${articleId}/${number}` })),
+        one(
+          query<Wire<RevisionRow>>(`select ${REVISION} from revisions where account_id = $1 and article_id = $2 and number = $3`, [
+            accountId,
+            articleId,
+            number,
+          ]),
+          revisionOf,
+          () => new NotFound({ resource: "revision", id: `${articleId}/${number}` }),
         ),
     }),
     Layer.succeed(ActivityLog, {
       record: (entry) =>
         Effect.tryPromise({
-          try: () => insertActivity(fork(), activityRow(entry)),
+          try: () => insertActivitySql(sql, activityRow(entry)),
           catch: (e) => e,
         }).pipe(
           // a second write of the same request (channel + request_id) is a no-op
           Effect.catch((e) => (isUniqueViolation(e) ? Effect.void : Effect.fail(toUnavailable(e)))),
         ),
       list: (accountId, filter, slice) =>
-        run(async (em) => {
-          const where: FilterQuery<InferEntity<typeof ActivityEntity>> & Record<string, unknown> = { accountId }
-          if (filter.channel !== undefined) where.channel = filter.channel
-          if (filter.articleId !== undefined) where.articleId = filter.articleId
-          if (filter.outcome !== undefined) where.errorCode = filter.outcome === "error" ? { $ne: null } : null
-          if (filter.from !== undefined || filter.to !== undefined) {
-            where.at = {
-              ...(filter.from !== undefined ? { $gte: new Date(filter.from) } : {}),
-              ...(filter.to !== undefined ? { $lte: new Date(filter.to) } : {}),
-            }
-          }
-          const [rows, total] = await em.findAndCount(ActivityEntity, where, {
-            orderBy: { at: QueryOrder.DESC, id: QueryOrder.DESC },
-            ...pageOf(slice),
-          })
+        attempt(async () => {
+          const w = where()
+          w.add("account_id = ?", accountId)
+          if (filter.channel !== undefined) w.add("channel = ?", filter.channel)
+          if (filter.articleId !== undefined) w.add("article_id = ?", filter.articleId)
+          if (filter.outcome !== undefined) w.add(filter.outcome === "error" ? "error_code is not null" : "error_code is null")
+          if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
+          if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
+          const { rows, total } = await page<Wire<ActivityRow>>(sql, "activity", ACTIVITY, w, "at desc, id desc", slice)
           return { items: rows.map(activityOf), total }
         }),
     }),
   )
 }
 
-/** Inserts an activity row unless its (channel, request_id) exists already. */
+/** Inserts an activity row unless its (channel, request_id) exists already: one parameterised statement. */
+const insertActivitySql = async (sql: Sql, row: ActivityRow): Promise<void> => {
+  await sql(
+    `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (channel, request_id) do nothing`,
+    [
+      row.id,
+      row.accountId ?? null,
+      row.at.toISOString(),
+      row.channel,
+      json(row.actor),
+      row.action,
+      row.siteId ?? null,
+      row.articleId ?? null,
+      row.status,
+      row.errorCode ?? null,
+      row.durationMs,
+      row.requestId,
+    ],
+  )
+}
+
+/** Inserts an activity row unless its (channel, request_id) exists already (inside the writer's transaction). */
 export const insertActivity = async (em: Em, row: ActivityRow): Promise<void> => {
   await em
     .createQueryBuilder(ActivityEntity)
