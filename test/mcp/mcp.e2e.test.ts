@@ -219,6 +219,33 @@ describe("the OAuth flow", () => {
     expect(formOf(consent, "/confirm").fields["csrf"]).toBeTruthy()
   })
 
+  it("should offer 'Continue as' to a person already signed in to the web pages", async () => {
+    const browser = new Browser()
+    const home = await (await browser.request(`${server.url}/`)).text()
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(home)?.[1] ?? ""
+    const signedIn = await browser.request(`${server.url}/`, { form: { _csrf: csrf, next: "/sites", email: ALICE.email, password: ALICE.password } })
+    expect(signedIn.status).toBe(303)
+    const flow = new ScriptedOAuthProvider({ email: "", password: "", decision: "allow" }, "Session Agent")
+    const original = flow.browser.request.bind(flow.browser)
+    flow.browser.cookies.clear()
+    for (const [k, v] of browser.cookies) flow.browser.cookies.set(k, v)
+    let offered = false
+    flow.browser.request = async (url, init = {}) => {
+      const form = init.form
+      // Instead of typing a password, the person clicks "Continue as ...".
+      if (form !== undefined && url.endsWith("/login")) return original(url, { form: { csrf: form["csrf"] ?? "", continue: "session" } })
+      const response = await original(url, init)
+      const html = await response.clone().text()
+      if (html.includes(`Continue as ${ALICE.email}`)) offered = true
+      return response
+    }
+    const connected = await connect(mcpUrl, flow)
+    expect(offered).toBe(true)
+    expect(connected).toBeDefined()
+    await connected?.close()
+    expect(decodeJwt(flow.savedTokens?.access_token ?? "")["sub"]).toBe("acc_alice")
+  })
+
   it("should refuse a resource other than {mcp_url} with invalid_target", async () => {
     const register = await fetch(`${server.url}/oauth/register`, {
       method: "POST",
