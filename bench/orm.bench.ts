@@ -1,20 +1,95 @@
 /**
  * The ORM adapter against raw `pg` on the same PostgreSQL database, in the same run:
- * - an article read through the ArticleRepository (forked EntityManager, mapping to the core
- *   record) against `SELECT ... WHERE id = $1 AND account_id = $2` on a pg Pool;
+ * - an article read through the ArticleRepository (parameterised SQL on the ORM's pg pool, mapping
+ *   to the core record) against `SELECT ... WHERE id = $1 AND account_id = $2` on a pg Pool;
+ * - the other storage calls of an authenticated REST GET (LimitStore.peek/hit,
+ *   ApiKeyRepository.findByHash, ActivityLog.record), on PostgreSQL and on embedded PGlite;
  * - one edit through the ArticleWriter (row lock, plan, budget upsert, revision, article update,
  *   activity) against the same statements in a hand-written pg transaction.
  * Prints per-operation times and the ratios. Not a test: nothing asserts a time.
  */
-import { ArticleRepository, ArticleWriter, DataImporter } from "@content-site/core"
-import { openDatabase } from "@content-site/orm"
+import {
+  ActivityLog,
+  ApiKeyRepository,
+  ArticleRepository,
+  ArticleWriter,
+  DataImporter,
+  LimitStore,
+  type ActivityRecord,
+  type ImportPlan,
+} from "@content-site/core"
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Effect, ManagedRuntime } from "effect"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import pg from "pg"
 import { changeOf, worldPlan, bigBudget } from "../test/persistence/fixtures/world.ts"
 import { createTestDatabase } from "../test/support/databases.ts"
 
 const READS = 2000
 const EDITS = 300
+const PGLITE_READS = 1000
+
+/** The world plus one API key, for the auth lookup. */
+const benchPlan = (accountId: string): ImportPlan => {
+  const plan = worldPlan(accountId, 2)
+  return {
+    ...plan,
+    apiKeys: [
+      {
+        id: `${accountId}_key`,
+        account_id: accountId,
+        name: "bench",
+        scope: "write",
+        prefix: "cs_bench",
+        key_hash: `${accountId}_hash`,
+        created_at: "2026-11-01T00:00:00.000Z",
+        last_used_at: null,
+        revoked_at: null,
+      },
+    ],
+  }
+}
+
+const activityOf = (accountId: string, i: number, label: string): ActivityRecord => ({
+  id: `act_${label}_${i}_${Date.now().toString(36)}`,
+  account_id: accountId,
+  at: new Date().toISOString(),
+  channel: "api",
+  actor: { type: "api_key", id: `${accountId}_key`, name: "bench" },
+  action: "GET /api/v1/articles/{id}",
+  site_id: null,
+  article_id: `${accountId}_art0`,
+  status: 200,
+  error_code: null,
+  duration_ms: 1,
+  request_id: `req_${label}_${i}_${Date.now().toString(36)}`,
+})
+
+/** The storage calls of an authenticated GET, one by one, on an open database. */
+const hotPath = async (db: OrmDatabase, accountId: string, n: number, label: string) => {
+  const runtime = ManagedRuntime.make(db.layer)
+  try {
+    await runtime.runPromise(DataImporter.use((i) => i.apply(benchPlan(accountId))))
+    const rows = [
+      await measure(`${label}: ArticleRepository.get`, n, () =>
+        runtime.runPromise(ArticleRepository.use((r) => r.get(accountId, `${accountId}_art0`))),
+      ),
+      await measure(`${label}: ApiKeyRepository.findByHash`, n, () =>
+        runtime.runPromise(ApiKeyRepository.use((r) => r.findByHash(`${accountId}_hash`))),
+      ),
+      await measure(`${label}: LimitStore.peek`, n, () => runtime.runPromise(LimitStore.use((l) => l.peek(`ip:${label}`, 10, 60)))),
+      await measure(`${label}: LimitStore.hit`, n, () => runtime.runPromise(LimitStore.use((l) => l.hit(`key:${label}`, 1e9, 60)))),
+      await measure(`${label}: ActivityLog.record`, n, (i) =>
+        runtime.runPromise(ActivityLog.use((l) => l.record(activityOf(accountId, i, label)))),
+      ),
+    ]
+    return rows
+  } finally {
+    await runtime.dispose()
+  }
+}
 
 const measure = async (label: string, n: number, f: (i: number) => Promise<unknown>) => {
   for (let i = 0; i < Math.min(50, n); i++) await f(i) // warm-up
@@ -45,12 +120,14 @@ export async function run(): Promise<void> {
     const ormArticle = "acc_bench_art0"
     const rawArticle = "acc_bench_art1"
 
-    const ormRead = await measure("read: ArticleRepository.get (MikroORM)", READS, () =>
+    const ormRead = await measure("read: ArticleRepository.get (adapter)", READS, () =>
       runtime.runPromise(ArticleRepository.use((r) => r.get("acc_bench", ormArticle))),
     )
     const rawRead = await measure("read: raw pg SELECT of the same row", READS, () =>
       pool.query("select * from articles where id = $1 and account_id = $2", [rawArticle, "acc_bench"]),
     )
+
+    const pgHot = await hotPath(db, "acc_hot", READS, "pg")
 
     const ormEdit = await measure("edit: ArticleWriter.change (MikroORM tx)", EDITS, (i) =>
       runtime.runPromise(
@@ -100,7 +177,7 @@ export async function run(): Promise<void> {
     })
 
     console.log("PostgreSQL (127.0.0.1), sequential, one operation at a time:")
-    for (const r of [ormRead, rawRead, ormEdit, rawEdit]) console.log(line(r))
+    for (const r of [ormRead, rawRead, ...pgHot, ormEdit, rawEdit]) console.log(line(r))
     console.log(`  ratio read  ORM / raw pg: mean ${(ormRead.mean / rawRead.mean).toFixed(2)}x, p50 ${(ormRead.p50 / rawRead.p50).toFixed(2)}x, p95 ${(ormRead.p95 / rawRead.p95).toFixed(2)}x`)
     console.log(`  ratio edit  ORM / raw pg: mean ${(ormEdit.mean / rawEdit.mean).toFixed(2)}x, p50 ${(ormEdit.p50 / rawEdit.p50).toFixed(2)}x, p95 ${(ormEdit.p95 / rawEdit.p95).toFixed(2)}x`)
   } finally {
@@ -108,5 +185,16 @@ export async function run(): Promise<void> {
     await runtime.dispose()
     await db.close()
     await database.drop()
+  }
+
+  const dir = await mkdtemp(join(tmpdir(), "cs-bench-pglite-"))
+  const lite = await openDatabase({ dataDir: dir })
+  try {
+    const liteHot = await hotPath(lite, "acc_lite", PGLITE_READS, "pglite")
+    console.log("Embedded PGlite, sequential, one operation at a time:")
+    for (const r of liteHot) console.log(line(r))
+  } finally {
+    await lite.close()
+    await rm(dir, { recursive: true, force: true })
   }
 }
