@@ -236,7 +236,8 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
   return async (ctx, next) => {
     if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
     // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
-    const host = ctx.get("Host")
+    // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
+    const host = ctx.host
     const origin = ctx.get("Origin")
     if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
     if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
