@@ -267,6 +267,14 @@ describe("the OAuth flow", () => {
     expect(new URL(response.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_target")
   })
 
+  it("should answer an unknown client with an HTML error page carrying the security headers", async () => {
+    const response = await fetch(`${server.url}/oauth/authorize?client_id=bogus&response_type=code`, { redirect: "manual" })
+    expect(response.status).toBe(400)
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    expect(await response.text()).not.toContain("<script")
+  })
+
   it("should refuse an authorization request without PKCE", async () => {
     const register = await fetch(`${server.url}/oauth/register`, {
       method: "POST",

@@ -16,6 +16,7 @@ const SECURITY_DEFAULTS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
 }
 
 /**
@@ -57,7 +58,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     if (!isOAuth) return next()
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
-    for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (ctx.response.get(name) === "") ctx.set(name, value)
+    for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
     ctx.respond = false
     await handleOAuth(ctx.req, ctx.res)
   })
