@@ -267,6 +267,14 @@ describe("the OAuth flow", () => {
     expect(new URL(response.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_target")
   })
 
+  it("should escape a registered client name on the sign-in page", async () => {
+    const hostile = `<img src=x onerror="alert(1)">Evil`
+    const flow = new ScriptedOAuthProvider({ email: ALICE.email, password: "wrong-on-purpose", decision: "deny" }, hostile)
+    await connect(mcpUrl, flow)
+    expect(flow.lastPage).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;Evil")
+    expect(flow.lastPage).not.toContain("<img")
+  })
+
   it("should answer an unknown client with an HTML error page carrying the security headers", async () => {
     const response = await fetch(`${server.url}/oauth/authorize?client_id=bogus&response_type=code`, { redirect: "manual" })
     expect(response.status).toBe(400)
