@@ -516,6 +516,7 @@ describe("connected clients", () => {
     const clientId = flow.client?.client_id ?? ""
     const listed = await listConnectedClients(deps, "acc_alice")
     expect(listed.find((c) => c.clientId === clientId)).toMatchObject({ name: "Revoked Agent", redirectHost: "127.0.0.1:1" })
+    expect(listed.find((c) => c.clientId === clientId)?.lastUsedAt).not.toBeNull()
     const token = flow.savedTokens?.access_token ?? ""
     expect((await rawToolCall(token)).status).toBe(200)
     expect(await revokeConnectedClient(deps, "acc_bob", clientId)).toBe(false)
