@@ -22,7 +22,10 @@ const DATE_OR_DATETIME =
   /^\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/
 
 /** `from`/`to`: a `YYYY-MM-DD` date or an RFC 3339 date-time; both ends inclusive. */
-export const DateBound = Schema.String.pipe(
+// Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
+export const DateBound = Schema.String.annotate({
+  description: "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive. A bare date for `to` means the end of that UTC day.",
+}).pipe(
   Schema.check(
     Schema.makeFilter((s: string) =>
       DATE_OR_DATETIME.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s))
@@ -30,9 +33,7 @@ export const DateBound = Schema.String.pipe(
         : "Expected a date YYYY-MM-DD or an RFC 3339 date-time such as 2026-11-02T10:00:00Z",
     ),
   ),
-).annotate({
-  description: "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive. A bare date for `to` means the end of that UTC day.",
-})
+)
 
 const pageFields = {
   page: Schema.optionalKey(PageParam),
@@ -65,7 +66,9 @@ export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields 
 export type ListBacklinksQuery = typeof ListBacklinksQuery.Type
 
 /** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC). */
-export const PeriodParam = Schema.String.pipe(
+export const PeriodParam = Schema.String.annotate({
+  description: "`this_month` (default), `last_month`, `last_30_days` or a UTC month `YYYY-MM`.",
+}).pipe(
   Schema.check(
     Schema.makeFilter((s: string) =>
       /^(this_month|last_month|last_30_days|\d{4}-(0[1-9]|1[0-2]))$/.test(s)
@@ -73,7 +76,7 @@ export const PeriodParam = Schema.String.pipe(
         : "Expected this_month, last_month, last_30_days or a month YYYY-MM",
     ),
   ),
-).annotate({ description: "`this_month` (default), `last_month`, `last_30_days` or a UTC month `YYYY-MM`." })
+)
 
 /** Query of `GET /sites/{id}/stats`. */
 export const StatsQuery = Schema.Struct({ period: Schema.optionalKey(PeriodParam) }).annotate({ title: "StatsQuery" })

@@ -15,26 +15,27 @@ export const MAX_IMAGE_SIDE = 8000
 const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
 
 /** An article title: 1 to 300 characters after trimming. */
-export const Title = Schema.String.pipe(
+// Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
+export const Title = Schema.String.annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.`, maxLength: MAX_TITLE_LENGTH }).pipe(
   Schema.check(
     Schema.makeFilter((s: string) => {
       const n = s.trim().length
       return n >= 1 && n <= MAX_TITLE_LENGTH ? undefined : `Expected 1 to ${MAX_TITLE_LENGTH} characters after trimming`
     }),
   ),
-).annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.`, maxLength: MAX_TITLE_LENGTH })
+)
 
 /** An article body: HTML, at most 1 MiB of UTF-8. */
-export const Body = Schema.String.pipe(
+export const Body = Schema.String.annotate({
+  description:
+    "The new full HTML body (at most 1 MiB). It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
+}).pipe(
   Schema.check(
     Schema.makeFilter((s: string) =>
       s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES ? undefined : "Expected at most 1 MiB of HTML",
     ),
   ),
-).annotate({
-  description:
-    "The new full HTML body (at most 1 MiB). It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
-})
+)
 
 /** Why the change was made, kept on the revision. */
 export const Reason = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_REASON_LENGTH))).annotate({

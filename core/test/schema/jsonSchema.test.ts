@@ -48,6 +48,13 @@ describe("JSON Schema of every exported schema", () => {
     expect(validate({ ...article, word_count: 1.5 })).toBe(false)
   })
 
+  it("should keep the descriptions of strings checked by a custom filter", () => {
+    for (const schema of [core.Title, core.Body, core.DateBound, core.PeriodParam]) {
+      const doc = Schema.toJsonSchemaDocument(schema).schema as { description?: string }
+      expect(doc.description?.length ?? 0).toBeGreaterThan(10)
+    }
+  })
+
   it("should give typed query parameters integer bounds", () => {
     const validate = compile(Schema.toType(core.ListArticlesQuery))
     expect(validate({ page: 2, per_page: 100 })).toBe(true)
