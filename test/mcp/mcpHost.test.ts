@@ -1,0 +1,40 @@
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { createTestDatabase } from "../support/databases.ts"
+import { spawnNode } from "../support/processes.ts"
+import { connect, ScriptedOAuthProvider } from "./support.ts"
+
+describe("MCP-only host", () => {
+  it("should serve /mcp with its OAuth server and sign-in pages but not the REST API, and stop on SIGTERM", async () => {
+    const db = await createTestDatabase()
+    const dataDir = await mkdtemp(join(tmpdir(), "cs-mcp-host-"))
+    try {
+      const child = spawnNode("apps/mcp-host/main.ts", [], { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, DATA_DIR: dataDir })
+      let out = ""
+      const started = new Promise<{ mcpUrl: string; email: string; password: string }>((resolve, reject) => {
+        child.stdout?.on("data", (d: Buffer) => {
+          out += d.toString()
+          const mcpUrl = /listening on (http:\/\/\S+\/mcp)/.exec(out)?.[1]
+          const demo = /Demo sign-in: (\S+) \/ (\S+)/.exec(out)
+          if (mcpUrl !== undefined && demo !== null) resolve({ mcpUrl, email: demo[1] as string, password: demo[2] as string })
+        })
+        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
+      })
+      const { mcpUrl, email, password } = await started
+      const base = mcpUrl.replace(/\/mcp$/, "")
+      expect((await fetch(`${base}/api/v1/sites`)).status).toBe(404)
+      const client = await connect(mcpUrl, new ScriptedOAuthProvider({ email, password, decision: "allow" }, "Host Agent"))
+      const { tools } = (await client?.listTools()) ?? { tools: [] }
+      expect(tools).toHaveLength(7)
+      await client?.close()
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      child.kill("SIGTERM")
+      expect(await exited).toBe(0)
+    } finally {
+      await db.drop()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }, 90_000)
+})
