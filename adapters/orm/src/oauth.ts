@@ -4,6 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { OAuthPayloadEntity } from "./entities.ts"
 import { attempt } from "./failures.ts"
 import type { Em, Orm } from "./orm.ts"
+import { nativeSql } from "./sql.ts"
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null)
 
@@ -13,10 +14,18 @@ export const ormOAuthStore = (orm: Orm, now: () => number = Date.now) => {
   const withConsumed = (row: { payload: Record<string, unknown>; consumedAt?: Date | null }): StoredPayload =>
     row.consumedAt ? { ...row.payload, consumed: Math.floor(row.consumedAt.getTime() / 1000) } : row.payload
   let writes = 0
-  const findBy = (model: string, field: "uid" | "userCode", value: string) =>
+  const sql = nativeSql(orm)
+  /** The live payload matched by `model` and one more column (hand-written SQL, no fork). */
+  const findBy = (model: string, column: "id" | "uid" | "user_code", value: string) =>
     attempt(async () => {
-      const row = await fork().findOne(OAuthPayloadEntity, { model, [field]: value, ...live() })
-      return row ? Option.some(withConsumed(row)) : Option.none<StoredPayload>()
+      const rows = await sql<{ payload: Record<string, unknown>; consumed_at: string | Date | null }>(
+        `select payload, consumed_at from oauth_payloads
+         where model = $1 and ${column} = $2 and (expires_at is null or expires_at > $3) limit 1`,
+        [model, value, new Date(now()).toISOString()],
+      )
+      const row = rows[0]
+      if (row === undefined) return Option.none<StoredPayload>()
+      return Option.some(withConsumed({ payload: row.payload, consumedAt: row.consumed_at === null ? null : new Date(row.consumed_at) }))
     })
   return Layer.succeed(OAuthStore, {
     upsert: (model, id, payload, expiresInSeconds) =>
@@ -41,13 +50,9 @@ export const ormOAuthStore = (orm: Orm, now: () => number = Date.now) => {
         // expired rows are swept now and then, so the table does not grow without bound
         if (++writes % 200 === 0) await em.nativeDelete(OAuthPayloadEntity, { expiresAt: { $lte: new Date(now()) } })
       }),
-    find: (model, id) =>
-      attempt(async () => {
-        const row = await fork().findOne(OAuthPayloadEntity, { model, id, ...live() })
-        return row ? Option.some(withConsumed(row)) : Option.none<StoredPayload>()
-      }),
+    find: (model, id) => findBy(model, "id", id),
     findByUid: (model, uid) => findBy(model, "uid", uid),
-    findByUserCode: (model, userCode) => findBy(model, "userCode", userCode),
+    findByUserCode: (model, userCode) => findBy(model, "user_code", userCode),
     consume: (model, id) =>
       attempt(() => fork().nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, { consumedAt: new Date(now()) })).pipe(Effect.asVoid),
     destroy: (model, id) => attempt(() => fork().nativeDelete(OAuthPayloadEntity, { model, id })).pipe(Effect.asVoid),

@@ -10,11 +10,12 @@ import {
 } from "@content-site/core"
 import { LockMode } from "@mikro-orm/core"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { ArticleEntity, EditCounterEntity, RevisionEntity } from "./entities.ts"
+import { ArticleEntity, RevisionEntity } from "./entities.ts"
 import { attempt, toEditFailure } from "./failures.ts"
 import { activityRow, articleOf, revisionRow } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
 import { insertActivity } from "./repositories.ts"
+import { nativeSql } from "./sql.ts"
 
 /** Thrown inside the transaction to roll it back when the daily budget is spent. */
 class BudgetSpent extends Error {}
@@ -41,12 +42,13 @@ const countEdit = async (em: Em, accountId: string, day: string): Promise<number
   return Number(rows[0]?.count ?? 1)
 }
 
-export const ormArticleWriter = (orm: Orm, options: WriterOptions) =>
-  Layer.succeed(ArticleWriter, {
+export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
+  const sql = nativeSql(orm)
+  return Layer.succeed(ArticleWriter, {
     editsUsed: (accountId, day) =>
       attempt(async () => {
-        const row = await (orm.em.fork() as Em).findOne(EditCounterEntity, { accountId, day })
-        return row?.count ?? 0
+        const rows = await sql<{ count: number }>("select count from edit_counters where account_id = $1 and day = $2", [accountId, day])
+        return rows[0]?.count ?? 0
       }),
     change: <E, R>(
       accountId: string,
@@ -119,3 +121,4 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) =>
         }
       }),
   })
+}
