@@ -17,17 +17,19 @@ import {
 import { clientAddress, type HttpDeps } from "@content-site/rest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option } from "effect"
 import { createLocalJWKSet, type JWK, jwtVerify } from "jose"
 import type { Context, Middleware } from "koa"
-import { Readable } from "node:stream"
 import { MCP_SCOPE } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { toolDefinitions, toolNamed } from "./tools.ts"
 
 /** Largest JSON-RPC body accepted at `/mcp`: a 10 MiB image in base64 plus room for the envelope. */
 const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024
+/** How many verified access tokens each instance remembers. */
+const VERIFIED_TOKEN_CACHE = 5000
 
 const INSTRUCTIONS = [
   "Content-Site keeps the websites, articles and backlinks of one account.",
@@ -47,6 +49,18 @@ const jsonRpcError = (ctx: Context, status: number, message: string) => {
 const requestIdOf = (ctx: Context): string => {
   const id = (ctx.state as { requestId?: unknown }).requestId
   return typeof id === "string" ? id : crypto.randomUUID()
+}
+
+/** Reads the request body, or undefined when it is larger than `limit` bytes. */
+const readBody = async (ctx: Context, limit: number): Promise<Buffer | undefined> => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length
+    if (size > limit) return undefined
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
 }
 
 const rateLimitHeaders = (ctx: Context, verdict: LimitVerdict) => {
@@ -75,6 +89,11 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
   const keySet = createLocalJWKSet({ keys: [options.publicKey] })
   const resourceMetadata = `${publicUrl}/.well-known/oauth-protected-resource/mcp`
   const lastUsageWrite = new Map<string, number>()
+  // Signature checks are the costly part of a call; a token's claims never change, so a verified
+  // token is remembered until it expires. Its grant is still looked up on every call.
+  const verifiedTokens = new Map<string, Record<string, unknown>>()
+  // A Server builds its own Ajv unless given one: share one across the per-request servers.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {
     const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPE}"`]
@@ -115,19 +134,20 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
       return undefined
     }
     const address = clientAddress(ctx)
-    const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
-    if (Exit.isFailure(budget)) {
-      const error = Option.getOrUndefined(Cause.findErrorOption(budget.cause))
-      if (error !== undefined && error._tag === "RateLimited") {
+    // A signed token cannot be guessed, so the per-address failure budget is consulted only when a
+    // presented credential fails: over it, 429; otherwise the failure is counted and answered 401.
+    const fail = async (description: string) => {
+      const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
+      if (Exit.isFailure(budget)) {
+        const error = Option.getOrUndefined(Cause.findErrorOption(budget.cause))
+        if (error === undefined || error._tag !== "RateLimited") throw new Error(Cause.pretty(budget.cause))
         ctx.set("Retry-After", String(error.retryAfterSeconds))
         ctx.status = 429
+        ctx.set("Cache-Control", "no-store")
         ctx.type = "application/problem+json"
         ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
         return undefined
       }
-      throw new Error(Cause.pretty(budget.cause))
-    }
-    const fail = async (description: string) => {
       await runtime.runPromise(recordAuthFailure(address) as Effect.Effect<void>).catch(() => undefined)
       challenge(ctx, { code: "invalid_token", description })
       return undefined
@@ -137,12 +157,20 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
     if (token.startsWith("cs_") || ctx.get("X-API-Key") !== "") {
       return fail("API keys are not accepted at /mcp: connect the app with OAuth (it opens a sign-in page).")
     }
-    let claims: Record<string, unknown>
-    try {
-      const verified = await jwtVerify(token, keySet, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
-      claims = verified.payload as Record<string, unknown>
-    } catch {
-      return fail("The access token is invalid, expired or not meant for this server.")
+    let claims = verifiedTokens.get(token)
+    if (claims !== undefined && (typeof claims["exp"] !== "number" || claims["exp"] * 1000 <= Date.now())) {
+      verifiedTokens.delete(token)
+      claims = undefined
+    }
+    if (claims === undefined) {
+      try {
+        const verified = await jwtVerify(token, keySet, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
+        claims = verified.payload as Record<string, unknown>
+      } catch {
+        return fail("The access token is invalid, expired or not meant for this server.")
+      }
+      if (verifiedTokens.size >= VERIFIED_TOKEN_CACHE) verifiedTokens.delete(verifiedTokens.keys().next().value as string)
+      verifiedTokens.set(token, claims)
     }
     const grantId = claims["gid"]
     const clientId = claims["client_id"]
@@ -252,7 +280,7 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
     let verdict: LimitVerdict | undefined
     const server = new Server(
       { name: "content-site", title: "Content-Site", version: "1.0.0" },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
     )
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
     server.setRequestHandler(CallToolRequestSchema, (request) =>
@@ -272,13 +300,20 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
         if (typeof value === "string") headers.set(name, value)
         else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
       }
-      const request = new Request(`${publicUrl}${ctx.url}`, {
-        method: "POST",
-        headers,
-        body: Readable.toWeb(ctx.req) as ReadableStream<Uint8Array>,
-        duplex: "half",
-      } as RequestInit)
-      const response = await transport.handleRequest(request)
+      // The body is read here (bounded) and handed over parsed: cheaper than a web stream.
+      const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
+      if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
+      let parsedBody: unknown
+      try {
+        parsedBody = JSON.parse(raw.toString("utf8"))
+      } catch {
+        ctx.status = 400
+        ctx.type = "application/json"
+        ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: invalid JSON" }, id: null })
+        return
+      }
+      const request = new Request(`${publicUrl}${ctx.url}`, { method: "POST", headers })
+      const response = await transport.handleRequest(request, { parsedBody })
       const text = response.status === 202 || response.body === null ? "" : await response.text()
       ctx.status = response.status
       response.headers.forEach((value, name) => {
