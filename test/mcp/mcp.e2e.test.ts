@@ -311,6 +311,17 @@ describe("the resource server", () => {
     expect(((await response.json()) as { code: string }).code).toBe("unauthenticated")
   })
 
+  it("should answer malformed JSON with a JSON-RPC parse error and GET with 405", async () => {
+    const token = provider.savedTokens?.access_token ?? ""
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
+    const broken = await fetch(mcpUrl, { method: "POST", headers, body: "{" })
+    expect(broken.status).toBe(400)
+    expect(((await broken.json()) as { error: { code: number } }).error.code).toBe(-32700)
+    const get = await fetch(mcpUrl, { headers })
+    expect(get.status).toBe(405)
+    expect(get.headers.get("allow")).toBe("POST")
+  })
+
   it("should refuse an expired token", async () => {
     const claims = decodeJwt(provider.savedTokens?.access_token ?? "")
     const key = await importJWK(await signingKey(), "ES256")
