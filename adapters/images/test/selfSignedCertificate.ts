@@ -46,9 +46,12 @@ export const selfSignedCertificate = (ips: ReadonlyArray<string>, dnsNames: Read
     ),
   )
   const now = Date.now()
+  // DER integers must be minimal: a serial starting with 0x00 (1 in 256) is refused as padded.
+  const serial = randomBytes(8)
+  serial[0] = ((serial[0] ?? 1) & 0x7f) | 0x01
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))),
-    integer(randomBytes(8)),
+    integer(serial),
     algorithm,
     name("content-site test"),
     seq(utcTime(new Date(now - 3_600_000)), utcTime(new Date(now + 86_400_000))),
@@ -58,6 +61,6 @@ export const selfSignedCertificate = (ips: ReadonlyArray<string>, dnsNames: Read
   )
   const signature = sign("sha256", tbs, privateKey)
   const der = seq(tbs, algorithm, tlv(0x03, Buffer.from([0]), signature))
-  const cert = `-----BEGIN CERTIFICATE-----\n${der.toString("base64").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----\n`
+  const cert = `-----BEGIN CERTIFICATE-----\n${der.toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`
   return { cert, key: privateKey.export({ type: "pkcs8", format: "pem" }).toString() }
 }
