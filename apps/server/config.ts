@@ -17,6 +17,8 @@ export interface ServerConfig {
   readonly requestTimeoutMs: number
   readonly keepAliveTimeoutMs: number
   readonly shutdownGraceMs: number
+  /** How long an edit waits for another edit of the same article before answering 409. */
+  readonly editLockTimeoutMs: number
 }
 
 /** A configuration value that cannot be used. */
@@ -69,5 +71,6 @@ export const readConfig = (env: Record<string, string | undefined>): ServerConfi
     requestTimeoutMs: intOf(env, "REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
     keepAliveTimeoutMs: intOf(env, "KEEP_ALIVE_TIMEOUT_MS", 5_000, 100, 600_000),
     shutdownGraceMs: intOf(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    editLockTimeoutMs: intOf(env, "EDIT_LOCK_TIMEOUT_MS", 5_000, 50, 60_000),
   }
 }

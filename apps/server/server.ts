@@ -46,6 +46,7 @@ const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]):
   const db = await openDatabase({
     ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
     dataDir: config.dataDir,
+    lockTimeoutMs: config.editLockTimeoutMs,
     ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
   })
   const media = localMediaStore(join(config.dataDir, "media"))
