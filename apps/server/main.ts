@@ -3,11 +3,9 @@
  * under DATA_DIR or PostgreSQL with DATABASE_URL. SIGTERM/SIGINT drain in-flight requests and close
  * the database.
  */
-import { ConfigError } from "./config.ts"
-import { startServer } from "./server.ts"
+import { runHost } from "./host.ts"
 
-const main = async () => {
-  const server = await startServer({ env: process.env })
+runHost(undefined, (server) => {
   console.log(`Content-Site is listening on ${server.url}`)
   const base = process.env.PUBLIC_URL?.replace(/\/+$/, "") || server.url
   console.log(`  API reference: ${base}/api/docs    OpenAPI: ${base}/api/v1/openapi.json`)
@@ -18,24 +16,4 @@ const main = async () => {
     console.log(`  API key: ${server.demo.apiKey}`)
     console.log(`  try:     curl -H "Authorization: Bearer ${server.demo.apiKey}" ${base}/api/v1/sites`)
   }
-  let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) return
-    stopping = true
-    console.log(`${signal}: draining in-flight requests, then closing the database`)
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err)
-        process.exit(1)
-      },
-    )
-  }
-  process.on("SIGTERM", () => stop("SIGTERM"))
-  process.on("SIGINT", () => stop("SIGINT"))
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? `Configuration error: ${err.message}` : err)
-  process.exit(1)
 })

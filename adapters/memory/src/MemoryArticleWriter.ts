@@ -1,4 +1,4 @@
-import { ArticleWriter, DailyEditLimit, NotFound, type ArticleRecord, type RevisionRecord } from "@content-site/core"
+import { applyArticleChange, ArticleWriter, DailyEditLimit, NotFound } from "@content-site/core"
 import { Effect, Layer, Semaphore } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
 
@@ -31,33 +31,10 @@ export const memoryArticleWriter = (state: MemoryState) => {
           if (used >= budget.limit) {
             return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
           }
-          const number = current.revision + 1
-          const article: ArticleRecord = {
-            ...current,
-            title: change.title,
-            body: change.body,
-            word_count: change.word_count,
-            featured_image: change.featured_image,
-            updated_at: change.updated_at,
-            revision: number,
-          }
-          const revision: RevisionRecord = {
-            id: change.revision.id,
-            account_id: accountId,
-            article_id: articleId,
-            number,
-            origin: change.revision.origin,
-            title: change.title,
-            body: change.body,
-            featured_image: change.featured_image,
-            reason: change.revision.reason,
-            actor: change.revision.actor,
-            restored_from: change.revision.restored_from,
-            created_at: change.revision.created_at,
-          }
+          const { article, revision } = applyArticleChange(current, change)
           state.editCounters.set(counterKey, used + 1)
           state.articles.set(articleId, article)
-          state.revisions.set(`${articleId}#${number}`, revision)
+          state.revisions.set(`${articleId}#${revision.number}`, revision)
           if (change.activity) {
             const key = `${change.activity.channel}#${change.activity.request_id}`
             if (!state.activityRequestIds.has(key)) {

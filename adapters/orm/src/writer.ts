@@ -1,12 +1,12 @@
 /** The article unit of work on MikroORM: row lock, plan under the lock, budget, revision, activity. */
 import {
+  applyArticleChange,
   ArticleWriter,
   DailyEditLimit,
   NotFound,
   type ArticleChange,
   type ArticleRecord,
   type CommittedChange,
-  type RevisionRecord,
 } from "@content-site/core"
 import { LockMode } from "@mikro-orm/core"
 import { Cause, Effect, Exit, Layer } from "effect"
@@ -73,28 +73,14 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
               if (change === null) return { kind: "unchanged", current }
               const used = await countEdit(em, accountId, budget.day)
               if (used > budget.limit) throw new BudgetSpent()
-              const number = current.revision + 1
-              const revision: RevisionRecord = {
-                id: change.revision.id,
-                account_id: accountId,
-                article_id: articleId,
-                number,
-                origin: change.revision.origin,
-                title: change.title,
-                body: change.body,
-                featured_image: change.featured_image,
-                reason: change.revision.reason,
-                actor: change.revision.actor,
-                restored_from: change.revision.restored_from,
-                created_at: change.revision.created_at,
-              }
+              const { revision } = applyArticleChange(current, change)
               em.create(RevisionEntity, revisionRow(revision))
               row.title = change.title
               row.body = change.body
               row.wordCount = change.word_count
               row.featuredImage = change.featured_image ? { url: change.featured_image.url, alt: change.featured_image.alt } : null
               row.updatedAt = new Date(change.updated_at)
-              row.revision = number
+              row.revision = revision.number
               await em.flush()
               if (change.activity) await insertActivity(em, activityRow(change.activity))
               const article: ArticleRecord = articleOf(row)

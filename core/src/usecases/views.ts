@@ -3,22 +3,6 @@ import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, Revis
 import type { Caller } from "./Caller.ts"
 import { toTimestamp } from "../policy/time.ts"
 
-/** The public single-article view of a stored article. */
-export const articleView = (a: ArticleRecord): Article => ({
-  id: a.id,
-  site_id: a.site_id,
-  title: a.title,
-  url: a.url,
-  status: a.status,
-  published_at: a.published_at,
-  target_keyword: a.target_keyword,
-  word_count: a.word_count,
-  featured_image: a.featured_image,
-  body: a.body,
-  updated_at: a.updated_at,
-  revision: a.revision,
-})
-
 /** The list view of a stored article: never the body. */
 export const articleListView = (a: ArticleRecord): ArticleListItem => ({
   id: a.id,
@@ -30,6 +14,14 @@ export const articleListView = (a: ArticleRecord): ArticleListItem => ({
   target_keyword: a.target_keyword,
   word_count: a.word_count,
   featured_image: a.featured_image,
+})
+
+/** The public single-article view of a stored article. */
+export const articleView = (a: ArticleRecord): Article => ({
+  ...articleListView(a),
+  body: a.body,
+  updated_at: a.updated_at,
+  revision: a.revision,
 })
 
 /** The public view of a stored backlink. */
