@@ -7,52 +7,14 @@
  * Nothing here asserts a time.
  */
 import { mkdtemp, rm } from "node:fs/promises"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
+import { autocannon, CONNECTIONS, pgDatabase, SECONDS, type CannonResult } from "./support.ts"
 
-interface CannonResult {
-  readonly requests: { readonly average: number; readonly total: number }
-  readonly latency: { readonly p50: number; readonly p99: number }
-  readonly errors: number
-  readonly non2xx: number
-}
-type Cannon = (options: { url: string; connections: number; duration: number; method?: string; headers?: Record<string, string>; body?: string }) => Promise<CannonResult>
-
-const require = createRequire(import.meta.url)
-const autocannon = require("autocannon") as Cannon
-
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400)
 
-const pgDatabase = async (): Promise<{ url: string; drop: () => Promise<void> } | undefined> => {
-  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-  const pg = require("pg") as typeof import("pg")
-  const name = `cs_bench_mcp_${Date.now().toString(36)}`
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 })
-  try {
-    await client.connect()
-    await client.query(`CREATE DATABASE ${name}`)
-  } catch {
-    return undefined
-  } finally {
-    await client.end().catch(() => {})
-  }
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    },
-  }
-}
 
 const sequential = async (n: number, send: () => Promise<Response>): Promise<number> => {
   for (let i = 0; i < 20; i++) await (await send()).arrayBuffer()
@@ -69,7 +31,7 @@ const fmt = (r: CannonResult) =>
   `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
 
 export async function run(): Promise<void> {
-  const db = await pgDatabase()
+  const db = await pgDatabase("cs_bench_mcp")
   const dataDir = await mkdtemp(join(tmpdir(), "cs-bench-mcp-"))
   const app = await startServer({
     env: {

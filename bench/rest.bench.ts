@@ -11,57 +11,11 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { mkdtemp, rm } from "node:fs/promises"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
+import { autocannon, CONNECTIONS, pgDatabase, SECONDS, type CannonResult } from "./support.ts"
 
-interface CannonResult {
-  readonly requests: { readonly average: number; readonly total: number }
-  readonly latency: { readonly p50: number; readonly p99: number; readonly average: number }
-  readonly errors: number
-  readonly non2xx: number
-}
-type Cannon = (options: {
-  url: string
-  connections: number
-  duration: number
-  method?: string
-  headers?: Record<string, string>
-  body?: string
-}) => Promise<CannonResult>
-
-const require = createRequire(import.meta.url)
-const autocannon = require("autocannon") as Cannon
-
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
-
-const pgDatabase = async (): Promise<{ url: string; drop: () => Promise<void> } | undefined> => {
-  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-  const pg = require("pg") as typeof import("pg")
-  const name = `cs_bench_${Date.now().toString(36)}`
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 })
-  try {
-    await client.connect()
-    await client.query(`CREATE DATABASE ${name}`)
-  } catch {
-    return undefined
-  } finally {
-    await client.end().catch(() => {})
-  }
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    },
-  }
-}
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
   const bytes = Buffer.from(body)
@@ -80,7 +34,7 @@ const load = (url: string, extra: { method?: string; headers?: Record<string, st
   autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...extra })
 
 export async function run(): Promise<void> {
-  const db = await pgDatabase()
+  const db = await pgDatabase("cs_bench")
   const dataDir = await mkdtemp(join(tmpdir(), "cs-bench-"))
   const app = await startServer({
     env: {

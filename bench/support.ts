@@ -1,0 +1,60 @@
+/** What the load benches share: autocannon as a library, the load settings, a throw-away database. */
+import { createRequire } from "node:module"
+
+/** The parts of an autocannon result the benches print. */
+export interface CannonResult {
+  readonly requests: { readonly average: number; readonly total: number }
+  readonly latency: { readonly p50: number; readonly p99: number; readonly average: number }
+  readonly errors: number
+  readonly non2xx: number
+}
+
+/** autocannon's promise form. */
+export type Cannon = (options: {
+  url: string
+  connections: number
+  duration: number
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}) => Promise<CannonResult>
+
+const require = createRequire(import.meta.url)
+
+/** autocannon, loaded from the test workspace's dependencies. */
+export const autocannon = require("autocannon") as Cannon
+
+/** Seconds per load case (`BENCH_SECONDS`, default 4). */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+/** Keep-alive connections per load case (`BENCH_CONNECTIONS`, default 10). */
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+
+/**
+ * A throw-away PostgreSQL database on `BENCH_PG_URL` (default the local server), or undefined when
+ * PostgreSQL cannot be reached (the benches then use the embedded database).
+ */
+export const pgDatabase = async (prefix: string): Promise<{ url: string; drop: () => Promise<void> } | undefined> => {
+  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+  const pg = require("pg") as typeof import("pg")
+  const name = `${prefix}_${Date.now().toString(36)}`
+  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    await client.query(`CREATE DATABASE ${name}`)
+  } catch {
+    return undefined
+  } finally {
+    await client.end().catch(() => {})
+  }
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
