@@ -62,3 +62,41 @@ describe("errorFunnel", () => {
     expect((await serve(() => httpError(502, "upstream"))).body.code).toBe("internal")
   })
 })
+
+describe("errorFunnel with a client that goes away", () => {
+  it("should not report a defect when the client closes the connection while its body is read", async () => {
+    const app = new Koa()
+    const defects: Array<string> = []
+    let failed: ((value: unknown) => void) | undefined
+    const failure = new Promise((resolve) => (failed = resolve))
+    app.use(requestId())
+    app.use(async (ctx, next) => {
+      try {
+        await next()
+      } finally {
+        failed?.(ctx.status)
+      }
+    })
+    app.use(errorFunnel({ publicUrl: "https://cs.test", logDefect: (_id, detail) => defects.push(detail) }))
+    app.use(async (ctx) => {
+      // Read the body the way the adapters do: it never completes, the client hangs up.
+      await new Promise((resolve, reject) => {
+        ctx.req.on("data", () => {})
+        ctx.req.on("end", resolve)
+        ctx.req.on("error", reject)
+        ctx.req.on("aborted", () => reject(Object.assign(new Error("aborted"), { code: "ECONNRESET" })))
+      })
+    })
+    const server = createServer(app.callback())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { connect } = await import("node:net")
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1")
+    await new Promise((resolve) => socket.once("connect", resolve))
+    socket.write("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    socket.destroy()
+    expect(await failure).toBe(400)
+    await new Promise((resolve) => server.close(resolve))
+    expect(defects).toEqual([])
+  })
+})

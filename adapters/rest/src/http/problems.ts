@@ -70,6 +70,12 @@ export const coreErrorOfHttpError = (err: unknown): CoreError | undefined => {
   return new InvalidRequest({ detail: message, errors: [{ path: "(request)", message }] })
 }
 
+/** Whether the request failed because the client closed the connection while it was being read. */
+const clientWentAway = (ctx: { readonly req: { readonly destroyed: boolean } }, err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code
+  return ctx.req.destroyed && (code === "ECONNRESET" || code === "ECONNABORTED" || (err instanceof Error && err.message === "aborted"))
+}
+
 /** Options of the error funnel. */
 export interface ErrorFunnelOptions {
   readonly publicUrl: string
@@ -86,6 +92,11 @@ export const errorFunnel = (options: ErrorFunnelOptions): Middleware => async (c
     await next()
   } catch (err) {
     const requestId = requestIdOf(ctx)
+    if (clientWentAway(ctx, err)) {
+      // Nobody is left to answer; not a defect of ours, so nothing is reported.
+      ctx.status = 400
+      return
+    }
     const core = isCoreError(err) ? err : coreErrorOfHttpError(err)
     if (ctx.headerSent) {
       options.logDefect?.(requestId, err instanceof Error ? (err.stack ?? err.message) : String(err))
