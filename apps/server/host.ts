@@ -3,6 +3,7 @@
  * server from the environment, print what a person needs, and on SIGTERM/SIGINT drain in-flight
  * requests and close the database. A configuration error stops the start with its message.
  */
+import { DataDirLocked } from "@content-site/orm"
 import { ConfigError } from "./config.ts"
 import { startServer, type StartedServer, type StartOptions } from "./server.ts"
 
@@ -28,7 +29,10 @@ export const runHost = (surfaces: StartOptions["surfaces"], announce: (server: S
     process.on("SIGINT", () => stop("SIGINT"))
   }
   main().catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? `Configuration error: ${err.message}` : err)
+    // Errors a person can act on are one sentence; anything else keeps its stack for the operator.
+    if (err instanceof ConfigError) console.error(`Configuration error: ${err.message}`)
+    else if (err instanceof DataDirLocked) console.error(err.message)
+    else console.error(err)
     process.exit(1)
   })
 }
