@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
-import { autocannon, CONNECTIONS, pgDatabase, SECONDS, type CannonResult } from "./support.ts"
+import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS } from "./support.ts"
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400)
 
@@ -26,9 +26,6 @@ const sequential = async (n: number, send: () => Promise<Response>): Promise<num
   }
   return n / ((performance.now() - started) / 1000)
 }
-
-const fmt = (r: CannonResult) =>
-  `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
 
 export async function run(): Promise<void> {
   const db = await pgDatabase("cs_bench_mcp")

@@ -14,7 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
-import { autocannon, CONNECTIONS, pgDatabase, SECONDS, type CannonResult } from "./support.ts"
+import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -26,9 +26,6 @@ const bareServer = async (body: string, contentType: string): Promise<{ url: str
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
-
-const fmt = (r: CannonResult) =>
-  `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
 
 const load = (url: string, extra: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
   autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...extra })

@@ -9,6 +9,10 @@ export interface CannonResult {
   readonly non2xx: number
 }
 
+/** One load result as a line: req/s, p50 and p99, and any errors. */
+export const fmt = (r: CannonResult): string =>
+  `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
+
 /** autocannon's promise form. */
 export type Cannon = (options: {
   url: string

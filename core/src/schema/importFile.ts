@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { ArticleStatus, BacklinkCategory, CalendarDate, HttpUrl, Id, KeyScope } from "./common.ts"
+import { ArticleStatus, HttpUrl, Id, KeyScope } from "./common.ts"
+import { Backlink } from "./resources.ts"
 import { DateBound } from "./queries.ts"
 
 /** An article in an import file. */
@@ -15,16 +16,11 @@ export const ImportArticle = Schema.Struct({
 })
 
 /** A backlink in an import file. */
-export const ImportBacklink = Schema.Struct({
-  id: Schema.optionalKey(Id),
-  date_acquired: CalendarDate,
-  source_domain: Schema.String,
-  source_url: HttpUrl,
-  target_url: HttpUrl,
-  anchor_text: Schema.String,
-  anchor_type: Schema.String,
-  category: BacklinkCategory,
-})
+export const ImportBacklink = (() => {
+  // The resource's own fields, less the ones the file's nesting gives (site) or the service may make (id).
+  const { id: _id, site_id: _site, ...fields } = Backlink.fields
+  return Schema.Struct({ id: Schema.optionalKey(Id), ...fields })
+})()
 
 /** A site in an import file. */
 export const ImportSite = Schema.Struct({
