@@ -11,7 +11,7 @@ import {
   recordActivity,
 } from "@content-site/core"
 import Router from "@koa/router"
-import { Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
 import { clientAddress } from "../http/clientAddress.ts"
@@ -77,7 +77,14 @@ const coreErrorOf = (err: unknown): CoreError | undefined => (isCoreError(err) ?
 const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
   const startedAt = Date.now()
   ctx.set("Cache-Control", "no-store")
-  const principal: Principal = await runEffect(deps.runtime, authenticateApiKey(presentedKey(ctx), clientAddress(ctx)))
+  // One run for both gates: the key (fails before anything is logged) and the account's request limit.
+  const gate = await runEffect(
+    deps.runtime,
+    Effect.flatMap(authenticateApiKey(presentedKey(ctx), clientAddress(ctx)), (principal) =>
+      Effect.map(Effect.result(checkRequestLimit(principal.accountId)), (verdict) => ({ principal, verdict })),
+    ),
+  )
+  const principal: Principal = gate.principal
   const caller: Caller = {
     accountId: principal.accountId,
     actor: principal.actor,
@@ -89,10 +96,12 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
   }
   const call: Call = { ctx, caller, runtime: deps.runtime, ids: { siteId: null, articleId: null } }
   try {
-    const verdict = await runEffect(deps.runtime, checkRequestLimit(principal.accountId)).catch((err: unknown) => {
-      if (isCoreError(err) && err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
+    if (Result.isFailure(gate.verdict)) {
+      const err = gate.verdict.failure
+      if (err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
       throw err
-    })
+    }
+    const verdict = gate.verdict.success
     setRateHeaders(ctx, verdict.limit, verdict.remaining, verdict.resetSeconds)
     const reply = await op.handle(call)
     const body = encoderOf(op.response)(reply.value)
