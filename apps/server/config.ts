@@ -64,6 +64,7 @@ export const readConfig = (env: Record<string, string | undefined>): ServerConfi
       dailyEdits: intOf(env, "DAILY_EDIT_LIMIT", defaultLimits.dailyEdits, 1, 1_000_000_000),
       maxPerPage: intOf(env, "MAX_PER_PAGE", defaultLimits.maxPerPage, 1, 100),
       authFailuresPerMinute: intOf(env, "AUTH_FAILURE_LIMIT_PER_MINUTE", defaultLimits.authFailuresPerMinute, 1, 1_000_000_000),
+      clientRegistrationsPerHour: intOf(env, "OAUTH_REGISTRATION_LIMIT_PER_HOUR", defaultLimits.clientRegistrationsPerHour, 1, 1_000_000_000),
     },
     imageFetchAllowPrivate: boolOf(env, "IMAGE_FETCH_ALLOW_PRIVATE", false),
     trustProxy: boolOf(env, "TRUST_PROXY", false),

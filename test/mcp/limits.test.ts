@@ -37,3 +37,31 @@ describe("limits shared with REST", () => {
     expect((await rest()).status).toBe(429)
   }, 70_000)
 })
+
+describe("client registration", () => {
+  let limited: StartedServer
+  beforeAll(async () => {
+    limited = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "2" })
+  }, 60_000)
+  afterAll(async () => {
+    await limited?.close()
+  })
+  const register = (name: string) =>
+    fetch(`${limited.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: name, redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+    })
+
+  it("should refuse registrations past the hourly budget of a client address with 429 rate_limited", async () => {
+    expect((await register("one")).status).toBe(201)
+    expect((await register("two")).status).toBe(201)
+    const refused = await register("three")
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(((await refused.json()) as { code: string }).code).toBe("rate_limited")
+    // the rest of the authorization server is not affected
+    expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200)
+  })
+})

@@ -2,9 +2,10 @@
  * The MCP connector: `/mcp` (Streamable HTTP, stateless) behind an OAuth 2.1 authorization server
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
-import type { HttpDeps } from "@content-site/rest"
+import { checkRegistrationLimit } from "@content-site/core"
+import { clientAddress, type HttpDeps, runEffect } from "@content-site/rest"
 import type Koa from "koa"
-import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE } from "./authorizationServer.ts"
+import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES } from "./authorizationServer.ts"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
 
@@ -56,6 +57,9 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
         ? true
         : path === "/.well-known/openid-configuration" || path === "/.well-known/oauth-authorization-server"
     if (!isOAuth) return next()
+    // Registration is open to anyone (RFC 7591), so each client address gets an hourly budget;
+    // over it the error funnel answers 429 `rate_limited` with Retry-After.
+    if (path === OAUTH_ROUTES.registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)

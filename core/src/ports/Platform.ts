@@ -30,6 +30,8 @@ export interface LimitSettings {
   readonly dailyEdits: number
   readonly maxPerPage: number
   readonly authFailuresPerMinute: number
+  /** OAuth client registrations (RFC 7591) per client address per hour. */
+  readonly clientRegistrationsPerHour: number
 }
 
 /** The service's configuration as the core needs it. */
@@ -45,4 +47,5 @@ export const defaultLimits: LimitSettings = {
   dailyEdits: 200,
   maxPerPage: 100,
   authFailuresPerMinute: 30,
+  clientRegistrationsPerHour: 20,
 }
