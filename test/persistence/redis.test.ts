@@ -1,0 +1,54 @@
+import { LimitStore } from "@content-site/core"
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import { Cause, Exit, ManagedRuntime, Option, type Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase } from "../support/databases.ts"
+import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+
+const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
+
+const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
+  Exit.isSuccess(exit) ? "success" : ((Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined)?._tag ?? "defect")
+
+describe("Redis outage (request counters in Redis)", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let proxy: TcpProxy
+  let db: OrmDatabase
+  let runtime: ManagedRuntime.ManagedRuntime<Layer.Success<OrmDatabase["layer"]>, never>
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    proxy = await startTcpProxy(REDIS_URL.hostname, Number(REDIS_URL.port || 6379))
+    db = await openDatabase({ databaseUrl: database.url, redisUrl: `redis://127.0.0.1:${proxy.port}`, connectTimeoutMs: 1000 })
+    runtime = ManagedRuntime.make(db.layer)
+  })
+  afterAll(async () => {
+    await runtime?.dispose()
+    await db?.close()
+    await proxy?.close()
+    await database?.drop()
+  })
+
+  const hit = (key: string) => runtime.runPromiseExit(LimitStore.use((l) => l.hit(key, 100, 60)))
+
+  it("should answer Unavailable within the connect timeout while Redis is gone, and count again once it is back", async () => {
+    const key = `redis-outage:${Date.now()}:${Math.random()}`
+    expect(tagOf(await hit(key))).toBe("success")
+    for (const mode of ["refuse", "blackhole"] as const) {
+      await proxy.cut(mode)
+      const started = Date.now()
+      expect(tagOf(await hit(key))).toBe("Unavailable")
+      expect(Date.now() - started).toBeLessThan(5_000)
+      await proxy.restore()
+      let last = "none"
+      for (let i = 0; i < 50 && last !== "success"; i++) {
+        last = tagOf(await hit(key))
+        if (last !== "success") await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(last).toBe("success")
+    }
+    // Counting went on where it stopped: the window kept the hits made before the outage.
+    const verdict = await runtime.runPromise(LimitStore.use((l) => l.peek(key, 100, 60)))
+    expect(verdict.remaining).toBeLessThanOrEqual(97)
+  }, 30_000)
+})
