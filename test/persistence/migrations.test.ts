@@ -1,7 +1,7 @@
 import { AccountRepository } from "@content-site/core"
-import { DataDirLocked, openDatabase } from "@content-site/orm"
+import { DataDirLocked, openDatabase, processStartTime } from "@content-site/orm"
 import { ManagedRuntime } from "effect"
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTempDir, createTestDatabase } from "../support/databases.ts"
@@ -98,5 +98,31 @@ describe("embedded PGlite database", () => {
     const db = await openDatabase({ dataDir: dir })
     expect(await db.ready()).toBe(true)
     await db.close()
+  })
+
+  it("should take over a lock whose pid now belongs to another process, and respect one whose owner still runs", async () => {
+    const dir = join(temp.dir, "reused")
+    const other = spawnNode("-e", ["setTimeout(() => {}, 60_000)"])
+    try {
+      await new Promise((r) => setTimeout(r, 100))
+      const started = processStartTime(other.pid!)
+      expect(started).toMatch(/^\d+$/)
+      // the lock names a live pid that started at another time: the lock's owner is gone, its pid reused
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, "LOCK"), `${other.pid} ${Number(started) - 1}\n`)
+      const db = await openDatabase({ dataDir: dir })
+      expect(await db.ready()).toBe(true)
+      await db.close()
+      // the same pid with its real start time: the owner runs, so the directory is refused
+      writeFileSync(join(dir, "LOCK"), `${other.pid} ${started}\n`)
+      const error = await openDatabase({ dataDir: dir }).then(
+        () => null,
+        (e: unknown) => e,
+      )
+      expect(error).toBeInstanceOf(DataDirLocked)
+    } finally {
+      other.kill("SIGKILL")
+      await new Promise((r) => other.once("exit", r))
+    }
   })
 })

@@ -1,7 +1,9 @@
 /**
- * An exclusive lock on the embedded database's directory: a `LOCK` file holding the owner's pid,
- * created with O_EXCL. A second process refuses to open the directory; a lock whose process is gone
- * (killed, crashed) is stale and taken over.
+ * An exclusive lock on the embedded database's directory: a `LOCK` file holding the owner's pid and,
+ * on Linux, the process's start time (`/proc/<pid>/stat`), created with O_EXCL. A second process
+ * refuses to open the directory; a lock whose process is gone (killed, crashed) is stale and taken
+ * over, also when its pid now belongs to another process (pids are reused, often the same low ones
+ * in a restarted container): the start time tells them apart.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -32,15 +34,34 @@ const alive = (pid: number): boolean => {
   }
 }
 
+/** When a process started (clock ticks since boot, field 22 of /proc/<pid>/stat); undefined without /proc. */
+export const processStartTime = (pid: number): string | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // the command name (field 2) may hold spaces and parentheses: count fields after its last ')'
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the lock's owner still runs: the pid is alive and, when both are known, started when the lock says. */
+const ownerAlive = (pid: number, startedAt: string | undefined): boolean => {
+  if (!alive(pid)) return false
+  const now = startedAt === undefined ? undefined : processStartTime(pid)
+  return now === undefined || now === startedAt
+}
+
 /** Takes the lock on `dir` (creating it) and returns its release function. */
 export const lockDataDir = (dir: string): (() => void) => {
   const abs = resolve(dir)
   mkdirSync(abs, { recursive: true })
   const file = join(abs, "LOCK")
   if (held.has(abs)) throw new DataDirLocked(abs, process.pid)
+  const ownStart = processStartTime(process.pid)
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(file, `${process.pid}\n`, { flag: "wx" })
+      writeFileSync(file, `${process.pid}${ownStart === undefined ? "" : ` ${ownStart}`}\n`, { flag: "wx" })
       held.add(abs)
       let released = false
       const release = () => {
@@ -49,7 +70,7 @@ export const lockDataDir = (dir: string): (() => void) => {
         held.delete(abs)
         process.off("exit", release)
         try {
-          if (readFileSync(file, "utf8").trim() === String(process.pid)) rmSync(file, { force: true })
+          if (readFileSync(file, "utf8").trim().split(" ")[0] === String(process.pid)) rmSync(file, { force: true })
         } catch {
           // gone already
         }
@@ -58,14 +79,15 @@ export const lockDataDir = (dir: string): (() => void) => {
       return release
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
-      let pid = NaN
+      let owner: Array<string>
       try {
-        pid = Number.parseInt(readFileSync(file, "utf8").trim(), 10)
+        owner = readFileSync(file, "utf8").trim().split(" ")
       } catch {
         continue // removed meanwhile: try again
       }
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new DataDirLocked(abs, pid)
-      // stale: its process is gone (or it is our own leftover from a crash of an earlier run)
+      const pid = Number.parseInt(owner[0] ?? "", 10)
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && ownerAlive(pid, owner[1])) throw new DataDirLocked(abs, pid)
+      // stale: its process is gone, its pid was reused, or it is our own leftover from an earlier run
       rmSync(file, { force: true })
     }
   }

@@ -16,7 +16,7 @@ import { initOrm, type Em, type Orm } from "./orm.ts"
 import { ormRepositories } from "./repositories.ts"
 import { ormArticleWriter } from "./writer.ts"
 
-export { DataDirLocked } from "./dataDirLock.ts"
+export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
 
 export interface OrmConfig {
   /** postgres://... ; absent means embedded PGlite under dataDir. */
