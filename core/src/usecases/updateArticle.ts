@@ -57,7 +57,10 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     })
 
     if (options.dryRun) {
-      const current = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
+      // Two independent reads: the article and today's edit count, side by side.
+      const [current, left] = yield* Effect.all([(yield* ArticleRepository).get(caller.accountId, articleId), editsRemaining(caller)], {
+        concurrency: 2,
+      })
       yield* checkPrecondition(current)
       const violations = violationsAgainst(current)
       const next = nextOf(current)
@@ -68,7 +71,7 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
         dry_run: true,
         protected_blocks: { ok: violations.length === 0, violations },
       }
-      return { result, editsRemaining: yield* editsRemaining(caller) } satisfies UpdateOutcome
+      return { result, editsRemaining: left } satisfies UpdateOutcome
     }
 
     const budget = yield* editBudget
