@@ -278,6 +278,9 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await run(SiteRepository.use((r) => r.get(accountId, main.id)))).id).toBe(main.id)
         expect(await failure(SiteRepository.use((r) => r.get(other.accountId, main.id)))).toBe("NotFound")
         expect(await failure(SiteRepository.use((r) => r.get(accountId, uid("site"))))).toBe("NotFound")
+        await run(SiteRepository.use((r) => r.require(accountId, main.id)))
+        expect(await failure(SiteRepository.use((r) => r.require(other.accountId, main.id)))).toBe("NotFound")
+        expect(await failure(SiteRepository.use((r) => r.require(accountId, uid("site"))))).toBe("NotFound")
       })
     })
 

@@ -77,6 +77,8 @@ export const memoryRepositories = (state: MemoryState) =>
         const s = state.sites.get(siteId)
         return s && s.account_id === accountId ? Effect.succeed(websiteOf(state, siteId)!) : Effect.fail(new NotFound({ resource: "site", id: siteId }))
       },
+      require: (accountId, siteId) =>
+        state.sites.get(siteId)?.account_id === accountId ? Effect.void : Effect.fail(new NotFound({ resource: "site", id: siteId })),
     }),
     Layer.succeed(ArticleRepository, {
       list: (accountId, filter, slice) =>

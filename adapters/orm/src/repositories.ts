@@ -181,6 +181,12 @@ export const ormRepositories = (orm: Orm) => {
           websiteOf,
           () => new NotFound({ resource: "site", id: siteId }),
         ),
+      require: (accountId, siteId) =>
+        one(
+          query<{ id: string }>(`select id from sites where id = $1 and account_id = $2`, [siteId, accountId]),
+          () => undefined,
+          () => new NotFound({ resource: "site", id: siteId }),
+        ),
     }),
     Layer.succeed(ArticleRepository, {
       list: (accountId, filter, slice) =>

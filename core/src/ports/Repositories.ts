@@ -38,6 +38,8 @@ export class SiteRepository extends Context.Service<SiteRepository, {
   readonly list: (accountId: string, slice: Slice) => Effect.Effect<SliceResult<Website>, Unavailable>
   /** Another account's site is NotFound, exactly like a missing one. */
   readonly get: (accountId: string, siteId: string) => Effect.Effect<Website, NotFound | Unavailable>
+  /** Succeeds when the account owns the site, without counting anything; otherwise NotFound. */
+  readonly require: (accountId: string, siteId: string) => Effect.Effect<void, NotFound | Unavailable>
 }>()("core/SiteRepository") {}
 
 /** Articles: reads. Writes go through the ArticleWriter unit of work. */

@@ -12,7 +12,7 @@ export const getStats = (caller: Caller, siteId: string, query: StatsQuery) =>
   Effect.gen(function* () {
     const now = yield* (yield* Clock).now
     const period = yield* resolvePeriod(query.period ?? "this_month", now)
-    yield* (yield* SiteRepository).get(caller.accountId, siteId)
+    yield* (yield* SiteRepository).require(caller.accountId, siteId)
     const [articles, backlinks] = yield* Effect.all(
       [
         ArticleRepository.use((repo) =>

@@ -13,7 +13,7 @@ export const listArticles = (caller: Caller, siteId: string, query: ListArticles
     const { limits } = yield* Settings
     const paging = yield* resolvePaging(query, limits.maxPerPage)
     const range = yield* resolveDateRange(query)
-    yield* (yield* SiteRepository).get(caller.accountId, siteId)
+    yield* (yield* SiteRepository).require(caller.accountId, siteId)
     const { items, total } = yield* (yield* ArticleRepository).list(
       caller.accountId,
       { siteId, ...range, ...(query.status !== undefined ? { status: query.status } : {}) },

@@ -13,7 +13,7 @@ export const listBacklinks = (caller: Caller, siteId: string, query: ListBacklin
     const { limits } = yield* Settings
     const paging = yield* resolvePaging(query, limits.maxPerPage)
     const range = yield* resolveDateRange(query)
-    yield* (yield* SiteRepository).get(caller.accountId, siteId)
+    yield* (yield* SiteRepository).require(caller.accountId, siteId)
     const { items, total } = yield* (yield* BacklinkRepository).list(
       caller.accountId,
       { siteId, ...calendarDatesOf(range) },
