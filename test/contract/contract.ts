@@ -271,6 +271,8 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const page = await run(SiteRepository.use((r) => r.list(accountId, { offset: 1, limit: 1 })))
         expect(page.total).toBe(3)
         expect(page.items.map((s) => s.id)).toEqual([expected[1]!.id])
+        const pastTheEnd = await run(SiteRepository.use((r) => r.list(accountId, { offset: 10, limit: 5 })))
+        expect(pastTheEnd).toEqual({ items: [], total: 3 })
       })
       it("should treat another account's site as NotFound", async () => {
         const { accountId, main } = await seed()

@@ -91,7 +91,11 @@ const where = () => {
   }
 }
 
-/** A page of `select <columns> from <table> where ... order by ...` and the count of the matches. */
+/**
+ * A page of `select <columns> from <table> where ... order by ...` and the count of all matches, in
+ * one statement (`count(*) over ()`); only a page past the end, which has no row to carry the
+ * count, asks for it separately.
+ */
 const page = async <R>(
   sql: Sql,
   table: string,
@@ -106,11 +110,15 @@ const page = async <R>(
     params.push(slice.limit, slice.offset)
     limit = ` limit $${params.length - 1} offset $${params.length}`
   }
-  const [rows, count] = await Promise.all([
-    sql<R>(`select ${columns} from ${table} where ${w.sql} order by ${orderBy}${limit}`, params),
-    sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params),
-  ])
-  return { rows, total: Number(count[0]?.n ?? 0) }
+  const rows = await sql<R & { __total: number | string | bigint }>(
+    `select ${columns}, count(*) over () as __total from ${table} where ${w.sql} order by ${orderBy}${limit}`,
+    params,
+  )
+  const first = rows[0]
+  if (first !== undefined) return { rows: rows.map(({ __total: _, ...row }) => row as R), total: Number(first.__total) }
+  if (slice === undefined || slice.offset === 0) return { rows: [], total: 0 }
+  const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
+  return { rows: [], total: Number(count[0]?.n ?? 0) }
 }
 
 /** Repository Layers over one ORM. */
