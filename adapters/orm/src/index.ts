@@ -7,6 +7,7 @@ import type { MediaStore, StorageServices } from "@content-site/core"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
+import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { AccountEntity, ApiKeyEntity } from "./entities.ts"
 import { ormDataImporter } from "./importer.ts"
@@ -14,6 +15,7 @@ import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
 import { ormOAuthStore } from "./oauth.ts"
 import { initOrm, type Em, type Orm } from "./orm.ts"
 import { ormRepositories } from "./repositories.ts"
+import { nativeSql } from "./sql.ts"
 import { ormArticleWriter } from "./writer.ts"
 
 export { DataDirLocked } from "./dataDirLock.ts"
@@ -50,6 +52,9 @@ export interface OrmDatabase {
   readonly schemaDiff: () => Promise<string>
   /** Which database this is: "postgresql" or "pglite". */
   readonly kind: "postgresql" | "pglite"
+  /** Whether the event bus is connected, i.e. the in-process caches are in use. */
+  readonly eventsConnected: () => boolean
+  /** Stops listening, closes the connections. */
   readonly close: () => Promise<void>
 }
 
@@ -70,6 +75,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const release = config.databaseUrl ? () => {} : lockDataDir(dataDir)
   let orm: Orm
   let redis: Redis | undefined
+  let bus: EventBus
   try {
     orm = await initOrm({
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: join(dataDir) }),
@@ -84,7 +90,11 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   try {
     await orm.migrator.up()
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, connectTimeoutMs)
+    bus = config.databaseUrl
+      ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs })
+      : inProcessEventBus()
   } catch (e) {
+    redis?.disconnect()
     await orm.close(true).catch(() => {})
     release()
     throw e
@@ -108,10 +118,12 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     isEmpty: async () => (await fork().count(AccountEntity, {})) === 0,
     schemaDiff: async () => (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim(),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
+    eventsConnected: bus.connected,
     close: async () => {
       if (closed) return
       closed = true
       try {
+        await bus.close()
         redis?.disconnect()
         await orm.close(true)
       } finally {
