@@ -101,7 +101,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   }
   const fork = () => orm.em.fork() as Em
   const layer = Layer.mergeAll(
-    ormRepositories(orm),
+    ormRepositories(orm, { bus }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
     redis ? redisLimitStore(redis) : postgresLimitStore(orm),
     ormOAuthStore(orm),

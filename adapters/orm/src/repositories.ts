@@ -2,6 +2,9 @@
  * The repositories on MikroORM's database client. Reads, counters and the activity insert are
  * hand-written parameterised SQL on the ORM's native client (`sql.ts`: no fork, no hydration);
  * inserts that go through entities and the revoke transaction use a forked EntityManager.
+ *
+ * On the authenticated hot path `ApiKeyRepository.findByHash` usually skips the database: it
+ * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected.
  */
 import {
   AccountRepository,
@@ -17,6 +20,8 @@ import {
   type Website,
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
+import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
+import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
 import { attempt, isUniqueViolation, toUnavailable } from "./failures.ts"
 import {
@@ -113,8 +118,16 @@ const page = async <R>(
   return { rows, total: Number(count[0]?.n ?? 0) }
 }
 
+/** What the repositories share with the rest of the database layer. */
+export interface RepositoryDeps {
+  /** Keeps the API-key cache in step with the other instances. */
+  readonly bus: EventBus
+}
+
 /** Repository Layers over one ORM. */
-export const ormRepositories = (orm: Orm) => {
+export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
+  const { bus } = deps
+  const keys = apiKeyCache(bus)
   const fork = (): Em => orm.em.fork() as Em
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
   const sql = nativeSql(orm)
@@ -139,9 +152,16 @@ export const ormRepositories = (orm: Orm) => {
     }),
     Layer.succeed(ApiKeyRepository, {
       findByHash: (hash) =>
-        Effect.map(query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where key_hash = $1`, [hash]), (rs) =>
-          Option.map(Option.fromNullishOr(rs[0]), apiKeyOf),
-        ),
+        Effect.suspend(() => {
+          const cached = keys.get(hash)
+          if (cached !== undefined) return Effect.succeed(Option.some(cached))
+          const ticket = keys.ticket()
+          return Effect.map(query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where key_hash = $1`, [hash]), (rs) => {
+            const found = Option.map(Option.fromNullishOr(rs[0]), apiKeyOf)
+            if (Option.isSome(found)) keys.put(found.value, ticket)
+            return found
+          })
+        }),
       list: (accountId) =>
         Effect.map(
           query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where account_id = $1 order by created_at desc, id asc`, [accountId]),
@@ -159,13 +179,24 @@ export const ormRepositories = (orm: Orm) => {
               const row = await tx.findOne(ApiKeyEntity, { id: keyId, accountId })
               if (!row) return false
               if (!row.revokedAt) row.revokedAt = new Date(at)
+              // every instance drops the key when this commits (also when it was revoked by hand before)
+              await bus.publishIn(tx, keyEvent(keyId))
               return true
             }),
           ),
-          (found) => (found ? Effect.void : Effect.fail(new NotFound({ resource: "API key", id: keyId }))),
+          (found) => {
+            if (!found) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
+            keys.forget(keyId)
+            return Effect.void
+          },
         ),
       touch: (keyId, at) =>
-        Effect.asVoid(attempt(async () => sql(`update api_keys set last_used_at = $1 where id = $2`, [instant(at), keyId]))),
+        Effect.asVoid(
+          attempt(async () => {
+            await sql(`update api_keys set last_used_at = $1 where id = $2`, [instant(at), keyId])
+            keys.touched(keyId, at)
+          }),
+        ),
     }),
     Layer.succeed(SiteRepository, {
       list: (accountId, slice) =>

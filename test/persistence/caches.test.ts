@@ -1,0 +1,153 @@
+/**
+ * The ORM adapter's in-process shortcuts against a real PostgreSQL shared by two instances: the
+ * API-key cache and the auth-failure knowledge (kept honest by LISTEN/NOTIFY), leased request
+ * counting, and the activity write-behind (read-your-writes, flush on close, survival of an outage).
+ */
+import { ActivityLog, ApiKeyRepository, DataImporter, LimitStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import { Effect, ManagedRuntime, Option } from "effect"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
+import { startTcpProxy } from "../support/tcpProxy.ts"
+import { worldPlan } from "./fixtures/world.ts"
+
+const ACCOUNT = "acc_cache"
+/** Long windows, so no test straddles a window boundary. */
+const WINDOW = 1_000_000
+/** The listener's application_name (adapters/orm/src/bus.ts). */
+const LISTENER = "cs_events_listener"
+
+let counter = 0
+const uid = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${(counter++).toString(36)}_${Math.random().toString(36).slice(2, 6)}`
+
+const keyRecord = (id: string): ApiKeyRecord => ({
+  id,
+  account_id: ACCOUNT,
+  name: id,
+  scope: "write",
+  prefix: `cs_${id}`.slice(0, 12),
+  key_hash: `hash_${id}`,
+  created_at: "2026-11-01T00:00:00.000Z",
+  last_used_at: null,
+  revoked_at: null,
+})
+
+const entry = (requestId: string): ActivityRecord => ({
+  id: uid("act"),
+  account_id: ACCOUNT,
+  at: new Date().toISOString(),
+  channel: "api",
+  actor: { type: "api_key", id: "key_x", name: "x" },
+  action: "GET /api/v1/articles/{id}",
+  site_id: null,
+  article_id: null,
+  status: 200,
+  error_code: null,
+  duration_ms: 1,
+  request_id: requestId,
+})
+
+/** Polls `f` every 10 ms until `done` holds or `ms` pass; returns the last value. */
+const eventually = async <A>(f: () => Promise<A>, done: (a: A) => boolean, ms = 3_000): Promise<A> => {
+  const giveUpAt = Date.now() + ms
+  let last = await f()
+  while (!done(last) && Date.now() < giveUpAt) {
+    await new Promise((r) => setTimeout(r, 10))
+    last = await f()
+  }
+  return last
+}
+
+type Runtime = ManagedRuntime.ManagedRuntime<any, never>
+
+describe("in-process caches across two instances on one PostgreSQL database", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let a: OrmDatabase
+  let b: OrmDatabase
+  let ra: Runtime
+  let rb: Runtime
+  let admin: pg.Client
+
+  const findKey = (r: Runtime, hash: string) => r.runPromise(ApiKeyRepository.use((k) => k.findByHash(hash)))
+  const isUsable = (found: Option.Option<ApiKeyRecord>) => Option.isSome(found) && found.value.revoked_at === null
+  const addKey = async (id: string) => {
+    await ra.runPromise(ApiKeyRepository.use((k) => k.insert(keyRecord(id))))
+    return `hash_${id}`
+  }
+  const hit = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.hit(key, limit, WINDOW)))
+  const peek = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.peek(key, limit, WINDOW)))
+  const storedCount = async (key: string) =>
+    (await admin.query<{ count: number }>("select count from limit_counters where key = $1", [key])).rows[0]?.count ?? 0
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    a = await openDatabase({ databaseUrl: database.url })
+    b = await openDatabase({ databaseUrl: database.url })
+    ra = ManagedRuntime.make(a.layer)
+    rb = ManagedRuntime.make(b.layer)
+    await ra.runPromise(DataImporter.use((i) => i.apply(worldPlan(ACCOUNT, 1))))
+    admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+  })
+  afterAll(async () => {
+    await admin?.end()
+    await ra?.dispose()
+    await rb?.dispose()
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  })
+
+  describe("API-key cache", () => {
+    it("should refuse at instance B a key revoked through instance A once the notification arrives", async () => {
+      const hash = await addKey(uid("key"))
+      expect(a.eventsConnected() && b.eventsConnected()).toBe(true)
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      const id = Option.getOrThrow(await findKey(ra, hash)).id
+      await ra.runPromise(ApiKeyRepository.use((k) => k.revoke(ACCOUNT, id, new Date().toISOString())))
+      // A dropped it at once; B when the notification arrives
+      expect(isUsable(await findKey(ra, hash))).toBe(false)
+      expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+    })
+
+    it("should keep the cached copy's last use, so the core does not touch the key on every request", async () => {
+      const hash = await addKey(uid("key"))
+      const id = Option.getOrThrow(await findKey(rb, hash)).id
+      const at = "2026-11-22T10:00:00.000Z"
+      await rb.runPromise(ApiKeyRepository.use((k) => k.touch(id, at)))
+      expect(Option.getOrThrow(await findKey(rb, hash)).last_used_at).toBe(at)
+    })
+
+    it("should serve the cache while the listener is up and read the database again once it is killed", async () => {
+      const hash = await addKey(uid("key"))
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      // revoked by hand, without a notification: the cached copy still answers (a documented limit)
+      await admin.query("update api_keys set revoked_at = now() where key_hash = $1", [hash])
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      const killed = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
+        [database.name, LISTENER],
+      )
+      expect(killed.rowCount).toBe(2)
+      // the listener's loss resets the cache: the revocation made by hand is seen
+      expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+      // and the bus comes back by itself
+      expect(await eventually(async () => a.eventsConnected() && b.eventsConnected(), (up) => up, 5_000)).toBe(true)
+    })
+
+    it("should not serve a key revoked by hand while the listener was down", async () => {
+      const hash = await addKey(uid("key"))
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
+        [database.name, LISTENER],
+      )
+      await admin.query("update api_keys set revoked_at = now() where key_hash = $1", [hash])
+      expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+      expect(await eventually(async () => b.eventsConnected(), (up) => up, 5_000)).toBe(true)
+      expect(isUsable(await findKey(rb, hash))).toBe(false)
+    })
+  })
+})
