@@ -150,4 +150,72 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       expect(isUsable(await findKey(rb, hash))).toBe(false)
     })
   })
+
+  describe("auth-failure budget", () => {
+    it("should make peek on instance B refuse once instance A exhausts the budget", async () => {
+      const key = uid("authfail:10.0.0.1")
+      // B reads the table once for this window, then answers from what the bus tells it
+      expect(await peek(rb, key, 3)).toMatchObject({ allowed: true, remaining: 3 })
+      await hit(ra, key, 3)
+      await hit(ra, key, 3)
+      // B does not read A's hits: remaining overstates until the budget is exhausted
+      expect(await peek(rb, key, 3)).toMatchObject({ allowed: true, remaining: 3 })
+      expect(await hit(ra, key, 3)).toMatchObject({ allowed: true, remaining: 0 })
+      const refused = await eventually(() => peek(rb, key, 3), (v) => !v.allowed, 2_000)
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 })
+      expect(await peek(ra, key, 3)).toMatchObject({ allowed: false, remaining: 0 })
+    })
+
+    it("should count this instance's own failures in peek", async () => {
+      const key = uid("authfail:10.0.0.2")
+      expect(await peek(ra, key, 5)).toMatchObject({ allowed: true, remaining: 5 })
+      await hit(ra, key, 5)
+      await hit(ra, key, 5)
+      expect(await peek(ra, key, 5)).toMatchObject({ allowed: true, remaining: 3 })
+    })
+  })
+
+  describe("leased request counting", () => {
+    it("should never let concurrent hits over two instances past the limit", async () => {
+      const key = uid("req")
+      const verdicts = await Promise.all(Array.from({ length: 500 }, (_, i) => hit(i % 2 === 0 ? ra : rb, key, 200)))
+      expect(verdicts.filter((v) => v.allowed).length).toBe(200)
+      expect(await storedCount(key)).toBe(200)
+      expect(await peek(ra, key, 200)).toMatchObject({ allowed: false, remaining: 0 })
+    })
+
+    it("should answer exact remaining values for sequential hits on one instance while leases grow", async () => {
+      const key = uid("req")
+      const remaining: Array<number> = []
+      for (let i = 0; i < 60; i++) remaining.push((await hit(ra, key, 50)).remaining)
+      expect(remaining).toEqual([...Array.from({ length: 50 }, (_, i) => 49 - i), ...Array(10).fill(0)])
+      expect(await storedCount(key)).toBe(50)
+    })
+
+    it("should reserve batches rather than count every hit in the table", async () => {
+      const key = uid("req")
+      for (let i = 0; i < 100; i++) await hit(ra, key, 1_000_000)
+      // leases doubled while spent quickly: the table holds hits reserved ahead of use
+      expect(await storedCount(key)).toBeGreaterThan(100)
+      expect(await storedCount(key)).toBeLessThanOrEqual(100 + 256)
+    })
+
+    it("should give every concurrent hit on one instance a distinct exact remaining value", async () => {
+      const key = uid("req")
+      const verdicts: Array<LimitVerdict> = await ra.runPromise(
+        Effect.all(Array.from({ length: 80 }, () => LimitStore.use((l) => l.hit(key, 30, WINDOW))), { concurrency: "unbounded" }),
+      )
+      const allowed = verdicts.filter((v) => v.allowed)
+      expect(allowed.map((v) => v.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i))
+      expect(verdicts.filter((v) => !v.allowed).every((v) => v.remaining === 0)).toBe(true)
+    })
+
+    it("should keep a rarely hit key exact in the table", async () => {
+      const key = uid("authfail:10.0.0.3")
+      await hit(ra, key, 10)
+      await new Promise((r) => setTimeout(r, 1_100))
+      await hit(ra, key, 10)
+      expect(await storedCount(key)).toBe(2)
+    })
+  })
 })

@@ -103,7 +103,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
-    redis ? redisLimitStore(redis) : postgresLimitStore(orm),
+    redis ? redisLimitStore(redis) : postgresLimitStore(orm, bus),
     ormOAuthStore(orm),
     ormDataImporter(orm),
   )
