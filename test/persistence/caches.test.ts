@@ -218,4 +218,60 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       expect(await storedCount(key)).toBe(2)
     })
   })
+
+  describe("activity write-behind", () => {
+    const list = (r: Runtime) => r.runPromise(ActivityLog.use((l) => l.list(ACCOUNT, {}, { offset: 0, limit: 100 })))
+    const storedRequests = async (ids: ReadonlyArray<string>) =>
+      (await admin.query<{ n: number }>("select count(*)::int as n from activity where request_id = any($1)", [ids])).rows[0]!.n
+
+    it("should list entries recorded on the same instance at once", async () => {
+      const ids = [uid("req"), uid("req"), uid("req")]
+      for (const id of ids) await ra.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+      const listed = (await list(ra)).items.map((e) => e.request_id)
+      expect(ids.every((id) => listed.includes(id))).toBe(true)
+    })
+
+    it("should write an entry recorded twice for one request once", async () => {
+      const id = uid("req")
+      await ra.runPromise(ActivityLog.use((l) => Effect.andThen(l.record(entry(id)), l.record(entry(id)))))
+      await a.flushActivity()
+      expect(await storedRequests([id])).toBe(1)
+    })
+
+    it("should write buffered entries when the database is closed", async () => {
+      const c = await openDatabase({ databaseUrl: database.url })
+      const rc = ManagedRuntime.make(c.layer)
+      const ids = Array.from({ length: 5 }, () => uid("req"))
+      for (const id of ids) await rc.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+      await rc.dispose()
+      await c.close()
+      expect(await storedRequests(ids)).toBe(5)
+    })
+
+    it("should keep entries through a database outage and write them after it", async () => {
+      const target = new URL(PG_ADMIN_URL)
+      const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+      const viaProxy = new URL(database.url)
+      viaProxy.host = `127.0.0.1:${proxy.port}`
+      const c = await openDatabase({ databaseUrl: viaProxy.toString(), connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
+      const rc = ManagedRuntime.make(c.layer)
+      const ids = Array.from({ length: 3 }, () => uid("req"))
+      try {
+        await proxy.cut("refuse")
+        for (const id of ids) await rc.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+        expect(await eventually(async () => c.eventsConnected(), (up) => !up, 2_000)).toBe(false)
+        const flushed = await c.flushActivity().then(() => "written", () => "refused")
+        expect(flushed).toBe("refused")
+        expect(await storedRequests(ids)).toBe(0)
+        await proxy.restore()
+        // the background retry writes them without being asked
+        expect(await eventually(() => storedRequests(ids), (n) => n === 3, 10_000)).toBe(3)
+      } finally {
+        await proxy.restore()
+        await rc.dispose()
+        await c.close()
+        await proxy.close()
+      }
+    })
+  })
 })

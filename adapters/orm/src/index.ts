@@ -2,11 +2,17 @@
  * @content-site/orm: every storage port of the core except MediaStore, on MikroORM 7. PostgreSQL
  * when `databaseUrl` is set, otherwise embedded PGlite under `dataDir`, with the same entities and
  * the same committed migrations (run on open). Request counters go to Redis when `redisUrl` is set.
+ *
+ * The authenticated hot path reads the database once (the read itself): API keys are cached and
+ * auth-failure budgets known in process, both kept honest across instances by the event bus
+ * (`bus.ts`, LISTEN/NOTIFY); request counts are leased in batches (`leases.ts`); activity entries of
+ * reads are written behind (`activityBuffer.ts`).
  */
 import type { MediaStore, StorageServices } from "@content-site/core"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
+import { activityBuffer, type ActivityBuffer } from "./activityBuffer.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { AccountEntity, ApiKeyEntity } from "./entities.ts"
@@ -52,9 +58,11 @@ export interface OrmDatabase {
   readonly schemaDiff: () => Promise<string>
   /** Which database this is: "postgresql" or "pglite". */
   readonly kind: "postgresql" | "pglite"
+  /** Writes the activity entries this instance still buffers (for tests that read the table). */
+  readonly flushActivity: () => Promise<void>
   /** Whether the event bus is connected, i.e. the in-process caches are in use. */
   readonly eventsConnected: () => boolean
-  /** Stops listening, closes the connections. */
+  /** Writes buffered activity (bounded wait), stops listening, closes the connections. */
   readonly close: () => Promise<void>
 }
 
@@ -100,8 +108,9 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     throw e
   }
   const fork = () => orm.em.fork() as Em
+  const activity: ActivityBuffer = activityBuffer(nativeSql(orm))
   const layer = Layer.mergeAll(
-    ormRepositories(orm, { bus }),
+    ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
     redis ? redisLimitStore(redis) : postgresLimitStore(orm, bus),
     ormOAuthStore(orm),
@@ -118,11 +127,13 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     isEmpty: async () => (await fork().count(AccountEntity, {})) === 0,
     schemaDiff: async () => (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim(),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
+    flushActivity: activity.flush,
     eventsConnected: bus.connected,
     close: async () => {
       if (closed) return
       closed = true
       try {
+        await activity.close(connectTimeoutMs)
         await bus.close()
         redis?.disconnect()
         await orm.close(true)

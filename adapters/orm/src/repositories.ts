@@ -3,8 +3,9 @@
  * hand-written parameterised SQL on the ORM's native client (`sql.ts`: no fork, no hydration);
  * inserts that go through entities and the revoke transaction use a forked EntityManager.
  *
- * On the authenticated hot path `ApiKeyRepository.findByHash` usually skips the database: it
- * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected.
+ * On the authenticated hot path two calls usually skip the database: `ApiKeyRepository.findByHash`
+ * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected, and
+ * `ActivityLog.record` queues the entry for the write-behind buffer (`activityBuffer.ts`).
  */
 import {
   AccountRepository,
@@ -20,10 +21,11 @@ import {
   type Website,
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
+import type { ActivityBuffer } from "./activityBuffer.ts"
 import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
 import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
-import { attempt, isUniqueViolation, toUnavailable } from "./failures.ts"
+import { attempt } from "./failures.ts"
 import {
   accountOf,
   accountRow,
@@ -43,7 +45,7 @@ import {
   type Wire,
 } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
-import { json, nativeSql, type Sql } from "./sql.ts"
+import { nativeSql, type Sql } from "./sql.ts"
 
 /** Column lists aliased to the entities' property names, so the mapping helpers read the rows. */
 const ACCOUNT = `id, email, name, password_hash as "passwordHash", created_at as "createdAt"`
@@ -122,11 +124,13 @@ const page = async <R>(
 export interface RepositoryDeps {
   /** Keeps the API-key cache in step with the other instances. */
   readonly bus: EventBus
+  /** Where `ActivityLog.record` puts entries. */
+  readonly activity: ActivityBuffer
 }
 
 /** Repository Layers over one ORM. */
 export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
-  const { bus } = deps
+  const { bus, activity } = deps
   const keys = apiKeyCache(bus)
   const fork = (): Em => orm.em.fork() as Em
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
@@ -268,14 +272,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
         ),
     }),
     Layer.succeed(ActivityLog, {
-      record: (entry) =>
-        Effect.tryPromise({
-          try: () => insertActivitySql(sql, activityRow(entry)),
-          catch: (e) => e,
-        }).pipe(
-          // a second write of the same request (channel + request_id) is a no-op
-          Effect.catch((e) => (isUniqueViolation(e) ? Effect.void : Effect.fail(toUnavailable(e)))),
-        ),
+      // written shortly after by the buffer; list flushes this instance's pending entries first
+      record: (entry) => Effect.sync(() => activity.record(activityRow(entry))),
       list: (accountId, filter, slice) =>
         attempt(async () => {
           const w = where()
@@ -285,32 +283,11 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.outcome !== undefined) w.add(filter.outcome === "error" ? "error_code is not null" : "error_code is null")
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
+          await activity.flush()
           const { rows, total } = await page<Wire<ActivityRow>>(sql, "activity", ACTIVITY, w, "at desc, id desc", slice)
           return { items: rows.map(activityOf), total }
         }),
     }),
-  )
-}
-
-/** Inserts an activity row unless its (channel, request_id) exists already: one parameterised statement. */
-const insertActivitySql = async (sql: Sql, row: ActivityRow): Promise<void> => {
-  await sql(
-    `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (channel, request_id) do nothing`,
-    [
-      row.id,
-      row.accountId ?? null,
-      row.at.toISOString(),
-      row.channel,
-      json(row.actor),
-      row.action,
-      row.siteId ?? null,
-      row.articleId ?? null,
-      row.status,
-      row.errorCode ?? null,
-      row.durationMs,
-      row.requestId,
-    ],
   )
 }
 
