@@ -9,7 +9,8 @@ const CONFLICT_STATES = new Set([
   "23505", // unique_violation
 ])
 
-const stateOf = (error: unknown): string | undefined => {
+/** The SQLSTATE of a database error (looked up through `cause`/`previous`), if any. */
+export const stateOf = (error: unknown): string | undefined => {
   let e: unknown = error
   for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
     const code = (e as { code?: unknown; sqlState?: unknown }).sqlState ?? (e as { code?: unknown }).code
@@ -29,6 +30,15 @@ export const isConflict = (error: unknown): boolean => {
 
 /** Whether the error is a duplicate key. */
 export const isUniqueViolation = (error: unknown): boolean => stateOf(error) === "23505"
+
+/**
+ * Whether the error is about the data sent (class 22 data exception, class 23 integrity violation):
+ * sending the same rows again fails again, unlike a lost connection or a timeout.
+ */
+export const isDataError = (error: unknown): boolean => {
+  const state = stateOf(error)
+  return state !== undefined && (state.startsWith("22") || state.startsWith("23"))
+}
 
 /** Any database error as Unavailable: nothing was written, the caller may retry. */
 export const toUnavailable = (error: unknown): Unavailable =>

@@ -2,11 +2,18 @@
  * @content-site/orm: every storage port of the core except MediaStore, on MikroORM 7. PostgreSQL
  * when `databaseUrl` is set, otherwise embedded PGlite under `dataDir`, with the same entities and
  * the same committed migrations (run on open). Request counters go to Redis when `redisUrl` is set.
+ *
+ * The authenticated hot path reads the database once (the read itself): API keys are cached and
+ * auth-failure budgets known in process, both kept honest across instances by the event bus
+ * (`bus.ts`, LISTEN/NOTIFY); request counts are leased in batches (`leases.ts`); activity entries of
+ * reads are written behind (`activityBuffer.ts`).
  */
 import type { MediaStore, StorageServices } from "@content-site/core"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
+import { activityBuffer, type ActivityBuffer } from "./activityBuffer.ts"
+import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { AccountEntity, ApiKeyEntity } from "./entities.ts"
 import { ormDataImporter } from "./importer.ts"
@@ -14,6 +21,7 @@ import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
 import { ormOAuthStore } from "./oauth.ts"
 import { initOrm, type Em, type Orm } from "./orm.ts"
 import { ormRepositories } from "./repositories.ts"
+import { nativeSql } from "./sql.ts"
 import { ormArticleWriter } from "./writer.ts"
 
 export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
@@ -50,6 +58,11 @@ export interface OrmDatabase {
   readonly schemaDiff: () => Promise<string>
   /** Which database this is: "postgresql" or "pglite". */
   readonly kind: "postgresql" | "pglite"
+  /** Writes the activity entries this instance still buffers (for tests that read the table). */
+  readonly flushActivity: () => Promise<void>
+  /** Whether the event bus is connected, i.e. the in-process caches are in use. */
+  readonly eventsConnected: () => boolean
+  /** Writes buffered activity (bounded wait), stops listening, closes the connections. */
   readonly close: () => Promise<void>
 }
 
@@ -70,6 +83,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const release = config.databaseUrl ? () => {} : lockDataDir(dataDir)
   let orm: Orm
   let redis: Redis | undefined
+  let bus: EventBus
   try {
     orm = await initOrm({
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: join(dataDir) }),
@@ -84,16 +98,21 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   try {
     await orm.migrator.up()
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, connectTimeoutMs)
+    bus = config.databaseUrl
+      ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs })
+      : inProcessEventBus()
   } catch (e) {
+    redis?.disconnect()
     await orm.close(true).catch(() => {})
     release()
     throw e
   }
   const fork = () => orm.em.fork() as Em
+  const activity: ActivityBuffer = activityBuffer(nativeSql(orm))
   const layer = Layer.mergeAll(
-    ormRepositories(orm),
+    ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
-    redis ? redisLimitStore(redis) : postgresLimitStore(orm),
+    redis ? redisLimitStore(redis) : postgresLimitStore(orm, bus),
     ormOAuthStore(orm),
     ormDataImporter(orm),
   )
@@ -108,10 +127,14 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     isEmpty: async () => (await fork().count(AccountEntity, {})) === 0,
     schemaDiff: async () => (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim(),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
+    flushActivity: activity.flush,
+    eventsConnected: bus.connected,
     close: async () => {
       if (closed) return
       closed = true
       try {
+        await activity.close(connectTimeoutMs)
+        await bus.close()
         redis?.disconnect()
         await orm.close(true)
       } finally {

@@ -1,57 +1,131 @@
 /**
  * LimitStore shared by every instance: fixed windows aligned to the window length (like the memory
- * adapter), counted by one atomic statement in PostgreSQL or one Lua script in Redis.
+ * adapter). In PostgreSQL (or PGlite) hits are leased in batches from `limit_counters` (`leases.ts`)
+ * and `peek` answers from what the event bus told this instance; in Redis each hit is one Lua script.
  */
 import { LimitStore, Unavailable, type LimitVerdict } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { Redis } from "ioredis"
+import type { EventBus } from "./bus.ts"
 import { attempt } from "./failures.ts"
+import { leasedCounter, reserveIn, verdict, windowOf } from "./leases.ts"
 import type { Orm } from "./orm.ts"
-import { nativeSql } from "./sql.ts"
+import { nativeSql, type Sql } from "./sql.ts"
 
-const windowOf = (windowSeconds: number, now: number) => {
-  const length = windowSeconds * 1000
-  const start = Math.floor(now / length) * length
-  return { start, end: start + length }
+const LIMIT_EVENT = "limit:"
+
+/** The event that tells every instance `key` is exhausted until `end` (ms since the epoch). */
+export const limitEvent = (key: string, end: number): string => `${LIMIT_EVENT}${key}:${end}`
+
+/** The count of `key`'s current window, read from the table (0 for an older window). */
+const readCount = async (sql: Sql, key: string, start: number): Promise<number> => {
+  const rows = await sql<{ window_start: number | string | bigint; count: number }>(
+    "select window_start, count from limit_counters where key = $1",
+    [key],
+  )
+  const row = rows[0]
+  return row && Number(row.window_start) >= start ? row.count : 0
 }
 
-const verdict = (limit: number, count: number, end: number, now: number, allowed: boolean): LimitVerdict => ({
-  allowed,
-  limit,
-  remaining: Math.max(0, limit - count),
-  resetSeconds: Math.max(1, Math.ceil((end - now) / 1000)),
-})
+/**
+ * What this instance knows about keys without reading the table, valid while the bus is connected:
+ * exhausted keys (from `limit:` events and its own leases) until their window ends, and for a
+ * window that began before the bus's last (re)connect, a count read from the table since then.
+ */
+const limitKnowledge = (bus: EventBus, now: () => number) => {
+  const exhaustedUntil = new Map<string, number>()
+  const readSince = new Map<string, { start: number; count: number; spent: number }>()
+  let connectedAt = now()
+  let generation = 0
+  const exhaust = (key: string, end: number) => {
+    if ((exhaustedUntil.get(key) ?? 0) < end) exhaustedUntil.set(key, end)
+    if (exhaustedUntil.size > 10_000) {
+      const t = now()
+      for (const [k, e] of exhaustedUntil) if (e <= t) exhaustedUntil.delete(k)
+    }
+  }
+  bus.subscribe({
+    event: (payload) => {
+      if (!payload.startsWith(LIMIT_EVENT)) return
+      const at = payload.lastIndexOf(":")
+      const end = Number(payload.slice(at + 1))
+      if (at > LIMIT_EVENT.length && Number.isFinite(end)) exhaust(payload.slice(LIMIT_EVENT.length, at), end)
+    },
+    reset: () => {
+      connectedAt = now()
+      generation++
+      readSince.clear()
+    },
+  })
+  return {
+    exhaust,
+    isExhausted: (key: string, end: number) => exhaustedUntil.get(key) === end,
+    /** Hits of the window counted elsewhere that this instance knows of, or undefined if unknown. */
+    baseline: (key: string, start: number): number | undefined => {
+      if (start >= connectedAt) return 0
+      const r = readSince.get(key)
+      return r !== undefined && r.start === start ? r.count - r.spent : undefined
+    },
+    ticket: () => generation,
+    /** Remembers a count read from the table, unless the bus reset since `ticket`. */
+    learn: (ticket: number, key: string, start: number, count: number, spent: number) => {
+      if (ticket !== generation || !bus.connected()) return
+      if (readSince.size >= 10_000) readSince.clear()
+      readSince.set(key, { start, count, spent })
+    },
+  }
+}
 
-/** Counters in the `limit_counters` table: `INSERT ... ON CONFLICT DO UPDATE ... RETURNING`. */
-export const postgresLimitStore = (orm: Orm, now: () => number = Date.now) => {
+/**
+ * Counters in the `limit_counters` table. `hit` leases hits in batches (`leases.ts`) and announces
+ * `limit:<key>:<windowEnd>` on the bus when its lease brings a window to the limit.
+ *
+ * `peek` reads nothing while the bus is connected: an exhausted key is refused, otherwise
+ * `remaining` is the limit minus the hits this instance counted (plus, for a window that began
+ * before the bus connected, the count read once from the table). That `remaining` may overstate
+ * by other instances' hits, but exhaustion is seen everywhere as soon as the notification arrives.
+ * While the bus is down, `peek` is the exact read of the table.
+ */
+export const postgresLimitStore = (orm: Orm, bus: EventBus, now: () => number = Date.now) => {
   const sql = nativeSql(orm)
+  const knowledge = limitKnowledge(bus, now)
+  const counter = leasedCounter(reserveIn(sql), {
+    now,
+    onExhausted: (key, end) => {
+      knowledge.exhaust(key, end)
+      bus.publish(limitEvent(key, end)).catch(() => {})
+    },
+  })
+  const exactPeek = async (key: string, limit: number, start: number, end: number): Promise<LimitVerdict> => {
+    const ticket = knowledge.ticket()
+    const spent = counter.spentIn(key, start)
+    const count = await readCount(sql, key, start)
+    knowledge.learn(ticket, key, start, count, spent)
+    if (count >= limit) knowledge.exhaust(key, end)
+    return verdict(limit, count, end, now(), count < limit)
+  }
+  /** The verdict from memory, or undefined when only the table can tell. */
+  const knownPeek = (key: string, limit: number, start: number, end: number, t: number): LimitVerdict | undefined => {
+    if (counter.exhaustedIn(key, start) || knowledge.isExhausted(key, end)) return verdict(limit, limit, end, t, false)
+    if (!bus.connected()) return undefined
+    const elsewhere = knowledge.baseline(key, start)
+    if (elsewhere === undefined) return undefined
+    const count = elsewhere + counter.spentIn(key, start)
+    return verdict(limit, count, end, t, count < limit)
+  }
   return Layer.succeed(LimitStore, {
     hit: (key, limit, windowSeconds) =>
-      attempt(async () => {
-        const t = now()
-        const { start, end } = windowOf(windowSeconds, t)
-        const rows = await sql<{ count: number | string }>(
-          `insert into limit_counters (key, window_start, count) values ($1, $2, 1)
-           on conflict (key) do update set
-             count = case when limit_counters.window_start < excluded.window_start then 1 else limit_counters.count + 1 end,
-             window_start = greatest(limit_counters.window_start, excluded.window_start)
-           returning count`,
-          [key, start],
-        )
-        const count = Number(rows[0]?.count ?? 1)
-        return verdict(limit, count, end, t, count <= limit)
+      Effect.suspend(() => {
+        const v = counter.hit(key, limit, windowSeconds)
+        if (!(v instanceof Promise)) return Effect.succeed(v)
+        return attempt(() => v)
       }),
     peek: (key, limit, windowSeconds) =>
-      attempt(async () => {
+      Effect.suspend(() => {
         const t = now()
         const { start, end } = windowOf(windowSeconds, t)
-        const rows = await sql<{ window_start: number | string | bigint; count: number }>(
-          "select window_start, count from limit_counters where key = $1",
-          [key],
-        )
-        const row = rows[0]
-        const count = row && Number(row.window_start) >= start ? row.count : 0
-        return verdict(limit, count, end, t, count < limit)
+        const known = knownPeek(key, limit, start, end, t)
+        return known ? Effect.succeed(known) : attempt(() => exactPeek(key, limit, start, end))
       }),
   })
 }

@@ -2,6 +2,10 @@
  * The repositories on MikroORM's database client. Reads, counters and the activity insert are
  * hand-written parameterised SQL on the ORM's native client (`sql.ts`: no fork, no hydration);
  * inserts that go through entities and the revoke transaction use a forked EntityManager.
+ *
+ * On the authenticated hot path two calls usually skip the database: `ApiKeyRepository.findByHash`
+ * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected, and
+ * `ActivityLog.record` queues the entry for the write-behind buffer (`activityBuffer.ts`).
  */
 import {
   AccountRepository,
@@ -17,8 +21,11 @@ import {
   type Website,
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
+import type { ActivityBuffer } from "./activityBuffer.ts"
+import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
+import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
-import { attempt, isUniqueViolation, toUnavailable } from "./failures.ts"
+import { attempt } from "./failures.ts"
 import {
   accountOf,
   accountRow,
@@ -38,7 +45,7 @@ import {
   type Wire,
 } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
-import { json, nativeSql, type Sql } from "./sql.ts"
+import { nativeSql, type Sql } from "./sql.ts"
 
 /** Column lists aliased to the entities' property names, so the mapping helpers read the rows. */
 const ACCOUNT = `id, email, name, password_hash as "passwordHash", created_at as "createdAt"`
@@ -121,8 +128,18 @@ const page = async <R>(
   return { rows: [], total: Number(count[0]?.n ?? 0) }
 }
 
+/** What the repositories share with the rest of the database layer. */
+export interface RepositoryDeps {
+  /** Keeps the API-key cache in step with the other instances. */
+  readonly bus: EventBus
+  /** Where `ActivityLog.record` puts entries. */
+  readonly activity: ActivityBuffer
+}
+
 /** Repository Layers over one ORM. */
-export const ormRepositories = (orm: Orm) => {
+export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
+  const { bus, activity } = deps
+  const keys = apiKeyCache(bus)
   const fork = (): Em => orm.em.fork() as Em
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
   const sql = nativeSql(orm)
@@ -147,9 +164,16 @@ export const ormRepositories = (orm: Orm) => {
     }),
     Layer.succeed(ApiKeyRepository, {
       findByHash: (hash) =>
-        Effect.map(query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where key_hash = $1`, [hash]), (rs) =>
-          Option.map(Option.fromNullishOr(rs[0]), apiKeyOf),
-        ),
+        Effect.suspend(() => {
+          const cached = keys.get(hash)
+          if (cached !== undefined) return Effect.succeed(Option.some(cached))
+          const ticket = keys.ticket()
+          return Effect.map(query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where key_hash = $1`, [hash]), (rs) => {
+            const found = Option.map(Option.fromNullishOr(rs[0]), apiKeyOf)
+            if (Option.isSome(found)) keys.put(found.value, ticket)
+            return found
+          })
+        }),
       list: (accountId) =>
         Effect.map(
           query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where account_id = $1 order by created_at desc, id asc`, [accountId]),
@@ -167,13 +191,24 @@ export const ormRepositories = (orm: Orm) => {
               const row = await tx.findOne(ApiKeyEntity, { id: keyId, accountId })
               if (!row) return false
               if (!row.revokedAt) row.revokedAt = new Date(at)
+              // every instance drops the key when this commits (also when it was revoked by hand before)
+              await bus.publishIn(tx, keyEvent(keyId))
               return true
             }),
           ),
-          (found) => (found ? Effect.void : Effect.fail(new NotFound({ resource: "API key", id: keyId }))),
+          (found) => {
+            if (!found) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
+            keys.forget(keyId)
+            return Effect.void
+          },
         ),
       touch: (keyId, at) =>
-        Effect.asVoid(attempt(async () => sql(`update api_keys set last_used_at = $1 where id = $2`, [instant(at), keyId]))),
+        Effect.asVoid(
+          attempt(async () => {
+            await sql(`update api_keys set last_used_at = $1 where id = $2`, [instant(at), keyId])
+            keys.touched(keyId, at)
+          }),
+        ),
     }),
     Layer.succeed(SiteRepository, {
       list: (accountId, slice) =>
@@ -251,14 +286,8 @@ export const ormRepositories = (orm: Orm) => {
         ),
     }),
     Layer.succeed(ActivityLog, {
-      record: (entry) =>
-        Effect.tryPromise({
-          try: () => insertActivitySql(sql, activityRow(entry)),
-          catch: (e) => e,
-        }).pipe(
-          // a second write of the same request (channel + request_id) is a no-op
-          Effect.catch((e) => (isUniqueViolation(e) ? Effect.void : Effect.fail(toUnavailable(e)))),
-        ),
+      // written shortly after by the buffer; list flushes this instance's pending entries first
+      record: (entry) => Effect.sync(() => activity.record(activityRow(entry))),
       list: (accountId, filter, slice) =>
         attempt(async () => {
           const w = where()
@@ -268,32 +297,11 @@ export const ormRepositories = (orm: Orm) => {
           if (filter.outcome !== undefined) w.add(filter.outcome === "error" ? "error_code is not null" : "error_code is null")
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
+          await activity.flush()
           const { rows, total } = await page<Wire<ActivityRow>>(sql, "activity", ACTIVITY, w, "at desc, id desc", slice)
           return { items: rows.map(activityOf), total }
         }),
     }),
-  )
-}
-
-/** Inserts an activity row unless its (channel, request_id) exists already: one parameterised statement. */
-const insertActivitySql = async (sql: Sql, row: ActivityRow): Promise<void> => {
-  await sql(
-    `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (channel, request_id) do nothing`,
-    [
-      row.id,
-      row.accountId ?? null,
-      row.at.toISOString(),
-      row.channel,
-      json(row.actor),
-      row.action,
-      row.siteId ?? null,
-      row.articleId ?? null,
-      row.status,
-      row.errorCode ?? null,
-      row.durationMs,
-      row.requestId,
-    ],
   )
 }
 

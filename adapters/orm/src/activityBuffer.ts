@@ -1,0 +1,171 @@
+/**
+ * Write-behind for activity entries that belong to no change (reads, refused calls): `record`
+ * appends to an in-process buffer and returns; one flusher at a time writes the buffer in one
+ * multi-row statement shortly after the first pending entry. Entries written with a change go in
+ * the writer's transaction instead (`insertActivity`).
+ *
+ * Limits: an entry is visible to other instances only after its flush (tens of milliseconds, longer
+ * while the database is down); entries still buffered when the process dies are lost; past
+ * `maxEntries` pending entries the oldest are dropped (and counted on stderr).
+ */
+import { isDataError, isUniqueViolation } from "./failures.ts"
+import type { ActivityRow } from "./mapping.ts"
+import { json, type Sql } from "./sql.ts"
+
+export interface ActivityBufferOptions {
+  /** How long the first pending entry waits for company (default 20 ms). */
+  readonly delayMs?: number
+  /** This many pending entries are flushed at once (default 500); also the most per statement. */
+  readonly batchSize?: number
+  /** Most entries kept while the database is away (default 50 000); the oldest go first. */
+  readonly maxEntries?: number
+  /** First retry delay after a failed flush (default 100 ms), doubled up to 5 s. */
+  readonly retryMs?: number
+}
+
+/** The buffer in front of the `activity` table. */
+export interface ActivityBuffer {
+  /** Queues an entry; never waits for the database. */
+  readonly record: (row: ActivityRow) => void
+  /** Writes every entry recorded before the call; rejects (keeping them) if the database fails. */
+  readonly flush: () => Promise<void>
+  /** Flushes, retrying for up to `waitMs`, then stops; entries left unwritten are reported on stderr. */
+  readonly close: (waitMs: number) => Promise<void>
+}
+
+// One statement for any number of rows (a fixed text, so it is prepared once per connection).
+// A (channel, request_id) already written, by a change or an earlier flush, is skipped.
+const INSERT = `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
+  select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::text[],
+    $9::text[], $10::text[], $11::int[], $12::text[])
+  on conflict (channel, request_id) do nothing`
+
+/** The rows as the statement's twelve column arrays. */
+const columns = (rows: ReadonlyArray<ActivityRow>): Array<Array<unknown>> => [
+  rows.map((r) => r.id),
+  rows.map((r) => r.accountId ?? null),
+  rows.map((r) => r.at.toISOString()),
+  rows.map((r) => r.channel),
+  rows.map((r) => json(r.actor)),
+  rows.map((r) => r.action),
+  rows.map((r) => r.siteId ?? null),
+  rows.map((r) => r.articleId ?? null),
+  rows.map((r) => r.status),
+  rows.map((r) => r.errorCode ?? null),
+  rows.map((r) => r.durationMs),
+  rows.map((r) => r.requestId),
+]
+
+/**
+ * Writes `rows` in one statement. When the database refuses the data itself (a value too long, a
+ * duplicate id), sending it again cannot help: the rows are written one by one and the refused
+ * ones dropped, so one bad entry does not hold back the others.
+ */
+const write = async (sql: Sql, rows: ReadonlyArray<ActivityRow>): Promise<void> => {
+  try {
+    await sql(INSERT, columns(rows))
+  } catch (e) {
+    if (!isDataError(e)) throw e
+    if (rows.length > 1) {
+      for (const row of rows) await write(sql, [row])
+      return
+    }
+    // a duplicate id is an entry written already (the port's record is idempotent)
+    if (!isUniqueViolation(e)) console.error(`activity: dropped entry ${rows[0]?.requestId}, refused by the database:`, e)
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref())
+
+interface Pending {
+  readonly seq: number
+  readonly row: ActivityRow
+}
+
+/** A write-behind buffer writing through `sql`. */
+export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): ActivityBuffer => {
+  const delayMs = options.delayMs ?? 20
+  const batchSize = options.batchSize ?? 500
+  const maxEntries = options.maxEntries ?? 50_000
+  const retryMs = options.retryMs ?? 100
+  let pending: Array<Pending> = []
+  let inFlight: Array<Pending> = []
+  let flushing: Promise<void> | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let failures = 0
+  let lastSeq = 0
+  let closed = false
+
+  const dropOldest = () => {
+    const excess = pending.length - maxEntries
+    if (excess <= 0) return
+    pending = pending.slice(excess)
+    console.error(`activity: the buffer is full (${maxEntries} entries); dropped the ${excess} oldest`)
+  }
+  const schedule = (ms: number) => {
+    if (closed || timer !== undefined || flushing !== undefined || pending.length === 0) return
+    timer = setTimeout(() => {
+      timer = undefined
+      runOnce().catch(() => {})
+    }, ms)
+    timer.unref()
+  }
+  /** Writes one batch; on failure the batch goes back to the front and a retry is scheduled. */
+  const runOnce = (): Promise<void> => {
+    if (flushing) return flushing
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    const batch = pending.slice(0, batchSize)
+    inFlight = batch
+    pending = pending.slice(batch.length)
+    flushing = write(sql, batch.map((p) => p.row)).then(
+      () => {
+        failures = 0
+        inFlight = []
+        flushing = undefined
+        schedule(pending.length >= batchSize ? 0 : delayMs)
+      },
+      (e: unknown) => {
+        pending = batch.concat(pending)
+        inFlight = []
+        flushing = undefined
+        dropOldest()
+        schedule(Math.min(5_000, retryMs * 2 ** failures++))
+        throw e
+      },
+    )
+    return flushing
+  }
+  const oldestSeq = (): number | undefined => inFlight[0]?.seq ?? pending[0]?.seq
+  /** Until every entry up to the last recorded one is written; a failed attempt of its own rejects. */
+  const flush = async (): Promise<void> => {
+    const target = lastSeq
+    for (let seq = oldestSeq(); seq !== undefined && seq <= target; seq = oldestSeq()) {
+      if (flushing) await flushing.catch(() => {})
+      else await runOnce()
+    }
+  }
+  return {
+    record: (row) => {
+      pending.push({ seq: ++lastSeq, row })
+      if (pending.length > maxEntries) dropOldest()
+      // a full batch goes at once, unless the database just failed (then the retry timer decides)
+      if (pending.length >= batchSize && flushing === undefined && failures === 0) runOnce().catch(() => {})
+      else schedule(delayMs)
+    },
+    flush,
+    close: async (waitMs) => {
+      const giveUpAt = Date.now() + waitMs
+      let written = false
+      for (let attempt = 0; !written && Date.now() < giveUpAt; attempt++) {
+        const outcome = await Promise.race([flush().then(() => true, () => false), sleep(giveUpAt - Date.now())])
+        written = outcome === true
+        if (!written) await sleep(Math.min(giveUpAt - Date.now(), retryMs * 2 ** attempt))
+      }
+      closed = true
+      if (timer !== undefined) clearTimeout(timer)
+      const left = pending.length + inFlight.length
+      if (left > 0) console.error(`activity: ${left} entries were not written before closing (the database did not answer)`)
+    },
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The ORM adapter's in-process shortcuts against a real PostgreSQL shared by two instances: the
+ * API-key cache and the auth-failure knowledge (kept honest by LISTEN/NOTIFY), leased request
+ * counting, and the activity write-behind (read-your-writes, flush on close, survival of an outage).
+ */
+import { ActivityLog, ApiKeyRepository, DataImporter, LimitStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import { Effect, ManagedRuntime, Option } from "effect"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
+import { startTcpProxy } from "../support/tcpProxy.ts"
+import { worldPlan } from "./fixtures/world.ts"
+
+const ACCOUNT = "acc_cache"
+/** Long windows, so no test straddles a window boundary. */
+const WINDOW = 1_000_000
+/** The listener's application_name (adapters/orm/src/bus.ts). */
+const LISTENER = "cs_events_listener"
+
+let counter = 0
+const uid = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${(counter++).toString(36)}_${Math.random().toString(36).slice(2, 6)}`
+
+const keyRecord = (id: string): ApiKeyRecord => ({
+  id,
+  account_id: ACCOUNT,
+  name: id,
+  scope: "write",
+  prefix: `cs_${id}`.slice(0, 12),
+  key_hash: `hash_${id}`,
+  created_at: "2026-11-01T00:00:00.000Z",
+  last_used_at: null,
+  revoked_at: null,
+})
+
+const entry = (requestId: string): ActivityRecord => ({
+  id: uid("act"),
+  account_id: ACCOUNT,
+  at: new Date().toISOString(),
+  channel: "api",
+  actor: { type: "api_key", id: "key_x", name: "x" },
+  action: "GET /api/v1/articles/{id}",
+  site_id: null,
+  article_id: null,
+  status: 200,
+  error_code: null,
+  duration_ms: 1,
+  request_id: requestId,
+})
+
+/** Polls `f` every 10 ms until `done` holds or `ms` pass; returns the last value. */
+const eventually = async <A>(f: () => Promise<A>, done: (a: A) => boolean, ms = 3_000): Promise<A> => {
+  const giveUpAt = Date.now() + ms
+  let last = await f()
+  while (!done(last) && Date.now() < giveUpAt) {
+    await new Promise((r) => setTimeout(r, 10))
+    last = await f()
+  }
+  return last
+}
+
+type Runtime = ManagedRuntime.ManagedRuntime<any, never>
+
+describe("in-process caches across two instances on one PostgreSQL database", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let a: OrmDatabase
+  let b: OrmDatabase
+  let ra: Runtime
+  let rb: Runtime
+  let admin: pg.Client
+
+  const findKey = (r: Runtime, hash: string) => r.runPromise(ApiKeyRepository.use((k) => k.findByHash(hash)))
+  const isUsable = (found: Option.Option<ApiKeyRecord>) => Option.isSome(found) && found.value.revoked_at === null
+  const addKey = async (id: string) => {
+    await ra.runPromise(ApiKeyRepository.use((k) => k.insert(keyRecord(id))))
+    return `hash_${id}`
+  }
+  const hit = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.hit(key, limit, WINDOW)))
+  const peek = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.peek(key, limit, WINDOW)))
+  const storedCount = async (key: string) =>
+    (await admin.query<{ count: number }>("select count from limit_counters where key = $1", [key])).rows[0]?.count ?? 0
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    a = await openDatabase({ databaseUrl: database.url })
+    b = await openDatabase({ databaseUrl: database.url })
+    ra = ManagedRuntime.make(a.layer)
+    rb = ManagedRuntime.make(b.layer)
+    await ra.runPromise(DataImporter.use((i) => i.apply(worldPlan(ACCOUNT, 1))))
+    admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+  })
+  afterAll(async () => {
+    await admin?.end()
+    await ra?.dispose()
+    await rb?.dispose()
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  })
+
+  describe("API-key cache", () => {
+    it("should refuse at instance B a key revoked through instance A once the notification arrives", async () => {
+      const hash = await addKey(uid("key"))
+      expect(a.eventsConnected() && b.eventsConnected()).toBe(true)
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      const id = Option.getOrThrow(await findKey(ra, hash)).id
+      await ra.runPromise(ApiKeyRepository.use((k) => k.revoke(ACCOUNT, id, new Date().toISOString())))
+      // A dropped it at once; B when the notification arrives
+      expect(isUsable(await findKey(ra, hash))).toBe(false)
+      expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+    })
+
+    it("should keep the cached copy's last use, so the core does not touch the key on every request", async () => {
+      const hash = await addKey(uid("key"))
+      const id = Option.getOrThrow(await findKey(rb, hash)).id
+      const at = "2026-11-22T10:00:00.000Z"
+      await rb.runPromise(ApiKeyRepository.use((k) => k.touch(id, at)))
+      expect(Option.getOrThrow(await findKey(rb, hash)).last_used_at).toBe(at)
+    })
+
+    it("should serve the cache while the listener is up and read the database again once it is killed", async () => {
+      const hash = await addKey(uid("key"))
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      // revoked by hand, without a notification: the cached copy still answers (a documented limit)
+      await admin.query("update api_keys set revoked_at = now() where key_hash = $1", [hash])
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      const killed = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
+        [database.name, LISTENER],
+      )
+      expect(killed.rowCount).toBe(2)
+      // the listener's loss resets the cache: the revocation made by hand is seen
+      expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+      // and the bus comes back by itself
+      expect(await eventually(async () => a.eventsConnected() && b.eventsConnected(), (up) => up, 5_000)).toBe(true)
+    })
+
+    it("should not serve a key revoked by hand while the listener was down", async () => {
+      const hash = await addKey(uid("key"))
+      expect(isUsable(await findKey(rb, hash))).toBe(true)
+      await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
+        [database.name, LISTENER],
+      )
+      await admin.query("update api_keys set revoked_at = now() where key_hash = $1", [hash])
+      expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+      expect(await eventually(async () => b.eventsConnected(), (up) => up, 5_000)).toBe(true)
+      expect(isUsable(await findKey(rb, hash))).toBe(false)
+    })
+  })
+
+  describe("auth-failure budget", () => {
+    it("should make peek on instance B refuse once instance A exhausts the budget", async () => {
+      const key = uid("authfail:10.0.0.1")
+      // B reads the table once for this window, then answers from what the bus tells it
+      expect(await peek(rb, key, 3)).toMatchObject({ allowed: true, remaining: 3 })
+      await hit(ra, key, 3)
+      await hit(ra, key, 3)
+      // B does not read A's hits: remaining overstates until the budget is exhausted
+      expect(await peek(rb, key, 3)).toMatchObject({ allowed: true, remaining: 3 })
+      expect(await hit(ra, key, 3)).toMatchObject({ allowed: true, remaining: 0 })
+      const refused = await eventually(() => peek(rb, key, 3), (v) => !v.allowed, 2_000)
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 })
+      expect(await peek(ra, key, 3)).toMatchObject({ allowed: false, remaining: 0 })
+    })
+
+    it("should count this instance's own failures in peek", async () => {
+      const key = uid("authfail:10.0.0.2")
+      expect(await peek(ra, key, 5)).toMatchObject({ allowed: true, remaining: 5 })
+      await hit(ra, key, 5)
+      await hit(ra, key, 5)
+      expect(await peek(ra, key, 5)).toMatchObject({ allowed: true, remaining: 3 })
+    })
+  })
+
+  describe("leased request counting", () => {
+    it("should never let concurrent hits over two instances past the limit", async () => {
+      const key = uid("req")
+      const verdicts = await Promise.all(Array.from({ length: 500 }, (_, i) => hit(i % 2 === 0 ? ra : rb, key, 200)))
+      expect(verdicts.filter((v) => v.allowed).length).toBe(200)
+      expect(await storedCount(key)).toBe(200)
+      expect(await peek(ra, key, 200)).toMatchObject({ allowed: false, remaining: 0 })
+    })
+
+    it("should answer exact remaining values for sequential hits on one instance while leases grow", async () => {
+      const key = uid("req")
+      const remaining: Array<number> = []
+      for (let i = 0; i < 60; i++) remaining.push((await hit(ra, key, 50)).remaining)
+      expect(remaining).toEqual([...Array.from({ length: 50 }, (_, i) => 49 - i), ...Array(10).fill(0)])
+      expect(await storedCount(key)).toBe(50)
+    })
+
+    it("should reserve batches rather than count every hit in the table", async () => {
+      const key = uid("req")
+      for (let i = 0; i < 100; i++) await hit(ra, key, 1_000_000)
+      // leases doubled while spent quickly: the table holds hits reserved ahead of use
+      expect(await storedCount(key)).toBeGreaterThan(100)
+      expect(await storedCount(key)).toBeLessThanOrEqual(100 + 256)
+    })
+
+    it("should give every concurrent hit on one instance a distinct exact remaining value", async () => {
+      const key = uid("req")
+      const verdicts: Array<LimitVerdict> = await ra.runPromise(
+        Effect.all(Array.from({ length: 80 }, () => LimitStore.use((l) => l.hit(key, 30, WINDOW))), { concurrency: "unbounded" }),
+      )
+      const allowed = verdicts.filter((v) => v.allowed)
+      expect(allowed.map((v) => v.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i))
+      expect(verdicts.filter((v) => !v.allowed).every((v) => v.remaining === 0)).toBe(true)
+    })
+
+    it("should keep a rarely hit key exact in the table", async () => {
+      const key = uid("authfail:10.0.0.3")
+      await hit(ra, key, 10)
+      await new Promise((r) => setTimeout(r, 1_100))
+      await hit(ra, key, 10)
+      expect(await storedCount(key)).toBe(2)
+    })
+  })
+
+  describe("activity write-behind", () => {
+    const list = (r: Runtime) => r.runPromise(ActivityLog.use((l) => l.list(ACCOUNT, {}, { offset: 0, limit: 100 })))
+    const storedRequests = async (ids: ReadonlyArray<string>) =>
+      (await admin.query<{ n: number }>("select count(*)::int as n from activity where request_id = any($1)", [ids])).rows[0]!.n
+
+    it("should list entries recorded on the same instance at once", async () => {
+      const ids = [uid("req"), uid("req"), uid("req")]
+      for (const id of ids) await ra.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+      const listed = (await list(ra)).items.map((e) => e.request_id)
+      expect(ids.every((id) => listed.includes(id))).toBe(true)
+    })
+
+    it("should write an entry recorded twice for one request once", async () => {
+      const id = uid("req")
+      await ra.runPromise(ActivityLog.use((l) => Effect.andThen(l.record(entry(id)), l.record(entry(id)))))
+      await a.flushActivity()
+      expect(await storedRequests([id])).toBe(1)
+    })
+
+    it("should write buffered entries when the database is closed", async () => {
+      const c = await openDatabase({ databaseUrl: database.url })
+      const rc = ManagedRuntime.make(c.layer)
+      const ids = Array.from({ length: 5 }, () => uid("req"))
+      for (const id of ids) await rc.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+      await rc.dispose()
+      await c.close()
+      expect(await storedRequests(ids)).toBe(5)
+    })
+
+    it("should keep entries through a database outage and write them after it", async () => {
+      const target = new URL(PG_ADMIN_URL)
+      const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+      const viaProxy = new URL(database.url)
+      viaProxy.host = `127.0.0.1:${proxy.port}`
+      const c = await openDatabase({ databaseUrl: viaProxy.toString(), connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
+      const rc = ManagedRuntime.make(c.layer)
+      const ids = Array.from({ length: 3 }, () => uid("req"))
+      try {
+        await proxy.cut("refuse")
+        for (const id of ids) await rc.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+        expect(await eventually(async () => c.eventsConnected(), (up) => !up, 2_000)).toBe(false)
+        const flushed = await c.flushActivity().then(() => "written", () => "refused")
+        expect(flushed).toBe("refused")
+        expect(await storedRequests(ids)).toBe(0)
+        await proxy.restore()
+        // the background retry writes them without being asked
+        expect(await eventually(() => storedRequests(ids), (n) => n === 3, 10_000)).toBe(3)
+      } finally {
+        await proxy.restore()
+        await rc.dispose()
+        await c.close()
+        await proxy.close()
+      }
+    })
+  })
+})
