@@ -8,13 +8,9 @@
  * (re)connect tells the subscribers to `reset`: events sent while nobody listened are lost, so
  * what they learnt before may be stale.
  */
-import { createRequire } from "node:module"
-import type PgModule from "pg"
+import pg from "pg"
 import type { Em } from "./orm.ts"
 import type { Sql } from "./sql.ts"
-
-// The `pg` that MikroORM's PostgreSQL driver runs on: this package depends on it through that driver.
-const pg = createRequire(createRequire(import.meta.url).resolve("@mikro-orm/postgresql"))("pg") as typeof PgModule
 
 /** The channel every instance listens on. */
 export const CHANNEL = "cs_events"
@@ -100,13 +96,13 @@ export const openPostgresEventBus = async (options: PostgresBusOptions): Promise
   const heartbeatMs = options.heartbeatMs ?? 5_000
   const minBackoffMs = options.minBackoffMs ?? 100
   const maxBackoffMs = options.maxBackoffMs ?? 5_000
-  let current: PgModule.Client | undefined
+  let current: pg.Client | undefined
   let retry: ReturnType<typeof setTimeout> | undefined
   let failures = 0
   let closed = false
 
   /** The connection `client` is gone (or never came up): reset and try again later. */
-  const lost = (client: PgModule.Client) => {
+  const lost = (client: pg.Client) => {
     client.end().catch(() => {})
     if (client !== current) return
     current = undefined
