@@ -37,8 +37,9 @@ describe("demo data", () => {
       expect(new Set(facts.backlinks.map((b) => b.category))).toEqual(new Set(["industry", "local"]))
       expect(Option.getOrThrow(facts.key).scope).toBe("write")
       for (const a of facts.articles) {
-        expect(a.body).toContain('data-service-protected="backlink"')
-        expect(a.body).toContain('data-service-protected="internal"')
+        const { body } = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_demo", a.id)))
+        expect(body).toContain('data-service-protected="backlink"')
+        expect(body).toContain('data-service-protected="internal"')
       }
       const published = facts.articles.filter((a) => a.status === "published").map((a) => Date.parse(a.published_at!))
       const now = Date.now()

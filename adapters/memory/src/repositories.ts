@@ -82,8 +82,8 @@ export const memoryRepositories = (state: MemoryState) =>
     }),
     Layer.succeed(ArticleRepository, {
       list: (accountId, filter, slice) =>
-        Effect.sync(() =>
-          sliceOf(
+        Effect.sync(() => {
+          const page = sliceOf(
             [...state.articles.values()]
               .filter(
                 (a) =>
@@ -94,8 +94,10 @@ export const memoryRepositories = (state: MemoryState) =>
               )
               .sort(compareArticles),
             slice,
-          ),
-        ),
+          )
+          // lists carry no bodies, as the database adapter reads them
+          return { items: page.items.map(({ body: _, ...summary }) => summary), total: page.total }
+        }),
       get: (accountId, articleId) => {
         const a = state.articles.get(articleId)
         return a && a.account_id === accountId ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "article", id: articleId }))

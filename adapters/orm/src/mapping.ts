@@ -4,6 +4,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   ArticleRecord,
+  ArticleSummaryRecord,
   BacklinkRecord,
   RevisionRecord,
   SiteRecord,
@@ -80,7 +81,8 @@ export interface ArticleRow {
   publishedAt?: Date | null; targetKeyword: string; wordCount: number; featuredImage?: Image | undefined
   body: string; updatedAt: Date; revision: number
 }
-export const articleOf = (r: Wire<ArticleRow>): ArticleRecord => ({
+/** An article row without its body (lists). */
+export const articleSummaryOf = (r: Omit<Wire<ArticleRow>, "body">): ArticleSummaryRecord => ({
   id: r.id,
   account_id: r.accountId,
   site_id: r.siteId,
@@ -91,10 +93,10 @@ export const articleOf = (r: Wire<ArticleRow>): ArticleRecord => ({
   target_keyword: r.targetKeyword,
   word_count: r.wordCount,
   featured_image: r.featuredImage ?? null,
-  body: r.body,
   updated_at: iso(r.updatedAt),
   revision: r.revision,
 })
+export const articleOf = (r: Wire<ArticleRow>): ArticleRecord => ({ ...articleSummaryOf(r), body: r.body })
 export const articleRow = (a: ArticleRecord): Row<ArticleRow> => ({
   id: a.id,
   accountId: a.account_id,

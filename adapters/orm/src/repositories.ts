@@ -34,6 +34,7 @@ import {
   apiKeyOf,
   apiKeyRow,
   articleOf,
+  articleSummaryOf,
   backlinkOf,
   revisionOf,
   type AccountRow,
@@ -51,9 +52,10 @@ import { nativeSql, type Sql } from "./sql.ts"
 const ACCOUNT = `id, email, name, password_hash as "passwordHash", created_at as "createdAt"`
 const API_KEY = `id, account_id as "accountId", name, scope, prefix, key_hash as "keyHash", created_at as "createdAt",
   last_used_at as "lastUsedAt", revoked_at as "revokedAt"`
-const ARTICLE = `id, account_id as "accountId", site_id as "siteId", title, url, status, published_at as "publishedAt",
-  target_keyword as "targetKeyword", word_count as "wordCount", featured_image as "featuredImage", body,
+const ARTICLE_SUMMARY = `id, account_id as "accountId", site_id as "siteId", title, url, status, published_at as "publishedAt",
+  target_keyword as "targetKeyword", word_count as "wordCount", featured_image as "featuredImage",
   updated_at as "updatedAt", revision`
+const ARTICLE = `${ARTICLE_SUMMARY}, body`
 const BACKLINK = `id, account_id as "accountId", site_id as "siteId", date_acquired as "dateAcquired",
   source_domain as "sourceDomain", source_url as "sourceUrl", target_url as "targetUrl", anchor_text as "anchorText",
   anchor_type as "anchorType", category`
@@ -243,8 +245,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
             if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
             if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
           }
-          const { rows, total } = await page<Wire<ArticleRow>>(sql, "articles", ARTICLE, w, "published_at desc nulls last, id asc", slice)
-          return { items: rows.map(articleOf), total }
+          const { rows, total } = await page<Omit<Wire<ArticleRow>, "body">>(sql, "articles", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice)
+          return { items: rows.map(articleSummaryOf), total }
         }),
       get: (accountId, articleId) =>
         one(

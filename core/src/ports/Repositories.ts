@@ -8,6 +8,7 @@ import type {
   ApiKeyRecord,
   ArticleFilter,
   ArticleRecord,
+  ArticleSummaryRecord,
   BacklinkFilter,
   BacklinkRecord,
   RevisionRecord,
@@ -44,12 +45,12 @@ export class SiteRepository extends Context.Service<SiteRepository, {
 
 /** Articles: reads. Writes go through the ArticleWriter unit of work. */
 export class ArticleRepository extends Context.Service<ArticleRepository, {
-  /** Ordered by published_at descending (nulls last), then id ascending; `slice` absent means all. */
+  /** Without bodies; ordered by published_at descending (nulls last), then id ascending; `slice` absent means all. */
   readonly list: (
     accountId: string,
     filter: ArticleFilter,
     slice: Slice | undefined,
-  ) => Effect.Effect<SliceResult<ArticleRecord>, Unavailable>
+  ) => Effect.Effect<SliceResult<ArticleSummaryRecord>, Unavailable>
   readonly get: (accountId: string, articleId: string) => Effect.Effect<ArticleRecord, NotFound | Unavailable>
 }>()("core/ArticleRepository") {}
 

@@ -34,6 +34,9 @@ export interface ArticleRecord extends Article {
   readonly account_id: string
 }
 
+/** A stored article without its body, as lists carry it. */
+export type ArticleSummaryRecord = Omit<ArticleRecord, "body">
+
 /** A stored backlink with its owner. */
 export interface BacklinkRecord extends Backlink {
   readonly account_id: string

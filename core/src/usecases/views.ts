@@ -1,10 +1,10 @@
-import type { ActivityRecord, ArticleRecord, BacklinkRecord, RevisionRecord } from "../ports/records.ts"
+import type { ActivityRecord, ArticleRecord, ArticleSummaryRecord, BacklinkRecord, RevisionRecord } from "../ports/records.ts"
 import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, RevisionSummary } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { toTimestamp } from "../policy/time.ts"
 
 /** The list view of a stored article: never the body. */
-export const articleListView = (a: ArticleRecord): ArticleListItem => ({
+export const articleListView = (a: ArticleSummaryRecord): ArticleListItem => ({
   id: a.id,
   site_id: a.site_id,
   title: a.title,
