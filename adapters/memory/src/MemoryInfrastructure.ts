@@ -169,13 +169,24 @@ export const fixedClock = (initial: number) => {
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+/** CSPRNG bytes drawn in blocks (one system call per 4 KiB, as Node's randomUUID does), each used once. */
+const pool = new Uint8Array(4096)
+let poolAt = pool.length
+
+const randomByte = (): number => {
+  if (poolAt === pool.length) {
+    crypto.getRandomValues(pool)
+    poolAt = 0
+  }
+  return pool[poolAt++]!
+}
+
 /** Random base62 text from the platform's CSPRNG, without modulo bias. */
 export const randomBase62 = (length: number): string => {
   let out = ""
   while (out.length < length) {
-    for (const b of crypto.getRandomValues(new Uint8Array(length * 2))) {
-      if (b < 248 && out.length < length) out += BASE62[b % 62]
-    }
+    const b = randomByte()
+    if (b < 248) out += BASE62[b % 62]
   }
   return out
 }
