@@ -287,6 +287,24 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
     })
 
     describe("articles", () => {
+      it("should answer reads made side by side each with its own article, another account's as NotFound", async () => {
+        const { accountId, articles } = await seed()
+        const other = await seed()
+        const asks: ReadonlyArray<readonly [string, string]> = [
+          [accountId, articles[0]!.id],
+          [other.accountId, other.articles[0]!.id],
+          [accountId, articles[1]!.id],
+          [accountId, uid("art")],
+          [accountId, articles[0]!.id],
+          [accountId, other.articles[0]!.id],
+        ]
+        const reads = asks.map(([account, id]) => Effect.exit(ArticleRepository.use((r) => r.get(account, id))))
+        const exits = await runtime.runPromise(Effect.all(reads, { concurrency: "unbounded" }))
+        const outcome = exits.map((e) => (e._tag === "Success" ? e.value.id : "NotFound"))
+        expect(outcome).toEqual([articles[0]!.id, other.articles[0]!.id, articles[1]!.id, "NotFound", articles[0]!.id, "NotFound"])
+        const first = exits[0]!
+        expect(first._tag === "Success" && first.value).toEqual(articles[0])
+      })
       it("should order articles by published_at descending, unpublished last, then id ascending", async () => {
         const { accountId, main, articles } = await seed()
         const res = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id }, undefined)))

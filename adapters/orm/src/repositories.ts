@@ -46,6 +46,7 @@ import {
   type Wire,
 } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
+import { batchedLookup } from "./batch.ts"
 import { nativeSql, type Sql } from "./sql.ts"
 
 /** Column lists aliased to the entities' property names, so the mapping helpers read the rows. */
@@ -146,6 +147,11 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
   const sql = nativeSql(orm)
   const query = <R>(text: string, params: ReadonlyArray<unknown>) => attempt(() => sql<R>(text, params))
+  /** Article reads of requests handled side by side share one statement; the owner is checked per caller. */
+  const articleById = batchedLookup(
+    (ids) => sql<Wire<ArticleRow>>(`select ${ARTICLE} from articles where id = any($1::text[])`, [ids]),
+    (row) => row.id,
+  )
   /** The single row of a lookup, or NotFound. */
   const one = <R, A>(rows: Effect.Effect<Array<R>, Unavailable>, to: (r: R) => A, missing: () => NotFound) =>
     Effect.flatMap(rows, (rs) => (rs[0] !== undefined ? Effect.succeed(to(rs[0])) : Effect.fail(missing())))
@@ -249,10 +255,12 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           return { items: rows.map(articleSummaryOf), total }
         }),
       get: (accountId, articleId) =>
-        one(
-          query<Wire<ArticleRow>>(`select ${ARTICLE} from articles where id = $1 and account_id = $2`, [articleId, accountId]),
-          articleOf,
-          () => new NotFound({ resource: "article", id: articleId }),
+        Effect.flatMap(
+          attempt(() => articleById(articleId)),
+          (row) =>
+            row !== undefined && row.accountId === accountId
+              ? Effect.succeed(articleOf(row))
+              : Effect.fail(new NotFound({ resource: "article", id: articleId })),
         ),
     }),
     Layer.succeed(BacklinkRepository, {
