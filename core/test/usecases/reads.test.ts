@@ -21,6 +21,15 @@ describe("read use cases", () => {
     expect(failureTag(await w.exit(getStats(caller(), "site_b", {})))).toBe("NotFound")
   })
 
+  it("should answer an own site with nothing in range with an empty page, not NotFound", async () => {
+    const w = await makeWorld()
+    const articles = await w.run(listArticles(caller(), "site_a", { from: "2001-01-01", to: "2001-01-31" }))
+    expect(articles.data).toEqual([])
+    expect(articles.pagination.total).toBe(0)
+    const backlinks = await w.run(listBacklinks(caller(), "site_a", { from: "2001-01-01", to: "2001-01-31" }))
+    expect(backlinks.data).toEqual([])
+  })
+
   it("should order articles by published_at descending with unpublished last, and never list bodies", async () => {
     const w = await makeWorld()
     const page = await w.run(listArticles(caller(), "site_a", {}))
