@@ -11,7 +11,20 @@ import type {
 } from "@content-site/core"
 import type { ArticleStatus, Channel, KeyScope, Origin } from "@content-site/core"
 
-const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString()
+/** PostgreSQL's text form of a UTC timestamptz, e.g. `2026-11-19 09:45:00.25+00`. */
+const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/
+
+/**
+ * An instant as RFC 3339 UTC with milliseconds (`toISOString()`). The text PostgreSQL sends for a
+ * UTC session is rewritten directly (list pages convert many); any other form goes through Date.
+ */
+export const iso = (d: Date | string): string => {
+  if (typeof d === "string") {
+    const m = PG_UTC.exec(d)
+    if (m !== null) return `${m[1]}T${m[2]}.${(m[3] ?? "").slice(0, 3).padEnd(3, "0")}Z`
+  }
+  return (d instanceof Date ? d : new Date(d)).toISOString()
+}
 const isoOrNull = (d: Date | string | null | undefined): string | null => (d === null || d === undefined ? null : iso(d))
 const date = (s: string): Date => new Date(s)
 const dateOrNull = (s: string | null): Date | null => (s === null ? null : new Date(s))
