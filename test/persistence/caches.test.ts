@@ -3,7 +3,7 @@
  * API-key cache and the auth-failure knowledge (kept honest by LISTEN/NOTIFY), leased request
  * counting, and the activity write-behind (read-your-writes, flush on close, survival of an outage).
  */
-import { ActivityLog, ApiKeyRepository, DataImporter, LimitStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
+import { ActivityLog, ApiKeyRepository, DataImporter, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Effect, ManagedRuntime, Option } from "effect"
 import pg from "pg"
@@ -148,6 +148,51 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
       expect(await eventually(async () => b.eventsConnected(), (up) => up, 5_000)).toBe(true)
       expect(isUsable(await findKey(rb, hash))).toBe(false)
+    })
+  })
+
+  describe("OAuth grant cache", () => {
+    const findGrant = (r: Runtime, id: string) => r.runPromise(OAuthStore.use((s) => s.find("Grant", id)))
+    const addGrant = async (id: string, expiresInSeconds?: number) =>
+      ra.runPromise(OAuthStore.use((s) => s.upsert("Grant", id, { accountId: ACCOUNT, clientId: "client_x" }, expiresInSeconds)))
+
+    it("should refuse at instance B a grant destroyed or revoked through instance A once the notification arrives", async () => {
+      for (const revoke of [
+        (id: string) => OAuthStore.use((s) => s.destroy("Grant", id)),
+        (id: string) => OAuthStore.use((s) => s.revokeByGrantId(id)),
+      ]) {
+        const id = uid("grant")
+        await addGrant(id)
+        expect(Option.isSome(await findGrant(rb, id))).toBe(true)
+        expect(Option.isSome(await findGrant(rb, id))).toBe(true)
+        // a grant of this id is also a row with that grant id (tokens reference their grant)
+        await admin.query("update oauth_payloads set grant_id = id where model = 'Grant' and id = $1", [id])
+        await ra.runPromise(revoke(id))
+        expect(Option.isNone(await findGrant(ra, id))).toBe(true)
+        expect(Option.isNone(await eventually(() => findGrant(rb, id), Option.isNone, 2_000))).toBe(true)
+      }
+    })
+
+    it("should see a grant changed through instance A on instance B", async () => {
+      const id = uid("grant")
+      await addGrant(id)
+      expect(Option.getOrThrow(await findGrant(rb, id))["clientId"]).toBe("client_x")
+      await ra.runPromise(OAuthStore.use((s) => s.upsert("Grant", id, { accountId: ACCOUNT, clientId: "client_y" }, undefined)))
+      const seen = await eventually(() => findGrant(rb, id), (g) => Option.isSome(g) && g.value["clientId"] === "client_y", 2_000)
+      expect(Option.getOrThrow(seen)["clientId"]).toBe("client_y")
+    })
+
+    it("should not serve a cached grant past its expiry", async () => {
+      const id = uid("grant")
+      await addGrant(id, 2)
+      // let A's notification of the new grant land on B, then read it there into the cache
+      await new Promise((r) => setTimeout(r, 50))
+      expect(Option.isSome(await findGrant(rb, id))).toBe(true)
+      // removed by hand (no notification): still answered from B's cache, which proves it is cached
+      await admin.query("delete from oauth_payloads where model = 'Grant' and id = $1", [id])
+      expect(Option.isSome(await findGrant(rb, id))).toBe(true)
+      await new Promise((r) => setTimeout(r, 2_100))
+      expect(Option.isNone(await findGrant(rb, id))).toBe(true)
     })
   })
 

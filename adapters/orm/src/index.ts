@@ -113,7 +113,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
     redis ? redisLimitStore(redis) : postgresLimitStore(orm, bus),
-    ormOAuthStore(orm),
+    ormOAuthStore(orm, bus),
     ormDataImporter(orm),
   )
   let closed = false

@@ -4,11 +4,14 @@ import { Effect, Layer, Option } from "effect"
 import { OAuthPayloadEntity } from "./entities.ts"
 import { attempt } from "./failures.ts"
 import type { Em, Orm } from "./orm.ts"
+import { batchedLookup } from "./batch.ts"
+import type { EventBus } from "./bus.ts"
+import { keptCache } from "./keptCache.ts"
 import { nativeSql } from "./sql.ts"
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null)
 
-export const ormOAuthStore = (orm: Orm, now: () => number = Date.now) => {
+export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.now) => {
   const fork = () => orm.em.fork() as Em
   const live = () => ({ $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date(now()) } }] })
   const withConsumed = (row: { payload: Record<string, unknown>; consumedAt?: Date | null }): StoredPayload =>
@@ -27,10 +30,57 @@ export const ormOAuthStore = (orm: Orm, now: () => number = Date.now) => {
       if (row === undefined) return Option.none<StoredPayload>()
       return Option.some(withConsumed({ payload: row.payload, consumedAt: row.consumed_at === null ? null : new Date(row.consumed_at) }))
     })
+  type Found = { id: string; payload: Record<string, unknown>; consumed_at: string | Date | null; expires_at: string | Date | null }
+  /** Finds by id, per model: the token checks of calls handled side by side share one statement. */
+  const byId = new Map<string, (id: string) => Promise<Found | undefined>>()
+  const lookupOf = (model: string) => {
+    let lookup = byId.get(model)
+    if (lookup === undefined) {
+      lookup = batchedLookup(
+        (ids) =>
+          sql<Found>(
+            `select id, payload, consumed_at, expires_at from oauth_payloads
+             where model = $1 and id = any($2::text[]) and (expires_at is null or expires_at > $3)`,
+            [model, ids, new Date(now()).toISOString()],
+          ),
+        (row) => row.id,
+      )
+      byId.set(model, lookup)
+    }
+    return lookup
+  }
+  /**
+   * Grants, checked on every MCP call, are kept in process while the event bus is connected; any
+   * change of a grant (upsert, destroy, consume, revocation by grant id) drops it on every instance
+   * when its transaction commits.
+   */
+  const grants = keptCache<{ payload: StoredPayload; expiresAt: number | null }>(bus, "oauth:Grant:")
+  const isCached = (model: string) => model === "Grant"
+  /** Runs a write and, for a cached model, tells every instance in the same transaction. */
+  const write = (model: string, id: string, f: (em: Em) => Promise<unknown>) =>
+    attempt(async () => {
+      if (!isCached(model)) return void (await f(fork()))
+      await fork().transactional(async (tx) => {
+        await f(tx)
+        await bus.publishIn(tx, grants.event(id))
+      })
+      grants.forget(id)
+    })
+  const millis = (v: string | Date | null): number | null => (v === null ? null : v instanceof Date ? v.getTime() : Date.parse(v))
+  const find = (model: string, id: string) =>
+    attempt(async () => {
+      const cached = isCached(model) ? grants.get(id) : undefined
+      if (cached !== undefined && (cached.expiresAt === null || cached.expiresAt > now())) return Option.some(cached.payload)
+      const ticket = grants.ticket()
+      const row = await lookupOf(model)(id)
+      if (row === undefined) return Option.none<StoredPayload>()
+      const payload = withConsumed({ payload: row.payload, consumedAt: row.consumed_at === null ? null : new Date(row.consumed_at) })
+      if (isCached(model)) grants.put(id, { payload, expiresAt: millis(row.expires_at) }, ticket)
+      return Option.some(payload)
+    })
   return Layer.succeed(OAuthStore, {
     upsert: (model, id, payload, expiresInSeconds) =>
-      attempt(async () => {
-        const em = fork()
+      write(model, id, async (em) => {
         await em
           .createQueryBuilder(OAuthPayloadEntity)
           .insert({
@@ -50,13 +100,12 @@ export const ormOAuthStore = (orm: Orm, now: () => number = Date.now) => {
         // expired rows are swept now and then, so the table does not grow without bound
         if (++writes % 200 === 0) await em.nativeDelete(OAuthPayloadEntity, { expiresAt: { $lte: new Date(now()) } })
       }),
-    find: (model, id) => findBy(model, "id", id),
+    find,
     findByUid: (model, uid) => findBy(model, "uid", uid),
     findByUserCode: (model, userCode) => findBy(model, "user_code", userCode),
-    consume: (model, id) =>
-      attempt(() => fork().nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, { consumedAt: new Date(now()) })).pipe(Effect.asVoid),
-    destroy: (model, id) => attempt(() => fork().nativeDelete(OAuthPayloadEntity, { model, id })).pipe(Effect.asVoid),
-    revokeByGrantId: (grantId) => attempt(() => fork().nativeDelete(OAuthPayloadEntity, { grantId })).pipe(Effect.asVoid),
+    consume: (model, id) => write(model, id, (em) => em.nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, { consumedAt: new Date(now()) })),
+    destroy: (model, id) => write(model, id, (em) => em.nativeDelete(OAuthPayloadEntity, { model, id })),
+    revokeByGrantId: (grantId) => write("Grant", grantId, (em) => em.nativeDelete(OAuthPayloadEntity, { grantId })),
     listByAccount: (model, accountId) =>
       attempt(async () => {
         const rows = await fork().find(OAuthPayloadEntity, { model, accountId, ...live() }, { orderBy: { id: "asc" } })

@@ -9,6 +9,7 @@
  */
 import {
   AccountRepository,
+  type AccountRecord,
   ActivityLog,
   ApiKeyRepository,
   ArticleRepository,
@@ -47,6 +48,7 @@ import {
 } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
 import { batchedLookup } from "./batch.ts"
+import { keptCache } from "./keptCache.ts"
 import { nativeSql, type Sql } from "./sql.ts"
 
 /** Column lists aliased to the entities' property names, so the mapping helpers read the rows. */
@@ -147,6 +149,16 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
   const sql = nativeSql(orm)
   const query = <R>(text: string, params: ReadonlyArray<unknown>) => attempt(() => sql<R>(text, params))
+  /**
+   * Accounts are never changed or deleted through the service, so the ones read (every MCP call
+   * resolves its token's account) are kept while the event bus is connected.
+   */
+  const accountCache = keptCache<AccountRecord>(bus, "account:")
+  /** Account reads (MCP token checks) of calls handled side by side share one statement. */
+  const accountById = batchedLookup(
+    (ids) => sql<Wire<AccountRow>>(`select ${ACCOUNT} from accounts where id = any($1::text[])`, [ids]),
+    (row) => row.id,
+  )
   /** Article reads of requests handled side by side share one statement; the owner is checked per caller. */
   const articleById = batchedLookup(
     (ids) => sql<Wire<ArticleRow>>(`select ${ARTICLE} from articles where id = any($1::text[])`, [ids]),
@@ -162,8 +174,17 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
         Effect.map(query<Wire<AccountRow>>(`select ${ACCOUNT} from accounts where email = $1`, [email]), (rs) =>
           Option.map(Option.fromNullishOr(rs[0]), accountOf),
         ),
-      get: (id) =>
-        one(query<Wire<AccountRow>>(`select ${ACCOUNT} from accounts where id = $1`, [id]), accountOf, () => new NotFound({ resource: "account", id })),
+      get: (id) => {
+        const cached = accountCache.get(id)
+        if (cached !== undefined) return Effect.succeed(cached)
+        const ticket = accountCache.ticket()
+        return Effect.flatMap(attempt(() => accountById(id)), (row) => {
+          if (row === undefined) return Effect.fail(new NotFound({ resource: "account", id }))
+          const account = accountOf(row)
+          accountCache.put(id, account, ticket)
+          return Effect.succeed(account)
+        })
+      },
       insert: (account) =>
         run(async (em) => {
           em.create(AccountEntity, accountRow(account))
