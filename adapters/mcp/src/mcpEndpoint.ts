@@ -185,7 +185,7 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
             OAuthStore.use((store) => store.find("Grant", grantId)),
             resolveOAuthPrincipal(accountId, { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId }),
           ],
-          { concurrency: 2 },
+          // one after the other: both are kept in process (or batched), so forking would cost more
         )
         return { grant, principal }
       }),
@@ -227,38 +227,63 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
       siteId: typeof raw["site_id"] === "string" ? raw["site_id"] : null,
       articleId: typeof raw["article_id"] === "string" ? raw["article_id"] : null,
     }
-    const exit = await runtime.runPromiseExit(
+    // One run for the call and its activity entry: the limit, the arguments, the tool, then the log.
+    const outcome = await runtime.runPromise(
       Effect.gen(function* () {
-        onVerdict(yield* checkRequestLimit(caller.accountId))
-        const args = yield* decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`)
-        target = tool.target(args)
-        return (yield* tool.run(caller, args)) as Record<string, unknown>
-      }) as Effect.Effect<Record<string, unknown>, unknown>,
+        const exit = yield* Effect.exit(
+          Effect.gen(function* () {
+            onVerdict(yield* checkRequestLimit(caller.accountId))
+            const args = yield* decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`)
+            target = tool.target(args)
+            return (yield* tool.run(caller, args)) as Record<string, unknown>
+          }) as Effect.Effect<Record<string, unknown>, unknown>,
+        )
+        const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+        const problem = Exit.isSuccess(exit)
+          ? undefined
+          : error !== undefined && isCoreError(error)
+            ? toProblem(error, requestId, publicUrl)
+            : internalProblem(requestId, publicUrl)
+        const logged = yield* Effect.exit(
+          recordActivity(caller, {
+            ok: problem === undefined,
+            errorCode: problem?.code ?? null,
+            siteId: target.siteId ?? null,
+            articleId: target.articleId ?? null,
+          }) as Effect.Effect<void, unknown>,
+        )
+        return { exit, error, problem, logged }
+      }),
     )
-    const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
-    const problem = Exit.isSuccess(exit)
-      ? undefined
-      : error !== undefined && isCoreError(error)
-        ? toProblem(error, requestId, publicUrl)
-        : internalProblem(requestId, publicUrl)
+    const { exit, error, problem } = outcome
     if (Exit.isFailure(exit) && problem?.code === "internal") console.error(`[${requestId}] MCP tool ${name} failed\n${Cause.pretty(exit.cause)}`)
+    if (Exit.isFailure(outcome.logged)) console.error(`[${requestId}] could not record MCP activity\n${Cause.pretty(outcome.logged.cause)}`)
     if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
       onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
     }
-    await runtime
-      .runPromise(
-        recordActivity(caller, {
-          ok: problem === undefined,
-          errorCode: problem?.code ?? null,
-          siteId: target.siteId ?? null,
-          articleId: target.articleId ?? null,
-        }) as Effect.Effect<void, unknown>,
-      )
-      .catch((cause: unknown) => console.error(`[${requestId}] could not record MCP activity`, cause))
     if (Exit.isSuccess(exit)) {
       return { content: [{ type: "text", text: tool.render(exit.value) }], structuredContent: exit.value }
     }
     return { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] }
+  }
+
+  /** Request headers the Streamable HTTP transport looks at. */
+  const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"] as const
+
+  /**
+   * Ends the per-request server: closing the transport also closes the server. The SDK makes a
+   * "Connection closed" error for handlers still waiting, always, and capturing its stack is a
+   * measurable share of a call; the request is answered by now and nothing waits, so the error
+   * is made without a stack (the closing steps up to it run synchronously).
+   */
+  const closeQuietly = (transport: WebStandardStreamableHTTPServerTransport) => {
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    try {
+      void transport.close().catch(() => undefined)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
   }
 
   return async (ctx, next) => {
@@ -295,10 +320,11 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
     })
     try {
       await server.connect(transport)
+      // The headers the transport reads (the Host/Origin checks and authentication are done above).
       const headers = new Headers()
-      for (const [name, value] of Object.entries(ctx.headers)) {
-        if (typeof value === "string") headers.set(name, value)
-        else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+      for (const name of TRANSPORT_HEADERS) {
+        const value = ctx.get(name)
+        if (value !== "") headers.set(name, value)
       }
       // The body is read here (bounded) and handed over parsed: cheaper than a web stream.
       const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
@@ -324,8 +350,7 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
       if (text !== "") ctx.body = text
       else ctx.body = null
     } finally {
-      await transport.close().catch(() => undefined)
-      await server.close().catch(() => undefined)
+      closeQuietly(transport)
     }
   }
 }
