@@ -11,21 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
-import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS } from "./support.ts"
-
-const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400)
-
-
-const sequential = async (n: number, send: () => Promise<Response>): Promise<number> => {
-  for (let i = 0; i < 20; i++) await (await send()).arrayBuffer()
-  const started = performance.now()
-  for (let i = 0; i < n; i++) {
-    const response = await send()
-    await response.arrayBuffer()
-    if (response.status !== 200) throw new Error(`status ${response.status}`)
-  }
-  return n / ((performance.now() - started) / 1000)
-}
+import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
 
 export async function run(): Promise<void> {
   const db = await pgDatabase("cs_bench_mcp")

@@ -16,7 +16,7 @@ import { join } from "node:path"
 import Router from "@koa/router"
 import Koa from "koa"
 import { startServer } from "../apps/server/server.ts"
-import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS } from "./support.ts"
+import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -101,6 +101,11 @@ export async function run(): Promise<void> {
       body: putBody,
     })
 
+    const seqGet = await sequential(SEQUENTIAL, () => fetch(`${app.url}${getPath}`, { headers: auth }))
+    const seqPut = await sequential(SEQUENTIAL, () =>
+      fetch(`${app.url}${getPath}?dry_run=true`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: putBody }),
+    )
+
     console.log(`bare GET article        ${fmt(rBareGet)}`)
     console.log(`Koa floor GET article   ${fmt(rFloorGet)}`)
     console.log(`REST GET article        ${fmt(rGet)}`)
@@ -110,6 +115,9 @@ export async function run(): Promise<void> {
     console.log(`GET/bare throughput   ${(rGet.requests.average / rBareGet.requests.average).toFixed(2)}x (goal >= 0.5; Koa alone: ${(rFloorGet.requests.average / rBareGet.requests.average).toFixed(2)}x)`)
     console.log(`list/bare throughput  ${(rList.requests.average / rBareList.requests.average).toFixed(2)}x (goal >= 0.35)`)
     console.log(`PUT/GET p50 latency   ${(Math.max(rPut.latency.p50, 1) / Math.max(rGet.latency.p50, 1)).toFixed(2)}x (goal <= 4)`)
+    console.log(
+      `one at a time (${SEQUENTIAL} each): GET ${(1000 / seqGet).toFixed(2)} ms, dry-run PUT ${(1000 / seqPut).toFixed(2)} ms, PUT/GET ${(seqGet / seqPut).toFixed(2)}x`,
+    )
   } finally {
     for (const s of bares) await new Promise((resolve) => s.close(resolve))
     await app.close()

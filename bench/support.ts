@@ -62,3 +62,18 @@ export const pgDatabase = async (prefix: string): Promise<{ url: string; drop: (
     },
   }
 }
+
+/** Requests per one-at-a-time case (`BENCH_SEQUENTIAL`, default 400). */
+export const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400)
+
+/** Sends `n` requests one after the other (after 20 to warm up) and answers requests per second. */
+export const sequential = async (n: number, send: () => Promise<Response>): Promise<number> => {
+  for (let i = 0; i < 20; i++) await (await send()).arrayBuffer()
+  const started = performance.now()
+  for (let i = 0; i < n; i++) {
+    const response = await send()
+    await response.arrayBuffer()
+    if (response.status !== 200) throw new Error(`status ${response.status}`)
+  }
+  return n / ((performance.now() - started) / 1000)
+}
