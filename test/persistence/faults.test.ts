@@ -1,15 +1,13 @@
 import { ArticleRepository, ArticleWriter, DataImporter, LimitStore } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { Cause, Effect, Exit, ManagedRuntime, Option, type Layer } from "effect"
+import { Effect, type Exit, ManagedRuntime, type Layer } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, databaseUrl, PG_ADMIN_URL } from "../support/databases.ts"
 import { spawnNode, waitForLine } from "../support/processes.ts"
+import { tagOf } from "../support/exits.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
 import { bigBudget, changeOf, worldPlan } from "./fixtures/world.ts"
-
-const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
-  Exit.isSuccess(exit) ? "success" : ((Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined)?._tag ?? "defect")
 
 describe("database faults", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>

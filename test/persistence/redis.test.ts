@@ -1,14 +1,12 @@
 import { LimitStore } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { Cause, Exit, ManagedRuntime, Option, type Layer } from "effect"
+import { ManagedRuntime, type Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../support/databases.ts"
+import { tagOf } from "../support/exits.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
 
 const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
-
-const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
-  Exit.isSuccess(exit) ? "success" : ((Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined)?._tag ?? "defect")
 
 describe("Redis outage (request counters in Redis)", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
