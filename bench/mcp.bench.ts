@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
-import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
+import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
 
 export async function run(): Promise<void> {
   const db = await pgDatabase("cs_bench_mcp")
@@ -54,9 +54,11 @@ export async function run(): Promise<void> {
     console.log(`  REST GET /articles/{id}   ${seqRest.toFixed(0).padStart(7)} req/s`)
     console.log(`  MCP  get_article          ${seqMcp.toFixed(0).padStart(7)} req/s   ratio ${(seqMcp / seqRest).toFixed(2)}x (goal >= 0.6x)`)
 
-    const rRest = await autocannon({ url: restUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth })
-    const rMcp = await autocannon({ url: mcpUrl, connections: CONNECTIONS, duration: SECONDS, method: "POST", headers: mcpHeaders, body: mcpBody })
-    console.log(`concurrent (${CONNECTIONS} keep-alive connections, ${SECONDS} s)`)
+    const { rest: rRest, mcp: rMcp } = await alternating({
+      rest: () => autocannon({ url: restUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth }),
+      mcp: () => autocannon({ url: mcpUrl, connections: CONNECTIONS, duration: SECONDS, method: "POST", headers: mcpHeaders, body: mcpBody }),
+    })
+    console.log(`concurrent (${CONNECTIONS} keep-alive connections, ${SECONDS} s, median of ${ROUNDS} alternating rounds)`)
     console.log(`  REST GET /articles/{id}   ${fmt(rRest)}`)
     console.log(`  MCP  get_article          ${fmt(rMcp)}   ratio ${(rMcp.requests.average / rRest.requests.average).toFixed(2)}x (goal >= 0.6x)`)
   } finally {

@@ -16,7 +16,7 @@ import { join } from "node:path"
 import Router from "@koa/router"
 import Koa from "koa"
 import { startServer } from "../apps/server/server.ts"
-import { autocannon, CONNECTIONS, fmt, pgDatabase, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
+import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -82,7 +82,7 @@ export async function run(): Promise<void> {
     for (let i = 0; body.length < 20_000; i++) body += `<p>Paragraph ${i}: <strong>benchmarks</strong> keep the edit path honest, with <a href="https://example.com/p${i}">a link</a> and plain words.</p>`
     const putBody = JSON.stringify({ title: "Bench dry run", body })
 
-    console.log(`database: ${db !== undefined ? "PostgreSQL" : "embedded (PGlite)"}${process.env.BENCH_REDIS_URL !== undefined ? " + Redis limits" : ""}; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per case`)
+    console.log(`database: ${db !== undefined ? "PostgreSQL" : "embedded (PGlite)"}${process.env.BENCH_REDIS_URL !== undefined ? " + Redis limits" : ""}; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per case, median of ${ROUNDS} alternating rounds`)
     console.log(`GET article body ${getBody.length} B; list (per_page=100, ${(JSON.parse(listBody) as { data: unknown[] }).data.length} items) ${listBody.length} B; PUT body ${putBody.length} B`)
 
     const bareGet = await bareServer(getBody, "application/json; charset=utf-8")
@@ -90,16 +90,20 @@ export async function run(): Promise<void> {
     const floorGet = await koaFloor(getPath, getBody, "application/json; charset=utf-8")
     bares.push(bareGet.server, bareList.server, floorGet.server)
 
-    const rBareGet = await load(bareGet.url)
-    const rFloorGet = await load(floorGet.url)
-    const rGet = await load(`${app.url}${getPath}`, { headers: auth })
-    const rBareList = await load(bareList.url)
-    const rList = await load(`${app.url}${listPath}`, { headers: auth })
-    const rPut = await load(`${app.url}${getPath}?dry_run=true`, {
-      method: "PUT",
-      headers: { ...auth, "content-type": "application/json" },
-      body: putBody,
+    const results = await alternating({
+      bareGet: () => load(bareGet.url),
+      floorGet: () => load(floorGet.url),
+      get: () => load(`${app.url}${getPath}`, { headers: auth }),
+      bareList: () => load(bareList.url),
+      list: () => load(`${app.url}${listPath}`, { headers: auth }),
+      put: () =>
+        load(`${app.url}${getPath}?dry_run=true`, {
+          method: "PUT",
+          headers: { ...auth, "content-type": "application/json" },
+          body: putBody,
+        }),
     })
+    const { bareGet: rBareGet, floorGet: rFloorGet, get: rGet, bareList: rBareList, list: rList, put: rPut } = results
 
     const seqGet = await sequential(SEQUENTIAL, () => fetch(`${app.url}${getPath}`, { headers: auth }))
     const seqPut = await sequential(SEQUENTIAL, () =>

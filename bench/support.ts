@@ -30,6 +30,8 @@ export const autocannon = require("autocannon") as Cannon
 
 /** Seconds per load case (`BENCH_SECONDS`, default 4). */
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+/** How many times each group of load cases runs, alternating (`BENCH_ROUNDS`, default 3). */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** Keep-alive connections per load case (`BENCH_CONNECTIONS`, default 10). */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 
@@ -76,4 +78,23 @@ export const sequential = async (n: number, send: () => Promise<Response>): Prom
     if (response.status !== 200) throw new Error(`status ${response.status}`)
   }
   return n / ((performance.now() - started) / 1000)
+}
+
+/**
+ * Runs the cases one after the other, `rounds` times over (A B C, A B C, ...), and keeps for each
+ * case the round with its median throughput. A case and its baseline then meet the same drift of
+ * a shared machine, and one disturbed run does not decide a ratio.
+ */
+export const alternating = async <K extends string>(
+  cases: Record<K, () => Promise<CannonResult>>,
+  rounds: number = ROUNDS,
+): Promise<Record<K, CannonResult>> => {
+  const names = Object.keys(cases) as Array<K>
+  const runs = new Map<K, Array<CannonResult>>(names.map((n) => [n, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names) runs.get(name)!.push(await cases[name]())
+  }
+  const median = (results: Array<CannonResult>) =>
+    [...results].sort((a, b) => a.requests.average - b.requests.average)[Math.floor((results.length - 1) / 2)]!
+  return Object.fromEntries(names.map((n) => [n, median(runs.get(n)!)])) as Record<K, CannonResult>
 }
