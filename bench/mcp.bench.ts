@@ -10,8 +10,33 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../apps/server/server.ts"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
 import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
+
+/**
+ * The MCP SDK's own floor: one stateless round (a Server and a transport per request, as the SDK
+ * requires, `tools/call` of a tool answering the same bytes) without HTTP, auth or storage.
+ */
+const sdkRoundMicros = async (text: string): Promise<number> => {
+  const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: "a" } } }
+  const once = async () => {
+    const server = new Server({ name: "floor", version: "1" }, { capabilities: { tools: { listChanged: false } } })
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text }], structuredContent: { text } }))
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    await server.connect(transport)
+    const headers = new Headers({ accept: "application/json, text/event-stream", "content-type": "application/json" })
+    await (await transport.handleRequest(new Request("http://floor/mcp", { method: "POST", headers }), { parsedBody: message })).text()
+    await transport.close()
+  }
+  for (let i = 0; i < 500; i++) await once()
+  const n = 3000
+  const started = performance.now()
+  for (let i = 0; i < n; i++) await once()
+  return ((performance.now() - started) * 1000) / n
+}
 
 export async function run(): Promise<void> {
   const db = await pgDatabase("cs_bench_mcp")
@@ -61,6 +86,10 @@ export async function run(): Promise<void> {
     console.log(`concurrent (${CONNECTIONS} keep-alive connections, ${SECONDS} s, median of ${ROUNDS} alternating rounds)`)
     console.log(`  REST GET /articles/{id}   ${fmt(rRest)}`)
     console.log(`  MCP  get_article          ${fmt(rMcp)}   ratio ${(rMcp.requests.average / rRest.requests.average).toFixed(2)}x (goal >= 0.6x)`)
+    const floor = await sdkRoundMicros("x".repeat(restBytes))
+    console.log(
+      `SDK floor: one stateless Server + transport round, no HTTP/auth/storage: ${floor.toFixed(0)} µs; REST's whole request under load: ${(1e6 / rRest.requests.average).toFixed(0)} µs of wall time per request`,
+    )
   } finally {
     await app.close()
     await db?.drop().catch(() => {})
