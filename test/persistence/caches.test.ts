@@ -1,7 +1,8 @@
 /**
  * The ORM adapter's in-process shortcuts against a real PostgreSQL shared by two instances: the
  * API-key cache and the auth-failure knowledge (kept honest by LISTEN/NOTIFY), leased request
- * counting, and the activity write-behind (read-your-writes, flush on close, survival of an outage).
+ * counting, and the activity group commit (an answered record is a written entry, flush on close,
+ * survival of an outage).
  */
 import { ActivityLog, ApiKeyRepository, DataImporter, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
@@ -9,6 +10,7 @@ import { Effect, ManagedRuntime, Option } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
+import { tagOf } from "../support/exits.ts"
 import { startTcpProxy } from "../support/tcpProxy.ts"
 import { worldPlan } from "./fixtures/world.ts"
 
@@ -264,10 +266,17 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
     })
   })
 
-  describe("activity write-behind", () => {
+  describe("activity group commit", () => {
     const list = (r: Runtime) => r.runPromise(ActivityLog.use((l) => l.list(ACCOUNT, {}, { offset: 0, limit: 100 })))
     const storedRequests = async (ids: ReadonlyArray<string>) =>
       (await admin.query<{ n: number }>("select count(*)::int as n from activity where request_id = any($1)", [ids])).rows[0]!.n
+
+    it("should answer a record only once its entry is in the table, entries recorded side by side in one statement", async () => {
+      const ids = Array.from({ length: 6 }, () => uid("req"))
+      await Promise.all(ids.map((id) => ra.runPromise(ActivityLog.use((l) => l.record(entry(id))))))
+      // read by another connection, no flush asked: an answered call is a written entry
+      expect(await storedRequests(ids)).toBe(6)
+    })
 
     it("should list entries recorded on the same instance at once", async () => {
       const ids = [uid("req"), uid("req"), uid("req")]
@@ -303,7 +312,8 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       const ids = Array.from({ length: 3 }, () => uid("req"))
       try {
         await proxy.cut("refuse")
-        for (const id of ids) await rc.runPromise(ActivityLog.use((l) => l.record(entry(id))))
+        // the calls hear that their entries are not written yet; the entries stay queued
+        for (const id of ids) expect(tagOf(await rc.runPromiseExit(ActivityLog.use((l) => l.record(entry(id)))))).toBe("Unavailable")
         expect(await eventually(async () => c.eventsConnected(), (up) => !up, 2_000)).toBe(false)
         const flushed = await c.flushActivity().then(() => "written", () => "refused")
         expect(flushed).toBe("refused")

@@ -1,19 +1,22 @@
 /**
- * Write-behind for activity entries that belong to no change (reads, refused calls): `record`
- * appends to an in-process buffer and returns; one flusher at a time writes the buffer in one
- * multi-row statement shortly after the first pending entry. Entries written with a change go in
- * the writer's transaction instead (`insertActivity`).
+ * Group commit for activity entries that belong to no change (reads, refused calls): `record`
+ * appends to an in-process buffer and resolves once its entry is written; one flusher at a time
+ * writes the buffer in one multi-row statement at the end of the event-loop turn (or after
+ * `delayMs`), so calls answered side by side share one insert and a call is answered only after
+ * its entry is in the database. Entries written with a change go in the writer's transaction
+ * instead (`insertActivity`).
  *
- * Limits: an entry is visible to other instances only after its flush (tens of milliseconds, longer
- * while the database is down); entries still buffered when the process dies are lost; past
- * `maxEntries` pending entries the oldest are dropped (and counted on stderr).
+ * While the database fails, `record` rejects after the first failed attempt but the entry stays
+ * queued and is retried in the background (the call is answered; its entry follows when the
+ * database is back). Limits: entries still queued when the process dies in such an outage are lost;
+ * past `maxEntries` pending entries the oldest are dropped (and counted on stderr).
  */
 import { isDataError, isUniqueViolation } from "./failures.ts"
 import type { ActivityRow } from "./mapping.ts"
 import { json, type Sql } from "./sql.ts"
 
 export interface ActivityBufferOptions {
-  /** How long the first pending entry waits for company (default 20 ms). */
+  /** How long the first pending entry waits for company (default 0: the end of the current turn). */
   readonly delayMs?: number
   /** This many pending entries are flushed at once (default 500); also the most per statement. */
   readonly batchSize?: number
@@ -25,8 +28,11 @@ export interface ActivityBufferOptions {
 
 /** The buffer in front of the `activity` table. */
 export interface ActivityBuffer {
-  /** Queues an entry; never waits for the database. */
-  readonly record: (row: ActivityRow) => void
+  /**
+   * Queues an entry; resolves when it is written, rejects when the first attempt fails (the entry
+   * stays queued and is retried). Safe to ignore: a rejection nobody awaits is not reported.
+   */
+  readonly record: (row: ActivityRow) => Promise<void>
   /** Writes every entry recorded before the call; rejects (keeping them) if the database fails. */
   readonly flush: () => Promise<void>
   /** Flushes, retrying for up to `waitMs`, then stops; entries left unwritten are reported on stderr. */
@@ -80,18 +86,20 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 interface Pending {
   readonly seq: number
   readonly row: ActivityRow
+  /** Whoever waits for this entry's first attempt; gone once told. */
+  readonly waiter?: { readonly resolve: () => void; readonly reject: (e: unknown) => void }
 }
 
-/** A write-behind buffer writing through `sql`. */
+/** A group-commit queue writing through `sql`. */
 export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): ActivityBuffer => {
-  const delayMs = options.delayMs ?? 20
+  const delayMs = options.delayMs ?? 0
   const batchSize = options.batchSize ?? 500
   const maxEntries = options.maxEntries ?? 50_000
   const retryMs = options.retryMs ?? 100
   let pending: Array<Pending> = []
   let inFlight: Array<Pending> = []
   let flushing: Promise<void> | undefined
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: { readonly cancel: () => void } | undefined
   let failures = 0
   let lastSeq = 0
   let closed = false
@@ -99,21 +107,30 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
   const dropOldest = () => {
     const excess = pending.length - maxEntries
     if (excess <= 0) return
+    const dropped = pending.slice(0, excess)
     pending = pending.slice(excess)
+    for (const p of dropped) p.waiter?.reject(new Error("The activity buffer is full; the entry was dropped."))
     console.error(`activity: the buffer is full (${maxEntries} entries); dropped the ${excess} oldest`)
   }
   const schedule = (ms: number) => {
     if (closed || timer !== undefined || flushing !== undefined || pending.length === 0) return
-    timer = setTimeout(() => {
+    const fire = () => {
       timer = undefined
       runOnce().catch(() => {})
-    }, ms)
-    timer.unref()
+    }
+    if (ms <= 0) {
+      const immediate = setImmediate(fire)
+      timer = { cancel: () => clearImmediate(immediate) }
+    } else {
+      const timeout = setTimeout(fire, ms)
+      timeout.unref()
+      timer = { cancel: () => clearTimeout(timeout) }
+    }
   }
   /** Writes one batch; on failure the batch goes back to the front and a retry is scheduled. */
   const runOnce = (): Promise<void> => {
     if (flushing) return flushing
-    if (timer !== undefined) clearTimeout(timer)
+    timer?.cancel()
     timer = undefined
     const batch = pending.slice(0, batchSize)
     inFlight = batch
@@ -123,10 +140,12 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
         failures = 0
         inFlight = []
         flushing = undefined
+        for (const p of batch) p.waiter?.resolve()
         schedule(pending.length >= batchSize ? 0 : delayMs)
       },
       (e: unknown) => {
-        pending = batch.concat(pending)
+        for (const p of batch) p.waiter?.reject(e)
+        pending = batch.map(({ seq, row }) => ({ seq, row })).concat(pending)
         inFlight = []
         flushing = undefined
         dropOldest()
@@ -147,11 +166,19 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
   }
   return {
     record: (row) => {
-      pending.push({ seq: ++lastSeq, row })
+      // While the database is failing nobody waits: the entry is queued for the retries at once.
+      const written =
+        failures > 0
+          ? (pending.push({ seq: ++lastSeq, row }), Promise.reject(new Error("The database is failing; the entry is queued for retry.")))
+          : new Promise<void>((resolve, reject) => {
+              pending.push({ seq: ++lastSeq, row, waiter: { resolve, reject } })
+            })
+      written.catch(() => {})
       if (pending.length > maxEntries) dropOldest()
       // a full batch goes at once, unless the database just failed (then the retry timer decides)
       if (pending.length >= batchSize && flushing === undefined && failures === 0) runOnce().catch(() => {})
       else schedule(delayMs)
+      return written
     },
     flush,
     close: async (waitMs) => {
@@ -163,7 +190,7 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
         if (!written) await sleep(Math.min(giveUpAt - Date.now(), retryMs * 2 ** attempt))
       }
       closed = true
-      if (timer !== undefined) clearTimeout(timer)
+      timer?.cancel()
       const left = pending.length + inFlight.length
       if (left > 0) console.error(`activity: ${left} entries were not written before closing (the database did not answer)`)
     },

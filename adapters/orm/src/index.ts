@@ -6,7 +6,7 @@
  * The authenticated hot path reads the database once (the read itself): API keys are cached and
  * auth-failure budgets known in process, both kept honest across instances by the event bus
  * (`bus.ts`, LISTEN/NOTIFY); request counts are leased in batches (`leases.ts`); activity entries of
- * reads are written behind (`activityBuffer.ts`).
+ * reads are written by group commit (`activityBuffer.ts`).
  */
 import type { MediaStore, StorageServices } from "@content-site/core"
 import { Layer } from "effect"

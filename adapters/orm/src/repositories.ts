@@ -5,7 +5,7 @@
  *
  * On the authenticated hot path two calls usually skip the database: `ApiKeyRepository.findByHash`
  * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected, and
- * `ActivityLog.record` queues the entry for the write-behind buffer (`activityBuffer.ts`).
+ * `ActivityLog.record` joins the entry to the next group insert (`activityBuffer.ts`).
  */
 import {
   AccountRepository,
@@ -26,7 +26,7 @@ import type { ActivityBuffer } from "./activityBuffer.ts"
 import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
 import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
-import { attempt } from "./failures.ts"
+import { attempt, toUnavailable } from "./failures.ts"
 import {
   accountOf,
   accountRow,
@@ -317,8 +317,9 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
         ),
     }),
     Layer.succeed(ActivityLog, {
-      // written shortly after by the buffer; list flushes this instance's pending entries first
-      record: (entry) => Effect.sync(() => activity.record(activityRow(entry))),
+      // calls answered side by side share one insert, and each call waits until its entry is written
+      // (list first flushes what this instance still has queued)
+      record: (entry) => Effect.tryPromise({ try: () => activity.record(activityRow(entry)), catch: toUnavailable }),
       list: (accountId, filter, slice) =>
         attempt(async () => {
           const w = where()

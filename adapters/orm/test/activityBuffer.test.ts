@@ -41,6 +41,42 @@ const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
 describe("activity write-behind", () => {
   afterEach(() => vi.restoreAllMocks())
 
+  it("should answer each caller once its entry is written, entries of one turn in one statement", async () => {
+    const db = fakeDatabase()
+    const buffer = activityBuffer(db.sql)
+    const written = ["r1", "r2", "r3"].map((id) => buffer.record(row(id)))
+    expect(db.statements).toEqual([])
+    await written[0]
+    // the first caller hears back only when its statement is done, and it carried the whole turn
+    expect(db.statements).toEqual([["r1", "r2", "r3"]])
+    await Promise.all(written)
+  })
+
+  it("should tell callers of a failed attempt at once, keep their entries and write them later", async () => {
+    let down = true
+    const db = fakeDatabase(() => (down ? sqlError("08006") : undefined))
+    const buffer = activityBuffer(db.sql, { retryMs: 20 })
+    await expect(buffer.record(row("r1"))).rejects.toThrow("08006")
+    // while the database fails, a new entry is queued without making its caller wait for a retry
+    const started = Date.now()
+    await expect(buffer.record(row("r2"))).rejects.toThrow("queued for retry")
+    expect(Date.now() - started).toBeLessThan(15)
+    down = false
+    await wait(150)
+    expect(db.written()).toEqual(["r1", "r2"])
+    await expect(buffer.record(row("r3"))).resolves.toBeUndefined()
+  })
+
+  it("should tell the caller of an entry dropped from a full buffer", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    const db = fakeDatabase()
+    const buffer = activityBuffer(db.sql, { delayMs: 10_000, maxEntries: 2, batchSize: 100 })
+    const first = buffer.record(row("r1"))
+    buffer.record(row("r2"))
+    buffer.record(row("r3"))
+    await expect(first).rejects.toThrow("full")
+  })
+
   it("should write entries recorded together in one statement shortly after the first", async () => {
     const db = fakeDatabase()
     const buffer = activityBuffer(db.sql, { delayMs: 10 })
