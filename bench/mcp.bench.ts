@@ -13,6 +13,7 @@ import { startServer } from "../apps/server/server.ts"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
 import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
 
@@ -22,8 +23,10 @@ import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS,
  */
 const sdkRoundMicros = async (text: string): Promise<number> => {
   const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: "a" } } }
+  // one validator for every server, as the endpoint does (a new Ajv per request would dominate)
+  const jsonSchemaValidator = new AjvJsonSchemaValidator()
   const once = async () => {
-    const server = new Server({ name: "floor", version: "1" }, { capabilities: { tools: { listChanged: false } } })
+    const server = new Server({ name: "floor", version: "1" }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator })
     server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text }], structuredContent: { text } }))
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
