@@ -12,6 +12,7 @@ import {
   revokeApiKey,
   type InvalidRequest,
 } from "@content-site/core"
+import { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey } from "@content-site/mcp"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { nodePlatform } from "@content-site/platform"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
@@ -26,6 +27,9 @@ Commands:
   account create --email E --password P [--name N]
   key create --account EMAIL [--name N] [--read-only]   prints the new key once
   key revoke KEY_ID
+  oauth rotate-key [--activate-in SECONDS]  add a new token signing key for MCP connections; it signs
+                                            after SECONDS (default 300: running servers reload keys
+                                            every minute), older tokens stay valid
 
 Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data).`
 
@@ -50,6 +54,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
           name: { type: "string" },
           account: { type: "string" },
           "read-only": { type: "boolean" },
+          "activate-in": { type: "string" },
           help: { type: "boolean", short: "h" },
         },
       })
@@ -62,7 +67,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     console.log(USAGE)
     return command === undefined && !values.help ? 1 : 0
   }
-  const known = new Set(["migrate", "import", "account create", "key create", "key revoke"])
+  const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key"])
   const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
   if (!known.has(name)) throw new UsageError(`Unknown command '${name}'.`)
 
@@ -84,6 +89,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (name === "account create" && (!values.email || !values.password)) throw new UsageError("account create needs --email and --password.")
   if (name === "key create" && !values.account) throw new UsageError("key create needs --account EMAIL.")
   if (name === "key revoke" && (rest.length !== 1 || !rest[0])) throw new UsageError("key revoke takes exactly one KEY_ID.")
+  const activateIn = values["activate-in"] ?? String(DEFAULT_ACTIVATION_SECONDS)
+  if (name === "oauth rotate-key" && !/^\d{1,7}$/.test(activateIn)) throw new UsageError("--activate-in takes a number of seconds.")
 
   const env = process.env
   const databaseUrl = nonEmpty(env["DATABASE_URL"])
@@ -133,6 +140,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const { key, view } = await run(createApiKey(account.value.id, { name: values.name ?? "API key", scope }))
         console.error(`Created ${scope} API key ${view.id} for ${email}. It is shown only once; store it now:`)
         console.log(key)
+        return 0
+      }
+      case "oauth rotate-key": {
+        const { kid, activatesAt } = await rotateSigningKey(runtime, { activateInSeconds: Number(activateIn) })
+        console.log(`Added signing key ${kid}; it signs new access tokens from ${activatesAt.toISOString()}.`)
         return 0
       }
       case "key revoke": {

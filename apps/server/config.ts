@@ -19,6 +19,8 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number
   /** How long an edit waits for another edit of the same article before answering 409. */
   readonly editLockTimeoutMs: number
+  /** How often the OAuth signing keys are reloaded (read by the MCP adapter from the environment). */
+  readonly oauthKeyRefreshMs: number
 }
 
 /** A configuration value that cannot be used. */
@@ -73,5 +75,6 @@ export const readConfig = (env: Record<string, string | undefined>): ServerConfi
     keepAliveTimeoutMs: intOf(env, "KEEP_ALIVE_TIMEOUT_MS", 5_000, 100, 600_000),
     shutdownGraceMs: intOf(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     editLockTimeoutMs: intOf(env, "EDIT_LOCK_TIMEOUT_MS", 5_000, 50, 60_000),
+    oauthKeyRefreshMs: intOf(env, "OAUTH_KEY_REFRESH_MS", 60_000, 50, 3_600_000),
   }
 }

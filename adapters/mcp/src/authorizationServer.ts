@@ -1,11 +1,11 @@
 import { OAuthStore } from "@content-site/core"
 import type { AppRuntime } from "@content-site/rest"
 import { Effect, Option } from "effect"
-import { exportJWK, generateKeyPair, type JWK } from "jose"
 import { randomBytes } from "node:crypto"
 import Provider, { type Configuration, errors } from "oidc-provider"
 import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
+import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
 
 /** Lifetimes of the authorization server's artefacts, in seconds. */
 export const OAUTH_TTL = {
@@ -21,10 +21,9 @@ export const OAUTH_TTL = {
 /** The scope an MCP access token carries. */
 export const MCP_SCOPE = "mcp"
 
-/** Keys every instance shares: the token signing key and the cookie/CSRF secrets. */
+/** Keys every instance shares: the token signing keys and the cookie/CSRF secrets. */
 export interface SharedKeys {
-  readonly signingKey: JWK
-  readonly publicKey: JWK
+  readonly signing: SigningKeys
   readonly cookieKeys: ReadonlyArray<string>
 }
 
@@ -45,16 +44,9 @@ const storeOnce = <A extends object>(runtime: AppRuntime, model: string, id: str
 
 /** Loads the shared keys from the OAuthStore (model "Jwks"), creating them on first start. */
 export const loadSharedKeys = async (runtime: AppRuntime): Promise<SharedKeys> => {
-  const jwks = await storeOnce(runtime, "Jwks", "signing", async () => {
-    const { privateKey } = await generateKeyPair("ES256", { extractable: true })
-    const jwk = await exportJWK(privateKey)
-    return { keys: [{ ...jwk, kid: `es256-${randomBytes(6).toString("hex")}`, alg: "ES256", use: "sig" }] }
-  })
+  const signing = await loadSigningKeys(runtime)
   const cookies = await storeOnce(runtime, "Jwks", "cookies", async () => ({ keys: [randomBytes(32).toString("base64url")] }))
-  const signingKey = (jwks as { keys: Array<JWK> }).keys[0]
-  if (signingKey === undefined) throw new Error("The stored signing key set is empty")
-  const { d: _private, ...publicKey } = signingKey
-  return { signingKey, publicKey, cookieKeys: (cookies as { keys: Array<string> }).keys }
+  return { signing, cookieKeys: (cookies as { keys: Array<string> }).keys }
 }
 
 /** The OAuth endpoints, all under `/oauth/`. */
@@ -91,7 +83,8 @@ export const createAuthorizationServer = (options: {
   const secure = publicUrl.startsWith("https://")
   const configuration: Configuration = {
     adapter: oauthStoreAdapter(options.runtime),
-    jwks: { keys: [options.keys.signingKey] as never },
+    // every kept key is published and verifies; the active one signs (named in `jwt.sign` below)
+    jwks: { keys: [...options.keys.signing.all] as never },
     cookies: {
       keys: [...options.keys.cookieKeys],
       long: { httpOnly: true, sameSite: "lax", secure, signed: true },
@@ -123,7 +116,7 @@ export const createAuthorizationServer = (options: {
             audience: mcpUrl,
             accessTokenTTL: OAUTH_TTL.AccessToken,
             accessTokenFormat: "jwt",
-            jwt: { sign: { alg: "ES256" } },
+            jwt: { sign: { alg: "ES256", kid: options.keys.signing.active.kid } },
           }
         },
       },

@@ -6,12 +6,15 @@ import { checkRegistrationLimit } from "@content-site/core"
 import { clientAddress, type HttpDeps, runEffect } from "@content-site/rest"
 import type Koa from "koa"
 import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES } from "./authorizationServer.ts"
+import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
+import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
 export { toolDefinitions, tools } from "./tools.ts"
 export { OAUTH_TTL } from "./authorizationServer.ts"
+export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateSigningKey } from "./signingKeys.ts"
 
 const SECURITY_DEFAULTS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
@@ -26,8 +29,24 @@ const SECURITY_DEFAULTS: Record<string, string> = {
  */
 export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const keys = await loadSharedKeys(deps.runtime)
-  const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys, proxy: app.proxy })
-  const handleOAuth = provider.callback()
+  const serverOf = (signing: SigningKeys) => {
+    const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys: { ...keys, signing }, proxy: app.proxy })
+    return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }
+  }
+  let current = serverOf(keys.signing)
+  // Rotated keys reach every instance through the store: reload now and then, rebuild on a change.
+  // All OAuth state is in the store, so a rebuilt provider carries on every flow in progress.
+  const configured = Number(deps.env["OAUTH_KEY_REFRESH_MS"] ?? "")
+  const refreshMs = Number.isInteger(configured) && configured >= 50 ? configured : 60_000
+  const refresh = setInterval(() => {
+    loadSigningKeys(deps.runtime).then(
+      (signing) => {
+        if (signing.fingerprint !== current.signing.fingerprint) current = serverOf(signing)
+      },
+      () => {}, // the store is away (or the runtime closed): keep the keys in force
+    )
+  }, refreshMs)
+  refresh.unref()
   const mcpUrl = `${deps.publicUrl}/mcp`
   const protectedResource = {
     resource: mcpUrl,
@@ -64,8 +83,8 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
     ctx.respond = false
-    await handleOAuth(ctx.req, ctx.res)
+    await current.handleOAuth(ctx.req, ctx.res)
   })
-  app.use(mcpEndpoint({ deps, publicKey: keys.publicKey }))
-  app.use(interactionPages({ provider, deps, csrfKey: keys.cookieKeys[0] ?? "" }))
+  app.use(mcpEndpoint({ deps, verifyKeys: () => current.verifyKeys }))
+  app.use(interactionPages({ provider: () => current.provider, deps, csrfKey: keys.cookieKeys[0] ?? "" }))
 }

@@ -49,7 +49,8 @@ const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,128})(?:\/(log
  * and consent (Allow / Deny). Plain HTML forms with a CSRF token bound to the interaction.
  */
 export const interactionPages = (options: {
-  readonly provider: Provider
+  /** The authorization server in force (it is rebuilt when the signing keys rotate). */
+  readonly provider: () => Provider
   readonly deps: HttpDeps
   readonly csrfKey: string
 }): Middleware => {
@@ -66,7 +67,7 @@ export const interactionPages = (options: {
   }
 
   const clientView = async (clientId: string, redirectUri: string | undefined): Promise<ClientView> => {
-    const client = await provider.Client.find(clientId)
+    const client = await provider().Client.find(clientId)
     let redirectHost = "(unknown)"
     try {
       if (redirectUri !== undefined) {
@@ -97,7 +98,7 @@ export const interactionPages = (options: {
     const step = match[2]
     let details: Awaited<ReturnType<Provider["interactionDetails"]>>
     try {
-      details = await provider.interactionDetails(ctx.req, ctx.res)
+      details = await provider().interactionDetails(ctx.req, ctx.res)
     } catch {
       return send(ctx, errorPage("This sign-in link has expired or was already used.", "Connections must be completed within an hour, in the same browser."), 400)
     }
@@ -147,7 +148,7 @@ export const interactionPages = (options: {
         }
         account = exit.value
       }
-      const target = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
+      const target = await provider().interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
       ctx.status = 303
       return ctx.redirect(target)
     }
@@ -155,7 +156,7 @@ export const interactionPages = (options: {
     // step === "confirm"
     if (promptName !== "consent" || details.session?.accountId === undefined) return ctx.redirect(`/oauth/interaction/${uid}`)
     if (form.get("decision") !== "allow") {
-      const target = await provider.interactionResult(
+      const target = await provider().interactionResult(
         ctx.req,
         ctx.res,
         { error: "access_denied", error_description: "The account owner denied access." },
@@ -166,8 +167,8 @@ export const interactionPages = (options: {
     }
     const accountId = details.session.accountId
     const grant = details.grantId
-      ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId, clientId: String(params.client_id) }))
-      : new provider.Grant({ accountId, clientId: String(params.client_id) })
+      ? ((await provider().Grant.find(details.grantId)) ?? new (provider().Grant)({ accountId, clientId: String(params.client_id) }))
+      : new (provider().Grant)({ accountId, clientId: String(params.client_id) })
     const missing = details.prompt.details as {
       missingOIDCScope?: ReadonlyArray<string>
       missingOIDCClaims?: ReadonlyArray<string>
@@ -180,7 +181,7 @@ export const interactionPages = (options: {
     }
     grant.addResourceScope(mcpUrl, MCP_SCOPE)
     const grantId = await grant.save()
-    const target = await provider.interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
+    const target = await provider().interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
     ctx.status = 303
     return ctx.redirect(target)
   }

@@ -20,7 +20,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option } from "effect"
-import { createLocalJWKSet, type JWK, jwtVerify } from "jose"
+import { type JWTVerifyGetKey, jwtVerify } from "jose"
 import type { Context, Middleware } from "koa"
 import { MCP_SCOPE } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
@@ -79,19 +79,23 @@ interface Authenticated {
  * Host/Origin checked against the public URL, OAuth access tokens verified for signature, expiry,
  * audience and a live grant. Every tool call counts against the account's limits and is logged.
  */
-export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicKey: JWK }): Middleware => {
+export const mcpEndpoint = (options: {
+  readonly deps: HttpDeps
+  /** The keys access tokens are verified with, as in force now (they change with a key rotation). */
+  readonly verifyKeys: () => JWTVerifyGetKey
+}): Middleware => {
   const { deps } = options
   const { runtime, publicUrl } = deps
   const mcpUrl = `${publicUrl}/mcp`
   const publicOrigin = new URL(publicUrl)
   const allowedHosts = new Set([publicOrigin.host, ...(deps.env["MCP_ALLOWED_HOSTS"] ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "")])
   const allowedOrigins = new Set([publicOrigin.origin])
-  const keySet = createLocalJWKSet({ keys: [options.publicKey] })
   const resourceMetadata = `${publicUrl}/.well-known/oauth-protected-resource/mcp`
   const lastUsageWrite = new Map<string, number>()
   // Signature checks are the costly part of a call; a token's claims never change, so a verified
   // token is remembered until it expires. Its grant is still looked up on every call.
   const verifiedTokens = new Map<string, Record<string, unknown>>()
+  let verifiedWith: JWTVerifyGetKey | undefined
   // A Server builds its own Ajv unless given one: share one across the per-request servers.
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
@@ -157,6 +161,12 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
     if (token.startsWith("cs_") || ctx.get("X-API-Key") !== "") {
       return fail("API keys are not accepted at /mcp: connect the app with OAuth (it opens a sign-in page).")
     }
+    // A key rotation that dropped a key must not leave its tokens remembered as verified.
+    const keys = options.verifyKeys()
+    if (keys !== verifiedWith) {
+      verifiedTokens.clear()
+      verifiedWith = keys
+    }
     let claims = verifiedTokens.get(token)
     if (claims !== undefined && (typeof claims["exp"] !== "number" || claims["exp"] * 1000 <= Date.now())) {
       verifiedTokens.delete(token)
@@ -164,7 +174,7 @@ export const mcpEndpoint = (options: { readonly deps: HttpDeps; readonly publicK
     }
     if (claims === undefined) {
       try {
-        const verified = await jwtVerify(token, keySet, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
+        const verified = await jwtVerify(token, keys, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
         claims = verified.payload as Record<string, unknown>
       } catch {
         return fail("The access token is invalid, expired or not meant for this server.")

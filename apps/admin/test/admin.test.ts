@@ -133,6 +133,34 @@ describe("admin command line on PostgreSQL", () => {
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
   })
 
+  it("should add a signing key that activates later, keeping the one in force, and refuse a bad delay", async () => {
+    const kids = async () => {
+      const client = new pg.Client({ connectionString: database.url })
+      await client.connect()
+      try {
+        const row = (await client.query("select payload from oauth_payloads where model = 'Jwks' and id = 'signing'")).rows[0]
+        return ((row?.payload.keys ?? []) as Array<{ kid: string }>).map((k) => k.kid)
+      } finally {
+        await client.end()
+      }
+    }
+    const first = await admin("oauth", "rotate-key")
+    expect(first.stderr).toBe("")
+    expect(first.code).toBe(0)
+    const firstKid = /signing key (es256-[0-9a-f]+)/.exec(first.stdout)?.[1]
+    // on a fresh database the key in force is made first, then the new one is added beside it
+    expect(await kids()).toContain(firstKid)
+    expect((await kids()).length).toBe(2)
+    const activatesAt = Date.parse(/from (\S+)\.$/m.exec(first.stdout)?.[1] ?? "")
+    expect(activatesAt - Date.now()).toBeGreaterThan(250_000)
+    const second = await admin("oauth", "rotate-key", "--activate-in", "0")
+    expect(second.code).toBe(0)
+    expect((await kids()).length).toBe(3)
+    const bad = await admin("oauth", "rotate-key", "--activate-in", "soon")
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("--activate-in")
+  })
+
   it("should answer usage errors with exit code 1 and the usage text", async () => {
     const unknown = await admin("frobnicate")
     expect(unknown.code).toBe(1)
