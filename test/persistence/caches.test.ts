@@ -4,7 +4,7 @@
  * counting, and the activity group commit (an answered record is a written entry, flush on close,
  * survival of an outage).
  */
-import { ActivityLog, ApiKeyRepository, DataImporter, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
+import { ActivityLog, ApiKeyRepository, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Effect, ManagedRuntime, Option } from "effect"
 import pg from "pg"
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
 import { tagOf } from "../support/exits.ts"
 import { startTcpProxy } from "../support/tcpProxy.ts"
-import { worldPlan } from "./fixtures/world.ts"
+import { openTwoInstances, type TwoInstances } from "./fixtures/instances.ts"
 
 const ACCOUNT = "acc_cache"
 /** Long windows, so no test straddles a window boundary. */
@@ -65,6 +65,7 @@ type Runtime = ManagedRuntime.ManagedRuntime<any, never>
 
 describe("in-process caches across two instances on one PostgreSQL database", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let pair: TwoInstances | undefined
   let a: OrmDatabase
   let b: OrmDatabase
   let ra: Runtime
@@ -84,20 +85,14 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    a = await openDatabase({ databaseUrl: database.url })
-    b = await openDatabase({ databaseUrl: database.url })
-    ra = ManagedRuntime.make(a.layer)
-    rb = ManagedRuntime.make(b.layer)
-    await ra.runPromise(DataImporter.use((i) => i.apply(worldPlan(ACCOUNT, 1))))
+    pair = await openTwoInstances(database.url, ACCOUNT)
+    ;({ a, b, ra, rb } = pair)
     admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
   })
   afterAll(async () => {
     await admin?.end()
-    await ra?.dispose()
-    await rb?.dispose()
-    await a?.close()
-    await b?.close()
+    await pair?.close()
     await database?.drop()
   })
 

@@ -1,33 +1,27 @@
-import { ArticleRepository, ArticleWriter, DataImporter, LimitStore, RevisionRepository } from "@content-site/core"
-import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import { ArticleRepository, ArticleWriter, LimitStore, RevisionRepository } from "@content-site/core"
+import { openDatabase } from "@content-site/orm"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../support/databases.ts"
-import { bigBudget, changeOf, worldPlan } from "./fixtures/world.ts"
+import { openTwoInstances, type TwoInstances } from "./fixtures/instances.ts"
+import { bigBudget, changeOf } from "./fixtures/world.ts"
 
 const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379"
 
 describe("concurrency across two instances on one PostgreSQL database", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
-  let a: OrmDatabase
-  let b: OrmDatabase
+  let pair: TwoInstances | undefined
   let ra: ManagedRuntime.ManagedRuntime<any, never>
   let rb: ManagedRuntime.ManagedRuntime<any, never>
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    a = await openDatabase({ databaseUrl: database.url })
-    b = await openDatabase({ databaseUrl: database.url })
-    ra = ManagedRuntime.make(a.layer)
-    rb = ManagedRuntime.make(b.layer)
-    await ra.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_conc", 1))))
+    pair = await openTwoInstances(database.url, "acc_conc")
+    ;({ ra, rb } = pair)
   })
   afterAll(async () => {
-    await ra?.dispose()
-    await rb?.dispose()
-    await a?.close()
-    await b?.close()
+    await pair?.close()
     await database?.drop()
   })
 
