@@ -6,16 +6,12 @@
  * The server runs on PostgreSQL when reachable (a throw-away database), else the embedded one.
  * Nothing here asserts a time.
  */
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { startServer } from "../apps/server/server.ts"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
-import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
+import { alternating, autocannon, CONNECTIONS, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
 /**
  * The MCP SDK's own floor: one stateless round (a Server and a transport per request, as the SDK
@@ -42,19 +38,8 @@ const sdkRoundMicros = async (text: string): Promise<number> => {
 }
 
 export async function run(): Promise<void> {
-  const db = await pgDatabase("cs_bench_mcp")
-  const dataDir = await mkdtemp(join(tmpdir(), "cs-bench-mcp-"))
-  const app = await startServer({
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      ...(db !== undefined ? { DATABASE_URL: db.url } : {}),
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      DAILY_EDIT_LIMIT: "1000000000",
-    },
-    quiet: true,
-  })
+  const bench = await startBenchServer("cs_bench_mcp")
+  const app = bench.app
   try {
     if (app.demo === null) throw new Error("the demo data was not seeded")
     const auth = { authorization: `Bearer ${app.demo.apiKey}` }
@@ -75,7 +60,7 @@ export async function run(): Promise<void> {
     const restBytes = (await (await fetch(restUrl, { headers: auth })).text()).length
     const mcpBytes = (await (await fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody })).text()).length
 
-    console.log(`database: ${db !== undefined ? "PostgreSQL" : "embedded (PGlite)"}; article ${articleId}: REST ${restBytes} B, MCP ${mcpBytes} B (structuredContent + text rendering)`)
+    console.log(`database: ${bench.database}; article ${articleId}: REST ${restBytes} B, MCP ${mcpBytes} B (structuredContent + text rendering)`)
     const seqRest = await sequential(SEQUENTIAL, () => fetch(restUrl, { headers: auth }))
     const seqMcp = await sequential(SEQUENTIAL, () => fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody }))
     console.log(`sequential (${SEQUENTIAL} requests, one at a time)`)
@@ -94,8 +79,6 @@ export async function run(): Promise<void> {
       `SDK floor: one stateless Server + transport round, no HTTP/auth/storage: ${floor.toFixed(0)} µs; REST's whole request under load: ${(1e6 / rRest.requests.average).toFixed(0)} µs of wall time per request`,
     )
   } finally {
-    await app.close()
-    await db?.drop().catch(() => {})
-    await rm(dataDir, { recursive: true, force: true })
+    await bench.close()
   }
 }

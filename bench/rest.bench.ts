@@ -10,13 +10,9 @@
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import Router from "@koa/router"
 import Koa from "koa"
-import { startServer } from "../apps/server/server.ts"
-import { alternating, autocannon, CONNECTIONS, fmt, pgDatabase, ROUNDS, SECONDS, SEQUENTIAL, sequential } from "./support.ts"
+import { alternating, autocannon, CONNECTIONS, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -50,20 +46,8 @@ const load = (url: string, extra: { method?: string; headers?: Record<string, st
   autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...extra })
 
 export async function run(): Promise<void> {
-  const db = await pgDatabase("cs_bench")
-  const dataDir = await mkdtemp(join(tmpdir(), "cs-bench-"))
-  const app = await startServer({
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      ...(db !== undefined ? { DATABASE_URL: db.url } : {}),
-      ...(process.env.BENCH_REDIS_URL !== undefined ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      DAILY_EDIT_LIMIT: "1000000000",
-    },
-    quiet: true,
-  })
+  const bench = await startBenchServer("cs_bench", process.env.BENCH_REDIS_URL !== undefined ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {})
+  const app = bench.app
   const bares: Array<Server> = []
   try {
     if (app.demo === null) throw new Error("the demo data was not seeded")
@@ -82,7 +66,7 @@ export async function run(): Promise<void> {
     for (let i = 0; body.length < 20_000; i++) body += `<p>Paragraph ${i}: <strong>benchmarks</strong> keep the edit path honest, with <a href="https://example.com/p${i}">a link</a> and plain words.</p>`
     const putBody = JSON.stringify({ title: "Bench dry run", body })
 
-    console.log(`database: ${db !== undefined ? "PostgreSQL" : "embedded (PGlite)"}${process.env.BENCH_REDIS_URL !== undefined ? " + Redis limits" : ""}; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per case, median of ${ROUNDS} alternating rounds`)
+    console.log(`database: ${bench.database}${process.env.BENCH_REDIS_URL !== undefined ? " + Redis limits" : ""}; ${CONNECTIONS} keep-alive connections, ${SECONDS} s per case, median of ${ROUNDS} alternating rounds`)
     console.log(`GET article body ${getBody.length} B; list (per_page=100, ${(JSON.parse(listBody) as { data: unknown[] }).data.length} items) ${listBody.length} B; PUT body ${putBody.length} B`)
 
     const bareGet = await bareServer(getBody, "application/json; charset=utf-8")
@@ -124,8 +108,6 @@ export async function run(): Promise<void> {
     )
   } finally {
     for (const s of bares) await new Promise((resolve) => s.close(resolve))
-    await app.close()
-    await db?.drop()
-    await rm(dataDir, { recursive: true, force: true })
+    await bench.close()
   }
 }

@@ -1,5 +1,9 @@
 /** What the load benches share: autocannon as a library, the load settings, a throw-away database. */
+import { mkdtemp, rm } from "node:fs/promises"
 import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startServer, type StartedServer } from "../apps/server/server.ts"
 
 /** The parts of an autocannon result the benches print. */
 export interface CannonResult {
@@ -97,4 +101,43 @@ export const alternating = async <K extends string>(
   const median = (results: Array<CannonResult>) =>
     [...results].sort((a, b) => a.requests.average - b.requests.average)[Math.floor((results.length - 1) / 2)]!
   return Object.fromEntries(names.map((n) => [n, median(runs.get(n)!)])) as Record<K, CannonResult>
+}
+
+/** The service as the load benches run it, on its throw-away database. */
+export interface BenchServer {
+  readonly app: StartedServer
+  /** "PostgreSQL" or "embedded (PGlite)". */
+  readonly database: string
+  /** Stops the server and drops its database and data directory. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Starts the whole service with the demo data on a throw-away PostgreSQL database (the embedded
+ * one when PostgreSQL is unreachable), limits out of the way, and `extraEnv` on top.
+ */
+export const startBenchServer = async (prefix: string, extraEnv: Record<string, string> = {}): Promise<BenchServer> => {
+  const db = await pgDatabase(prefix)
+  const dataDir = await mkdtemp(join(tmpdir(), `${prefix}-`))
+  const app = await startServer({
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ...(db !== undefined ? { DATABASE_URL: db.url } : {}),
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      DAILY_EDIT_LIMIT: "1000000000",
+      ...extraEnv,
+    },
+    quiet: true,
+  })
+  return {
+    app,
+    database: db !== undefined ? "PostgreSQL" : "embedded (PGlite)",
+    close: async () => {
+      await app.close()
+      await db?.drop().catch(() => {})
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
 }
