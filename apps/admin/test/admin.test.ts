@@ -53,15 +53,16 @@ describe("admin command line on PostgreSQL", () => {
   const temp = createTempDir("cs-admin-")
   let env: Record<string, string>
   const admin = (...args: Array<string>) => runNode(ADMIN, args, env)
-  const count = async (table: string) => {
+  const firstRow = async (sql: string) => {
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
     try {
-      return (await client.query(`select count(*)::int as n from ${table}`)).rows[0].n as number
+      return (await client.query(sql)).rows[0]
     } finally {
       await client.end()
     }
   }
+  const count = async (table: string) => (await firstRow(`select count(*)::int as n from ${table}`)).n as number
 
   beforeAll(async () => {
     database = await createTestDatabase()
@@ -135,14 +136,8 @@ describe("admin command line on PostgreSQL", () => {
 
   it("should add a signing key that activates later, keeping the one in force, and refuse a bad delay", async () => {
     const kids = async () => {
-      const client = new pg.Client({ connectionString: database.url })
-      await client.connect()
-      try {
-        const row = (await client.query("select payload from oauth_payloads where model = 'Jwks' and id = 'signing'")).rows[0]
-        return ((row?.payload.keys ?? []) as Array<{ kid: string }>).map((k) => k.kid)
-      } finally {
-        await client.end()
-      }
+      const row = await firstRow("select payload from oauth_payloads where model = 'Jwks' and id = 'signing'")
+      return ((row?.payload.keys ?? []) as Array<{ kid: string }>).map((k) => k.kid)
     }
     const first = await admin("oauth", "rotate-key")
     expect(first.stderr).toBe("")
