@@ -30,7 +30,12 @@ export type Surface = "rest" | "mcp" | "web"
  */
 export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   const app = new Koa({ proxy: options.trustProxy })
-  const deps: HttpDeps = { runtime: options.runtime, publicUrl: options.publicUrl, env: options.env }
+  const deps: HttpDeps = {
+    runtime: options.runtime,
+    publicUrl: options.publicUrl,
+    env: options.env,
+    ...(options.closing !== undefined ? { closing: options.closing } : {}),
+  }
   const log = options.log
   const surfaces = options.surfaces ?? ["rest", "mcp", "web"]
   // Errors Koa reports outside the error funnel: clients that hung up or timed out are not ours to log.

@@ -104,10 +104,12 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     // Requests still being handled: a client may hang up mid-request, closing its connection while
     // the handler still runs; the runtime and the database are closed only when none is left.
     let handling = 0
+    const stopping = new AbortController()
     const app = await composeApp({
       runtime,
       publicUrl,
       env,
+      closing: stopping.signal,
       ready: storage.ready,
       log: options.quiet === true ? undefined : (line) => console.log(line),
       trustProxy: config.trustProxy,
@@ -125,6 +127,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     const close = () => {
       closing ??= (async () => {
         draining = true
+        stopping.abort()
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         server.closeIdleConnections()
         const idleSweep = setInterval(() => server.closeIdleConnections(), 100)

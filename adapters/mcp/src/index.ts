@@ -47,6 +47,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     )
   }, refreshMs)
   refresh.unref()
+  deps.closing?.addEventListener("abort", () => clearInterval(refresh), { once: true })
   const mcpUrl = `${deps.publicUrl}/mcp`
   const protectedResource = {
     resource: mcpUrl,

@@ -10,4 +10,6 @@ export interface HttpDeps {
   /** `{base_url}`, no trailing slash. */
   readonly publicUrl: string
   readonly env: Record<string, string | undefined>
+  /** Aborted when the server closes: adapters stop their background work (timers) on it. */
+  readonly closing?: AbortSignal
 }
