@@ -254,14 +254,18 @@ export const mcpEndpoint = (options: {
           : error !== undefined && isCoreError(error)
             ? toProblem(error, requestId, publicUrl)
             : internalProblem(requestId, publicUrl)
-        const logged = yield* Effect.exit(
-          recordActivity(caller, {
-            ok: problem === undefined,
-            errorCode: problem?.code ?? null,
-            siteId: target.siteId ?? null,
-            articleId: target.articleId ?? null,
-          }) as Effect.Effect<void, unknown>,
-        )
+        // a committed change wrote its entry in its own transaction
+        const logged =
+          Exit.isSuccess(exit) && tool.committed?.(exit.value) === true
+            ? Exit.void
+            : yield* Effect.exit(
+                recordActivity(caller, {
+                  ok: problem === undefined,
+                  errorCode: problem?.code ?? null,
+                  siteId: target.siteId ?? null,
+                  articleId: target.articleId ?? null,
+                }) as Effect.Effect<void, unknown>,
+              )
         return { exit, error, problem, logged }
       }),
     )

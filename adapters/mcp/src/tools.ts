@@ -49,6 +49,8 @@ export interface ToolSpec {
   readonly target: (args: any) => ToolTarget
   readonly run: (caller: Caller, args: any) => Effect.Effect<unknown, any, any>
   readonly render: (result: any) => string
+  /** A write whose answer shows a committed change: its activity entry is already in the log. */
+  readonly committed?: (result: any) => boolean
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
@@ -204,6 +206,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
         updateArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }),
         (outcome) => outcome.result,
       ),
+    committed: (r: typeof UpdateArticleResult.Type) => r.revision !== null,
     render: (r: typeof UpdateArticleResult.Type) =>
       [
         r.dry_run === true
@@ -234,6 +237,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       Effect.flatMap(byteSource(args), (source) =>
         Effect.map(replaceFeaturedImage(caller, args.article_id, source, args.alt), (outcome) => outcome.result),
       ),
+    committed: (r: typeof FeaturedImageResult.Type) => r.revision !== null,
     render: (r: typeof FeaturedImageResult.Type) =>
       [
         r.revision === null ? "Nothing changed." : `Saved as revision ${r.revision.number}.`,

@@ -114,7 +114,8 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     ctx.status = 200
     ctx.type = "application/json"
     ctx.body = JSON.stringify(body)
-    await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
+    // a committed change wrote its entry in its own transaction
+    if (reply.committed !== true) await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
   } catch (err) {
     const core = coreErrorOf(err)
     const kind = core === undefined ? { status: 500, code: "internal" } : problemKindOf(core)

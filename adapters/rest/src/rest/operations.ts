@@ -63,6 +63,8 @@ export interface Reply {
   readonly headers?: Record<string, string>
   /** Edits left today (write operations): sent as Edit-Limit-Remaining. */
   readonly editsRemaining?: number
+  /** A change was committed: its activity entry was written in the same transaction. */
+  readonly committed?: boolean
 }
 
 /** A path parameter as documented. */
@@ -217,7 +219,12 @@ export const operations: ReadonlyArray<Operation> = [
       )
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
-      return { value: outcome.result, editsRemaining: outcome.editsRemaining, headers: { ETag: etagOf(article.id, article.revision) } }
+      return {
+        value: outcome.result,
+        editsRemaining: outcome.editsRemaining,
+        committed: outcome.result.revision !== null,
+        headers: { ETag: etagOf(article.id, article.revision) },
+      }
     },
   },
   {
@@ -254,7 +261,12 @@ export const operations: ReadonlyArray<Operation> = [
       const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
-      return { value: outcome.result, editsRemaining: outcome.editsRemaining, headers: { ETag: etagOf(article.id, article.revision) } }
+      return {
+        value: outcome.result,
+        editsRemaining: outcome.editsRemaining,
+        committed: outcome.result.revision !== null,
+        headers: { ETag: etagOf(article.id, article.revision) },
+      }
     },
   },
   {
