@@ -1,4 +1,4 @@
-import type { CoreServices, ImageFetcher, ImageInspector, MediaStore, StorageServices } from "@content-site/core"
+import type { CoreServices, ImageFetcher, ImageInspector, StorageServices } from "@content-site/core"
 import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"

@@ -1,6 +1,6 @@
 /** OAuthStore on MikroORM: payloads of the OAuth server's models and web sessions, with expiry. */
 import { OAuthStore, type StoredPayload } from "@content-site/core"
-import { Effect, Layer, Option } from "effect"
+import { Layer, Option } from "effect"
 import { OAuthPayloadEntity } from "./entities.ts"
 import { attempt } from "./failures.ts"
 import type { Em, Orm } from "./orm.ts"
