@@ -8,6 +8,7 @@
  */
 import type { ApiKeyRecord } from "@content-site/core"
 import type { EventBus } from "./bus.ts"
+import { keptCache } from "./keptCache.ts"
 
 /** The in-process API-key cache. */
 export interface ApiKeyCache {
@@ -31,55 +32,30 @@ const KEY_EVENT = "key:"
 /** The event that makes every instance drop a key. */
 export const keyEvent = (keyId: string): string => `${KEY_EVENT}${keyId}`
 
-/** A cache subscribed to `bus`, bounded to `maxEntries` keys. */
+/**
+ * A cache subscribed to `bus`, bounded to `maxEntries` keys: the bus-kept cache by key id (what a
+ * revocation names), reached from a hash through an index (a key's hash never changes, so a stale
+ * index entry only leads to a miss).
+ */
 export const apiKeyCache = (bus: EventBus, maxEntries: number = API_KEY_CACHE_SIZE): ApiKeyCache => {
-  const byHash = new Map<string, ApiKeyRecord>()
-  const hashById = new Map<string, string>()
-  // bumped by every invalidation, so a read that raced one is not cached
-  let generation = 0
-  const clear = () => {
-    generation++
-    byHash.clear()
-    hashById.clear()
-  }
-  const forget = (keyId: string) => {
-    generation++
-    const hash = hashById.get(keyId)
-    if (hash === undefined) return
-    hashById.delete(keyId)
-    byHash.delete(hash)
-  }
-  bus.subscribe({
-    event: (payload) => {
-      if (payload.startsWith(KEY_EVENT)) forget(payload.slice(KEY_EVENT.length))
-    },
-    reset: clear,
-  })
+  const byId = keptCache<ApiKeyRecord>(bus, KEY_EVENT, maxEntries)
+  const idByHash = new Map<string, string>()
   return {
     get: (hash) => {
-      if (bus.connected()) return byHash.get(hash)
-      if (byHash.size > 0) clear()
-      return undefined
+      const id = idByHash.get(hash)
+      return id === undefined ? undefined : byId.get(id)
     },
-    ticket: () => generation,
+    ticket: byId.ticket,
     put: (key, ticket) => {
-      if (ticket !== generation || key.revoked_at !== null || !bus.connected()) return
-      const previous = hashById.get(key.id)
-      if (previous !== undefined && previous !== key.key_hash) byHash.delete(previous)
-      byHash.set(key.key_hash, key)
-      hashById.set(key.id, key.key_hash)
-      while (byHash.size > maxEntries) {
-        const oldest = byHash.keys().next().value as string
-        const evicted = byHash.get(oldest)!
-        byHash.delete(oldest)
-        hashById.delete(evicted.id)
-      }
+      if (key.revoked_at !== null) return
+      byId.put(key.id, key, ticket)
+      if (idByHash.size >= 2 * maxEntries) idByHash.clear()
+      idByHash.set(key.key_hash, key.id)
     },
-    forget,
+    forget: byId.forget,
     touched: (keyId, at) => {
-      const hash = hashById.get(keyId)
-      const key = hash === undefined ? undefined : byHash.get(hash)
-      if (key && hash !== undefined) byHash.set(hash, { ...key, last_used_at: at })
+      const key = byId.get(keyId)
+      if (key !== undefined) byId.put(keyId, { ...key, last_used_at: at }, byId.ticket())
     },
   }
 }
