@@ -1,10 +1,11 @@
 /**
  * The ORM adapter's in-process shortcuts against a real PostgreSQL shared by two instances: the
- * API-key cache and the auth-failure knowledge (kept honest by LISTEN/NOTIFY), leased request
- * counting, and the activity group commit (an answered record is a written entry, flush on close,
+ * API-key, grant and account caches and the auth-failure knowledge (kept honest by LISTEN/NOTIFY,
+ * changes made by hand in SQL included, through the tables' triggers), leased request counting,
+ * and the activity group commit (an answered record is a written entry, flush on close,
  * survival of an outage).
  */
-import { ActivityLog, ApiKeyRepository, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
+import { AccountRepository, ActivityLog, ApiKeyRepository, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Effect, ManagedRuntime, Option } from "effect"
 import pg from "pg"
@@ -78,6 +79,40 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
     await ra.runPromise(ApiKeyRepository.use((k) => k.insert(keyRecord(id))))
     return `hash_${id}`
   }
+  /** Runs a statement by hand with the tables' triggers skipped: a change that notifies nobody. */
+  const silently = async (text: string, params: ReadonlyArray<unknown>) => {
+    await admin.query("begin")
+    try {
+      await admin.query("set local session_replication_role = replica")
+      await admin.query(text, [...params])
+      await admin.query("commit")
+    } catch (e) {
+      await admin.query("rollback")
+      throw e
+    }
+  }
+  /**
+   * What the bus's channel carries while `act` runs: a third listener collects the payloads until
+   * a marker sent after `act` (on the same session, so after its notifications) comes through.
+   */
+  const announced = async (act: () => Promise<unknown>): Promise<Array<string>> => {
+    const listener = new pg.Client({ connectionString: database.url })
+    await listener.connect()
+    try {
+      const heard: Array<string> = []
+      const marker = uid("marker")
+      const done = new Promise<void>((resolve) =>
+        listener.on("notification", (n) => (n.payload === marker ? resolve() : heard.push(n.payload ?? ""))),
+      )
+      await listener.query("listen cs_events")
+      await act()
+      await admin.query("select pg_notify('cs_events', $1)", [marker])
+      await done
+      return heard
+    } finally {
+      await listener.end()
+    }
+  }
   const hit = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.hit(key, limit, WINDOW)))
   const peek = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.peek(key, limit, WINDOW)))
   const storedCount = async (key: string) =>
@@ -109,6 +144,26 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
     })
 
+    it("should refuse at instance B a key revoked or deleted by hand in SQL once the table's trigger notifies", async () => {
+      for (const change of ["update api_keys set revoked_at = now() where key_hash = $1", "delete from api_keys where key_hash = $1"]) {
+        const hash = await addKey(uid("key"))
+        expect(isUsable(await findKey(rb, hash))).toBe(true)
+        const id = Option.getOrThrow(await findKey(rb, hash)).id
+        expect(await announced(() => admin.query(change, [hash]))).toEqual([`key:${id}`])
+        expect(isUsable(await eventually(() => findKey(rb, hash), (f) => !isUsable(f), 2_000))).toBe(false)
+      }
+    })
+
+    it("should not announce a key's use written by hand, so a use does not empty the caches", async () => {
+      const hash = await addKey(uid("key"))
+      const id = Option.getOrThrow(await findKey(rb, hash)).id
+      expect(await announced(() => admin.query("update api_keys set last_used_at = now() where id = $1", [id]))).toEqual([])
+      // any other column is announced, the use along with it
+      expect(await announced(() => admin.query("update api_keys set name = 'renamed', last_used_at = now() where id = $1", [id]))).toEqual([
+        `key:${id}`,
+      ])
+    })
+
     it("should keep the cached copy's last use, so the core does not touch the key on every request", async () => {
       const hash = await addKey(uid("key"))
       const id = Option.getOrThrow(await findKey(rb, hash)).id
@@ -120,8 +175,8 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
     it("should serve the cache while the listener is up and read the database again once it is killed", async () => {
       const hash = await addKey(uid("key"))
       expect(isUsable(await findKey(rb, hash))).toBe(true)
-      // revoked by hand, without a notification: the cached copy still answers (a documented limit)
-      await admin.query("update api_keys set revoked_at = now() where key_hash = $1", [hash])
+      // revoked by hand with the triggers skipped, so without a notification: the cached copy still answers
+      await silently("update api_keys set revoked_at = now() where key_hash = $1", [hash])
       expect(isUsable(await findKey(rb, hash))).toBe(true)
       const killed = await admin.query(
         "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2",
@@ -179,17 +234,47 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       expect(Option.getOrThrow(seen)["clientId"]).toBe("client_y")
     })
 
+    it("should refuse at instance B a grant deleted by hand in SQL once the table's trigger notifies", async () => {
+      const id = uid("grant")
+      await addGrant(id)
+      await new Promise((r) => setTimeout(r, 50))
+      expect(Option.isSome(await findGrant(rb, id))).toBe(true)
+      expect(await announced(() => admin.query("delete from oauth_payloads where model = 'Grant' and id = $1", [id]))).toEqual([`oauth:Grant:${id}`])
+      expect(Option.isNone(await eventually(() => findGrant(rb, id), Option.isNone, 2_000))).toBe(true)
+    })
+
+    it("should announce no change to the OAuth server's other rows", async () => {
+      const id = uid("token")
+      await ra.runPromise(OAuthStore.use((s) => s.upsert("AccessToken", id, { accountId: ACCOUNT, grantId: "g" }, 60)))
+      expect(await announced(() => admin.query("delete from oauth_payloads where model = 'AccessToken' and id = $1", [id]))).toEqual([])
+    })
+
     it("should not serve a cached grant past its expiry", async () => {
       const id = uid("grant")
       await addGrant(id, 2)
       // let A's notification of the new grant land on B, then read it there into the cache
       await new Promise((r) => setTimeout(r, 50))
       expect(Option.isSome(await findGrant(rb, id))).toBe(true)
-      // removed by hand (no notification): still answered from B's cache, which proves it is cached
-      await admin.query("delete from oauth_payloads where model = 'Grant' and id = $1", [id])
+      // removed by hand with the triggers skipped (no notification): still answered from B's cache,
+      // which proves it is cached
+      await silently("delete from oauth_payloads where model = 'Grant' and id = $1", [id])
       expect(Option.isSome(await findGrant(rb, id))).toBe(true)
       await new Promise((r) => setTimeout(r, 2_100))
       expect(Option.isNone(await findGrant(rb, id))).toBe(true)
+    })
+  })
+
+  describe("account cache", () => {
+    it("should see at instance B an account changed by hand in SQL once the table's trigger notifies", async () => {
+      const name = (r: Runtime) => r.runPromise(AccountRepository.use((repo) => repo.get(ACCOUNT))).then((acc) => acc.name)
+      const before = await name(rb)
+      // changed with the triggers skipped: B answers from its cache
+      await silently("update accounts set name = $2 where id = $1", [ACCOUNT, `${before} (silent)`])
+      expect(await name(rb)).toBe(before)
+      expect(await announced(() => admin.query("update accounts set name = $2 where id = $1", [ACCOUNT, "Renamed by hand"]))).toEqual([
+        `account:${ACCOUNT}`,
+      ])
+      expect(await eventually(() => name(rb), (n) => n === "Renamed by hand", 2_000)).toBe("Renamed by hand")
     })
   })
 

@@ -3,5 +3,9 @@
  * `node adapters/orm/scripts/create-migration.ts NAME` and added here.
  */
 import { Migration20261122214310_initial } from "./Migration20261122214310_initial.ts"
+import { Migration20261123012232_changeNotifications } from "./Migration20261123012232_changeNotifications.ts"
 
-export const migrationsList = [{ name: "Migration20261122214310_initial", class: Migration20261122214310_initial }]
+export const migrationsList = [
+  { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
+  { name: "Migration20261123012232_changeNotifications", class: Migration20261123012232_changeNotifications },
+]

@@ -3,8 +3,9 @@
  * anywhere publishes `key:<id>` in its transaction and every instance drops the key on commit; a
  * reset of the bus (disconnect or reconnect) drops everything. Misses are never cached.
  *
- * Limit: a key revoked by hand in SQL (no notification) stays usable on instances that cached it
- * until their bus reconnects or the process restarts; revoke through the service.
+ * A key revoked, changed or deleted by hand in SQL is announced too, by the table's trigger
+ * (`entities.ts`); only a session that skips triggers (`session_replication_role = replica`)
+ * changes a key unannounced.
  */
 import type { ApiKeyRecord } from "@content-site/core"
 import type { EventBus } from "./bus.ts"

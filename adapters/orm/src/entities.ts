@@ -2,11 +2,29 @@
  * Persistence models: one MikroORM entity per table, defined with `defineEntity` (no decorators).
  * They never leave this adapter: `mapping.ts` turns them into the core's record types.
  */
-import { defineEntity, p } from "@mikro-orm/core"
+import { defineEntity, p, type TriggerDef } from "@mikro-orm/core"
+
+/**
+ * A row-level trigger that announces a change of the row on the event bus's channel (`cs_events`,
+ * see `bus.ts`) as `<prefix><old id>`, delivered on commit. The service publishes the same events
+ * itself (PostgreSQL delivers one of identical notifications sent in one transaction); the
+ * triggers make a change made by hand in SQL, or by any other tool, reach every instance's
+ * in-process copy too. A session with `session_replication_role = replica` skips them. A `when`
+ * condition is written as PostgreSQL prints it back, so the schema diff finds nothing to change.
+ */
+const announceChange = (name: string, prefix: string, events: TriggerDef["events"], when?: string): TriggerDef => ({
+  name,
+  timing: "after",
+  events,
+  forEach: "row",
+  body: `perform pg_notify('cs_events', '${prefix}' || old.id); return null;`,
+  ...(when !== undefined ? { when } : {}),
+})
 
 export const AccountEntity = defineEntity({
   name: "Account",
   tableName: "accounts",
+  triggers: [announceChange("changed", "account:", ["update", "delete"])],
   properties: {
     id: p.string().length(128).primary(),
     email: p.string().length(320).unique("accounts_email_unique"),
@@ -19,6 +37,11 @@ export const AccountEntity = defineEntity({
 export const ApiKeyEntity = defineEntity({
   name: "ApiKey",
   tableName: "api_keys",
+  triggers: [
+    // a use (`last_used_at`) alone is not announced: it changes nothing a cache answers from
+    announceChange("changed", "key:", ["update"], `((to_jsonb(old.*) - 'last_used_at'::text) IS DISTINCT FROM (to_jsonb(new.*) - 'last_used_at'::text))`),
+    announceChange("deleted", "key:", ["delete"]),
+  ],
   properties: {
     id: p.string().length(128).primary(),
     accountId: p.string().length(128).index("api_keys_account_id_index"),
@@ -151,6 +174,8 @@ export const LimitCounterEntity = defineEntity({
 export const OAuthPayloadEntity = defineEntity({
   name: "OAuthPayload",
   tableName: "oauth_payloads",
+  // grants are kept in process (`oauth.ts`); the other models are read from the table each time
+  triggers: [announceChange("grant_changed", "oauth:Grant:", ["update", "delete"], "((old.model)::text = 'Grant'::text)")],
   properties: {
     model: p.string().length(64).primary(),
     id: p.string().length(512).primary(),

@@ -151,7 +151,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
   const query = <R>(text: string, params: ReadonlyArray<unknown>) => attempt(() => sql<R>(text, params))
   /**
    * Accounts are never changed or deleted through the service, so the ones read (every MCP call
-   * resolves its token's account) are kept while the event bus is connected.
+   * resolves its token's account) are kept while the event bus is connected; a change by hand is
+   * announced by the table's trigger.
    */
   const accountCache = keptCache<AccountRecord>(bus, "account:")
   /** Account reads (MCP token checks) of calls handled side by side share one statement. */
