@@ -20,6 +20,8 @@ interface WebCallState {
   errorCode: string | null
   /** The outcome's status when the response itself is a redirect (post/redirect/get). */
   status: number | null
+  /** A change committed: its entry was written in the change's own transaction. */
+  committed: boolean
 }
 
 /** The Caller for a signed-in person on the web pages: channel `web`, changes tagged `editor`. */
@@ -34,7 +36,7 @@ export const webCaller = (ctx: ParameterizedContext, account: AccountRecord, act
     action,
     startedAt: Date.now(),
   }
-  ;(ctx.state as { webCall?: WebCallState }).webCall = { caller, siteId: null, articleId: null, errorCode: null, status: null }
+  ;(ctx.state as { webCall?: WebCallState }).webCall = { caller, siteId: null, articleId: null, errorCode: null, status: null, committed: false }
   return caller
 }
 
@@ -60,6 +62,12 @@ export const noteOutcome = (ctx: ParameterizedContext, status: number, code: str
   call.errorCode = code
 }
 
+/** Notes that the request's change committed, and with it its activity entry. */
+export const noteCommitted = (ctx: ParameterizedContext): void => {
+  const call = (ctx.state as { webCall?: WebCallState }).webCall
+  if (call !== undefined) call.committed = true
+}
+
 /** Runs a core use case; its domain errors come back as a failed Result, defects reject. */
 export const runCore = <A, E>(deps: HttpDeps, effect: Effect.Effect<A, E, CoreServices>): Promise<Result.Result<A, E>> =>
   deps.runtime.runPromise(Effect.result(effect))
@@ -73,12 +81,13 @@ export const runCoreOrThrow = async <A, E extends CoreError>(deps: HttpDeps, eff
 
 /**
  * Records one activity entry per web request that acted for a person, after the response is
- * settled: the same log as REST and MCP, channel `web`. A change already wrote its entry in its
- * own transaction; the log is idempotent by request id.
+ * settled: the same log as REST and MCP, channel `web`. A committed change already wrote its entry
+ * in its own transaction, so nothing more is written for it (the log is idempotent by request id
+ * in any case).
  */
 export const recordWebActivity = async (ctx: ParameterizedContext, deps: HttpDeps, thrown: unknown): Promise<void> => {
   const call = (ctx.state as { webCall?: WebCallState }).webCall
-  if (call === undefined) return
+  if (call === undefined || call.committed) return
   const status = call.status ?? (thrown === undefined ? ctx.status : isCoreError(thrown) ? problemKindOf(thrown).status : 500)
   const errorCode = call.errorCode ?? (isCoreError(thrown) ? problemKindOf(thrown).code : thrown === undefined ? null : "internal")
   await deps.runtime

@@ -39,7 +39,7 @@ import { Effect, Result } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
 import { readFileSync } from "node:fs"
-import { noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow, webCaller } from "./call.ts"
+import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow, webCaller } from "./call.ts"
 import { FormError, type FormFields, queryParam, readForm } from "./forms.ts"
 import { type Html, toString } from "./html.ts"
 import { page, type NavKey } from "./layout.ts"
@@ -388,6 +388,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       )
       if (Result.isSuccess(outcome)) {
         const { result } = outcome.success
+        if (result.revision !== null) noteCommitted(ctx)
         const removed = removedText(result.sanitized.removed)
         await setFlash(
           deps,
@@ -461,6 +462,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       )
       if (Result.isSuccess(outcome)) {
         const rev = outcome.success.result.revision
+        if (rev !== null) noteCommitted(ctx)
         await setFlash(deps, s.session, { kind: "success", message: rev ? `Featured image replaced (revision ${rev.number}).` : "The image is the same as before; nothing changed." })
         return redirect(ctx, back)
       }
@@ -500,6 +502,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       const outcome = await runCore(deps, restoreRevision(s.caller, id, n, reason === "" ? undefined : reason))
       if (Result.isSuccess(outcome)) {
         const rev = outcome.success.result.revision
+        if (rev !== null) noteCommitted(ctx)
         await setFlash(deps, s.session, {
           kind: rev ? "success" : "info",
           message: rev ? `Restored revision ${n} as revision ${rev.number}.` : `Revision ${n} is the same as the current article; nothing changed.`,
