@@ -7,12 +7,19 @@
  * The server runs on PostgreSQL (a throw-away database; `BENCH_PG_URL` or the local server) with the
  * demo data, or on the embedded database when PostgreSQL is not reachable. Goals: GET >= 0.5x bare,
  * list >= 0.35x bare, dry-run PUT p50 <= 4x GET p50. Nothing here asserts a time.
+ *
+ * Floors on the way from the bare server to the service, each sending the same bytes: Koa and its
+ * router alone; Koa with the one write every call owes, its activity entry (the service's group
+ * commit: answered once written, entries of one event-loop turn in one insert); and Koa with the
+ * least an uncached GET does, the article's read and that entry.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Router from "@koa/router"
 import Koa from "koa"
-import { alternating, autocannon, CONNECTIONS, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
+import pg from "pg"
+import { activityBuffer, type ActivityBuffer } from "../adapters/orm/src/activityBuffer.ts"
+import { alternating, autocannon, type CannonResult, CONNECTIONS, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -42,6 +49,48 @@ const koaFloor = async (path: string, body: string, contentType: string): Promis
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, server }
 }
 
+/**
+ * Koa and @koa/router with the database work no GET can skip, on the service's own database:
+ * the activity entry (through the service's group commit), and with `read` the article's row too.
+ */
+const koaDatabaseFloor = async (
+  pool: pg.Pool,
+  log: ActivityBuffer,
+  read: { readonly articleId: string } | undefined,
+  path: string,
+  body: string,
+  contentType: string,
+): Promise<{ url: string; server: Server }> => {
+  const app = new Koa()
+  const router = new Router()
+  let n = 0
+  const tag = Math.random().toString(36).slice(2, 8)
+  router.get(path, async (ctx) => {
+    if (read !== undefined) await pool.query("select id, title, body from articles where id = $1", [read.articleId])
+    const i = n++
+    await log.record({
+      id: `act_floor_${tag}_${i}`,
+      accountId: null,
+      at: new Date(),
+      channel: "api",
+      actor: null,
+      action: "GET /floor",
+      siteId: null,
+      articleId: null,
+      status: "200",
+      errorCode: null,
+      durationMs: 0,
+      requestId: `floor_${tag}_${i}`,
+    })
+    ctx.type = contentType
+    ctx.body = body
+  })
+  app.use(router.routes())
+  const server = createServer(app.callback())
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, server }
+}
+
 const load = (url: string, extra: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
   autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...extra })
 
@@ -49,6 +98,7 @@ export async function run(): Promise<void> {
   const bench = await startBenchServer("cs_bench", process.env.BENCH_REDIS_URL !== undefined ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {})
   const app = bench.app
   const bares: Array<Server> = []
+  const closers: Array<() => Promise<void>> = []
   try {
     if (app.demo === null) throw new Error("the demo data was not seeded")
     const auth = { authorization: `Bearer ${app.demo.apiKey}` }
@@ -73,8 +123,23 @@ export async function run(): Promise<void> {
     const bareList = await bareServer(listBody, "application/json; charset=utf-8")
     const floorGet = await koaFloor(getPath, getBody, "application/json; charset=utf-8")
     bares.push(bareGet.server, bareList.server, floorGet.server)
+    // the database floors need PostgreSQL (the embedded database belongs to the service's process)
+    const floorDb = bench.databaseUrl !== undefined ? new pg.Pool({ connectionString: bench.databaseUrl, max: 4 }) : undefined
+    const floorLog = floorDb !== undefined ? activityBuffer(async (text, params) => (await floorDb.query(text, [...params])).rows) : undefined
+    const dbFloors =
+      floorDb !== undefined && floorLog !== undefined
+        ? {
+            log: await koaDatabaseFloor(floorDb, floorLog, undefined, getPath, getBody, "application/json; charset=utf-8"),
+            readLog: await koaDatabaseFloor(floorDb, floorLog, { articleId }, getPath, getBody, "application/json; charset=utf-8"),
+          }
+        : undefined
+    if (dbFloors !== undefined) bares.push(dbFloors.log.server, dbFloors.readLog.server)
+    closers.push(async () => {
+      await floorLog?.close(2_000)
+      await floorDb?.end()
+    })
 
-    const results = await alternating({
+    const cases = {
       bareGet: () => load(bareGet.url),
       floorGet: () => load(floorGet.url),
       get: () => load(`${app.url}${getPath}`, { headers: auth }),
@@ -86,8 +151,12 @@ export async function run(): Promise<void> {
           headers: { ...auth, "content-type": "application/json" },
           body: putBody,
         }),
-    })
-    const { bareGet: rBareGet, floorGet: rFloorGet, get: rGet, bareList: rBareList, list: rList, put: rPut } = results
+    }
+    const floorCases: Record<string, () => Promise<CannonResult>> =
+      dbFloors !== undefined ? { floorLog: () => load(dbFloors.log.url), floorReadLog: () => load(dbFloors.readLog.url) } : {}
+    const results: Record<string, CannonResult | undefined> = await alternating({ ...cases, ...floorCases })
+    const pick = (name: keyof typeof cases): CannonResult => results[name]!
+    const [rBareGet, rFloorGet, rGet, rBareList, rList, rPut] = [pick("bareGet"), pick("floorGet"), pick("get"), pick("bareList"), pick("list"), pick("put")]
 
     const seqGet = await sequential(SEQUENTIAL, () => fetch(`${app.url}${getPath}`, { headers: auth }))
     const seqPut = await sequential(SEQUENTIAL, () =>
@@ -96,6 +165,9 @@ export async function run(): Promise<void> {
 
     console.log(`bare GET article        ${fmt(rBareGet)}`)
     console.log(`Koa floor GET article   ${fmt(rFloorGet)}`)
+    const ratio = (r: CannonResult) => `${(r.requests.average / rBareGet.requests.average).toFixed(2)}x bare`
+    if (results.floorLog !== undefined) console.log(`Koa + activity entry    ${fmt(results.floorLog)}  ${ratio(results.floorLog)}`)
+    if (results.floorReadLog !== undefined) console.log(`Koa + read + entry      ${fmt(results.floorReadLog)}  ${ratio(results.floorReadLog)}`)
     console.log(`REST GET article        ${fmt(rGet)}`)
     console.log(`bare list               ${fmt(rBareList)}`)
     console.log(`REST list per_page=100  ${fmt(rList)}`)
@@ -108,6 +180,7 @@ export async function run(): Promise<void> {
     )
   } finally {
     for (const s of bares) await new Promise((resolve) => s.close(resolve))
+    for (const close of closers) await close()
     await bench.close()
   }
 }

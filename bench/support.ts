@@ -108,6 +108,8 @@ export interface BenchServer {
   readonly app: StartedServer
   /** "PostgreSQL" or "embedded (PGlite)". */
   readonly database: string
+  /** The throw-away PostgreSQL database's URL; undefined on the embedded database. */
+  readonly databaseUrl: string | undefined
   /** Stops the server and drops its database and data directory. */
   readonly close: () => Promise<void>
 }
@@ -134,6 +136,7 @@ export const startBenchServer = async (prefix: string, extraEnv: Record<string, 
   return {
     app,
     database: db !== undefined ? "PostgreSQL" : "embedded (PGlite)",
+    databaseUrl: db?.url,
     close: async () => {
       await app.close()
       await db?.drop().catch(() => {})
