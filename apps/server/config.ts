@@ -1,4 +1,5 @@
 import { defaultLimits, type LimitSettings } from "@content-site/core"
+import { DEFAULT_KEY_ROTATE_DAYS } from "@content-site/mcp"
 
 /** The server's configuration, read from environment variables (see the README's table). */
 export interface ServerConfig {
@@ -21,6 +22,7 @@ export interface ServerConfig {
   readonly editLockTimeoutMs: number
   /** How often the OAuth signing keys are reloaded (read by the MCP adapter from the environment). */
   readonly oauthKeyRefreshMs: number
+  readonly oauthKeyRotateDays: number
 }
 
 /** A configuration value that cannot be used. */
@@ -76,5 +78,6 @@ export const readConfig = (env: Record<string, string | undefined>): ServerConfi
     shutdownGraceMs: intOf(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     editLockTimeoutMs: intOf(env, "EDIT_LOCK_TIMEOUT_MS", 5_000, 50, 60_000),
     oauthKeyRefreshMs: intOf(env, "OAUTH_KEY_REFRESH_MS", 60_000, 50, 3_600_000),
+    oauthKeyRotateDays: intOf(env, "OAUTH_KEY_ROTATE_DAYS", DEFAULT_KEY_ROTATE_DAYS, 0, 3_650),
   }
 }

@@ -1,9 +1,12 @@
 /**
  * Rotating the token signing key: a new key is published before it signs, then signs new tokens
  * while tokens of the older keys stay valid, and the oldest key is dropped once enough newer ones
- * exist (its tokens are then refused).
+ * exist (its tokens are then refused); and the rotation every instance makes when the newest key
+ * has grown old.
  */
-import { rotateSigningKey } from "@content-site/mcp"
+import { OAuthStore } from "@content-site/core"
+import { rotateIfDue, rotateSigningKey } from "@content-site/mcp"
+import { Effect, Option } from "effect"
 import { decodeProtectedHeader } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { StartedServer } from "../../apps/server/server.ts"
@@ -73,4 +76,49 @@ describe("signing key rotation", () => {
     expect((await callWith(second)).status).toBe(200)
     expect(kidOf(await freshToken("After the second rotation"))).toBe(third.kid)
   }, 60_000)
+})
+
+describe("scheduled signing key rotation", () => {
+  type Stored = { keys: Array<{ kid: string }>; times?: Record<string, { iat: number; nbf: number }> }
+  const stored = () =>
+    server.runtime.runPromise(
+      OAuthStore.use((s) => Effect.map(s.find("Jwks", "signing"), (found) => Option.getOrThrow(found) as unknown as Stored)) as Effect.Effect<Stored>,
+    )
+  const store = (keys: Stored) => server.runtime.runPromise(OAuthStore.use((s) => s.upsert("Jwks", "signing", { ...keys }, undefined)) as Effect.Effect<void>)
+  const DAY = 86_400
+
+  it("should rotate only once the newest key is as old as the schedule says, and then not again", async () => {
+    const newest = Math.max(...Object.values((await stored()).times ?? {}).map((t) => t.iat))
+    const schedule = { maxAgeSeconds: 90 * DAY, activateInSeconds: 300 }
+    expect(await rotateIfDue(server.runtime, { ...schedule, nowSeconds: newest + 90 * DAY - 1 })).toBeUndefined()
+    const rotated = await rotateIfDue(server.runtime, { ...schedule, nowSeconds: newest + 90 * DAY })
+    expect(rotated?.activatesAt.getTime()).toBe((newest + 90 * DAY + 300) * 1000)
+    expect((await stored()).keys[0]?.kid).toBe(rotated?.kid)
+    // the new key is the newest now: nothing is due until it is old in turn
+    expect(await rotateIfDue(server.runtime, { ...schedule, nowSeconds: newest + 90 * DAY + 1 })).toBeUndefined()
+  })
+
+  it("should make the running server rotate by itself when its newest key is older than OAUTH_KEY_ROTATE_DAYS", async () => {
+    // age the stored keys until the newest is 91 days old: the next reload finds it due (the default is 90 days)
+    const before = await stored()
+    const newest = Math.max(...Object.values(before.times ?? {}).map((t) => t.iat))
+    const shift = newest - (Math.floor(Date.now() / 1000) - 91 * DAY)
+    const aged = Object.fromEntries(Object.entries(before.times ?? {}).map(([kid, t]) => [kid, { iat: t.iat - shift, nbf: t.nbf - shift }]))
+    await store({ ...before, times: aged })
+    let after = await stored()
+    for (let i = 0; i < 50 && after.keys.length === before.keys.length && after.keys[0]?.kid === before.keys[0]?.kid; i++) {
+      await reload()
+      after = await stored()
+    }
+    const fresh = after.keys[0]!
+    expect(before.keys.map((k) => k.kid)).not.toContain(fresh.kid)
+    const times = after.times![fresh.kid]!
+    // published at once, signing only after the activation delay
+    expect(times.nbf - times.iat).toBe(300)
+    expect((await publishedKids()).map((k) => k.kid)).toContain(fresh.kid)
+    expect(kidOf(await freshToken("After the scheduled rotation"))).not.toBe(fresh.kid)
+    // one rotation, not one per reload
+    await reload()
+    expect((await stored()).keys[0]?.kid).toBe(fresh.kid)
+  }, 30_000)
 })

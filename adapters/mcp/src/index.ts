@@ -9,12 +9,15 @@ import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES } fr
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
-import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
+import { loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningKeys } from "./signingKeys.ts"
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
 export { toolDefinitions, tools } from "./tools.ts"
 export { OAUTH_TTL } from "./authorizationServer.ts"
-export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateSigningKey } from "./signingKeys.ts"
+export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
+
+/** Default age of the newest signing key at which an instance rotates (`OAUTH_KEY_ROTATE_DAYS`; 0 = never). */
+export const DEFAULT_KEY_ROTATE_DAYS = 90
 
 const SECURITY_DEFAULTS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
@@ -36,15 +39,23 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   let current = serverOf(keys.signing)
   // Rotated keys reach every instance through the store: reload now and then, rebuild on a change.
   // All OAuth state is in the store, so a rebuilt provider carries on every flow in progress.
+  // Each reload first rotates when the newest key is OAUTH_KEY_ROTATE_DAYS old (0: never).
   const configured = Number(deps.env["OAUTH_KEY_REFRESH_MS"] ?? "")
   const refreshMs = Number.isInteger(configured) && configured >= 50 ? configured : 60_000
+  const rotateDays = Number(deps.env["OAUTH_KEY_ROTATE_DAYS"] ?? DEFAULT_KEY_ROTATE_DAYS)
+  const schedule = Number.isFinite(rotateDays) && rotateDays > 0
+    ? { maxAgeSeconds: Math.round(rotateDays * 86_400), activateInSeconds: scheduledActivationSeconds(refreshMs) }
+    : undefined
+  const reload = async () => {
+    if (schedule !== undefined) {
+      const rotated = await rotateIfDue(deps.runtime, schedule)
+      if (rotated !== undefined) console.log(`OAuth: rotated the signing key (new key ${rotated.kid} signs from ${rotated.activatesAt.toISOString()})`)
+    }
+    const signing = await loadSigningKeys(deps.runtime)
+    if (signing.fingerprint !== current.signing.fingerprint) current = serverOf(signing)
+  }
   const refresh = setInterval(() => {
-    loadSigningKeys(deps.runtime).then(
-      (signing) => {
-        if (signing.fingerprint !== current.signing.fingerprint) current = serverOf(signing)
-      },
-      () => {}, // the store is away (or the runtime closed): keep the keys in force
-    )
+    reload().catch(() => {}) // the store is away (or the runtime closed): keep the keys in force
   }, refreshMs)
   refresh.unref()
   deps.closing?.addEventListener("abort", () => clearInterval(refresh), { once: true })

@@ -1,6 +1,8 @@
 /**
  * The authorization server's token signing keys, shared by every instance through the OAuthStore
- * (model "Jwks", id "signing") and rotated by `rotateSigningKey` (`npm run admin -- oauth rotate-key`).
+ * (model "Jwks", id "signing") and rotated by `rotateSigningKey`: on demand
+ * (`npm run admin -- oauth rotate-key`), and on a schedule by `rotateIfDue`, which every instance
+ * runs at each reload (`OAUTH_KEY_ROTATE_DAYS`).
  *
  * A rotation adds a key that becomes active only after a delay: every instance reloads the set
  * now and then (`OAUTH_KEY_REFRESH_MS`), so all of them can verify the new key's tokens before
@@ -108,3 +110,29 @@ export const rotateSigningKey = async (
   await write(runtime, { keys: kept, times: keptTimes })
   return { kid: key.kid!, activatesAt: new Date(times[key.kid!]!.nbf * 1000) }
 }
+
+/**
+ * Rotates when the newest key is at least `maxAgeSeconds` old (a key of before rotation counts as
+ * made at the epoch), its successor signing `activateInSeconds` later. Instances check on their
+ * own; two that rotate at the same moment leave one new key, and the other, overwritten before it
+ * could sign (the activation delay outlasts every instance's reload), is simply never used.
+ * Answers the new key, or undefined when no rotation was due.
+ */
+export const rotateIfDue = async (
+  runtime: StoreRuntime,
+  options: { readonly maxAgeSeconds: number; readonly activateInSeconds: number; readonly nowSeconds?: number },
+): Promise<{ kid: string; activatesAt: Date } | undefined> => {
+  const now = Math.floor(options.nowSeconds ?? Date.now() / 1000)
+  const stored = await readStored(runtime)
+  if (stored === undefined || stored.keys.length === 0) return undefined
+  const newest = Math.max(...stored.keys.map((k) => stored.times?.[k.kid ?? ""]?.iat ?? 0))
+  if (now - newest < options.maxAgeSeconds) return undefined
+  return rotateSigningKey(runtime, { activateInSeconds: options.activateInSeconds, nowSeconds: now })
+}
+
+/**
+ * How long a scheduled rotation's key waits before signing: the default delay, or more when the
+ * instances reload less often, so every instance knows the key before any signs with it.
+ */
+export const scheduledActivationSeconds = (refreshMs: number): number =>
+  Math.max(DEFAULT_ACTIVATION_SECONDS, Math.ceil((3 * refreshMs) / 1000))

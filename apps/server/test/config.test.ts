@@ -1,0 +1,105 @@
+/** The server's configuration: defaults, and a bad value refused with a message naming its variable. */
+import { spawnSync } from "node:child_process"
+import { defaultLimits } from "@content-site/core"
+import { describe, expect, it } from "vitest"
+import { ConfigError, readConfig } from "../config.ts"
+
+const refusal = (env: Record<string, string>): string => {
+  try {
+    readConfig(env)
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError)
+    return (e as Error).message
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`)
+}
+
+/** Every whole-number variable with its bounds. */
+const INTEGERS: ReadonlyArray<readonly [string, number, number]> = [
+  ["PORT", 0, 65535],
+  ["RATE_LIMIT_PER_MINUTE", 1, 1_000_000_000],
+  ["DAILY_EDIT_LIMIT", 1, 1_000_000_000],
+  ["MAX_PER_PAGE", 1, 100],
+  ["AUTH_FAILURE_LIMIT_PER_MINUTE", 1, 1_000_000_000],
+  ["OAUTH_REGISTRATION_LIMIT_PER_HOUR", 1, 1_000_000_000],
+  ["HEADERS_TIMEOUT_MS", 100, 600_000],
+  ["REQUEST_TIMEOUT_MS", 100, 3_600_000],
+  ["KEEP_ALIVE_TIMEOUT_MS", 100, 600_000],
+  ["SHUTDOWN_GRACE_MS", 0, 600_000],
+  ["EDIT_LOCK_TIMEOUT_MS", 50, 60_000],
+  ["OAUTH_KEY_REFRESH_MS", 50, 3_600_000],
+  ["OAUTH_KEY_ROTATE_DAYS", 0, 3_650],
+]
+
+describe("readConfig", () => {
+  it("should give the documented defaults for an empty environment, blank values included", () => {
+    for (const env of [{}, { PORT: "", DATA_DIR: "  ", SEED_DEMO: "" }]) {
+      expect(readConfig(env)).toEqual({
+        host: "0.0.0.0",
+        port: 3000,
+        publicUrl: undefined,
+        databaseUrl: undefined,
+        dataDir: "./data",
+        redisUrl: undefined,
+        seedDemo: true,
+        limits: {
+          requestsPerMinute: defaultLimits.requestsPerMinute,
+          dailyEdits: defaultLimits.dailyEdits,
+          maxPerPage: defaultLimits.maxPerPage,
+          authFailuresPerMinute: defaultLimits.authFailuresPerMinute,
+          clientRegistrationsPerHour: defaultLimits.clientRegistrationsPerHour,
+        },
+        imageFetchAllowPrivate: false,
+        trustProxy: false,
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 60_000,
+        keepAliveTimeoutMs: 5_000,
+        shutdownGraceMs: 10_000,
+        editLockTimeoutMs: 5_000,
+        oauthKeyRefreshMs: 60_000,
+        oauthKeyRotateDays: 90,
+      })
+    }
+  })
+
+  it("should take each whole number at its bounds and refuse what is outside them or not a whole number", () => {
+    for (const [name, min, max] of INTEGERS) {
+      expect(() => readConfig({ [name]: String(min) })).not.toThrow()
+      expect(() => readConfig({ [name]: ` ${max} ` })).not.toThrow()
+      for (const bad of [String(max + 1), "-1", "1.5", "1e3", "ten", "0x10"]) {
+        expect(refusal({ [name]: bad })).toBe(`${name} must be an integer from ${min} to ${max}, not '${bad}'.`)
+      }
+      if (min > 0) expect(refusal({ [name]: String(min - 1) })).toContain(`${name} must be an integer from ${min}`)
+    }
+    expect(readConfig({ PORT: "8080", OAUTH_KEY_ROTATE_DAYS: "0" })).toMatchObject({ port: 8080, oauthKeyRotateDays: 0 })
+  })
+
+  it("should read true/false/1/0 in any case for switches and refuse anything else", () => {
+    for (const name of ["SEED_DEMO", "IMAGE_FETCH_ALLOW_PRIVATE", "TRUST_PROXY"]) {
+      const key = name === "SEED_DEMO" ? "seedDemo" : name === "TRUST_PROXY" ? "trustProxy" : "imageFetchAllowPrivate"
+      for (const [raw, value] of [["true", true], ["TRUE", true], ["1", true], ["false", false], ["False", false], ["0", false]] as const) {
+        expect(readConfig({ [name]: raw })[key]).toBe(value)
+      }
+      expect(refusal({ [name]: "yes" })).toBe(`${name} must be true or false, not 'yes'.`)
+    }
+  })
+
+  it("should take PUBLIC_URL as an origin without a trailing slash and refuse one with a path or another scheme", () => {
+    expect(readConfig({ PUBLIC_URL: "https://content.example.com/" }).publicUrl).toBe("https://content.example.com")
+    expect(readConfig({ PUBLIC_URL: "http://localhost:3000" }).publicUrl).toBe("http://localhost:3000")
+    for (const bad of ["https://content.example.com/app", "ftp://content.example.com", "content.example.com"]) {
+      expect(refusal({ PUBLIC_URL: bad })).toContain("PUBLIC_URL must be an origin")
+    }
+  })
+
+  it("should stop npm start's entry point with the message and exit code 1 on a bad value", () => {
+    const run = spawnSync(process.execPath, ["apps/server/main.ts"], {
+      cwd: new URL("../../../", import.meta.url).pathname,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_MINUTE: "many", DATA_DIR: "/nonexistent-never-opened" },
+      encoding: "utf8",
+      timeout: 20_000,
+    })
+    expect(run.status).toBe(1)
+    expect(run.stderr.trim()).toBe("Configuration error: RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, not 'many'.")
+  })
+})
