@@ -33,13 +33,15 @@ const bareServer = async (body: string, contentType: string): Promise<{ url: str
 }
 
 /**
- * The framework's floor: Koa and @koa/router with nothing else, sending the same bytes. No API
- * on Koa can beat it, so it shows how much of the gap to the bare server is Koa's own.
+ * The framework's floor: Koa and @koa/router sending the same bytes, after `work` when given. With
+ * nothing else, no API on Koa can beat it, so it shows how much of the gap to the bare server is
+ * Koa's own; with the database work no GET can skip, it shows what that work costs.
  */
-const koaFloor = async (path: string, body: string, contentType: string): Promise<{ url: string; server: Server }> => {
+const koaFloor = async (path: string, body: string, contentType: string, work?: () => Promise<unknown>): Promise<{ url: string; server: Server }> => {
   const app = new Koa()
   const router = new Router()
-  router.get(path, (ctx) => {
+  router.get(path, async (ctx) => {
+    if (work !== undefined) await work()
     ctx.type = contentType
     ctx.body = body
   })
@@ -49,26 +51,13 @@ const koaFloor = async (path: string, body: string, contentType: string): Promis
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, server }
 }
 
-/**
- * Koa and @koa/router with the database work no GET can skip, on the service's own database:
- * the activity entry (through the service's group commit), and with `read` the article's row too.
- */
-const koaDatabaseFloor = async (
-  pool: pg.Pool,
-  log: ActivityBuffer,
-  read: { readonly articleId: string } | undefined,
-  path: string,
-  body: string,
-  contentType: string,
-): Promise<{ url: string; server: Server }> => {
-  const app = new Koa()
-  const router = new Router()
+/** Writes one activity entry per call through the service's group commit (answered once written). */
+const activityEntries = (log: ActivityBuffer) => {
   let n = 0
   const tag = Math.random().toString(36).slice(2, 8)
-  router.get(path, async (ctx) => {
-    if (read !== undefined) await pool.query("select id, title, body from articles where id = $1", [read.articleId])
+  return () => {
     const i = n++
-    await log.record({
+    return log.record({
       id: `act_floor_${tag}_${i}`,
       accountId: null,
       at: new Date(),
@@ -82,13 +71,7 @@ const koaDatabaseFloor = async (
       durationMs: 0,
       requestId: `floor_${tag}_${i}`,
     })
-    ctx.type = contentType
-    ctx.body = body
-  })
-  app.use(router.routes())
-  const server = createServer(app.callback())
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, server }
+  }
 }
 
 const load = (url: string, extra: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
@@ -126,11 +109,15 @@ export async function run(): Promise<void> {
     // the database floors need PostgreSQL (the embedded database belongs to the service's process)
     const floorDb = bench.databaseUrl !== undefined ? new pg.Pool({ connectionString: bench.databaseUrl, max: 4 }) : undefined
     const floorLog = floorDb !== undefined ? activityBuffer(async (text, params) => (await floorDb.query(text, [...params])).rows) : undefined
+    const entry = floorLog !== undefined ? activityEntries(floorLog) : undefined
     const dbFloors =
-      floorDb !== undefined && floorLog !== undefined
+      floorDb !== undefined && floorLog !== undefined && entry !== undefined
         ? {
-            log: await koaDatabaseFloor(floorDb, floorLog, undefined, getPath, getBody, "application/json; charset=utf-8"),
-            readLog: await koaDatabaseFloor(floorDb, floorLog, { articleId }, getPath, getBody, "application/json; charset=utf-8"),
+            log: await koaFloor(getPath, getBody, "application/json; charset=utf-8", activityEntries(floorLog)),
+            readLog: await koaFloor(getPath, getBody, "application/json; charset=utf-8", async () => {
+              await floorDb.query("select id, title, body from articles where id = $1", [articleId])
+              await entry()
+            }),
           }
         : undefined
     if (dbFloors !== undefined) bares.push(dbFloors.log.server, dbFloors.readLog.server)
