@@ -30,6 +30,8 @@ Commands:
   oauth rotate-key [--activate-in SECONDS]  add a new token signing key for MCP connections; it signs
                                             after SECONDS (default 300: running servers reload keys
                                             every minute), older tokens stay valid
+  activity prune --older-than DAYS          delete activity entries more than DAYS (at least 1) days old;
+                                            the service itself keeps the log for ever
 
 Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data).`
 
@@ -55,6 +57,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
           account: { type: "string" },
           "read-only": { type: "boolean" },
           "activate-in": { type: "string" },
+          "older-than": { type: "string" },
           help: { type: "boolean", short: "h" },
         },
       })
@@ -67,7 +70,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     console.log(USAGE)
     return command === undefined && !values.help ? 1 : 0
   }
-  const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key"])
+  const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key", "activity prune"])
   const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
   if (!known.has(name)) throw new UsageError(`Unknown command '${name}'.`)
 
@@ -91,6 +94,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (name === "key revoke" && (rest.length !== 1 || !rest[0])) throw new UsageError("key revoke takes exactly one KEY_ID.")
   const activateIn = values["activate-in"] ?? String(DEFAULT_ACTIVATION_SECONDS)
   if (name === "oauth rotate-key" && !/^\d{1,7}$/.test(activateIn)) throw new UsageError("--activate-in takes a number of seconds.")
+  const olderThan = values["older-than"]
+  if (name === "activity prune" && (olderThan === undefined || !/^[1-9]\d{0,4}$/.test(olderThan))) {
+    throw new UsageError("activity prune needs --older-than DAYS, a whole number of days from 1.")
+  }
 
   const env = process.env
   const databaseUrl = nonEmpty(env["DATABASE_URL"])
@@ -99,6 +106,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     ...(databaseUrl ? { databaseUrl } : {}),
     dataDir: nonEmpty(env["DATA_DIR"]) ?? "./data",
     ...(redisUrl ? { redisUrl } : {}),
+    housekeepingIntervalMs: 0,
   })
   const runtime = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform()))
   const run = async <A, E extends { _tag: string }>(effect: Effect.Effect<A, E, Layer.Success<typeof db.layer> | Layer.Success<ReturnType<typeof nodePlatform>>>) => {
@@ -145,6 +153,12 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case "oauth rotate-key": {
         const { kid, activatesAt } = await rotateSigningKey(runtime, { activateInSeconds: Number(activateIn) })
         console.log(`Added signing key ${kid}; it signs new access tokens from ${activatesAt.toISOString()}.`)
+        return 0
+      }
+      case "activity prune": {
+        const before = new Date(Date.now() - Number(olderThan) * 86_400_000)
+        const deleted = await db.pruneActivity(before)
+        console.log(`Deleted ${deleted} activity entries from before ${before.toISOString()}.`)
         return 0
       }
       case "key revoke": {

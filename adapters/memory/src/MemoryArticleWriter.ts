@@ -1,6 +1,6 @@
 import { applyArticleChange, ArticleWriter, DailyEditLimit, NotFound } from "@content-site/core"
 import { Effect, Layer, Semaphore } from "effect"
-import type { MemoryState } from "./MemoryState.ts"
+import { MEMORY_COUNTERS_SWEEP_ABOVE, type MemoryState } from "./MemoryState.ts"
 
 /**
  * The memory unit of work: one lock per article serialises changes; the plan runs under it, and
@@ -32,6 +32,10 @@ export const memoryArticleWriter = (state: MemoryState) => {
             return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
           }
           const { article, revision } = applyArticleChange(current, change)
+          if (used === 0 && state.editCounters.size >= MEMORY_COUNTERS_SWEEP_ABOVE) {
+            // counters of past days are never read again (keys end in their day, YYYY-MM-DD)
+            for (const key of state.editCounters.keys()) if (key.slice(-10) < budget.day) state.editCounters.delete(key)
+          }
           state.editCounters.set(counterKey, used + 1)
           state.articles.set(articleId, article)
           state.revisions.set(`${articleId}#${revision.number}`, revision)

@@ -11,16 +11,23 @@ import {
   type StoredPayload,
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
-import type { MemoryState } from "./MemoryState.ts"
+import { MEMORY_COUNTERS_SWEEP_ABOVE, type MemoryState } from "./MemoryState.ts"
 
-/** Counters with fixed windows aligned to the window length, so every instance agrees on them. */
+/**
+ * Counters with fixed windows aligned to the window length, so every instance agrees on them.
+ * Counters of ended windows are dropped once there are many, so keys seen once (client addresses
+ * that failed to authenticate) do not pile up.
+ */
 export const memoryLimitStore = (state: MemoryState, now: () => number = Date.now) => {
   const windowOf = (key: string, windowSeconds: number) => {
     const t = now()
     const start = Math.floor(t / (windowSeconds * 1000)) * windowSeconds * 1000
     let w = state.limitWindows.get(key)
     if (!w || w.start !== start) {
-      w = { start, count: 0 }
+      if (!w && state.limitWindows.size >= MEMORY_COUNTERS_SWEEP_ABOVE) {
+        for (const [k, old] of state.limitWindows) if (old.end <= t) state.limitWindows.delete(k)
+      }
+      w = { start, end: start + windowSeconds * 1000, count: 0 }
       state.limitWindows.set(key, w)
     }
     return { w, resetSeconds: Math.max(1, Math.ceil((start + windowSeconds * 1000 - t) / 1000)) }

@@ -30,12 +30,15 @@ export interface MemoryState {
   readonly activityRequestIds: Set<string>
   /** Keyed by `${accountId}#${day}`. */
   readonly editCounters: Map<string, number>
-  /** Keyed by limit key: the window start and its count. */
-  readonly limitWindows: Map<string, { start: number; count: number }>
+  /** Keyed by limit key: the window, as start and end, and its count. */
+  readonly limitWindows: Map<string, { start: number; end: number; count: number }>
   /** Keyed by `${model}#${id}`. */
   readonly oauth: Map<string, MemoryPayload>
   readonly media: Map<string, StoredMedia>
 }
+
+/** Above this many request counters (or edit counters), those of ended windows (past days) are dropped. */
+export const MEMORY_COUNTERS_SWEEP_ABOVE = 10_000
 
 /** A new, empty in-memory database. */
 export const makeMemoryState = (): MemoryState => ({

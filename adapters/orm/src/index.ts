@@ -23,8 +23,10 @@ import { initOrm, type Em, type Orm } from "./orm.ts"
 import { ormRepositories } from "./repositories.ts"
 import { nativeSql } from "./sql.ts"
 import { ormArticleWriter } from "./writer.ts"
+import { pruneActivity, scheduleHousekeeping, sweepCounters, type Swept } from "./housekeeping.ts"
 
 export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
+export type { Swept } from "./housekeeping.ts"
 
 export interface OrmConfig {
   /** postgres://... ; absent means embedded PGlite under dataDir. */
@@ -41,6 +43,8 @@ export interface OrmConfig {
   readonly lockTimeoutMs?: number
   /** PostgreSQL pool size (default 10). */
   readonly poolMax?: number
+  /** How often stale request and edit counters are deleted (default 10 minutes; 0: never). */
+  readonly housekeepingIntervalMs?: number
 }
 
 export interface OrmDatabase {
@@ -62,6 +66,10 @@ export interface OrmDatabase {
   readonly flushActivity: () => Promise<void>
   /** Whether the event bus is connected, i.e. the in-process caches are in use. */
   readonly eventsConnected: () => boolean
+  /** Deletes request counters of ended windows and edit counters of past days now (also run on a schedule). */
+  readonly sweepCounters: () => Promise<Swept>
+  /** Deletes activity entries from before `before` (the admin command line); answers how many. */
+  readonly pruneActivity: (before: Date) => Promise<number>
   /** Writes buffered activity (bounded wait), stops listening, closes the connections. */
   readonly close: () => Promise<void>
 }
@@ -108,7 +116,10 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     throw e
   }
   const fork = () => orm.em.fork() as Em
-  const activity: ActivityBuffer = activityBuffer(nativeSql(orm))
+  const sql = nativeSql(orm)
+  const activity: ActivityBuffer = activityBuffer(sql)
+  const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
+  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs) : () => {}
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
@@ -129,9 +140,12 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
     flushActivity: activity.flush,
     eventsConnected: bus.connected,
+    sweepCounters: () => sweepCounters(sql, Date.now()),
+    pruneActivity: (before) => pruneActivity(sql, before),
     close: async () => {
       if (closed) return
       closed = true
+      stopHousekeeping()
       try {
         await activity.close(connectTimeoutMs)
         await bus.close()

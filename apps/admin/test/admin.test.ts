@@ -156,6 +156,37 @@ describe("admin command line on PostgreSQL", () => {
     expect(bad.stderr).toContain("--activate-in")
   })
 
+  it("should prune activity entries older than the given days and keep the newer ones", async () => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const insert = (id: string, daysAgo: number) =>
+        client.query(
+          `insert into activity (id, account_id, at, channel, actor, action, status, duration_ms, request_id)
+           values ($1, null, now() - make_interval(days => $2), 'api', null, 'GET /api/v1/sites', '200', 1, $1)`,
+          [id, daysAgo],
+        )
+      await insert("act_prune_old_1", 40)
+      await insert("act_prune_old_2", 31)
+      await insert("act_prune_new", 29)
+      const before = await count("activity")
+      const out = await admin("activity", "prune", "--older-than", "30")
+      expect(out.stderr).toBe("")
+      expect(out.code).toBe(0)
+      expect(out.stdout).toMatch(/^Deleted 2 activity entries from before \S+Z\.$/m)
+      expect(await count("activity")).toBe(before - 2)
+      const left = await client.query("select id from activity where id like 'act_prune_%'")
+      expect(left.rows.map((r) => r.id)).toEqual(["act_prune_new"])
+      for (const bad of [[], ["--older-than", "0"], ["--older-than", "a week"]]) {
+        const refused = await admin("activity", "prune", ...bad)
+        expect(refused.code).toBe(1)
+        expect(refused.stderr).toContain("--older-than DAYS")
+      }
+    } finally {
+      await client.end()
+    }
+  })
+
   it("should answer usage errors with exit code 1 and the usage text", async () => {
     const unknown = await admin("frobnicate")
     expect(unknown.code).toBe(1)

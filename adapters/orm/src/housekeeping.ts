@@ -1,0 +1,87 @@
+/**
+ * Housekeeping of the bookkeeping tables, which would otherwise grow by one row per key for ever:
+ * request counters of ended windows (`limit_counters`: one row per account and per client address
+ * that ever failed to authenticate) and edit counters of past days (`edit_counters`). Each run
+ * deletes in bounded batches; every instance runs it now and then, and runs that overlap only
+ * share the work (a delete is idempotent).
+ *
+ * A counter row is deleted only while its window is still the old one: the condition is checked
+ * again on the row itself, so a row a lease has just moved to a new window stays.
+ *
+ * The activity log is history people read, so nothing here deletes it; operators prune it with
+ * `npm run admin -- activity prune --older-than DAYS` (`pruneActivity`).
+ */
+import type { Sql } from "./sql.ts"
+
+/** Counter rows older than this are of ended windows and past days (the longest window is a day). */
+export const COUNTER_KEEP_MS = 2 * 86_400_000
+/** Rows one statement deletes at most. */
+export const HOUSEKEEPING_BATCH = 5_000
+/** Statements one run makes at most per table, so a run stays short; the next run goes on. */
+const MAX_BATCHES = 20
+
+const STALE_LIMIT_COUNTERS = `delete from limit_counters t
+  where t.window_start < $1::bigint and t.key in (select key from limit_counters where window_start < $1::bigint limit $2)`
+const STALE_EDIT_COUNTERS = `delete from edit_counters t
+  where t.day < $1 and (t.account_id, t.day) in (select account_id, day from edit_counters where day < $1 limit $2)`
+const OLD_ACTIVITY = `delete from activity t
+  where t.at < $1::timestamptz and t.id in (select id from activity where at < $1::timestamptz limit $2)`
+
+/** Runs `statement` in batches until a batch deletes less than a full one; answers the rows deleted. */
+const inBatches = async (sql: Sql, statement: string, cutoff: unknown, maxBatches: number): Promise<number> => {
+  let deleted = 0
+  for (let i = 0; i < maxBatches; i++) {
+    const rows = await sql<{ n: number }>(`with d as (${statement} returning 1) select count(*)::int as n from d`, [cutoff, HOUSEKEEPING_BATCH])
+    const n = rows[0]?.n ?? 0
+    deleted += n
+    if (n < HOUSEKEEPING_BATCH) break
+  }
+  return deleted
+}
+
+/** What one run deleted. */
+export interface Swept {
+  readonly limitCounters: number
+  readonly editCounters: number
+}
+
+/** One housekeeping run at `now` (ms since the epoch). */
+export const sweepCounters = async (sql: Sql, now: number): Promise<Swept> => {
+  const cutoff = now - COUNTER_KEEP_MS
+  return {
+    limitCounters: await inBatches(sql, STALE_LIMIT_COUNTERS, cutoff, MAX_BATCHES),
+    editCounters: await inBatches(sql, STALE_EDIT_COUNTERS, new Date(cutoff).toISOString().slice(0, 10), MAX_BATCHES),
+  }
+}
+
+/** Deletes activity entries from before `before`, in batches; answers how many. */
+export const pruneActivity = (sql: Sql, before: Date): Promise<number> =>
+  inBatches(sql, OLD_ACTIVITY, before.toISOString(), Number.POSITIVE_INFINITY)
+
+/**
+ * Runs `sweepCounters` every `intervalMs` (first run after one interval, with up to 10 % jitter so
+ * instances started together spread out); failures wait for the next run. Answers the stop.
+ */
+export const scheduleHousekeeping = (sql: Sql, intervalMs: number, now: () => number = Date.now): (() => void) => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let stopped = false
+  const next = () => {
+    if (stopped) return
+    timer = setTimeout(() => {
+      sweepCounters(sql, now()).then(
+        (swept) => {
+          if (swept.limitCounters + swept.editCounters > 0) {
+            console.log(`housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days`)
+          }
+        },
+        (e: unknown) => console.error("housekeeping failed; the next run tries again:", e instanceof Error ? e.message : e),
+      ).finally(next)
+    }, intervalMs * (1 + Math.random() * 0.1))
+    timer.unref()
+  }
+  next()
+  return () => {
+    stopped = true
+    if (timer !== undefined) clearTimeout(timer)
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Housekeeping of the bookkeeping tables on a real PostgreSQL: request counters of ended windows
+ * and edit counters of past days go, in batches; current ones stay, and so does a counter a lease
+ * moves to a new window while the sweep waits for it; the schedule runs by itself; activity
+ * entries go only when pruned.
+ */
+import { openDatabase, type OrmDatabase } from "@content-site/orm"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase } from "../support/databases.ts"
+
+const DAY = 86_400_000
+const today = () => new Date().toISOString().slice(0, 10)
+const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString().slice(0, 10)
+
+describe("housekeeping on PostgreSQL", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let db: OrmDatabase
+  let admin: pg.Client
+  const keys = async (table: "limit_counters", like: string) =>
+    (await admin.query<{ key: string }>(`select key from ${table} where key like $1 order by key`, [like])).rows.map((r) => r.key)
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    db = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 0 })
+    admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+  })
+  afterAll(async () => {
+    await admin?.end()
+    await db?.close()
+    await database?.drop()
+  })
+
+  it("should delete request counters of ended windows and edit counters of past days, and keep current ones", async () => {
+    const now = Date.now()
+    await admin.query(
+      `insert into limit_counters (key, window_start, count) values
+        ('hk:old', $1, 5), ('hk:two-days', $2, 5), ('hk:hour', $3, 5), ('hk:now', $4, 5)`,
+      [now - 3 * DAY, now - 2 * DAY - 60_000, now - 3_600_000, now - 1_000],
+    )
+    await admin.query(
+      `insert into edit_counters (account_id, day, count) values ('acc_hk', $1, 3), ('acc_hk', $2, 3), ('acc_hk', $3, 3), ('acc_hk', $4, 3)`,
+      [daysAgo(10), daysAgo(3), daysAgo(1), today()],
+    )
+    const swept = await db.sweepCounters()
+    expect(swept).toEqual({ limitCounters: 2, editCounters: 2 })
+    expect(await keys("limit_counters", "hk:%")).toEqual(["hk:hour", "hk:now"])
+    const days = (await admin.query<{ day: string }>("select day from edit_counters where account_id = 'acc_hk' order by day")).rows.map((r) => r.day)
+    expect(days).toEqual([daysAgo(1), today()])
+    // nothing left to do: a second run deletes nothing
+    expect(await db.sweepCounters()).toEqual({ limitCounters: 0, editCounters: 0 })
+  })
+
+  it("should delete any number of stale rows in one run, batch after batch", async () => {
+    await admin.query(
+      `insert into limit_counters (key, window_start, count) select 'hk:bulk:' || i, $1, 1 from generate_series(1, 12345) as i`,
+      [Date.now() - 5 * DAY],
+    )
+    expect((await db.sweepCounters()).limitCounters).toBe(12_345)
+    expect(await keys("limit_counters", "hk:bulk:%")).toEqual([])
+  })
+
+  it("should keep a counter that a lease moves to a new window while the sweep waits for its row", async () => {
+    await admin.query("insert into limit_counters (key, window_start, count) values ('hk:racing', $1, 7)", [Date.now() - 3 * DAY])
+    const lease = new pg.Client({ connectionString: database.url })
+    await lease.connect()
+    try {
+      await lease.query("begin")
+      await lease.query("update limit_counters set window_start = $1, count = 1 where key = 'hk:racing'", [Date.now()])
+      // the sweep picks the row as stale, then waits for the lease's row lock
+      const sweeping = db.sweepCounters()
+      await new Promise((r) => setTimeout(r, 200))
+      await lease.query("commit")
+      await sweeping
+    } finally {
+      await lease.end()
+    }
+    const row = (await admin.query<{ count: number }>("select count from limit_counters where key = 'hk:racing'")).rows[0]
+    expect(row?.count).toBe(1)
+  })
+
+  it("should sweep on its own schedule", async () => {
+    const scheduled = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 100 })
+    try {
+      await admin.query("insert into limit_counters (key, window_start, count) values ('hk:scheduled', $1, 1)", [Date.now() - 3 * DAY])
+      const giveUpAt = Date.now() + 5_000
+      while ((await keys("limit_counters", "hk:scheduled")).length > 0 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50))
+      expect(await keys("limit_counters", "hk:scheduled")).toEqual([])
+    } finally {
+      await scheduled.close()
+    }
+  })
+
+  it("should leave the activity log alone and delete entries only when pruned, the older ones", async () => {
+    const insert = (id: string, at: Date) =>
+      admin.query(
+        `insert into activity (id, account_id, at, channel, actor, action, status, duration_ms, request_id)
+         values ($1, null, $2, 'api', null, 'GET /api/v1/sites', '200', 1, $1)`,
+        [id, at.toISOString()],
+      )
+    await insert("act_hk_old", new Date(Date.now() - 400 * DAY))
+    await insert("act_hk_new", new Date(Date.now() - DAY))
+    await db.sweepCounters()
+    const ids = async () => (await admin.query<{ id: string }>("select id from activity where id like 'act_hk_%' order by id")).rows.map((r) => r.id)
+    expect(await ids()).toEqual(["act_hk_new", "act_hk_old"])
+    expect(await db.pruneActivity(new Date(Date.now() - 365 * DAY))).toBe(1)
+    expect(await ids()).toEqual(["act_hk_new"])
+  })
+})
