@@ -1,4 +1,6 @@
+import { fromHtml } from "hast-util-from-html"
 import { describe, expect, it } from "vitest"
+import { parseHtmlFragment, TOO_DEEP } from "../../src/html/parseHtmlFragment.ts"
 import dompurify from "../fixtures/corpora/dompurify-expect.json" with { type: "json" }
 import html5lib from "../fixtures/corpora/html5lib-tree-construction-inputs.json" with { type: "json" }
 import owasp from "../fixtures/corpora/owasp-xss-filter-evasion.json" with { type: "json" }
@@ -41,4 +43,27 @@ describe("sanitizeArticleHtml on the third-party corpora", () => {
       })
     })
   }
+})
+
+describe("parseHtmlFragment on the third-party corpora", () => {
+  /** A hast tree without its `position`s, which parseHtmlFragment does not make. */
+  const withoutPositions = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(withoutPositions)
+      : typeof value === "object" && value !== null
+        ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== "position").map(([k, v]) => [k, withoutPositions(v)]))
+        : value
+
+  it("should build the very tree hast-util-from-html builds, but for source positions", () => {
+    const differing: Array<string> = []
+    for (const [, inputs] of corpora) {
+      for (const input of inputs) {
+        const ours = parseHtmlFragment(input)
+        if (ours === TOO_DEEP) continue
+        if (JSON.stringify(ours) !== JSON.stringify(withoutPositions(fromHtml(input, { fragment: true })))) differing.push(JSON.stringify(input))
+      }
+    }
+    expect(differing).toEqual([])
+    expect(JSON.stringify(parseHtmlFragment("<p>a</p>"))).not.toContain("position")
+  })
 })
