@@ -8,6 +8,9 @@
 import { AccountRepository, ActivityLog, ApiKeyRepository, LimitStore, OAuthStore, type ActivityRecord, type ApiKeyRecord, type LimitVerdict } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Effect, ManagedRuntime, Option } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
@@ -387,7 +390,9 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
       const viaProxy = new URL(database.url)
       viaProxy.host = `127.0.0.1:${proxy.port}`
-      const c = await openDatabase({ databaseUrl: viaProxy.toString(), connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
+      // its own DATA_DIR: entries refused during the outage are spooled there (spool.test.ts)
+      const dataDir = mkdtempSync(join(tmpdir(), "cs-caches-"))
+      const c = await openDatabase({ databaseUrl: viaProxy.toString(), dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
       const rc = ManagedRuntime.make(c.layer)
       const ids = Array.from({ length: 3 }, () => uid("req"))
       try {
@@ -406,6 +411,7 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
         await rc.dispose()
         await c.close()
         await proxy.close()
+        rmSync(dataDir, { recursive: true, force: true })
       }
     })
   })

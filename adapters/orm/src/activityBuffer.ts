@@ -8,9 +8,12 @@
  *
  * While the database fails, `record` rejects after the first failed attempt but the entry stays
  * queued and is retried in the background (the call is answered; its entry follows when the
- * database is back). Limits: entries still queued when the process dies in such an outage are lost;
- * past `maxEntries` pending entries the oldest are dropped (and counted on stderr).
+ * database is back). With a spool (`activitySpool.ts`) such an entry is first appended to local
+ * disk, and `record` rejects only once it is there, so a process killed during the outage loses
+ * none; the spool is emptied once everything queued is written. Limit: past `maxEntries` pending
+ * entries the oldest are dropped from memory (and counted on stderr); spooled ones stay on disk.
  */
+import type { ActivitySpool } from "./activitySpool.ts"
 import { isDataError, isUniqueViolation } from "./failures.ts"
 import type { ActivityRow } from "./mapping.ts"
 import { json, type Sql } from "./sql.ts"
@@ -24,6 +27,8 @@ export interface ActivityBufferOptions {
   readonly maxEntries?: number
   /** First retry delay after a failed flush (default 100 ms), doubled up to 5 s. */
   readonly retryMs?: number
+  /** Where entries go while the database fails, so they outlive the process (default: nowhere). */
+  readonly spool?: ActivitySpool
 }
 
 /** The buffer in front of the `activity` table. */
@@ -67,7 +72,7 @@ const columns = (rows: ReadonlyArray<ActivityRow>): Array<Array<unknown>> => [
  * duplicate id), sending it again cannot help: the rows are written one by one and the refused
  * ones dropped, so one bad entry does not hold back the others.
  */
-const write = async (sql: Sql, rows: ReadonlyArray<ActivityRow>): Promise<void> => {
+export const write = async (sql: Sql, rows: ReadonlyArray<ActivityRow>): Promise<void> => {
   try {
     await sql(INSERT, columns(rows))
   } catch (e) {
@@ -86,6 +91,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 interface Pending {
   readonly seq: number
   readonly row: ActivityRow
+  /** Already in the spool. */
+  spooled: boolean
   /** Whoever waits for this entry's first attempt; gone once told. */
   readonly waiter?: { readonly resolve: () => void; readonly reject: (e: unknown) => void }
 }
@@ -96,6 +103,21 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
   const batchSize = options.batchSize ?? 500
   const maxEntries = options.maxEntries ?? 50_000
   const retryMs = options.retryMs ?? 100
+  const spool = options.spool
+  /** Whether the spool may hold entries (cleared once everything queued is written). */
+  let spoolInUse = false
+  /** Spooled entries were dropped from memory: only a replay after this process writes them. */
+  let spoolKeeps = false
+  /** Appends the entries not in the spool yet; resolves when they are on disk (or the disk failed). */
+  const toSpool = (entries: ReadonlyArray<Pending>): Promise<void> => {
+    const fresh = entries.filter((p) => !p.spooled)
+    if (spool === undefined || fresh.length === 0) return Promise.resolve()
+    for (const p of fresh) p.spooled = true
+    spoolInUse = true
+    return spool.append(fresh.map((p) => p.row)).catch((e: unknown) => {
+      console.error(`activity: could not spool ${fresh.length} entries to disk:`, e instanceof Error ? e.message : e)
+    })
+  }
   let pending: Array<Pending> = []
   let inFlight: Array<Pending> = []
   let flushing: Promise<void> | undefined
@@ -109,6 +131,7 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
     if (excess <= 0) return
     const dropped = pending.slice(0, excess)
     pending = pending.slice(excess)
+    if (dropped.some((p) => p.spooled)) spoolKeeps = true
     for (const p of dropped) p.waiter?.reject(new Error("The activity buffer is full; the entry was dropped."))
     console.error(`activity: the buffer is full (${maxEntries} entries); dropped the ${excess} oldest`)
   }
@@ -141,11 +164,18 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
         inFlight = []
         flushing = undefined
         for (const p of batch) p.waiter?.resolve()
+        if (spoolInUse && !spoolKeeps && pending.length === 0 && spool !== undefined) {
+          spoolInUse = false
+          spool.clear().catch(() => undefined)
+        }
         schedule(pending.length >= batchSize ? 0 : delayMs)
       },
       (e: unknown) => {
-        for (const p of batch) p.waiter?.reject(e)
-        pending = batch.map(({ seq, row }) => ({ seq, row })).concat(pending)
+        const waiters = batch.map((p) => p.waiter)
+        void toSpool(batch).then(() => {
+          for (const w of waiters) w?.reject(e)
+        })
+        pending = batch.map(({ seq, row, spooled }) => ({ seq, row, spooled })).concat(pending)
         inFlight = []
         flushing = undefined
         dropOldest()
@@ -166,13 +196,18 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
   }
   return {
     record: (row) => {
-      // While the database is failing nobody waits: the entry is queued for the retries at once.
-      const written =
-        failures > 0
-          ? (pending.push({ seq: ++lastSeq, row }), Promise.reject(new Error("The database is failing; the entry is queued for retry.")))
-          : new Promise<void>((resolve, reject) => {
-              pending.push({ seq: ++lastSeq, row, waiter: { resolve, reject } })
-            })
+      // While the database is failing nobody waits for it: the entry is queued for the retries (and
+      // spooled) at once.
+      let written: Promise<void>
+      if (failures > 0) {
+        const entry: Pending = { seq: ++lastSeq, row, spooled: false }
+        pending.push(entry)
+        written = toSpool([entry]).then(() => Promise.reject(new Error("The database is failing; the entry is queued for retry.")))
+      } else {
+        written = new Promise<void>((resolve, reject) => {
+          pending.push({ seq: ++lastSeq, row, spooled: false, waiter: { resolve, reject } })
+        })
+      }
       written.catch(() => {})
       if (pending.length > maxEntries) dropOldest()
       // a full batch goes at once, unless the database just failed (then the retry timer decides)
@@ -191,8 +226,16 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
       }
       closed = true
       timer?.cancel()
-      const left = pending.length + inFlight.length
-      if (left > 0) console.error(`activity: ${left} entries were not written before closing (the database did not answer)`)
+      const unwritten = [...inFlight, ...pending]
+      if (unwritten.length > 0) {
+        await toSpool(unwritten)
+        console.error(
+          spool !== undefined
+            ? `activity: ${unwritten.length} entries were not written before closing (the database did not answer); they are spooled to disk and written by the next instance to start`
+            : `activity: ${unwritten.length} entries were not written before closing (the database did not answer)`,
+        )
+      }
+      await spool?.close()
     },
   }
 }

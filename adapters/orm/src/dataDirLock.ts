@@ -45,8 +45,8 @@ export const processStartTime = (pid: number): string | undefined => {
   }
 }
 
-/** Whether the lock's owner still runs: the pid is alive and, when both are known, started when the lock says. */
-const ownerAlive = (pid: number, startedAt: string | undefined): boolean => {
+/** Whether a process still runs: the pid is alive and, when both are known, started at `startedAt`. */
+export const ownerAlive = (pid: number, startedAt: string | undefined): boolean => {
   if (!alive(pid)) return false
   const now = startedAt === undefined ? undefined : processStartTime(pid)
   return now === undefined || now === startedAt

@@ -59,16 +59,17 @@ export const pruneActivity = (sql: Sql, before: Date): Promise<number> =>
   inBatches(sql, OLD_ACTIVITY, before.toISOString(), Number.POSITIVE_INFINITY)
 
 /**
- * Runs `sweepCounters` every `intervalMs` (first run after one interval, with up to 10 % jitter so
- * instances started together spread out); failures wait for the next run. Answers the stop.
+ * Runs `more` (the replay of spooled activity entries), then `sweepCounters`, every `intervalMs`
+ * (first run after one interval, with up to 10 % jitter so instances started together spread out);
+ * failures wait for the next run. Answers the stop.
  */
-export const scheduleHousekeeping = (sql: Sql, intervalMs: number, now: () => number = Date.now): (() => void) => {
+export const scheduleHousekeeping = (sql: Sql, intervalMs: number, more: () => Promise<void> = async () => {}, now: () => number = Date.now): (() => void) => {
   let timer: ReturnType<typeof setTimeout> | undefined
   let stopped = false
   const next = () => {
     if (stopped) return
     timer = setTimeout(() => {
-      sweepCounters(sql, now()).then(
+      more().then(() => sweepCounters(sql, now())).then(
         (swept) => {
           if (swept.limitCounters + swept.editCounters > 0) {
             console.log(`housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days`)

@@ -12,7 +12,8 @@ import type { MediaStore, StorageServices } from "@content-site/core"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
-import { activityBuffer, type ActivityBuffer } from "./activityBuffer.ts"
+import { activityBuffer, write, type ActivityBuffer } from "./activityBuffer.ts"
+import { openActivitySpool, replaySpools, spoolDir } from "./activitySpool.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { AccountEntity, ApiKeyEntity } from "./entities.ts"
@@ -117,9 +118,16 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   }
   const fork = () => orm.em.fork() as Em
   const sql = nativeSql(orm)
-  const activity: ActivityBuffer = activityBuffer(sql)
+  // Entries of calls refused while the database failed, kept on disk until written (activitySpool.ts).
+  const spoolDirectory = spoolDir(dataDir, config.databaseUrl)
+  const activity: ActivityBuffer = activityBuffer(sql, { spool: openActivitySpool(spoolDirectory) })
+  const replay = async () => {
+    const replayed = await replaySpools(spoolDirectory, (rows) => write(sql, rows))
+    if (replayed > 0) console.log(`activity: wrote ${replayed} entries that an earlier process had spooled during a database outage`)
+  }
+  await replay().catch((e: unknown) => console.error("activity: could not replay spooled entries yet:", e instanceof Error ? e.message : e))
   const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
-  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs) : () => {}
+  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, replay) : () => {}
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
