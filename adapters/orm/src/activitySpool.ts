@@ -39,40 +39,61 @@ export const spoolDir = (dataDir: string, databaseUrl: string | undefined): stri
   return join(dataDir, "activity-spool", createHash("sha256").update(where).digest("hex").slice(0, 16))
 }
 
-/** This process's spool in `dir`; the file is made by the first append. */
+/**
+ * This process's spool in `dir`; the file is made by the first append. Appends, clears and the
+ * close run in the order asked; appends asked while the file is being written go together in the
+ * next write and share its sync (a group commit, as during an outage every refused call appends).
+ */
 export const openActivitySpool = (dir: string): ActivitySpool => {
   const file = join(dir, `${process.pid}-${processStartTime(process.pid) ?? "x"}-${Math.random().toString(36).slice(2, 8)}${SUFFIX}`)
+  type Op =
+    | { readonly kind: "append"; readonly rows: ReadonlyArray<ActivityRow>; readonly done: (e?: unknown) => void }
+    | { readonly kind: "clear" | "close"; readonly done: (e?: unknown) => void }
   let handle: FileHandle | undefined
-  // appends and clears run one after the other, in the order asked
-  let queue: Promise<unknown> = Promise.resolve()
-  const serial = <A>(f: () => Promise<A>): Promise<A> => {
-    const next = queue.then(f, f)
-    queue = next.catch(() => undefined)
-    return next
+  let ops: Array<Op> = []
+  let running = false
+  const appendAll = async (rows: ReadonlyArray<ActivityRow>) => {
+    if (rows.length === 0) return
+    if (handle === undefined) {
+      mkdirSync(dir, { recursive: true })
+      handle = await open(file, "a")
+    }
+    await handle.appendFile(rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
+    await handle.sync()
   }
+  const pump = async () => {
+    if (running) return
+    running = true
+    while (ops.length > 0) {
+      const first = ops[0]!
+      if (first.kind === "append") {
+        // every append waiting now, up to the next clear or close, in one write and one sync
+        const end = ops.findIndex((op) => op.kind !== "append")
+        const group = (end === -1 ? ops : ops.slice(0, end)) as Array<Extract<Op, { kind: "append" }>>
+        ops = end === -1 ? [] : ops.slice(end)
+        const outcome = await appendAll(group.flatMap((op) => op.rows)).then(() => undefined, (e: unknown) => e ?? new Error("spool write failed"))
+        for (const op of group) op.done(outcome)
+      } else {
+        ops = ops.slice(1)
+        const outcome = await (async () => {
+          await handle?.close()
+          handle = undefined
+          if (first.kind === "clear") await unlink(file).catch(() => undefined)
+        })().then(() => undefined, (e: unknown) => e ?? new Error("spool close failed"))
+        first.done(outcome)
+      }
+    }
+    running = false
+  }
+  const enqueue = (op: (done: (e?: unknown) => void) => Op): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      ops.push(op((e) => (e === undefined ? resolve() : reject(e))))
+      void pump()
+    })
   return {
-    append: (rows) =>
-      serial(async () => {
-        if (rows.length === 0) return
-        if (handle === undefined) {
-          mkdirSync(dir, { recursive: true })
-          handle = await open(file, "a")
-        }
-        await handle.appendFile(rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
-        await handle.sync()
-      }),
-    clear: () =>
-      serial(async () => {
-        if (handle === undefined) return
-        await handle.close()
-        handle = undefined
-        await unlink(file).catch(() => undefined)
-      }),
-    close: () =>
-      serial(async () => {
-        await handle?.close()
-        handle = undefined
-      }),
+    append: (rows) => enqueue((done) => ({ kind: "append", rows, done })),
+    clear: () => enqueue((done) => ({ kind: "clear", done })),
+    close: () => enqueue((done) => ({ kind: "close", done })),
   }
 }
 

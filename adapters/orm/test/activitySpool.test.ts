@@ -51,6 +51,24 @@ describe("activity spool", () => {
     await spool.close()
   })
 
+  it("should write appends asked together in one go, in order, each told once its entry is synced", async () => {
+    const dir = tempDir()
+    const spool = openActivitySpool(dir)
+    const ids = Array.from({ length: 50 }, (_, i) => `g${i}`)
+    const told: Array<string> = []
+    await Promise.all(ids.map((id) => spool.append([row(id)]).then(() => told.push(id))))
+    expect(told).toHaveLength(50)
+    const [file] = readdirSync(dir)
+    expect(readFileSync(join(dir, file!), "utf8").trim().split("\n").map((l) => JSON.parse(l).requestId)).toEqual(ids)
+    // a clear asked after appends runs after them; an append after the clear starts a new file
+    const late = spool.append([row("late")])
+    await Promise.all([spool.clear(), late])
+    expect(readdirSync(dir)).toEqual([])
+    await spool.append([row("after")])
+    expect(readdirSync(dir)).toHaveLength(1)
+    await spool.close()
+  })
+
   it("should replay a gone process's file once, times restored, skipping a line cut short by the kill", async () => {
     const dir = tempDir()
     writeFileSync(join(dir, `${GONE}-123-abc.jsonl`), `${JSON.stringify(row("x"))}\n${JSON.stringify(row("y"))}\n{"id":"act_z","requ`)
