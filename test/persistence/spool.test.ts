@@ -4,7 +4,7 @@
  * next instance to start when the process was killed during the outage. Only into their own
  * database.
  */
-import { ActivityLog, type ActivityRecord } from "@content-site/core"
+import { ActivityLog } from "@content-site/core"
 import { openDatabase } from "@content-site/orm"
 import { ManagedRuntime } from "effect"
 import { spawn } from "node:child_process"
@@ -17,21 +17,7 @@ import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
 import { tagOf } from "../support/exits.ts"
 import { nodeBin, repoRoot, waitForLine } from "../support/processes.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
-
-const entry = (requestId: string): ActivityRecord => ({
-  id: `act_${requestId}`,
-  account_id: null,
-  at: new Date().toISOString(),
-  channel: "api",
-  actor: null,
-  action: "GET /api/v1/sites",
-  site_id: null,
-  article_id: null,
-  status: 503,
-  error_code: "unavailable",
-  duration_ms: 1,
-  request_id: requestId,
-})
+import { refusedCallEntry } from "./fixtures/world.ts"
 
 /** Every line of every spool file under `dataDir`. */
 const spooledLines = (dataDir: string): Array<string> => {
@@ -82,7 +68,7 @@ describe("activity spool during a PostgreSQL outage", () => {
     try {
       await proxy.cut("refuse")
       for (let i = 0; i < 3; i++) {
-        expect(tagOf(await runtime.runPromiseExit(ActivityLog.use((l) => l.record(entry(`live_${i}`)))))).toBe("Unavailable")
+        expect(tagOf(await runtime.runPromiseExit(ActivityLog.use((l) => l.record(refusedCallEntry(`live_${i}`)))))).toBe("Unavailable")
         // answered: its entry is on disk already
         expect(spooledLines(dataDir).filter((l) => l.includes(`"live_${i}"`))).toHaveLength(1)
       }
