@@ -171,11 +171,14 @@ export const activityBuffer = (sql: Sql, options: ActivityBufferOptions = {}): A
         schedule(pending.length >= batchSize ? 0 : delayMs)
       },
       (e: unknown) => {
-        const waiters = batch.map((p) => p.waiter)
-        void toSpool(batch).then(() => {
+        // The batch and everything queued behind it: spooled, their callers told at once (the
+        // retries go on in the background), and queued again for them.
+        const queued = batch.concat(pending)
+        const waiters = queued.map((p) => p.waiter)
+        void toSpool(queued).then(() => {
           for (const w of waiters) w?.reject(e)
         })
-        pending = batch.map(({ seq, row, spooled }) => ({ seq, row, spooled })).concat(pending)
+        pending = queued.map(({ seq, row, spooled }) => ({ seq, row, spooled }))
         inFlight = []
         flushing = undefined
         dropOldest()

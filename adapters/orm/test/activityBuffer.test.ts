@@ -148,4 +148,66 @@ describe("activity write-behind", () => {
     await down.close(50)
     expect(errors.mock.calls.map((c) => String(c[0]))).toContain("activity: 1 entries were not written before closing (the database did not answer)")
   })
+
+  describe("with a spool", () => {
+    /** A spool that records what it is asked, in order; `slow` ms per append. */
+    const fakeSpool = (slow = 0) => {
+      const calls: Array<string> = []
+      return {
+        calls,
+        spool: {
+          append: async (rows: ReadonlyArray<ActivityRow>) => {
+            await wait(slow)
+            calls.push(`append ${rows.map((r) => r.requestId).join(",")}`)
+          },
+          clear: async () => void calls.push("clear"),
+          close: async () => void calls.push("close"),
+        },
+      }
+    }
+
+    it("should tell a caller of a failed attempt only once its entry is spooled, and clear the spool once all is written", async () => {
+      let down = true
+      const db = fakeDatabase(() => (down ? sqlError("08006") : undefined))
+      const { calls, spool } = fakeSpool(30)
+      const buffer = activityBuffer(db.sql, { retryMs: 20, spool })
+      const told = buffer.record(row("r1")).catch(() => calls.slice())
+      // the caller hears of the failure after the append, not before
+      expect(await told).toEqual(["append r1"])
+      await expect(buffer.record(row("r2"))).rejects.toThrow("queued for retry")
+      expect(calls).toEqual(["append r1", "append r2"])
+      down = false
+      await wait(200)
+      expect(db.written().sort()).toEqual(["r1", "r2"])
+      expect(calls).toEqual(["append r1", "append r2", "clear"])
+      await buffer.close(100)
+      expect(calls.at(-1)).toBe("close")
+    })
+
+    it("should tell callers queued behind a failing attempt at once, not after the next retry", async () => {
+      const db = fakeDatabase(() => sqlError("08006"))
+      const { calls, spool } = fakeSpool()
+      const buffer = activityBuffer(db.sql, { retryMs: 60_000, spool })
+      const first = buffer.record(row("r1")).catch(() => "told")
+      // r2 is recorded while r1's attempt runs: it waits in the queue behind it
+      await wait(0)
+      const second = buffer.record(row("r2")).catch(() => "told")
+      const outcome = await Promise.race([Promise.all([first, second]), wait(2_000).then(() => "still waiting")])
+      expect(outcome).toEqual(["told", "told"])
+      expect(calls).toEqual(["append r1,r2"])
+      vi.spyOn(console, "error").mockImplementation(() => {})
+      await buffer.close(10)
+    })
+
+    it("should spool what it could not write before closing, and keep the file", async () => {
+      const db = fakeDatabase(() => sqlError("08006"))
+      const { calls, spool } = fakeSpool()
+      const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+      const buffer = activityBuffer(db.sql, { delayMs: 10_000, retryMs: 5, spool })
+      void buffer.record(row("r1")).catch(() => undefined)
+      await buffer.close(30)
+      expect(calls).toEqual(["append r1", "close"])
+      expect(errors.mock.calls.map((c) => String(c[0])).some((m) => m.includes("spooled to disk"))).toBe(true)
+    })
+  })
 })
