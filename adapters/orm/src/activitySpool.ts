@@ -55,8 +55,9 @@ export const openActivitySpool = (dir: string): ActivitySpool => {
   const appendAll = async (rows: ReadonlyArray<ActivityRow>) => {
     if (rows.length === 0) return
     if (handle === undefined) {
-      mkdirSync(dir, { recursive: true })
-      handle = await open(file, "a")
+      // entries name accounts and actors: readable by the service's user only
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      handle = await open(file, "a", 0o600)
     }
     await handle.appendFile(rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
     await handle.sync()

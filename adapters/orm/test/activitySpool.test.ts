@@ -1,5 +1,5 @@
 /** The activity spool's files: appended and synced, cleared, and replayed only when their process is gone. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -42,6 +42,7 @@ describe("activity spool", () => {
     await spool.append([row("c")])
     const [file] = readdirSync(dir)
     expect(file).toMatch(new RegExp(`^${process.pid}-`))
+    expect(statSync(join(dir, file!)).mode & 0o777).toBe(0o600)
     expect(readFileSync(join(dir, file!), "utf8").trim().split("\n").map((l) => JSON.parse(l).requestId)).toEqual(["a", "b", "c"])
     // this process is alive: its file is not replayed
     const written: Array<ActivityRow> = []
