@@ -1,5 +1,5 @@
 /**
- * Activity entries of calls answered while PostgreSQL is away: spooled to local disk before the
+ * Activity entries of calls answered while PostgreSQL is away or refuses writes: spooled to local disk before the
  * call is answered, written when the database returns (and the spool emptied), and written by the
  * next instance to start when the process was killed during the outage. Only into their own
  * database.
@@ -122,4 +122,32 @@ describe("activity spool during a PostgreSQL outage", () => {
     await again.close()
     expect(await stored("killed_")).toBe(5)
   }, 30_000)
+
+  it("should spool entries while the database answers reads but refuses writes (a read-only failover), and write them after", async () => {
+    const db = await openDatabase({ databaseUrl: database.url, dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000, housekeepingIntervalMs: 0 })
+    const runtime = ManagedRuntime.make(db.layer)
+    const reconnect = () =>
+      admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [database.name])
+    try {
+      await admin.query(`alter database ${database.name} set default_transaction_read_only = on`)
+      await reconnect()
+      // the pool reconnects read-only: the first attempts may meet a connection that was just cut
+      let tag = ""
+      let attempts = 0
+      while (attempts < 20 && tag !== "Unavailable") {
+        tag = tagOf(await runtime.runPromiseExit(ActivityLog.use((l) => l.record(refusedCallEntry(`readonly_${attempts++}`)))))
+      }
+      expect(tag).toBe("Unavailable")
+      expect(spooledLines(dataDir).some((l) => l.includes('"readonly_'))).toBe(true)
+      await admin.query(`alter database ${database.name} reset default_transaction_read_only`)
+      await reconnect()
+      // every entry recorded is written in the end, and the spool is empty
+      expect(await until(async () => (await stored("readonly_")) === attempts && spooledLines(dataDir).length === 0)).toBe(true)
+    } finally {
+      await admin.query(`alter database ${database.name} reset default_transaction_read_only`)
+      await runtime.dispose()
+      await db.close()
+    }
+  })
 })
+
