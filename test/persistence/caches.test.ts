@@ -13,9 +13,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
+import { createTestDatabase } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
 import { tagOf } from "../support/exits.ts"
-import { startTcpProxy } from "../support/tcpProxy.ts"
+import { startPostgresProxy } from "../support/tcpProxy.ts"
 import { openTwoInstances, type TwoInstances } from "./fixtures/instances.ts"
 
 const ACCOUNT = "acc_cache"
@@ -54,16 +55,6 @@ const entry = (requestId: string): ActivityRecord => ({
   request_id: requestId,
 })
 
-/** Polls `f` every 10 ms until `done` holds or `ms` pass; returns the last value. */
-const eventually = async <A>(f: () => Promise<A>, done: (a: A) => boolean, ms = 3_000): Promise<A> => {
-  const giveUpAt = Date.now() + ms
-  let last = await f()
-  while (!done(last) && Date.now() < giveUpAt) {
-    await new Promise((r) => setTimeout(r, 10))
-    last = await f()
-  }
-  return last
-}
 
 type Runtime = ManagedRuntime.ManagedRuntime<any, never>
 
@@ -386,13 +377,10 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
     })
 
     it("should keep entries through a database outage and write them after it", async () => {
-      const target = new URL(PG_ADMIN_URL)
-      const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-      const viaProxy = new URL(database.url)
-      viaProxy.host = `127.0.0.1:${proxy.port}`
+      const { proxy, url: viaProxy } = await startPostgresProxy(database.url)
       // its own DATA_DIR: entries refused during the outage are spooled there (spool.test.ts)
       const dataDir = mkdtempSync(join(tmpdir(), "cs-caches-"))
-      const c = await openDatabase({ databaseUrl: viaProxy.toString(), dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
+      const c = await openDatabase({ databaseUrl: viaProxy, dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
       const rc = ManagedRuntime.make(c.layer)
       const ids = Array.from({ length: 3 }, () => uid("req"))
       try {

@@ -3,10 +3,10 @@ import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Effect, type Exit, ManagedRuntime, type Layer } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, databaseUrl, PG_ADMIN_URL } from "../support/databases.ts"
+import { createTestDatabase, databaseUrl } from "../support/databases.ts"
 import { spawnNode, waitForLine } from "../support/processes.ts"
 import { tagOf } from "../support/exits.ts"
-import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { startPostgresProxy, type TcpProxy } from "../support/tcpProxy.ts"
 import { bigBudget, changeOf, worldPlan } from "./fixtures/world.ts"
 
 describe("database faults", () => {
@@ -17,11 +17,9 @@ describe("database faults", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    const target = new URL(PG_ADMIN_URL)
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-    const viaProxy = new URL(database.url)
-    viaProxy.host = `127.0.0.1:${proxy.port}`
-    db = await openDatabase({ databaseUrl: viaProxy.toString(), connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
+    let viaProxy: string
+    ;({ proxy, url: viaProxy } = await startPostgresProxy(database.url))
+    db = await openDatabase({ databaseUrl: viaProxy, connectTimeoutMs: 1000, statementTimeoutMs: 2000 })
     runtime = ManagedRuntime.make(db.layer)
     await runtime.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_fault", 4))))
   })

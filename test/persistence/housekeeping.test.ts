@@ -8,6 +8,7 @@ import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
 
 const DAY = 86_400_000
 const today = () => new Date().toISOString().slice(0, 10)
@@ -84,9 +85,7 @@ describe("housekeeping on PostgreSQL", () => {
     const scheduled = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 100 })
     try {
       await admin.query("insert into limit_counters (key, window_start, count) values ('hk:scheduled', $1, 1)", [Date.now() - 3 * DAY])
-      const giveUpAt = Date.now() + 5_000
-      while ((await keys("limit_counters", "hk:scheduled")).length > 0 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50))
-      expect(await keys("limit_counters", "hk:scheduled")).toEqual([])
+      expect(await eventually(() => keys("limit_counters", "hk:scheduled"), (left) => left.length === 0, 5_000)).toEqual([])
     } finally {
       await scheduled.close()
     }

@@ -13,10 +13,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase, PG_ADMIN_URL } from "../support/databases.ts"
+import { createTestDatabase } from "../support/databases.ts"
 import { tagOf } from "../support/exits.ts"
 import { nodeBin, repoRoot, waitForLine } from "../support/processes.ts"
-import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { eventually } from "../support/eventually.ts"
+import { startPostgresProxy, type TcpProxy } from "../support/tcpProxy.ts"
 import { refusedCallEntry } from "./fixtures/world.ts"
 
 /** Every line of every spool file under `dataDir`. */
@@ -28,11 +29,7 @@ const spooledLines = (dataDir: string): Array<string> => {
   )
 }
 
-const until = async (check: () => Promise<boolean> | boolean, ms = 10_000) => {
-  const giveUpAt = Date.now() + ms
-  while (!(await check()) && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50))
-  return check()
-}
+const until = (check: () => Promise<boolean> | boolean) => eventually(check, (ok) => ok, 10_000)
 
 describe("activity spool during a PostgreSQL outage", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
@@ -45,11 +42,7 @@ describe("activity spool during a PostgreSQL outage", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    const target = new URL(PG_ADMIN_URL)
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
-    const url = new URL(database.url)
-    url.host = `127.0.0.1:${proxy.port}`
-    viaProxy = url.toString()
+    ;({ proxy, url: viaProxy } = await startPostgresProxy(database.url))
     admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
     dataDir = mkdtempSync(join(tmpdir(), "cs-spool-"))

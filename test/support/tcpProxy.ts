@@ -5,6 +5,7 @@
  * forwards again on the same port.
  */
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from "node:net"
+import { PG_ADMIN_URL } from "./databases.ts"
 
 export interface TcpProxy {
   readonly port: number
@@ -61,4 +62,16 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     },
     close: stop,
   }
+}
+
+/**
+ * A proxy in front of the test PostgreSQL server (`PG_ADMIN_URL`) and `databaseUrl` rewritten to
+ * reach that database through it.
+ */
+export const startPostgresProxy = async (databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> => {
+  const target = new URL(PG_ADMIN_URL)
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432))
+  const url = new URL(databaseUrl)
+  url.host = `127.0.0.1:${proxy.port}`
+  return { proxy, url: url.toString() }
 }
