@@ -1,5 +1,5 @@
 /**
- * The web pages in real Chromium (Debian `chromium`, driven by playwright-core): sign in, open an
+ * The web pages in real Chromium (the Chromium `npm ci` installs, driven by playwright-core): sign in, open an
  * article, edit it, see the revision, view a diff, restore, get a protected-link refusal with the
  * text kept, create an API key and use it, revoke it, and find the calls in the activity log.
  * axe-core runs on every page; screenshots go to test-artifacts/screenshots/.
@@ -10,12 +10,12 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { launchChromium } from "../support/browser.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { WEB_EMAIL, WEB_PASSWORD, webFixture } from "./fixture.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
@@ -47,9 +47,6 @@ const check = async (page: Page, name: string): Promise<void> => {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser tests do not skip.`)
-  }
   mkdirSync(shots, { recursive: true })
   server = await startServer({
     storage: "memory",
@@ -57,10 +54,7 @@ beforeAll(async () => {
     env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "true", IMAGE_FETCH_ALLOW_PRIVATE: "false" },
   })
   await server.runtime.runPromise(importData(webFixture))
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  })
+  browser = await launchChromium()
 }, 120_000)
 
 afterAll(async () => {

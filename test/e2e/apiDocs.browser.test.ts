@@ -1,4 +1,4 @@
-import { chromium } from "playwright-core"
+import { launchChromium } from "../support/browser.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./helpers.ts"
 
@@ -13,7 +13,7 @@ afterAll(async () => {
 
 describe("/api/docs in a browser", () => {
   it("should render every operation from local assets without a CSP violation or script error", async () => {
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] })
+    const browser = await launchChromium()
     try {
       const page = await browser.newPage()
       const problems: Array<string> = []

@@ -1,5 +1,5 @@
 /**
- * The OAuth sign-in and consent pages in real Chromium (Debian `chromium`, playwright-core): the
+ * The OAuth sign-in and consent pages in real Chromium (the Chromium `npm ci` installs, playwright-core): the
  * person types, clicks Allow or Deny, and the browser lands on the app's redirect URI (the CSP's
  * form-action must allow that redirect). axe-core checks both pages; the Deny run has JavaScript
  * turned off.
@@ -8,12 +8,12 @@ import { existsSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { launchChromium } from "../support/browser.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { ALICE, startSeeded } from "./support.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 let server: StartedServer
@@ -54,7 +54,6 @@ const authorizeUrl = async (name: string) => {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium).`)
   server = await startSeeded()
   callback = createServer((req, res) => {
     arrivals.push(new URL(req.url ?? "/", callbackUrl))
@@ -63,7 +62,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => callback.listen(0, "127.0.0.1", () => resolve()))
   callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] })
+  browser = await launchChromium()
 }, 120_000)
 
 afterAll(async () => {

@@ -1,0 +1,35 @@
+/**
+ * The Chromium the browser tests drive: the one `npm ci` installs (`@sparticuz/chromium`, unpacked
+ * on first use), or the binary `CHROMIUM_PATH` names. Nothing installed on the machine by hand.
+ */
+import Chromium from "@sparticuz/chromium"
+import { type Browser, chromium } from "playwright-core"
+
+/**
+ * The launch flags: headless, no sandbox (tests run as root), no GPU, no background traffic to
+ * hosts this machine cannot reach. `@sparticuz/chromium`'s own defaults are not used: they include
+ * `--single-process` (closing a context would end the whole browser) and `--disable-web-security`,
+ * which would hide the very CSP and same-origin behaviour some tests check.
+ */
+export const CHROMIUM_ARGS: ReadonlyArray<string> = [
+  "--no-sandbox",
+  "--no-zygote",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--no-default-browser-check",
+  "--disable-dev-shm-usage",
+]
+
+/** The path of the Chromium executable: `CHROMIUM_PATH`, else the npm package's (unpacked once). */
+export const chromiumPath = async (): Promise<string> => {
+  const configured = process.env["CHROMIUM_PATH"]
+  if (configured !== undefined && configured !== "") return configured
+  return await Chromium.executablePath()
+}
+
+/** Starts a headless Chromium for a test file. */
+export const launchChromium = async (): Promise<Browser> =>
+  await chromium.launch({ executablePath: await chromiumPath(), args: [...CHROMIUM_ARGS], headless: true })
