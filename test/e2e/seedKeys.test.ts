@@ -101,7 +101,7 @@ describe("the seed's key names over MCP", () => {
     expect(got.structuredContent["target keyword"]).toBe("protected")
     expect(got.structuredContent["word count"]).toBe(9)
     const listed = (await client.callTool({ name: "list_articles", arguments: { site_id: "site_a1", per_page: 5 } })) as { structuredContent: unknown }
-    const stats = (await client.callTool({ name: "get_stats", arguments: { site_id: "site_a1", period: "last_30_days" } })) as {
+    const stats = (await client.callTool({ name: "get_stats", arguments: { site_id: "site_a1", period: "last_30_days" } })) as unknown as {
       structuredContent: { articles: Record<string, unknown> }
     }
     expect(typeof stats.structuredContent.articles["word count"]).toBe("number")
