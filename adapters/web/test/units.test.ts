@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { diffLines, htmlLines } from "../src/diff.ts"
+import { bodyLines, diffLines } from "@content-site/core"
 import { escapeHtml, html, raw } from "../src/html.ts"
 
 describe("html", () => {
@@ -20,9 +20,9 @@ describe("html", () => {
   })
 })
 
-describe("diff", () => {
+describe("diff (the core's, as the revision page uses it)", () => {
   it("should split HTML at block boundaries", () => {
-    expect(htmlLines("<h2>T</h2><p>a</p><ul><li>x</li><li>y</li></ul>")).toEqual(["<h2>T</h2>", "<p>a</p>", "<ul>", "<li>x</li>", "<li>y</li>", "</ul>"])
+    expect(bodyLines("<h2>T</h2><p>a</p><ul><li>x</li><li>y</li></ul>")).toEqual(["<h2>T</h2>", "<p>a</p>", "<ul>", "<li>x</li>", "<li>y</li>", "</ul>"])
   })
 
   it("should align the common lines and mark removed and added ones", () => {

@@ -1,5 +1,4 @@
-import type { Article, ProtectedBlockViolation, Revision } from "@content-site/core"
-import { type DiffLine, diffLines, htmlLines } from "../diff.ts"
+import { type Article, bodyLines, type DiffLine, diffLines, type ProtectedBlockViolation, type Revision } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { originTag, violationList, when } from "../ui.ts"
@@ -76,7 +75,7 @@ export const revisionContent = (input: {
       isCurrent
         ? html`<p class="empty">Pick an older revision on the article page to compare it with this one.</p>`
         : html`${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
-          ${diffTable("Body (HTML)", htmlLines(r.body), htmlLines(a.body))}
+          ${diffTable("Body (HTML)", bodyLines(r.body), bodyLines(a.body))}
           ${JSON.stringify(r["featured image"]) === JSON.stringify(a["featured image"]) ? "" : html`<p>The featured image differs${r["featured image"] ? html` (this revision: <code>${r["featured image"].url}</code>)` : " (this revision had none)"}.</p>`}`
     }
   </section>
