@@ -11,6 +11,7 @@ import {
   BacklinkRepository,
   DataImporter,
   EditConflict,
+  IdempotencyStore,
   LimitStore,
   OAuthStore,
   RevisionRepository,
@@ -560,6 +561,63 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
           Effect.all(Array.from({ length: 25 }, () => LimitStore.use((l) => l.hit(key, 10, 3600))), { concurrency: "unbounded" }),
         )
         expect(verdicts.filter((v) => v.allowed).length).toBe(10)
+      })
+    })
+
+    describe("idempotency store", () => {
+      const HOUR = 3_600_000
+      const times = (nowMs: number) => ({ nowMs, leaseUntilMs: nowMs + 5 * 60_000, expiresAtMs: nowMs + 24 * HOUR })
+      const t0 = Date.parse("2026-11-22T10:00:00Z")
+      const answer = { status: 200, headers: { ETag: '"art_1-r2"', "Edit-Limit-Remaining": "7" }, body: '{"ok":true}' }
+      const reserve = (accountId: string, key: string, fingerprint: string, nowMs: number) =>
+        run(IdempotencyStore.use((s) => s.reserve(accountId, key, fingerprint, times(nowMs))))
+
+      it("should reserve a free key, show it pending, then answer what was recorded", async () => {
+        const key = uid("idem")
+        expect(await reserve("acc_i", key, "f1", t0)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i", key, "f1", t0 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "f1", answer)))
+        expect(await reserve("acc_i", key, "f2", t0 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer })
+      })
+
+      it("should keep keys apart per account", async () => {
+        const key = uid("idem")
+        expect(await reserve("acc_i1", key, "f1", t0)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i2", key, "f1", t0)).toEqual({ kind: "reserved" })
+      })
+
+      it("should free a released key and let only its own request complete or release it", async () => {
+        const key = uid("idem")
+        await reserve("acc_i", key, "f1", t0)
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "other", answer)))
+        await run(IdempotencyStore.use((s) => s.release("acc_i", key, "other")))
+        expect(await reserve("acc_i", key, "f1", t0)).toEqual({ kind: "pending", fingerprint: "f1" })
+        await run(IdempotencyStore.use((s) => s.release("acc_i", key, "f1")))
+        expect(await reserve("acc_i", key, "f2", t0)).toEqual({ kind: "reserved" })
+      })
+
+      it("should take over a key after 24 hours, and a pending one whose lease ended", async () => {
+        const done = uid("idem")
+        await reserve("acc_i", done, "f1", t0)
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", done, "f1", answer)))
+        expect((await reserve("acc_i", done, "f2", t0 + 23 * HOUR)).kind).toBe("completed")
+        expect(await reserve("acc_i", done, "f2", t0 + 24 * HOUR)).toEqual({ kind: "reserved" })
+        const stuck = uid("idem")
+        await reserve("acc_i", stuck, "f1", t0)
+        expect((await reserve("acc_i", stuck, "f1", t0 + 60_000)).kind).toBe("pending")
+        expect(await reserve("acc_i", stuck, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
+      })
+
+      it("should give a key to exactly one of many concurrent reservations", async () => {
+        const key = uid("idem")
+        const outcomes = await runtime.runPromise(
+          Effect.all(
+            Array.from({ length: 12 }, () => IdempotencyStore.use((s) => s.reserve("acc_i", key, "f1", times(t0)))),
+            { concurrency: "unbounded" },
+          ),
+        )
+        expect(outcomes.filter((o) => o.kind === "reserved")).toHaveLength(1)
+        expect(outcomes.filter((o) => o.kind === "pending")).toHaveLength(11)
       })
     })
 

@@ -14,6 +14,7 @@ import {
   systemClock,
   webCryptoSecrets,
 } from "./MemoryInfrastructure.ts"
+import { memoryIdempotencyStore } from "./MemoryIdempotencyStore.ts"
 import { type MemoryState, makeMemoryState } from "./MemoryState.ts"
 import { memoryRepositories } from "./repositories.ts"
 
@@ -22,12 +23,13 @@ export * from "./MemoryArticleWriter.ts"
 export * from "./MemoryInfrastructure.ts"
 export * from "./repositories.ts"
 export * from "./MemoryImages.ts"
+export * from "./MemoryIdempotencyStore.ts"
 
 /** A Settings layer. */
 export const settingsLayer = (publicUrl: string, limits: Partial<LimitSettings> = {}) =>
   Layer.succeed(Settings, { publicUrl: publicUrl.replace(/\/+$/, ""), limits: { ...defaultLimits, ...limits } })
 
-/** Every storage port in memory over one state (repositories, writer, limits, OAuth, media, import). */
+/** Every storage port in memory over one state (repositories, writer, limits, OAuth, media, import, idempotency keys). */
 export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () => number = Date.now) =>
   Layer.mergeAll(
     memoryRepositories(state),
@@ -36,6 +38,7 @@ export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () =>
     memoryOAuthStore(state, now),
     memoryMediaStore(state),
     memoryDataImporter(state),
+    memoryIdempotencyStore(state),
   )
 
 /** Storage plus clock, ids and Web Crypto secrets: everything but images and settings. */

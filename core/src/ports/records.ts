@@ -31,9 +31,10 @@ export interface SiteRecord extends Omit<Website, "article_count" | "backlink_co
 
 /**
  * A stored article with its owner. Stored names are snake_case; the public resource spells three of
- * them as the seed's words (`"target keyword"`, `"word count"`, `"featured image"`), mapped in views.
+ * them as the seed's words (`"target keyword"`, `"word count"`, `"featured image"`), mapped in views;
+ * `protected_links` is derived from the body in the view.
  */
-export interface ArticleRecord extends Omit<Article, "target keyword" | "word count" | "featured image"> {
+export interface ArticleRecord extends Omit<Article, "target keyword" | "word count" | "featured image" | "protected_links"> {
   readonly account_id: string
   readonly target_keyword: string
   readonly word_count: number
