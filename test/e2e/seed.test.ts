@@ -1,8 +1,10 @@
 /**
- * The seed's three article keys, `"target keyword"`, `"word count"` and `"featured image"`, spelled
+ * Exact to the seed, as a client sees it on PostgreSQL. First, the seed's three article keys, `"target keyword"`, `"word count"` and `"featured image"`, spelled
  * word for word (spaces included) in every place a client reads them, with no snake_case twin:
  * REST lists, single articles, revisions, the period summary, the OpenAPI document and MCP
- * `structuredContent` and output schemas. On PostgreSQL, as a client sees it.
+ * `structuredContent` and output schemas. Then the contract's dry run over MCP (the same error as
+ * the real call), strict paging numbers, rate-limit headers on every authenticated answer, and the
+ * site of every activity entry about an article.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -110,5 +112,35 @@ describe("the seed's key names over MCP", () => {
     const getArticle = tools.find((tool) => tool.name === "get_article")
     expect(Object.keys((getArticle?.outputSchema as { properties: object }).properties)).toEqual(expect.arrayContaining([...SEED_KEYS]))
     expectNoTwin(tools.map((tool) => tool.outputSchema))
+  })
+})
+
+describe("a dry run over MCP answers what the real call would", () => {
+  const problemOf = (result: { isError?: boolean; structuredContent?: unknown; content: Array<{ text?: string }> }) => {
+    expect(result.isError).toBe(true)
+    expect(result.structuredContent).toBeUndefined()
+    return JSON.parse(result.content[0]?.text ?? "") as { code: string; blocks?: Array<{ kind: string }> }
+  }
+
+  it("should refuse a dry run that removes a protected block with the tool error protected_link_changed and its blocks", async () => {
+    const before = await json(await t.api("/api/v1/articles/art_a1"))
+    const dry = await client.callTool({ name: "update_article", arguments: { article_id: "art_a1", body: "<p>gone</p>", dry_run: true } })
+    const problem = problemOf(dry as never)
+    expect(problem.code).toBe("protected_link_changed")
+    expect(problem.blocks?.map((b) => b.kind)).toEqual(["removed", "removed"])
+    const stale = await client.callTool({ name: "update_article", arguments: { article_id: "art_a1", title: "x", dry_run: true, if_revision: before.revision + 5 } })
+    expect(problemOf(stale as never).code).toBe("precondition_failed")
+    const after = await json(await t.api("/api/v1/articles/art_a1"))
+    expect(after.revision).toBe(before.revision)
+  })
+
+  it("should answer a dry run that would apply with the sanitised result and write nothing", async () => {
+    const result = (await client.callTool({
+      name: "update_article",
+      arguments: { article_id: "art_a03", body: "<p>clean</p><script>alert(1)</script>", dry_run: true },
+    })) as unknown as { structuredContent: { dry_run: boolean; revision: unknown; article: { body: string }; sanitized: { removed: unknown } } }
+    expect(result.structuredContent).toMatchObject({ dry_run: true, revision: null, article: { body: "<p>clean</p>" } })
+    expect(result.structuredContent.sanitized.removed).toEqual([{ what: "script", count: 1 }])
+    expect((await json(await t.api("/api/v1/articles/art_a03"))).revision).toBe(1)
   })
 })
