@@ -35,7 +35,7 @@ const expectNoTwin = (value: unknown) => {
 }
 
 beforeAll(async () => {
-  t = await startTestServer()
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "10000" })
   const provider = new ScriptedOAuthProvider({ email: "owner-a@example.com", password: "password-a-123", decision: "allow" })
   const connected = await connect(`${t.url}/mcp`, provider)
   if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
@@ -142,5 +142,27 @@ describe("a dry run over MCP answers what the real call would", () => {
     expect(result.structuredContent).toMatchObject({ dry_run: true, revision: null, article: { body: "<p>clean</p>" } })
     expect(result.structuredContent.sanitized.removed).toEqual([{ what: "script", count: 1 }])
     expect((await json(await t.api("/api/v1/articles/art_a03"))).revision).toBe(1)
+  })
+})
+
+describe("strict paging numbers", () => {
+  it("should refuse page and per_page not written in decimal digits with a 400 naming the parameter", async () => {
+    for (const path of ["/api/v1/sites", "/api/v1/sites/site_a1/articles", "/api/v1/sites/site_a1/backlinks", "/api/v1/articles/art_a1/revisions", "/api/v1/activity"]) {
+      for (const name of ["page", "per_page"]) {
+        for (const value of ["1e1", "+2", "0x10", "2.0", "-1", " 3", "1_0"]) {
+          const res = await t.api(`${path}?${name}=${encodeURIComponent(value)}`)
+          expect(res.status, `${path}?${name}=${value}`).toBe(400)
+          const problem = await json(res)
+          expect(problem.code).toBe("invalid_request")
+          expect(problem.errors.map((e: { path: string }) => e.path)).toContain(name)
+        }
+      }
+    }
+  })
+
+  it("should accept plain digits, leading zeros included", async () => {
+    const body = await json(await t.api("/api/v1/sites/site_a1/articles?page=02&per_page=010"))
+    expect(body.pagination).toMatchObject({ page: 2, per_page: 10 })
+    expect(body.data).toHaveLength(10)
   })
 })
