@@ -81,16 +81,18 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     h("option", { value: "pre" }, "Code block"),
     h("option", { value: "other", disabled: "" }, "Other"),
   )
-  const buttons: Array<{ el: HTMLButtonElement; active?: (s: EditorState) => boolean; run: Command }> = []
-  const button = (text: string, title: string, run: Command, active?: (s: EditorState) => boolean, cls = ""): HTMLButtonElement => {
-    const el = h("button", { type: "button", class: `tool ${cls}`, title, "aria-label": title }, text)
+  const buttons: Array<{ el: HTMLButtonElement; active?: (s: EditorState) => boolean; run: Command | null }> = []
+  /** A toolbar button; `run` is also asked (without dispatch) whether it applies, unless it opens a form. */
+  const button = (text: string, title: string, run: Command, active?: (s: EditorState) => boolean, cls = "", opensForm = false): HTMLButtonElement => {
+    // Symbol buttons (B, I, ↶) are named by their title; word buttons by their own text.
+    const el = h("button", text.length <= 3 ? { type: "button", class: `tool ${cls}`, title, "aria-label": title } : { type: "button", class: `tool ${cls}`, title }, text)
     if (active) el.setAttribute("aria-pressed", "false")
     el.addEventListener("mousedown", (e) => e.preventDefault())
     el.addEventListener("click", () => {
       run(view.state, view.dispatch)
       view.focus()
     })
-    buttons.push(active ? { el, active, run } : { el, run })
+    buttons.push(active ? { el, active, run: opensForm ? null : run } : { el, run: opensForm ? null : run })
     return el
   }
   const m = schema.marks
@@ -118,20 +120,20 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     button("B", "Bold", toggleEmphasis(m["strong"]!, m["b"]!), (s) => markActive(s, [m["strong"]!, m["b"]!]), "tool-bold"),
     button("I", "Italic", toggleEmphasis(m["em"]!, m["i"]!), (s) => markActive(s, [m["em"]!, m["i"]!]), "tool-italic"),
     button("</>", "Inline code", toggleMark(m["code"]!), (s) => markActive(s, [m["code"]!])),
-    button("• List", "Bulleted list", toggleList("ul")),
-    button("1. List", "Numbered list", toggleList("ol")),
+    button("• Bulleted list", "Bulleted list", toggleList("ul")),
+    button("1. Numbered list", "Numbered list", toggleList("ol")),
     button("❝ Quote", "Quote", toggleQuote),
     button("Link", "Link", (s) => {
       const link = linkAt(s)
       openPopover(linkForm, linkInput, link ? (htmlAttr(link.attrs["html"] as HtmlAttrs, "href") ?? "") : "")
       return true
-    }),
-    button("Unlink", "Remove link", unsetLink),
+    }, undefined, "", true),
+    button("Remove link", "Remove link", unsetLink),
     button("Image", "Insert image", () => {
       openPopover(imageForm, imageSrc, "")
       imageAlt.value = ""
       return true
-    }),
+    }, undefined, "", true),
     button("↶", "Undo", undo),
     button("↷", "Redo", redo),
   )
@@ -195,7 +197,7 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   const syncToolbar = (state: EditorState) => {
     for (const b of buttons) {
       if (b.active) b.el.setAttribute("aria-pressed", String(b.active(state)))
-      b.el.disabled = !b.active && !b.run(state) && !["Link", "Insert image"].includes(b.el.title)
+      b.el.disabled = !b.active && b.run !== null && !b.run(state)
     }
     const type = blockTypeAt(state)
     blockSelect.value = ["p", "h2", "h3", "h4", "pre"].includes(type) ? type : "other"
@@ -211,6 +213,7 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       const state = view.state.apply(tr)
       view.updateState(state)
       if (tr.docChanged) {
+        if (!tr.getMeta("protected-lock-own")) lockMessage.hidden = true
         textarea.value = toHtml(state.doc)
         invalidatePreview()
       }
@@ -252,6 +255,7 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   })
   sourceButton.addEventListener("click", () => {
     if (sourceButton.getAttribute("aria-pressed") === "true") return
+    textarea.value = toHtml(view.state.doc)
     setMode(false)
     textarea.focus()
   })
@@ -281,6 +285,7 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     if (e.target !== textarea) invalidatePreview()
   })
   form.addEventListener("submit", async (event) => {
+    if (visualButton.getAttribute("aria-pressed") === "true") textarea.value = toHtml(view.state.doc)
     if (previewedKey !== null && previewedKey === keyOf()) return
     event.preventDefault()
     const key = keyOf()
