@@ -282,6 +282,14 @@ describe("the article editor in Chromium", () => {
     expect(revision.body).toContain(PARTNER)
     expect(revision.body).toContain(SOIL)
     expect(revision.body).toContain("<strong>every month</strong>")
+
+    // The revisions side by side, word by word, from the core's diff.
+    await page.goto(`${server.url}/articles/art_ed/revisions/1`)
+    expect(await page.locator("table.compare thead").textContent()).toContain("Current (revision 2)")
+    expect(await page.locator("table.compare ins").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("every month"), expect.stringContaining("Mulch helps too")]))
+    expect(await page.locator("table.compare del").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("partner roses helps,")]))
+    await page.screenshot({ path: join(shots, "editor-05-compare.png"), fullPage: true })
+    expect(await seriousViolations(page)).toEqual([])
     expect(cspErrors).toEqual([])
     expect(pageErrors).toEqual([])
     await context.close()

@@ -5,6 +5,7 @@ import {
   decodeInput,
   extractProtectedBlocks,
   getArticle,
+  sanitizeArticleHtml,
   getRevision,
   getStats,
   isCoreError,
@@ -465,9 +466,9 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
           titleChanged: next.title !== current.title,
           bodyChanged: next.body !== current.body,
           removed: result.sanitized.removed,
-          protectedOk: result.protected_blocks?.ok ?? true,
+          protectedOk: true,
           protectedCount: extractProtectedBlocks(current.body).length,
-          violations: result.protected_blocks?.violations ?? [],
+          violations: [],
           refused: null,
         })
         return
@@ -475,10 +476,25 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
       noteError(ctx, e)
+      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself.
+      const sanitized = await runCore(deps, sanitizeArticleHtml(fields["body"] ?? ""))
+      const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
+      if (e._tag === "ProtectedLinkChanged") {
+        ctx.body = editPreview({
+          titleChanged: (fields["title"] ?? "").trim() !== current.title,
+          bodyChanged: true,
+          removed,
+          protectedOk: false,
+          protectedCount: extractProtectedBlocks(current.body).length,
+          violations: e.blocks,
+          refused: null,
+        })
+        return
+      }
       ctx.body = editPreview({
         titleChanged: false,
         bodyChanged: false,
-        removed: [],
+        removed,
         protectedOk: true,
         protectedCount: extractProtectedBlocks(current.body).length,
         violations: [],
