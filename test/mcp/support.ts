@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { createTempDir, createTestDatabase } from "../support/databases.ts"
+import { periodSite } from "../support/periodFixture.ts"
 
 /** Account A: the one the tests connect as; it has an API key for the REST comparisons. */
 export const ALICE = { email: "alice@example.com", password: "alice-password-1", apiKey: "cs_AliceKnownKey0123456789abcdefghijklmnop" }
@@ -54,6 +55,7 @@ export const seedFile = () => {
             })),
           },
           { id: "site_a2", name: "Beta Kitchen", url: "https://beta.example", articles: [], backlinks: [] },
+          periodSite("site_a3", "gamma.example"),
         ],
       },
       {
