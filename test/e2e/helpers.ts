@@ -177,7 +177,7 @@ export interface TestServer {
 /** Starts the server on a fresh PostgreSQL database (or memory storage) with the fixture imported. */
 export const startTestServer = async (
   env: Record<string, string> = {},
-  options: { readonly storage?: "memory"; readonly seed?: boolean } = {},
+  options: { readonly storage?: "memory"; readonly seed?: boolean; readonly now?: () => number } = {},
 ): Promise<TestServer> => {
   const db = options.storage === "memory" ? undefined : await createDatabase()
   const dataDir = await mkdtemp(join(tmpdir(), "cs-e2e-"))
@@ -191,6 +191,7 @@ export const startTestServer = async (
       ...env,
     },
     ...(options.storage === "memory" ? { storage: "memory" as const } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
     quiet: true,
   })
   if (options.seed !== false) await server.runtime.runPromise(importData(fixture()))

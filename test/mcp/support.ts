@@ -95,7 +95,10 @@ export type SeededServer = StartedServer & { readonly databaseUrl: string }
  * call, dropped by `close`. Pass `reuse` to start another instance on a database already seeded
  * (the import is idempotent by id); that instance's `close` leaves the database alone.
  */
-export const startSeeded = async (env: Record<string, string> = {}, options: { readonly reuse?: SeededServer } = {}): Promise<SeededServer> => {
+export const startSeeded = async (
+  env: Record<string, string> = {},
+  options: { readonly reuse?: SeededServer; readonly now?: () => number } = {},
+): Promise<SeededServer> => {
   const database = options.reuse === undefined ? await createTestDatabase() : undefined
   const databaseUrl = options.reuse?.databaseUrl ?? database!.url
   const media = createTempDir("cs-mcp-")
@@ -107,6 +110,7 @@ export const startSeeded = async (env: Record<string, string> = {}, options: { r
   try {
     server = await startServer({
       quiet: true,
+      ...(options.now !== undefined ? { now: options.now } : {}),
       env: {
         HOST: "127.0.0.1",
         PORT: "0",
