@@ -81,11 +81,16 @@ describe("daily edit limit", () => {
     // The clock stands at 12:00:30 UTC: the day's budget comes back at midnight, 11 h 59 min 30 s away.
     expect(three.headers.get("retry-after")).toBe(String(12 * 3600 - 30))
     expect(problem.retry_after).toBe(12 * 3600 - 30)
-    expect((await json(await t.api("/api/v1/articles/art_a12"))).title).toBe("two")
+    // The dry run of a change answers what the real call would, 429 included.
+    const dryOver = await put("four", "?dry_run=true")
+    expect(dryOver.status).toBe(429)
+    expect((await json(dryOver)).code).toBe("daily_edit_limit")
 
     // The refusal is in the account's log, with its code, as a client reads it (in a new minute,
     // so the request budget does not hide it).
     clock.advance(60_000)
+    // Nothing of the refused edits was written.
+    expect((await json(await t.api("/api/v1/articles/art_a12"))).title).toBe("two")
     const log = await json(await t.api("/api/v1/activity?channel=api&per_page=100"))
     expect(log.data.find((e: { request_id: string }) => e.request_id === three.headers.get("x-request-id"))).toMatchObject({
       action: "PUT /api/v1/articles/{id}",
