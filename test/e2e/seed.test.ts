@@ -166,3 +166,30 @@ describe("strict paging numbers", () => {
     expect(body.data).toHaveLength(10)
   })
 })
+
+describe("RateLimit-* on every authenticated API answer", () => {
+  it("should send them on a 404 for an unknown path, a 405, a 404 for an unknown article and a 400, and log the unknown path", async () => {
+    const cases: ReadonlyArray<readonly [string, RequestInit, number]> = [
+      ["/api/v1/no-such-thing", {}, 404],
+      ["/api/v1/sites/site_a1/nothing/here", {}, 404],
+      ["/api/v1", {}, 404],
+      ["/api/v1/sites", { method: "DELETE" }, 405],
+      ["/api/v1/articles/art_nope", {}, 404],
+      ["/api/v1/sites?page=x", {}, 400],
+    ]
+    for (const [path, init, status] of cases) {
+      const res = await t.api(path, init)
+      expect(res.status, path).toBe(status)
+      for (const h of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(res.headers.get(h), `${h} on ${path}`).toMatch(/^\d+$/)
+      expect(res.headers.get("cache-control")).toBe("no-store")
+    }
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    expect(log.data.find((e: { action: string }) => e.action === "GET /api/v1/no-such-thing")).toMatchObject({ status: 404, error_code: "not_found" })
+  })
+
+  it("should still answer an unknown path without a key with 401, and count no request", async () => {
+    const res = await t.api("/api/v1/no-such-thing", { key: null })
+    expect(res.status).toBe(401)
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/)
+  })
+})
