@@ -566,7 +566,8 @@ describe("the tools", () => {
     expect(mine.every((e) => e.channel === "mcp" && e.actor.type === "oauth_client")).toBe(true)
     expect(mine.map((e) => e.status)).toEqual(calls.map(([, , ok]) => (ok ? "ok" : "error")))
     expect(mine.map((e) => e.error_code)).toEqual([null, null, null, null, null, null, null, "not_found", "protected_link_changed"])
-    expect(mine[8]).toMatchObject({ article_id: "art_a1_5" })
+    // An entry about an article of the caller carries the article's site, refused calls included.
+    expect(mine[8]).toMatchObject({ article_id: "art_a1_5", site_id: "site_a1" })
   })
 })
 
