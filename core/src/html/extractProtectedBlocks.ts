@@ -1,6 +1,5 @@
-import { InvalidRequest } from "../errors.ts"
 import type { ProtectedBlock } from "./protectedBlock.ts"
-import { analyzeHtml } from "./sanitizeArticleHtml.ts"
+import { analyzeHtml, isRefusal } from "./sanitizeArticleHtml.ts"
 
 const marker = /data-service-protected/i
 
@@ -30,7 +29,7 @@ export const extractProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlo
   const known = memo.get(html)
   if (known !== undefined) return known
   const result = analyzeHtml(html)
-  if (result instanceof InvalidRequest) throw new Error(`extractProtectedBlocks: ${result.detail}`)
+  if (isRefusal(result)) throw new Error(`extractProtectedBlocks: ${result.detail}`)
   rememberProtectedBlocks(html, result.blocks)
   return result.blocks
 }

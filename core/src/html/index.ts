@@ -1,5 +1,6 @@
 /** The pure HTML policy of article bodies: sanitiser, protected blocks and word count. */
 export { ALLOWED_URL_SCHEMES, MAX_NESTING_DEPTH, SAFE_URL, articleSchema } from "./articleSchema.ts"
+export { MAX_PARSED_NODES } from "./parseHtmlFragment.ts"
 export { applyEditPolicy, type EditPolicyResult } from "./applyEditPolicy.ts"
 export { checkProtectedBlocks, compareProtectedBlocks } from "./compareProtectedBlocks.ts"
 export { countWords } from "./countWords.ts"
@@ -9,6 +10,7 @@ export {
   analyzeArticleHtml,
   sanitizeArticleHtml,
   type AnalyzedHtml,
+  type HtmlRefusal,
   type SanitizedHtml,
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"

@@ -8,6 +8,7 @@ describe("the html module", () => {
     expect(Object.keys(html).sort()).toEqual([
       "ALLOWED_URL_SCHEMES",
       "MAX_NESTING_DEPTH",
+      "MAX_PARSED_NODES",
       "SAFE_URL",
       "analyzeArticleHtml",
       "applyEditPolicy",
