@@ -3,7 +3,7 @@ import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
 import { safeImageFetcher, sharpImageInspector } from "@content-site/images"
-import { nodePlatform } from "@content-site/platform"
+import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import type { AppRuntime } from "@content-site/rest"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
@@ -93,6 +93,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     const layer: Layer.Layer<CoreServices> = Layer.mergeAll(
       storage.layer,
       nodePlatform(),
+      workerHtmlAnalyzer(),
       settingsLayer(publicUrl, config.limits),
       imageLayers(config),
     )

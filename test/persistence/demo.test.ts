@@ -1,5 +1,5 @@
 import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, type CoreServices } from "@content-site/core"
-import { headerImageInspector, makeMemoryState, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher, webCryptoSecrets } from "@content-site/memory"
+import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher, webCryptoSecrets } from "@content-site/memory"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { demoData, seedDemo } from "../../apps/server/demo.ts"
@@ -14,6 +14,8 @@ describe("demo data", () => {
         webCryptoSecrets(1_000),
         settingsLayer("http://localhost:3000"),
         headerImageInspector,
+    inlineHtmlAnalyzer,
+        inlineHtmlAnalyzer,
         tableImageFetcher(new Map()),
       ) as Layer.Layer<CoreServices>,
     )

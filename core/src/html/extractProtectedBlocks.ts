@@ -18,6 +18,13 @@ export const rememberProtectedBlocks = (html: string, blocks: ReadonlyArray<Prot
 }
 
 /**
+ * The protected blocks of a body when known without parsing it: none when it has no
+ * `data-service-protected` text, the remembered ones when it was analysed lately; else undefined.
+ */
+export const knownProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlock> | undefined =>
+  marker.test(html) ? memo.get(html) : []
+
+/**
  * The canonical protected blocks of a (sanitised, stored) body: its outermost elements carrying
  * `data-service-protected`, in document order, read from the body as the sanitiser keeps it so
  * they compare equal to the blocks `applyEditPolicy` reads from a proposed body. Throws (a

@@ -257,10 +257,10 @@ describe("sanitizeArticleHtml: depth and size", () => {
     expect(clean(once)).toBe(once)
   })
 
-  it("should accept 1 MiB of markup spelled out element by element", () => {
-    // The densest markup there is (an element every four bytes) stays within the parse budget.
-    const body = "<br>".repeat(256 * 1024)
-    expect(Effect.runSync(analyzeArticleHtml(body)).html).toBe(body)
+  it("should accept markup up to MAX_PARSED_NODES elements and attributes, and refuse it past them", () => {
+    const within = "<br>".repeat(MAX_PARSED_NODES - 16)
+    expect(Effect.runSync(analyzeArticleHtml(within)).html).toBe(within)
+    expect(failureOf(analyzeArticleHtml('<br class="a">'.repeat(MAX_PARSED_NODES / 2)))._tag).toBe("PayloadTooLarge")
   })
 
   it("should treat the empty string as an empty body", () => {

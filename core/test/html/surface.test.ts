@@ -17,6 +17,7 @@ describe("the html module", () => {
       "compareProtectedBlocks",
       "countWords",
       "extractProtectedBlocks",
+      "knownProtectedBlocks",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
     ])
