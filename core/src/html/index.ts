@@ -14,3 +14,4 @@ export {
   type SanitizedHtml,
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"
+export { bodyLines, diffBodies, diffLines, diffWords, type BodyDiff, type DiffLine, type WordChange } from "./diffBodies.ts"
