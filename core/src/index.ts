@@ -25,6 +25,7 @@ export * from "./ports/Media.ts"
 export * from "./ports/OAuthStore.ts"
 export * from "./ports/DataImporter.ts"
 export * from "./ports/IdempotencyStore.ts"
+export * from "./ports/HtmlAnalyzer.ts"
 export * from "./usecases/Caller.ts"
 export * from "./usecases/views.ts"
 export * from "./usecases/guards.ts"
@@ -59,6 +60,7 @@ import type { ImageFetcher, ImageInspector, MediaStore } from "./ports/Media.ts"
 import type { OAuthStore } from "./ports/OAuthStore.ts"
 import type { DataImporter } from "./ports/DataImporter.ts"
 import type { IdempotencyStore } from "./ports/IdempotencyStore.ts"
+import type { HtmlAnalyzer } from "./ports/HtmlAnalyzer.ts"
 
 /** The storage ports a persistence adapter provides. */
 export type StorageServices =
@@ -77,4 +79,4 @@ export type StorageServices =
   | IdempotencyStore
 
 /** Every service the use cases need: what a composition root provides. */
-export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher
+export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher | HtmlAnalyzer

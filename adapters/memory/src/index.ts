@@ -15,6 +15,7 @@ import {
   webCryptoSecrets,
 } from "./MemoryInfrastructure.ts"
 import { memoryIdempotencyStore } from "./MemoryIdempotencyStore.ts"
+import { inlineHtmlAnalyzer } from "./inlineHtmlAnalyzer.ts"
 import { type MemoryState, makeMemoryState } from "./MemoryState.ts"
 import { memoryRepositories } from "./repositories.ts"
 
@@ -24,6 +25,7 @@ export * from "./MemoryInfrastructure.ts"
 export * from "./repositories.ts"
 export * from "./MemoryImages.ts"
 export * from "./MemoryIdempotencyStore.ts"
+export * from "./inlineHtmlAnalyzer.ts"
 
 /** A Settings layer. */
 export const settingsLayer = (publicUrl: string, limits: Partial<LimitSettings> = {}) =>
@@ -41,6 +43,6 @@ export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () =>
     memoryIdempotencyStore(state),
   )
 
-/** Storage plus clock, ids and Web Crypto secrets: everything but images and settings. */
+/** Storage plus clock, ids, Web Crypto secrets and the HTML policy in the calling thread: everything but images and settings. */
 export const memoryPlatform = (state: MemoryState = makeMemoryState()) =>
-  Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets())
+  Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets(), inlineHtmlAnalyzer)
