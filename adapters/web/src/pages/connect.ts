@@ -10,6 +10,8 @@ export interface ConnectedClientView {
   readonly redirectHost: string
   readonly connectedAt: string
   readonly lastUsedAt: string | null
+  /** What the owner allowed (absent from an older MCP adapter: full access). */
+  readonly access?: "write" | "read"
 }
 
 /** The "API & agents" page (the specification's "Connect Site"): API keys and agent (MCP) clients. */
@@ -106,7 +108,7 @@ export const connectContent = (input: {
               ? html`<p class="empty">No agents connected yet.</p>`
               : html`<ul class="protected-list">${input.clients.map(
                   (c) => html`<li>
-                    <strong>${c.name}</strong> <span class="muted">(${c.redirectHost})</span><br>
+                    <strong>${c.name}</strong> <span class="muted">(${c.redirectHost})</span> ${badge(c.access === "read" ? "Read-only" : "Read and edit", c.access === "read" ? "neutral" : "scheduled")}<br>
                     <span class="muted">Connected ${when(c.connectedAt)} · last used ${when(c.lastUsedAt)}</span>
                     <form method="post" action="/connect/clients/${encodeURIComponent(c.clientId)}/revoke" data-confirm="Disconnect ${c.name}? Its access stops at once.">
                       ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Revoke<span class="visually-hidden"> ${c.name}</span></button></form>
