@@ -1,8 +1,10 @@
 /**
- * The seed's three article keys, `"target keyword"`, `"word count"` and `"featured image"`, spelled
+ * Exact to the seed, as a client sees it on PostgreSQL. First, the seed's three article keys, `"target keyword"`, `"word count"` and `"featured image"`, spelled
  * word for word (spaces included) in every place a client reads them, with no snake_case twin:
  * REST lists, single articles, revisions, the period summary, the OpenAPI document and MCP
- * `structuredContent` and output schemas. On PostgreSQL, as a client sees it.
+ * `structuredContent` and output schemas. Then the contract's dry run over MCP (the same error as
+ * the real call), strict paging numbers, rate-limit headers on every authenticated answer, and the
+ * site of every activity entry about an article.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -33,7 +35,7 @@ const expectNoTwin = (value: unknown) => {
 }
 
 beforeAll(async () => {
-  t = await startTestServer()
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "10000" })
   const provider = new ScriptedOAuthProvider({ email: "owner-a@example.com", password: "password-a-123", decision: "allow" })
   const connected = await connect(`${t.url}/mcp`, provider)
   if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
@@ -110,5 +112,84 @@ describe("the seed's key names over MCP", () => {
     const getArticle = tools.find((tool) => tool.name === "get_article")
     expect(Object.keys((getArticle?.outputSchema as { properties: object }).properties)).toEqual(expect.arrayContaining([...SEED_KEYS]))
     expectNoTwin(tools.map((tool) => tool.outputSchema))
+  })
+})
+
+describe("a dry run over MCP answers what the real call would", () => {
+  const problemOf = (result: { isError?: boolean; structuredContent?: unknown; content: Array<{ text?: string }> }) => {
+    expect(result.isError).toBe(true)
+    expect(result.structuredContent).toBeUndefined()
+    return JSON.parse(result.content[0]?.text ?? "") as { code: string; blocks?: Array<{ kind: string }> }
+  }
+
+  it("should refuse a dry run that removes a protected block with the tool error protected_link_changed and its blocks", async () => {
+    const before = await json(await t.api("/api/v1/articles/art_a1"))
+    const dry = await client.callTool({ name: "update_article", arguments: { article_id: "art_a1", body: "<p>gone</p>", dry_run: true } })
+    const problem = problemOf(dry as never)
+    expect(problem.code).toBe("protected_link_changed")
+    expect(problem.blocks?.map((b) => b.kind)).toEqual(["removed", "removed"])
+    const stale = await client.callTool({ name: "update_article", arguments: { article_id: "art_a1", title: "x", dry_run: true, if_revision: before.revision + 5 } })
+    expect(problemOf(stale as never).code).toBe("precondition_failed")
+    const after = await json(await t.api("/api/v1/articles/art_a1"))
+    expect(after.revision).toBe(before.revision)
+  })
+
+  it("should answer a dry run that would apply with the sanitised result and write nothing", async () => {
+    const result = (await client.callTool({
+      name: "update_article",
+      arguments: { article_id: "art_a03", body: "<p>clean</p><script>alert(1)</script>", dry_run: true },
+    })) as unknown as { structuredContent: { dry_run: boolean; revision: unknown; article: { body: string }; sanitized: { removed: unknown } } }
+    expect(result.structuredContent).toMatchObject({ dry_run: true, revision: null, article: { body: "<p>clean</p>" } })
+    expect(result.structuredContent.sanitized.removed).toEqual([{ what: "script", count: 1 }])
+    expect((await json(await t.api("/api/v1/articles/art_a03"))).revision).toBe(1)
+  })
+})
+
+describe("strict paging numbers", () => {
+  it("should refuse page and per_page not written in decimal digits with a 400 naming the parameter", async () => {
+    for (const path of ["/api/v1/sites", "/api/v1/sites/site_a1/articles", "/api/v1/sites/site_a1/backlinks", "/api/v1/articles/art_a1/revisions", "/api/v1/activity"]) {
+      for (const name of ["page", "per_page"]) {
+        for (const value of ["1e1", "+2", "0x10", "2.0", "-1", " 3", "1_0"]) {
+          const res = await t.api(`${path}?${name}=${encodeURIComponent(value)}`)
+          expect(res.status, `${path}?${name}=${value}`).toBe(400)
+          const problem = await json(res)
+          expect(problem.code).toBe("invalid_request")
+          expect(problem.errors.map((e: { path: string }) => e.path)).toContain(name)
+        }
+      }
+    }
+  })
+
+  it("should accept plain digits, leading zeros included", async () => {
+    const body = await json(await t.api("/api/v1/sites/site_a1/articles?page=02&per_page=010"))
+    expect(body.pagination).toMatchObject({ page: 2, per_page: 10 })
+    expect(body.data).toHaveLength(10)
+  })
+})
+
+describe("RateLimit-* on every authenticated API answer", () => {
+  it("should send them on a 404 for an unknown path, a 405, a 404 for an unknown article and a 400, and log the unknown path", async () => {
+    const cases: ReadonlyArray<readonly [string, RequestInit, number]> = [
+      ["/api/v1/no-such-thing", {}, 404],
+      ["/api/v1/sites/site_a1/nothing/here", {}, 404],
+      ["/api/v1", {}, 404],
+      ["/api/v1/sites", { method: "DELETE" }, 405],
+      ["/api/v1/articles/art_nope", {}, 404],
+      ["/api/v1/sites?page=x", {}, 400],
+    ]
+    for (const [path, init, status] of cases) {
+      const res = await t.api(path, init)
+      expect(res.status, path).toBe(status)
+      for (const h of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(res.headers.get(h), `${h} on ${path}`).toMatch(/^\d+$/)
+      expect(res.headers.get("cache-control")).toBe("no-store")
+    }
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    expect(log.data.find((e: { action: string }) => e.action === "GET /api/v1/no-such-thing")).toMatchObject({ status: 404, error_code: "not_found" })
+  })
+
+  it("should still answer an unknown path without a key with 401, and count no request", async () => {
+    const res = await t.api("/api/v1/no-such-thing", { key: null })
+    expect(res.status).toBe(401)
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/)
   })
 })
