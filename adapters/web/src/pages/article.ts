@@ -45,7 +45,7 @@ export const isImport = (r: Pick<RevisionSummary, "actor">): boolean => r.actor.
 
 /** Who made a revision and when, with "Imported" for the imported first revision. */
 export const revisionByline = (r: RevisionSummary): Html =>
-  html`${isImport(r) ? html`<span class="tag tag-import">Imported</span> ` : ""}${isImport(r) ? "Imported with the site's data" : r.actor.name} · ${when(r.created_at)}${
+  html`${isImport(r) ? html`<span class="tag tag-import">Imported</span>` : r.actor.name} · ${when(r.created_at)}${
     r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""
   }`
 
