@@ -22,6 +22,7 @@ import { requestIdOf } from "../http/requestId.ts"
 import { runEffect } from "../http/run.ts"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
+import { decodePathId } from "./requestParts.ts"
 
 /** The REST API's path prefix. */
 export const API_PREFIX = "/api/v1"
@@ -113,7 +114,11 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
   const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`)
   const call: Call = { ctx, caller, runtime: deps.runtime, ids: { siteId: null, articleId: null } }
   try {
-    if (Result.isFailure(gateVerdict)) throw gateVerdict.failure
+    if (Result.isFailure(gateVerdict)) {
+      // Refused before the operation ran: the entry still names the site or article in the path.
+      noteSubjectOfPath(op, call)
+      throw gateVerdict.failure
+    }
     const reply = await op.handle(call)
     const body = encoderOf(op.response)(reply.value)
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
@@ -139,6 +144,19 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     }
     await record(deps, caller, { ok: false, httpStatus: kind.status, errorCode: kind.code, ...call.ids })
     throw err
+  }
+}
+
+/** Sets the call's site or article id from the operation's `{id}` path parameter, when it is a valid id. */
+const noteSubjectOfPath = (op: Operation, call: Call): void => {
+  const raw = (call.ctx.params as Record<string, string | undefined> | undefined)?.["id"]
+  if (raw === undefined) return
+  try {
+    const id = decodePathId(raw, "resource")
+    if (op.path.startsWith("/articles/")) call.ids.articleId = id
+    else if (op.path.startsWith("/sites/")) call.ids.siteId = id
+  } catch {
+    // Not an id: the entry names no subject.
   }
 }
 
