@@ -222,7 +222,21 @@ describe("the pages as a site owner lives with them", () => {
   it("should keep an edit sent after the session expired, and ask before leaving unsaved changes", async () => {
     const { context, page } = await newContext()
     await signIn(page)
+    // A form sent from another site carries no session cookie: its text is kept for a sign-in
+    // that comes after it, never planted into the editor of a session that was alive all along.
+    const planted = await fetch(`${url}/articles/art_long/edit`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ title: "Planted title", body: "<p>planted</p>" }).toString(),
+      redirect: "manual",
+    })
+    expect(planted.status).toBe(303)
+    const plantedCookie = /cs_draft=([\w-]+)/.exec(planted.headers.get("set-cookie") ?? "")?.[1]
+    expect(plantedCookie).toBeDefined()
+    await context.addCookies([{ name: "cs_draft", value: plantedCookie!, url }])
     await page.goto(`${url}/articles/art_long`)
+    expect(page.url()).toBe(`${url}/articles/art_long`)
+    expect(await page.inputValue("#title")).toBe(`${LONG_WORD} title`)
     // Leaving with unsaved changes asks first (the browser's own "leave site?" prompt).
     await page.click("#title")
     await page.keyboard.type(" (draft)")

@@ -28,6 +28,8 @@ export interface Draft {
   /** The revision the person started from (optimistic concurrency). */
   readonly revision: number
   readonly refusal: EditRefusal
+  /** When a pending draft was kept (ms): only a session started after it takes it. */
+  readonly keptAt?: number
 }
 
 const isDraft = (p: StoredPayload): boolean =>
@@ -81,7 +83,7 @@ export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string 
  */
 export const keepPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, draft: Draft): Promise<void> => {
   const value = token()
-  await put(deps, pendingKey(value), draft)
+  await put(deps, pendingKey(value), { ...draft, keptAt: Date.now() })
   setCookie(ctx, deps, PENDING_DRAFT_COOKIE, value, DRAFT_TTL_SECONDS)
 }
 
@@ -98,7 +100,15 @@ export const adoptPendingDraft = async (ctx: ParameterizedContext, deps: HttpDep
     return null
   }
   if (draft.articleId !== articleId) return null
-  const id = await keepDraft(deps, session, draft)
+  // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
+  // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
+  if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
+    await drop(deps, pendingKey(value))
+    setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
+    return null
+  }
+  const { keptAt: _, ...kept } = draft
+  const id = await keepDraft(deps, session, kept)
   await drop(deps, pendingKey(value))
   setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
   return id
