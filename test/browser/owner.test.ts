@@ -122,6 +122,22 @@ const api = async (path: string, init: { method?: string; body?: unknown; ifMatc
   return { status: response.status, json: (await response.json()) as Record<string, unknown> }
 }
 
+/** Types a body as HTML: in the visual editor's HTML source mode when the editor is on. */
+const fillBody = async (page: Page, body: string): Promise<void> => {
+  const source = page.locator("button.editor-mode:has-text('HTML source')")
+  if ((await source.count()) > 0 && (await source.getAttribute("aria-pressed")) !== "true") await source.click()
+  await page.fill("#body", body)
+}
+
+/** Presses Save; with the editor on, the first press shows the dry run and the second saves. */
+const save = async (page: Page): Promise<void> => {
+  await page.click("text=Save as new revision")
+  if ((await page.locator("button.editor-mode").count()) > 0) {
+    await page.locator("#edit-preview").waitFor({ state: "visible" })
+    await page.click("form[action$='/edit'] button[type=submit]")
+  }
+}
+
 const newContext = async (viewport = DESKTOP, javaScriptEnabled = true): Promise<{ context: BrowserContext; page: Page; dialogs: Array<string> }> => {
   const context = await browser.newContext({ viewport, javaScriptEnabled })
   const page = await context.newPage()
@@ -146,13 +162,13 @@ describe("the pages as a site owner lives with them", () => {
     const { context, page } = await newContext()
     // Sign-in: the email has the focus; after a wrong password, the password field.
     await page.goto(`${url}/`)
-    expect(await activeId(page)).toBe("email")
+    await expect.poll(() => activeId(page)).toBe("email")
     await check(page, "sign-in")
     await page.fill("#email", OWNER.email)
     await page.fill("#password", "wrong")
     await page.click("button[type=submit]")
     await page.waitForSelector("#signin-error")
-    expect(await activeId(page)).toBe("password")
+    await expect.poll(() => activeId(page)).toBe("password")
     expect(await page.inputValue("#email")).toBe(OWNER.email)
     await page.fill("#password", OWNER.password)
     await Promise.all([page.waitForURL(/\/sites$/), page.click("button[type=submit]")])
@@ -164,9 +180,9 @@ describe("the pages as a site owner lives with them", () => {
     expect(mustStay).toHaveLength(2)
     await page.goto(`${url}/articles/art_o1`)
     const typed = "<p>Start.</p><p>No partner any more.</p>"
-    await page.fill("#body", typed)
+    await fillBody(page, typed)
     await page.fill("#reason", "shorter")
-    await Promise.all([page.waitForURL(/\/articles\/art_o1\?draft=[\w-]+#edit-error$/), page.click("text=Save as new revision")])
+    await Promise.all([page.waitForURL(/\/articles\/art_o1\?draft=[\w-]+#edit-error$/), save(page)])
     const draftUrl = page.url()
     const assertRefused = async (reason: string) => {
       await expect.poll(() => activeId(page)).toBe("edit-error")
@@ -180,8 +196,8 @@ describe("the pages as a site owner lives with them", () => {
     await assertRefused("shorter")
     await check(page, "article-refused")
     // The HTML as shown passes the check when copied back into the body.
-    await page.fill("#body", `${typed}<p>${mustStay.join(" ")}</p>`)
-    await Promise.all([page.waitForURL(`${url}/articles/art_o1`), page.click("text=Save as new revision")])
+    await fillBody(page, `${typed}<p>${mustStay.join(" ")}</p>`)
+    await Promise.all([page.waitForURL(`${url}/articles/art_o1`), save(page)])
     expect(await page.textContent("[role=status]")).toContain("Saved as revision 2")
     // The draft's address still reloads (here: the draft was saved, so it says so and shows the article).
     await page.goto(draftUrl)
@@ -190,8 +206,8 @@ describe("the pages as a site owner lives with them", () => {
     // On a phone: the same refusal, reloaded, still lands on the message.
     await page.setViewportSize(PHONE)
     await page.goto(`${url}/articles/art_o1`)
-    await page.fill("#body", typed)
-    await Promise.all([page.waitForURL(/draft=/), page.click("text=Save as new revision")])
+    await fillBody(page, typed)
+    await Promise.all([page.waitForURL(/draft=/), save(page)])
     await assertRefused("")
     await page.reload()
     await assertRefused("")
@@ -202,7 +218,7 @@ describe("the pages as a site owner lives with them", () => {
     await page.goto(`${url}/articles/art_conf`)
     expect((await api("/articles/art_conf", { method: "PUT", body: { title: "Conflicts, edited by a script" } })).status).toBe(200)
     await page.fill("#title", "Conflicts, edited by hand")
-    await Promise.all([page.waitForURL(/draft=/), page.click("text=Save as new revision")])
+    await Promise.all([page.waitForURL(/draft=/), save(page)])
     await expect.poll(() => activeId(page)).toBe("edit-error")
     expect(await page.textContent("#edit-error")).toContain("Someone saved revision 2 while you were editing revision 1")
     expect(await page.inputValue("#title")).toBe("Conflicts, edited by hand")
@@ -211,7 +227,7 @@ describe("the pages as a site owner lives with them", () => {
     await page.goto(`${url}/articles/art_conf`)
     await page.locator("#title").evaluate((el) => el.removeAttribute("required"))
     await page.fill("#title", "   ")
-    await Promise.all([page.waitForURL(/draft=/), page.click("text=Save as new revision")])
+    await Promise.all([page.waitForURL(/draft=/), save(page)])
     await expect.poll(() => activeId(page)).toBe("edit-error")
     expect(await page.locator("#edit-error li").allTextContents()).toEqual([
       "The title must be 1 to 300 characters long, not counting spaces at either end.",
@@ -251,7 +267,7 @@ describe("the pages as a site owner lives with them", () => {
     const cookie = (await context.cookies()).find((c) => c.name === "cs_session")!
     const key = createHash("sha256").update(cookie.value).digest("base64url")
     await server.runtime.runPromise(OAuthStore.use((store) => store.destroy("WebSession", key)))
-    await Promise.all([page.waitForURL(/\/\?expired=1&next=%2Farticles%2Fart_long$/), page.click("text=Save as new revision")])
+    await Promise.all([page.waitForURL(/\/\?expired=1&next=%2Farticles%2Fart_long$/), save(page)])
     expect(await page.textContent("[role=status]")).toContain("Your session expired")
     await check(page, "sign-in-expired")
     await page.fill("#email", OWNER.email)
@@ -371,6 +387,10 @@ describe("the pages as a site owner lives with them", () => {
   it("should tell the history in words, filter it, and log changes and sign-ins but not page views", async () => {
     const { context, page } = await newContext()
     await signIn(page)
+    // A refused edit on the pages, to read back.
+    await page.goto(`${url}/articles/art_o1`)
+    await fillBody(page, "<p>No links.</p>")
+    await Promise.all([page.waitForURL(/draft=/), save(page)])
     expect((await api("/articles/art_long")).status).toBe(200)
     const current = await api("/articles/art_long")
     const edited = PARAGRAPHS.map((p, i) => (i === 7 ? "<p>Paragraph 8, rewritten by the script.</p>" : p)).join("")
@@ -421,7 +441,8 @@ describe("the pages as a site owner lives with them", () => {
     await page.goto(`${url}/articles/art_long/revisions/1`)
     expect(await page.locator(".breadcrumbs li").allTextContents()).toEqual(["Sites", "Olive's Garden", `${LONG_WORD} title`, "Revision 1"])
     expect(await page.textContent(".page-head")).toContain("Imported")
-    const gap = page.locator("tr.gap details").first()
+    await page.click(".html-changes > summary")
+    const gap = page.locator("table.diff tr.gap details").first()
     expect(await gap.locator("pre").isVisible()).toBe(false)
     await gap.locator("summary").click()
     expect(await gap.locator("pre").textContent()).toContain("Paragraph 1 about tulips.")
@@ -495,7 +516,7 @@ describe("the pages as a site owner lives with them", () => {
     for (const viewport of [DESKTOP, PHONE]) {
       const { context, page } = await newContext(viewport)
       await page.goto(authorize.toString())
-      expect(await activeId(page)).toBe("email")
+      await expect.poll(() => activeId(page)).toBe("email")
       await check(page, "oauth-sign-in")
       await page.fill("#email", OWNER.email)
       await page.fill("#password", OWNER.password)

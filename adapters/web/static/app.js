@@ -43,7 +43,11 @@ document.addEventListener("DOMContentLoaded", () => {
     let dirty = f.getAttribute("data-unsaved-warning") === "draft"
     let submitting = false
     f.addEventListener("input", () => { dirty = true })
-    f.addEventListener("submit", () => { submitting = true })
+    f.addEventListener("submit", (e) => {
+      submitting = true
+      // A submit another script stopped (the editor's preview first) leaves the page: still unsaved.
+      setTimeout(() => { if (e.defaultPrevented) submitting = false }, 0)
+    })
     window.addEventListener("beforeunload", (e) => {
       if (dirty && !submitting) {
         e.preventDefault()
@@ -54,4 +58,17 @@ document.addEventListener("DOMContentLoaded", () => {
   // A refused save, a new key: the message the page opened for has the focus (and is in view).
   const target = document.querySelector("[autofocus]")
   if (target instanceof HTMLElement && document.activeElement !== target) target.focus()
+})
+// A featured image that cannot be loaded shows a clear placeholder instead of a broken-image icon.
+const showMissing = (img) => {
+  const missing = img.parentElement && img.parentElement.querySelector(".featured-missing")
+  if (!missing) return
+  img.hidden = true
+  missing.hidden = false
+}
+document.addEventListener("error", (e) => {
+  if (e.target instanceof HTMLImageElement && e.target.classList.contains("featured")) showMissing(e.target)
+}, true)
+document.addEventListener("DOMContentLoaded", () => {
+  for (const img of document.querySelectorAll("img.featured")) if (img.complete && img.naturalWidth === 0) showMissing(img)
 })

@@ -1,10 +1,11 @@
 import type { Article, ProtectedBlockViolation, Revision } from "@content-site/core"
-import { type DiffLine, diffLines, htmlLines } from "../diff.ts"
+import { bodyLines, type DiffLine, diffLines } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
-import { originTag, violationList } from "../ui.ts"
-import { protectedHtmlList, revisionByline } from "./article.ts"
 import { extractProtectedBlocks } from "@content-site/core"
+import { originTag, violationList } from "../ui.ts"
+import { wordComparison } from "../wordCompare.ts"
+import { protectedHtmlList, revisionByline } from "./article.ts"
 
 const CONTEXT = 3
 
@@ -35,8 +36,7 @@ export const diffTable = (caption: string, before: ReadonlyArray<string>, after:
     <thead><tr><th scope="col">Old</th><th scope="col">New</th><th scope="col"><span class="visually-hidden">Change</span></th><th scope="col">Line</th></tr></thead>
     <tbody>${collapse(lines).map((row) =>
       "gap" in row
-        ? html`<tr class="gap"><td colspan="4"><details><summary>${row.gap.length} unchanged line${row.gap.length === 1 ? "" : "s"}<span class="visually-hidden">: show them</span></summary><pre class="unchanged">${row.gap.map((l) => html`<span class="ln">${l.newNo}</span> ${l.text}
-`)}</pre></details></td></tr>`
+        ? html`<tr class="gap"><td colspan="4"><details><summary>${row.gap.length} unchanged line${row.gap.length === 1 ? "" : "s"}<span class="visually-hidden">: show them</span></summary><pre class="unchanged">${row.gap.map((l) => html`<span class="ln">${l.newNo}</span> ${l.text}\n`)}</pre></details></td></tr>`
         : row.op === "same"
           ? html`<tr><td class="ln">${row.oldNo}</td><td class="ln">${row.newNo}</td><td class="sign"></td><td>${row.text}</td></tr>`
           : row.op === "del"
@@ -90,8 +90,11 @@ export const revisionContent = (input: {
     ${
       isCurrent
         ? html`<p class="empty">Pick an older revision on the article page to compare it with this one.</p>`
-        : html`${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
-          ${diffTable("Body (HTML)", htmlLines(r.body), htmlLines(a.body))}
+        : html`${wordComparison({ beforeLabel: `Revision ${r.number}`, afterLabel: `Current (revision ${a.revision})`, beforeTitle: r.title, afterTitle: a.title, beforeBody: r.body, afterBody: a.body })}
+          <details class="html-changes"><summary>HTML changes (for developers)</summary>
+          ${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
+          ${diffTable("Body (HTML)", bodyLines(r.body), bodyLines(a.body))}
+          </details>
           ${JSON.stringify(r["featured image"]) === JSON.stringify(a["featured image"]) ? "" : html`<p>The featured image differs${r["featured image"] ? html` (this revision: <code>${r["featured image"].url}</code>)` : " (this revision had none)"}.</p>`}`
     }
   </section>
