@@ -600,7 +600,8 @@ describe("connected clients", () => {
 
 describe("read-only connections", () => {
   it("should let the owner allow reading only: the token carries mcp:read, reads work, write tools answer insufficient_scope", async () => {
-    const flow = new ScriptedOAuthProvider({ ...ALICE, decision: "allow", access: "read" }, "Read-only Agent")
+    // Bob's account: Alice's has spent most of this minute's requests on the tests above.
+    const flow = new ScriptedOAuthProvider({ ...BOB, decision: "allow", access: "read" }, "Read-only Agent")
     const readOnly = await connect(mcpUrl, flow)
     if (readOnly === undefined) throw new Error(`could not connect: ${flow.lastPage}`)
     // the consent page offered the choice (the SDK asked for both scopes, as the challenge says)
@@ -609,18 +610,18 @@ describe("read-only connections", () => {
     expect(scope).toContain("mcp:read")
     expect(scope).not.toContain("mcp")
     okContent("list_sites", await call("list_sites", {}, readOnly))
-    okContent("get_article", await call("get_article", { article_id: "art_a1_1" }, readOnly))
-    const edit = problemOf(await call("update_article", { article_id: "art_a1_1", title: "Not allowed" }, readOnly))
+    okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, readOnly))
+    const edit = problemOf(await call("update_article", { article_id: "art_b1_1", title: "Not allowed" }, readOnly))
     expect(edit["code"]).toBe("insufficient_scope")
     expect(String(edit["detail"])).toContain("read-only")
-    const image = problemOf(await call("replace_featured_image", { article_id: "art_a1_1", url: "https://images.example.com/x.png" }, readOnly))
+    const image = problemOf(await call("replace_featured_image", { article_id: "art_b1_1", url: "https://images.example.com/x.png" }, readOnly))
     expect(image["code"]).toBe("insufficient_scope")
-    expect((await rest("/articles/art_a1_1")).json["title"]).not.toBe("Not allowed")
+    const after = okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, readOnly)) as { title: string }
+    expect(after.title).not.toBe("Not allowed")
     const deps = { runtime: server.runtime, publicUrl: server.url, env: {} }
-    const listed = await listConnectedClients(deps, "acc_alice")
-    expect(listed.find((c) => c.clientId === flow.client?.client_id)?.access).toBe("read")
+    expect((await listConnectedClients(deps, "acc_bob")).find((c) => c.clientId === flow.client?.client_id)?.access).toBe("read")
     // the first connection, allowed with the page's default, may write
-    expect(listed.find((c) => c.clientId === provider.client?.client_id)?.access).toBe("write")
+    expect((await listConnectedClients(deps, "acc_alice")).find((c) => c.clientId === provider.client?.client_id)?.access).toBe("write")
     expect(String(decodeJwt(provider.savedTokens?.access_token ?? "")["scope"]).split(" ")).toContain("mcp")
     // a refreshed token stays read-only
     const refreshed = await fetch(`${server.url}/oauth/token`, {
