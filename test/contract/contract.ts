@@ -17,6 +17,7 @@ import {
   RevisionRepository,
   SiteRepository,
   type AccountRecord,
+  type ActivityFilter,
   type ActivityRecord,
   type ArticleChange,
   type ArticleRecord,
@@ -495,6 +496,21 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await run(ActivityLog.use((l) => l.list(accountId, { articleId: "art_x" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e1])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "error" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e2])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "ok" }, { offset: 0, limit: 10 })))).items).toEqual([e1])
+      })
+      it("should filter by a list of actions, combined with the other filters, an empty list matching nothing", async () => {
+        const { accountId } = await seed()
+        const edit = activityOf(accountId, "2026-11-20T10:00:00Z", { article_id: "art_y", action: "PUT /api/v1/articles/{id}" })
+        const view = activityOf(accountId, "2026-11-21T10:00:00Z", { article_id: "art_y", action: "GET /api/v1/articles/{id}" })
+        const tool = activityOf(accountId, "2026-11-22T10:00:00Z", { channel: "mcp", status: "error", error_code: "protected_link_changed", article_id: "art_y", action: "update_article" })
+        const list = activityOf(accountId, "2026-11-23T10:00:00Z", { action: "GET /api/v1/sites" })
+        for (const e of [edit, view, tool, list]) await run(ActivityLog.use((l) => l.record(e)))
+        const of = (filter: ActivityFilter) => run(ActivityLog.use((l) => l.list(accountId, filter, { offset: 0, limit: 10 })))
+        const changes = ["PUT /api/v1/articles/{id}", "update_article", "POST /articles/{id}/edit"]
+        expect((await of({ actions: changes })).items).toEqual([tool, edit])
+        expect(await of({ actions: changes, outcome: "ok" })).toEqual({ items: [edit], total: 1 })
+        expect((await of({ actions: changes, channel: "mcp" })).items).toEqual([tool])
+        expect((await of({ actions: ["GET /api/v1/articles/{id}"], articleId: "art_y" })).items).toEqual([view])
+        expect(await of({ actions: [] })).toEqual({ items: [], total: 0 })
       })
     })
 

@@ -27,7 +27,7 @@ import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequest
 import { Cause, Effect, Exit, Option } from "effect"
 import { type JWTVerifyGetKey, jwtVerify } from "jose"
 import type { Context, Middleware } from "koa"
-import { MCP_SCOPE } from "./authorizationServer.ts"
+import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { toolDefinitions, toolNamed } from "./tools.ts"
 
@@ -118,7 +118,7 @@ export const mcpEndpoint = (options: {
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {
-    const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPE}"`]
+    const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPES.join(" ")}"`]
     if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`)
     ctx.set("WWW-Authenticate", `Bearer ${parts.join(", ")}`)
     ctx.status = 401
@@ -211,7 +211,12 @@ export const mcpEndpoint = (options: {
         const [grant, principal] = yield* Effect.all(
           [
             OAuthStore.use((store) => store.find("Grant", grantId)),
-            resolveOAuthPrincipal(accountId, { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId }),
+            resolveOAuthPrincipal(
+              accountId,
+              { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId },
+              // full access only with the `mcp` scope; `mcp:read` (or anything else) reads only
+              typeof claims["scope"] === "string" && claims["scope"].split(" ").includes(MCP_SCOPE) ? "write" : "read-only",
+            ),
           ],
           // one after the other: both are kept in process (or batched), so forking would cost more
         )

@@ -93,6 +93,8 @@ export interface ActivityFilter {
   readonly articleId?: string
   /** `ok`: entries without an error code; `error`: entries with one (refused or failed calls). */
   readonly outcome?: "ok" | "error"
+  /** Only entries whose `action` is one of these (an empty list matches nothing). */
+  readonly actions?: ReadonlyArray<string>
 }
 
 /** The new state of an article that a change writes, with its revision and activity entry. */
