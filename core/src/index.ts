@@ -10,6 +10,7 @@ export * from "./schema/resources.ts"
 export * from "./schema/queries.ts"
 export * from "./schema/writes.ts"
 export * from "./schema/importFile.ts"
+export * from "./schema/rewrite.ts"
 export * from "./schema/decode.ts"
 export * from "./html/index.ts"
 export * from "./policy/pagination.ts"
@@ -23,6 +24,7 @@ export * from "./ports/LimitStore.ts"
 export * from "./ports/Media.ts"
 export * from "./ports/OAuthStore.ts"
 export * from "./ports/DataImporter.ts"
+export * from "./ports/RewriteLedger.ts"
 export * from "./usecases/Caller.ts"
 export * from "./usecases/views.ts"
 export * from "./usecases/guards.ts"
@@ -45,6 +47,7 @@ export * from "./usecases/recordActivity.ts"
 export * from "./usecases/apiKeys.ts"
 export * from "./usecases/createAccount.ts"
 export * from "./usecases/importData.ts"
+export * from "./usecases/applyRewrites.ts"
 
 import type { AccountRepository, ActivityLog, ApiKeyRepository, ArticleRepository, BacklinkRepository, RevisionRepository, SiteRepository } from "./ports/Repositories.ts"
 import type { ArticleWriter } from "./ports/ArticleWriter.ts"
@@ -53,6 +56,7 @@ import type { LimitStore } from "./ports/LimitStore.ts"
 import type { ImageFetcher, ImageInspector, MediaStore } from "./ports/Media.ts"
 import type { OAuthStore } from "./ports/OAuthStore.ts"
 import type { DataImporter } from "./ports/DataImporter.ts"
+import type { RewriteLedger } from "./ports/RewriteLedger.ts"
 
 /** The storage ports a persistence adapter provides. */
 export type StorageServices =
@@ -68,6 +72,7 @@ export type StorageServices =
   | OAuthStore
   | MediaStore
   | DataImporter
+  | RewriteLedger
 
 /** Every service the use cases need: what a composition root provides. */
 export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher

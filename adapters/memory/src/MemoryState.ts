@@ -2,6 +2,7 @@ import type {
   AccountRecord,
   ActivityRecord,
   ApiKeyRecord,
+  AppliedRewriteRecord,
   ArticleRecord,
   BacklinkRecord,
   RevisionRecord,
@@ -35,6 +36,8 @@ export interface MemoryState {
   /** Keyed by `${model}#${id}`. */
   readonly oauth: Map<string, MemoryPayload>
   readonly media: Map<string, StoredMedia>
+  /** Applied lines of the rewrite job, keyed by rewrite_id. */
+  readonly rewrites: Map<string, AppliedRewriteRecord>
 }
 
 /** Above this many request counters (or edit counters), those of ended windows (past days) are dropped. */
@@ -54,4 +57,5 @@ export const makeMemoryState = (): MemoryState => ({
   limitWindows: new Map(),
   oauth: new Map(),
   media: new Map(),
+  rewrites: new Map(),
 })

@@ -7,7 +7,7 @@ import type { ArticleRecord } from "../ports/records.ts"
 import type { UpdateArticleBody } from "../schema/writes.ts"
 import type { UpdateArticleResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
-import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 
@@ -74,7 +74,7 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
       return { result, editsRemaining: left } satisfies UpdateOutcome
     }
 
-    const budget = yield* editBudget
+    const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
         yield* checkPrecondition(current)
@@ -95,6 +95,6 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
       : { article: articleView(current), revision: null, sanitized: report }
     return {
       result,
-      editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller),
+      editsRemaining: committed?.editsRemaining ?? (yield* editsRemaining(caller)),
     } satisfies UpdateOutcome
   })

@@ -2,7 +2,7 @@ import type { ActivityEntry, Page } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { badge, pager, when } from "../ui.ts"
 
-const CHANNEL_LABEL: Record<ActivityEntry["channel"], string> = { api: "API", mcp: "MCP", web: "Web" }
+const CHANNEL_LABEL: Record<ActivityEntry["channel"], string> = { api: "API", mcp: "MCP", web: "Web", platform: "Platform" }
 
 const outcomeBadge = (e: ActivityEntry): Html => {
   const failed = e.error_code !== null || (typeof e.status === "number" ? e.status >= 400 : e.status === "error")
@@ -42,7 +42,7 @@ export const activityContent = (input: {
     <h2 id="filters-title" class="visually-hidden">Filters</h2>
     <form method="get" action="/activity" class="filters">
       ${q["article"] ? html`<input type="hidden" name="article" value="${q["article"]}">` : ""}
-      <div><label for="channel">Channel</label><select id="channel" name="channel">${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "MCP")}${opt("channel", "web", "Web")}</select></div>
+      <div><label for="channel">Channel</label><select id="channel" name="channel">${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "MCP")}${opt("channel", "web", "Web")}${opt("channel", "platform", "Platform")}</select></div>
       <div><label for="status">Result</label><select id="status" name="status">${opt("status", "", "Any result")}${opt("status", "ok", "Succeeded")}${opt("status", "error", "Refused or failed")}</select></div>
       <div><label for="from">From</label><input type="date" id="from" name="from" value="${q["from"] ?? ""}"></div>
       <div><label for="to">To</label><input type="date" id="to" name="to" value="${q["to"] ?? ""}"></div>
