@@ -61,7 +61,7 @@ describe("PUT /articles/{id}", () => {
   })
 
   it("should refuse keys that cannot be changed here, naming them (OWASP API3)", async () => {
-    for (const key of ["url", "status", "target_keyword", "site_id", "backlinks", "id", "word_count", "published_at", "revision"]) {
+    for (const key of ["url", "status", "target keyword", "target_keyword", "site_id", "backlinks", "id", "word count", "featured image", "published_at", "revision"]) {
       const body = await problemOf(await put("art_a04", { title: "ok", [key]: key === "backlinks" ? [] : "x" }), 400, "invalid_request")
       expect(body.detail).toContain(`'${key}'`)
       expect(body.errors.some((e: { path: string }) => e.path === key)).toBe(true)
@@ -201,11 +201,11 @@ describe("POST /articles/{id}/featured-image", () => {
     const res = await postImage("art_a10", formWith({ image: new Blob([await png(40, 30)], { type: "image/png" }), alt: "A red square" }))
     expect(res.status).toBe(200)
     const body = await json(res)
-    expect(body.article.featured_image.alt).toBe("A red square")
-    expect(body.article.featured_image.url.startsWith(`${t.url}/media/`)).toBe(true)
+    expect(body.article["featured image"].alt).toBe("A red square")
+    expect(body.article["featured image"].url.startsWith(`${t.url}/media/`)).toBe(true)
     expect(body.revision).toMatchObject({ number: 2, origin: "api" })
     expect(res.headers.get("edit-limit-remaining")).toMatch(/^\d+$/)
-    const media = await fetch(body.article.featured_image.url)
+    const media = await fetch(body.article["featured image"].url)
     expect(media.status).toBe(200)
     expect(media.headers.get("content-type")).toMatch(/^image\//)
     expect(media.headers.get("x-content-type-options")).toBe("nosniff")

@@ -27,9 +27,9 @@ const articleListFields = {
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.NullOr(Timestamp),
-  target_keyword: Schema.String,
-  word_count: Schema.Int,
-  featured_image: FeaturedImage,
+  "target keyword": Schema.String,
+  "word count": Schema.Int,
+  "featured image": FeaturedImage,
 }
 
 /** An article as listed: never carries the body. */
@@ -79,7 +79,7 @@ export const PeriodRange = Schema.Struct({ key: Schema.String, from: CalendarDat
 export const PeriodSummary = Schema.Struct({
   site_id: Id,
   period: PeriodRange,
-  articles: Schema.Struct({ count: Schema.Int, word_count: Schema.Int, items: Schema.Array(ArticleListItem) }),
+  articles: Schema.Struct({ count: Schema.Int, "word count": Schema.Int, items: Schema.Array(ArticleListItem) }),
   backlinks: Schema.Struct({
     count: Schema.Int,
     industry: Schema.Int,
@@ -99,7 +99,7 @@ const revisionFields = {
   number: Schema.Int,
   origin: Origin,
   title: Schema.String,
-  featured_image: FeaturedImage,
+  "featured image": FeaturedImage,
   reason: Schema.NullOr(Schema.String),
   actor: Actor,
   restored_from: Schema.NullOr(Schema.Int),

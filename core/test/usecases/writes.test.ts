@@ -144,8 +144,8 @@ describe("replaceFeaturedImage", () => {
   it("should store a valid image and reference it from the article as a revision", async () => {
     const w = await makeWorld()
     const out = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(800, 600) }, "A tulip"))
-    expect(out.result.article.featured_image?.url).toMatch(/^https:\/\/cs\.test\/media\/.+\.png$/)
-    expect(out.result.article.featured_image?.alt).toBe("A tulip")
+    expect(out.result.article["featured image"]?.url).toMatch(/^https:\/\/cs\.test\/media\/.+\.png$/)
+    expect(out.result.article["featured image"]?.alt).toBe("A tulip")
     expect(out.result.revision?.number).toBe(2)
   })
 
@@ -176,7 +176,7 @@ describe("restoreRevision", () => {
     await w.run(updateArticle(caller(), "art_2", { title: "Changed", body: "<p>new words</p>" }, plain))
     const out = await w.run(restoreRevision(caller({ channel: "web", actor: { type: "user", id: "acc_a", name: "Alice" } }), "art_2", 1, undefined))
     expect(out.result.revision).toMatchObject({ number: 3, origin: "editor", restored_from: 1 })
-    expect(out.result.article).toMatchObject({ title: "Tulips", body: "<p>one two three</p>", word_count: 3 })
+    expect(out.result.article).toMatchObject({ title: "Tulips", body: "<p>one two three</p>", "word count": 3 })
   })
 
   it("should refuse a restore that would remove a protected block of the current body", async () => {
