@@ -143,10 +143,14 @@ export const makeRewriteBatch = (options: RewriteBatchOptions) => {
       return { kind: "unchanged" } satisfies RewriteOutcome
     })
 
-  /** Applies (or, in a dry run, checks) the next line of the batch, given as the text of one line. */
-  const apply = (text: string) =>
+  /**
+   * Applies (or, in a dry run, checks) the next line of the batch, given as the text of one line
+   * and its number in the file (by default, how many lines were given so far, this one included).
+   */
+  const apply = (text: string, lineNumber?: number) =>
     Effect.gen(function* () {
-      const number = ++lines
+      const number = lineNumber ?? lines + 1
+      lines += 1
       const json = parseJson(text)
       const ids = Result.isSuccess(json) ? idsOf(json.success) : { rewrite_id: null, article_id: null }
       const outcome: RewriteOutcome = yield* Effect.gen(function* () {
