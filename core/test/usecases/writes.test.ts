@@ -68,13 +68,24 @@ describe("updateArticle", () => {
 
   it("should run every check on a dry run, write nothing and count nothing", async () => {
     const w = await makeWorld()
-    const out = await w.run(updateArticle(caller(), "art_1", { body: "<p>gone</p>" }, { dryRun: true }))
+    const out = await w.run(updateArticle(caller(), "art_2", { title: "Dry", body: "<p>dry</p><script>x</script>" }, { dryRun: true }))
     expect(out.result.dry_run).toBe(true)
-    expect(out.result.protected_blocks?.ok).toBe(false)
-    expect(out.result.protected_blocks?.violations).toHaveLength(2)
+    expect(out.result.article).toMatchObject({ title: "Dry", body: "<p>dry</p>", "word count": 1 })
+    expect(out.result.sanitized.removed).toEqual([{ what: "script", count: 1 }])
     expect(out.result.revision).toBeNull()
-    expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(1)
     expect(out.editsRemaining).toBe(200)
+  })
+
+  it("should fail a dry run with the error the real call would fail with, writing nothing", async () => {
+    const w = await makeWorld()
+    const removed = failureOf(await w.exit(updateArticle(caller(), "art_1", { body: "<p>gone</p>" }, { dryRun: true }))) as ProtectedLinkChanged
+    expect(removed._tag).toBe("ProtectedLinkChanged")
+    expect(removed.blocks.map((b) => b.kind)).toEqual(["removed", "removed"])
+    const stale = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: true, expectedRevision: 7 })))
+    expect(stale._tag).toBe("PreconditionFailed")
+    expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
+    expect((await w.run(listRevisions(caller(), "art_1", {}))).pagination.total).toBe(1)
   })
 
   it("should refuse a stale expected revision with PreconditionFailed", async () => {
