@@ -15,7 +15,7 @@ import {
 } from "@content-site/core"
 import { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey } from "@content-site/mcp"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { nodePlatform } from "@content-site/platform"
+import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { accessSync, constants, readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
@@ -195,8 +195,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         console.log(`Deleted ${deleted} activity entries from before ${before.toISOString()}.`)
         return 0
       }
-      case "rewrite apply":
-        return await rewriteApply((effect) => run(effect), rest[0]!, values["dry-run"] === true)
+      case "rewrite apply": {
+        // Only this command edits articles: it alone starts the HTML policy's worker (one thread, lines go one by one).
+        const job = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform(), settings, workerHtmlAnalyzer({ maxThreads: 1 })))
+        try {
+          return await rewriteApply((effect) => job.runPromise(effect), rest[0]!, values["dry-run"] === true)
+        } finally {
+          await job.dispose()
+        }
+      }
       case "key revoke": {
         const keyId = rest[0]!
         const owner = await db.keyOwner(keyId)

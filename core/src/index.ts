@@ -25,6 +25,7 @@ export * from "./ports/Media.ts"
 export * from "./ports/OAuthStore.ts"
 export * from "./ports/DataImporter.ts"
 export * from "./ports/RewriteLedger.ts"
+export * from "./ports/HtmlAnalyzer.ts"
 export * from "./usecases/Caller.ts"
 export * from "./usecases/views.ts"
 export * from "./usecases/guards.ts"
@@ -57,6 +58,7 @@ import type { ImageFetcher, ImageInspector, MediaStore } from "./ports/Media.ts"
 import type { OAuthStore } from "./ports/OAuthStore.ts"
 import type { DataImporter } from "./ports/DataImporter.ts"
 import type { RewriteLedger } from "./ports/RewriteLedger.ts"
+import type { HtmlAnalyzer } from "./ports/HtmlAnalyzer.ts"
 
 /** The storage ports a persistence adapter provides. */
 export type StorageServices =
@@ -75,4 +77,4 @@ export type StorageServices =
   | RewriteLedger
 
 /** Every service the use cases need: what a composition root provides. */
-export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher
+export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher | HtmlAnalyzer

@@ -5,7 +5,7 @@ import {
   decodeInput,
   extractProtectedBlocks,
   getArticle,
-  sanitizeArticleHtml,
+  HtmlAnalyzer,
   getRevision,
   getStats,
   isCoreError,
@@ -476,8 +476,12 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
       noteError(ctx, e)
-      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself.
-      const sanitized = await runCore(deps, sanitizeArticleHtml(fields["body"] ?? ""))
+      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
+      // (off the event loop, like the edit), unless the body itself was what was refused.
+      const sanitized =
+        e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
+          ? Result.fail(e)
+          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "")))
       const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
       if (e._tag === "ProtectedLinkChanged") {
         ctx.body = editPreview({
