@@ -3,7 +3,7 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, type HttpDeps, runEffect } from "@content-site/rest"
+import { clientAddress, type HttpDeps, runEffect, strictQuery } from "@content-site/rest"
 import type Koa from "koa"
 import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
@@ -73,6 +73,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     const path = ctx.path
     if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
       if (ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") return next()
+      strictQuery(ctx.querystring, [])
       ctx.set("Access-Control-Allow-Origin", "*")
       ctx.set("Cache-Control", "max-age=300")
       if (ctx.method === "OPTIONS") {
@@ -88,6 +89,9 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
         ? true
         : path === "/.well-known/openid-configuration" || path === "/.well-known/oauth-authorization-server"
     if (!isOAuth) return next()
+    // The metadata documents take no parameters; the OAuth endpoints ignore unknown ones, as
+    // RFC 6749 (section 3.1) requires of an authorization server.
+    if (path.startsWith("/.well-known/")) strictQuery(ctx.querystring, [])
     // Registration is open to anyone (RFC 7591), so each client address gets an hourly budget;
     // over it the error funnel answers 429 `rate_limited` with Retry-After.
     if (path === OAUTH_ROUTES.registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))

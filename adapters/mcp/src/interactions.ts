@@ -1,5 +1,5 @@
 import { type AccountRecord, AccountRepository, isCoreError, verifyCredentials } from "@content-site/core"
-import { clientAddress, type HttpDeps } from "@content-site/rest"
+import { clientAddress, type HttpDeps, strictQuery } from "@content-site/rest"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -94,6 +94,7 @@ export const interactionPages = (options: {
   return async (ctx, next) => {
     const match = INTERACTION_PATH.exec(ctx.path)
     if (match === null) return next()
+    strictQuery(ctx.querystring, [])
     const uid = match[1] as string
     const step = match[2]
     let details: Awaited<ReturnType<Provider["interactionDetails"]>>

@@ -34,7 +34,7 @@ import {
 } from "@content-site/core"
 import multer from "@koa/multer"
 import Router from "@koa/router"
-import { clientAddress, type HttpDeps, requestIdOf } from "@content-site/rest"
+import { clientAddress, type HttpDeps, requestIdOf, strictQuery } from "@content-site/rest"
 import { Effect, Result } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
@@ -115,8 +115,11 @@ const safeNext = (next: string | undefined): string =>
 
 const isId = (s: string | undefined): s is string => s !== undefined && Result.isSuccess(Effect.runSync(Effect.result(decodeInput(PathId, s, "id"))))
 
-const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, string | undefined> =>
-  Object.fromEntries(names.map((n) => [n, queryParam(ctx, n)]))
+/** The page's query parameters: only `names`, each at most once (anything else is a 400 page). */
+const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, string | undefined> => {
+  const query = strictQuery(ctx.querystring, names)
+  return Object.fromEntries(names.map((n) => [n, query[n] === undefined || query[n].trim() === "" ? undefined : query[n].trim()]))
+}
 
 const pageNumber = (s: string | undefined): number => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : 1)
 
@@ -211,6 +214,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   router.get("/static/:file", async (ctx, next) => {
     const found = staticFiles.get(ctx.path)
     if (found === undefined) return next()
+    strictQuery(ctx.querystring, [])
     ctx.set("Cache-Control", "public, max-age=3600")
     ctx.type = found.type
     ctx.body = found.body
@@ -218,9 +222,15 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
 
   // ---- sign-in / sign-out --------------------------------------------------------------------
   router.get("/", async (ctx) => {
+    let query: Record<string, string | undefined>
+    try {
+      query = queryOf(ctx, ["next", "signed_out"])
+    } catch (error) {
+      return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
+    }
     if ((await signedInAccount(ctx, deps)) !== null) return redirect(ctx, "/sites")
-    const notice = queryParam(ctx, "signed_out") ? "You are signed out." : null
-    send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(queryParam(ctx, "next")), error: null, notice }))
+    const notice = query["signed_out"] ? "You are signed out." : null
+    send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(query["next"]), error: null, notice }))
   })
 
   router.post("/", async (ctx) => {
@@ -488,7 +498,10 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
 
   router.get(
     "/articles/:id/revisions/:n",
-    signedIn("GET /articles/{id}/revisions/{number}", async (ctx, s) => showRevision(ctx, s, articleId(ctx), revisionNumber(ctx), 200, null)),
+    signedIn("GET /articles/{id}/revisions/{number}", async (ctx, s) => {
+      queryOf(ctx, [])
+      await showRevision(ctx, s, articleId(ctx), revisionNumber(ctx), 200, null)
+    }),
   )
 
   router.post(
@@ -589,7 +602,13 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     )
   }
 
-  router.get("/connect", signedIn("GET /connect", async (ctx, s) => showConnect(ctx, s, 200, null, null)))
+  router.get(
+    "/connect",
+    signedIn("GET /connect", async (ctx, s) => {
+      queryOf(ctx, [])
+      await showConnect(ctx, s, 200, null, null)
+    }),
+  )
 
   router.post(
     "/connect/keys",
