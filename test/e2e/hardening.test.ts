@@ -97,4 +97,119 @@ describe("strict query strings on every route (review point 8)", () => {
   })
 })
 
-export { createHash, httpRequest, KEYS, randomBytes }
+/** A registered public OAuth client and an authorize URL for it (PKCE S256). */
+const registerClient = async (name = "Review Agent") => {
+  const redirectUri = "http://127.0.0.1:1/callback"
+  const res = await fetch(`${t.url}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }),
+  })
+  expect(res.status).toBe(201)
+  const clientId = ((await res.json()) as { client_id: string }).client_id
+  const authorizeUrl = () => {
+    const verifier = randomBytes(32).toString("base64url")
+    const challenge = createHash("sha256").update(verifier).digest("base64url")
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: "mcp",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: randomBytes(8).toString("hex"),
+      resource: `${t.url}/mcp`,
+    })
+    return `${t.url}/oauth/authorize?${q}`
+  }
+  return { clientId, redirectUri, authorizeUrl }
+}
+
+/** Follows redirects from an authorize URL until a page or the client's redirect URI. */
+const walk = async (browser: Browser, start: string, redirectUri: string) => {
+  let url = start
+  for (let hop = 0; hop < 10; hop++) {
+    const res = await browser.request(url)
+    const location = res.headers.get("location")
+    if (location === null) return { kind: "page" as const, url, status: res.status, html: await res.text() }
+    const next = new URL(location, url).toString()
+    if (next.startsWith(redirectUri)) return { kind: "redirect" as const, url: next, code: new URL(next).searchParams.get("code") }
+    url = next
+  }
+  throw new Error("too many redirects")
+}
+
+const postForm = (browser: Browser, pageUrl: string, html: string, actionPart: string, form: Record<string, string>) => {
+  const m = new RegExp(`<form method="post" action="([^"]*${actionPart}[^"]*)">`).exec(html)
+  if (m === null) throw new Error(`no form ${actionPart} in ${html.slice(0, 1500)}`)
+  return browser.request(new URL((m[1] as string).replace(/&amp;/g, "&"), pageUrl).toString(), { form })
+}
+
+describe("text PostgreSQL cannot store is a 400 (review point 6)", () => {
+  const put = (body: string) => t.api("/api/v1/articles/art_a03", { method: "PUT", headers: { "content-type": "application/json" }, body })
+
+  it("should refuse a NUL or an unpaired surrogate in a title, reason or body with 400 naming the field", async () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [JSON.stringify({ title: "a\u0000b" }), "title"],
+      [JSON.stringify({ title: "ok", reason: "why\u0000" }), "reason"],
+      [JSON.stringify({ body: "<p>a\u0000b</p>" }), "body"],
+      ['{"title":"a\\ud800b"}', "title"],
+      ['{"body":"<p>\\udc00</p>"}', "body"],
+    ]
+    for (const [body, field] of cases) {
+      const res = await put(body)
+      expect(res.status, body).toBe(400)
+      const problem = await json(res)
+      expect(problem.code).toBe("invalid_request")
+      expect(problem.errors.map((e: { path: string }) => e.path)).toContain(field)
+      expect(JSON.stringify(problem)).not.toMatch(/invalid message format|database/i)
+    }
+    const article = await json(await t.api("/api/v1/articles/art_a03"))
+    expect(article.revision).toBe(1)
+  })
+
+  it("should refuse them in a key name, a restore reason and an email at web sign-in", async () => {
+    const signedOut = new Browser()
+    const page = await (await signedOut.request(`${t.url}/`)).text()
+    // (a form cannot carry an unpaired surrogate: the browser sends U+FFFD)
+    for (const email of ["owner-a\u0000@example.com", "\u0000"]) {
+      const res = await signedOut.request(`${t.url}/`, { form: { _csrf: hiddenField(page, "_csrf"), email, password: "x", next: "/sites" } })
+      expect(res.status, JSON.stringify(email)).toBe(400)
+    }
+    const browser = new Browser()
+    await webSignIn(browser)
+    const connect = await (await browser.request(`${t.url}/connect`)).text()
+    const csrf = hiddenField(connect, "_csrf")
+    const key = await browser.request(`${t.url}/connect/keys`, { form: { _csrf: csrf, name: "ci\u0000", scope: "read-only" } })
+    expect(key.status).toBe(400)
+    const restore = await browser.request(`${t.url}/articles/art_a1/revisions/1/restore`, { form: { _csrf: csrf, reason: "back\u0000" } })
+    expect(restore.status).toBe(400)
+  })
+
+  it("should refuse them at the OAuth sign-in page and in client registration fields", async () => {
+    const { authorizeUrl, redirectUri } = await registerClient()
+    const browser = new Browser()
+    const first = await walk(browser, authorizeUrl(), redirectUri)
+    expect(first.kind).toBe("page")
+    if (first.kind !== "page") return
+    const csrf = hiddenField(first.html, "csrf")
+    const login = await postForm(browser, first.url, first.html, "/login", { csrf, email: "owner-a\u0000@example.com", password: "x" })
+    expect(login.status).toBe(400)
+
+    for (const field of [{ client_name: "agent\u0000" }, { client_name: "agent\ud800" }, { client_uri: "https://a.test/\u0000" }, { redirect_uris: ["http://127.0.0.1:1/cb\u0000"] }]) {
+      const res = await fetch(`${t.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "agent", redirect_uris: ["http://127.0.0.1:1/cb"], token_endpoint_auth_method: "none", ...field }),
+      })
+      expect(res.status, JSON.stringify(field)).toBe(400)
+      const body = (await res.json()) as { error: string }
+      expect(["invalid_client_metadata", "invalid_redirect_uri"]).toContain(body.error)
+    }
+    // an id that could never have been stored is unknown, not a database error
+    const res = await fetch(`${t.url}/oauth/authorize?client_id=%00&response_type=code&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb`, { redirect: "manual" })
+    expect(res.status).toBe(400)
+  })
+})
+
+export { httpRequest, KEYS }

@@ -142,6 +142,9 @@ export const interactionPages = (options: {
             ctx.set("Retry-After", String(error.retryAfterSeconds))
             return send(ctx, signInPage({ uid, csrf, client, email, error: `Too many failed sign-ins; try again in ${error.retryAfterSeconds} seconds.` }), 429)
           }
+          if (error !== undefined && isCoreError(error) && error._tag === "InvalidRequest") {
+            return send(ctx, signInPage({ uid, csrf, client, error: "That is not an email address that can have an account." }), 400)
+          }
           if (error !== undefined && isCoreError(error) && error._tag === "Unauthenticated") {
             return send(ctx, signInPage({ uid, csrf, client, email, error: "Wrong email or password." }), 401)
           }

@@ -8,6 +8,8 @@ import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 import { countWords } from "../html/index.ts"
+import { decodeInput } from "../schema/decode.ts"
+import { Reason } from "../schema/writes.ts"
 
 /**
  * Restores an earlier revision as a new revision (`restored_from` set), refused with
@@ -16,6 +18,7 @@ import { countWords } from "../html/index.ts"
 export const restoreRevision = (caller: Caller, articleId: string, number: number, reason: string | undefined) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
+    if (reason !== undefined) yield* decodeInput(Reason, reason, "Restore", "reason")
     const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
     const targetBlocks = extractProtectedBlocks(target.body)
     const budget = yield* editBudget

@@ -9,7 +9,7 @@ import {
   webCryptoSecrets,
 } from "@content-site/memory"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { type Caller, type CoreServices, importData, type LimitSettings } from "../../src/index.ts"
+import { type Caller, type CoreServices, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
 export const pngHeader = (width: number, height: number): Uint8Array => {
@@ -67,14 +67,18 @@ export const fixture = {
 }
 
 /** A use-case test world on the memory Layers, with a fixed clock. */
-export const makeWorld = async (limits: Partial<LimitSettings> = {}, images: ReadonlyMap<string, Uint8Array> = new Map()) => {
+export const makeWorld = async (
+  limits: Partial<LimitSettings> = {},
+  images: ReadonlyMap<string, Uint8Array> = new Map(),
+  secrets: Layer.Layer<Secrets> = webCryptoSecrets(1_000),
+) => {
   const state = makeMemoryState()
   const clock = fixedClock(NOW)
   const layer = Layer.mergeAll(
     memoryStorage(state, clock.now),
     clock.layer,
     randomIds,
-    webCryptoSecrets(1_000),
+    secrets,
     settingsLayer("https://cs.test", limits),
     headerImageInspector,
     tableImageFetcher(images),
@@ -84,6 +88,18 @@ export const makeWorld = async (limits: Partial<LimitSettings> = {}, images: Rea
   const run = <A, E>(eff: Effect.Effect<A, E, CoreServices>) => runtime.runPromise(eff)
   const exit = <A, E>(eff: Effect.Effect<A, E, CoreServices>) => runtime.runPromiseExit(eff)
   return { state, clock, runtime, run, exit }
+}
+
+/** Web Crypto secrets that count every password hash computed (made or checked). */
+export const countingSecrets = () => {
+  const counts = { hashes: 0 }
+  const inner = Effect.runSync(Effect.provide(Secrets.use((s) => Effect.succeed(s)), webCryptoSecrets(1_000)))
+  const layer = Layer.succeed(Secrets, {
+    ...inner,
+    hashPassword: (password) => Effect.suspend(() => (counts.hashes++, inner.hashPassword(password))),
+    verifyPassword: (password, hash) => Effect.suspend(() => (counts.hashes++, inner.verifyPassword(password, hash))),
+  })
+  return { counts, layer }
 }
 
 /** The tag of the expected failure of an exit, or a description of why there is none. */
