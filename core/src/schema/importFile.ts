@@ -10,9 +10,9 @@ export const ImportArticle = Schema.Struct({
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
-  target_keyword: Schema.optionalKey(StorableString),
+  "target keyword": Schema.optionalKey(StorableString),
   body: StorableString,
-  featured_image: Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(StorableString) }))),
+  "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(StorableString) }))),
 })
 
 /** A backlink in an import file. */
