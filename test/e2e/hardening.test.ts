@@ -212,4 +212,75 @@ describe("text PostgreSQL cannot store is a 400 (review point 6)", () => {
   })
 })
 
-export { httpRequest, KEYS }
+/** A GET with headers fetch() will not send as given (`Host`), over node:http. */
+const rawGet = (base: string, path: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const url = new URL(path, base)
+    const req = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "GET", headers }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
+/** Every absolute http(s) URL in a text. */
+const urlsIn = (text: string): ReadonlyArray<string> => [...text.matchAll(/https?:\/\/[^"\s,<>]+/g)].map((m) => m[0])
+
+describe("absolute URLs come from PUBLIC_URL only (review point 5)", () => {
+  const documents = ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
+  const forged = { host: "evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", forwarded: "host=evil.example;proto=https" }
+
+  const check = async (base: string, publicUrl: string) => {
+    for (const path of documents) {
+      const res = await rawGet(base, path, forged)
+      expect(res.status, path).toBe(200)
+      expect(res.body, path).not.toContain("evil.example")
+      const urls = urlsIn(res.body)
+      expect(urls.length, path).toBeGreaterThan(0)
+      for (const url of urls) expect(url.startsWith(`${publicUrl}/`) || url === publicUrl, `${path}: ${url}`).toBe(true)
+      expect(res.headers["cache-control"], path).toBe("public, max-age=300")
+    }
+    const metadata = JSON.parse((await rawGet(base, "/.well-known/oauth-authorization-server", forged)).body) as Record<string, unknown>
+    expect(metadata["issuer"]).toBe(publicUrl)
+    expect(metadata["authorization_endpoint"]).toBe(`${publicUrl}/oauth/authorize`)
+    expect(metadata["token_endpoint"]).toBe(`${publicUrl}/oauth/token`)
+    // (/mcp itself refuses a foreign Host with 403: DNS-rebinding protection)
+    const unauthorized = await rawGet(base, "/mcp", { host: new URL(publicUrl).host })
+    expect(unauthorized.status).toBe(401)
+    expect(String(unauthorized.headers["www-authenticate"])).toContain(`${publicUrl}/.well-known/oauth-protected-resource/mcp`)
+  }
+
+  it("should name only the configured origin whatever Host and X-Forwarded-* say", async () => {
+    await check(t.url, t.url)
+  })
+
+  it("should do so behind a trusted proxy too, with an https PUBLIC_URL", async () => {
+    const behind = await startTestServer({ PUBLIC_URL: "https://cs.example", TRUST_PROXY: "true" }, { storage: "memory", seed: false })
+    try {
+      await check(behind.url, "https://cs.example")
+    } finally {
+      await behind.close()
+    }
+  })
+
+  it("should send the browser back to PUBLIC_URL after the OAuth sign-in, whatever Host the authorize request had", async () => {
+    const { authorizeUrl } = await registerClient()
+    const start = new URL(authorizeUrl())
+    const res = await rawGet(t.url, `${start.pathname}${start.search}`, forged)
+    expect(res.status).toBe(303)
+    const location = String(res.headers["location"])
+    expect(location).not.toContain("evil.example")
+    const cookies = ([] as Array<string>).concat(res.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ")
+    const page = await rawGet(t.url, new URL(location, t.url).pathname, { cookie: cookies })
+    expect(page.status).toBe(200)
+    const browser = new Browser()
+    for (const c of cookies.split("; ")) browser.cookies.set(c.slice(0, c.indexOf("=")), c.slice(c.indexOf("=") + 1))
+    const login = await postForm(browser, new URL(location, t.url).toString(), page.body, "/login", { csrf: hiddenField(page.body, "csrf"), email: "owner-a@example.com", password: "password-a-123" })
+    expect(login.status).toBe(303)
+    expect(login.headers.get("location")?.startsWith(`${t.url}/oauth/`)).toBe(true)
+  })
+})
+
+export { KEYS }

@@ -2,6 +2,7 @@ import { OAuthStore } from "@content-site/core"
 import type { AppRuntime } from "@content-site/rest"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import type { IncomingMessage } from "node:http"
 import Provider, { type Configuration, errors } from "oidc-provider"
 import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
@@ -49,6 +50,22 @@ export const loadSharedKeys = async (runtime: AppRuntime): Promise<SharedKeys> =
   return { signing, cookieKeys: (cookies as { keys: Array<string> }).keys }
 }
 
+/**
+ * Presents a request to the provider as one that arrived at PUBLIC_URL: oidc-provider builds its
+ * absolute URLs (discovery metadata, the resume URL) from the request's host and protocol, so the
+ * `Host` a client sends (or an `X-Forwarded-*` it forges) must never reach it. The provider trusts
+ * exactly these forwarded headers, set here from PUBLIC_URL and from the client address the app
+ * determined (which honours `X-Forwarded-For` only with TRUST_PROXY=true).
+ */
+export const presentAsPublic = (req: IncomingMessage, publicUrl: string, clientAddress: string): void => {
+  const origin = new URL(publicUrl)
+  req.headers.host = origin.host
+  req.headers["x-forwarded-host"] = origin.host
+  req.headers["x-forwarded-proto"] = origin.protocol.replace(/:$/, "")
+  req.headers["x-forwarded-for"] = clientAddress
+  delete req.headers["forwarded"]
+}
+
 /** The OAuth endpoints, all under `/oauth/`. */
 export const OAUTH_ROUTES = {
   authorization: "/oauth/authorize",
@@ -76,7 +93,6 @@ export const createAuthorizationServer = (options: {
   readonly runtime: AppRuntime
   readonly publicUrl: string
   readonly keys: SharedKeys
-  readonly proxy: boolean
 }): Provider => {
   const { publicUrl } = options
   const mcpUrl = `${publicUrl}/mcp`
@@ -145,6 +161,7 @@ export const createAuthorizationServer = (options: {
     },
   }
   const provider = new Provider(publicUrl, configuration)
-  provider.proxy = options.proxy
+  // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
+  provider.proxy = true
   return provider
 }

@@ -5,7 +5,7 @@
 import { checkRegistrationLimit } from "@content-site/core"
 import { clientAddress, type HttpDeps, runEffect, strictQuery } from "@content-site/rest"
 import type Koa from "koa"
-import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES } from "./authorizationServer.ts"
+import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
@@ -27,13 +27,19 @@ const SECURITY_DEFAULTS: Record<string, string> = {
 }
 
 /**
+ * The metadata documents are the same for every request (built from PUBLIC_URL alone, whatever
+ * `Host` says), so any cache, shared ones included, may keep them for five minutes.
+ */
+const METADATA_CACHE_CONTROL = "public, max-age=300"
+
+/**
  * Mounts the MCP endpoint, the OAuth authorization server and its pages, and the metadata
  * documents (RFC 9728 protected resource, RFC 8414 authorization server) on the app.
  */
 export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const keys = await loadSharedKeys(deps.runtime)
   const serverOf = (signing: SigningKeys) => {
-    const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys: { ...keys, signing }, proxy: app.proxy })
+    const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys: { ...keys, signing } })
     return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }
   }
   let current = serverOf(keys.signing)
@@ -75,7 +81,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
       if (ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") return next()
       strictQuery(ctx.querystring, [])
       ctx.set("Access-Control-Allow-Origin", "*")
-      ctx.set("Cache-Control", "max-age=300")
+      ctx.set("Cache-Control", METADATA_CACHE_CONTROL)
       if (ctx.method === "OPTIONS") {
         ctx.set("Access-Control-Allow-Methods", "GET")
         ctx.status = 204
@@ -98,6 +104,8 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
+    if (path.startsWith("/.well-known/")) ctx.set("Cache-Control", METADATA_CACHE_CONTROL)
+    presentAsPublic(ctx.req, deps.publicUrl, clientAddress(ctx))
     ctx.respond = false
     await current.handleOAuth(ctx.req, ctx.res)
   })

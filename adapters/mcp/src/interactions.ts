@@ -4,7 +4,7 @@ import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type Provider from "oidc-provider"
-import { MCP_SCOPE } from "./authorizationServer.ts"
+import { MCP_SCOPE, presentAsPublic } from "./authorizationServer.ts"
 import { type ClientView, consentPage, errorPage, type Page, signInPage } from "./pages.ts"
 
 type SignedInAccount = (ctx: Context, deps: HttpDeps) => Promise<AccountRecord | null>
@@ -96,6 +96,8 @@ export const interactionPages = (options: {
     if (match === null) return next()
     strictQuery(ctx.querystring, [])
     const uid = match[1] as string
+    const address = clientAddress(ctx)
+    presentAsPublic(ctx.req, deps.publicUrl, address)
     const step = match[2]
     let details: Awaited<ReturnType<Provider["interactionDetails"]>>
     try {
@@ -135,7 +137,7 @@ export const interactionPages = (options: {
       if (form.get("continue") === "session") account = await signedIn(ctx)
       if (account === null) {
         const email = form.get("email") ?? ""
-        const exit = await runtime.runPromiseExit(verifyCredentials(email, form.get("password") ?? "", clientAddress(ctx)))
+        const exit = await runtime.runPromiseExit(verifyCredentials(email, form.get("password") ?? "", address))
         if (Exit.isFailure(exit)) {
           const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
           if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
