@@ -283,4 +283,92 @@ describe("absolute URLs come from PUBLIC_URL only (review point 5)", () => {
   })
 })
 
+describe("signing out ends every sign-in of the browser (review point 3)", () => {
+  /** Runs an authorization to its end: continue as the signed-in person or sign in, then allow. */
+  const authorize = async (browser: Browser, url: string, redirectUri: string, how: "continue" | "password") => {
+    let step = await walk(browser, url, redirectUri)
+    for (let i = 0; i < 4 && step.kind === "page"; i++) {
+      const csrf = hiddenField(step.html, "csrf")
+      const res = step.html.includes(">Allow</button>")
+        ? await postForm(browser, step.url, step.html, "/confirm", { csrf, decision: "allow" })
+        : how === "continue"
+          ? await postForm(browser, step.url, step.html, "/login", { csrf, continue: "session" })
+          : await postForm(browser, step.url, step.html, "/login", { csrf, email: "owner-a@example.com", password: "password-a-123" })
+      const location = res.headers.get("location")
+      expect(location, step.html.slice(0, 500)).not.toBeNull()
+      const next = new URL(location as string, step.url).toString()
+      step = next.startsWith(redirectUri) ? { kind: "redirect", url: next, code: new URL(next).searchParams.get("code") } : await walk(browser, next, redirectUri)
+    }
+    expect(step.kind).toBe("redirect")
+    return step
+  }
+
+  const signOut = async (browser: Browser) => {
+    const sites = await (await browser.request(`${t.url}/sites`)).text()
+    const res = await browser.request(`${t.url}/signout`, { form: { _csrf: hiddenField(sites, "_csrf") } })
+    expect(res.status).toBe(303)
+    expect((await browser.request(`${t.url}/sites`)).status).toBe(303)
+  }
+
+  const expectPasswordPage = async (browser: Browser, url: string, redirectUri: string) => {
+    const step = await walk(browser, url, redirectUri)
+    expect(step.kind).toBe("page")
+    if (step.kind !== "page") return
+    expect(step.html).toContain('name="password"')
+    expect(step.html).not.toContain("Continue as")
+  }
+
+  it("should ask for the password again after the web pages sign out, for known and new clients", async () => {
+    const browser = new Browser()
+    await webSignIn(browser)
+    const known = await registerClient("Known Agent")
+    const first = await authorize(browser, known.authorizeUrl(), known.redirectUri, "continue")
+    expect(first.kind === "redirect" && first.code).toBeTruthy()
+    // while signed in, the known client gets its code without any page
+    const again = await walk(browser, known.authorizeUrl(), known.redirectUri)
+    expect(again.kind === "redirect" && again.code).toBeTruthy()
+
+    await signOut(browser)
+
+    await expectPasswordPage(browser, known.authorizeUrl(), known.redirectUri)
+    const silent = await walk(browser, `${known.authorizeUrl()}&prompt=none`, known.redirectUri)
+    expect(silent.kind).toBe("redirect")
+    if (silent.kind === "redirect") {
+      expect(silent.code).toBeNull()
+      expect(new URL(silent.url).searchParams.get("error")).toBe("login_required")
+    }
+    const fresh = await registerClient("New Agent")
+    await expectPasswordPage(browser, fresh.authorizeUrl(), fresh.redirectUri)
+  })
+
+  it("should end a sign-in made on the OAuth page when the web pages sign out", async () => {
+    const browser = new Browser()
+    const client = await registerClient("Password Agent")
+    const first = await authorize(browser, client.authorizeUrl(), client.redirectUri, "password")
+    expect(first.kind === "redirect" && first.code).toBeTruthy()
+    // one sign-in: the pages know this browser now
+    expect((await browser.request(`${t.url}/sites`)).status).toBe(200)
+    const again = await walk(browser, client.authorizeUrl(), client.redirectUri)
+    expect(again.kind === "redirect" && again.code).toBeTruthy()
+
+    await signOut(browser)
+
+    await expectPasswordPage(browser, client.authorizeUrl(), client.redirectUri)
+    // and signing in again gives a code
+    const back = await authorize(browser, client.authorizeUrl(), client.redirectUri, "password")
+    expect(back.kind === "redirect" && back.code).toBeTruthy()
+  })
+
+  it("should not let the provider's session stand in for another account signed in on the pages", async () => {
+    const browser = new Browser()
+    const client = await registerClient("Switch Agent")
+    await authorize(browser, client.authorizeUrl(), client.redirectUri, "password")
+    await signOut(browser)
+    await webSignIn(browser, "owner-b@example.com", "password-b-123")
+    const step = await walk(browser, client.authorizeUrl(), client.redirectUri)
+    expect(step.kind).toBe("page")
+    if (step.kind === "page") expect(step.html).toContain("Continue as owner-b@example.com")
+  })
+})
+
 export { KEYS }

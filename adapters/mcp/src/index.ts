@@ -3,7 +3,7 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, type HttpDeps, runEffect, strictQuery } from "@content-site/rest"
+import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/rest"
 import type Koa from "koa"
 import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
@@ -39,7 +39,12 @@ const METADATA_CACHE_CONTROL = "public, max-age=300"
 export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const keys = await loadSharedKeys(deps.runtime)
   const serverOf = (signing: SigningKeys) => {
-    const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys: { ...keys, signing } })
+    const provider = createAuthorizationServer({
+      runtime: deps.runtime,
+      publicUrl: deps.publicUrl,
+      keys: { ...keys, signing },
+      signedInAccountId: async (ctx) => (await signedInAccount(ctx, deps))?.id,
+    })
     return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }
   }
   let current = serverOf(keys.signing)

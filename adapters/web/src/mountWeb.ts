@@ -63,7 +63,7 @@ import {
   startSession,
   takeFlash,
   type WebSession,
-} from "./session.ts"
+} from "@content-site/rest"
 
 type Ctx = ParameterizedContext
 
