@@ -41,7 +41,9 @@ export type Surface = "rest" | "mcp" | "web"
  * (`/media`), REST (`/api/v1`, `/api/docs`), MCP + OAuth and the web pages, in that order.
  */
 export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
-  const app = new Koa({ proxy: options.trustProxy })
+  // Behind the one trusted proxy, the client is the address that proxy added: the last entry of
+  // X-Forwarded-For. Entries before it are whatever the client sent and are never believed.
+  const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 })
   const deps: HttpDeps = {
     runtime: options.runtime,
     publicUrl: options.publicUrl,

@@ -371,4 +371,19 @@ describe("signing out ends every sign-in of the browser (review point 3)", () =>
   })
 })
 
+describe("client addresses behind a trusted proxy", () => {
+  it("should count failed authentications by the address the proxy added, not one the client wrote", async () => {
+    const behind = await startTestServer({ TRUST_PROXY: "true", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }, { storage: "memory" })
+    try {
+      const attempt = (forwarded: string) => fetch(`${behind.url}/api/v1/sites`, { headers: { authorization: "Bearer cs_wrong", "x-forwarded-for": forwarded } })
+      for (let i = 0; i < 3; i++) expect((await attempt(`198.51.100.${i}, 203.0.113.9`)).status).toBe(401)
+      expect((await attempt("198.51.100.77, 203.0.113.9")).status).toBe(429)
+      // another client behind the same proxy is not locked out
+      expect((await attempt("198.51.100.77, 203.0.113.10")).status).toBe(401)
+    } finally {
+      await behind.close()
+    }
+  })
+})
+
 export { KEYS }
