@@ -9,6 +9,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connect, ScriptedOAuthProvider } from "../mcp/support.ts"
+import { eventually } from "../support/eventually.ts"
 import { json, startTestServer, type TestServer } from "./helpers.ts"
 
 const SEED_KEYS = ["target keyword", "word count", "featured image"] as const
@@ -164,5 +165,93 @@ describe("strict paging numbers", () => {
     const body = await json(await t.api("/api/v1/sites/site_a1/articles?page=02&per_page=010"))
     expect(body.pagination).toMatchObject({ page: 2, per_page: 10 })
     expect(body.data).toHaveLength(10)
+  })
+})
+
+describe("RateLimit-* on every authenticated API answer", () => {
+  it("should send them on a 404 for an unknown path, a 405, a 404 for an unknown article and a 400, and log the unknown path", async () => {
+    const cases: ReadonlyArray<readonly [string, RequestInit, number]> = [
+      ["/api/v1/no-such-thing", {}, 404],
+      ["/api/v1/sites/site_a1/nothing/here", {}, 404],
+      ["/api/v1", {}, 404],
+      ["/api/v1/sites", { method: "DELETE" }, 405],
+      ["/api/v1/articles/art_nope", {}, 404],
+      ["/api/v1/sites?page=x", {}, 400],
+    ]
+    for (const [path, init, status] of cases) {
+      const res = await t.api(path, init)
+      expect(res.status, path).toBe(status)
+      for (const h of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(res.headers.get(h), `${h} on ${path}`).toMatch(/^\d+$/)
+      expect(res.headers.get("cache-control")).toBe("no-store")
+    }
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    expect(log.data.find((e: { action: string }) => e.action === "GET /api/v1/no-such-thing")).toMatchObject({ status: 404, error_code: "not_found" })
+  })
+
+  it("should still answer an unknown path without a key with 401, and count no request", async () => {
+    const res = await t.api("/api/v1/no-such-thing", { key: null })
+    expect(res.status).toBe(401)
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/)
+  })
+})
+
+describe("activity entries about an article carry its site, refused calls included", () => {
+  const entryOf = async (requestId: string | null) => {
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    return log.data.find((e: { request_id: string }) => e.request_id === requestId)
+  }
+
+  it("should give REST refusals (422, 412, 404 of another account's article) the site they concern, or none", async () => {
+    const protectedEdit = await t.api("/api/v1/articles/art_a1", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ body: "<p>x</p>" }) })
+    expect(protectedEdit.status).toBe(422)
+    expect(await entryOf(protectedEdit.headers.get("x-request-id"))).toMatchObject({ article_id: "art_a1", site_id: "site_a1", error_code: "protected_link_changed" })
+    const stale = await t.api("/api/v1/articles/art_a04", {
+      method: "PUT",
+      headers: { "content-type": "application/json", "if-match": '"art_a04-r99"' },
+      body: JSON.stringify({ title: "x" }),
+    })
+    expect(stale.status).toBe(412)
+    expect(await entryOf(stale.headers.get("x-request-id"))).toMatchObject({ article_id: "art_a04", site_id: "site_a1", error_code: "precondition_failed" })
+    const foreign = await t.api("/api/v1/articles/art_b1/revisions")
+    expect(foreign.status).toBe(404)
+    expect(await entryOf(foreign.headers.get("x-request-id"))).toMatchObject({ article_id: "art_b1", site_id: null, error_code: "not_found" })
+    const revisions = await t.api("/api/v1/articles/art_a04/revisions")
+    expect(await entryOf(revisions.headers.get("x-request-id"))).toMatchObject({ article_id: "art_a04", site_id: "site_a1", status: 200 })
+  })
+
+  it("should give MCP refusals the site too", async () => {
+    const refused = (await client.callTool({ name: "update_article", arguments: { article_id: "art_a1", body: "<p>x</p>" } })) as { isError?: boolean }
+    expect(refused.isError).toBe(true)
+    const log = await json(await t.api("/api/v1/activity?channel=mcp&per_page=100"))
+    const entry = log.data.find((e: { action: string; error_code: string | null }) => e.action === "update_article" && e.error_code === "protected_link_changed")
+    expect(entry).toMatchObject({ article_id: "art_a1", site_id: "site_a1", status: "error" })
+  })
+
+  it("should give a call refused by the request limit (429) the site of its article", async () => {
+    const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: "2" })
+    try {
+      const ids: Array<string | null> = []
+      let last: Response | undefined
+      for (let i = 0; i < 3; i++) {
+        last = await limited.api("/api/v1/articles/art_a02")
+        ids.push(last.headers.get("x-request-id"))
+      }
+      expect(last?.status).toBe(429)
+      const { default: pg } = await import("pg")
+      const db = new pg.Client({ connectionString: limited.databaseUrl })
+      await db.connect()
+      try {
+        // The activity API is itself limited now, so the entry is read from the database, once written.
+        const rows = await eventually(
+          async () => (await db.query("select site_id, article_id, error_code from activity where request_id = $1", [ids[2]])).rows,
+          (r) => r.length > 0,
+        )
+        expect(rows).toEqual([{ site_id: "site_a1", article_id: "art_a02", error_code: "rate_limited" }])
+      } finally {
+        await db.end()
+      }
+    } finally {
+      await limited.close()
+    }
   })
 })
