@@ -1,4 +1,4 @@
-import type { CoreServices, ImageFetcher, ImageInspector, StorageServices } from "@content-site/core"
+import { Clock, type CoreServices, type ImageFetcher, type ImageInspector, type StorageServices } from "@content-site/core"
 import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
@@ -22,6 +22,11 @@ export interface StartOptions {
   readonly quiet?: boolean
   /** Which interfaces to mount (default all); the REST-only host passes ["rest"]. */
   readonly surfaces?: ReadonlyArray<Surface>
+  /**
+   * Tests only: the clock of the core (activity times, the UTC day of the edit limit, periods) and
+   * of the request counters' windows, so a test controls minute and day boundaries. Default: the system clock.
+   */
+  readonly now?: () => number
 }
 
 /** A running server. */
@@ -41,12 +46,13 @@ interface Storage {
 }
 
 
-const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]): Promise<Storage> => {
-  if (kind === "memory") return { layer: memoryStorage(), ready: async () => true, close: async () => {} }
+const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], now: StartOptions["now"]): Promise<Storage> => {
+  if (kind === "memory") return { layer: memoryStorage(undefined, now), ready: async () => true, close: async () => {} }
   const db = await openDatabase({
     ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
     dataDir: config.dataDir,
     lockTimeoutMs: config.editLockTimeoutMs,
+    ...(now !== undefined ? { now } : {}),
     ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
   })
   const media = localMediaStore(join(config.dataDir, "media"))
@@ -89,10 +95,12 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   let storage: Storage | undefined
   let runtime: AppRuntime | undefined
   try {
-    storage = await openStorage(config, options.storage)
+    storage = await openStorage(config, options.storage, options.now)
+    const now = options.now
+    const platform = now === undefined ? nodePlatform() : Layer.merge(nodePlatform(), Layer.succeed(Clock, { now: Effect.sync(now) }))
     const layer: Layer.Layer<CoreServices> = Layer.mergeAll(
       storage.layer,
-      nodePlatform(),
+      platform,
       settingsLayer(publicUrl, config.limits),
       imageLayers(config),
     )

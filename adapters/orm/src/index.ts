@@ -46,6 +46,8 @@ export interface OrmConfig {
   readonly poolMax?: number
   /** How often stale request and edit counters are deleted (default 10 minutes; 0: never). */
   readonly housekeepingIntervalMs?: number
+  /** The clock of the request counters' windows (default `Date.now`; tests pass the one they control). */
+  readonly now?: () => number
 }
 
 export interface OrmDatabase {
@@ -131,7 +133,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
-    redis ? redisLimitStore(redis) : postgresLimitStore(orm, bus),
+    redis ? redisLimitStore(redis, config.now) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus),
     ormDataImporter(orm),
   )
