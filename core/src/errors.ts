@@ -51,6 +51,23 @@ export class ProtectedLinkChanged extends Data.TaggedError("ProtectedLinkChanged
   readonly blocks: ReadonlyArray<ProtectedBlockViolation>
 }> {}
 
+/** One edit of a PATCH whose `find` does not occur exactly once. */
+export interface EditMismatch {
+  /** `edits/<index>/find`. */
+  readonly path: string
+  readonly message: string
+  /** How many times `find` occurs (0, or 2 and more). */
+  readonly count: number
+}
+
+/** A find-and-replace edit cannot be applied: its `find` occurs 0 or 2+ times in the body. */
+export class EditNotApplicable extends Data.TaggedError("EditNotApplicable")<{
+  readonly errors: ReadonlyArray<EditMismatch>
+}> {}
+
+/** An `Idempotency-Key` already used, within its 24 hours, for a different request. */
+export class IdempotencyKeyReused extends Data.TaggedError("IdempotencyKeyReused")<{ readonly detail: string }> {}
+
 /** The image URL is not https or points at a non-public address. */
 export class UnsafeUrl extends Data.TaggedError("UnsafeUrl")<{ readonly detail: string }> {}
 
@@ -84,6 +101,8 @@ export type CoreError =
   | UnsupportedMediaType
   | UnsupportedImage
   | ProtectedLinkChanged
+  | EditNotApplicable
+  | IdempotencyKeyReused
   | UnsafeUrl
   | ImageFetchFailed
   | RateLimited
@@ -112,6 +131,8 @@ export const problemKinds = {
   UnsupportedMediaType: { status: 415, code: "unsupported_media_type", title: "Unsupported media type" },
   UnsupportedImage: { status: 415, code: "unsupported_image", title: "Unsupported image" },
   ProtectedLinkChanged: { status: 422, code: "protected_link_changed", title: "Protected link changed" },
+  EditNotApplicable: { status: 422, code: "edit_not_applicable", title: "Edit not applicable" },
+  IdempotencyKeyReused: { status: 422, code: "idempotency_key_reused", title: "Idempotency key reused" },
   UnsafeUrl: { status: 422, code: "unsafe_url", title: "Unsafe URL" },
   ImageFetchFailed: { status: 422, code: "image_fetch_failed", title: "Image fetch failed" },
   RateLimited: { status: 429, code: "rate_limited", title: "Rate limited" },

@@ -15,6 +15,7 @@ export * from "./html/index.ts"
 export * from "./policy/pagination.ts"
 export * from "./policy/time.ts"
 export * from "./policy/revisions.ts"
+export * from "./policy/textEdits.ts"
 export * from "./ports/records.ts"
 export * from "./ports/Repositories.ts"
 export * from "./ports/ArticleWriter.ts"
@@ -23,6 +24,8 @@ export * from "./ports/LimitStore.ts"
 export * from "./ports/Media.ts"
 export * from "./ports/OAuthStore.ts"
 export * from "./ports/DataImporter.ts"
+export * from "./ports/IdempotencyStore.ts"
+export * from "./ports/HtmlAnalyzer.ts"
 export * from "./usecases/Caller.ts"
 export * from "./usecases/views.ts"
 export * from "./usecases/guards.ts"
@@ -33,6 +36,9 @@ export * from "./usecases/getArticle.ts"
 export * from "./usecases/listBacklinks.ts"
 export * from "./usecases/getStats.ts"
 export * from "./usecases/updateArticle.ts"
+export * from "./usecases/editArticle.ts"
+export * from "./usecases/diffRevisions.ts"
+export * from "./usecases/idempotency.ts"
 export * from "./usecases/replaceFeaturedImage.ts"
 export * from "./usecases/listRevisions.ts"
 export * from "./usecases/getRevision.ts"
@@ -53,6 +59,8 @@ import type { LimitStore } from "./ports/LimitStore.ts"
 import type { ImageFetcher, ImageInspector, MediaStore } from "./ports/Media.ts"
 import type { OAuthStore } from "./ports/OAuthStore.ts"
 import type { DataImporter } from "./ports/DataImporter.ts"
+import type { IdempotencyStore } from "./ports/IdempotencyStore.ts"
+import type { HtmlAnalyzer } from "./ports/HtmlAnalyzer.ts"
 
 /** The storage ports a persistence adapter provides. */
 export type StorageServices =
@@ -68,6 +76,7 @@ export type StorageServices =
   | OAuthStore
   | MediaStore
   | DataImporter
+  | IdempotencyStore
 
 /** Every service the use cases need: what a composition root provides. */
-export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher
+export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher | HtmlAnalyzer

@@ -15,6 +15,7 @@ const detailOf = (error: CoreError): string => {
     case "UnsupportedImage":
     case "UnsafeUrl":
     case "ImageFetchFailed":
+    case "IdempotencyKeyReused":
     case "Unavailable":
       return error.detail
     case "NotFound":
@@ -23,6 +24,8 @@ const detailOf = (error: CoreError): string => {
       return `The article is at revision ${error.current}, not ${error.expected}: fetch it again and re-apply your change.`
     case "ProtectedLinkChanged":
       return `The edit removes, changes or forges ${error.blocks.length} protected link block(s); keep every element carrying data-service-protected exactly as it is (moving it is allowed).`
+    case "EditNotApplicable":
+      return `${error.errors.length} edit(s) cannot be applied: each find must occur exactly once in the current body (as get_article / GET serves it); make it longer to be unique, or fetch the article again.`
     case "RateLimited":
       return `More than ${error.limit} requests in a minute; retry in ${error.retryAfterSeconds} s.`
     case "DailyEditLimit":
@@ -40,7 +43,7 @@ export const toProblem = (error: CoreError, requestId: string, publicUrl: string
     code: kind.code,
     detail: detailOf(error),
     request_id: requestId,
-    ...(error._tag === "InvalidRequest" ? { errors: error.errors } : {}),
+    ...(error._tag === "InvalidRequest" || error._tag === "EditNotApplicable" ? { errors: error.errors } : {}),
     ...(error._tag === "ProtectedLinkChanged" ? { blocks: error.blocks } : {}),
     ...(error._tag === "RateLimited" || error._tag === "DailyEditLimit" ? { retry_after: error.retryAfterSeconds } : {}),
   }

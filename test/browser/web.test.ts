@@ -275,6 +275,9 @@ describe("web pages in Chromium", () => {
     await Promise.all([page.waitForURL(`${url}/articles/art_draft`), page.click("text=Save as new revision")])
     expect(await page.textContent("[role=status]")).toMatch(/Saved as revision \d+/)
     await page.click("#revisions a:has-text('Compare revision 1')")
+    // Without script, a confirmation page asks before the restore is done.
+    await page.click("button:has-text('Restore revision 1')")
+    await page.waitForSelector("#confirm-title")
     await Promise.all([page.waitForURL(`${url}/articles/art_draft`), page.click("button:has-text('Restore revision 1')")])
     expect(await page.textContent("h1")).toBe("Autumn draft")
     await page.goto(`${url}/connect`)

@@ -11,11 +11,13 @@ import {
   BacklinkRepository,
   DataImporter,
   EditConflict,
+  IdempotencyStore,
   LimitStore,
   OAuthStore,
   RevisionRepository,
   SiteRepository,
   type AccountRecord,
+  type ActivityFilter,
   type ActivityRecord,
   type ArticleChange,
   type ArticleRecord,
@@ -495,6 +497,21 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "error" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e2])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "ok" }, { offset: 0, limit: 10 })))).items).toEqual([e1])
       })
+      it("should filter by a list of actions, combined with the other filters, an empty list matching nothing", async () => {
+        const { accountId } = await seed()
+        const edit = activityOf(accountId, "2026-11-20T10:00:00Z", { article_id: "art_y", action: "PUT /api/v1/articles/{id}" })
+        const view = activityOf(accountId, "2026-11-21T10:00:00Z", { article_id: "art_y", action: "GET /api/v1/articles/{id}" })
+        const tool = activityOf(accountId, "2026-11-22T10:00:00Z", { channel: "mcp", status: "error", error_code: "protected_link_changed", article_id: "art_y", action: "update_article" })
+        const list = activityOf(accountId, "2026-11-23T10:00:00Z", { action: "GET /api/v1/sites" })
+        for (const e of [edit, view, tool, list]) await run(ActivityLog.use((l) => l.record(e)))
+        const of = (filter: ActivityFilter) => run(ActivityLog.use((l) => l.list(accountId, filter, { offset: 0, limit: 10 })))
+        const changes = ["PUT /api/v1/articles/{id}", "update_article", "POST /articles/{id}/edit"]
+        expect((await of({ actions: changes })).items).toEqual([tool, edit])
+        expect(await of({ actions: changes, outcome: "ok" })).toEqual({ items: [edit], total: 1 })
+        expect((await of({ actions: changes, channel: "mcp" })).items).toEqual([tool])
+        expect((await of({ actions: ["GET /api/v1/articles/{id}"], articleId: "art_y" })).items).toEqual([view])
+        expect(await of({ actions: [] })).toEqual({ items: [], total: 0 })
+      })
     })
 
     describe("OAuth store", () => {
@@ -560,6 +577,63 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
           Effect.all(Array.from({ length: 25 }, () => LimitStore.use((l) => l.hit(key, 10, 3600))), { concurrency: "unbounded" }),
         )
         expect(verdicts.filter((v) => v.allowed).length).toBe(10)
+      })
+    })
+
+    describe("idempotency store", () => {
+      const HOUR = 3_600_000
+      const times = (nowMs: number) => ({ nowMs, leaseUntilMs: nowMs + 5 * 60_000, expiresAtMs: nowMs + 24 * HOUR })
+      const t0 = Date.parse("2026-11-22T10:00:00Z")
+      const answer = { status: 200, headers: { ETag: '"art_1-r2"', "Edit-Limit-Remaining": "7" }, body: '{"ok":true}' }
+      const reserve = (accountId: string, key: string, fingerprint: string, nowMs: number) =>
+        run(IdempotencyStore.use((s) => s.reserve(accountId, key, fingerprint, times(nowMs))))
+
+      it("should reserve a free key, show it pending, then answer what was recorded", async () => {
+        const key = uid("idem")
+        expect(await reserve("acc_i", key, "f1", t0)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i", key, "f1", t0 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "f1", answer)))
+        expect(await reserve("acc_i", key, "f2", t0 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer })
+      })
+
+      it("should keep keys apart per account", async () => {
+        const key = uid("idem")
+        expect(await reserve("acc_i1", key, "f1", t0)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i2", key, "f1", t0)).toEqual({ kind: "reserved" })
+      })
+
+      it("should free a released key and let only its own request complete or release it", async () => {
+        const key = uid("idem")
+        await reserve("acc_i", key, "f1", t0)
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "other", answer)))
+        await run(IdempotencyStore.use((s) => s.release("acc_i", key, "other")))
+        expect(await reserve("acc_i", key, "f1", t0)).toEqual({ kind: "pending", fingerprint: "f1" })
+        await run(IdempotencyStore.use((s) => s.release("acc_i", key, "f1")))
+        expect(await reserve("acc_i", key, "f2", t0)).toEqual({ kind: "reserved" })
+      })
+
+      it("should take over a key after 24 hours, and a pending one whose lease ended", async () => {
+        const done = uid("idem")
+        await reserve("acc_i", done, "f1", t0)
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", done, "f1", answer)))
+        expect((await reserve("acc_i", done, "f2", t0 + 23 * HOUR)).kind).toBe("completed")
+        expect(await reserve("acc_i", done, "f2", t0 + 24 * HOUR)).toEqual({ kind: "reserved" })
+        const stuck = uid("idem")
+        await reserve("acc_i", stuck, "f1", t0)
+        expect((await reserve("acc_i", stuck, "f1", t0 + 60_000)).kind).toBe("pending")
+        expect(await reserve("acc_i", stuck, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
+      })
+
+      it("should give a key to exactly one of many concurrent reservations", async () => {
+        const key = uid("idem")
+        const outcomes = await runtime.runPromise(
+          Effect.all(
+            Array.from({ length: 12 }, () => IdempotencyStore.use((s) => s.reserve("acc_i", key, "f1", times(t0)))),
+            { concurrency: "unbounded" },
+          ),
+        )
+        expect(outcomes.filter((o) => o.kind === "reserved")).toHaveLength(1)
+        expect(outcomes.filter((o) => o.kind === "pending")).toHaveLength(11)
       })
     })
 

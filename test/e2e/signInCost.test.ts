@@ -5,7 +5,7 @@
  * hashes it computes (no timing is measured).
  */
 import { type CoreServices, importData, Secrets } from "@content-site/core"
-import { headerImageInspector, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher } from "@content-site/memory"
+import { headerImageInspector, inlineHtmlAnalyzer, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher } from "@content-site/memory"
 import { nodeSecrets } from "@content-site/platform"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createHash, randomBytes } from "node:crypto"
@@ -36,7 +36,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   runtime = ManagedRuntime.make(
-    Layer.mergeAll(memoryStorage(), systemClock, randomIds, countingScrypt(), settingsLayer(url, { authFailuresPerMinute: 1000 }), headerImageInspector, tableImageFetcher(new Map())),
+    Layer.mergeAll(memoryStorage(), systemClock, randomIds, countingScrypt(), settingsLayer(url, { authFailuresPerMinute: 1000 }), headerImageInspector, inlineHtmlAnalyzer, tableImageFetcher(new Map())),
   )
   await runtime.runPromise(importData(fixture()))
   const app = await composeApp({ runtime, publicUrl: url, env: {}, ready: async () => true, trustProxy: false, isDraining: () => false })

@@ -13,7 +13,7 @@ import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts
  * The official conformance scenarios that apply to this server. The others in the active suite
  * test the SDK's "everything" example server: they call its fixed test tools (test_simple_text,
  * test_image_content, test_sampling, ...), its resources, prompts, completions and logging,
- * none of which this server offers (the contract defines seven tools and nothing else);
+ * none of which this server offers (the contract defines its tools and nothing else);
  * server-sse-multiple-streams has no checks for a stateless JSON-response server.
  */
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] as const

@@ -597,3 +597,50 @@ describe("connected clients", () => {
     expect(refreshed.status).toBe(400)
   })
 })
+
+describe("read-only connections", () => {
+  it("should let the owner allow reading only: the token carries mcp:read, reads work, write tools answer insufficient_scope", async () => {
+    // Bob's account: Alice's has spent most of this minute's requests on the tests above.
+    const flow = new ScriptedOAuthProvider({ ...BOB, decision: "allow", access: "read" }, "Read-only Agent")
+    const readOnly = await connect(mcpUrl, flow)
+    if (readOnly === undefined) throw new Error(`could not connect: ${flow.lastPage}`)
+    // the consent page offered the choice (the SDK asked for both scopes, as the challenge says)
+    expect(flow.lastPage).toContain('value="read"')
+    const scope = String(decodeJwt(flow.savedTokens?.access_token ?? "")["scope"]).split(" ")
+    expect(scope).toContain("mcp:read")
+    expect(scope).not.toContain("mcp")
+    okContent("list_sites", await call("list_sites", {}, readOnly))
+    okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, readOnly))
+    const edit = problemOf(await call("update_article", { article_id: "art_b1_1", title: "Not allowed" }, readOnly))
+    expect(edit["code"]).toBe("insufficient_scope")
+    expect(String(edit["detail"])).toContain("read-only")
+    const image = problemOf(await call("replace_featured_image", { article_id: "art_b1_1", url: "https://images.example.com/x.png" }, readOnly))
+    expect(image["code"]).toBe("insufficient_scope")
+    const after = okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, readOnly)) as { title: string }
+    expect(after.title).not.toBe("Not allowed")
+    const deps = { runtime: server.runtime, publicUrl: server.url, env: {} }
+    expect((await listConnectedClients(deps, "acc_bob")).find((c) => c.clientId === flow.client?.client_id)?.access).toBe("read")
+    // the first connection, allowed with the page's default, may write
+    expect((await listConnectedClients(deps, "acc_alice")).find((c) => c.clientId === provider.client?.client_id)?.access).toBe("write")
+    expect(String(decodeJwt(provider.savedTokens?.access_token ?? "")["scope"]).split(" ")).toContain("mcp")
+    // a refreshed token stays read-only
+    const refreshed = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: flow.savedTokens?.refresh_token ?? "", client_id: flow.client?.client_id ?? "" }),
+    })
+    expect(refreshed.status).toBe(200)
+    const again = (await refreshed.json()) as { access_token: string; scope: string }
+    expect(again.scope.split(" ")).not.toContain("mcp")
+    expect(String(decodeJwt(again.access_token)["scope"]).split(" ")).toEqual(["mcp:read"])
+    await readOnly.close()
+  })
+
+  it("should advertise both scopes in the challenge and the protected resource metadata", async () => {
+    const response = await fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    expect(response.headers.get("www-authenticate")).toContain('scope="mcp mcp:read"')
+    const metadata = (await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()) as { scopes_supported: Array<string> }
+    expect(metadata.scopes_supported).toEqual(["mcp", "mcp:read"])
+  })
+})
+

@@ -182,6 +182,8 @@ export interface PersonScript {
   readonly email: string
   readonly password: string
   readonly decision: "allow" | "deny"
+  /** What to allow when the consent page offers a choice (unset: the page's default). */
+  readonly access?: "read" | "write"
 }
 
 /**
@@ -263,7 +265,7 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
       }
       if (html.includes(">Allow</button>")) {
         const consent = formOf(html, "/confirm")
-        form = { ...consent.fields, decision: this.script.decision }
+        form = { ...consent.fields, decision: this.script.decision, ...(this.script.access ? { access: this.script.access } : {}) }
         url = new URL(consent.action, url).toString()
         continue
       }

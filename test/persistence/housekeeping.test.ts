@@ -45,12 +45,26 @@ describe("housekeeping on PostgreSQL", () => {
       [daysAgo(10), daysAgo(3), daysAgo(1), today()],
     )
     const swept = await db.sweepCounters()
-    expect(swept).toEqual({ limitCounters: 2, editCounters: 2 })
+    expect(swept).toEqual({ limitCounters: 2, editCounters: 2, idempotencyKeys: 0 })
     expect(await keys("limit_counters", "hk:%")).toEqual(["hk:hour", "hk:now"])
     const days = (await admin.query<{ day: string }>("select day from edit_counters where account_id = 'acc_hk' order by day")).rows.map((r) => r.day)
     expect(days).toEqual([daysAgo(1), today()])
     // nothing left to do: a second run deletes nothing
-    expect(await db.sweepCounters()).toEqual({ limitCounters: 0, editCounters: 0 })
+    expect(await db.sweepCounters()).toEqual({ limitCounters: 0, editCounters: 0, idempotencyKeys: 0 })
+  })
+
+  it("should delete idempotency keys past their 24 hours and keep live ones", async () => {
+    const at = (ms: number) => new Date(ms).toISOString()
+    const now = Date.now()
+    await admin.query(
+      `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, lease_until, expires_at) values
+        ('acc_hk', 'expired', 'f', 200, '{}', '{}', $1, $1), ('acc_hk', 'pending-expired', 'f', null, null, null, $1, $1),
+        ('acc_hk', 'live', 'f', 200, '{}', '{}', $2, $3)`,
+      [at(now - 60_000), at(now - 30_000), at(now + 86_000_000)],
+    )
+    expect((await db.sweepCounters()).idempotencyKeys).toBe(2)
+    const left = (await admin.query<{ key: string }>("select key from idempotency_keys where account_id = 'acc_hk'")).rows.map((r) => r.key)
+    expect(left).toEqual(["live"])
   })
 
   it("should delete any number of stale rows in one run, batch after batch", async () => {

@@ -20,8 +20,12 @@ export const OAUTH_TTL = {
   IdToken: 60 * 60,
 } as const
 
-/** The scope an MCP access token carries. */
+/** The scope of an MCP access token with full access: every tool, reads and writes. */
 export const MCP_SCOPE = "mcp"
+/** The scope of a read-only MCP connection: the read tools only; write tools answer `insufficient_scope`. */
+export const MCP_READ_SCOPE = "mcp:read"
+/** Every scope of the MCP resource, as advertised (clients ask for both; the owner picks at consent). */
+export const MCP_SCOPES: ReadonlyArray<string> = [MCP_SCOPE, MCP_READ_SCOPE]
 
 /** Keys every instance shares: the token signing keys and the cookie/CSRF secrets. */
 export interface SharedKeys {
@@ -129,7 +133,7 @@ export const createAuthorizationServer = (options: {
       short: { httpOnly: true, sameSite: "lax", secure, signed: true },
       names: { interaction: "cs_oauth_interaction", resume: "cs_oauth_resume", session: "cs_oauth_session" },
     },
-    scopes: [MCP_SCOPE, "offline_access"],
+    scopes: [...MCP_SCOPES, "offline_access"],
     responseTypes: ["code"],
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
@@ -150,7 +154,7 @@ export const createAuthorizationServer = (options: {
         getResourceServerInfo: (_ctx, indicator) => {
           if (indicator !== mcpUrl) throw new errors.InvalidTarget(`The only resource here is ${mcpUrl}.`)
           return {
-            scope: MCP_SCOPE,
+            scope: MCP_SCOPES.join(" "),
             audience: mcpUrl,
             accessTokenTTL: OAUTH_TTL.AccessToken,
             accessTokenFormat: "jwt",

@@ -11,6 +11,20 @@ export interface ConnectedClient {
   readonly connectedAt: string
   /** When it last called `/mcp` (to the minute), or null. */
   readonly lastUsedAt: string | null
+  /** What the owner allowed: every tool, or the read tools only. */
+  readonly access: "write" | "read"
+}
+
+/** Whether a stored grant gives full access (`mcp` granted and not refused) to some resource. */
+const grantsWrite = (payload: StoredPayload): boolean => {
+  const resources = (payload["resources"] ?? {}) as Record<string, unknown>
+  const rejected = ((payload["rejected"] as { resources?: Record<string, unknown> } | undefined)?.resources ?? {}) as Record<string, unknown>
+  return Object.entries(resources).some(
+    ([resource, scope]) =>
+      typeof scope === "string" &&
+      scope.split(" ").includes("mcp") &&
+      !(typeof rejected[resource] === "string" && (rejected[resource] as string).split(" ").includes("mcp")),
+  )
 }
 
 /** The OAuthStore model that remembers when a client last used its connection. */
@@ -58,6 +72,7 @@ export const listConnectedClients = (deps: HttpDeps, accountId: string): Promise
           redirectHost: hostOf(Array.isArray(redirectUris) ? redirectUris[0] : undefined),
           connectedAt: Number.isFinite(issued) ? toTimestamp(issued * 1000) : toTimestamp(Date.now()),
           lastUsedAt: typeof usage?.["lastUsedAt"] === "string" ? usage["lastUsedAt"] : null,
+          access: clientGrants.some((g) => grantsWrite(g.payload)) ? "write" : "read",
         })
       }
       return out.sort((a, b) => a.connectedAt.localeCompare(b.connectedAt) || a.clientId.localeCompare(b.clientId))

@@ -5,7 +5,7 @@
 import { checkRegistrationLimit } from "@content-site/core"
 import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/rest"
 import type Koa from "koa"
-import { createAuthorizationServer, loadSharedKeys, MCP_SCOPE, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
+import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
@@ -74,7 +74,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const protectedResource = {
     resource: mcpUrl,
     authorization_servers: [deps.publicUrl],
-    scopes_supported: [MCP_SCOPE],
+    scopes_supported: [...MCP_SCOPES],
     bearer_methods_supported: ["header"],
     resource_name: "Content-Site",
     resource_documentation: `${deps.publicUrl}/connect`,

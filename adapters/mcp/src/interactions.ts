@@ -4,7 +4,7 @@ import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type Provider from "oidc-provider"
-import { MCP_SCOPE, presentAsPublic } from "./authorizationServer.ts"
+import { MCP_READ_SCOPE, MCP_SCOPE, presentAsPublic } from "./authorizationServer.ts"
 import { type ClientView, consentPage, errorPage, type Page, signInPage } from "./pages.ts"
 
 const MAX_FORM_BYTES = 16 * 1024
@@ -28,6 +28,10 @@ const send = (ctx: Context, page: Page, status = 200) => {
   ctx.type = "html"
   ctx.body = page.html
 }
+
+/** Whether the app asked for the read-only scope too, so the owner may allow reading only. */
+const readOnlyOffered = (params: Record<string, unknown>): boolean =>
+  typeof params["scope"] === "string" && params["scope"].split(" ").includes(MCP_READ_SCOPE)
 
 const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,128})(?:\/(login|confirm))?$/
 
@@ -100,7 +104,7 @@ export const interactionPages = (options: {
       }
       const accountId = details.session?.accountId
       if (accountId === undefined) return send(ctx, errorPage("You are not signed in.", "Start again from your app."), 400)
-      return send(ctx, consentPage({ uid, csrf, client, accountEmail: await accountEmail(accountId) }))
+      return send(ctx, consentPage({ uid, csrf, client, accountEmail: await accountEmail(accountId), readOnlyOffered: readOnlyOffered(details.params) }))
     }
 
     if (ctx.method !== "POST" || step === undefined) {
@@ -168,9 +172,20 @@ export const interactionPages = (options: {
     if (missing.missingOIDCScope && missing.missingOIDCScope.length > 0) grant.addOIDCScope(missing.missingOIDCScope.join(" "))
     if (missing.missingOIDCClaims && missing.missingOIDCClaims.length > 0) grant.addOIDCClaims([...missing.missingOIDCClaims])
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      if (indicator === mcpUrl) grant.addResourceScope(indicator, scopes.join(" "))
+      const others = scopes.filter((x) => x !== MCP_SCOPE)
+      if (indicator === mcpUrl && others.length > 0) grant.addResourceScope(indicator, others.join(" "))
     }
-    grant.addResourceScope(mcpUrl, MCP_SCOPE)
+    if (readOnlyOffered(details.params) && form.get("access") === "read") {
+      // Read-only: `mcp:read` granted and `mcp` refused, so the consent is complete (no new prompt)
+      // and the access token carries `mcp:read` only.
+      grant.addResourceScope(mcpUrl, MCP_READ_SCOPE)
+      grant.rejectResourceScope(mcpUrl, MCP_SCOPE)
+    } else {
+      // Full access; an earlier read-only choice for this client is lifted.
+      const rejected = (grant as { rejected?: { resources?: Record<string, string> } }).rejected
+      if (rejected?.resources?.[mcpUrl] !== undefined) delete rejected.resources[mcpUrl]
+      grant.addResourceScope(mcpUrl, MCP_SCOPE)
+    }
     const grantId = await grant.save()
     const target = await provider().interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
     ctx.status = 303

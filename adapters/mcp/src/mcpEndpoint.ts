@@ -2,14 +2,19 @@ import {
   type Caller,
   checkAuthFailureBudget,
   checkRequestLimit,
+  claimIdempotencyKey,
   decodeInput,
   internalProblem,
   isCoreError,
+  isRecordableStatus,
   type LimitVerdict,
   OAuthStore,
   type Principal,
   recordActivity,
   recordAuthFailure,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+  requestFingerprint,
   resolveOAuthPrincipal,
   toProblem,
   toTimestamp,
@@ -22,7 +27,7 @@ import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequest
 import { Cause, Effect, Exit, Option } from "effect"
 import { type JWTVerifyGetKey, jwtVerify } from "jose"
 import type { Context, Middleware } from "koa"
-import { MCP_SCOPE } from "./authorizationServer.ts"
+import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { toolDefinitions, toolNamed } from "./tools.ts"
 
@@ -34,10 +39,23 @@ const VERIFIED_TOKEN_CACHE = 5000
 const INSTRUCTIONS = [
   "Content-Site keeps the websites, articles and backlinks of one account.",
   "Start with list_sites, then list_articles / list_backlinks / get_stats with a site_id, and get_article with an article_id.",
-  "Before update_article, read the article with get_article and pass its revision as if_revision; try risky edits with dry_run first.",
-  "Links marked data-service-protected must be kept exactly as they are.",
-  "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, protected_link_changed, rate_limited).",
+  "To change an article, read it with get_article first: keep every link in its protected_links exactly as it is, and pass its revision as if_revision.",
+  "For small changes use edit_article (find and replace, find copied exactly from the body); use update_article only to replace the whole body. Try risky edits with dry_run first.",
+  "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice.",
+  "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
+  "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, edit_not_applicable, protected_link_changed, precondition_failed, rate_limited).",
 ].join(" ")
+
+/** The problem code of a replayed tool error. */
+const replayedCode = (result: CallToolResult): string | null => {
+  const first = result.content[0]
+  if (first?.type !== "text") return null
+  try {
+    return (JSON.parse(first.text) as { code?: string }).code ?? null
+  } catch {
+    return null
+  }
+}
 
 const jsonRpcError = (ctx: Context, status: number, message: string) => {
   ctx.status = status
@@ -100,7 +118,7 @@ export const mcpEndpoint = (options: {
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {
-    const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPE}"`]
+    const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPES.join(" ")}"`]
     if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`)
     ctx.set("WWW-Authenticate", `Bearer ${parts.join(", ")}`)
     ctx.status = 401
@@ -193,7 +211,12 @@ export const mcpEndpoint = (options: {
         const [grant, principal] = yield* Effect.all(
           [
             OAuthStore.use((store) => store.find("Grant", grantId)),
-            resolveOAuthPrincipal(accountId, { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId }),
+            resolveOAuthPrincipal(
+              accountId,
+              { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId },
+              // full access only with the `mcp` scope; `mcp:read` (or anything else) reads only
+              typeof claims["scope"] === "string" && claims["scope"].split(" ").includes(MCP_SCOPE) ? "write" : "read-only",
+            ),
           ],
           // one after the other: both are kept in process (or batched), so forking would cost more
         )
@@ -237,16 +260,26 @@ export const mcpEndpoint = (options: {
       siteId: typeof raw["site_id"] === "string" ? raw["site_id"] : null,
       articleId: typeof raw["article_id"] === "string" ? raw["article_id"] : null,
     }
-    // One run for the call and its activity entry: the limit, the arguments, the tool, then the log.
+    // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
+    // the tool, the key's answer, then the log.
     const outcome = await runtime.runPromise(
       Effect.gen(function* () {
+        let held: { readonly key: string; readonly fingerprint: string } | undefined
         const exit = yield* Effect.exit(
           Effect.gen(function* () {
             onVerdict(yield* checkRequestLimit(caller.accountId))
             const args = yield* decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`)
             target = tool.target(args)
-            return (yield* tool.run(caller, args)) as Record<string, unknown>
-          }) as Effect.Effect<Record<string, unknown>, unknown>,
+            const key = tool.idempotent === true && typeof args.idempotency_key === "string" ? (args.idempotency_key as string) : undefined
+            if (key !== undefined) {
+              const { idempotency_key: _key, ...rest } = args as Record<string, unknown>
+              const fingerprint = yield* requestFingerprint({ tool: name, args: rest })
+              const claim = yield* claimIdempotencyKey(caller, key, fingerprint)
+              if (claim.kind === "replay") return { replay: JSON.parse(claim.answer.body) as CallToolResult }
+              held = { key, fingerprint }
+            }
+            return { value: (yield* tool.run(caller, args)) as Record<string, unknown> }
+          }) as Effect.Effect<{ readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }, unknown>,
         )
         const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
         const problem = Exit.isSuccess(exit)
@@ -254,19 +287,34 @@ export const mcpEndpoint = (options: {
           : error !== undefined && isCoreError(error)
             ? toProblem(error, requestId, publicUrl)
             : internalProblem(requestId, publicUrl)
+        const result: CallToolResult = Exit.isSuccess(exit)
+          ? "replay" in exit.value
+            ? exit.value.replay
+            : { content: [{ type: "text", text: tool.render(exit.value.value) }], structuredContent: exit.value.value }
+          : { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] }
+        if (held !== undefined) {
+          const { key, fingerprint } = held
+          const kept = yield* Effect.exit(
+            (problem === undefined || isRecordableStatus(problem.status)
+              ? recordIdempotentAnswer(caller, key, fingerprint, { status: problem?.status ?? 200, headers: {}, body: JSON.stringify(result) })
+              : releaseIdempotencyKey(caller, key, fingerprint)) as Effect.Effect<void, unknown>,
+          )
+          if (Exit.isFailure(kept)) console.error(`[${requestId}] could not keep the idempotency key's answer\n${Cause.pretty(kept.cause)}`)
+        }
+        const replayed = Exit.isSuccess(exit) && "replay" in exit.value ? exit.value.replay : undefined
         // a committed change wrote its entry in its own transaction
         const logged =
-          Exit.isSuccess(exit) && tool.committed?.(exit.value) === true
+          Exit.isSuccess(exit) && "value" in exit.value && tool.committed?.(exit.value.value) === true
             ? Exit.void
             : yield* Effect.exit(
                 recordActivity(caller, {
-                  ok: problem === undefined,
-                  errorCode: problem?.code ?? null,
+                  ok: problem === undefined && replayed?.isError !== true,
+                  errorCode: problem?.code ?? (replayed?.isError === true ? replayedCode(replayed) : null),
                   siteId: target.siteId ?? null,
                   articleId: target.articleId ?? null,
                 }) as Effect.Effect<void, unknown>,
               )
-        return { exit, error, problem, logged }
+        return { exit, error, problem, logged, result }
       }),
     )
     const { exit, error, problem } = outcome
@@ -275,10 +323,7 @@ export const mcpEndpoint = (options: {
     if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
       onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
     }
-    if (Exit.isSuccess(exit)) {
-      return { content: [{ type: "text", text: tool.render(exit.value) }], structuredContent: exit.value }
-    }
-    return { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] }
+    return outcome.result
   }
 
   /** Request headers the Streamable HTTP transport looks at. */

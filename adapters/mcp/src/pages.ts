@@ -26,7 +26,13 @@ button{flex:1;padding:.65rem 1rem;font:inherit;font-weight:600;border-radius:8px
 button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 .error{color:var(--danger);font-weight:600}
 ul{padding-left:1.2rem}
-code{font-size:.9em}
+code{font-size:.9em;overflow-wrap:anywhere}
+strong,p{overflow-wrap:anywhere}
+fieldset{border:1px solid var(--line);border-radius:8px;margin:1rem 0 .5rem;padding:.5rem .9rem .75rem}
+legend{font-weight:600;padding:0 .25rem}
+.choice{display:flex;gap:.5rem;align-items:baseline;font-weight:400;margin:.6rem 0 0}
+a{color:var(--accent)}
+@media (max-width:30rem){main{margin:0;border-radius:0;border-width:0 0 1px;padding:1.25rem}}
 `
 
 const layout = (title: string, body: string, formTargets: ReadonlyArray<string>): Page => {
@@ -93,33 +99,43 @@ export const signInPage = (options: {
   const form = `<form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${esc(options.email ?? "")}">
+<input id="email" name="email" type="email" autocomplete="username" required value="${esc(options.email ?? "")}"${options.error || options.signedInEmail ? "" : " autofocus"}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+<input id="password" name="password" type="password" autocomplete="current-password" required${options.error ? " autofocus" : ""}>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>`
   return layout("Sign in", `<h1>Sign in</h1>\n${intro}\n${error}\n${continueForm}\n${form}`, redirectSource(options.client.redirectUri))
 }
 
-/** The consent page: names the client, its redirect host and the account; Allow and Deny. */
+/** The consent page: names the client, its redirect host and the account; what it may do; Allow and Deny. */
 export const consentPage = (options: {
   readonly uid: string
   readonly csrf: string
   readonly client: ClientView
   readonly accountEmail: string
+  /** The app asked for the read-only scope too, so the owner may allow reading only. */
+  readonly readOnlyOffered: boolean
 }): Page => {
   const action = `/oauth/interaction/${encodeURIComponent(options.uid)}/confirm`
-  const body = `<h1>Allow access?</h1>
-<p><strong>${esc(options.client.name)}</strong> wants to use your Content-Site account <strong>${esc(options.accountEmail)}</strong>.</p>
-<p class="muted">After you allow it, it will be sent back to <code>${esc(options.client.redirectHost)}</code>.</p>
-<p>It will be able to:</p>
+  const access = options.readOnlyOffered
+    ? `<fieldset>
+<legend>It will be able to:</legend>
+<label class="choice"><input type="radio" name="access" value="write" checked> <span><strong>Read and edit</strong>: read your websites, articles, backlinks and period summaries, and edit article titles and bodies and replace featured images</span></label>
+<label class="choice"><input type="radio" name="access" value="read"> <span><strong>Read only</strong>: read your websites, articles, backlinks and period summaries; every edit it tries is refused</span></label>
+</fieldset>
+<p class="muted">Edits never remove protected links, and every change is a revision you can restore.</p>`
+    : `<p>It will be able to:</p>
 <ul>
 <li>read your websites, articles, backlinks and period summaries;</li>
 <li>edit article titles and bodies and replace featured images (protected links always stay as they are; every change is a revision you can restore).</li>
-</ul>
-<p class="muted">You can revoke this connection at any time on the Connections page.</p>
+</ul>`
+  const body = `<h1>Allow access?</h1>
+<p><strong>${esc(options.client.name)}</strong> wants to use your Content-Site account <strong>${esc(options.accountEmail)}</strong>.</p>
+<p class="muted">After you allow it, it will be sent back to <code>${esc(options.client.redirectHost)}</code>.</p>
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">
+${access}
+<p class="muted">You can disconnect it at any time on the <a href="/connect">API &amp; agents</a> page of Content-Site.</p>
 <div class="actions">
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

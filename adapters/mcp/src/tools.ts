@@ -3,13 +3,21 @@ import {
   Article,
   BacklinkPage,
   type Caller,
+  DiffRevisionsArgs,
+  diffRevisions,
+  EditArticleArgs,
+  editArticle,
   FeaturedImageResult,
+  GetRevisionArgs,
+  getRevision,
   getArticle,
   getStats,
   type ImageSource,
   Id,
   InvalidRequest,
   ListArticlesQuery,
+  ListRevisionsQuery,
+  listRevisions,
   ListBacklinksQuery,
   ListSitesQuery,
   listArticles,
@@ -18,6 +26,12 @@ import {
   PeriodSummary,
   ReplaceFeaturedImageArgs,
   replaceFeaturedImage,
+  RestoreRevisionArgs,
+  RestoreRevisionResult,
+  restoreRevision,
+  Revision,
+  RevisionDiff,
+  RevisionPage,
   StatsQuery,
   UpdateArticleArgs,
   UpdateArticleResult,
@@ -51,6 +65,8 @@ export interface ToolSpec {
   readonly render: (result: any) => string
   /** A write whose answer shows a committed change: its activity entry is already in the log. */
   readonly committed?: (result: any) => boolean
+  /** A write that takes `idempotency_key`. */
+  readonly idempotent?: boolean
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
@@ -64,6 +80,31 @@ const ListArticlesArgs = Schema.toType(Schema.Struct({ site_id: Id, ...ListArtic
 const GetArticleArgs = Schema.toType(Schema.Struct({ article_id: Id }))
 const ListBacklinksArgs = Schema.toType(Schema.Struct({ site_id: Id, ...ListBacklinksQuery.fields }))
 const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: Id, ...StatsQuery.fields }))
+const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: Id, ...ListRevisionsQuery.fields }))
+
+const IDEMPOTENCY =
+  "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing."
+
+const revisionLine = (r: { number: number; origin: string; created_at: string; reason: string | null; restored_from: number | null; actor: { name: string } }) =>
+  `- revision ${r.number} (${r.origin}, ${r.created_at}, by ${r.actor.name})${r.restored_from !== null ? ` restored from ${r.restored_from}` : ""}${r.reason ? `: ${r.reason}` : ""}`
+
+const protectedLine = (a: { protected_links: ReadonlyArray<{ type: string; href: string | null; text: string }> }) =>
+  a.protected_links.length === 0
+    ? "Protected links: none."
+    : `Protected links (keep each exactly as it is): ${a.protected_links.map((l) => `${l.type} "${l.text}" -> ${l.href ?? "(no href)"}`).join("; ")}.`
+
+const editOutcome = (r: typeof UpdateArticleResult.Type) =>
+  [
+    r.dry_run === true
+      ? "Dry run: nothing was written; the edit passes every check (protected links intact) and would apply as shown."
+      : r.revision === null
+        ? "Nothing changed: the edit is identical to the current article."
+        : `Saved as revision ${r.revision.number}.`,
+    `Article ${r.article.id} "${r.article.title}" is at revision ${r.article.revision}, ${r.article["word count"]} words.`,
+    r.sanitized.changed
+      ? `The sanitiser removed: ${r.sanitized.removed.map((x) => `${x.what} x${x.count}`).join(", ")}.`
+      : "The sanitiser removed nothing.",
+  ].join("\n")
 
 const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
   `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
@@ -88,7 +129,7 @@ const byteSource = (args: { url?: string; image_base64?: string }): Effect.Effec
   return Effect.succeed({ kind: "bytes", bytes: new Uint8Array(Buffer.from(text, "base64")) })
 }
 
-/** The seven tools of the contract, in the order clients list them. */
+/** The tools of the contract, in the order clients list them. */
 export const tools: ReadonlyArray<ToolSpec> = [
   {
     name: "list_sites",
@@ -129,9 +170,8 @@ export const tools: ReadonlyArray<ToolSpec> = [
     name: "get_article",
     title: "Get one article",
     description: [
-      "Get one article with its full HTML body and its current revision number.",
-      "Read it before update_article: pass that revision as if_revision to make sure nobody changed the article in between.",
-      "Links carrying the attribute data-service-protected are purchased backlinks or internal links: an edit must keep each of them exactly as it is (it may move within the body).",
+      "Get one article with its full HTML body, its current revision number and protected_links: the links carrying data-service-protected (purchased backlinks, internal links), each of which every edit must keep exactly as it is (it may move within the body).",
+      "Read it before edit_article or update_article: copy find texts from this body exactly, and pass the revision as if_revision so the edit is refused (precondition_failed) if somebody changed the article in between.",
       "article_id comes from list_articles or get_stats. An article of another account is not_found.",
       LIMITS,
     ].join(" "),
@@ -145,6 +185,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
         `${a.title}`,
         `id ${a.id}, site ${a.site_id}, revision ${a.revision}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a["word count"]} words`,
         `url ${a.url}; target keyword: ${a["target keyword"] || "(none)"}; featured image: ${a["featured image"] ? a["featured image"].url : "(none)"}`,
+        protectedLine(a),
         "",
         a.body,
       ].join("\n"),
@@ -190,34 +231,124 @@ export const tools: ReadonlyArray<ToolSpec> = [
     name: "update_article",
     title: "Edit an article's title or body",
     description: [
-      "Change an article's title and/or its full HTML body (give at least one; the url, status, keyword and backlinks cannot be changed here), with an optional reason kept on the revision.",
+      "Replace an article's title and/or its WHOLE HTML body (give at least one; the url, status, keyword and backlinks cannot be changed here), with an optional reason kept on the revision.",
+      "To change a sentence or a paragraph, prefer edit_article: it sends only the text to find and its replacement, and cannot lose the rest of the body.",
       "The body is sanitised like the editor does (scripts, iframes, event handlers, javascript: URLs are removed; the result says what was removed).",
       "Every element carrying data-service-protected in the current body must stay exactly as it is (moving it is allowed); removing, changing or adding one is refused with protected_link_changed, listing the blocks.",
       "Use dry_run: true to check an edit without writing anything. Pass if_revision (the revision from get_article) to refuse the edit with precondition_failed if the article changed since; then get_article again and re-apply.",
       "Each real change is a new revision; an edit identical to the current article writes nothing (revision null).",
+      "Undo a change with restore_revision.",
+      IDEMPOTENCY,
       "Limits: 200 article changes per UTC day per account (daily_edit_limit) and 60 requests per minute, both shared with the REST API; the body may be at most 1 MiB, the title 1 to 300 characters.",
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    idempotent: true,
     input: UpdateArticleArgs,
     output: UpdateArticleResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
-    run: (caller, { article_id, dry_run, if_revision, ...body }) =>
+    run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, ...body }) =>
       Effect.map(
         updateArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }),
         (outcome) => outcome.result,
       ),
     committed: (r: typeof UpdateArticleResult.Type) => r.revision !== null,
-    render: (r: typeof UpdateArticleResult.Type) =>
+    render: editOutcome,
+  },
+  {
+    name: "edit_article",
+    title: "Edit part of an article (find and replace)",
+    description: [
+      "Change part of an article's body by find and replace, and/or its title: the preferred way to fix a sentence, a word or a paragraph, since only the changed text travels and the rest of the body cannot be lost.",
+      "First read the article with get_article. Each find must be copied exactly from that body (the HTML as served, tags and entities included) and occur there exactly once; edits apply in order, each on the result of the one before. A find found 0 or 2+ times is refused with edit_not_applicable, naming the edit (edits/0/find) and the count: add surrounding text to make it unique.",
+      "Keep every link listed in protected_links exactly as it is (moving it is fine); removing or changing one is refused with protected_link_changed.",
+      "Pass if_revision (from get_article) to be refused with precondition_failed if somebody changed the article since; without it the edits are made on the newest body. dry_run: true checks without writing.",
+      "The result is sanitised like any edit and saved as a new revision; undo it with restore_revision (the previous number is the saved revision minus one).",
+      IDEMPOTENCY,
+      "Limits: 200 article changes per UTC day per account and 60 requests per minute, shared with the REST API; at most 100 edits a call.",
+    ].join(" "),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    idempotent: true,
+    input: EditArticleArgs,
+    output: UpdateArticleResult,
+    target: (a: { article_id: string }) => ({ articleId: a.article_id }),
+    run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, ...body }) =>
+      Effect.map(editArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }), (outcome) => outcome.result),
+    committed: (r: typeof UpdateArticleResult.Type) => r.revision !== null,
+    render: editOutcome,
+  },
+  {
+    name: "list_revisions",
+    title: "List an article's revisions",
+    description: [
+      "List the saved versions of one article, newest first, without bodies: number, origin (api, mcp, editor, rewrite), who, when, reason, and restored_from for restores.",
+      "Use it to find the revision to compare (diff_revisions), read (get_revision) or bring back (restore_revision). article_id comes from list_articles.",
+      LIMITS,
+    ].join(" "),
+    annotations: READ,
+    input: ListRevisionsArgs,
+    output: RevisionPage,
+    target: (a: { article_id: string }) => ({ articleId: a.article_id }),
+    run: (caller, { article_id, ...query }) => listRevisions(caller, article_id, query),
+    render: (r: typeof RevisionPage.Type) => [...r.data.map(revisionLine), pageLine(r.pagination)].join("\n"),
+  },
+  {
+    name: "get_revision",
+    title: "Get one revision",
+    description: [
+      "Get one saved version of an article (article_id and its number from list_revisions), with its title, HTML body and featured image as they were then.",
+      LIMITS,
+    ].join(" "),
+    annotations: READ,
+    input: GetRevisionArgs,
+    output: Revision,
+    target: (a: { article_id: string }) => ({ articleId: a.article_id }),
+    run: (caller, args: typeof GetRevisionArgs.Type) => getRevision(caller, args.article_id, args.number),
+    render: (r: typeof Revision.Type) => [revisionLine(r), `Title: ${r.title}`, "", r.body].join("\n"),
+  },
+  {
+    name: "diff_revisions",
+    title: "Show what changed between two revisions",
+    description: [
+      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ.",
+      "from is the older revision number, to the newer one (default: the current revision). Use it to check what an edit really changed, or what a restore would bring back.",
+      LIMITS,
+    ].join(" "),
+    annotations: READ,
+    input: DiffRevisionsArgs,
+    output: RevisionDiff,
+    target: (a: { article_id: string }) => ({ articleId: a.article_id }),
+    run: (caller, args: typeof DiffRevisionsArgs.Type) => diffRevisions(caller, args.article_id, args.from, args.to),
+    render: (d: typeof RevisionDiff.Type) =>
       [
-        r.dry_run === true
-          ? "Dry run: nothing was written; the edit passes every check (protected links intact) and would apply as shown."
-          : r.revision === null
-            ? "Nothing changed: the edit is identical to the current article."
-            : `Saved as revision ${r.revision.number}.`,
+        `From revision ${d.from} to revision ${d.to}: ${d.body.added_words} words added, ${d.body.removed_words} removed.`,
+        d.title === null ? "Title unchanged." : `Title: "${d.title.from}" -> "${d.title.to}".`,
+        d.body.unified === "" ? "Body unchanged." : d.body.unified,
+      ].join("\n"),
+  },
+  {
+    name: "restore_revision",
+    title: "Restore an earlier revision",
+    description: [
+      "Undo changes: make an earlier revision's title, body and featured image the article's again, saved as a new revision (restored_from set). Find the number with list_revisions and check what it brings back with diff_revisions first.",
+      "Refused with protected_link_changed if it would remove or change a protected link of the current body (links the platform added after that revision must stay). Restoring the state the article is already in writes nothing (revision null).",
+      "Pass if_revision (from get_article) to be refused with precondition_failed if the article changed since.",
+      IDEMPOTENCY,
+      "Counts as an article change: 200 per UTC day per account, shared with the REST API.",
+    ].join(" "),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    idempotent: true,
+    input: RestoreRevisionArgs,
+    output: RestoreRevisionResult,
+    target: (a: { article_id: string }) => ({ articleId: a.article_id }),
+    run: (caller, args: typeof RestoreRevisionArgs.Type) =>
+      Effect.map(restoreRevision(caller, args.article_id, args.number, args.reason, { expectedRevision: args.if_revision }), (outcome) => outcome.result),
+    committed: (r: typeof RestoreRevisionResult.Type) => r.revision !== null,
+    render: (r: typeof RestoreRevisionResult.Type) =>
+      [
+        r.revision === null
+          ? "Nothing changed: the article already is in that state."
+          : `Restored revision ${r.revision.restored_from} as revision ${r.revision.number}.`,
         `Article ${r.article.id} "${r.article.title}" is at revision ${r.article.revision}, ${r.article["word count"]} words.`,
-        r.sanitized.changed
-          ? `The sanitiser removed: ${r.sanitized.removed.map((x) => `${x.what} x${x.count}`).join(", ")}.`
-          : "The sanitiser removed nothing.",
       ].join("\n"),
   },
   {
@@ -228,8 +359,10 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Accepted: JPEG, PNG, WebP, GIF, AVIF, judged by decoding, at most 10 MiB and 8000 px a side; never SVG (unsupported_image, payload_too_large).",
       "URLs must be https and resolve to public addresses (unsafe_url); fetch failures are image_fetch_failed.",
       "The image is stored by the service and the change is a new revision. Limits: 200 article changes per UTC day and 60 requests per minute per account, shared with the REST API.",
+      IDEMPOTENCY,
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    idempotent: true,
     input: ReplaceFeaturedImageArgs,
     output: FeaturedImageResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),

@@ -1,3 +1,4 @@
+import type { MemoryIdempotencyEntry } from "./MemoryIdempotencyStore.ts"
 import type {
   AccountRecord,
   ActivityRecord,
@@ -35,6 +36,8 @@ export interface MemoryState {
   /** Keyed by `${model}#${id}`. */
   readonly oauth: Map<string, MemoryPayload>
   readonly media: Map<string, StoredMedia>
+  /** Keyed by `${accountId}#${key}`. */
+  readonly idempotency: Map<string, MemoryIdempotencyEntry>
 }
 
 /** Above this many request counters (or edit counters), those of ended windows (past days) are dropped. */
@@ -54,4 +57,5 @@ export const makeMemoryState = (): MemoryState => ({
   limitWindows: new Map(),
   oauth: new Map(),
   media: new Map(),
+  idempotency: new Map(),
 })

@@ -14,6 +14,8 @@ import {
   systemClock,
   webCryptoSecrets,
 } from "./MemoryInfrastructure.ts"
+import { memoryIdempotencyStore } from "./MemoryIdempotencyStore.ts"
+import { inlineHtmlAnalyzer } from "./inlineHtmlAnalyzer.ts"
 import { type MemoryState, makeMemoryState } from "./MemoryState.ts"
 import { memoryRepositories } from "./repositories.ts"
 
@@ -22,12 +24,14 @@ export * from "./MemoryArticleWriter.ts"
 export * from "./MemoryInfrastructure.ts"
 export * from "./repositories.ts"
 export * from "./MemoryImages.ts"
+export * from "./MemoryIdempotencyStore.ts"
+export * from "./inlineHtmlAnalyzer.ts"
 
 /** A Settings layer. */
 export const settingsLayer = (publicUrl: string, limits: Partial<LimitSettings> = {}) =>
   Layer.succeed(Settings, { publicUrl: publicUrl.replace(/\/+$/, ""), limits: { ...defaultLimits, ...limits } })
 
-/** Every storage port in memory over one state (repositories, writer, limits, OAuth, media, import). */
+/** Every storage port in memory over one state (repositories, writer, limits, OAuth, media, import, idempotency keys). */
 export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () => number = Date.now) =>
   Layer.mergeAll(
     memoryRepositories(state),
@@ -36,8 +40,9 @@ export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () =>
     memoryOAuthStore(state, now),
     memoryMediaStore(state),
     memoryDataImporter(state),
+    memoryIdempotencyStore(state),
   )
 
-/** Storage plus clock, ids and Web Crypto secrets: everything but images and settings. */
+/** Storage plus clock, ids, Web Crypto secrets and the HTML policy in the calling thread: everything but images and settings. */
 export const memoryPlatform = (state: MemoryState = makeMemoryState()) =>
-  Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets())
+  Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets(), inlineHtmlAnalyzer)

@@ -145,6 +145,7 @@ export const memoryRepositories = (state: MemoryState) =>
                   (filter.channel === undefined || e.channel === filter.channel) &&
                   (filter.articleId === undefined || e.article_id === filter.articleId) &&
                   (filter.outcome === undefined || (filter.outcome === "error") === (e.error_code !== null)) &&
+                  (filter.actions === undefined || filter.actions.includes(e.action)) &&
                   inRange(e.at, filter.from, filter.to),
               )
               .sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : byId(b, a))),

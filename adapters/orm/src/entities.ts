@@ -189,6 +189,26 @@ export const OAuthPayloadEntity = defineEntity({
   },
 })
 
+/**
+ * Idempotency keys per account: the request's fingerprint and, once answered, the answer a retry
+ * gets again. A pending row (no status yet) is held until `lease_until`; every row until `expires_at`.
+ */
+export const IdempotencyKeyEntity = defineEntity({
+  name: "IdempotencyKey",
+  tableName: "idempotency_keys",
+  indexes: [{ name: "idempotency_keys_expires_at_index", properties: ["expiresAt"] }],
+  properties: {
+    accountId: p.string().length(128).primary(),
+    key: p.string().length(255).primary(),
+    fingerprint: p.string().length(64),
+    status: p.integer().nullable(),
+    headers: p.json<Record<string, string>>().nullable(),
+    body: p.text().nullable(),
+    leaseUntil: p.datetime(3),
+    expiresAt: p.datetime(3),
+  },
+})
+
 export const entities = [
   AccountEntity,
   ApiKeyEntity,
@@ -200,4 +220,5 @@ export const entities = [
   EditCounterEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,
+  IdempotencyKeyEntity,
 ]

@@ -1,7 +1,8 @@
 /**
  * Housekeeping of the bookkeeping tables, which would otherwise grow by one row per key for ever:
  * request counters of ended windows (`limit_counters`: one row per account and per client address
- * that ever failed to authenticate) and edit counters of past days (`edit_counters`). Each run
+ * that ever failed to authenticate), edit counters of past days (`edit_counters`) and idempotency
+ * keys past their 24 hours (`idempotency_keys`). Each run
  * deletes in bounded batches; every instance runs it now and then, and runs that overlap only
  * share the work (a delete is idempotent).
  *
@@ -24,6 +25,8 @@ const STALE_LIMIT_COUNTERS = `delete from limit_counters t
   where t.window_start < $1::bigint and t.key in (select key from limit_counters where window_start < $1::bigint limit $2)`
 const STALE_EDIT_COUNTERS = `delete from edit_counters t
   where t.day < $1 and (t.account_id, t.day) in (select account_id, day from edit_counters where day < $1 limit $2)`
+const EXPIRED_IDEMPOTENCY_KEYS = `delete from idempotency_keys t
+  where t.expires_at < $1::timestamptz and (t.account_id, t.key) in (select account_id, key from idempotency_keys where expires_at < $1::timestamptz limit $2)`
 const OLD_ACTIVITY = `delete from activity t
   where t.at < $1::timestamptz and t.id in (select id from activity where at < $1::timestamptz limit $2)`
 
@@ -43,6 +46,7 @@ const inBatches = async (sql: Sql, statement: string, cutoff: unknown, maxBatche
 export interface Swept {
   readonly limitCounters: number
   readonly editCounters: number
+  readonly idempotencyKeys: number
 }
 
 /** One housekeeping run at `now` (ms since the epoch). */
@@ -51,6 +55,7 @@ export const sweepCounters = async (sql: Sql, now: number): Promise<Swept> => {
   return {
     limitCounters: await inBatches(sql, STALE_LIMIT_COUNTERS, cutoff, MAX_BATCHES),
     editCounters: await inBatches(sql, STALE_EDIT_COUNTERS, new Date(cutoff).toISOString().slice(0, 10), MAX_BATCHES),
+    idempotencyKeys: await inBatches(sql, EXPIRED_IDEMPOTENCY_KEYS, new Date(now).toISOString(), MAX_BATCHES),
   }
 }
 
@@ -71,8 +76,10 @@ export const scheduleHousekeeping = (sql: Sql, intervalMs: number, more: () => P
     timer = setTimeout(() => {
       more().then(() => sweepCounters(sql, now())).then(
         (swept) => {
-          if (swept.limitCounters + swept.editCounters > 0) {
-            console.log(`housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days`)
+          if (swept.limitCounters + swept.editCounters + swept.idempotencyKeys > 0) {
+            console.log(
+              `housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days, ${swept.idempotencyKeys} expired idempotency keys`,
+            )
           }
         },
         (e: unknown) => console.error("housekeeping failed; the next run tries again:", e instanceof Error ? e.message : e),

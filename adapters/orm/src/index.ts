@@ -17,6 +17,7 @@ import { openActivitySpool, replaySpools, spoolDir } from "./activitySpool.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { AccountEntity, ApiKeyEntity } from "./entities.ts"
+import { ormIdempotencyStore } from "./idempotency.ts"
 import { ormDataImporter } from "./importer.ts"
 import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
 import { ormOAuthStore } from "./oauth.ts"
@@ -69,7 +70,7 @@ export interface OrmDatabase {
   readonly flushActivity: () => Promise<void>
   /** Whether the event bus is connected, i.e. the in-process caches are in use. */
   readonly eventsConnected: () => boolean
-  /** Deletes request counters of ended windows and edit counters of past days now (also run on a schedule). */
+  /** Deletes request counters of ended windows, edit counters of past days and expired idempotency keys now (also run on a schedule). */
   readonly sweepCounters: () => Promise<Swept>
   /** Deletes activity entries from before `before` (the admin command line); answers how many. */
   readonly pruneActivity: (before: Date) => Promise<number>
@@ -136,6 +137,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     redis ? redisLimitStore(redis, config.now) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus),
     ormDataImporter(orm),
+    ormIdempotencyStore(sql),
   )
   let closed = false
   return {

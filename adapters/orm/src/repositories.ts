@@ -328,6 +328,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.channel !== undefined) w.add("channel = ?", filter.channel)
           if (filter.articleId !== undefined) w.add("article_id = ?", filter.articleId)
           if (filter.outcome !== undefined) w.add(filter.outcome === "error" ? "error_code is not null" : "error_code is null")
+          if (filter.actions !== undefined) w.add("action = any(?::text[])", [...filter.actions])
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()

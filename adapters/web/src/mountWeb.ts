@@ -5,7 +5,7 @@ import {
   decodeInput,
   extractProtectedBlocks,
   getArticle,
-  sanitizeArticleHtml,
+  HtmlAnalyzer,
   getRevision,
   getStats,
   isCoreError,
@@ -19,6 +19,8 @@ import {
   listRevisions,
   listSites,
   MAX_IMAGE_BYTES,
+  MAX_REASON_LENGTH,
+  MAX_TITLE_LENGTH,
   NotFound,
   PathId,
   type PeriodSummary,
@@ -31,6 +33,7 @@ import {
   UpdateArticleBody,
   updateArticle,
   verifyCredentials,
+  type ApiKeyView,
   type Caller,
   type Website,
 } from "@content-site/core"
@@ -45,8 +48,12 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, 
 import { FormError, type FormFields, queryParam, readForm } from "./forms.ts"
 import { type Html, toString } from "./html.ts"
 import { page, type NavKey } from "./layout.ts"
-import { articleContent, type EditForm, type EditRefusal } from "./pages/article.ts"
-import { activityContent } from "./pages/activity.ts"
+import { CHANGE_ACTIONS } from "./activityWords.ts"
+import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft } from "./drafts.ts"
+import { articleContent, type EditForm } from "./pages/article.ts"
+import { activityContent, type TitlesById } from "./pages/activity.ts"
+import { confirmContent } from "./pages/confirm.ts"
+import { holdShownOnce, takeShownOnce } from "./shownOnce.ts"
 import { connectContent, type ConnectedClientView } from "./pages/connect.ts"
 import { errorPage } from "./pages/errorPage.ts"
 import { revisionContent } from "./pages/revision.ts"
@@ -189,15 +196,28 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     }
   }
 
-  /** A page or action for a signed-in person; logged as one activity entry. */
+  /**
+   * A page or action for a signed-in person. Actions (POST) are logged as one activity entry each;
+   * page views are not (the log is of calls and changes, and a person's own browsing would bury
+   * them). Without a live session a page asks for sign-in and comes back; an action is not done,
+   * `expired` may keep what was sent, and the person returns to the page the form was on.
+   */
   const signedIn =
-    (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>) =>
+    (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>, expired?: (ctx: Ctx) => Promise<void>) =>
     async (ctx: Ctx): Promise<void> => {
       const session = await readSession(ctx, deps)
       const account = session === null ? null : await signedInAccount(ctx, deps)
       if (session === null || account === null) {
-        const next = ctx.method === "GET" ? ctx.originalUrl : "/sites"
-        redirect(ctx, `/?next=${encodeURIComponent(next)}`)
+        if (ctx.method === "GET") return redirect(ctx, `/?next=${encodeURIComponent(ctx.originalUrl)}`)
+        if (expired !== undefined) await expired(ctx).catch(() => undefined)
+        return redirect(ctx, `/?expired=1&next=${encodeURIComponent(formPageOf(ctx.path))}`)
+      }
+      if (ctx.method === "GET" || UNLOGGED.has(action)) {
+        try {
+          await fn(ctx, { account, session, caller: webCaller(ctx, account, action) })
+        } catch (error) {
+          renderFailure(ctx, error, account, session.csrf)
+        }
         return
       }
       const caller = webCaller(ctx, account, action)
@@ -234,12 +254,16 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   router.get("/", async (ctx) => {
     let query: Record<string, string | undefined>
     try {
-      query = queryOf(ctx, ["next", "signed_out"])
+      query = queryOf(ctx, ["next", "signed_out", "expired"])
     } catch (error) {
       return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
     }
     if ((await signedInAccount(ctx, deps)) !== null) return redirect(ctx, "/sites")
-    const notice = query["signed_out"] ? "You are signed out." : null
+    const notice = query["expired"]
+      ? "Your session expired, so that was not saved. Sign in again to go back to the page; an article edit you were making is kept and offered back."
+      : query["signed_out"]
+        ? "You are signed out."
+        : null
     send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(query["next"]), error: null, notice }))
   })
 
@@ -344,8 +368,21 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   )
 
   // ---- article -------------------------------------------------------------------------------
-  const showArticle = async (ctx: Ctx, s: Signed, id: string, status: number, form: EditForm | null, refusal: EditRefusal | null) => {
-    const query = queryOf(ctx, ["rev_page", "act_page"])
+  /** Titles of the articles some entries concern (one read each; one not found keeps its id). */
+  const titlesOf = async (caller: Caller, entries: ReadonlyArray<{ readonly article_id: string | null }>): Promise<TitlesById> => {
+    const ids = [...new Set(entries.flatMap((e) => (e.article_id === null ? [] : [e.article_id])))]
+    const found = await runCoreOrThrow(
+      deps,
+      Effect.all(
+        ids.map((id) => getArticle(caller, id).pipe(Effect.map((a) => [id, a.title] as const), Effect.catchTag("NotFound", () => Effect.succeed(null)))),
+        { concurrency: 4 },
+      ),
+    )
+    return new Map(found.filter((x) => x !== null))
+  }
+
+  const showArticle = async (ctx: Ctx, s: Signed, id: string, draft: { readonly id: string; readonly draft: Draft } | null, missingDraft: boolean) => {
+    const query = queryOf(ctx, ["rev_page", "act_page", "draft"])
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
     noteSubject(ctx, { siteId: article.site_id, articleId: article.id })
     const pageSize = await perPage(10)
@@ -353,14 +390,17 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       deps,
       Effect.all([
         listRevisions(s.caller, id, { page: pageNumber(query["rev_page"]), per_page: pageSize }),
-        listActivity(s.caller, { article_id: id, page: pageNumber(query["act_page"]), per_page: pageSize }),
+        listActivity(s.caller, { article_id: id, actions: CHANGE_ACTIONS, page: pageNumber(query["act_page"]), per_page: pageSize }),
       ]),
     )
     const siteName = (await findSite(s.caller, article.site_id))?.name ?? null
     const flash = await takeFlash(deps, s.session)
+    const form: EditForm = draft === null
+      ? { title: article.title, body: article.body, reason: "", revision: article.revision, draftId: null }
+      : { title: draft.draft.title, body: draft.draft.body, reason: draft.draft.reason, revision: draft.draft.revision, draftId: draft.id }
     render(
       ctx,
-      status,
+      200,
       s,
       "sites",
       article.title,
@@ -369,8 +409,9 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
         siteName,
         revisions,
         activity,
-        form: form ?? { title: article.title, body: article.body, reason: "", revision: article.revision },
-        refusal,
+        form,
+        refusal: draft?.draft.refusal ?? null,
+        missingDraft,
         csrf: s.session.csrf,
         query,
         editor: editorBundle !== null,
@@ -386,69 +427,133 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     return id
   }
 
+  const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`
+
   router.get(
     "/articles/:id",
-    signedIn("GET /articles/{id}", async (ctx, s) => showArticle(ctx, s, articleId(ctx), 200, null, null)),
+    signedIn("GET /articles/{id}", async (ctx, s) => {
+      const id = articleId(ctx)
+      // An edit sent after the session had expired is offered back once the person is signed in again.
+      const adopted = await adoptPendingDraft(ctx, deps, s.session, id)
+      if (adopted !== null) return redirect(ctx, draftUrl(id, adopted))
+      const draftId = queryParam(ctx, "draft")
+      const draft = await findDraft(deps, s.session, id, draftId)
+      await showArticle(ctx, s, id, draft === null || draftId === undefined ? null : { id: draftId, draft }, draftId !== undefined && draft === null)
+    }),
   )
+
+  /** The edit form's fields as a draft (the text as typed, nothing trimmed but the reason). */
+  const draftOf = (id: string, fields: FormFields, refusal: EditRefusal): Draft => ({
+    articleId: id,
+    title: (fields["title"] ?? "").slice(0, 1000),
+    body: fields["body"] ?? "",
+    reason: (fields["reason"] ?? "").trim().slice(0, 1000),
+    revision: /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : 0,
+    refusal,
+  })
+
+  /** Validation problems as sentences a person reads, one per field. */
+  const sentences = (errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): ReadonlyArray<string> => {
+    const known: Record<string, string> = {
+      title: `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
+      body: "The body must be at most 1 MiB of HTML.",
+      reason: `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
+      from: "The start date must be a date such as 2026-11-01.",
+      to: "The end date must be a date such as 2026-11-30, not before the start date.",
+      channel: "The channel must be API, Agent (MCP) or Web.",
+      page: "The page must be a whole number from 1.",
+    }
+    const out = errors.map((x) => {
+      const field = x.path.split(".").pop() ?? ""
+      if (known[field] !== undefined) return known[field]
+      const message = x.message.trim().replace(/\.$/, "")
+      return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`
+    })
+    return [...new Set(out)]
+  }
 
   router.post(
     "/articles/:id/edit",
-    signedIn("POST /articles/{id}/edit", async (ctx, s) => {
-      const id = articleId(ctx)
-      noteSubject(ctx, { articleId: id })
-      const fields = await postedForm(ctx, s.session)
-      const reason = (fields["reason"] ?? "").trim()
-      const startedFrom = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
-      const form: EditForm = { title: fields["title"] ?? "", body: fields["body"] ?? "", reason, revision: startedFrom ?? 0 }
-      const outcome = await runCore(
-        deps,
-        Effect.flatMap(
-          decodeInput(UpdateArticleBody, { title: form.title, body: form.body, ...(reason === "" ? {} : { reason }) }, "Edit"),
-          (input) => updateArticle(s.caller, id, input, { dryRun: false, expectedRevision: startedFrom }),
-        ),
-      )
-      if (Result.isSuccess(outcome)) {
-        const { result } = outcome.success
-        if (result.revision !== null) noteCommitted(ctx)
-        const removed = removedText(result.sanitized.removed)
-        await setFlash(
-          deps,
-          s.session,
-          result.revision === null
-            ? { kind: "info", message: "Nothing changed, so no new revision was made.", details: removed }
-            : {
-                kind: "success",
-                message: `Saved as revision ${result.revision.number}.${result.sanitized.changed ? " The sanitiser removed some markup:" : ""}`,
-                details: removed,
-              },
-        )
-        return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
-      }
-      const e = outcome.failure
-      noteError(ctx, e)
-      const status = problemKindOf(e).status
-      switch (e._tag) {
-        case "ProtectedLinkChanged":
-          return showArticle(ctx, s, id, status, form, {
-            message: "Your edit removes, changes or adds protected links. Keep each of them exactly as it is (you may move them):",
-            blocks: e.blocks,
-            details: [],
-          })
-        case "PreconditionFailed":
-          return showArticle(ctx, s, id, status, { ...form, revision: e.current }, {
-            message: `Someone saved revision ${e.current} while you were editing revision ${e.expected}. Compare it in the revision list; saving again applies your text over revision ${e.current}.`,
+    signedIn(
+      "POST /articles/{id}/edit",
+      async (ctx, s) => {
+        const id = articleId(ctx)
+        noteSubject(ctx, { articleId: id })
+        const fields = await readForm(ctx)
+        if (!csrfOk(ctx, s.session, fields["_csrf"])) {
+          // A form from an earlier sign-in: nothing is saved, and the text is kept all the same.
+          noteOutcome(ctx, 403, "invalid_request")
+          const draftId = await keepDraft(deps, s.session, draftOf(id, fields, {
+            message: "This form was opened before you last signed in, so it was not saved. Your text is kept below: check it and save again.",
             blocks: [],
             details: [],
-          })
-        case "InvalidRequest":
-          return showArticle(ctx, s, id, status, form, { message: "Please correct the following:", blocks: [], details: e.errors.map((x) => `${x.path}: ${x.message}`) })
-        case "DailyEditLimit":
-        case "EditConflict":
-          return showArticle(ctx, s, id, status, form, { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] })
-        default:
-          throw e
-      }
-    }),
+          }))
+          return redirect(ctx, draftUrl(id, draftId))
+        }
+        const form = draftOf(id, fields, { message: "", blocks: [], details: [] })
+        const startedFrom = form.revision === 0 ? undefined : form.revision
+        const outcome = await runCore(
+          deps,
+          Effect.flatMap(
+            decodeInput(UpdateArticleBody, { title: form.title, body: form.body, ...(form.reason === "" ? {} : { reason: form.reason }) }, "Edit"),
+            (input) => updateArticle(s.caller, id, input, { dryRun: false, expectedRevision: startedFrom }),
+          ),
+        )
+        if (Result.isSuccess(outcome)) {
+          const { result } = outcome.success
+          if (result.revision !== null) noteCommitted(ctx)
+          await dropDraft(deps, s.session, fields["draft"])
+          const removed = removedText(result.sanitized.removed)
+          await setFlash(
+            deps,
+            s.session,
+            result.revision === null
+              ? { kind: "info", message: "Nothing changed, so no new revision was made.", details: removed }
+              : {
+                  kind: "success",
+                  message: `Saved as revision ${result.revision.number}.${result.sanitized.changed ? " The sanitiser removed some markup:" : ""}`,
+                  details: removed,
+                },
+          )
+          return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+        }
+        const e = outcome.failure
+        noteError(ctx, e)
+        const refusal: EditRefusal | null =
+          e._tag === "ProtectedLinkChanged"
+            ? {
+                message: "Your edit removes, changes or adds protected links. Keep each of them exactly as it is (you may move them):",
+                blocks: e.blocks,
+                details: [],
+              }
+            : e._tag === "PreconditionFailed"
+              ? {
+                  message: `Someone saved revision ${e.current} while you were editing revision ${e.expected}. Compare it in the revision list; saving again applies your text over revision ${e.current}.`,
+                  blocks: [],
+                  details: [],
+                }
+              : e._tag === "InvalidRequest"
+                ? { message: "Please correct the following:", blocks: [], details: sentences(e.errors) }
+                : e._tag === "DailyEditLimit" || e._tag === "EditConflict"
+                  ? { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] }
+                  : null
+        if (refusal === null) throw e
+        // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
+        await dropDraft(deps, s.session, fields["draft"])
+        const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
+        redirect(ctx, draftUrl(id, await keepDraft(deps, s.session, kept)))
+      },
+      async (ctx) => {
+        const id = ctx.params["id"]
+        if (!isId(id)) return
+        const fields = await readForm(ctx)
+        await keepPendingDraft(ctx, deps, draftOf(id, fields, {
+          message: "Your session had expired, so this edit was not saved. Your text is kept below: check it and save again.",
+          blocks: [],
+          details: [],
+        }))
+      },
+    ),
   )
 
   router.post(
@@ -486,8 +591,12 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
       noteError(ctx, e)
-      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself.
-      const sanitized = await runCore(deps, sanitizeArticleHtml(fields["body"] ?? ""))
+      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
+      // (off the event loop, like the edit), unless the body itself was what was refused.
+      const sanitized =
+        e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
+          ? Result.fail(e)
+          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "")))
       const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
       if (e._tag === "ProtectedLinkChanged") {
         ctx.body = editPreview({
@@ -571,7 +680,8 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   const showRevision = async (ctx: Ctx, s: Signed, id: string, n: number, status: number, refusal: Parameters<typeof revisionContent>[0]["refusal"]) => {
     const [article, revision] = await runCoreOrThrow(deps, Effect.all([getArticle(s.caller, id), getRevision(s.caller, id, n)]))
     noteSubject(ctx, { siteId: article.site_id, articleId: id })
-    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, revision, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
+    const siteName = (await findSite(s.caller, article.site_id))?.name ?? null
+    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
   }
 
   router.get(
@@ -590,6 +700,27 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       noteSubject(ctx, { articleId: id })
       const fields = await postedForm(ctx, s.session)
       const reason = (fields["reason"] ?? "").trim().slice(0, 500)
+      if (fields["confirmed"] !== "yes") {
+        // No script asked: this page asks, and nothing is done (nor logged) until it is confirmed.
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
+        return render(
+          ctx,
+          200,
+          s,
+          "sites",
+          `Restore revision ${n}?`,
+          confirmContent({
+            title: `Restore revision ${n} of “${article.title}”?`,
+            message: "Restoring makes a new revision with that revision's title, body and featured image. The current text stays in the history.",
+            action: `/articles/${encodeURIComponent(id)}/revisions/${n}/restore`,
+            button: `Restore revision ${n}`,
+            csrf: s.session.csrf,
+            fields: reason === "" ? {} : { reason },
+            cancel: `/articles/${encodeURIComponent(id)}/revisions/${n}`,
+          }),
+        )
+      }
       const outcome = await runCore(deps, restoreRevision(s.caller, id, n, reason === "" ? undefined : reason))
       if (Result.isSuccess(outcome)) {
         const rev = outcome.success.result.revision
@@ -617,10 +748,21 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   )
 
   // ---- activity ------------------------------------------------------------------------------
+  /** The account's articles for the article filter, by title (the first 100 of each site). */
+  const articleChoices = async (caller: Caller): Promise<ReadonlyArray<{ id: string; title: string }>> => {
+    const size = await perPage(100)
+    const sites = await runCoreOrThrow(deps, listSites(caller, { page: 1, per_page: size }))
+    const lists = await runCoreOrThrow(
+      deps,
+      Effect.all(sites.data.map((site) => listArticles(caller, site.id, { page: 1, per_page: size })), { concurrency: 4 }),
+    )
+    return lists.flatMap((l) => l.data.map((a) => ({ id: a.id, title: a.title }))).sort((x, y) => x.title.localeCompare(y.title))
+  }
+
   router.get(
     "/activity",
     signedIn("GET /activity", async (ctx, s) => {
-      const query = queryOf(ctx, ["channel", "status", "from", "to", "page", "article"])
+      const query = queryOf(ctx, ["channel", "status", "from", "to", "page", "article", "changes"])
       const status = query["status"]
       const article = query["article"]
       const size = await perPage(25)
@@ -629,7 +771,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
         Effect.gen(function* () {
           const q = yield* decodeInput(ListActivityQuery, defined({ channel: query["channel"], from: query["from"], to: query["to"], page: query["page"] }), "Filters")
           if (status !== undefined && status !== "ok" && status !== "error") {
-            return yield* Effect.fail(new InvalidFilter("Result must be ok or error."))
+            return yield* Effect.fail(new InvalidFilter("The result filter must be “Done” or “Refused or failed”."))
           }
           if (article !== undefined && !isId(article)) return yield* Effect.fail(new InvalidFilter("That article id is not valid."))
           return yield* listActivity(s.caller, {
@@ -637,6 +779,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
             per_page: size,
             ...(status === "ok" || status === "error" ? { outcome: status } : {}),
             ...(article !== undefined ? { article_id: article } : {}),
+            ...(query["changes"] === "1" ? { actions: CHANGE_ACTIONS } : {}),
           })
         }),
       )
@@ -644,16 +787,21 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       if (Result.isFailure(outcome)) {
         const e = outcome.failure
         if (e instanceof InvalidFilter) error = e.message
-        else if (e._tag === "InvalidRequest") error = e.detail
+        else if (e._tag === "InvalidRequest") error = sentences(e.errors).join(" ")
         else throw e
       }
+      const entries = Result.isSuccess(outcome) ? outcome.success : null
+      const [titles, articles] = await Promise.all([
+        titlesOf(s.caller, [...(entries?.data ?? []), ...(article !== undefined && isId(article) ? [{ article_id: article }] : [])]),
+        articleChoices(s.caller),
+      ])
       render(
         ctx,
         error === null ? 200 : 400,
         s,
         "activity",
         "Activity",
-        activityContent({ entries: Result.isSuccess(outcome) ? outcome.success : null, query, error }),
+        activityContent({ entries, titles, articles, query, error }),
         await takeFlash(deps, s.session),
         true,
       )
@@ -666,15 +814,15 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     return mcp?.listConnectedClients === undefined ? null : await mcp.listConnectedClients(deps, accountId)
   }
 
-  const showConnect = async (ctx: Ctx, s: Signed, status: number, created: { key: string; view: import("@content-site/core").ApiKeyView } | null, nameError: string | null) => {
+  const showConnect = async (ctx: Ctx, s: Signed, status: number, created: { key: string; view: ApiKeyView } | null, shownBefore: boolean, nameError: string | null) => {
     const [keys, clients] = await Promise.all([runCoreOrThrow(deps, listApiKeys(s.account.id)), connectedClients(s.account.id)])
     render(
       ctx,
       status,
       s,
       "connect",
-      "Connect Site",
-      connectContent({ publicUrl: deps.publicUrl, keys, created, clients, csrf: s.session.csrf, nameError }),
+      "API & agents",
+      connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError }),
       await takeFlash(deps, s.session),
       true,
     )
@@ -683,8 +831,12 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   router.get(
     "/connect",
     signedIn("GET /connect", async (ctx, s) => {
-      queryOf(ctx, [])
-      await showConnect(ctx, s, 200, null, null)
+      const createdId = queryOf(ctx, ["created"])["created"]
+      const held = createdId === undefined ? null : await takeShownOnce(ctx, deps, s.session, createdId)
+      const keys = held === null ? [] : await runCoreOrThrow(deps, listApiKeys(s.account.id))
+      const view = held === null ? undefined : keys.find((k) => k.id === held["id"])
+      const created = view !== undefined && typeof held?.["key"] === "string" ? { key: held["key"], view } : null
+      await showConnect(ctx, s, 200, created, createdId !== undefined && created === null, null)
     }),
   )
 
@@ -694,10 +846,15 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
       const fields = await postedForm(ctx, s.session)
       const name = (fields["name"] ?? "").trim()
       const scope = fields["scope"] === "write" ? "write" : "read-only"
-      if (name === "" || name.length > 100) return showConnect(ctx, s, 400, null, "Give the key a name of 1 to 100 characters.")
+      if (name === "" || name.length > 100) {
+        noteOutcome(ctx, 400, "invalid_request")
+        return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.")
+      }
       const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }))
-      // Shown once, in this response only: no redirect, so the key never sits in a stored flash.
-      await showConnect(ctx, s, 201, created, null)
+      // Post/redirect/get: the key waits, encrypted, for the one page that shows it; a reload of
+      // that page shows it no more, and never makes a second key.
+      const heldId = await holdShownOnce(ctx, deps, s.session, { id: created.view.id, key: created.key })
+      redirect(ctx, `/connect?created=${heldId}#new-key`)
     }),
   )
 
@@ -706,11 +863,24 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     signedIn("POST /connect/keys/{id}/revoke", async (ctx, s) => {
       const keyId = ctx.params["keyId"]
       if (!isId(keyId)) throw notFound("API key", String(keyId))
-      await postedForm(ctx, s.session)
+      const fields = await postedForm(ctx, s.session)
       const keys = await runCoreOrThrow(deps, listApiKeys(s.account.id))
       const key = keys.find((k) => k.id === keyId)
+      if (key === undefined) throw notFound("API key", keyId)
+      if (fields["confirmed"] !== "yes") {
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        return render(ctx, 200, s, "connect", "Revoke the key?", confirmContent({
+          title: `Revoke the key “${key.name}”?`,
+          message: "Programs using it stop working at once. This cannot be undone; you can create a new key.",
+          action: `/connect/keys/${encodeURIComponent(keyId)}/revoke`,
+          button: "Revoke the key",
+          csrf: s.session.csrf,
+          fields: {},
+          cancel: "/connect",
+        }))
+      }
       await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
-      await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${key?.name ?? keyId}”. It no longer works.` })
+      await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${key.name}”. It no longer works.` })
       redirect(ctx, "/connect")
     }),
   )
@@ -719,8 +889,22 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     "/connect/clients/:clientId/revoke",
     signedIn("POST /connect/clients/{id}/revoke", async (ctx, s) => {
       const clientId = ctx.params["clientId"] ?? ""
-      await postedForm(ctx, s.session)
+      const fields = await postedForm(ctx, s.session)
       const mcp = await loadMcp()
+      if (fields["confirmed"] !== "yes") {
+        const client = (await connectedClients(s.account.id))?.find((c) => c.clientId === clientId)
+        if (client === undefined) throw notFound("connected agent", clientId)
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        return render(ctx, 200, s, "connect", "Disconnect the agent?", confirmContent({
+          title: `Disconnect ${client.name}?`,
+          message: "Its access stops at once. It can connect again only if you allow it again.",
+          action: `/connect/clients/${encodeURIComponent(clientId)}/revoke`,
+          button: "Disconnect",
+          csrf: s.session.csrf,
+          fields: {},
+          cancel: "/connect",
+        }))
+      }
       const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId)
       await setFlash(deps, s.session, done ? { kind: "success", message: "The agent is disconnected; its access stopped." } : { kind: "error", message: "No such connected agent." })
       redirect(ctx, "/connect")
@@ -728,6 +912,38 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   )
 
   app.use(router.routes())
+
+  // Nothing else answered a page address: the site's own 404 page, with a way back.
+  app.use(async (ctx, next) => {
+    if ((ctx.method !== "GET" && ctx.method !== "HEAD") || NOT_PAGES.test(ctx.path)) return next()
+    const session = await readSession(ctx, deps)
+    const account = session === null ? null : await signedInAccount(ctx, deps)
+    send(
+      ctx,
+      404,
+      errorPage({
+        status: 404,
+        title: "Page not found",
+        message: "There is no page at this address. It may have moved, or the link may be mistyped.",
+        requestId: requestIdOf(ctx),
+        account,
+        csrf: session?.csrf ?? "",
+      }),
+    )
+  })
+}
+
+/** Addresses that are not pages: their own 404s (problems, JSON-RPC, OAuth errors) stand. */
+const NOT_PAGES = /^\/(?:api|mcp|oauth|\.well-known|media|static)(?:\/|$)/
+
+/** Actions that change nothing and are not logged, like page views (the editor's dry-run preview). */
+const UNLOGGED: ReadonlySet<string> = new Set(["POST /articles/{id}/preview"])
+
+/** The page a form at this path was on: where a person returns after signing in again. */
+const formPageOf = (path: string): string => {
+  const article = /^\/articles\/([^/]+)\//.exec(path)
+  if (article !== null) return `/articles/${article[1]}`
+  return path.startsWith("/connect/") ? "/connect" : "/sites"
 }
 
 /** A filter value the web page checks itself (not a core query parameter). */

@@ -6,6 +6,7 @@ document.addEventListener("click", async (event) => {
   const source = document.getElementById(button.getAttribute("data-copy") || "")
   if (!source) return
   const text = source.textContent || ""
+  const label = button.innerHTML
   try {
     await navigator.clipboard.writeText(text)
     button.textContent = "Copied"
@@ -17,13 +18,46 @@ document.addEventListener("click", async (event) => {
     selection?.addRange(range)
     button.textContent = "Selected: press Ctrl+C"
   }
-  setTimeout(() => { button.textContent = "Copy" }, 2500)
+  setTimeout(() => { button.innerHTML = label }, 2500)
 })
 document.addEventListener("DOMContentLoaded", () => {
   for (const b of document.querySelectorAll("[data-copy]")) b.hidden = false
+  // Risky actions ask first; confirmed, the form says so (without script, the server asks instead).
   for (const f of document.querySelectorAll("form[data-confirm]")) {
-    f.addEventListener("submit", (e) => { if (!window.confirm(f.getAttribute("data-confirm") || "Are you sure?")) e.preventDefault() })
+    f.addEventListener("submit", (e) => {
+      if (!window.confirm(f.getAttribute("data-confirm") || "Are you sure?")) {
+        e.preventDefault()
+        return
+      }
+      if (!f.querySelector("input[name=confirmed]")) {
+        const input = document.createElement("input")
+        input.type = "hidden"
+        input.name = "confirmed"
+        input.value = "yes"
+        f.append(input)
+      }
+    })
   }
+  // Leaving an editor with unsaved changes asks first; saving does not.
+  for (const f of document.querySelectorAll("form[data-unsaved-warning]")) {
+    let dirty = f.getAttribute("data-unsaved-warning") === "draft"
+    let submitting = false
+    f.addEventListener("input", () => { dirty = true })
+    f.addEventListener("submit", (e) => {
+      submitting = true
+      // A submit another script stopped (the editor's preview first) leaves the page: still unsaved.
+      setTimeout(() => { if (e.defaultPrevented) submitting = false }, 0)
+    })
+    window.addEventListener("beforeunload", (e) => {
+      if (dirty && !submitting) {
+        e.preventDefault()
+        e.returnValue = ""
+      }
+    })
+  }
+  // A refused save, a new key: the message the page opened for has the focus (and is in view).
+  const target = document.querySelector("[autofocus]")
+  if (target instanceof HTMLElement && document.activeElement !== target) target.focus()
 })
 // A featured image that cannot be loaded shows a clear placeholder instead of a broken-image icon.
 const showMissing = (img) => {

@@ -165,7 +165,13 @@ describe("web pages over HTTP", () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
     const res = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: "forged-token-value-000000", title: "Hacked", body: "<p>x</p>" } })
-    expect(res.status).toBe(403)
+    // Nothing is saved; what was sent is kept as a draft of this session and offered back.
+    expect(res.status).toBe(303)
+    const kept = res.headers.get("location")!
+    expect(kept).toMatch(/^\/articles\/art_p1\?draft=[\w-]+#edit-error$/)
+    const offered = await (await c.request(kept.replace(/#.*$/, ""))).text()
+    expect(offered).toContain("This form was opened before you last signed in, so it was not saved.")
+    expect(offered).toContain('value="Hacked"')
     const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_1", action: "TEST", startedAt: Date.now() }
     expect((await server.runtime.runPromise(getArticle(caller, "art_p1"))).title).toBe("<img src=x onerror=alert(1)> Title")
   })
@@ -192,15 +198,22 @@ describe("web pages over HTTP", () => {
       method: "POST",
       form: { _csrf: csrf, revision: "2", title: "T3", body: '<p>Bye <a href="https://evil.test/" data-service-protected="backlink">partner</a></p>' },
     })
-    expect(refused.status).toBe(422)
-    const text = await refused.text()
-    expect(text).toContain("Not saved.")
-    expect(text).toContain("https://partner.test/")
-    expect(text).toContain("https://evil.test/")
+    // Post/redirect/get: the refusal waits under an address that reloads.
+    expect(refused.status).toBe(303)
+    const draft = refused.headers.get("location")!.replace(/#.*$/, "")
+    for (let i = 0; i < 2; i++) {
+      const page = await c.request(draft)
+      expect(page.status).toBe(200)
+      const text = await page.text()
+      expect(text).toContain("Not saved.")
+      expect(text).toContain("https://partner.test/")
+      expect(text).toContain("https://evil.test/")
+      expect(text).toContain('<code id="keep-1">&lt;a data-service-protected=&quot;backlink&quot; href=&quot;https://partner.test/&quot;&gt;partner&lt;/a&gt;</code>')
+    }
     // A stale form (revision 1) is refused, not silently applied over revision 2.
     const stale = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Stale", body: '<p>Bye <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>' } })
-    expect(stale.status).toBe(412)
-    expect(await stale.text()).toContain("Someone saved revision 2 while you were editing revision 1")
+    expect(stale.status).toBe(303)
+    expect(await (await c.request(stale.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain("Someone saved revision 2 while you were editing revision 1")
   })
 
   it("should refuse a restore that would drop a protected link the platform added since, and show the rewrite tag", async () => {
@@ -227,7 +240,11 @@ describe("web pages over HTTP", () => {
     expect(page).toContain('<span class="tag tag-rewrite">Rewrite</span>')
     expect(page).toContain("Rewrite job")
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
-    const res = await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { _csrf: csrf } })
+    // Unconfirmed (no script asked): a confirmation page, nothing done.
+    const asked = await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { _csrf: csrf } })
+    expect(asked.status).toBe(200)
+    expect(await asked.text()).toContain('<input type="hidden" name="confirmed" value="yes">')
+    const res = await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
     expect(res.status).toBe(422)
     const text = await res.text()
     expect(text).toContain("Not restored.")
@@ -272,7 +289,11 @@ describe("web pages over HTTP", () => {
     expect(page).toContain("Test Agent")
     expect(page).toContain("agent.test")
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
-    const res = await c.request("/connect/clients/client_web_1/revoke", { method: "POST", form: { _csrf: csrf } })
+    const asked = await c.request("/connect/clients/client_web_1/revoke", { method: "POST", form: { _csrf: csrf } })
+    expect(asked.status).toBe(200)
+    expect(await asked.text()).toContain("Disconnect Test Agent?")
+    expect(await (await c.request("/connect")).text()).toContain("Test Agent")
+    const res = await c.request("/connect/clients/client_web_1/revoke", { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
     expect(res.status).toBe(303)
     const after = await (await c.request("/connect")).text()
     expect(after).toContain("The agent is disconnected")

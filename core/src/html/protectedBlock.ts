@@ -7,6 +7,8 @@ export interface ProtectedBlock {
   readonly canonical: string
   /** The element's tag name. */
   readonly tag: string
+  /** The value of its `data-service-protected` attribute (`backlink`, `internal`, ...). */
+  readonly type: string
   /** The element's own `href`, else the first `href` inside it, else null. */
   readonly href: string | null
   /** The element's text, whitespace collapsed and trimmed. */
@@ -25,6 +27,9 @@ const firstHref = (element: Element): string | null => {
   return null
 }
 
+const protectedType = (value: unknown): string =>
+  Array.isArray(value) ? value.join(" ") : value === true ? "" : typeof value === "string" || typeof value === "number" ? String(value) : ""
+
 /** The canonical protected block of an element of a sanitised tree. */
 export const toProtectedBlock = (element: Element): ProtectedBlock => {
   let text = ""
@@ -37,6 +42,7 @@ export const toProtectedBlock = (element: Element): ProtectedBlock => {
   return {
     canonical: html,
     tag: element.tagName,
+    type: protectedType(element.properties["dataServiceProtected"]),
     href: firstHref(element),
     text: text.replace(/[\t\n\f\r ]+/g, " ").trim(),
   }

@@ -31,9 +31,10 @@ export interface SiteRecord extends Omit<Website, "article_count" | "backlink_co
 
 /**
  * A stored article with its owner. Stored names are snake_case; the public resource spells three of
- * them as the seed's words (`"target keyword"`, `"word count"`, `"featured image"`), mapped in views.
+ * them as the seed's words (`"target keyword"`, `"word count"`, `"featured image"`), mapped in views;
+ * `protected_links` is derived from the body in the view.
  */
-export interface ArticleRecord extends Omit<Article, "target keyword" | "word count" | "featured image"> {
+export interface ArticleRecord extends Omit<Article, "target keyword" | "word count" | "featured image" | "protected_links"> {
   readonly account_id: string
   readonly target_keyword: string
   readonly word_count: number
@@ -92,6 +93,8 @@ export interface ActivityFilter {
   readonly articleId?: string
   /** `ok`: entries without an error code; `error`: entries with one (refused or failed calls). */
   readonly outcome?: "ok" | "error"
+  /** Only entries whose `action` is one of these (an empty list matches nothing). */
+  readonly actions?: ReadonlyArray<string>
 }
 
 /** The new state of an article that a change writes, with its revision and activity entry. */

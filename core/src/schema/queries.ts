@@ -118,3 +118,11 @@ export const UpdateArticleQuery = Schema.Struct({
 export const PathId = Id
 /** A revision number in a path. */
 export const RevisionNumberParam = intFromString("Revision number (1, 2, ...).", 1, Number.MAX_SAFE_INTEGER)
+
+/** Query of `GET /articles/{id}/diff`: `from` required, `to` defaults to the current revision. */
+export const DiffQuery = Schema.Struct({
+  from: intFromString("The older revision number.", 1, Number.MAX_SAFE_INTEGER),
+  to: Schema.optionalKey(intFromString("The newer revision number (default: the current revision).", 1, Number.MAX_SAFE_INTEGER)),
+}).annotate({ title: "DiffQuery" })
+/** Query of `GET /articles/{id}/diff`. */
+export type DiffQuery = typeof DiffQuery.Type

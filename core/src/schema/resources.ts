@@ -40,16 +40,31 @@ export const ArticleListItem = Schema.Struct(articleListFields).annotate({
 /** An article as listed: never carries the body. */
 export type ArticleListItem = typeof ArticleListItem.Type
 
+/** One element of a body that carries `data-service-protected`, as an agent needs to know it. */
+export const ProtectedLink = Schema.Struct({
+  type: Schema.String.annotate({ description: "The value of `data-service-protected`, e.g. `backlink` or `internal`." }),
+  href: Schema.NullOr(Schema.String).annotate({ description: "The element's `href` (or the first inside it); null when it has none." }),
+  text: Schema.String.annotate({ description: "The element's text, whitespace collapsed." }),
+}).annotate({
+  title: "ProtectedLink",
+  description: "An element carrying `data-service-protected`: every edit must keep it exactly as it is (it may move).",
+})
+/** One protected element of a body. */
+export type ProtectedLink = typeof ProtectedLink.Type
+
 /** One article with its full HTML body; protected links carry `data-service-protected`. */
 export const Article = Schema.Struct({
   ...articleListFields,
   body: Schema.String,
   updated_at: Timestamp,
   revision: Schema.Int,
+  protected_links: Schema.Array(ProtectedLink).annotate({
+    description: "Every element of the body carrying `data-service-protected`, in document order: keep each exactly as it is.",
+  }),
 }).annotate({
   title: "Article",
   description:
-    "One article with its full HTML body. Links carrying `data-service-protected` are inserted backlinks or internal links and must be kept unchanged by edits.",
+    "One article with its full HTML body. Links carrying `data-service-protected` are inserted backlinks or internal links and must be kept unchanged by edits; `protected_links` lists them.",
 })
 /** One article with its full HTML body. */
 export type Article = typeof Article.Type
@@ -200,6 +215,36 @@ export const FeaturedImageResult = Schema.Struct({
 /** The answer to a featured-image replacement. */
 export type FeaturedImageResult = typeof FeaturedImageResult.Type
 
+/** The answer to a restore: the article and the new revision (null when it already was that state). */
+export const RestoreRevisionResult = Schema.Struct({
+  article: Article,
+  revision: Schema.NullOr(RevisionSummary),
+}).annotate({
+  title: "RestoreRevisionResult",
+  description: "The article after the restore and the new revision (`restored_from` set); `revision` is null when the article already was in that state.",
+})
+/** The answer to a restore. */
+export type RestoreRevisionResult = typeof RestoreRevisionResult.Type
+
+/** What changed between two revisions of an article. */
+export const RevisionDiff = Schema.Struct({
+  from: Schema.Int,
+  to: Schema.Int,
+  title: Schema.NullOr(Schema.Struct({ from: Schema.String, to: Schema.String })).annotate({
+    description: "The two titles, or null when the title did not change.",
+  }),
+  body: Schema.Struct({
+    unified: Schema.String.annotate({
+      description:
+        "A unified diff (3 lines of context) of the two bodies with one block element a line (a paragraph, heading, list item...); empty when the bodies are the same.",
+    }),
+    added_words: Schema.Int.annotate({ description: "Words of the newer body that the older lacks there." }),
+    removed_words: Schema.Int.annotate({ description: "Words of the older body that the newer lacks there." }),
+  }),
+}).annotate({ title: "RevisionDiff", description: "What changed from revision `from` to revision `to`." })
+/** What changed between two revisions. */
+export type RevisionDiff = typeof RevisionDiff.Type
+
 /** An RFC 9457 problem as every error response carries it. */
 export const Problem = Schema.Struct({
   type: Schema.String,
@@ -208,7 +253,15 @@ export const Problem = Schema.Struct({
   code: Schema.String,
   detail: Schema.String,
   request_id: Schema.String,
-  errors: Schema.optionalKey(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))),
+  errors: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        path: Schema.String,
+        message: Schema.String,
+        count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs." })),
+      }),
+    ),
+  ),
   blocks: Schema.optionalKey(Schema.Array(ProtectedBlockViolationSchema)),
   retry_after: Schema.optionalKey(Schema.Int),
 }).annotate({ title: "Problem", description: "RFC 9457 problem details, `application/problem+json`." })

@@ -98,6 +98,16 @@ export const NewAccount = Schema.Struct({
   id: Schema.optionalKey(Id),
 })
 
+/** An `Idempotency-Key`: 1 to 255 visible ASCII characters, chosen by the client (a UUID is typical). */
+export const IdempotencyKey = Schema.String.annotate({
+  description:
+    "A key of your choosing (1 to 255 visible ASCII characters, a UUID is typical) that makes a retry safe: the same key with the same request within 24 hours answers the first answer again and changes nothing; with a different request it is refused (`idempotency_key_reused`). Keys are per account.",
+}).pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) => (/^[\x21-\x7e]{1,255}$/.test(s) ? undefined : "Expected 1 to 255 visible ASCII characters")),
+  ),
+)
+
 /** Arguments of the MCP tool `update_article`. */
 export const UpdateArticleArgs = Schema.Struct({
   article_id: Id,
@@ -110,6 +120,7 @@ export const UpdateArticleArgs = Schema.Struct({
       description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
     }),
   ),
+  idempotency_key: Schema.optionalKey(IdempotencyKey),
 })
   .pipe(
     Schema.check(
@@ -131,6 +142,7 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
   ),
   mime_type: Schema.optionalKey(ImageMimeType),
   alt: Schema.optionalKey(Alt),
+  idempotency_key: Schema.optionalKey(IdempotencyKey),
 })
   .pipe(
     Schema.check(
@@ -144,3 +156,91 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
     ),
   )
   .annotate({ title: "ReplaceFeaturedImageArgs" })
+
+/** Most find-and-replace edits one PATCH may carry. */
+export const MAX_EDITS = 100
+
+/** One find-and-replace edit. */
+export const TextEdit = Schema.Struct({
+  find: Schema.String.annotate({
+    description:
+      "Exact text of the current body (the HTML as GET / get_article serves it) to replace; it must occur exactly once there.",
+  }).pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(MAX_BODY_BYTES))),
+  replace: Schema.String.annotate({ description: "The text that takes its place (may be empty)." }).pipe(
+    Schema.check(Schema.isMaxLength(MAX_BODY_BYTES)),
+  ),
+}).annotate({ title: "TextEdit" })
+/** One find-and-replace edit. */
+export type TextEdit = typeof TextEdit.Type
+
+const Edits = Schema.Array(TextEdit)
+  .annotate({
+    description: `Find-and-replace edits (at most ${MAX_EDITS}), applied in order, each on the result of the one before.`,
+  })
+  .pipe(Schema.check(Schema.isMaxLength(MAX_EDITS)))
+
+const needsEditsOrTitle = Schema.makeFilter((o: { edits?: ReadonlyArray<unknown>; title?: string }) =>
+  (o.edits !== undefined && o.edits.length > 0) || o.title !== undefined ? undefined : "Expected a non-empty edits or a title",
+)
+
+/** The JSON body of `PATCH /articles/{id}`: small edits of the body and/or a new title. */
+export const EditArticleBody = Schema.Struct({
+  edits: Schema.optionalKey(Edits),
+  title: Schema.optionalKey(Title),
+  reason: Schema.optionalKey(Reason),
+})
+  .pipe(Schema.check(needsEditsOrTitle))
+  .annotate({ title: "EditArticleBody", description: "Change parts of an article's body by find and replace, and/or its title." })
+/** The JSON body of `PATCH /articles/{id}`. */
+export type EditArticleBody = typeof EditArticleBody.Type
+
+/** The optional JSON body of `POST /articles/{id}/revisions/{number}/restore`. */
+export const RestoreRevisionBody = Schema.Struct({ reason: Schema.optionalKey(Reason) }).annotate({
+  title: "RestoreRevisionBody",
+  description: "Why the revision is restored (kept on the new revision; default `Restored revision N`).",
+})
+/** The optional JSON body of a restore. */
+export type RestoreRevisionBody = typeof RestoreRevisionBody.Type
+
+const dryRunArg = Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." }))
+const ifRevisionArg = Schema.optionalKey(
+  Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+    description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
+  }),
+)
+const idempotencyKeyArg = Schema.optionalKey(IdempotencyKey)
+const revisionNumberArg = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+  description: "A revision number (1, 2, ...), from list_revisions.",
+})
+
+/** Arguments of the MCP tool `edit_article`. */
+export const EditArticleArgs = Schema.Struct({
+  article_id: Id,
+  edits: Schema.optionalKey(Edits),
+  title: Schema.optionalKey(Title),
+  reason: Schema.optionalKey(Reason),
+  dry_run: dryRunArg,
+  if_revision: ifRevisionArg,
+  idempotency_key: idempotencyKeyArg,
+})
+  .pipe(Schema.check(needsEditsOrTitle))
+  .annotate({ title: "EditArticleArgs" })
+
+/** Arguments of the MCP tool `restore_revision`. */
+export const RestoreRevisionArgs = Schema.Struct({
+  article_id: Id,
+  number: revisionNumberArg,
+  reason: Schema.optionalKey(Reason),
+  if_revision: ifRevisionArg,
+  idempotency_key: idempotencyKeyArg,
+}).annotate({ title: "RestoreRevisionArgs" })
+
+/** Arguments of the MCP tool `get_revision`. */
+export const GetRevisionArgs = Schema.Struct({ article_id: Id, number: revisionNumberArg }).annotate({ title: "GetRevisionArgs" })
+
+/** Arguments of the MCP tool `diff_revisions`. */
+export const DiffRevisionsArgs = Schema.Struct({
+  article_id: Id,
+  from: revisionNumberArg.annotate({ description: "The older revision number." }),
+  to: Schema.optionalKey(revisionNumberArg.annotate({ description: "The newer revision number (default: the current revision)." })),
+}).annotate({ title: "DiffRevisionsArgs" })

@@ -70,13 +70,16 @@ export const authenticateApiKey = (presented: string | undefined, clientAddress:
     return principal
   })
 
-/** Resolves the account behind an OAuth access token's subject for an MCP client. */
-export const resolveOAuthPrincipal = (accountId: string, client: { readonly id: string; readonly name: string }) =>
+/**
+ * Resolves the account behind an OAuth access token's subject for an MCP client; `scope` is what
+ * the owner allowed (read-only connections may not write).
+ */
+export const resolveOAuthPrincipal = (accountId: string, client: { readonly id: string; readonly name: string }, scope: KeyScope) =>
   Effect.gen(function* () {
     const account = yield* (yield* AccountRepository).get(accountId).pipe(
       Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ detail: "The account of this token no longer exists." }))),
     )
-    const principal: Principal = { accountId: account.id, actor: { type: "oauth_client", id: client.id, name: client.name }, scope: "write" }
+    const principal: Principal = { accountId: account.id, actor: { type: "oauth_client", id: client.id, name: client.name }, scope }
     return principal
   })
 

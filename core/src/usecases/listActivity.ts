@@ -9,11 +9,12 @@ import { activityView } from "./views.ts"
 
 /**
  * The caller's own account's activity log, newest first; optionally one article's entries, or
- * only successful (`ok`) or only refused/failed (`error`) calls (the web page's filters).
+ * only successful (`ok`) or only refused/failed (`error`) calls, or only some actions (the web
+ * page's filters, e.g. "changes only").
  */
 export const listActivity = (
   caller: Caller,
-  query: ListActivityQuery & { readonly article_id?: string; readonly outcome?: "ok" | "error" },
+  query: ListActivityQuery & { readonly article_id?: string; readonly outcome?: "ok" | "error"; readonly actions?: ReadonlyArray<string> },
 ) =>
   Effect.gen(function* () {
     const { limits } = yield* Settings
@@ -26,6 +27,7 @@ export const listActivity = (
         ...(query.channel !== undefined ? { channel: query.channel } : {}),
         ...(query.article_id !== undefined ? { articleId: query.article_id } : {}),
         ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+        ...(query.actions !== undefined ? { actions: query.actions } : {}),
       },
       paging.slice,
     )

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ProtectedLinkChanged } from "../errors.ts"
+import { PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { RevisionRepository } from "../ports/Repositories.ts"
@@ -11,11 +11,20 @@ import { countWords } from "../html/index.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { Reason } from "../schema/writes.ts"
 
+/** Options of a restore. */
+export interface RestoreOptions {
+  /** Restore only if the article is still at this revision (If-Match / if_revision). */
+  readonly expectedRevision?: number | undefined
+}
+
 /**
- * Restores an earlier revision as a new revision (`restored_from` set), refused with
- * ProtectedLinkChanged when it would remove or change a protected block of the current body.
+ * Restores an earlier revision as a new revision (`restored_from` set, origin of the caller's
+ * channel: `editor` from the pages, `api`, `mcp`), refused with ProtectedLinkChanged when it
+ * would remove or change a protected block of the current body, counted against the daily edit
+ * limit like any change. Restoring the state the article is already in writes nothing. The one
+ * restore of the pages, the REST API and the MCP tool.
  */
-export const restoreRevision = (caller: Caller, articleId: string, number: number, reason: string | undefined) =>
+export const restoreRevision = (caller: Caller, articleId: string, number: number, reason: string | undefined, options: RestoreOptions = {}) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
     if (reason !== undefined) yield* decodeInput(Reason, reason, "Restore", "reason")
@@ -24,6 +33,9 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     const budget = yield* editBudget
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
+        if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
+          return yield* new PreconditionFailed({ expected: options.expectedRevision, current: current.revision })
+        }
         const violations = compareProtectedBlocks(extractProtectedBlocks(current.body), targetBlocks)
         if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
         if (

@@ -2,6 +2,7 @@ import type { ActivityRecord, ArticleRecord, ArticleSummaryRecord, BacklinkRecor
 import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, RevisionSummary } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { toTimestamp } from "../policy/time.ts"
+import { extractProtectedBlocks } from "../html/extractProtectedBlocks.ts"
 
 /** The list view of a stored article: never the body. */
 export const articleListView = (a: ArticleSummaryRecord): ArticleListItem => ({
@@ -16,12 +17,16 @@ export const articleListView = (a: ArticleSummaryRecord): ArticleListItem => ({
   "featured image": a.featured_image,
 })
 
-/** The public single-article view of a stored article. */
+/**
+ * The public single-article view of a stored article, with its protected links as the edit
+ * policy reads them (the same extraction, so what an agent is told to keep is what is checked).
+ */
 export const articleView = (a: ArticleRecord): Article => ({
   ...articleListView(a),
   body: a.body,
   updated_at: a.updated_at,
   revision: a.revision,
+  protected_links: extractProtectedBlocks(a.body).map((block) => ({ type: block.type, href: block.href, text: block.text })),
 })
 
 /** The public view of a stored backlink. */

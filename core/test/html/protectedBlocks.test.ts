@@ -21,10 +21,11 @@ describe("extractProtectedBlocks", () => {
       {
         canonical: '<a data-service-protected="backlink" href="https://news.test/p" rel="nofollow">News site</a>',
         tag: "a",
+        type: "backlink",
         href: "https://news.test/p",
         text: "News site",
       },
-      { canonical: '<a data-service-protected="" href="https://blog.test/">Blog</a>', tag: "a", href: "https://blog.test/", text: "Blog" },
+      { canonical: '<a data-service-protected="" href="https://blog.test/">Blog</a>', tag: "a", type: "", href: "https://blog.test/", text: "Blog" },
     ])
   })
 

@@ -9,6 +9,7 @@ describe("the html module", () => {
     expect(Object.keys(html).sort()).toEqual([
       "ALLOWED_URL_SCHEMES",
       "MAX_NESTING_DEPTH",
+      "MAX_PARSED_NODES",
       "SAFE_URL",
       "analyzeArticleHtml",
       "applyEditPolicy",
@@ -21,6 +22,7 @@ describe("the html module", () => {
       "diffLines",
       "diffWords",
       "extractProtectedBlocks",
+      "knownProtectedBlocks",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
     ])

@@ -42,8 +42,10 @@ describe("JSON Schema of every exported schema", () => {
       id: "art_1", site_id: "site_1", title: "T", url: "https://x.test/a", status: "published",
       published_at: "2026-11-02T10:00:00.000Z", "target keyword": "k", "word count": 3, "featured image": null,
       body: "<p>a b c</p>", updated_at: "2026-11-02T10:00:00.000Z", revision: 1,
+      protected_links: [{ type: "backlink", href: "https://x.test", text: "x" }],
     }
     expect(validate(article)).toBe(true)
+    expect(validate({ ...article, protected_links: [{ type: "backlink", text: "x" }] })).toBe(false)
     expect(validate({ ...article, status: "bogus" })).toBe(false)
     expect(validate({ ...article, "word count": 1.5 })).toBe(false)
   })

@@ -74,7 +74,7 @@ describe("verifyCredentials", () => {
 
   it("should compute one password hash whether or not the email has an account", async () => {
     const { counts, layer } = countingSecrets()
-    const w = await makeWorld({}, new Map(), layer)
+    const w = await makeWorld({}, new Map(), undefined, layer)
     const hashesOf = async (email: string, password: string) => {
       const before = counts.hashes
       await w.exit(verifyCredentials(email, password, "1.1.1.1"))

@@ -36,7 +36,8 @@ export interface WebSession {
   readonly flash: Flash | null
 }
 
-const token = (bytes = 32): string => randomBytes(bytes).toString("base64url")
+/** A random token in base64url. */
+export const token = (bytes = 32): string => randomBytes(bytes).toString("base64url")
 
 /** The store key of a session cookie value: a leaked store does not hand out live sessions. */
 const keyOf = (cookieValue: string): string => createHash("sha256").update(cookieValue).digest("base64url")
@@ -46,13 +47,14 @@ const COOKIE_VALUE = /^[A-Za-z0-9_-]{20,100}$/
 const secureOf = (deps: HttpDeps): boolean => deps.publicUrl.startsWith("https:")
 
 /** Writes a cookie by hand so `Secure` follows PUBLIC_URL even behind a TLS-terminating proxy. */
-const setCookie = (ctx: ParameterizedContext, deps: HttpDeps, name: string, value: string, maxAgeSeconds: number): void => {
+export const setCookie = (ctx: ParameterizedContext, deps: HttpDeps, name: string, value: string, maxAgeSeconds: number): void => {
   const parts = [`${name}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`]
   if (secureOf(deps)) parts.push("Secure")
   ctx.append("Set-Cookie", parts.join("; "))
 }
 
-const cookieOf = (ctx: ParameterizedContext, name: string): string | undefined => {
+/** A cookie of this service's own token shape (20 to 100 base64url characters), or undefined. */
+export const cookieOf = (ctx: ParameterizedContext, name: string): string | undefined => {
   // Unsigned on purpose (the value is a random token looked up by hash): read it as such even in an
   // app that has cookie keys, such as the OAuth provider's, whose default would demand a signature.
   const value = ctx.cookies.get(name, { signed: false })

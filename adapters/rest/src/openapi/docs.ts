@@ -29,6 +29,7 @@ const PAGE = `<!doctype html>
 <link rel="icon" type="image/png" href="/api/docs/favicon-32x32.png">
 </head>
 <body>
+<header style="background:#111827;padding:.6rem 1.25rem;font:600 1rem/1.5 system-ui,sans-serif"><nav aria-label="Content-Site"><a href="/" style="color:#fff">← Back to Content-Site</a> <span style="color:#d1d5db;font-weight:400">· API reference</span></nav></header>
 <main id="swagger-ui"><noscript><p>The API reference needs JavaScript; the raw document is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></main>
 <script src="/api/docs/swagger-ui-bundle.js"></script>
 <script src="/api/docs/init.js"></script>

@@ -43,6 +43,12 @@ const COMPONENT_TITLES = new Set([
   "FeaturedImageResult",
   "UpdateArticleBody",
   "FeaturedImageUrlBody",
+  "ProtectedLink",
+  "TextEdit",
+  "EditArticleBody",
+  "RestoreRevisionBody",
+  "RestoreRevisionResult",
+  "RevisionDiff",
 ])
 
 const titleOf = (ast: unknown): string | undefined => {
@@ -123,7 +129,7 @@ const STATUS_TEXT: Record<number, string> = {
   412: "`If-Match` no longer matches the article.",
   413: "The body or image is too large.",
   415: "Wrong content type, or the bytes are not an accepted image.",
-  422: "The change was refused.",
+  422: "The change was refused (or its `Idempotency-Key` was used for another request).",
   429: "A limit is used up; retry after `Retry-After` seconds.",
   500: "Something went wrong on our side (no internal detail is sent).",
   503: "The database cannot be reached; nothing was written; retry later.",
@@ -167,7 +173,19 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
     })
   }
 
+  if (op.idempotent === true) {
+    parameters.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Makes a retry safe: the same key with the same request within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422 `idempotency_key_reused`; while the first is still running, a 409 `edit_conflict` (retry). Keys are per account, 1 to 255 visible ASCII characters (a UUID is typical).",
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+    })
+  }
+
   const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS }
+  if (op.idempotent === true) successHeaders["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
   if (op.paginated) successHeaders.Link = header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).')
   if (op.etag) successHeaders.ETag = header('The article\'s entity tag, `"<article id>-r<revision>"`.')
   if (op.write) successHeaders["Edit-Limit-Remaining"] = header("Article changes left today (UTC) for the account.", { type: "integer" })
@@ -181,6 +199,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
     if (status === 429 || status === 503) headers["Retry-After"] = header("Seconds to wait before retrying.", { type: "integer" })
     if (status === 401) headers["WWW-Authenticate"] = header("`Bearer`.")
     if (op.write && status !== 401) headers["Edit-Limit-Remaining"] = header("Article changes left today (UTC).", { type: "integer" })
+    if (op.idempotent === true && status !== 401) headers["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
     responses[String(status)] = {
       description: `${STATUS_TEXT[status] ?? "Error."} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
       headers,
@@ -218,7 +237,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
         },
       }
     }
-    object.requestBody = { required: true, content }
+    object.requestBody = { required: op.body.optional !== true, content }
   }
   return object
 }

@@ -2,22 +2,31 @@ import {
   authenticateApiKey,
   type Caller,
   checkRequestLimit,
+  claimIdempotencyKey,
   type CoreError,
+  decodeInput,
   editsRemaining,
+  IdempotencyKey,
   isCoreError,
+  isRecordableStatus,
   NotFound,
   type Pagination,
   type Principal,
   problemKindOf,
+  type RecordedAnswer,
   recordActivity,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+  requestFingerprint,
+  toProblem,
 } from "@content-site/core"
 import Router from "@koa/router"
-import { Effect, Result, Schema } from "effect"
+import { Cause, Effect, Option, Result, Schema } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
 import { clientAddress } from "../http/clientAddress.ts"
 import type { HttpDeps } from "../http/deps.ts"
-import { coreErrorOfHttpError, sendProblem } from "../http/problems.ts"
+import { coreErrorOfHttpError, problemHeaders, sendProblem } from "../http/problems.ts"
 import { requestIdOf } from "../http/requestId.ts"
 import { runEffect } from "../http/run.ts"
 import { mountDocs } from "../openapi/docs.ts"
@@ -71,6 +80,26 @@ const setRateHeaders = (ctx: ParameterizedContext, limit: number, remaining: num
 
 const coreErrorOf = (err: unknown): CoreError | undefined => (isCoreError(err) ? err : coreErrorOfHttpError(err))
 
+/** Ends a call that repeats the first answer of its idempotency key. */
+class Replay {
+  readonly answer: RecordedAnswer
+  constructor(answer: RecordedAnswer) {
+    this.answer = answer
+  }
+}
+
+/** Response headers an idempotent answer keeps for its replays. */
+const REPLAYED_HEADERS = ["ETag", "Edit-Limit-Remaining", "Retry-After"] as const
+
+/** The `Idempotency-Key` of a request, decoded (a malformed one is a 400), or undefined. */
+const idempotencyKeyOf = (ctx: ParameterizedContext): string | undefined => {
+  const raw = ctx.get("Idempotency-Key")
+  if (raw === "") return undefined
+  const exit = Effect.runSyncExit(decodeInput(IdempotencyKey, raw, "Idempotency-Key", "Idempotency-Key"))
+  if (exit._tag === "Success") return exit.value
+  throw Option.getOrThrow(Cause.findErrorOption(exit.cause))
+}
+
 /**
  * The gate every authenticated API request passes: the API key (401 / 429 per client address,
  * before anything is logged) and the account's request limit, run as one effect. Sets
@@ -112,7 +141,31 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
  */
 const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
   const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`)
-  const call: Call = { ctx, caller, runtime: deps.runtime, ids: { siteId: null, articleId: null } }
+  // The key this call holds once its write claimed it: its answer is recorded for retries.
+  let held: { readonly key: string; readonly fingerprint: string } | undefined
+  const call: Call = {
+    ctx,
+    caller,
+    runtime: deps.runtime,
+    ids: { siteId: null, articleId: null },
+    claim: async (parts) => {
+      const key = op.idempotent === true ? idempotencyKeyOf(ctx) : undefined
+      if (key === undefined) return
+      const fingerprint = await runEffect(deps.runtime, requestFingerprint({ operation: op.operationId, parts }))
+      const claim = await runEffect(deps.runtime, claimIdempotencyKey(caller, key, fingerprint))
+      if (claim.kind === "replay") throw new Replay(claim.answer)
+      held = { key, fingerprint }
+    },
+  }
+  const keep = async (answer: RecordedAnswer | undefined) => {
+    if (held === undefined) return
+    const { key, fingerprint } = held
+    const effect = answer === undefined ? releaseIdempotencyKey(caller, key, fingerprint) : recordIdempotentAnswer(caller, key, fingerprint, answer)
+    // A key left pending is freed by its lease; the answer already made is sent regardless.
+    await runEffect(deps.runtime, effect).catch((err: unknown) => {
+      console.error(`[${caller.requestId}] could not keep the idempotency key's answer: ${err instanceof Error ? err.message : String(err)}`)
+    })
+  }
   try {
     if (Result.isFailure(gateVerdict)) {
       // Refused before the operation ran: the entry still names the site or article in the path.
@@ -130,9 +183,20 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     ctx.status = 200
     ctx.type = "application/json"
     ctx.body = JSON.stringify(body)
+    await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), body: ctx.body })
     // a committed change wrote its entry in its own transaction
     if (reply.committed !== true) await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
   } catch (err) {
+    if (err instanceof Replay) {
+      const { answer } = err
+      for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value)
+      ctx.set("Idempotent-Replayed", "true")
+      ctx.status = answer.status
+      ctx.body = answer.body
+      const code = answer.status >= 400 ? ((JSON.parse(answer.body) as { code?: string }).code ?? null) : null
+      await record(deps, caller, { ok: answer.status < 400, httpStatus: answer.status, errorCode: code, ...call.ids })
+      return
+    }
     const core = coreErrorOf(err)
     const kind = core === undefined ? { status: 500, code: "internal" } : problemKindOf(core)
     if (op.write) {
@@ -142,9 +206,29 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
         if (left !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, left)))
       }
     }
+    if (held !== undefined) {
+      if (core !== undefined && isRecordableStatus(kind.status)) {
+        // The problem as the error funnel sends it (same request id), kept for the retries.
+        const headers: Record<string, string> = { ...problemHeaders(core) }
+        const edits = ctx.response.get("Edit-Limit-Remaining")
+        if (edits !== "") headers["Edit-Limit-Remaining"] = edits
+        headers["Content-Type"] = "application/problem+json"
+        await keep({ status: kind.status, headers, body: JSON.stringify(toProblem(core, caller.requestId, deps.publicUrl)) })
+      } else await keep(undefined)
+    }
     await record(deps, caller, { ok: false, httpStatus: kind.status, errorCode: kind.code, ...call.ids })
     throw err
   }
+}
+
+/** The headers of a success kept for its replays. */
+const keptHeaders = (ctx: ParameterizedContext, contentType: string): Record<string, string> => {
+  const out: Record<string, string> = { "Content-Type": contentType }
+  for (const name of REPLAYED_HEADERS) {
+    const value = ctx.response.get(name)
+    if (value !== "") out[name] = value
+  }
+  return out
 }
 
 /** Sets the call's site or article id from the operation's `{id}` path parameter, when it is a valid id. */
@@ -183,6 +267,7 @@ export const mountRest = (app: Koa, deps: HttpDeps): void => {
     const handler = handlerOf(op, deps)
     if (op.method === "GET") router.get(koaPath(op.path), handler)
     else if (op.method === "PUT") router.put(koaPath(op.path), handler)
+    else if (op.method === "PATCH") router.patch(koaPath(op.path), handler)
     else router.post(koaPath(op.path), handler)
   }
   mountDocs(router, app, deps)

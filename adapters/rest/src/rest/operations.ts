@@ -7,6 +7,10 @@ import {
   type CoreError,
   type CoreServices,
   decodeInput,
+  DiffQuery,
+  diffRevisions,
+  EditArticleBody,
+  editArticle,
   FeaturedImageResult,
   FeaturedImageUrlBody,
   getArticle,
@@ -24,7 +28,11 @@ import {
   listSites,
   PeriodSummary,
   replaceFeaturedImage,
+  RestoreRevisionBody,
+  RestoreRevisionResult,
+  restoreRevision,
   Revision,
+  RevisionDiff,
   RevisionPage,
   StatsQuery,
   UpdateArticleBody,
@@ -33,6 +41,7 @@ import {
   updateArticle,
   WebsitePage,
 } from "@content-site/core"
+import { createHash } from "node:crypto"
 import { type Effect, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
 import type { AppRuntime } from "../http/deps.ts"
@@ -47,6 +56,10 @@ const emptyQuery = Schema.Struct({})
 export const MAX_UPDATE_JSON_BYTES = 3 * 1024 * 1024 + 64 * 1024
 /** Largest JSON body of `POST /articles/{id}/featured-image`. */
 export const MAX_IMAGE_URL_JSON_BYTES = 16 * 1024
+/** Largest JSON body of `PATCH /articles/{id}`: like a PUT (finds and replaces together stay within it). */
+export const MAX_EDIT_JSON_BYTES = MAX_UPDATE_JSON_BYTES
+/** Largest JSON body of a restore (`{ reason }`). */
+export const MAX_RESTORE_JSON_BYTES = 16 * 1024
 
 /** One call of an operation, after authentication and the rate limit. */
 export interface Call {
@@ -55,6 +68,12 @@ export interface Call {
   readonly runtime: AppRuntime
   /** Path ids as decoded (site/article) for the activity entry. */
   readonly ids: { siteId: string | null; articleId: string | null }
+  /**
+   * Called by a write once its request is decoded, before it changes anything, with what makes
+   * it this request: with an `Idempotency-Key`, claims the key (or ends the call with the first
+   * answer again, or refuses a reused key); without one, does nothing.
+   */
+  readonly claim: (parts: unknown) => Promise<void>
 }
 
 /** What an operation answers: the value (encoded with the operation's response schema) and headers. */
@@ -77,7 +96,7 @@ export interface PathParam {
 /** One REST operation: everything routing, the pipeline and the OpenAPI document need. */
 export interface Operation {
   readonly operationId: string
-  readonly method: "GET" | "PUT" | "POST"
+  readonly method: "GET" | "PUT" | "PATCH" | "POST"
   /** The contract path under /api/v1, e.g. `/articles/{id}`; also the logged action. */
   readonly path: string
   readonly tag: string
@@ -85,7 +104,7 @@ export interface Operation {
   readonly description: string
   readonly pathParams: ReadonlyArray<PathParam>
   readonly query?: Schema.Top
-  readonly body?: { readonly json?: Schema.Top; readonly multipart?: boolean }
+  readonly body?: { readonly json?: Schema.Top; readonly multipart?: boolean; readonly optional?: boolean }
   readonly response: Schema.Top
   readonly paginated: boolean
   readonly write: boolean
@@ -93,6 +112,8 @@ export interface Operation {
   readonly etag: boolean
   /** Accepts If-Match. */
   readonly ifMatch: boolean
+  /** Accepts Idempotency-Key (the writes). */
+  readonly idempotent?: boolean
   /** The domain errors this operation can answer with (besides 401/429/500/503, common to all). */
   readonly problems: ReadonlyArray<CoreError["_tag"]>
   readonly handle: (call: Call) => Promise<Reply>
@@ -196,6 +217,7 @@ export const operations: ReadonlyArray<Operation> = [
     write: true,
     etag: true,
     ifMatch: true,
+    idempotent: true,
     problems: [
       "InvalidRequest",
       "InsufficientScope",
@@ -205,6 +227,7 @@ export const operations: ReadonlyArray<Operation> = [
       "PayloadTooLarge",
       "UnsupportedMediaType",
       "ProtectedLinkChanged",
+      "IdempotencyKeyReused",
       "DailyEditLimit",
     ],
     handle: async (call) => {
@@ -213,10 +236,58 @@ export const operations: ReadonlyArray<Operation> = [
       const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
       const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
       const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
-      const outcome = await run(
-        call,
-        updateArticle(call.caller, id, input, { dryRun: query.dry_run === "true", expectedRevision }),
-      )
+      const dryRun = query.dry_run === "true"
+      await call.claim({ id, input, dryRun, expectedRevision: expectedRevision ?? null })
+      const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevision }))
+      call.ids.siteId = outcome.result.article.site_id
+      const article = outcome.result.article
+      return {
+        value: outcome.result,
+        editsRemaining: outcome.editsRemaining,
+        committed: outcome.result.revision !== null,
+        headers: { ETag: etagOf(article.id, article.revision) },
+      }
+    },
+  },
+  {
+    operationId: "editArticle",
+    method: "PATCH",
+    path: "/articles/{id}",
+    tag: "Articles",
+    summary: "Edit parts of an article's body (find and replace) and/or its title",
+    description:
+      "JSON `{ edits?: [{ find, replace }], title?, reason? }` with a non-empty `edits` or a `title`. Each `find` is matched in the current body exactly as `GET` serves it and must occur there exactly once; the edits apply in order, each on the result of the one before. A `find` found 0 or 2+ times is a 422 `edit_not_applicable` whose `errors` name each such edit (`edits/0/find`) with its `count`. The result then goes through everything a `PUT` does: sanitising, protected blocks (422 `protected_link_changed`), `If-Match` (412), `?dry_run=true`, the daily edit limit, a new revision. Without `If-Match` the edits are made on the newest body: a change made by someone else meanwhile is never overwritten. Send a few hundred bytes instead of the whole body.",
+    pathParams: [articleParam],
+    query: UpdateArticleQuery,
+    body: { json: EditArticleBody },
+    response: UpdateArticleResult,
+    paginated: false,
+    write: true,
+    etag: true,
+    ifMatch: true,
+    idempotent: true,
+    problems: [
+      "InvalidRequest",
+      "InsufficientScope",
+      "NotFound",
+      "EditConflict",
+      "PreconditionFailed",
+      "PayloadTooLarge",
+      "UnsupportedMediaType",
+      "EditNotApplicable",
+      "ProtectedLinkChanged",
+      "IdempotencyKeyReused",
+      "DailyEditLimit",
+    ],
+    handle: async (call) => {
+      const id = articleId(call)
+      const query = decodeQuery(call.ctx, UpdateArticleQuery)
+      const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
+      const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
+      const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
+      const dryRun = query.dry_run === "true"
+      await call.claim({ id, input, dryRun, expectedRevision: expectedRevision ?? null })
+      const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevision }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
       return {
@@ -242,6 +313,7 @@ export const operations: ReadonlyArray<Operation> = [
     write: true,
     etag: true,
     ifMatch: false,
+    idempotent: true,
     problems: [
       "InvalidRequest",
       "InsufficientScope",
@@ -252,12 +324,18 @@ export const operations: ReadonlyArray<Operation> = [
       "UnsupportedImage",
       "UnsafeUrl",
       "ImageFetchFailed",
+      "IdempotencyKeyReused",
       "DailyEditLimit",
     ],
     handle: async (call) => {
       const id = articleId(call)
       decodeQuery(call.ctx, emptyQuery)
       const { source, alt } = await readFeaturedImage(call.ctx, MAX_IMAGE_URL_JSON_BYTES)
+      await call.claim({
+        id,
+        source: source.kind === "url" ? { url: source.url } : { sha256: createHash("sha256").update(source.bytes).digest("hex") },
+        alt: alt ?? null,
+      })
       const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
@@ -308,6 +386,77 @@ export const operations: ReadonlyArray<Operation> = [
       const number = decodeRevisionNumber(call.ctx.params.number)
       decodeQuery(call.ctx, emptyQuery)
       return { value: await run(call, getRevision(call.caller, id, number)) }
+    },
+  },
+  {
+    operationId: "diffRevisions",
+    method: "GET",
+    path: "/articles/{id}/diff",
+    tag: "Revisions",
+    summary: "What changed between two revisions",
+    description:
+      "`from` (required) and `to` (default: the current revision) are revision numbers. Answers both titles when they differ and a unified diff of the bodies with one block element (paragraph, heading, list item...) a line, with the number of words added and removed. `from` may be the newer one: the diff then shows the way back.",
+    pathParams: [articleParam],
+    query: DiffQuery,
+    response: RevisionDiff,
+    paginated: false,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: ["InvalidRequest", "NotFound"],
+    handle: async (call) => {
+      const id = articleId(call)
+      const query = decodeQuery(call.ctx, DiffQuery)
+      return { value: await run(call, diffRevisions(call.caller, id, query.from, query.to)) }
+    },
+  },
+  {
+    operationId: "restoreRevision",
+    method: "POST",
+    path: "/articles/{id}/revisions/{number}/restore",
+    tag: "Revisions",
+    summary: "Restore an earlier revision",
+    description:
+      "Makes revision `number`'s title, body and featured image the article's again, as a new revision (origin `api`, `restored_from` set), under the same rules as the web page's Restore: every protected block of the current body must survive (422 `protected_link_changed`), the daily edit limit counts it, `If-Match` makes it conditional (412). Optional JSON `{ reason }`. Restoring the state the article is already in writes nothing (`revision: null`).",
+    pathParams: [articleParam, revisionParam],
+    body: { json: RestoreRevisionBody, optional: true },
+    response: RestoreRevisionResult,
+    paginated: false,
+    write: true,
+    etag: true,
+    ifMatch: true,
+    idempotent: true,
+    problems: [
+      "InvalidRequest",
+      "InsufficientScope",
+      "NotFound",
+      "EditConflict",
+      "PreconditionFailed",
+      "PayloadTooLarge",
+      "UnsupportedMediaType",
+      "ProtectedLinkChanged",
+      "IdempotencyKeyReused",
+      "DailyEditLimit",
+    ],
+    handle: async (call) => {
+      const id = articleId(call)
+      const number = decodeRevisionNumber(call.ctx.params.number)
+      decodeQuery(call.ctx, emptyQuery)
+      const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
+      const hasBody = (call.ctx.request.length ?? 0) > 0 || call.ctx.get("Transfer-Encoding") !== ""
+      const input = hasBody
+        ? decodeNow(decodeInput(RestoreRevisionBody, await readJson(call.ctx, MAX_RESTORE_JSON_BYTES), "Request body"))
+        : {}
+      await call.claim({ id, number, input, expectedRevision: expectedRevision ?? null })
+      const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, { expectedRevision }))
+      call.ids.siteId = outcome.result.article.site_id
+      const article = outcome.result.article
+      return {
+        value: outcome.result,
+        editsRemaining: outcome.editsRemaining,
+        committed: outcome.result.revision !== null,
+        headers: { ETag: etagOf(article.id, article.revision) },
+      }
     },
   },
   {

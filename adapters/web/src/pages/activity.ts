@@ -1,58 +1,74 @@
 import type { ActivityEntry, Page } from "@content-site/core"
+import { actionWords, CHANNEL_WORDS, failed, outcomeWords, whoWords } from "../activityWords.ts"
 import { type Html, html } from "../html.ts"
 import { badge, pager, when } from "../ui.ts"
 
-const CHANNEL_LABEL: Record<ActivityEntry["channel"], string> = { api: "API", mcp: "MCP", web: "Web" }
+/** Article titles by id, for the entries of a page (an article not found keeps its id). */
+export type TitlesById = ReadonlyMap<string, string>
 
-const outcomeBadge = (e: ActivityEntry): Html => {
-  const failed = e.error_code !== null || (typeof e.status === "number" ? e.status >= 400 : e.status === "error")
-  return html`${badge(String(e.status), failed ? "error" : "ok")}${e.error_code ? html` <code>${e.error_code}</code>` : ""}`
-}
+const callLine = (e: ActivityEntry): string => (e.channel === "mcp" ? `tool ${e.action}` : e.action)
 
-/** A table of activity entries. */
-export const activityTable = (entries: Page<ActivityEntry>, showArticle: boolean): Html =>
+/** One entry's technical facts, folded away: call, status, code, duration, request id. */
+const entryDetails = (e: ActivityEntry): Html => html`<details class="entry-details"><summary>Details<span class="visually-hidden"> of this entry</span></summary>
+  <dl class="meta">
+    <dt>Call</dt><dd><code>${callLine(e)}</code></dd>
+    <dt>Status</dt><dd><code>${String(e.status)}</code>${e.error_code ? html` <code>${e.error_code}</code>` : ""}</dd>
+    <dt>Duration</dt><dd>${e.duration_ms} ms</dd>
+    <dt>Request id</dt><dd><code>${e.request_id}</code></dd>
+  </dl>
+</details>`
+
+const articleLink = (e: ActivityEntry, titles: TitlesById): Html =>
+  e.article_id === null ? html`` : html` <a href="/articles/${encodeURIComponent(e.article_id)}">${titles.get(e.article_id) ?? e.article_id}</a>`
+
+/** A table of activity entries in words, each with its technical details folded away. */
+export const activityTable = (entries: Page<ActivityEntry>, titles: TitlesById, showArticle: boolean, empty = "No activity matches."): Html =>
   entries.data.length === 0
-    ? html`<p class="empty">No activity matches.</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+    ? html`<p class="empty">${empty}</p>`
+    : html`<table class="stacked activity">
         <caption class="visually-hidden">Activity</caption>
-        <thead><tr><th scope="col">When</th><th scope="col">Channel</th><th scope="col">Who</th><th scope="col">Action</th>${showArticle ? html`<th scope="col">Article</th>` : ""}<th scope="col">Result</th><th scope="col" class="num">Time</th></tr></thead>
+        <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Channel</th><th scope="col">Who</th><th scope="col">Result</th></tr></thead>
         <tbody>${entries.data.map(
           (e) => html`<tr>
-            <td>${when(e.at)}</td>
-            <td>${CHANNEL_LABEL[e.channel]}</td>
-            <td>${e.actor?.name ?? html`<span class="muted">anonymous</span>`}</td>
-            <td><code>${e.action}</code></td>
-            ${showArticle ? html`<td>${e.article_id ? html`<a href="/articles/${encodeURIComponent(e.article_id)}">${e.article_id}</a>` : html`<span class="muted">—</span>`}</td>` : ""}
-            <td>${outcomeBadge(e)}</td>
-            <td class="num">${e.duration_ms} ms</td>
+            <td data-label="When">${when(e.at)}</td>
+            <td data-label="What"><strong>${actionWords(e.action)}</strong>${showArticle ? articleLink(e, titles) : ""}${entryDetails(e)}</td>
+            <td data-label="Channel">${CHANNEL_WORDS[e.channel]}</td>
+            <td data-label="Who">${whoWords(e)}</td>
+            <td data-label="Result">${badge(outcomeWords(e), failed(e) ? "error" : "ok")}</td>
           </tr>`,
         )}</tbody>
-      </table></div>`
+      </table>`
 
 /** The account's activity log with its filters. */
 export const activityContent = (input: {
   entries: Page<ActivityEntry> | null
+  titles: TitlesById
+  /** The articles the article filter offers, by title. */
+  articles: ReadonlyArray<{ readonly id: string; readonly title: string }>
   query: Record<string, string | undefined>
   error: string | null
 }): Html => {
   const q = input.query
-  const opt = (name: string, value: string, label: string) => html`<option value="${value}"${q[name] === value ? " selected" : ""}>${label}</option>`
-  return html`<div class="page-head"><div><h1>Activity</h1><p class="muted">Every API call, agent (MCP) tool call and web action on this account, newest first.</p></div></div>
+  const opt = (name: string, value: string, label: string) => html`<option value="${value}"${(q[name] ?? "") === value ? " selected" : ""}>${label}</option>`
+  const articles = q["article"] !== undefined && !input.articles.some((a) => a.id === q["article"])
+    ? [...input.articles, { id: q["article"], title: input.titles.get(q["article"]) ?? q["article"] }]
+    : input.articles
+  return html`<div class="page-head"><div><h1>Activity</h1><p class="muted">What happened on this account, newest first: API calls, agent (MCP) tool calls, and the changes and sign-ins made on these pages.</p></div></div>
   <section class="card" aria-labelledby="filters-title">
     <h2 id="filters-title" class="visually-hidden">Filters</h2>
     <form method="get" action="/activity" class="filters">
-      ${q["article"] ? html`<input type="hidden" name="article" value="${q["article"]}">` : ""}
-      <div><label for="channel">Channel</label><select id="channel" name="channel">${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "MCP")}${opt("channel", "web", "Web")}</select></div>
-      <div><label for="status">Result</label><select id="status" name="status">${opt("status", "", "Any result")}${opt("status", "ok", "Succeeded")}${opt("status", "error", "Refused or failed")}</select></div>
+      <div><label for="channel">Channel</label><select id="channel" name="channel">${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "Agent (MCP)")}${opt("channel", "web", "Web")}</select></div>
+      <div><label for="status">Result</label><select id="status" name="status">${opt("status", "", "Any result")}${opt("status", "ok", "Done")}${opt("status", "error", "Refused or failed")}</select></div>
+      <div><label for="article">Article</label><select id="article" name="article">${opt("article", "", "All articles")}${articles.map((a) => opt("article", a.id, a.title))}</select></div>
       <div><label for="from">From</label><input type="date" id="from" name="from" value="${q["from"] ?? ""}"></div>
       <div><label for="to">To</label><input type="date" id="to" name="to" value="${q["to"] ?? ""}"></div>
+      <div class="check"><label class="radio"><input type="checkbox" name="changes" value="1"${q["changes"] === "1" ? " checked" : ""}> Changes only</label></div>
       <div class="actions"><button type="submit" class="button">Apply</button><a class="button button-quiet" href="/activity">Reset</a></div>
     </form>
-    ${q["article"] ? html`<p>Showing the activity of article <a href="/articles/${encodeURIComponent(q["article"])}">${q["article"]}</a> only. <a href="/activity">Show all</a></p>` : ""}
   </section>
-  ${input.error ? html`<div class="notice notice-error" role="alert"><p>${input.error}</p></div>` : ""}
+  ${input.error ? html`<div class="notice notice-error" role="alert" id="filter-error" tabindex="-1" autofocus><p>${input.error}</p></div>` : ""}
   <section class="card" aria-labelledby="log-title">
     <h2 id="log-title">Log</h2>
-    ${input.entries ? html`${activityTable(input.entries, true)}${pager(input.entries.pagination, "/activity", q)}` : ""}
+    ${input.entries ? html`${activityTable(input.entries, input.titles, true)}${pager(input.entries.pagination, "/activity", q)}` : ""}
   </section>`
 }

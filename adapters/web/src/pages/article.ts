@@ -1,5 +1,6 @@
-import type { ActivityEntry, Article, Page, ProtectedBlockViolation, RevisionSummary } from "@content-site/core"
+import type { ActivityEntry, Article, Page, RevisionSummary } from "@content-site/core"
 import { extractProtectedBlocks } from "@content-site/core"
+import type { EditRefusal } from "../drafts.ts"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { articlePreview } from "../preview.ts"
@@ -13,13 +14,8 @@ export interface EditForm {
   readonly reason: string
   /** The revision the person started from (optimistic concurrency). */
   readonly revision: number
-}
-
-/** Why the last edit was refused, shown above the form. */
-export interface EditRefusal {
-  readonly message: string
-  readonly blocks: ReadonlyArray<ProtectedBlockViolation>
-  readonly details: ReadonlyArray<string>
+  /** The kept draft this form shows, if any (dropped once saved). */
+  readonly draftId: string | null
 }
 
 /** Everything the article page shows. */
@@ -30,6 +26,8 @@ export interface ArticleView {
   readonly activity: Page<ActivityEntry>
   readonly form: EditForm
   readonly refusal: EditRefusal | null
+  /** The address named a kept draft that is no longer there. */
+  readonly missingDraft: boolean
   readonly csrf: string
   readonly query: Record<string, string | undefined>
   /** Whether the visual editor's bundle is served (else the body is edited as HTML only). */
@@ -44,6 +42,21 @@ const protectedBlocksOf = (body: string) => {
   }
 }
 
+/** Whether a revision is the article as it was imported (its origin stays `editor`). */
+export const isImport = (r: Pick<RevisionSummary, "actor">): boolean => r.actor.type === "system" && r.actor.id === "import"
+
+/** Who made a revision and when, with "Imported" for the imported first revision. */
+export const revisionByline = (r: RevisionSummary): Html =>
+  html`${isImport(r) ? html`<span class="tag tag-import">Imported</span>` : r.actor.name} · ${when(r.created_at)}${
+    r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""
+  }`
+
+/** The exact HTML of protected links, each ready to copy back into the body. */
+export const protectedHtmlList = (blocks: ReadonlyArray<{ readonly canonical: string; readonly text: string }>, idPrefix: string): Html =>
+  html`<ol class="protected-html">${blocks.map(
+    (b, i) => html`<li><pre><code id="${idPrefix}-${i + 1}">${b.canonical}</code></pre><button type="button" class="button button-quiet button-small" data-copy="${idPrefix}-${i + 1}" hidden>Copy<span class="visually-hidden"> the HTML of “${b.text || "(no text)"}”</span></button></li>`,
+  )}</ol>`
+
 /** A revision row with its tags, who, when, reason, and its diff and restore actions. */
 export const revisionItem = (article: Article, r: RevisionSummary, csrf: string): Html => {
   const isCurrent = r.number === article.revision
@@ -52,11 +65,11 @@ export const revisionItem = (article: Article, r: RevisionSummary, csrf: string)
     <div>
       <strong>Revision ${r.number}</strong> ${originTag(r.origin)}
       ${isCurrent ? html`<span class="current-mark">Current</span>` : ""}
-      <div class="muted">${r.actor.name} · ${when(r.created_at)}${r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""}</div>
+      <div class="muted">${revisionByline(r)}</div>
     </div>
     <div class="rev-actions">
       ${isCurrent ? "" : html`<a class="button button-quiet button-small" href="${base}">Compare<span class="visually-hidden"> revision ${r.number} with current</span></a>
-      <form method="post" action="${base}/restore" class="inline">
+      <form method="post" action="${base}/restore" class="inline" data-confirm="Restore revision ${r.number}? It becomes a new revision; the current text stays in the history.">
         ${csrfInput(csrf)}
         <button type="submit" class="button button-quiet button-small">Restore<span class="visually-hidden"> revision ${r.number}</span></button>
       </form>`}
@@ -105,17 +118,25 @@ export const articleContent = (v: ArticleView): Html => {
         <h2 id="edit-title">Edit</h2>
         ${
           v.refusal
-            ? html`<div class="notice notice-error" role="alert" id="edit-error" tabindex="-1">
+            ? html`<div class="notice notice-error" role="alert" id="edit-error" tabindex="-1" autofocus>
                 <p><strong>Not saved.</strong> ${v.refusal.message}</p>
                 ${v.refusal.blocks.length > 0 ? violationList(v.refusal.blocks) : ""}
                 ${v.refusal.details.length > 0 ? html`<ul>${v.refusal.details.map((d) => html`<li>${d}</li>`)}</ul>` : ""}
+                ${
+                  v.refusal.blocks.length > 0 && blocks.length > 0
+                    ? html`<p>The article's protected links, exactly as they must stay (copy each back into the body):</p>${protectedHtmlList(blocks, "keep")}`
+                    : ""
+                }
                 <p class="hint">Your text is kept below.</p>
               </div>`
-            : ""
+            : v.missingDraft
+              ? html`<div class="notice notice-info" role="status" id="edit-error" tabindex="-1" autofocus><p>That unsaved edit is no longer kept here (it was saved, is more than a day old, or was made in another browser). The form shows the current article.</p></div>`
+              : ""
         }
-        <form method="post" action="/articles/${id}/edit" class="stack">
+        <form method="post" action="/articles/${id}/edit" class="stack" data-unsaved-warning="${v.form.draftId === null ? "" : "draft"}">
           ${csrfInput(v.csrf)}
           <input type="hidden" name="revision" value="${v.form.revision}">
+          ${v.form.draftId === null ? "" : html`<input type="hidden" name="draft" value="${v.form.draftId}">`}
           <div><label for="title">Title</label><input type="text" id="title" name="title" value="${v.form.title}" required maxlength="300"></div>
           <div>
             <label for="body">Body (HTML)</label>
@@ -169,7 +190,8 @@ ${v.form.body}</textarea>
   </div>
   <section class="card" aria-labelledby="activity-title" id="activity">
     <h2 id="activity-title">Activity on this article</h2>
-    ${activityTable(v.activity, false)}
+    <p class="muted">Changes and attempted changes, by API, agents and these pages. <a href="/activity?article=${id}">Everything on this article, reads included</a></p>
+    ${activityTable(v.activity, new Map(), false, "No changes to this article yet.")}
     ${pager(v.activity.pagination, `/articles/${id}`, v.query, "act_page", "Activity pages", "#activity")}
   </section>`
 }

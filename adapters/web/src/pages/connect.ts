@@ -10,13 +10,17 @@ export interface ConnectedClientView {
   readonly redirectHost: string
   readonly connectedAt: string
   readonly lastUsedAt: string | null
+  /** What the owner allowed (absent from an older MCP adapter: full access). */
+  readonly access?: "write" | "read"
 }
 
-/** The "Connect Site" page: API keys and agent (MCP) clients. */
+/** The "API & agents" page (the specification's "Connect Site"): API keys and agent (MCP) clients. */
 export const connectContent = (input: {
   publicUrl: string
   keys: ReadonlyArray<ApiKeyView>
   created: { key: string; view: ApiKeyView } | null
+  /** The address named a new key that was shown already (a reload): it is not shown again. */
+  shownBefore: boolean
   clients: ReadonlyArray<ConnectedClientView> | null
   csrf: string
   nameError: string | null
@@ -26,10 +30,15 @@ export const connectContent = (input: {
   const active = input.keys.filter((k) => k.revoked_at === null)
   const revoked = input.keys.filter((k) => k.revoked_at !== null)
   const curl = (key: string) => `curl -H "Authorization: Bearer ${key}" ${base}/api/v1/sites`
-  return html`<div class="page-head"><div><h1>Connect Site</h1><p class="muted">Give a program an API key, or connect an AI agent over MCP.</p></div></div>
+  return html`<div class="page-head"><div><h1>API &amp; agents</h1><p class="muted">Connect Site: give your own programs an API key, or connect an AI agent (a chat assistant or code editor) over MCP.</p></div></div>
+  ${
+    input.shownBefore
+      ? html`<div class="notice notice-info" role="status" id="new-key" tabindex="-1" autofocus><p>That new key was shown once and is not shown again. If you did not copy it, revoke it below and create another.</p></div>`
+      : ""
+  }
   ${
     input.created
-      ? html`<section class="card notice-success" aria-labelledby="new-key-title" id="new-key">
+      ? html`<section class="card notice-success" aria-labelledby="new-key-title" id="new-key" tabindex="-1" autofocus>
           <h2 id="new-key-title">Your new API key “${input.created.view.name}”</h2>
           <p><strong>Copy it now: it is shown only once.</strong> Only a hash is stored, so nobody can show it to you again.</p>
           <div class="secret"><code id="new-key-value">${input.created.key}</code>
@@ -47,7 +56,7 @@ export const connectContent = (input: {
         <form method="post" action="/connect/keys" class="stack">
           ${csrfInput(input.csrf)}
           <div><label for="key-name">Name</label>
-            <input type="text" id="key-name" name="name" required maxlength="100" aria-describedby="key-name-hint${input.nameError ? " key-name-error" : ""}">
+            <input type="text" id="key-name" name="name" required maxlength="100" aria-describedby="key-name-hint${input.nameError ? " key-name-error" : ""}"${input.nameError ? html` autofocus` : ""}>
             <p class="hint" id="key-name-hint">Where the key is used, e.g. “Reporting script”.</p>
             ${input.nameError ? html`<p class="notice notice-error" id="key-name-error" role="alert">${input.nameError}</p>` : ""}</div>
           <fieldset><legend>Access</legend>
@@ -62,14 +71,14 @@ export const connectContent = (input: {
         ${
           active.length === 0
             ? html`<p class="empty">No active keys.</p>`
-            : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+            : html`<div class="table-wrap"><table class="stacked">
                 <caption class="visually-hidden">Active API keys</caption>
                 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
                 <tbody>${active.map(
                   (k) => html`<tr>
-                    <td>${k.name}</td><td><code>${k.prefix}…</code></td>
-                    <td>${badge(k.scope === "write" ? "Write" : "Read-only", k.scope === "write" ? "scheduled" : "neutral")}</td>
-                    <td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td>
+                    <td data-label="Name">${k.name}</td><td data-label="Key"><code>${k.prefix}…</code></td>
+                    <td data-label="Access">${badge(k.scope === "write" ? "Write" : "Read-only", k.scope === "write" ? "scheduled" : "neutral")}</td>
+                    <td data-label="Created">${when(k.created_at)}</td><td data-label="Last used">${when(k.last_used_at)}</td>
                     <td><form method="post" action="/connect/keys/${encodeURIComponent(k.id)}/revoke" data-confirm="Revoke the key “${k.name}”? Programs using it stop working at once.">
                       ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Revoke<span class="visually-hidden"> key ${k.name}</span></button></form></td>
                   </tr>`,
@@ -99,7 +108,7 @@ export const connectContent = (input: {
               ? html`<p class="empty">No agents connected yet.</p>`
               : html`<ul class="protected-list">${input.clients.map(
                   (c) => html`<li>
-                    <strong>${c.name}</strong> <span class="muted">(${c.redirectHost})</span><br>
+                    <strong>${c.name}</strong> <span class="muted">(${c.redirectHost})</span> ${badge(c.access === "read" ? "Read-only" : "Read and edit", c.access === "read" ? "neutral" : "scheduled")}<br>
                     <span class="muted">Connected ${when(c.connectedAt)} · last used ${when(c.lastUsedAt)}</span>
                     <form method="post" action="/connect/clients/${encodeURIComponent(c.clientId)}/revoke" data-confirm="Disconnect ${c.name}? Its access stops at once.">
                       ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Revoke<span class="visually-hidden"> ${c.name}</span></button></form>

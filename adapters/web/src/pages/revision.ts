@@ -2,24 +2,26 @@ import type { Article, ProtectedBlockViolation, Revision } from "@content-site/c
 import { bodyLines, type DiffLine, diffLines } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
-import { originTag, violationList, when } from "../ui.ts"
+import { extractProtectedBlocks } from "@content-site/core"
+import { originTag, violationList } from "../ui.ts"
 import { wordComparison } from "../wordCompare.ts"
+import { protectedHtmlList, revisionByline } from "./article.ts"
 
 const CONTEXT = 3
 
-/** Rows of a diff with long unchanged runs collapsed to a few lines of context. */
-const collapse = (lines: ReadonlyArray<DiffLine>): ReadonlyArray<DiffLine | { gap: number }> => {
+/** Rows of a diff with long unchanged runs folded (they can be unfolded), a few lines of context kept. */
+const collapse = (lines: ReadonlyArray<DiffLine>): ReadonlyArray<DiffLine | { gap: ReadonlyArray<DiffLine> }> => {
   const keep = lines.map((l, i) => l.op !== "same" || lines.slice(Math.max(0, i - CONTEXT), i + CONTEXT + 1).some((x) => x.op !== "same"))
-  const out: Array<DiffLine | { gap: number }> = []
-  let gap = 0
+  const out: Array<DiffLine | { gap: ReadonlyArray<DiffLine> }> = []
+  let gap: Array<DiffLine> = []
   lines.forEach((l, i) => {
     if (keep[i]) {
-      if (gap > 0) out.push({ gap })
-      gap = 0
+      if (gap.length > 0) out.push({ gap })
+      gap = []
       out.push(l)
-    } else gap++
+    } else gap.push(l)
   })
-  if (gap > 0) out.push({ gap })
+  if (gap.length > 0) out.push({ gap })
   return out
 }
 
@@ -34,7 +36,7 @@ export const diffTable = (caption: string, before: ReadonlyArray<string>, after:
     <thead><tr><th scope="col">Old</th><th scope="col">New</th><th scope="col"><span class="visually-hidden">Change</span></th><th scope="col">Line</th></tr></thead>
     <tbody>${collapse(lines).map((row) =>
       "gap" in row
-        ? html`<tr class="gap"><td colspan="4">${row.gap} unchanged line${row.gap === 1 ? "" : "s"}</td></tr>`
+        ? html`<tr class="gap"><td colspan="4"><details><summary>${row.gap.length} unchanged line${row.gap.length === 1 ? "" : "s"}<span class="visually-hidden">: show them</span></summary><pre class="unchanged">${row.gap.map((l) => html`<span class="ln">${l.newNo}</span> ${l.text}\n`)}</pre></details></td></tr>`
         : row.op === "same"
           ? html`<tr><td class="ln">${row.oldNo}</td><td class="ln">${row.newNo}</td><td class="sign"></td><td>${row.text}</td></tr>`
           : row.op === "del"
@@ -44,9 +46,18 @@ export const diffTable = (caption: string, before: ReadonlyArray<string>, after:
   </table></div>`
 }
 
+const safeBlocks = (body: string) => {
+  try {
+    return extractProtectedBlocks(body)
+  } catch {
+    return []
+  }
+}
+
 /** One revision compared with the current article, with Restore. */
 export const revisionContent = (input: {
   article: Article
+  siteName: string | null
   revision: Revision
   csrf: string
   refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation> } | null
@@ -56,19 +67,22 @@ export const revisionContent = (input: {
   const isCurrent = r.number === a.revision
   return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>
     <li><a href="/sites">Sites</a></li>
+    <li><a href="/sites/${encodeURIComponent(a.site_id)}">${input.siteName ?? a.site_id}</a></li>
     <li><a href="/articles/${id}">${a.title}</a></li>
     <li aria-current="page">Revision ${r.number}</li>
   </ol></nav>
   <div class="page-head">
     <div>
       <h1>Revision ${r.number} ${originTag(r.origin)}</h1>
-      <p class="muted">${r.actor.name} · ${when(r.created_at)}${r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""}${r.reason ? html` · ${r.reason}` : ""}</p>
+      <p class="muted">${revisionByline(r)}${r.reason ? html` · ${r.reason}` : ""}</p>
     </div>
     <a class="button button-quiet" href="/articles/${id}#revisions">Back to the article</a>
   </div>
   ${
     input.refusal
-      ? html`<div class="notice notice-error" role="alert"><p><strong>Not restored.</strong> ${input.refusal.message}</p>${violationList(input.refusal.blocks)}</div>`
+      ? html`<div class="notice notice-error" role="alert" id="restore-error" tabindex="-1" autofocus><p><strong>Not restored.</strong> ${input.refusal.message}</p>${violationList(input.refusal.blocks)}${
+          input.refusal.blocks.length > 0 ? html`<p>The current article's protected links, exactly as they are:</p>${protectedHtmlList(safeBlocks(a.body), "current")}` : ""
+        }</div>`
       : ""
   }
   <section class="card" aria-labelledby="diff-title" id="diff">
@@ -90,7 +104,7 @@ export const revisionContent = (input: {
       : html`<section class="card" aria-labelledby="restore-title">
           <h2 id="restore-title">Restore revision ${r.number}</h2>
           <p>Restoring makes a new revision (tagged Editor) with this revision's title, body and featured image. Nothing is lost: the current text stays in the history.</p>
-          <form method="post" action="/articles/${id}/revisions/${r.number}/restore" class="stack">
+          <form method="post" action="/articles/${id}/revisions/${r.number}/restore" class="stack" data-confirm="Restore revision ${r.number}? It becomes a new revision; the current text stays in the history.">
             ${csrfInput(input.csrf)}
             <div><label for="restore-reason">Reason <span class="muted">(optional)</span></label><input type="text" id="restore-reason" name="reason" maxlength="500"></div>
             <div><button type="submit" class="button">Restore revision ${r.number}</button></div>

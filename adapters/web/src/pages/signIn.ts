@@ -1,7 +1,10 @@
 import { type Html, html } from "../html.ts"
 import { csrfInput, page } from "../layout.ts"
 
-/** The sign-in page: a plain form with `email` and `password` (works without JavaScript). */
+/**
+ * The sign-in page: a plain form with `email` and `password` (works without JavaScript). The email
+ * field has the focus, or the password field after a refused attempt (the email is kept).
+ */
 export const signInPage = (input: { csrf: string; email: string; next: string; error: string | null; notice: string | null }): Html =>
   page(
     { title: "Sign in", nav: null, account: null, csrf: input.csrf },
@@ -16,11 +19,12 @@ export const signInPage = (input: { csrf: string; email: string; next: string; e
         <div>
           <label for="email">Email</label>
           <input type="email" id="email" name="email" value="${input.email}" autocomplete="username" required
-            ${input.error ? html`aria-describedby="signin-error"` : ""}>
+            ${input.error ? html`aria-describedby="signin-error"` : html`autofocus`}>
         </div>
         <div>
           <label for="password">Password</label>
-          <input type="password" id="password" name="password" autocomplete="current-password" required>
+          <input type="password" id="password" name="password" autocomplete="current-password" required
+            ${input.error ? html`autofocus aria-describedby="signin-error"` : ""}>
         </div>
         <div><button type="submit" class="button">Sign in</button></div>
       </form>

@@ -29,7 +29,11 @@ export const sitesContent = (sites: Page<Website>, stats: ReadonlyMap<string, Pe
   html`<div class="page-head"><div><h1>Your sites</h1><p class="muted">Websites on this account, with this month's summary.</p></div></div>
   ${
     sites.data.length === 0
-      ? html`<p class="empty">No websites on this account yet.</p>`
+      ? html`<section class="card" aria-labelledby="no-sites-title">
+          <h2 id="no-sites-title">No websites on this account yet</h2>
+          <p>Websites are added to your account by the Content-Site team when a site joins the service (an operator imports them); you cannot add one here. Once a site is added, its articles, backlinks and monthly numbers appear on this page.</p>
+          <p>Meanwhile you can prepare: create an API key or connect an AI agent on <a href="/connect">API &amp; agents</a>. Both will see your sites as soon as they are added.</p>
+        </section>`
       : html`<div class="grid">${sites.data.map((s) => siteCard(s, stats.get(s.id) ?? null))}</div>`
   }
   ${pager(sites.pagination, "/sites", query)}`
@@ -98,16 +102,16 @@ export const siteContent = (input: {
 const articleTable = (articles: Page<ArticleListItem>, base: string, query: Record<string, string | undefined>): Html =>
   articles.data.length === 0
     ? html`<p class="empty">No articles match these filters.</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+    : html`<div class="table-wrap"><table class="stacked">
         <caption class="visually-hidden">Articles</caption>
         <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Target keyword</th><th scope="col" class="num">Words</th></tr></thead>
         <tbody>${articles.data.map(
           (a) => html`<tr>
-            <td><a href="/articles/${encodeURIComponent(a.id)}">${a.title}</a></td>
-            <td>${badge(a.status, a.status)}</td>
-            <td>${when(a.published_at)}</td>
-            <td>${a["target keyword"]}</td>
-            <td class="num">${num(a["word count"])}</td>
+            <td data-label="Title"><a href="/articles/${encodeURIComponent(a.id)}">${a.title}</a></td>
+            <td data-label="Status">${badge(a.status, a.status)}</td>
+            <td data-label="Published">${when(a.published_at)}</td>
+            <td data-label="Target keyword">${a["target keyword"]}</td>
+            <td data-label="Words" class="num">${num(a["word count"])}</td>
           </tr>`,
         )}</tbody>
       </table></div>
@@ -116,17 +120,17 @@ const articleTable = (articles: Page<ArticleListItem>, base: string, query: Reco
 const backlinkTable = (backlinks: Page<Backlink>, base: string, query: Record<string, string | undefined>): Html =>
   backlinks.data.length === 0
     ? html`<p class="empty">No backlinks match these filters.</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>
+    : html`<div class="table-wrap"><table class="stacked">
         <caption class="visually-hidden">Backlinks</caption>
         <thead><tr><th scope="col">Acquired</th><th scope="col">Source</th><th scope="col">Anchor</th><th scope="col">Type</th><th scope="col">Category</th><th scope="col">Target</th></tr></thead>
         <tbody>${backlinks.data.map(
           (b) => html`<tr>
-            <td>${day(b.date_acquired)}</td>
-            <td><a href="${b.source_url}" rel="noopener noreferrer nofollow">${b.source_domain}</a></td>
-            <td>${b.anchor_text}</td>
-            <td>${b.anchor_type}</td>
-            <td>${badge(b.category === "industry" ? "Industry" : "Local", b.category)}</td>
-            <td><a href="${b.target_url}" rel="noopener noreferrer">${b.target_url}</a></td>
+            <td data-label="Acquired">${day(b.date_acquired)}</td>
+            <td data-label="Source"><a href="${b.source_url}" rel="noopener noreferrer nofollow">${b.source_domain}</a></td>
+            <td data-label="Anchor">${b.anchor_text}</td>
+            <td data-label="Type">${b.anchor_type}</td>
+            <td data-label="Category">${badge(b.category === "industry" ? "Industry" : "Local", b.category)}</td>
+            <td data-label="Target"><a href="${b.target_url}" rel="noopener noreferrer">${b.target_url}</a></td>
           </tr>`,
         )}</tbody>
       </table></div>

@@ -1,0 +1,51 @@
+import { IdempotencyStore, type RecordedAnswer } from "@content-site/core"
+import { Effect, Layer } from "effect"
+import type { MemoryState } from "./MemoryState.ts"
+
+/** One idempotency key in memory. */
+export interface MemoryIdempotencyEntry {
+  readonly fingerprint: string
+  readonly answer: RecordedAnswer | null
+  readonly leaseUntilMs: number
+  readonly expiresAtMs: number
+}
+
+/**
+ * Idempotency keys in memory, keyed by account and key. A reservation is one synchronous step,
+ * so of two requests reserving the same key exactly one gets it. Expired entries are taken over
+ * on reservation and dropped once there are many.
+ */
+export const memoryIdempotencyStore = (state: MemoryState) => {
+  const id = (accountId: string, key: string) => `${accountId}#${key}`
+  const pendingWith = (accountId: string, key: string, fingerprint: string) => {
+    const entry = state.idempotency.get(id(accountId, key))
+    return entry !== undefined && entry.answer === null && entry.fingerprint === fingerprint ? entry : undefined
+  }
+  return Layer.succeed(IdempotencyStore, {
+    reserve: (accountId, key, fingerprint, times) =>
+      Effect.sync(() => {
+        const existing = state.idempotency.get(id(accountId, key))
+        const free =
+          existing === undefined || existing.expiresAtMs <= times.nowMs || (existing.answer === null && existing.leaseUntilMs <= times.nowMs)
+        if (!free) {
+          return existing.answer === null
+            ? { kind: "pending" as const, fingerprint: existing.fingerprint }
+            : { kind: "completed" as const, fingerprint: existing.fingerprint, answer: existing.answer }
+        }
+        if (existing === undefined && state.idempotency.size >= 10_000) {
+          for (const [k, e] of state.idempotency) if (e.expiresAtMs <= times.nowMs) state.idempotency.delete(k)
+        }
+        state.idempotency.set(id(accountId, key), { fingerprint, answer: null, leaseUntilMs: times.leaseUntilMs, expiresAtMs: times.expiresAtMs })
+        return { kind: "reserved" as const }
+      }),
+    complete: (accountId, key, fingerprint, answer) =>
+      Effect.sync(() => {
+        const entry = pendingWith(accountId, key, fingerprint)
+        if (entry !== undefined) state.idempotency.set(id(accountId, key), { ...entry, answer })
+      }),
+    release: (accountId, key, fingerprint) =>
+      Effect.sync(() => {
+        if (pendingWith(accountId, key, fingerprint) !== undefined) state.idempotency.delete(id(accountId, key))
+      }),
+  })
+}

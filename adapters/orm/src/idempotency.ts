@@ -1,0 +1,56 @@
+/** Idempotency keys in the database, so that every instance answers a retry the same way. */
+import { IdempotencyStore, type RecordedAnswer, type Reservation } from "@content-site/core"
+import { Effect, Layer } from "effect"
+import { attempt } from "./failures.ts"
+import { json, type Sql } from "./sql.ts"
+
+// One statement reserves the key: a new row, or a row that is free (expired, or pending past its
+// lease) taken over. Concurrent reservations of one key queue on the row; exactly one inserts or
+// updates it, the others find it held and read it.
+const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, lease_until, expires_at)
+  values ($1, $2, $3, null, null, null, $4::timestamptz, $5::timestamptz)
+  on conflict (account_id, key) do update set fingerprint = excluded.fingerprint, status = null, headers = null, body = null,
+    lease_until = excluded.lease_until, expires_at = excluded.expires_at
+  where idempotency_keys.expires_at <= $6::timestamptz
+    or (idempotency_keys.status is null and idempotency_keys.lease_until <= $6::timestamptz)
+  returning 1 as reserved`
+const HOLDER = `select fingerprint, status, headers, body from idempotency_keys where account_id = $1 and key = $2`
+const COMPLETE = `update idempotency_keys set status = $4, headers = $5::jsonb, body = $6
+  where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
+const RELEASE = `delete from idempotency_keys where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
+
+interface HolderRow {
+  readonly fingerprint: string
+  readonly status: number | null
+  readonly headers: Record<string, string> | null
+  readonly body: string | null
+}
+
+/** The IdempotencyStore on PostgreSQL / PGlite (table `idempotency_keys`). */
+export const ormIdempotencyStore = (sql: Sql) =>
+  Layer.succeed(IdempotencyStore, {
+    reserve: (accountId, key, fingerprint, times) =>
+      attempt(async (): Promise<Reservation> => {
+        // A held row can vanish between the two statements only when it expired meanwhile; then reserve again.
+        for (let round = 0; round < 3; round++) {
+          const reserved = await sql<{ reserved: number }>(RESERVE, [
+            accountId,
+            key,
+            fingerprint,
+            new Date(times.leaseUntilMs).toISOString(),
+            new Date(times.expiresAtMs).toISOString(),
+            new Date(times.nowMs).toISOString(),
+          ])
+          if (reserved.length > 0) return { kind: "reserved" }
+          const holder = (await sql<HolderRow>(HOLDER, [accountId, key]))[0]
+          if (holder === undefined) continue
+          if (holder.status === null) return { kind: "pending", fingerprint: holder.fingerprint }
+          const answer: RecordedAnswer = { status: holder.status, headers: holder.headers ?? {}, body: holder.body ?? "" }
+          return { kind: "completed", fingerprint: holder.fingerprint, answer }
+        }
+        throw new Error("idempotency key: could not reserve or read it")
+      }),
+    complete: (accountId, key, fingerprint, answer) =>
+      Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, fingerprint, answer.status, json(answer.headers), answer.body]))),
+    release: (accountId, key, fingerprint) => Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, fingerprint]))),
+  })

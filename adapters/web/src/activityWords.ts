@@ -1,0 +1,80 @@
+import { type ActivityEntry, problemKinds } from "@content-site/core"
+
+/** What a logged action did, in words, and whether it changes something (an article, a key, an agent). */
+interface ActionWords {
+  readonly verb: string
+  readonly change: boolean
+}
+
+/**
+ * Every action the log holds, by its logged name: REST route templates, MCP tool names and the web
+ * pages' own actions. An action missing here is shown by its name.
+ */
+const ACTIONS: Readonly<Record<string, ActionWords>> = {
+  "GET /api/v1/sites": { verb: "Listed sites", change: false },
+  "GET /api/v1/sites/{id}/articles": { verb: "Listed articles", change: false },
+  "GET /api/v1/articles/{id}": { verb: "Viewed", change: false },
+  "PUT /api/v1/articles/{id}": { verb: "Edited", change: true },
+  "POST /api/v1/articles/{id}/featured-image": { verb: "Replaced the featured image", change: true },
+  "GET /api/v1/articles/{id}/revisions": { verb: "Listed revisions", change: false },
+  "GET /api/v1/articles/{id}/revisions/{number}": { verb: "Viewed a revision", change: false },
+  "GET /api/v1/sites/{id}/backlinks": { verb: "Listed backlinks", change: false },
+  "GET /api/v1/sites/{id}/stats": { verb: "Read the summary", change: false },
+  "GET /api/v1/activity": { verb: "Read the activity log", change: false },
+  list_sites: { verb: "Listed sites", change: false },
+  list_articles: { verb: "Listed articles", change: false },
+  get_article: { verb: "Viewed", change: false },
+  list_backlinks: { verb: "Listed backlinks", change: false },
+  get_stats: { verb: "Read the summary", change: false },
+  update_article: { verb: "Edited", change: true },
+  replace_featured_image: { verb: "Replaced the featured image", change: true },
+  "POST / (sign in)": { verb: "Signed in", change: false },
+  "POST /articles/{id}/edit": { verb: "Edited", change: true },
+  "POST /articles/{id}/image": { verb: "Replaced the featured image", change: true },
+  "POST /articles/{id}/revisions/{number}/restore": { verb: "Restored a revision", change: true },
+  "POST /connect/keys": { verb: "Created an API key", change: true },
+  "POST /connect/keys/{id}/revoke": { verb: "Revoked an API key", change: true },
+  "POST /connect/clients/{id}/revoke": { verb: "Disconnected an agent", change: true },
+}
+
+/** The logged actions that change something: the "changes only" filter. */
+export const CHANGE_ACTIONS: ReadonlyArray<string> = Object.entries(ACTIONS)
+  .filter(([, w]) => w.change)
+  .map(([action]) => action)
+
+/** What an entry's call did, in words ("Edited", "Viewed", ...). */
+export const actionWords = (action: string): string => ACTIONS[action]?.verb ?? action
+
+/** Whether an entry's call failed: an error code, a 4xx/5xx status, or `error` (MCP). */
+export const failed = (e: ActivityEntry): boolean =>
+  e.error_code !== null || (typeof e.status === "number" ? e.status >= 400 : e.status === "error")
+
+const CODE_WORDS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(problemKinds).map((k) => [k.code, k.title.toLowerCase()]),
+)
+
+/** The outcome in words: "Done", "Refused: protected link changed", "Failed: service unavailable". */
+export const outcomeWords = (e: ActivityEntry): string => {
+  if (!failed(e)) return "Done"
+  const code = e.error_code ?? ""
+  const what = CODE_WORDS[code] ?? (code === "" ? "error" : code.replace(/_/g, " "))
+  const status = typeof e.status === "number" ? e.status : 400
+  return status >= 500 || code === "internal" || code === "unavailable" ? `Failed: ${what}` : `Refused: ${what}`
+}
+
+/** Who made the call, in words: a key's name, an agent's name, or the person. */
+export const whoWords = (e: ActivityEntry): string => {
+  const actor = e.actor
+  if (actor === null) return "Unknown caller"
+  switch (actor.type) {
+    case "api_key":
+      return `API key “${actor.name}”`
+    case "oauth_client":
+      return `Agent “${actor.name}”`
+    default:
+      return actor.name
+  }
+}
+
+/** The channel in words. */
+export const CHANNEL_WORDS: Readonly<Record<ActivityEntry["channel"], string>> = { api: "API", mcp: "Agent (MCP)", web: "Web" }

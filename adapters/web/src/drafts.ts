@@ -1,0 +1,115 @@
+import { OAuthStore, type ProtectedBlockViolation, type StoredPayload } from "@content-site/core"
+import type { HttpDeps } from "@content-site/rest"
+import { Option } from "effect"
+import type { ParameterizedContext } from "koa"
+import { createHash } from "node:crypto"
+import { cookieOf, setCookie, token, type WebSession } from "@content-site/rest"
+
+/** The OAuthStore model unsaved edits are kept under. */
+export const DRAFT_MODEL = "WebDraft"
+/** The cookie naming an edit that arrived after its session had expired. */
+export const PENDING_DRAFT_COOKIE = "cs_draft"
+/** How long an unsaved edit is kept. */
+export const DRAFT_TTL_SECONDS = 24 * 60 * 60
+
+/** Why an edit was not saved, shown above the form it is offered back in. */
+export interface EditRefusal {
+  readonly message: string
+  readonly blocks: ReadonlyArray<ProtectedBlockViolation>
+  readonly details: ReadonlyArray<string>
+}
+
+/** An edit that was not saved: what the person typed, and why it was refused. */
+export interface Draft {
+  readonly articleId: string
+  readonly title: string
+  readonly body: string
+  readonly reason: string
+  /** The revision the person started from (optimistic concurrency). */
+  readonly revision: number
+  readonly refusal: EditRefusal
+  /** When a pending draft was kept (ms): only a session started after it takes it. */
+  readonly keptAt?: number
+}
+
+const isDraft = (p: StoredPayload): boolean =>
+  typeof p["articleId"] === "string" &&
+  typeof p["title"] === "string" &&
+  typeof p["body"] === "string" &&
+  typeof p["reason"] === "string" &&
+  typeof p["revision"] === "number" &&
+  typeof p["refusal"] === "object" &&
+  p["refusal"] !== null
+
+/** A draft's store key: bound to the session, so another browser cannot read it by its id. */
+const sessionKey = (session: WebSession, id: string): string => `${session.key}:${id}`
+/** A pending draft's store key: a hash of the cookie value, which itself is never stored. */
+const pendingKey = (cookieValue: string): string => `pending:${createHash("sha256").update(cookieValue).digest("base64url")}`
+
+const DRAFT_ID = /^[A-Za-z0-9_-]{16,64}$/
+
+const find = async (deps: HttpDeps, key: string): Promise<Draft | null> => {
+  const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_MODEL, key)))
+  return Option.isSome(found) && isDraft(found.value) ? (found.value as unknown as Draft) : null
+}
+
+const put = (deps: HttpDeps, key: string, draft: Draft): Promise<void> =>
+  deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_MODEL, key, draft as unknown as StoredPayload, DRAFT_TTL_SECONDS)))
+
+const drop = (deps: HttpDeps, key: string): Promise<void> => deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
+
+/** Keeps a refused edit for this session; returns the id its page address carries (`?draft=`). */
+export const keepDraft = async (deps: HttpDeps, session: WebSession, draft: Draft): Promise<string> => {
+  const id = token(18)
+  await put(deps, sessionKey(session, id), draft)
+  return id
+}
+
+/** This session's draft of an article by id, or null (unknown, expired, another session's, another article's). */
+export const findDraft = async (deps: HttpDeps, session: WebSession, articleId: string, id: string | undefined): Promise<Draft | null> => {
+  if (id === undefined || !DRAFT_ID.test(id)) return null
+  const draft = await find(deps, sessionKey(session, id))
+  return draft !== null && draft.articleId === articleId ? draft : null
+}
+
+/** Forgets a draft once its text was saved. */
+export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string | undefined): Promise<void> => {
+  if (id !== undefined && DRAFT_ID.test(id)) await drop(deps, sessionKey(session, id))
+}
+
+/**
+ * Keeps an edit that arrived without a live session, under a fresh cookie of this browser only,
+ * until the person signs in again and it is offered back.
+ */
+export const keepPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, draft: Draft): Promise<void> => {
+  const value = token()
+  await put(deps, pendingKey(value), { ...draft, keptAt: Date.now() })
+  setCookie(ctx, deps, PENDING_DRAFT_COOKIE, value, DRAFT_TTL_SECONDS)
+}
+
+/**
+ * After sign-in: moves this browser's pending edit of the article into the session and returns
+ * its draft id, or null when there is none for this article (another article's stays pending).
+ */
+export const adoptPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, session: WebSession, articleId: string): Promise<string | null> => {
+  const value = cookieOf(ctx, PENDING_DRAFT_COOKIE)
+  if (value === undefined) return null
+  const draft = await find(deps, pendingKey(value))
+  if (draft === null) {
+    setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
+    return null
+  }
+  if (draft.articleId !== articleId) return null
+  // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
+  // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
+  if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
+    await drop(deps, pendingKey(value))
+    setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
+    return null
+  }
+  const { keptAt: _, ...kept } = draft
+  const id = await keepDraft(deps, session, kept)
+  await drop(deps, pendingKey(value))
+  setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
+  return id
+}

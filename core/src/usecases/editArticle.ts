@@ -1,0 +1,57 @@
+import { Effect } from "effect"
+import { EditConflict, EditNotApplicable, PayloadTooLarge, PreconditionFailed } from "../errors.ts"
+import { applyTextEdits } from "../policy/textEdits.ts"
+import { ArticleRepository } from "../ports/Repositories.ts"
+import { MAX_BODY_BYTES, type EditArticleBody } from "../schema/writes.ts"
+import type { Caller } from "./Caller.ts"
+import { requireWriteScope } from "./guards.ts"
+import { updateArticle, type UpdateOptions } from "./updateArticle.ts"
+
+/** How often an edit is re-applied when another writer changed the article between the read and the write. */
+const MAX_ATTEMPTS = 3
+
+const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
+
+/**
+ * Edits an article by find and replace (PATCH, `edit_article`): each `find` must occur exactly
+ * once in the current body (as it is served), the edits apply in order, and the resulting body
+ * then goes through `updateArticle`, the same pipeline as a full edit (sanitising, protected
+ * blocks, precondition, dry run, daily limit, revision, answer).
+ *
+ * The edits are made on the body of one revision and written only if the article is still at
+ * that revision, so a change made in between is never overwritten: without the caller's own
+ * precondition the edits are made again on the newer body (a few times, then EditConflict);
+ * with it (`If-Match` / `if_revision`) the answer is PreconditionFailed, as for a full edit.
+ */
+export const editArticle = (caller: Caller, articleId: string, input: EditArticleBody, options: UpdateOptions) =>
+  Effect.gen(function* () {
+    yield* requireWriteScope(caller)
+    const edits = input.edits ?? []
+    const fields = { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) }
+    if (edits.length === 0) return yield* updateArticle(caller, articleId, fields, options)
+    const articles = yield* ArticleRepository
+    const attempt = (n: number): ReturnType<typeof once> =>
+      once().pipe(
+        Effect.catchTag("PreconditionFailed", (error) =>
+          options.expectedRevision !== undefined
+            ? Effect.fail(error)
+            : n + 1 < MAX_ATTEMPTS
+              ? attempt(n + 1)
+              : Effect.fail(new EditConflict({ detail: "The article kept changing while the edits were applied; nothing was changed. Retry." })),
+        ),
+      )
+    const once = () =>
+      Effect.gen(function* () {
+        const current = yield* articles.get(caller.accountId, articleId)
+        if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
+          return yield* new PreconditionFailed({ expected: options.expectedRevision, current: current.revision })
+        }
+        const applied = applyTextEdits(current.body, edits)
+        if ("mismatches" in applied) return yield* new EditNotApplicable({ errors: applied.mismatches })
+        if (utf8Length(applied.text) > MAX_BODY_BYTES) {
+          return yield* new PayloadTooLarge({ detail: "The edited body would be larger than 1 MiB." })
+        }
+        return yield* updateArticle(caller, articleId, { ...fields, body: applied.text }, { ...options, expectedRevision: current.revision })
+      })
+    return yield* attempt(0)
+  })

@@ -1,0 +1,339 @@
+/**
+ * Agent-grade editing over real HTTP on PostgreSQL: protected_links, PATCH (find and replace),
+ * the revision diff, restore, and Idempotency-Key on every write, across two instances of one
+ * database. Every JSON answer is checked against the published OpenAPI document (helpers.ts).
+ */
+import { ArticleWriter, editBudget, makeChange } from "@content-site/core"
+import { startServer, type StartedServer } from "../../apps/server/server.ts"
+import { Effect } from "effect"
+import sharp from "sharp"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { A1_BODY, json, KEYS, PROTECTED_BACKLINK, PROTECTED_INTERNAL, startTestServer, type TestServer } from "./helpers.ts"
+
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+const send = (method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; key?: string } = {}) =>
+  t.api(`/api/v1${path}`, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(init.key !== undefined ? { key: init.key } : {}),
+  })
+const patch = (id: string, body: unknown, init: { query?: string; headers?: Record<string, string>; key?: string } = {}) =>
+  send("PATCH", `/articles/${id}${init.query ?? ""}`, body, init)
+const article = async (id: string) => json(await send("GET", `/articles/${id}`))
+const revisionsOf = async (id: string) =>
+  (await json(await send("GET", `/articles/${id}/revisions?per_page=100`))).data as Array<{ number: number; origin: string; restored_from: number | null }>
+
+const problemOf = async (res: Response, status: number, code: string) => {
+  expect(res.status).toBe(status)
+  const body = await json(res)
+  expect(body.code).toBe(code)
+  return body
+}
+
+describe("protected_links", () => {
+  it("should list every protected element of the single article in document order", async () => {
+    const a = await article("art_a1")
+    expect(a.protected_links).toEqual([
+      { type: "backlink", href: "https://partner.test/offer", text: "partner offer" },
+      { type: "internal", href: "https://alpha.test/guide", text: "our guide" },
+    ])
+    expect((await article("art_a05")).protected_links).toEqual([])
+  })
+
+  it("should be in the article of every write answer", async () => {
+    const res = await patch("art_a1", { title: "Protected article, renamed" })
+    expect(res.status).toBe(200)
+    expect((await json(res)).article.protected_links).toHaveLength(2)
+  })
+})
+
+describe("PATCH /articles/{id}", () => {
+  it("should apply edits in order on the body as GET serves it, as one api revision", async () => {
+    const before = await article("art_a06")
+    const res = await patch("art_a06", {
+      edits: [
+        { find: "Body of article 6", replace: "The body of article six" },
+        { find: "six with", replace: "six, now with" },
+      ],
+      reason: "tighter",
+    })
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.article.body).toBe("<p>The body of article six, now with some words.</p>")
+    expect(body.revision).toMatchObject({ number: before.revision + 1, origin: "api", reason: "tighter" })
+    expect(res.headers.get("etag")).toBe(`"art_a06-r${before.revision + 1}"`)
+    expect(res.headers.get("edit-limit-remaining")).toMatch(/^\d+$/)
+    const log = await json(await send("GET", "/activity?per_page=100"))
+    expect(log.data.find((e: { request_id: string }) => e.request_id === res.headers.get("x-request-id"))).toMatchObject({
+      action: "PATCH /api/v1/articles/{id}",
+      status: 200,
+      article_id: "art_a06",
+      site_id: "site_a1",
+    })
+  })
+
+  it("should refuse a find found 0 or 2+ times, naming each edit with its count, and change nothing", async () => {
+    await patch("art_a07", { edits: [{ find: "Body", replace: "Body Body" }] })
+    const before = await article("art_a07")
+    const res = await patch("art_a07", {
+      edits: [
+        { find: "not there", replace: "x" },
+        { find: "Body", replace: "x" },
+        { find: "some words", replace: "more words" },
+      ],
+    })
+    const problem = await problemOf(res, 422, "edit_not_applicable")
+    expect(problem.errors).toEqual([
+      { path: "edits/0/find", message: expect.any(String), count: 0 },
+      { path: "edits/1/find", message: expect.any(String), count: 2 },
+    ])
+    expect(await article("art_a07")).toMatchObject({ revision: before.revision, body: before.body })
+  })
+
+  it("should never remove or change a protected link", async () => {
+    const before = await article("art_a1")
+    for (const edits of [
+      [{ find: PROTECTED_BACKLINK, replace: "partner offer" }],
+      [{ find: 'href="https://partner.test/offer"', replace: 'href="https://evil.test/"' }],
+      [{ find: ">our guide<", replace: ">their guide<" }],
+      [{ find: "<h2>Intro</h2>", replace: '<h2>Intro <a href="https://x.test" data-service-protected="backlink">x</a></h2>' }],
+    ]) {
+      const problem = await problemOf(await patch("art_a1", { edits }), 422, "protected_link_changed")
+      expect(problem.blocks.length).toBeGreaterThan(0)
+    }
+    const moved = await patch("art_a1", { edits: [{ find: `<p>Then ${PROTECTED_INTERNAL}.</p>`, replace: "" }, { find: "<h2>Intro</h2>", replace: `<h2>Intro</h2><p>First ${PROTECTED_INTERNAL}.</p>` }] })
+    expect(moved.status).toBe(200)
+    const after = await article("art_a1")
+    expect(after.protected_links).toEqual([...before.protected_links].reverse())
+  })
+
+  it("should sanitise the edited body, honour If-Match and dry_run, and refuse bad requests", async () => {
+    const a = await article("art_a08")
+    const dry = await patch("art_a08", { edits: [{ find: "some words", replace: "words<script>x()</script>" }] }, { query: "?dry_run=true" })
+    expect(dry.status).toBe(200)
+    const dryBody = await json(dry)
+    expect(dryBody).toMatchObject({ dry_run: true, revision: null, sanitized: { changed: true } })
+    expect(dryBody.article.body).not.toContain("<script")
+    expect((await article("art_a08")).revision).toBe(a.revision)
+    await problemOf(await patch("art_a08", { title: "x" }, { headers: { "if-match": `"art_a08-r${a.revision + 5}"` } }), 412, "precondition_failed")
+    const ok = await patch("art_a08", { edits: [{ find: "words", replace: "words" }], title: "Renamed 8" }, { headers: { "if-match": `"art_a08-r${a.revision}"` } })
+    expect(ok.status).toBe(200)
+    await problemOf(await patch("art_a08", {}), 400, "invalid_request")
+    await problemOf(await patch("art_a08", { edits: [] }), 400, "invalid_request")
+    await problemOf(await patch("art_a08", { edits: [{ find: "", replace: "x" }] }), 400, "invalid_request")
+    await problemOf(await patch("art_a08", { edits: [{ find: "a" }] }), 400, "invalid_request")
+    await problemOf(await patch("art_a08", { body: "<p>x</p>" }), 400, "invalid_request")
+    await problemOf(await patch("art_a08", { title: "x" }, { key: KEYS.aRead }), 403, "insufficient_scope")
+  })
+
+  it("should make the edits on the newest body when the article changed in between", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => patch("art_a09", { edits: [{ find: "some words.", replace: `some words. Edit ${i}.` }] })),
+    )
+    // Every edit finds its text in the newest body; none is lost, none overwrites another.
+    for (const r of results) expect([200, 409]).toContain(r.status)
+    const applied = results.filter((r) => r.status === 200).length
+    const body = (await article("art_a09")).body as string
+    expect((body.match(/Edit \d\./g) ?? []).length).toBe(applied)
+  })
+})
+
+describe("GET /articles/{id}/diff", () => {
+  it("should answer a unified diff with one block a line and the words changed, to the current revision by default", async () => {
+    const start = await article("art_a10")
+    await patch("art_a10", { edits: [{ find: "some words.", replace: "some words.</p><p>A new paragraph here." }], title: "Ten" })
+    const res = await send("GET", `/articles/art_a10/diff?from=${start.revision}`)
+    expect(res.status).toBe(200)
+    const diff = await json(res)
+    expect(diff).toMatchObject({ from: start.revision, to: start.revision + 1, title: { from: "Article 10", to: "Ten" } })
+    expect(diff.body.unified).toBe(
+      [
+        `--- revision ${start.revision}`,
+        `+++ revision ${start.revision + 1}`,
+        "@@ -1,1 +1,2 @@",
+        " <p>Body of article 10 with some words.</p>",
+        "+<p>A new paragraph here.</p>",
+        "",
+      ].join("\n"),
+    )
+    expect(diff.body).toMatchObject({ added_words: 4, removed_words: 0 })
+    const same = await json(await send("GET", `/articles/art_a10/diff?from=${start.revision}&to=${start.revision}`))
+    expect(same).toEqual({ from: start.revision, to: start.revision, title: null, body: { unified: "", added_words: 0, removed_words: 0 } })
+  })
+
+  it("should refuse bad numbers and unknown revisions", async () => {
+    await problemOf(await send("GET", "/articles/art_a10/diff"), 400, "invalid_request")
+    await problemOf(await send("GET", "/articles/art_a10/diff?from=0"), 400, "invalid_request")
+    await problemOf(await send("GET", "/articles/art_a10/diff?from=1&x=2"), 400, "invalid_request")
+    await problemOf(await send("GET", "/articles/art_a10/diff?from=1&to=999"), 404, "not_found")
+  })
+})
+
+describe("POST /articles/{id}/revisions/{number}/restore", () => {
+  it("should restore a revision as a new api revision with restored_from, and write nothing when it is the current state", async () => {
+    await send("PUT", "/articles/art_a11", { title: "Eleven", body: "<p>Eleven.</p>" })
+    const before = await article("art_a11")
+    const res = await send("POST", "/articles/art_a11/revisions/1/restore", { reason: "undo" })
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.revision).toMatchObject({ number: before.revision + 1, origin: "api", restored_from: 1, reason: "undo" })
+    expect(body.article).toMatchObject({ title: "Article 11", body: "<p>Body of article 11 with some words.</p>" })
+    const again = await send("POST", "/articles/art_a11/revisions/1/restore")
+    expect(again.status).toBe(200)
+    expect((await json(again)).revision).toBeNull()
+    await problemOf(await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": '"art_a11-r1"' } }), 412, "precondition_failed")
+    await problemOf(await send("POST", "/articles/art_a11/revisions/99/restore"), 404, "not_found")
+    await problemOf(await send("POST", "/articles/art_a11/revisions/1/restore", { url: "x" }), 400, "invalid_request")
+    await problemOf(await send("POST", "/articles/art_a11/revisions/1/restore", undefined, { key: KEYS.aRead }), 403, "insufficient_scope")
+  })
+
+  it("should refuse a restore that would drop a protected link the platform added later", async () => {
+    // The platform inserts a protected link after revision 1 (as its own tools do).
+    await t.server.runtime.runPromise(
+      Effect.gen(function* () {
+        const budget = yield* editBudget
+        const platform = { accountId: "acc_a", actor: { type: "system" as const, id: "platform", name: "Platform" }, scope: "write" as const, channel: "web" as const, requestId: "platform-1", action: "platform", startedAt: Date.now() }
+        yield* (yield* ArticleWriter).change("acc_a", "art_a12", budget, (current) =>
+          makeChange(platform, current, { title: current.title, body: `${current.body}<p>${PROTECTED_BACKLINK}</p>`, word_count: 9, featured_image: null, reason: null, restored_from: null }),
+        )
+      }),
+    )
+    const before = await article("art_a12")
+    const problem = await problemOf(await send("POST", "/articles/art_a12/revisions/1/restore"), 422, "protected_link_changed")
+    expect(problem.blocks).toEqual([{ kind: "removed", href: "https://partner.test/offer", text: "partner offer" }])
+    expect((await article("art_a12")).revision).toBe(before.revision)
+  })
+})
+
+describe("Idempotency-Key", () => {
+  it("should answer a retried PUT with the first answer and change nothing", async () => {
+    const key = crypto.randomUUID()
+    const first = await send("PUT", "/articles/art_a13", { title: "Thirteen" }, { headers: { "idempotency-key": key } })
+    expect(first.status).toBe(200)
+    const firstBody = await first.text()
+    const count = (await revisionsOf("art_a13")).length
+    const second = await send("PUT", "/articles/art_a13", { title: "Thirteen" }, { headers: { "idempotency-key": key } })
+    expect(second.status).toBe(200)
+    expect(await second.text()).toBe(firstBody)
+    expect(second.headers.get("idempotent-replayed")).toBe("true")
+    expect(second.headers.get("etag")).toBe(first.headers.get("etag"))
+    expect(second.headers.get("edit-limit-remaining")).toBe(first.headers.get("edit-limit-remaining"))
+    expect(first.headers.get("idempotent-replayed")).toBeNull()
+    expect((await revisionsOf("art_a13")).length).toBe(count)
+    await problemOf(await send("PUT", "/articles/art_a13", { title: "Other" }, { headers: { "idempotency-key": key } }), 422, "idempotency_key_reused")
+    await problemOf(await send("PATCH", "/articles/art_a13", { title: "Thirteen" }, { headers: { "idempotency-key": key } }), 422, "idempotency_key_reused")
+    // Keys are per account: account B's same key is its own.
+    const b = await send("PUT", "/articles/art_b1", { title: "B again" }, { headers: { "idempotency-key": key }, key: KEYS.b })
+    expect(b.status).toBe(200)
+    await problemOf(await send("PUT", "/articles/art_a13", { title: "x" }, { headers: { "idempotency-key": "bad key with spaces" } }), 400, "invalid_request")
+  })
+
+  it("should replay PATCH, restore and featured-image answers, errors included", async () => {
+    const pk = crypto.randomUUID()
+    const p1 = await patch("art_a14", { edits: [{ find: "some words", replace: "a few words" }] }, { headers: { "idempotency-key": pk } })
+    const p2 = await patch("art_a14", { edits: [{ find: "some words", replace: "a few words" }] }, { headers: { "idempotency-key": pk } })
+    expect([p1.status, p2.status]).toEqual([200, 200])
+    expect(await p2.text()).toBe(await p1.text())
+
+    const ek = crypto.randomUUID()
+    const e1 = await patch("art_a14", { edits: [{ find: "missing", replace: "x" }] }, { headers: { "idempotency-key": ek } })
+    const e2 = await patch("art_a14", { edits: [{ find: "missing", replace: "x" }] }, { headers: { "idempotency-key": ek } })
+    expect([e1.status, e2.status]).toEqual([422, 422])
+    expect(await e2.text()).toBe(await e1.text())
+    expect(e2.headers.get("idempotent-replayed")).toBe("true")
+
+    const rk = crypto.randomUUID()
+    const r1 = await send("POST", "/articles/art_a14/revisions/1/restore", undefined, { headers: { "idempotency-key": rk } })
+    const count = (await revisionsOf("art_a14")).length
+    const r2 = await send("POST", "/articles/art_a14/revisions/1/restore", undefined, { headers: { "idempotency-key": rk } })
+    expect([r1.status, r2.status]).toEqual([200, 200])
+    expect(await r2.text()).toBe(await r1.text())
+    expect((await revisionsOf("art_a14")).length).toBe(count)
+
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#f00" } }).png().toBuffer()
+    const upload = (key: string) => {
+      const form = new FormData()
+      form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "a.png")
+      form.set("alt", "red")
+      return t.api("/api/v1/articles/art_a14/featured-image", { method: "POST", body: form, headers: { "idempotency-key": key } })
+    }
+    const ik = crypto.randomUUID()
+    const i1 = await upload(ik)
+    const i2 = await upload(ik)
+    expect([i1.status, i2.status]).toEqual([200, 200])
+    expect(await i2.text()).toBe(await i1.text())
+    expect((await revisionsOf("art_a14")).length).toBe(count + 1)
+  })
+
+  it("should make exactly one change of many concurrent requests with one key", async () => {
+    const key = crypto.randomUUID()
+    const before = (await revisionsOf("art_a15")).length
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => patch("art_a15", { edits: [{ find: "some words", replace: "some more words" }] }, { headers: { "idempotency-key": key } })),
+    )
+    for (const r of results) expect([200, 409]).toContain(r.status)
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1)
+    expect((await revisionsOf("art_a15")).length).toBe(before + 1)
+    // Once the first is answered, a retry gets its answer.
+    const retry = await patch("art_a15", { edits: [{ find: "some words", replace: "some more words" }] }, { headers: { "idempotency-key": key } })
+    expect(retry.status).toBe(200)
+    expect(retry.headers.get("idempotent-replayed")).toBe("true")
+  })
+
+  it("should be honoured by another instance of the same database", async () => {
+    let other: StartedServer | undefined
+    try {
+      other = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, RATE_LIMIT_PER_MINUTE: "100000" }, quiet: true })
+      const key = crypto.randomUUID()
+      const first = await send("PUT", "/articles/art_a16", { title: "Sixteen" }, { headers: { "idempotency-key": key } })
+      const replay = await fetch(`${other.url}/api/v1/articles/art_a16`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${KEYS.a}`, "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify({ title: "Sixteen" }),
+      })
+      expect(replay.status).toBe(200)
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(await replay.text()).toBe(await first.text())
+    } finally {
+      await other?.close()
+    }
+  })
+})
+
+describe("cross-account", () => {
+  it("should answer 404 on every new route for another account's article, exactly like a missing one", async () => {
+    for (const id of ["art_b1", "art_missing"]) {
+      await problemOf(await patch(id, { title: "x" }), 404, "not_found")
+      await problemOf(await patch(id, { edits: [{ find: "B", replace: "x" }] }), 404, "not_found")
+      await problemOf(await send("GET", `/articles/${id}/diff?from=1`), 404, "not_found")
+      await problemOf(await send("POST", `/articles/${id}/revisions/1/restore`), 404, "not_found")
+    }
+    expect((await json(await send("GET", "/articles/art_b1", undefined, { key: KEYS.b }))).title).toBe("B again")
+  })
+})
+
+describe("OpenAPI", () => {
+  it("should document the new operations, the Idempotency-Key header and the new problem codes", async () => {
+    const doc = await json(await t.api("/api/v1/openapi.json", { key: null }))
+    expect(doc.paths["/articles/{id}"].patch.operationId).toBe("editArticle")
+    expect(doc.paths["/articles/{id}/diff"].get.operationId).toBe("diffRevisions")
+    expect(doc.paths["/articles/{id}/revisions/{number}/restore"].post.operationId).toBe("restoreRevision")
+    for (const [path, method] of [["/articles/{id}", "put"], ["/articles/{id}", "patch"], ["/articles/{id}/featured-image", "post"], ["/articles/{id}/revisions/{number}/restore", "post"]] as const) {
+      expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name)).toContain("Idempotency-Key")
+      expect(doc.paths[path][method].responses["422"].description).toContain("idempotency_key_reused")
+    }
+    expect(doc.paths["/articles/{id}"].patch.responses["422"].description).toContain("edit_not_applicable")
+    expect(doc.components.schemas.Article.required).toContain("protected_links")
+  })
+})
+
+// A1_BODY is the fixture's protected article; the tests above keep its links.
+void A1_BODY

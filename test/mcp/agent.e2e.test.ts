@@ -1,0 +1,175 @@
+/**
+ * Agent-grade editing through the MCP SDK client, connected with OAuth, on PostgreSQL:
+ * protected_links in get_article, edit_article, list_revisions / get_revision / diff_revisions,
+ * restore_revision, idempotency_key on the write tools, annotations and descriptions, logging,
+ * and another account's article as not_found everywhere.
+ */
+import { importData } from "@content-site/core"
+import { startServer, type StartedServer } from "../../apps/server/server.ts"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createDatabase } from "../e2e/helpers.ts"
+import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "./support.ts"
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, any>; content: Array<{ type: string; text?: string }> }
+
+let server: StartedServer
+let database: Awaited<ReturnType<typeof createDatabase>>
+let client: Client
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }))
+const validators = new Map<string, (data: unknown) => boolean>()
+
+const PROTECTED = `<a href="https://partner.test/offer" data-service-protected="backlink" rel="sponsored">partner offer</a>`
+
+const call = async (name: string, args: Record<string, unknown>): Promise<ToolResult> => (await client.callTool({ name, arguments: args })) as ToolResult
+
+const ok = (name: string, result: ToolResult): Record<string, any> => {
+  expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false)
+  const validate = validators.get(name)
+  expect(validate?.(result.structuredContent), JSON.stringify(ajv.errors)).toBe(true)
+  return result.structuredContent as Record<string, any>
+}
+
+const problemOf = (result: ToolResult): Record<string, any> => {
+  expect(result.isError).toBe(true)
+  expect(result.structuredContent).toBeUndefined()
+  return JSON.parse(result.content[0]?.text ?? "") as Record<string, any>
+}
+
+const rest = async (path: string) =>
+  (await (await fetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })).json()) as Record<string, any>
+
+beforeAll(async () => {
+  database = await createDatabase()
+  server = await startServer({
+    env: { HOST: "127.0.0.1", PORT: "0", SEED_DEMO: "false", DATABASE_URL: database.url, AUTH_FAILURE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_PER_MINUTE: "100000" },
+    quiet: true,
+  })
+  const seeded = await server.runtime.runPromiseExit(importData(seedFile()))
+  if (seeded._tag !== "Success") throw new Error("seeding failed")
+  const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" })
+  const connected = await connect(`${server.url}/mcp`, provider)
+  if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
+  client = connected
+  const { tools } = await client.listTools()
+  for (const tool of tools) validators.set(tool.name, ajv.compile(tool.outputSchema as object) as (d: unknown) => boolean)
+}, 120_000)
+
+afterAll(async () => {
+  await client?.close()
+  await server?.close()
+  await database?.drop()
+})
+
+describe("the agent tools", () => {
+  it("should list them with descriptions for a model, output schemas and truthful annotations", async () => {
+    const { tools } = await client.listTools()
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    for (const name of ["edit_article", "list_revisions", "get_revision", "diff_revisions", "restore_revision"]) expect(byName.has(name)).toBe(true)
+    for (const read of ["list_revisions", "get_revision", "diff_revisions"]) {
+      expect(byName.get(read)?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    }
+    for (const write of ["edit_article", "restore_revision"]) {
+      expect(byName.get(write)?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false })
+    }
+    for (const write of ["update_article", "replace_featured_image", "edit_article", "restore_revision"]) {
+      expect(Object.keys((byName.get(write)?.inputSchema.properties ?? {}) as object)).toContain("idempotency_key")
+    }
+    expect(byName.get("update_article")?.description).toContain("prefer edit_article")
+    expect(byName.get("edit_article")?.description).toMatch(/protected_links/)
+    expect(byName.get("edit_article")?.description).toMatch(/if_revision/)
+    expect(byName.get("edit_article")?.description).toMatch(/restore_revision/)
+    expect(client.getInstructions()).toMatch(/edit_article/)
+    expect(client.getInstructions()).toMatch(/restore_revision/)
+  })
+})
+
+describe("get_article", () => {
+  it("should carry protected_links from the same extraction as the edit policy", async () => {
+    const article = ok("get_article", await call("get_article", { article_id: "art_a1_1" }))
+    expect(article.protected_links).toEqual([{ type: "backlink", href: "https://partner.test/offer", text: "partner offer" }])
+  })
+})
+
+describe("edit_article, diff_revisions, restore_revision", () => {
+  it("should edit by find and replace, show the change as a diff, and restore it", async () => {
+    const before = ok("get_article", await call("get_article", { article_id: "art_a1_2" }))
+    const edited = ok(
+      "edit_article",
+      await call("edit_article", {
+        article_id: "art_a1_2",
+        edits: [{ find: "Some words about gardens", replace: "A few words about walled gardens" }],
+        if_revision: before.revision,
+        reason: "agent tweak",
+      }),
+    )
+    expect(edited.revision).toMatchObject({ number: before.revision + 1, origin: "mcp", reason: "agent tweak" })
+    expect(edited.article.body).toBe(before.body.replace("Some words about gardens", "A few words about walled gardens"))
+    expect(edited.article.protected_links).toEqual(before.protected_links)
+
+    const revisions = ok("list_revisions", await call("list_revisions", { article_id: "art_a1_2" }))
+    expect(revisions.data.map((r: { number: number }) => r.number)).toEqual([before.revision + 1, before.revision])
+    const old = ok("get_revision", await call("get_revision", { article_id: "art_a1_2", number: before.revision }))
+    expect(old.body).toBe(before.body)
+
+    const diff = ok("diff_revisions", await call("diff_revisions", { article_id: "art_a1_2", from: before.revision }))
+    expect(diff).toMatchObject({ from: before.revision, to: before.revision + 1, title: null, body: { added_words: 3, removed_words: 1 } })
+    expect(diff.body.unified).toContain("-<p>Some words about gardens")
+    expect(diff.body.unified).toContain("+<p>A few words about walled gardens")
+
+    const restored = ok("restore_revision", await call("restore_revision", { article_id: "art_a1_2", number: before.revision }))
+    expect(restored.revision).toMatchObject({ origin: "mcp", restored_from: before.revision, number: before.revision + 2 })
+    expect(restored.article.body).toBe(before.body)
+    const again = ok("restore_revision", await call("restore_revision", { article_id: "art_a1_2", number: before.revision }))
+    expect(again.revision).toBeNull()
+    // The same through REST: the article is back.
+    expect((await rest("/articles/art_a1_2")).body).toBe(before.body)
+  })
+
+  it("should refuse what cannot apply or would touch a protected link, with the REST codes", async () => {
+    const missing = problemOf(await call("edit_article", { article_id: "art_a1_3", edits: [{ find: "nowhere", replace: "x" }] }))
+    expect(missing).toMatchObject({ code: "edit_not_applicable", errors: [{ path: "edits/0/find", count: 0 }] })
+    const removed = problemOf(await call("edit_article", { article_id: "art_a1_3", edits: [{ find: PROTECTED, replace: "partner offer" }] }))
+    expect(removed).toMatchObject({ code: "protected_link_changed", blocks: [{ kind: "removed", href: "https://partner.test/offer" }] })
+    const stale = problemOf(await call("edit_article", { article_id: "art_a1_3", title: "x", if_revision: 99 }))
+    expect(stale.code).toBe("precondition_failed")
+    const invalid = problemOf(await call("edit_article", { article_id: "art_a1_3", edits: [] }))
+    expect(invalid.code).toBe("invalid_request")
+    expect((await rest("/articles/art_a1_3")).revision).toBe(1)
+  })
+
+  it("should replay a retried write with the same idempotency_key and refuse the key for another change", async () => {
+    const key = crypto.randomUUID()
+    const args = { article_id: "art_a1_4", edits: [{ find: "more text", replace: "more text, and then some" }], idempotency_key: key }
+    const first = await call("edit_article", args)
+    ok("edit_article", first)
+    const second = await call("edit_article", args)
+    expect(second).toEqual(first)
+    expect((await rest("/articles/art_a1_4/revisions")).data).toHaveLength(2)
+    const reused = problemOf(await call("edit_article", { ...args, edits: [{ find: "and then some", replace: "x" }] }))
+    expect(reused.code).toBe("idempotency_key_reused")
+    const updateKey = crypto.randomUUID()
+    const u1 = await call("update_article", { article_id: "art_a1_4", title: "Four", idempotency_key: updateKey })
+    const u2 = await call("update_article", { article_id: "art_a1_4", title: "Four", idempotency_key: updateKey })
+    expect(u2).toEqual(u1)
+    expect((await rest("/articles/art_a1_4/revisions")).data).toHaveLength(3)
+    const log = await rest("/activity?channel=mcp&per_page=100")
+    expect(log.data.filter((e: { action: string }) => e.action === "edit_article").length).toBeGreaterThanOrEqual(3)
+  })
+
+  it("should answer not_found for another account's article on every new tool", async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["edit_article", { article_id: "art_b1_1", title: "x" }],
+      ["list_revisions", { article_id: "art_b1_1" }],
+      ["get_revision", { article_id: "art_b1_1", number: 1 }],
+      ["diff_revisions", { article_id: "art_b1_1", from: 1 }],
+      ["restore_revision", { article_id: "art_b1_1", number: 1 }],
+    ]
+    for (const [name, args] of calls) expect(problemOf(await call(name, args)).code, name).toBe("not_found")
+    for (const [name, args] of calls) expect(problemOf(await call(name, { ...args, article_id: "art_nope" })).code, name).toBe("not_found")
+  })
+})
