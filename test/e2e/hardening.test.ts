@@ -182,7 +182,7 @@ describe("text PostgreSQL cannot store is a 400 (review point 6)", () => {
     const csrf = hiddenField(connect, "_csrf")
     const key = await browser.request(`${t.url}/connect/keys`, { form: { _csrf: csrf, name: "ci\u0000", scope: "read-only" } })
     expect(key.status).toBe(400)
-    const restore = await browser.request(`${t.url}/articles/art_a1/revisions/1/restore`, { form: { _csrf: csrf, reason: "back\u0000" } })
+    const restore = await browser.request(`${t.url}/articles/art_a1/revisions/1/restore`, { form: { _csrf: csrf, reason: "back\u0000", confirmed: "yes" } })
     expect(restore.status).toBe(400)
   })
 
