@@ -2,7 +2,7 @@
  * The admin command line: `npm run admin -- COMMAND ...`, with the server's environment
  * (DATABASE_URL, or DATA_DIR for the embedded database; REDIS_URL). Composition only: the work is
  * done by the core's use cases on the ORM's Layers. Exit codes: 0 done, 1 usage or validation
- * error, 2 the database could not be used.
+ * error (for `rewrite apply`: a line was refused), 2 the database could not be used.
  */
 import {
   AccountRepository,
@@ -10,14 +10,17 @@ import {
   createApiKey,
   importData,
   revokeApiKey,
+  Settings,
   type InvalidRequest,
 } from "@content-site/core"
 import { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey } from "@content-site/mcp"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { nodePlatform } from "@content-site/platform"
+import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
-import { readFileSync } from "node:fs"
+import { accessSync, constants, readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
+import { ConfigError, readConfig } from "../server/config.ts"
+import { rewriteApply } from "./rewrite.ts"
 
 const USAGE = `Usage: npm run admin -- COMMAND
 
@@ -32,6 +35,11 @@ Commands:
                                             every minute), older tokens stay valid
   activity prune --older-than DAYS          delete activity entries more than DAYS (at least 1) days old;
                                             the service itself keeps the log for ever
+  rewrite apply FILE.jsonl [--dry-run]      apply a batch of the platform's rewrite job: one JSON object a line,
+                                            { rewrite_id, article_id, title?, body?, reason?, if_revision? };
+                                            each line is checked like an API edit and refused alone; a line
+                                            applied before is not applied again; --dry-run writes nothing.
+                                            Exit 1 if a line was refused, 2 if the database failed a line
 
 Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data).`
 
@@ -58,6 +66,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
           "read-only": { type: "boolean" },
           "activate-in": { type: "string" },
           "older-than": { type: "string" },
+          "dry-run": { type: "boolean" },
           help: { type: "boolean", short: "h" },
         },
       })
@@ -70,7 +79,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     console.log(USAGE)
     return command === undefined && !values.help ? 1 : 0
   }
-  const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key", "activity prune"])
+  const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key", "activity prune", "rewrite apply"])
   const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
   if (!known.has(name)) throw new UsageError(`Unknown command '${name}'.`)
 
@@ -99,7 +108,30 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     throw new UsageError("activity prune needs --older-than DAYS, a whole number of days from 1.")
   }
 
+  if (name === "rewrite apply") {
+    if (rest.length !== 1 || !rest[0]) throw new UsageError("rewrite apply takes exactly one FILE.jsonl.")
+    try {
+      accessSync(rest[0], constants.R_OK)
+    } catch (e) {
+      throw new UsageError(`Cannot read ${rest[0]}: ${(e as Error).message}`)
+    }
+  }
+  if (values["dry-run"] && name !== "rewrite apply") throw new UsageError("--dry-run is an option of rewrite apply only.")
+
   const env = process.env
+  // The service's limits and public URL, from the same environment the server reads.
+  const config = (() => {
+    try {
+      return readConfig(env)
+    } catch (e) {
+      if (e instanceof ConfigError) throw new UsageError(`Configuration error: ${e.message}`)
+      throw e
+    }
+  })()
+  const settings = Layer.succeed(Settings, {
+    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+    limits: config.limits,
+  })
   const databaseUrl = nonEmpty(env["DATABASE_URL"])
   const redisUrl = nonEmpty(env["REDIS_URL"])
   const db: OrmDatabase = await openDatabase({
@@ -108,8 +140,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     ...(redisUrl ? { redisUrl } : {}),
     housekeepingIntervalMs: 0,
   })
-  const runtime = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform()))
-  const run = async <A, E extends { _tag: string }>(effect: Effect.Effect<A, E, Layer.Success<typeof db.layer> | Layer.Success<ReturnType<typeof nodePlatform>>>) => {
+  const runtime = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform(), settings))
+  const run = async <A, E extends { _tag: string }>(
+    effect: Effect.Effect<A, E, Layer.Success<typeof db.layer> | Layer.Success<ReturnType<typeof nodePlatform>> | Settings>,
+  ) => {
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return exit.value
     const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
@@ -160,6 +194,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const deleted = await db.pruneActivity(before)
         console.log(`Deleted ${deleted} activity entries from before ${before.toISOString()}.`)
         return 0
+      }
+      case "rewrite apply": {
+        // Only this command edits articles: it alone starts the HTML policy's worker (one thread, lines go one by one).
+        const job = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform(), settings, workerHtmlAnalyzer({ maxThreads: 1 })))
+        try {
+          return await rewriteApply((effect) => job.runPromise(effect), rest[0]!, values["dry-run"] === true)
+        } finally {
+          await job.dispose()
+        }
       }
       case "key revoke": {
         const keyId = rest[0]!

@@ -1,4 +1,4 @@
-import { clientAddress, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/rest"
+import { clientAddress, closeAfterUnreadBody, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/rest"
 import { isCoreError, NotFound, toProblem } from "@content-site/core"
 import { mountMcp } from "@content-site/mcp"
 import { mediaMiddleware } from "@content-site/media"
@@ -70,6 +70,8 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     }
   })
   app.use(requestId({ trustIncoming: options.trustProxy }))
+  // An answer sent before the request body has all arrived (413 while uploading) stays readable.
+  app.use(closeAfterUnreadBody())
   app.use(securityHeaders({ hsts: options.publicUrl.startsWith("https://") }))
 
   // Health: no auth, no rate limit, not logged.

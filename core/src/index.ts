@@ -10,6 +10,7 @@ export * from "./schema/resources.ts"
 export * from "./schema/queries.ts"
 export * from "./schema/writes.ts"
 export * from "./schema/importFile.ts"
+export * from "./schema/rewrite.ts"
 export * from "./schema/decode.ts"
 export * from "./html/index.ts"
 export * from "./policy/pagination.ts"
@@ -25,6 +26,7 @@ export * from "./ports/Media.ts"
 export * from "./ports/OAuthStore.ts"
 export * from "./ports/DataImporter.ts"
 export * from "./ports/IdempotencyStore.ts"
+export * from "./ports/RewriteLedger.ts"
 export * from "./ports/HtmlAnalyzer.ts"
 export * from "./usecases/Caller.ts"
 export * from "./usecases/views.ts"
@@ -51,6 +53,7 @@ export * from "./usecases/recordActivity.ts"
 export * from "./usecases/apiKeys.ts"
 export * from "./usecases/createAccount.ts"
 export * from "./usecases/importData.ts"
+export * from "./usecases/applyRewrites.ts"
 
 import type { AccountRepository, ActivityLog, ApiKeyRepository, ArticleRepository, BacklinkRepository, RevisionRepository, SiteRepository } from "./ports/Repositories.ts"
 import type { ArticleWriter } from "./ports/ArticleWriter.ts"
@@ -60,6 +63,7 @@ import type { ImageFetcher, ImageInspector, MediaStore } from "./ports/Media.ts"
 import type { OAuthStore } from "./ports/OAuthStore.ts"
 import type { DataImporter } from "./ports/DataImporter.ts"
 import type { IdempotencyStore } from "./ports/IdempotencyStore.ts"
+import type { RewriteLedger } from "./ports/RewriteLedger.ts"
 import type { HtmlAnalyzer } from "./ports/HtmlAnalyzer.ts"
 
 /** The storage ports a persistence adapter provides. */
@@ -77,6 +81,7 @@ export type StorageServices =
   | MediaStore
   | DataImporter
   | IdempotencyStore
+  | RewriteLedger
 
 /** Every service the use cases need: what a composition root provides. */
 export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher | HtmlAnalyzer

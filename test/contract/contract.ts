@@ -15,6 +15,7 @@ import {
   LimitStore,
   OAuthStore,
   RevisionRepository,
+  RewriteLedger,
   SiteRepository,
   type AccountRecord,
   type ActivityFilter,
@@ -445,6 +446,55 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const revisions = await run(RevisionRepository.use((r) => r.list(accountId, target.id, { offset: 0, limit: 50 })))
         expect(revisions.items.map((r) => r.number)).toEqual(Array.from({ length: committed.length + 1 }, (_, i) => committed.length + 1 - i))
         expect((await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).revision).toBe(committed.length + 1)
+      })
+    })
+
+    describe("rewrite ledger", () => {
+      const rewriteChange = (current: ArticleRecord, title: string, rewriteId: string): ArticleChange => ({
+        ...changeOf(current, title),
+        revision: { ...changeOf(current, title).revision, origin: "rewrite", actor: { type: "platform", id: "rewrite", name: "Rewrite job" } },
+        rewrite_id: rewriteId,
+      })
+
+      it("should locate an article's account and site, and nothing for an unknown id", async () => {
+        const { accountId, main, articles } = await seed()
+        expect(await run(ArticleRepository.use((r) => r.locate(articles[0]!.id)))).toEqual(Option.some({ account_id: accountId, site_id: main.id }))
+        expect(await run(ArticleRepository.use((r) => r.locate(uid("art_missing"))))).toEqual(Option.none())
+      })
+
+      it("should record a change's rewrite_id with its revision in the change's transaction, uncounted without a budget", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[0]!
+        const rewriteId = uid("rw")
+        expect(await run(RewriteLedger.use((l) => l.find(rewriteId)))).toEqual(Option.none())
+        const out = await run(
+          ArticleWriter.use((w) => w.change(accountId, target.id, null, (current) => Effect.succeed(rewriteChange(current, "Rewritten", rewriteId)))),
+        )
+        expect(out.committed?.editsRemaining).toBeNull()
+        expect(out.committed?.revision).toMatchObject({ number: 2, origin: "rewrite", actor: { type: "platform", id: "rewrite", name: "Rewrite job" } })
+        expect(await run(RewriteLedger.use((l) => l.find(rewriteId)))).toEqual(
+          Option.some({ rewrite_id: rewriteId, account_id: accountId, article_id: target.id, revision: 2, applied_at: T("2026-11-22T10:00:00Z") }),
+        )
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-22")))).toBe(0)
+      })
+
+      it("should refuse a change whose rewrite_id is recorded already, writing nothing", async () => {
+        const { accountId, articles } = await seed()
+        const rewriteId = uid("rw")
+        await run(ArticleWriter.use((w) => w.change(accountId, articles[1]!.id, null, (c) => Effect.succeed(rewriteChange(c, "First", rewriteId)))))
+        const other = articles[2]!
+        const tag = await failure(ArticleWriter.use((w) => w.change(accountId, other.id, null, (c) => Effect.succeed(rewriteChange(c, "Again", rewriteId)))))
+        expect(tag).toBe("EditConflict")
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, other.id)))).toEqual(other)
+        expect((await run(RewriteLedger.use((l) => l.find(rewriteId)))).pipe(Option.map((e) => e.article_id))).toEqual(Option.some(articles[1]!.id))
+      })
+
+      it("should keep the first record of a rewrite_id and ignore a second", async () => {
+        const { accountId, articles } = await seed()
+        const entry = { rewrite_id: uid("rw"), account_id: accountId, article_id: articles[3]!.id, revision: null, applied_at: T("2026-11-22T11:00:00Z") }
+        await run(RewriteLedger.use((l) => l.record(entry)))
+        await run(RewriteLedger.use((l) => l.record({ ...entry, article_id: articles[4]!.id, revision: 9 })))
+        expect(await run(RewriteLedger.use((l) => l.find(entry.rewrite_id)))).toEqual(Option.some(entry))
       })
     })
 

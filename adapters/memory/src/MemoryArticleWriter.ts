@@ -1,11 +1,11 @@
-import { applyArticleChange, ArticleWriter, DailyEditLimit, NotFound } from "@content-site/core"
+import { applyArticleChange, ArticleWriter, DailyEditLimit, EditConflict, NotFound } from "@content-site/core"
 import { Effect, Layer, Semaphore } from "effect"
 import { MEMORY_COUNTERS_SWEEP_ABOVE, type MemoryState } from "./MemoryState.ts"
 
 /**
  * The memory unit of work: one lock per article serialises changes; the plan runs under it, and
- * the article, revision, activity entry and edit counter are written together only once the plan
- * and the budget check have succeeded, so a failure leaves nothing behind.
+ * the article, revision, activity entry, edit counter and rewrite record are written together only
+ * once the plan and the budget check have succeeded, so a failure leaves nothing behind.
  */
 export const memoryArticleWriter = (state: MemoryState) => {
   const locks = new Map<string, Semaphore.Semaphore>()
@@ -26,17 +26,31 @@ export const memoryArticleWriter = (state: MemoryState) => {
           if (!current || current.account_id !== accountId) return yield* new NotFound({ resource: "article", id: articleId })
           const change = yield* plan(current)
           if (change === null) return { current, committed: null }
-          const counterKey = `${accountId}#${budget.day}`
-          const used = state.editCounters.get(counterKey) ?? 0
-          if (used >= budget.limit) {
+          if (change.rewrite_id !== undefined && state.rewrites.has(change.rewrite_id)) {
+            return yield* new EditConflict({ detail: `The rewrite line ${change.rewrite_id} was applied meanwhile; nothing was changed.` })
+          }
+          const counterKey = budget === null ? null : `${accountId}#${budget.day}`
+          const used = counterKey === null ? 0 : (state.editCounters.get(counterKey) ?? 0)
+          if (budget !== null && used >= budget.limit) {
             return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
           }
           const { article, revision } = applyArticleChange(current, change)
-          if (used === 0 && state.editCounters.size >= MEMORY_COUNTERS_SWEEP_ABOVE) {
-            // counters of past days are never read again (keys end in their day, YYYY-MM-DD)
-            for (const key of state.editCounters.keys()) if (key.slice(-10) < budget.day) state.editCounters.delete(key)
+          if (budget !== null && counterKey !== null) {
+            if (used === 0 && state.editCounters.size >= MEMORY_COUNTERS_SWEEP_ABOVE) {
+              // counters of past days are never read again (keys end in their day, YYYY-MM-DD)
+              for (const key of state.editCounters.keys()) if (key.slice(-10) < budget.day) state.editCounters.delete(key)
+            }
+            state.editCounters.set(counterKey, used + 1)
           }
-          state.editCounters.set(counterKey, used + 1)
+          if (change.rewrite_id !== undefined) {
+            state.rewrites.set(change.rewrite_id, {
+              rewrite_id: change.rewrite_id,
+              account_id: accountId,
+              article_id: articleId,
+              revision: revision.number,
+              applied_at: change.updated_at,
+            })
+          }
           state.articles.set(articleId, article)
           state.revisions.set(`${articleId}#${revision.number}`, revision)
           if (change.activity) {
@@ -46,7 +60,7 @@ export const memoryArticleWriter = (state: MemoryState) => {
               state.activity.push(change.activity)
             }
           }
-          return { current, committed: { article, revision, editsRemaining: Math.max(0, budget.limit - used - 1) } }
+          return { current, committed: { article, revision, editsRemaining: budget === null ? null : Math.max(0, budget.limit - used - 1) } }
         }),
       ),
   })

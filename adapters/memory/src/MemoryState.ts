@@ -3,6 +3,7 @@ import type {
   AccountRecord,
   ActivityRecord,
   ApiKeyRecord,
+  AppliedRewriteRecord,
   ArticleRecord,
   BacklinkRecord,
   RevisionRecord,
@@ -38,6 +39,8 @@ export interface MemoryState {
   readonly media: Map<string, StoredMedia>
   /** Keyed by `${accountId}#${key}`. */
   readonly idempotency: Map<string, MemoryIdempotencyEntry>
+  /** Applied lines of the rewrite job, keyed by rewrite_id. */
+  readonly rewrites: Map<string, AppliedRewriteRecord>
 }
 
 /** Above this many request counters (or edit counters), those of ended windows (past days) are dropped. */
@@ -58,4 +61,5 @@ export const makeMemoryState = (): MemoryState => ({
   oauth: new Map(),
   media: new Map(),
   idempotency: new Map(),
+  rewrites: new Map(),
 })

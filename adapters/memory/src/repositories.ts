@@ -6,6 +6,7 @@ import {
   BacklinkRepository,
   NotFound,
   RevisionRepository,
+  RewriteLedger,
   SiteRepository,
   type ArticleRecord,
   type Slice,
@@ -34,7 +35,7 @@ export const compareArticles = (a: ArticleRecord, b: ArticleRecord): number => {
 const inRange = (value: string | null, from: string | undefined, to: string | undefined): boolean =>
   (from === undefined && to === undefined) || (value !== null && (from === undefined || value >= from) && (to === undefined || value <= to))
 
-/** Memory Layers of every repository port over one shared state. */
+/** Memory Layers of every repository port (and the rewrite ledger) over one shared state. */
 export const memoryRepositories = (state: MemoryState) =>
   Layer.mergeAll(
     Layer.succeed(AccountRepository, {
@@ -102,6 +103,18 @@ export const memoryRepositories = (state: MemoryState) =>
         const a = state.articles.get(articleId)
         return a && a.account_id === accountId ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "article", id: articleId }))
       },
+      locate: (articleId) =>
+        Effect.sync(() => {
+          const a = state.articles.get(articleId)
+          return a ? Option.some({ account_id: a.account_id, site_id: a.site_id }) : Option.none()
+        }),
+    }),
+    Layer.succeed(RewriteLedger, {
+      find: (rewriteId) => Effect.sync(() => Option.fromUndefinedOr(state.rewrites.get(rewriteId))),
+      record: (entry) =>
+        Effect.sync(() => {
+          if (!state.rewrites.has(entry.rewrite_id)) state.rewrites.set(entry.rewrite_id, entry)
+        }),
     }),
     Layer.succeed(BacklinkRepository, {
       list: (accountId, filter, slice) =>

@@ -5,9 +5,11 @@
 import { Migration20261122214310_initial } from "./Migration20261122214310_initial.ts"
 import { Migration20261123012232_changeNotifications } from "./Migration20261123012232_changeNotifications.ts"
 import { Migration20261124001831_idempotencyKeys } from "./Migration20261124001831_idempotencyKeys.ts"
+import { Migration20261123235216_appliedRewrites } from "./Migration20261123235216_appliedRewrites.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
   { name: "Migration20261123012232_changeNotifications", class: Migration20261123012232_changeNotifications },
+  { name: "Migration20261123235216_appliedRewrites", class: Migration20261123235216_appliedRewrites },
   { name: "Migration20261124001831_idempotencyKeys", class: Migration20261124001831_idempotencyKeys },
 ]

@@ -2,6 +2,7 @@
  * Persistence models: one MikroORM entity per table, defined with `defineEntity` (no decorators).
  * They never leave this adapter: `mapping.ts` turns them into the core's record types.
  */
+import type { Actor } from "@content-site/core"
 import { defineEntity, p, type TriggerDef } from "@mikro-orm/core"
 
 /**
@@ -121,7 +122,7 @@ export const RevisionEntity = defineEntity({
     body: p.text(),
     featuredImage: p.json<{ url: string; alt: string }>().nullable(),
     reason: p.text().nullable(),
-    actor: p.json<{ type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }>(),
+    actor: p.json<Actor>(),
     restoredFrom: p.integer().nullable(),
     createdAt: p.datetime(3),
   },
@@ -137,7 +138,7 @@ export const ActivityEntity = defineEntity({
     accountId: p.string().length(128).nullable(),
     at: p.datetime(3),
     channel: p.string().length(8),
-    actor: p.json<{ type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }>().nullable(),
+    actor: p.json<Actor>().nullable(),
     action: p.text(),
     siteId: p.string().length(128).nullable(),
     articleId: p.string().length(128).nullable(),
@@ -209,6 +210,20 @@ export const IdempotencyKeyEntity = defineEntity({
   },
 })
 
+/** Applied lines of the platform's rewrite job, by rewrite_id: a batch run again applies nothing twice. */
+export const AppliedRewriteEntity = defineEntity({
+  name: "AppliedRewrite",
+  tableName: "applied_rewrites",
+  properties: {
+    rewriteId: p.string().length(200).primary(),
+    accountId: p.string().length(128),
+    articleId: p.string().length(128),
+    /** The revision the line made; null when the article already read as the line asked. */
+    revision: p.integer().nullable(),
+    appliedAt: p.datetime(3),
+  },
+})
+
 export const entities = [
   AccountEntity,
   ApiKeyEntity,
@@ -221,4 +236,5 @@ export const entities = [
   LimitCounterEntity,
   OAuthPayloadEntity,
   IdempotencyKeyEntity,
+  AppliedRewriteEntity,
 ]

@@ -23,6 +23,7 @@ import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
 import { ormOAuthStore } from "./oauth.ts"
 import { initOrm, type Em, type Orm } from "./orm.ts"
 import { ormRepositories } from "./repositories.ts"
+import { ormRewriteLedger } from "./rewrites.ts"
 import { nativeSql } from "./sql.ts"
 import { ormArticleWriter } from "./writer.ts"
 import { pruneActivity, scheduleHousekeeping, sweepCounters, type Swept } from "./housekeeping.ts"
@@ -138,6 +139,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     ormOAuthStore(orm, bus),
     ormDataImporter(orm),
     ormIdempotencyStore(sql),
+    ormRewriteLedger(orm),
   )
   let closed = false
   return {

@@ -9,7 +9,7 @@ import type {
   RevisionRecord,
   SiteRecord,
 } from "@content-site/core"
-import type { ArticleStatus, Channel, KeyScope, Origin } from "@content-site/core"
+import type { Actor, ArticleStatus, Channel, KeyScope, Origin } from "@content-site/core"
 
 /** PostgreSQL's text form of a UTC timestamptz, e.g. `2026-11-19 09:45:00.25+00`. */
 const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/
@@ -155,7 +155,7 @@ export const backlinkRow = (b: BacklinkRecord): Row<BacklinkRow> => ({
   category: b.category,
 })
 
-type ActorJson = { type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }
+type ActorJson = Actor
 
 export interface RevisionRow {
   id: string; accountId: string; articleId: string; number: number; origin: string; title: string; body: string

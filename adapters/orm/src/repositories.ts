@@ -284,6 +284,11 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
               ? Effect.succeed(articleOf(row))
               : Effect.fail(new NotFound({ resource: "article", id: articleId })),
         ),
+      locate: (articleId) =>
+        Effect.map(
+          query<{ accountId: string; siteId: string }>(`select account_id as "accountId", site_id as "siteId" from articles where id = $1`, [articleId]),
+          (rows) => (rows[0] === undefined ? Option.none() : Option.some({ account_id: rows[0].accountId, site_id: rows[0].siteId })),
+        ),
     }),
     Layer.succeed(BacklinkRepository, {
       list: (accountId, filter, slice) =>

@@ -7,6 +7,7 @@ import {
   type ArticleChange,
   type ArticleRecord,
   type CommittedChange,
+  type EditBudget,
 } from "@content-site/core"
 import { LockMode } from "@mikro-orm/core"
 import { Cause, Effect, Exit, Layer } from "effect"
@@ -15,10 +16,17 @@ import { attempt, toEditFailure } from "./failures.ts"
 import { activityRow, articleOf, revisionRow } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
 import { insertActivity } from "./repositories.ts"
+import { insertAppliedRewrite } from "./rewrites.ts"
 import { nativeSql } from "./sql.ts"
 
 /** Thrown inside the transaction to roll it back when the daily budget is spent. */
-class BudgetSpent extends Error {}
+class BudgetSpent extends Error {
+  readonly budget: EditBudget
+  constructor(budget: EditBudget) {
+    super("daily edit budget spent")
+    this.budget = budget
+  }
+}
 
 type Outcome<E> =
   | { readonly kind: "missing" }
@@ -53,7 +61,7 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
     change: <E, R>(
       accountId: string,
       articleId: string,
-      budget: { readonly day: string; readonly limit: number; readonly retryAfterSeconds: number },
+      budget: EditBudget | null,
       plan: (current: ArticleRecord) => Effect.Effect<ArticleChange | null, E, R>,
     ) =>
       Effect.gen(function* () {
@@ -71,9 +79,19 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
               if (Exit.isFailure(exit)) return { kind: "plan-failed", cause: exit.cause }
               const change = exit.value
               if (change === null) return { kind: "unchanged", current }
-              const used = await countEdit(em, accountId, budget.day)
-              if (used > budget.limit) throw new BudgetSpent()
+              // A change of the platform's own jobs (no budget) is not counted.
+              const used = budget === null ? null : await countEdit(em, accountId, budget.day)
+              if (budget !== null && used !== null && used > budget.limit) throw new BudgetSpent(budget)
               const { revision } = applyArticleChange(current, change)
+              if (change.rewrite_id !== undefined) {
+                await insertAppliedRewrite(em, {
+                  rewrite_id: change.rewrite_id,
+                  account_id: accountId,
+                  article_id: articleId,
+                  revision: revision.number,
+                  applied_at: change.updated_at,
+                })
+              }
               em.create(RevisionEntity, revisionRow(revision))
               row.title = change.title
               row.body = change.body
@@ -87,12 +105,12 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
               return {
                 kind: "committed",
                 current,
-                committed: { article, revision, editsRemaining: Math.max(0, budget.limit - used) },
+                committed: { article, revision, editsRemaining: budget === null || used === null ? null : Math.max(0, budget.limit - used) },
               }
             }),
           catch: (error) =>
             error instanceof BudgetSpent
-              ? new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+              ? new DailyEditLimit({ limit: error.budget.limit, retryAfterSeconds: error.budget.retryAfterSeconds })
               : toEditFailure(error),
         })
         switch (outcome.kind) {

@@ -21,6 +21,15 @@ const ACTIONS: Readonly<Record<string, ActionWords>> = {
   "GET /api/v1/sites/{id}/backlinks": { verb: "Listed backlinks", change: false },
   "GET /api/v1/sites/{id}/stats": { verb: "Read the summary", change: false },
   "GET /api/v1/activity": { verb: "Read the activity log", change: false },
+  "PATCH /api/v1/articles/{id}": { verb: "Edited", change: true },
+  "GET /api/v1/articles/{id}/diff": { verb: "Compared revisions", change: false },
+  "POST /api/v1/articles/{id}/revisions/{number}/restore": { verb: "Restored a revision", change: true },
+  rewrite: { verb: "Rewritten by the platform", change: true },
+  edit_article: { verb: "Edited", change: true },
+  list_revisions: { verb: "Listed revisions", change: false },
+  get_revision: { verb: "Viewed a revision", change: false },
+  diff_revisions: { verb: "Compared revisions", change: false },
+  restore_revision: { verb: "Restored a revision", change: true },
   list_sites: { verb: "Listed sites", change: false },
   list_articles: { verb: "Listed articles", change: false },
   get_article: { verb: "Viewed", change: false },
@@ -77,4 +86,4 @@ export const whoWords = (e: ActivityEntry): string => {
 }
 
 /** The channel in words. */
-export const CHANNEL_WORDS: Readonly<Record<ActivityEntry["channel"], string>> = { api: "API", mcp: "Agent (MCP)", web: "Web" }
+export const CHANNEL_WORDS: Readonly<Record<ActivityEntry["channel"], string>> = { api: "API", mcp: "Agent (MCP)", web: "Web", platform: "Platform (rewrite job)" }

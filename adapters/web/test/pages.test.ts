@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, importData, OAuthStore } from "@content-site/core"
+import { ArticleWriter, getArticle, importData, makeRewriteBatch, OAuthStore } from "@content-site/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
@@ -228,7 +228,7 @@ describe("web pages over HTTP", () => {
             word_count: 5,
             featured_image: current.featured_image,
             updated_at: new Date().toISOString(),
-            revision: { id: "rev_rewrite_p3", origin: "rewrite" as const, reason: "Inserted backlink", actor: { type: "system" as const, id: "rewrite", name: "Rewrite job" }, restored_from: null, created_at: new Date().toISOString() },
+            revision: { id: "rev_rewrite_p3", origin: "rewrite" as const, reason: "Inserted backlink", actor: { type: "platform" as const, id: "rewrite", name: "Rewrite job" }, restored_from: null, created_at: new Date().toISOString() },
             activity: null,
           }),
         ),
@@ -253,6 +253,22 @@ describe("web pages over HTTP", () => {
     const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_2", action: "TEST", startedAt: Date.now() }
     const article = await server.runtime.runPromise(getArticle(caller, "art_p3"))
     expect([article.revision, article.body]).toEqual([2, body])
+  })
+
+  it("should list a revision of the rewrite job with the Rewrite tag on the article page", async () => {
+    const batch = makeRewriteBatch({ dryRun: false })
+    const line = { rewrite_id: "rw-page-1", article_id: "art_p2", title: "Theirs, rewritten", body: "<p>Rewritten by the platform.</p>", reason: "Seasonal refresh" }
+    const applied = await server.runtime.runPromise(batch.apply(JSON.stringify(line)))
+    expect(applied.outcome).toEqual({ kind: "applied", revision: 2 })
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const page = await (await c.request("/articles/art_p2")).text()
+    const item = (n: number) => new RegExp(`<li>\\s*<div>\\s*<strong>Revision ${n}</strong>[\\s\\S]*?</li>`).exec(page)?.[0] ?? ""
+    expect(item(2)).toContain('<span class="tag tag-rewrite">Rewrite</span>')
+    expect(item(2)).toContain("Rewrite job")
+    expect(item(2)).toContain("Reason: Seasonal refresh")
+    expect(item(1)).not.toContain("tag-rewrite")
+    expect(page).toContain("Rewritten by the platform.")
   })
 
   it("should sign out with the CSRF token and forget the session", async () => {

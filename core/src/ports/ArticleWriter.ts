@@ -8,13 +8,15 @@ import type { ArticleChange, ArticleRecord, CommittedChange, EditBudget } from "
  * article, its next revision (number = current + 1) and the activity entry in one transaction.
  * The plan runs while the article is locked, so concurrent changes apply one after another; a
  * writer that cannot get the lock or loses a race fails with EditConflict, and nothing is written.
- * A plan that returns null writes nothing and counts nothing.
+ * A plan that returns null writes nothing and counts nothing. A null budget is a change that is
+ * not counted (the platform's own jobs); a change carrying a `rewrite_id` records it in the same
+ * transaction, and one whose `rewrite_id` is recorded already fails with EditConflict.
  */
 export class ArticleWriter extends Context.Service<ArticleWriter, {
   readonly change: <E, R>(
     accountId: string,
     articleId: string,
-    budget: EditBudget,
+    budget: EditBudget | null,
     plan: (current: ArticleRecord) => Effect.Effect<ArticleChange | null, E, R>,
   ) => Effect.Effect<
     { readonly current: ArticleRecord; readonly committed: CommittedChange | null },

@@ -7,6 +7,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   ArticleFilter,
+  ArticleLocation,
   ArticleRecord,
   ArticleSummaryRecord,
   BacklinkFilter,
@@ -52,6 +53,8 @@ export class ArticleRepository extends Context.Service<ArticleRepository, {
     slice: Slice | undefined,
   ) => Effect.Effect<SliceResult<ArticleSummaryRecord>, Unavailable>
   readonly get: (accountId: string, articleId: string) => Effect.Effect<ArticleRecord, NotFound | Unavailable>
+  /** Which account and site an article belongs to, for the platform's own jobs; never for a caller's request. */
+  readonly locate: (articleId: string) => Effect.Effect<Option.Option<ArticleLocation>, Unavailable>
 }>()("core/ArticleRepository") {}
 
 /** Backlinks: read only through the interface. */

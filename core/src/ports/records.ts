@@ -114,6 +114,8 @@ export interface ArticleChange {
   }
   /** The activity entry of the call that made the change, written in the same transaction. */
   readonly activity: ActivityRecord | null
+  /** The rewrite job's line that made the change, recorded in the same transaction (see RewriteLedger). */
+  readonly rewrite_id?: string
 }
 
 /** The daily edit budget a change is counted against, checked in the same transaction. */
@@ -129,6 +131,22 @@ export interface EditBudget {
 export interface CommittedChange {
   readonly article: ArticleRecord
   readonly revision: RevisionRecord
-  /** Edits still allowed today after this one. */
-  readonly editsRemaining: number
+  /** Edits still allowed today after this one; null when the change was not counted (no budget). */
+  readonly editsRemaining: number | null
+}
+
+/** A line of the platform's rewrite job that was applied, kept so that it is applied once. */
+export interface AppliedRewriteRecord {
+  readonly rewrite_id: string
+  readonly account_id: string
+  readonly article_id: string
+  /** The revision the line made, or null when the article already read as the line asked. */
+  readonly revision: number | null
+  readonly applied_at: string
+}
+
+/** Where an article lives: its account and site. */
+export interface ArticleLocation {
+  readonly account_id: string
+  readonly site_id: string
 }

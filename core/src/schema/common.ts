@@ -56,15 +56,15 @@ export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?
 
 /** Who made a call or a change. */
 export const Actor = Schema.Struct({
-  type: Schema.Literals(["api_key", "oauth_client", "user", "system"]),
+  type: Schema.Literals(["api_key", "oauth_client", "user", "system", "platform"]),
   id: Schema.String,
   name: Schema.String,
-}).annotate({ title: "Actor", description: "Who acted: an API key, an OAuth (MCP) client, a signed-in user or the platform." })
+}).annotate({ title: "Actor", description: "Who acted: an API key, an OAuth (MCP) client, a signed-in user, the import (`system`) or a platform job such as the rewrite job (`platform`)." })
 /** Who made a call or a change. */
 export type Actor = typeof Actor.Type
 
-/** The channel a call came through. */
-export const Channel = Schema.Literals(["api", "mcp", "web"]).annotate({ title: "Channel" })
+/** The channel a call came through: REST, MCP, the web pages, or a job of the platform itself (the rewrite job). */
+export const Channel = Schema.Literals(["api", "mcp", "web", "platform"]).annotate({ title: "Channel" })
 /** The channel a call came through. */
 export type Channel = typeof Channel.Type
 

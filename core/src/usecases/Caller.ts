@@ -12,4 +12,9 @@ export interface Caller {
   readonly action: string
   /** Clock milliseconds when the call started, for `duration_ms`. */
   readonly startedAt: number
+  /**
+   * The rewrite job's line being applied (channel `platform`): a change this caller makes records
+   * the id in its own transaction, so the line is never applied twice.
+   */
+  readonly rewriteId?: string
 }

@@ -9,8 +9,18 @@ import type { Caller } from "./Caller.ts"
 import { activityFor } from "./views.ts"
 
 /** The origin a change made by this caller is tagged with. */
-export const originOf = (caller: Caller): Origin =>
-  caller.channel === "api" ? "api" : caller.channel === "mcp" ? "mcp" : "editor"
+export const originOf = (caller: Caller): Origin => {
+  switch (caller.channel) {
+    case "api":
+      return "api"
+    case "mcp":
+      return "mcp"
+    case "web":
+      return "editor"
+    case "platform":
+      return "rewrite"
+  }
+}
 
 /** Today's edit budget for the caller's account. */
 export const editBudget = Effect.gen(function* () {
@@ -19,6 +29,13 @@ export const editBudget = Effect.gen(function* () {
   const budget: EditBudget = { day: toCalendarDate(now), limit: limits.dailyEdits, retryAfterSeconds: secondsToNextUtcMidnight(now) }
   return budget
 })
+
+/**
+ * The budget a change by this caller is counted against: the account's daily edit limit, or
+ * none for the platform's own jobs (the rewrite job does not use up the customer's edits).
+ */
+export const editBudgetFor = (caller: Caller): Effect.Effect<EditBudget | null, never, Clock | Settings> =>
+  caller.channel === "platform" ? Effect.succeed(null) : editBudget
 
 /** Edits the caller's account may still make today, without counting one. */
 export const editsRemaining = (caller: Caller) =>
@@ -50,6 +67,7 @@ export const makeChange = (
       word_count: next.word_count,
       featured_image: next.featured_image,
       updated_at: toTimestamp(now),
+      ...(caller.rewriteId !== undefined ? { rewrite_id: caller.rewriteId } : {}),
       revision: {
         id: yield* ids.make("rev"),
         origin: originOf(caller),

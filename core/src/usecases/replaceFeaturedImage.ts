@@ -5,7 +5,7 @@ import { Settings } from "../ports/Platform.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import type { FeaturedImageResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
-import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 import { decodeInput } from "../schema/decode.ts"
@@ -31,7 +31,7 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     const image = yield* (yield* ImageInspector).inspect(raw)
     const key = yield* (yield* MediaStore).put(image.bytes, image.contentType, image.extension)
     const url = `${publicUrl}/media/${key}`
-    const budget = yield* editBudget
+    const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       makeChange(caller, current, {
         title: current.title,
@@ -45,5 +45,5 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     const result: FeaturedImageResult = committed
       ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision) }
       : { article: articleView(current), revision: null }
-    return { result, editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller) }
+    return { result, editsRemaining: committed?.editsRemaining ?? (yield* editsRemaining(caller)) }
   })

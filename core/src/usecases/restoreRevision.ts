@@ -4,7 +4,7 @@ import { compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { RevisionRepository } from "../ports/Repositories.ts"
 import type { Caller } from "./Caller.ts"
-import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 import { countWords } from "../html/index.ts"
@@ -30,7 +30,7 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     if (reason !== undefined) yield* decodeInput(Reason, reason, "Restore", "reason")
     const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
     const targetBlocks = extractProtectedBlocks(target.body)
-    const budget = yield* editBudget
+    const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
         if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
@@ -57,6 +57,6 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
       result: committed
         ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision) }
         : { article: articleView(current), revision: null },
-      editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller),
+      editsRemaining: committed?.editsRemaining ?? (yield* editsRemaining(caller)),
     }
   })

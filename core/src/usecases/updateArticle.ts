@@ -8,7 +8,7 @@ import type { ArticleRecord } from "../ports/records.ts"
 import type { UpdateArticleBody } from "../schema/writes.ts"
 import type { UpdateArticleResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
-import { editBudget, editsRemaining, makeChange } from "./editContext.ts"
+import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 
@@ -85,11 +85,11 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
         return next.title === current.title && next.body === current.body ? null : next
       })
 
-    const budget = yield* editBudget
+    const budget = yield* editBudgetFor(caller)
     if (options.dryRun && left !== undefined) {
       const current = found
       const next = yield* decide(current)
-      if (next !== null && left <= 0) {
+      if (next !== null && budget !== null && left <= 0) {
         return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
       }
       const result: UpdateArticleResult = {
@@ -118,6 +118,6 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
       : { article: articleView(current), revision: null, sanitized: report }
     return {
       result,
-      editsRemaining: committed ? committed.editsRemaining : yield* editsRemaining(caller),
+      editsRemaining: committed?.editsRemaining ?? (yield* editsRemaining(caller)),
     } satisfies UpdateOutcome
   })

@@ -86,7 +86,11 @@ export const activityFor = (
   action: caller.action,
   site_id: outcome.siteId ?? null,
   article_id: outcome.articleId ?? null,
-  status: caller.channel === "mcp" ? (outcome.ok ? "ok" : "error") : (outcome.httpStatus ?? (outcome.ok ? 200 : 500)),
+  // Calls over HTTP carry their status; tool calls and the platform's jobs say ok or error.
+  status:
+    caller.channel === "mcp" || caller.channel === "platform"
+      ? outcome.ok ? "ok" : "error"
+      : (outcome.httpStatus ?? (outcome.ok ? 200 : 500)),
   error_code: outcome.errorCode ?? null,
   duration_ms: Math.max(0, Math.round(outcome.nowMs - caller.startedAt)),
   request_id: caller.requestId,

@@ -25,7 +25,6 @@ export const readFeaturedImage = async (
   if (ctx.request.type === "multipart/form-data") {
     const declared = ctx.request.length
     if (declared !== undefined && declared > MAX_IMAGE_BYTES + MULTIPART_OVERHEAD) {
-      ctx.set("Connection", "close")
       throw new PayloadTooLarge({ detail: "The image is larger than 10 MiB." })
     }
     try {

@@ -65,8 +65,8 @@ const isJsonType = (ctx: ParameterizedContext): boolean => {
 /** Reads at most `limit` bytes of the request body, refusing more while streaming (413). */
 export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buffer> => {
   const declared = ctx.request.length
+  // Refused before or while reading: the connection is closed after the answer (closeAfterUnreadBody).
   if (declared !== undefined && declared > limit) {
-    ctx.set("Connection", "close")
     return Promise.reject(new PayloadTooLarge({ detail: `The request body is larger than ${limit} bytes.` }))
   }
   return new Promise<Buffer>((resolve, reject) => {
@@ -80,7 +80,6 @@ export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buff
       if (size > limit) {
         refused = true
         chunks.length = 0
-        ctx.set("Connection", "close")
         reject(new PayloadTooLarge({ detail: `The request body is larger than ${limit} bytes.` }))
         return
       }

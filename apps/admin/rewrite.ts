@@ -1,0 +1,97 @@
+/**
+ * `rewrite apply FILE.jsonl [--dry-run]`: runs a batch of the platform's rewrite job through the
+ * core (`makeRewriteBatch`), one line at a time, printing one result line per input line and a
+ * summary; a progress bar on stderr when it is a terminal.
+ */
+import { makeRewriteBatch, toProblem, type RewriteLineResult, type RewriteSummary } from "@content-site/core"
+import cliProgress from "cli-progress"
+import type { Effect } from "effect"
+import { createReadStream } from "node:fs"
+import { createInterface } from "node:readline"
+
+/** The services one line of a batch needs. */
+type BatchServices = Effect.Services<ReturnType<ReturnType<typeof makeRewriteBatch>["apply"]>>
+
+/** Runs one effect of the batch (the admin's runtime); a defect rejects. */
+export type RunEffect = <A>(effect: Effect.Effect<A, never, BatchServices>) => Promise<A>
+
+/** Exit code of a batch: 0 every line applied (or would), 1 some line refused, 2 some line met a database outage. */
+export type BatchExit = 0 | 1 | 2
+
+/** Every line of the file with its number (from 1), blank lines left out. */
+async function* linesOf(file: string): AsyncGenerator<{ readonly number: number; readonly text: string }> {
+  const reader = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity })
+  let number = 0
+  for await (const text of reader) {
+    number += 1
+    if (text.trim() !== "") yield { number, text }
+  }
+}
+
+const countLines = async (file: string): Promise<number> => {
+  let n = 0
+  for await (const _ of linesOf(file)) n += 1
+  return n
+}
+
+const quoted = (s: string | null) => (s === null ? "-" : s)
+
+/** One result line: where, which ids, and what became of it. */
+export const describeResult = (fileLine: number, r: RewriteLineResult): string => {
+  const where = `line ${fileLine}  ${quoted(r.rewrite_id)}  ${quoted(r.article_id)}  `
+  const o = r.outcome
+  switch (o.kind) {
+    case "applied":
+      return `${where}applied: revision ${o.revision}`
+    case "unchanged":
+      return `${where}applied: no change (the article already reads so)`
+    case "already_applied":
+      return `${where}already applied${o.revision === null ? " (no change)" : `: revision ${o.revision}`}`
+    case "would_apply":
+      return `${where}would apply${o.changed ? ": a new revision" : ": no change"}`
+    case "refused": {
+      const p = toProblem(o.error, "-", "")
+      const blocks = (p.blocks ?? []).map((b) => `${b.kind} "${b.text}"${b.href ? ` (${b.href})` : ""}`)
+      const fields = (p.errors ?? []).filter((e) => !p.detail.includes(e.path) && !p.detail.includes(e.message)).map((e) => `${e.path}: ${e.message}`)
+      // The job works across accounts: an unknown article is simply unknown.
+      const detail = o.error._tag === "NotFound" ? `No ${o.error.resource} with id '${o.error.id}'.` : p.detail
+      return `${where}refused: ${p.code}: ${detail}${[...blocks, ...fields].map((x) => `\n    ${x}`).join("")}`
+    }
+  }
+}
+
+const describeSummary = (file: string, s: RewriteSummary, dryRun: boolean): string =>
+  dryRun
+    ? `Dry run of ${file}, nothing written: ${s.lines} lines, ${s.would_apply} would apply, ${s.already_applied} already applied, ${s.refused} refused.`
+    : `Rewrite batch ${file}: ${s.lines} lines, ${s.applied + s.unchanged} applied (${s.unchanged} without a change), ` +
+      `${s.already_applied} already applied, ${s.refused} refused.`
+
+/** Applies (or checks, with `dryRun`) every line of `file`; answers the exit code. */
+export const rewriteApply = async (run: RunEffect, file: string, dryRun: boolean): Promise<BatchExit> => {
+  const batch = makeRewriteBatch({ dryRun })
+  // Progress only where a person watches: stderr on a terminal. Piped or redirected, it is quiet.
+  const bars = process.stderr.isTTY
+    ? new cliProgress.MultiBar(
+        { format: "rewrite |{bar}| {value}/{total} lines | {refused} refused", hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : null
+  const bar = bars?.create(await countLines(file), 0, { refused: 0 }) ?? null
+  // With the bar on the same terminal, result lines are written above it, not through it.
+  const print = (text: string) => (bars && process.stdout.isTTY ? bars.log(`${text}\n`) : console.log(text))
+  let unavailable = false
+  try {
+    for await (const { number, text } of linesOf(file)) {
+      const result = await run(batch.apply(text, number))
+      if (result.outcome.kind === "refused" && result.outcome.error._tag === "Unavailable") unavailable = true
+      print(describeResult(number, result))
+      bar?.increment(1, { refused: batch.summary().refused })
+    }
+  } finally {
+    bars?.update()
+    bars?.stop()
+  }
+  const summary = batch.summary()
+  console.log(describeSummary(file, summary, dryRun))
+  return unavailable ? 2 : summary.refused > 0 ? 1 : 0
+}
