@@ -1,9 +1,21 @@
-import { clientAddress, closeAfterUnreadBody, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem } from "@content-site/rest"
-import { NotFound, toProblem } from "@content-site/core"
+import { clientAddress, closeAfterUnreadBody, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/rest"
+import { isCoreError, NotFound, toProblem } from "@content-site/core"
 import { mountMcp } from "@content-site/mcp"
 import { mediaMiddleware } from "@content-site/media"
 import { mountWeb } from "@content-site/web"
 import Koa from "koa"
+
+/** Answers 400 when a route that takes no query parameters gets some (before the error funnel). */
+const refusedQuery = (ctx: Koa.Context, publicUrl: string): boolean => {
+  try {
+    strictQuery(ctx.querystring, [])
+    return false
+  } catch (error) {
+    if (!isCoreError(error)) throw error
+    sendProblem(ctx, toProblem(error, String(ctx.state.requestId), publicUrl))
+    return true
+  }
+}
 
 /** What the composition root adds to the adapters' deps. */
 export interface ComposeOptions extends HttpDeps {
@@ -29,7 +41,9 @@ export type Surface = "rest" | "mcp" | "web"
  * (`/media`), REST (`/api/v1`, `/api/docs`), MCP + OAuth and the web pages, in that order.
  */
 export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
-  const app = new Koa({ proxy: options.trustProxy })
+  // Behind the one trusted proxy, the client is the address that proxy added: the last entry of
+  // X-Forwarded-For. Entries before it are whatever the client sent and are never believed.
+  const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 })
   const deps: HttpDeps = {
     runtime: options.runtime,
     publicUrl: options.publicUrl,
@@ -62,6 +76,7 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
 
   // Health: no auth, no rate limit, not logged.
   app.use(async (ctx, next) => {
+    if ((ctx.path === "/healthz" || ctx.path === "/readyz") && refusedQuery(ctx, options.publicUrl)) return
     if (ctx.path === "/healthz" && (ctx.method === "GET" || ctx.method === "HEAD")) {
       ctx.set("Cache-Control", "no-store")
       ctx.body = { status: "ok" }

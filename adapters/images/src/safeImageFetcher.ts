@@ -22,14 +22,19 @@ export interface SafeImageFetcherOptions {
   readonly isAllowedAddress?: (ip: string) => boolean
 }
 
-/** Raised inside the connector when a host resolves to, or a socket reaches, a non-public address. */
+/**
+ * Raised inside the connector when a host resolves to, or a socket reaches, a non-public address.
+ * Its message names the host the caller wrote but never the addresses it resolved to: echoing
+ * them would let anyone map the internal network through this endpoint.
+ */
 class RefusedAddress extends Error {
-  readonly address: string
-  constructor(host: string, address: string) {
-    super(`The host ${host} resolves to ${address}, which is not a public address.`)
-    this.address = address
+  constructor(host: string) {
+    super(`The host ${host} is not a public host: only hosts whose every address is public are fetched.`)
   }
 }
+
+/** The one sentence for every failure to reach or read the image (DNS, connection, TLS). */
+const FETCH_FAILED = "The image could not be fetched."
 
 /** A failure already judged, carried out of the promise as is. */
 class Judged extends Error {
@@ -60,11 +65,6 @@ const findInChain = <T>(e: unknown, is: (x: unknown) => x is T): T | undefined =
   return undefined
 }
 
-const errorCode = (e: unknown): string | undefined => {
-  const found = findInChain(e, (x): x is { code: string } => typeof x === "object" && x !== null && typeof (x as { code?: unknown }).code === "string")
-  return found?.code
-}
-
 /**
  * A DNS lookup that answers only when every address of the host is allowed: the socket then
  * connects to one of exactly these addresses, so a rebinding resolver cannot slip a private one in.
@@ -75,7 +75,7 @@ const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
     dnsLookup(hostname, { family, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) => {
       if (err) return callback(err)
       const refused = addresses.find((a) => !allowed(a.address))
-      if (refused) return callback(new RefusedAddress(hostname, refused.address))
+      if (refused) return callback(new RefusedAddress(hostname))
       const first = addresses[0]
       if (!first) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }))
       if (options.all) callback(null, addresses)
@@ -95,7 +95,7 @@ const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => bo
         const remote = socket.remoteAddress
         if (remote === undefined || !allowed(remote)) {
           socket.destroy()
-          return callback(new RefusedAddress(opts.hostname, remote ?? "an unknown address"), null)
+          return callback(new RefusedAddress(opts.hostname), null)
         }
         return callback(null, socket)
       }),
@@ -165,9 +165,9 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
     const refused = findInChain(e, (x): x is RefusedAddress => x instanceof RefusedAddress)
     if (refused) throw unsafe(refused.message)
     if (deadline.aborted) throw failed(`The fetch took longer than ${timeoutMs} ms.`)
-    const code = errorCode(e)
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA") throw failed("The image host does not resolve.")
-    throw failed(`The image could not be fetched${code ? ` (${code})` : ""}.`)
+    // A name that does not resolve, a refused connection and a bad certificate read the same:
+    // telling them apart would say which internal names exist.
+    throw failed(FETCH_FAILED)
   } finally {
     agent.destroy().catch(() => undefined)
   }
@@ -183,6 +183,6 @@ export const safeImageFetcher = (options: SafeImageFetcherOptions): Layer.Layer<
     fetch: (url) =>
       Effect.tryPromise({
         try: (signal) => fetchBytes(url, options, signal),
-        catch: (e) => (e instanceof Judged ? e.error : new ImageFetchFailed({ detail: "The image could not be fetched." })),
+        catch: (e) => (e instanceof Judged ? e.error : new ImageFetchFailed({ detail: FETCH_FAILED })),
       }),
   })

@@ -189,6 +189,30 @@ describe("safeImageFetcher", () => {
     expect(error._tag).toBe("ImageFetchFailed")
   })
 
+  it("should say a host is refused without echoing the addresses it resolves to", async () => {
+    const port = new URL(httpsUrl).port
+    const direct = await fetchError(`https://localhost:${port}/image.png`, strict)
+    const to = encodeURIComponent(`https://localhost:${port}/image.png`)
+    const redirected = await fetchError(`${https2Url}/redirect?to=${to}`, { ...strict, isAllowedAddress: (ip) => ip === "127.0.0.2" })
+    for (const error of [direct, redirected]) {
+      expect(error._tag).toBe("UnsafeUrl")
+      expect(error.detail).toMatch(/not a public host/)
+      expect(error.detail).not.toMatch(/127\.0\.0\.|::1|\d+\.\d+\.\d+\.\d+/)
+    }
+  })
+
+  it("should word a name that does not resolve exactly like any other failure to reach a host", async () => {
+    const unresolved = await fetchError("https://no-such-host.invalid/image.png", { ...strict, timeoutMs: 3000 })
+    const closed = createHttpServer()
+    const port = await listen(closed, "127.0.0.1")
+    await new Promise((resolve) => closed.close(resolve))
+    const refused = await fetchError(`http://127.0.0.1:${port}/image.png`, testing)
+    const untrusted = await fetchError(`${httpsUrl}/image.png`, { allowPrivate: true })
+    expect(unresolved._tag).toBe("ImageFetchFailed")
+    expect(unresolved.detail).toBe(refused.detail)
+    expect(unresolved.detail).toBe(untrusted.detail)
+  })
+
   it("should refuse an untrusted certificate", async () => {
     const error = await fetchError(`${httpsUrl}/image.png`, { allowPrivate: true })
     expect(error._tag).toBe("ImageFetchFailed")

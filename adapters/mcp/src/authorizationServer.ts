@@ -1,8 +1,9 @@
 import { OAuthStore } from "@content-site/core"
-import type { AppRuntime } from "@content-site/rest"
+import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/rest"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import Provider, { type Configuration, errors } from "oidc-provider"
+import type { IncomingMessage } from "node:http"
+import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
 import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
@@ -13,7 +14,8 @@ export const OAUTH_TTL = {
   AuthorizationCode: 60,
   RefreshToken: 30 * 24 * 3600,
   Interaction: 60 * 60,
-  Session: 14 * 24 * 3600,
+  // No longer than the browser's sign-in (the web session) it stands for.
+  Session: SESSION_TTL_SECONDS,
   Grant: 90 * 24 * 3600,
   IdToken: 60 * 60,
 } as const
@@ -53,6 +55,41 @@ export const loadSharedKeys = async (runtime: AppRuntime): Promise<SharedKeys> =
   return { signing, cookieKeys: (cookies as { keys: Array<string> }).keys }
 }
 
+/**
+ * Presents a request to the provider as one that arrived at PUBLIC_URL: oidc-provider builds its
+ * absolute URLs (discovery metadata, the resume URL) from the request's host and protocol, so the
+ * `Host` a client sends (or an `X-Forwarded-*` it forges) must never reach it. The provider trusts
+ * exactly these forwarded headers, set here from PUBLIC_URL and from the client address the app
+ * determined (which honours `X-Forwarded-For` only with TRUST_PROXY=true).
+ */
+export const presentAsPublic = (req: IncomingMessage, publicUrl: string, clientAddress: string): void => {
+  const origin = new URL(publicUrl)
+  req.headers.host = origin.host
+  req.headers["x-forwarded-host"] = origin.host
+  req.headers["x-forwarded-proto"] = origin.protocol.replace(/:$/, "")
+  req.headers["x-forwarded-for"] = clientAddress
+  delete req.headers["forwarded"]
+}
+
+/**
+ * The provider's prompts with one more login check: the provider's own session (its cookie lives
+ * on its own) counts only while the browser still holds a live sign-in of the same account. After
+ * `POST /signout` (or when the sign-in expires, or another account signs in) every authorization
+ * asks for the password again, and `prompt=none` gets `login_required` instead of a code.
+ */
+const signInPolicy = (signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<string | undefined>) => {
+  const policy = interactionPolicy.base()
+  policy.get("login")?.checks.add(
+    new interactionPolicy.Check("signed_out", "The sign-in of this browser has ended", "login_required", async (ctx) => {
+      const accountId = ctx.oidc.session?.accountId
+      // no session: `no_session` prompts already; a login just submitted: it is the sign-in
+      if (accountId === undefined || ctx.oidc.result?.["login"] !== undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      return (await signedInAccountId(ctx)) === accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT
+    }),
+  )
+  return policy
+}
+
 /** The OAuth endpoints, all under `/oauth/`. */
 export const OAUTH_ROUTES = {
   authorization: "/oauth/authorize",
@@ -80,7 +117,8 @@ export const createAuthorizationServer = (options: {
   readonly runtime: AppRuntime
   readonly publicUrl: string
   readonly keys: SharedKeys
-  readonly proxy: boolean
+  /** The account the browser of a request is signed in as (its `cs_session`), or undefined. */
+  readonly signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<string | undefined>
 }): Provider => {
   const { publicUrl } = options
   const mcpUrl = `${publicUrl}/mcp`
@@ -126,7 +164,7 @@ export const createAuthorizationServer = (options: {
       },
     },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
-    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`, policy: signInPolicy(options.signedInAccountId) },
     routes: OAUTH_ROUTES,
     ttl: OAUTH_TTL,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
@@ -149,6 +187,7 @@ export const createAuthorizationServer = (options: {
     },
   }
   const provider = new Provider(publicUrl, configuration)
-  provider.proxy = options.proxy
+  // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
+  provider.proxy = true
   return provider
 }

@@ -3,9 +3,9 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, type HttpDeps, runEffect } from "@content-site/rest"
+import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/rest"
 import type Koa from "koa"
-import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES } from "./authorizationServer.ts"
+import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
@@ -27,13 +27,24 @@ const SECURITY_DEFAULTS: Record<string, string> = {
 }
 
 /**
+ * The metadata documents are the same for every request (built from PUBLIC_URL alone, whatever
+ * `Host` says), so any cache, shared ones included, may keep them for five minutes.
+ */
+const METADATA_CACHE_CONTROL = "public, max-age=300"
+
+/**
  * Mounts the MCP endpoint, the OAuth authorization server and its pages, and the metadata
  * documents (RFC 9728 protected resource, RFC 8414 authorization server) on the app.
  */
 export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const keys = await loadSharedKeys(deps.runtime)
   const serverOf = (signing: SigningKeys) => {
-    const provider = createAuthorizationServer({ runtime: deps.runtime, publicUrl: deps.publicUrl, keys: { ...keys, signing }, proxy: app.proxy })
+    const provider = createAuthorizationServer({
+      runtime: deps.runtime,
+      publicUrl: deps.publicUrl,
+      keys: { ...keys, signing },
+      signedInAccountId: async (ctx) => (await signedInAccount(ctx, deps))?.id,
+    })
     return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }
   }
   let current = serverOf(keys.signing)
@@ -73,8 +84,9 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     const path = ctx.path
     if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
       if (ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") return next()
+      strictQuery(ctx.querystring, [])
       ctx.set("Access-Control-Allow-Origin", "*")
-      ctx.set("Cache-Control", "max-age=300")
+      ctx.set("Cache-Control", METADATA_CACHE_CONTROL)
       if (ctx.method === "OPTIONS") {
         ctx.set("Access-Control-Allow-Methods", "GET")
         ctx.status = 204
@@ -88,12 +100,17 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
         ? true
         : path === "/.well-known/openid-configuration" || path === "/.well-known/oauth-authorization-server"
     if (!isOAuth) return next()
+    // The metadata documents take no parameters; the OAuth endpoints ignore unknown ones, as
+    // RFC 6749 (section 3.1) requires of an authorization server.
+    if (path.startsWith("/.well-known/")) strictQuery(ctx.querystring, [])
     // Registration is open to anyone (RFC 7591), so each client address gets an hourly budget;
     // over it the error funnel answers 429 `rate_limited` with Retry-After.
     if (path === OAUTH_ROUTES.registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
+    if (path.startsWith("/.well-known/")) ctx.set("Cache-Control", METADATA_CACHE_CONTROL)
+    presentAsPublic(ctx.req, deps.publicUrl, clientAddress(ctx))
     ctx.respond = false
     await current.handleOAuth(ctx.req, ctx.res)
   })

@@ -1,13 +1,11 @@
 import { type AccountRecord, AccountRepository, isCoreError, verifyCredentials } from "@content-site/core"
-import { clientAddress, type HttpDeps } from "@content-site/rest"
+import { clientAddress, type HttpDeps, signedInAccount, startSession, strictQuery } from "@content-site/rest"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type Provider from "oidc-provider"
-import { MCP_READ_SCOPE, MCP_SCOPE } from "./authorizationServer.ts"
+import { MCP_READ_SCOPE, MCP_SCOPE, presentAsPublic } from "./authorizationServer.ts"
 import { type ClientView, consentPage, errorPage, type Page, signInPage } from "./pages.ts"
-
-type SignedInAccount = (ctx: Context, deps: HttpDeps) => Promise<AccountRecord | null>
 
 const MAX_FORM_BYTES = 16 * 1024
 
@@ -31,17 +29,6 @@ const send = (ctx: Context, page: Page, status = 200) => {
   ctx.body = page.html
 }
 
-/** Loads the web adapter's session reader when that adapter provides one. */
-const loadSignedInAccount = async (): Promise<SignedInAccount | undefined> => {
-  try {
-    const specifier = "@content-site/web"
-    const web = (await import(specifier)) as { signedInAccount?: unknown }
-    return typeof web.signedInAccount === "function" ? (web.signedInAccount as SignedInAccount) : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** Whether the app asked for the read-only scope too, so the owner may allow reading only. */
 const readOnlyOffered = (params: Record<string, unknown>): boolean =>
   typeof params["scope"] === "string" && params["scope"].split(" ").includes(MCP_READ_SCOPE)
@@ -61,7 +48,6 @@ export const interactionPages = (options: {
   const { provider, deps } = options
   const runtime = deps.runtime
   const mcpUrl = `${deps.publicUrl}/mcp`
-  const signedInAccountReady = loadSignedInAccount()
 
   const csrfOf = (uid: string) => createHmac("sha256", options.csrfKey).update(`interaction-csrf:${uid}`).digest("base64url")
   const csrfMatches = (uid: string, presented: string | null) => {
@@ -89,16 +75,15 @@ export const interactionPages = (options: {
     return Exit.isSuccess(exit) ? exit.value.email : accountId
   }
 
-  const signedIn = async (ctx: Context): Promise<AccountRecord | null> => {
-    const reader = await signedInAccountReady
-    if (reader === undefined) return null
-    return reader(ctx, deps).catch(() => null)
-  }
+  const signedIn = (ctx: Context): Promise<AccountRecord | null> => signedInAccount(ctx, deps).catch(() => null)
 
   return async (ctx, next) => {
     const match = INTERACTION_PATH.exec(ctx.path)
     if (match === null) return next()
+    strictQuery(ctx.querystring, [])
     const uid = match[1] as string
+    const address = clientAddress(ctx)
+    presentAsPublic(ctx.req, deps.publicUrl, address)
     const step = match[2]
     let details: Awaited<ReturnType<Provider["interactionDetails"]>>
     try {
@@ -138,12 +123,15 @@ export const interactionPages = (options: {
       if (form.get("continue") === "session") account = await signedIn(ctx)
       if (account === null) {
         const email = form.get("email") ?? ""
-        const exit = await runtime.runPromiseExit(verifyCredentials(email, form.get("password") ?? "", clientAddress(ctx)))
+        const exit = await runtime.runPromiseExit(verifyCredentials(email, form.get("password") ?? "", address))
         if (Exit.isFailure(exit)) {
           const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
           if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
             ctx.set("Retry-After", String(error.retryAfterSeconds))
             return send(ctx, signInPage({ uid, csrf, client, email, error: `Too many failed sign-ins; try again in ${error.retryAfterSeconds} seconds.` }), 429)
+          }
+          if (error !== undefined && isCoreError(error) && error._tag === "InvalidRequest") {
+            return send(ctx, signInPage({ uid, csrf, client, error: "That is not an email address that can have an account." }), 400)
           }
           if (error !== undefined && isCoreError(error) && error._tag === "Unauthenticated") {
             return send(ctx, signInPage({ uid, csrf, client, email, error: "Wrong email or password." }), 401)
@@ -151,6 +139,9 @@ export const interactionPages = (options: {
           throw error ?? new Error(Cause.pretty(exit.cause))
         }
         account = exit.value
+        // One sign-in per browser: the password typed here signs the web pages in as well, and
+        // signing out there ends this sign-in (see the provider's `signed_out` login check).
+        await startSession(ctx, deps, account.id)
       }
       const target = await provider().interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
       ctx.status = 303

@@ -19,7 +19,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, type HttpDeps } from "@content-site/rest"
+import { clientAddress, type HttpDeps, strictQuery } from "@content-site/rest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
@@ -347,6 +347,7 @@ export const mcpEndpoint = (options: {
 
   return async (ctx, next) => {
     if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
+    strictQuery(ctx.querystring, [])
     // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
     // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
     const host = ctx.host

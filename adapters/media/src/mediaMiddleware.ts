@@ -1,12 +1,12 @@
-import { internalProblem, isCoreError, MediaStore, NotFound, type Problem, type StoredMedia, toProblem, type Unavailable } from "@content-site/core"
+import { internalProblem, InvalidRequest, isCoreError, MediaStore, NotFound, type Problem, type StoredMedia, toProblem, type Unavailable } from "@content-site/core"
 import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
 import type { Middleware, ParameterizedContext } from "koa"
 import { randomUUID } from "node:crypto"
 
 /** Options of the media middleware. */
 export interface MediaMiddlewareOptions {
-  /** `{base_url}` for the problem `type` URIs; defaults to the request's origin. */
-  readonly publicUrl?: string
+  /** `{base_url}` for the problem `type` URIs (PUBLIC_URL: never the request's Host). */
+  readonly publicUrl: string
 }
 
 const PREFIX = "/media/"
@@ -37,16 +37,24 @@ const sendProblem = (ctx: ParameterizedContext, problem: Problem, headers: Recor
  */
 export const mediaMiddleware = (
   runtime: ManagedRuntime.ManagedRuntime<MediaStore, never>,
-  options: MediaMiddlewareOptions = {},
+  options: MediaMiddlewareOptions,
 ): Middleware => async (ctx, next) => {
   if (!ctx.path.startsWith(PREFIX) || (ctx.method !== "GET" && ctx.method !== "HEAD")) return next()
   const key = ctx.path.slice(PREFIX.length)
+  const publicUrl = options.publicUrl.replace(/\/+$/, "")
+  const names = [...new Set(new URLSearchParams(ctx.querystring).keys())]
+  if (names.length > 0) {
+    const refused = new InvalidRequest({
+      detail: `Unknown query parameter ${names.map((n) => `'${n}'`).join(", ")}; this endpoint takes none.`,
+      errors: names.map((n) => ({ path: n, message: "Unknown query parameter" })),
+    })
+    return sendProblem(ctx, toProblem(refused, requestIdOf(ctx), publicUrl))
+  }
   const exit = await runtime.runPromiseExit(
     Effect.gen(function* () {
       return yield* (yield* MediaStore).get(key)
     }),
   )
-  const publicUrl = (options.publicUrl ?? ctx.origin).replace(/\/+$/, "")
   if (Exit.isSuccess(exit)) {
     const found: Option.Option<StoredMedia> = exit.value
     if (Option.isSome(found)) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { linkHeader } from "../src/index.ts"
-import { expectedRevisionOf, queryObject } from "../src/rest/requestParts.ts"
+import { queryObject, strictQuery } from "../src/http/query.ts"
+import { expectedRevisionOf } from "../src/rest/requestParts.ts"
 
 describe("expectedRevisionOf", () => {
   it("should read the revision of this article's entity tag, weak or strong", () => {
@@ -29,6 +30,25 @@ describe("queryObject", () => {
   it("should refuse a repeated parameter naming it", () => {
     expect(queryObject("a=1&b=2")).toEqual({ a: "1", b: "2" })
     expect(() => queryObject("page=1&page=2")).toThrow(expect.objectContaining({ _tag: "InvalidRequest", detail: expect.stringContaining("'page'") }))
+  })
+
+  it("should keep prototype names as plain parameters", () => {
+    expect(Object.keys(queryObject("__proto__=1&constructor=2&toString=3"))).toEqual(["__proto__", "constructor", "toString"])
+    expect(() => queryObject("__proto__=1&__proto__=2")).toThrow(expect.objectContaining({ _tag: "InvalidRequest" }))
+  })
+})
+
+describe("strictQuery", () => {
+  it("should refuse every parameter not allowed, prototype names included", () => {
+    for (const q of ["__proto__=1", "constructor=1", "hasOwnProperty=1", "toString=1", "foo=1", "page=1&x=2"]) {
+      expect(() => strictQuery(q, ["page"]), q).toThrow(expect.objectContaining({ _tag: "InvalidRequest", detail: expect.stringContaining("Unknown query parameter") }))
+    }
+    expect(() => strictQuery("a=1", [])).toThrow(expect.objectContaining({ detail: expect.stringContaining("takes none") }))
+  })
+
+  it("should return the allowed parameters", () => {
+    expect({ ...strictQuery("page=2", ["page", "per_page"]) }).toEqual({ page: "2" })
+    expect({ ...strictQuery("", []) }).toEqual({})
   })
 })
 

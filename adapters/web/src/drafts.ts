@@ -3,7 +3,7 @@ import type { HttpDeps } from "@content-site/rest"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createHash } from "node:crypto"
-import { cookieOf, setCookie, token, type WebSession } from "./session.ts"
+import { cookieOf, setCookie, token, type WebSession } from "@content-site/rest"
 
 /** The OAuthStore model unsaved edits are kept under. */
 export const DRAFT_MODEL = "WebDraft"

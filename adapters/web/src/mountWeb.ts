@@ -39,7 +39,7 @@ import {
 } from "@content-site/core"
 import multer from "@koa/multer"
 import Router from "@koa/router"
-import { clientAddress, type HttpDeps, requestIdOf } from "@content-site/rest"
+import { clientAddress, type HttpDeps, requestIdOf, strictQuery } from "@content-site/rest"
 import { Effect, Result } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
@@ -73,7 +73,7 @@ import {
   startSession,
   takeFlash,
   type WebSession,
-} from "./session.ts"
+} from "@content-site/rest"
 
 type Ctx = ParameterizedContext
 
@@ -129,8 +129,11 @@ const safeNext = (next: string | undefined): string =>
 
 const isId = (s: string | undefined): s is string => s !== undefined && Result.isSuccess(Effect.runSync(Effect.result(decodeInput(PathId, s, "id"))))
 
-const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, string | undefined> =>
-  Object.fromEntries(names.map((n) => [n, queryParam(ctx, n)]))
+/** The page's query parameters: only `names`, each at most once (anything else is a 400 page). */
+const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, string | undefined> => {
+  const query = strictQuery(ctx.querystring, names)
+  return Object.fromEntries(names.map((n) => [n, query[n] === undefined || query[n].trim() === "" ? undefined : query[n].trim()]))
+}
 
 const pageNumber = (s: string | undefined): number => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : 1)
 
@@ -241,6 +244,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   router.get("/static/:file", async (ctx, next) => {
     const found = staticFiles.get(ctx.path)
     if (found === undefined) return next()
+    strictQuery(ctx.querystring, [])
     ctx.set("Cache-Control", "public, max-age=3600")
     ctx.type = found.type
     ctx.body = found.body
@@ -248,13 +252,19 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
 
   // ---- sign-in / sign-out --------------------------------------------------------------------
   router.get("/", async (ctx) => {
+    let query: Record<string, string | undefined>
+    try {
+      query = queryOf(ctx, ["next", "signed_out", "expired"])
+    } catch (error) {
+      return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
+    }
     if ((await signedInAccount(ctx, deps)) !== null) return redirect(ctx, "/sites")
-    const notice = queryParam(ctx, "expired")
+    const notice = query["expired"]
       ? "Your session expired, so that was not saved. Sign in again to go back to the page; an article edit you were making is kept and offered back."
-      : queryParam(ctx, "signed_out")
+      : query["signed_out"]
         ? "You are signed out."
         : null
-    send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(queryParam(ctx, "next")), error: null, notice }))
+    send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(query["next"]), error: null, notice }))
   })
 
   router.post("/", async (ctx) => {
@@ -372,7 +382,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   }
 
   const showArticle = async (ctx: Ctx, s: Signed, id: string, draft: { readonly id: string; readonly draft: Draft } | null, missingDraft: boolean) => {
-    const query = queryOf(ctx, ["rev_page", "act_page"])
+    const query = queryOf(ctx, ["rev_page", "act_page", "draft"])
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
     noteSubject(ctx, { siteId: article.site_id, articleId: article.id })
     const pageSize = await perPage(10)
@@ -676,7 +686,10 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
 
   router.get(
     "/articles/:id/revisions/:n",
-    signedIn("GET /articles/{id}/revisions/{number}", async (ctx, s) => showRevision(ctx, s, articleId(ctx), revisionNumber(ctx), 200, null)),
+    signedIn("GET /articles/{id}/revisions/{number}", async (ctx, s) => {
+      queryOf(ctx, [])
+      await showRevision(ctx, s, articleId(ctx), revisionNumber(ctx), 200, null)
+    }),
   )
 
   router.post(
@@ -818,7 +831,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   router.get(
     "/connect",
     signedIn("GET /connect", async (ctx, s) => {
-      const createdId = queryParam(ctx, "created")
+      const createdId = queryOf(ctx, ["created"])["created"]
       const held = createdId === undefined ? null : await takeShownOnce(ctx, deps, s.session, createdId)
       const keys = held === null ? [] : await runCoreOrThrow(deps, listApiKeys(s.account.id))
       const view = held === null ? undefined : keys.find((k) => k.id === held["id"])

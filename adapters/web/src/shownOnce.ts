@@ -3,7 +3,7 @@ import type { HttpDeps } from "@content-site/rest"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
-import { cookieOf, SESSION_COOKIE, token, type WebSession } from "./session.ts"
+import { cookieOf, SESSION_COOKIE, token, type WebSession } from "@content-site/rest"
 
 /** The OAuthStore model a secret waits in between its POST and the page that shows it. */
 export const SHOWN_ONCE_MODEL = "WebShownOnce"

@@ -1,5 +1,26 @@
 import { Schema } from "effect"
 
+// An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Whether PostgreSQL can store a string as given: no NUL character (a `text` value cannot hold
+ * one) and no unpaired UTF-16 surrogate (it has no UTF-8 encoding; the driver would store U+FFFD).
+ */
+export const isStorableText = (s: string): boolean => !s.includes("\u0000") && !LONE_SURROGATE.test(s)
+
+/** The message of a string refused by `storableText`. */
+export const UNSTORABLE_TEXT_MESSAGE = "Expected text without NUL (U+0000) characters or unpaired surrogates"
+
+/**
+ * The one refinement every string that reaches storage carries (titles, bodies, reasons, alt
+ * texts, key and account names, emails, import files): refused text is a 400, never a driver error.
+ */
+export const storableText = Schema.makeFilter((s: string) => (isStorableText(s) ? undefined : UNSTORABLE_TEXT_MESSAGE))
+
+/** A string PostgreSQL can store as given (see `storableText`). */
+export const StorableString = Schema.String.pipe(Schema.check(storableText))
+
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/
 
 /** An opaque object identifier (site, article, backlink, revision, account, key). */
@@ -28,7 +49,7 @@ export const CalendarDate = Schema.String.pipe(Schema.check(Schema.isPattern(DAT
 })
 
 /** An absolute http(s) URL as stored for articles, backlinks and images. */
-export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/i), Schema.isMaxLength(2048))).annotate({
+export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/i), Schema.isMaxLength(2048), storableText)).annotate({
   title: "HttpUrl",
   format: "uri",
 })

@@ -1,31 +1,37 @@
 import { Schema } from "effect"
-import { ArticleStatus, HttpUrl, Id, KeyScope } from "./common.ts"
+import { ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
 import { DateBound } from "./queries.ts"
 
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
   id: Schema.optionalKey(Id),
-  title: Schema.String.pipe(Schema.check(Schema.isBetweenLength(1, 300))),
+  title: Schema.String.pipe(Schema.check(Schema.isBetweenLength(1, 300), storableText)),
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
-  "target keyword": Schema.optionalKey(Schema.String),
-  body: Schema.String,
-  "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Schema.String) }))),
+  "target keyword": Schema.optionalKey(StorableString),
+  body: StorableString,
+  "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(StorableString) }))),
 })
 
 /** A backlink in an import file. */
 export const ImportBacklink = (() => {
   // The resource's own fields, less the ones the file's nesting gives (site) or the service may make (id).
   const { id: _id, site_id: _site, ...fields } = Backlink.fields
-  return Schema.Struct({ id: Schema.optionalKey(Id), ...fields })
+  return Schema.Struct({
+    id: Schema.optionalKey(Id),
+    ...fields,
+    source_domain: StorableString,
+    anchor_text: StorableString,
+    anchor_type: StorableString,
+  })
 })()
 
 /** A site in an import file. */
 export const ImportSite = Schema.Struct({
   id: Schema.optionalKey(Id),
-  name: Schema.String.pipe(Schema.check(Schema.isNonEmpty())),
+  name: Schema.String.pipe(Schema.check(Schema.isNonEmpty(), storableText)),
   url: HttpUrl,
   articles: Schema.optionalKey(Schema.Array(ImportArticle)),
   backlinks: Schema.optionalKey(Schema.Array(ImportBacklink)),
@@ -34,7 +40,7 @@ export const ImportSite = Schema.Struct({
 /** An API key in an import file; `key` sets a known plaintext (stored hashed). */
 export const ImportApiKey = Schema.Struct({
   id: Schema.optionalKey(Id),
-  name: Schema.String,
+  name: StorableString,
   key: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(/^cs_[A-Za-z0-9_]{32,128}$/)))),
   scope: KeyScope,
 })
@@ -42,9 +48,9 @@ export const ImportApiKey = Schema.Struct({
 /** An account in an import file. */
 export const ImportAccount = Schema.Struct({
   id: Schema.optionalKey(Id),
-  email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/))),
-  password: Schema.String.pipe(Schema.check(Schema.isMinLength(1))),
-  name: Schema.optionalKey(Schema.String),
+  email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/), storableText)),
+  password: Schema.String.pipe(Schema.check(Schema.isMinLength(1), storableText)),
+  name: Schema.optionalKey(StorableString),
   api_keys: Schema.optionalKey(Schema.Array(ImportApiKey)),
   sites: Schema.optionalKey(Schema.Array(ImportSite)),
 })

@@ -71,15 +71,19 @@ export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields 
 /** Query of `GET /sites/{id}/backlinks`. */
 export type ListBacklinksQuery = typeof ListBacklinksQuery.Type
 
-/** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC). */
+/** The first and last years a `YYYY-MM` period may name. */
+export const PERIOD_YEARS = { first: 1970, last: 9999 } as const
+
+/** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC, years 1970 to 9999). */
 export const PeriodParam = Schema.String.annotate({
-  description: "`this_month` (default), `last_month`, `last_30_days` or a UTC month `YYYY-MM`.",
+  description: `\`this_month\` (default), \`last_month\`, \`last_30_days\` or a UTC month \`YYYY-MM\` from ${PERIOD_YEARS.first}-01 to ${PERIOD_YEARS.last}-12.`,
 }).pipe(
   Schema.check(
     Schema.makeFilter((s: string) =>
-      /^(this_month|last_month|last_30_days|\d{4}-(0[1-9]|1[0-2]))$/.test(s)
+      // Years below 1970 are refused, 0000 to 0099 especially: Date.UTC reads them as 1900 to 1999.
+      /^(this_month|last_month|last_30_days|(19[7-9]\d|[2-9]\d{3})-(0[1-9]|1[0-2]))$/.test(s)
         ? undefined
-        : "Expected this_month, last_month, last_30_days or a month YYYY-MM",
+        : `Expected this_month, last_month, last_30_days or a month YYYY-MM from ${PERIOD_YEARS.first}-01 to ${PERIOD_YEARS.last}-12`,
     ),
   ),
 )

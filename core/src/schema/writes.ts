@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id } from "./common.ts"
+import { Id, StorableString, storableText } from "./common.ts"
 
 /** Largest accepted body, in UTF-8 bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -22,6 +22,7 @@ export const Title = Schema.String.annotate({ description: `The new title, 1 to 
       const n = s.trim().length
       return n >= 1 && n <= MAX_TITLE_LENGTH ? undefined : `Expected 1 to ${MAX_TITLE_LENGTH} characters after trimming`
     }),
+    storableText,
   ),
 )
 
@@ -34,11 +35,12 @@ export const Body = Schema.String.annotate({
     Schema.makeFilter((s: string) =>
       s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES ? undefined : "Expected at most 1 MiB of HTML",
     ),
+    storableText,
   ),
 )
 
 /** Why the change was made, kept on the revision. */
-export const Reason = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_REASON_LENGTH))).annotate({
+export const Reason = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_REASON_LENGTH), storableText)).annotate({
   description: `Why the change was made (at most ${MAX_REASON_LENGTH} characters); kept on the revision.`,
 })
 
@@ -60,13 +62,13 @@ export const UpdateArticleBody = Schema.Struct({
 export type UpdateArticleBody = typeof UpdateArticleBody.Type
 
 /** Alt text of a featured image. */
-export const Alt = Schema.String.pipe(Schema.check(Schema.isMaxLength(500))).annotate({
+export const Alt = Schema.String.pipe(Schema.check(Schema.isMaxLength(500), storableText)).annotate({
   description: "Alternative text of the image (at most 500 characters).",
 })
 
 /** The JSON body of `POST /articles/{id}/featured-image`: an https URL to fetch. */
 export const FeaturedImageUrlBody = Schema.Struct({
-  url: Schema.String.pipe(Schema.check(Schema.isMaxLength(2048))).annotate({
+  url: Schema.String.pipe(Schema.check(Schema.isMaxLength(2048), storableText)).annotate({
     description: "An https URL of a JPEG, PNG, WebP, GIF or AVIF image on a public host.",
   }),
   alt: Schema.optionalKey(Alt),
@@ -76,6 +78,25 @@ export type FeaturedImageUrlBody = typeof FeaturedImageUrlBody.Type
 
 /** Image types the service accepts (judged by decoding, never by name). */
 export const ImageMimeType = Schema.Literals(["image/jpeg", "image/png", "image/webp", "image/gif", "image/avif"])
+
+/** Largest API key name, in characters. */
+export const MAX_KEY_NAME_LENGTH = 100
+
+/** The name of an API key, as its owner gives it. */
+export const ApiKeyName = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_KEY_NAME_LENGTH), storableText)).annotate({
+  description: `A name for the key (at most ${MAX_KEY_NAME_LENGTH} characters).`,
+})
+
+/** An email address typed at sign-in (looked up, never stored as typed). */
+export const SignInEmail = Schema.String.pipe(Schema.check(Schema.isMaxLength(320), storableText))
+
+/** A new account's email, password and name (admin command line, import). */
+export const NewAccount = Schema.Struct({
+  email: Schema.String.pipe(Schema.check(Schema.isMaxLength(320), storableText)),
+  password: StorableString,
+  name: Schema.optionalKey(StorableString),
+  id: Schema.optionalKey(Id),
+})
 
 /** An `Idempotency-Key`: 1 to 255 visible ASCII characters, chosen by the client (a UUID is typical). */
 export const IdempotencyKey = Schema.String.annotate({

@@ -4,6 +4,8 @@ import { Clock, Ids, Secrets } from "../ports/Platform.ts"
 import { ApiKeyRepository } from "../ports/Repositories.ts"
 import type { ApiKeyRecord } from "../ports/records.ts"
 import type { KeyScope } from "../schema/common.ts"
+import { decodeInput } from "../schema/decode.ts"
+import { ApiKeyName } from "../schema/writes.ts"
 
 /** An API key as shown to its owner (never the secret, which is shown once at creation). */
 export interface ApiKeyView {
@@ -29,13 +31,14 @@ const keyView = (k: ApiKeyRecord): ApiKeyView => ({
 /** Creates an API key for the account; the plaintext is returned once and only its hash is stored. */
 export const createApiKey = (accountId: string, input: { readonly name: string; readonly scope: KeyScope; readonly id?: string; readonly plaintext?: string }) =>
   Effect.gen(function* () {
+    const name = yield* decodeInput(ApiKeyName, input.name, "API key", "name")
     const secrets = yield* Secrets
     const key = input.plaintext ?? (yield* secrets.generateApiKey)
     const now = yield* (yield* Clock).now
     const record: ApiKeyRecord = {
       id: input.id ?? (yield* (yield* Ids).make("key")),
       account_id: accountId,
-      name: input.name.trim() || "API key",
+      name: name.trim() || "API key",
       scope: input.scope,
       prefix: key.slice(0, 10),
       key_hash: yield* secrets.hashApiKey(key),

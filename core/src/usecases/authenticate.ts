@@ -5,6 +5,8 @@ import { LimitStore } from "../ports/LimitStore.ts"
 import { Clock, Secrets, Settings } from "../ports/Platform.ts"
 import { AccountRepository, ApiKeyRepository } from "../ports/Repositories.ts"
 import type { Actor, KeyScope } from "../schema/common.ts"
+import { decodeInput } from "../schema/decode.ts"
+import { SignInEmail } from "../schema/writes.ts"
 
 /** An authenticated principal: the account and who acts for it. */
 export interface Principal {
@@ -81,13 +83,21 @@ export const resolveOAuthPrincipal = (accountId: string, client: { readonly id: 
     return principal
   })
 
-/** Checks an email and password; any mismatch is the same Unauthenticated. */
+/**
+ * Checks an email and password; any mismatch is the same Unauthenticated, and an unknown email
+ * costs a password hash like a known one. An email PostgreSQL cannot hold is InvalidRequest.
+ */
 export const verifyCredentials = (email: string, password: string, clientAddress: string) =>
   Effect.gen(function* () {
+    const typed = yield* decodeInput(SignInEmail, email, "Sign-in", "email")
     yield* checkAuthFailureBudget(clientAddress)
     const secrets = yield* Secrets
-    const found = yield* (yield* AccountRepository).findByEmail(email.trim().toLowerCase())
-    const ok = Option.isSome(found) && (yield* secrets.verifyPassword(password, found.value.password_hash))
+    const found = yield* (yield* AccountRepository).findByEmail(typed.trim().toLowerCase())
+    // An unknown email costs one password hash too (the same function and parameters that made the
+    // stored hashes), so how long the answer takes does not tell which emails have an account.
+    const ok = Option.isSome(found)
+      ? yield* secrets.verifyPassword(password, found.value.password_hash)
+      : yield* Effect.as(secrets.hashPassword(password), false)
     if (!ok || Option.isNone(found)) {
       yield* recordAuthFailure(clientAddress)
       return yield* new Unauthenticated({ detail: "Wrong email or password." })

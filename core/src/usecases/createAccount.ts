@@ -4,10 +4,13 @@ import { toTimestamp } from "../policy/time.ts"
 import { Clock, Ids, Secrets } from "../ports/Platform.ts"
 import { AccountRepository } from "../ports/Repositories.ts"
 import type { AccountRecord } from "../ports/records.ts"
+import { decodeInput } from "../schema/decode.ts"
+import { NewAccount } from "../schema/writes.ts"
 
 /** Creates an account with a hashed password; an email already in use is refused. */
 export const createAccount = (input: { readonly email: string; readonly password: string; readonly name?: string; readonly id?: string }) =>
   Effect.gen(function* () {
+    yield* decodeInput(NewAccount, input, "Account")
     const email = input.email.trim().toLowerCase()
     if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
       return yield* new InvalidRequest({ detail: "Not an email address.", errors: [{ path: "email", message: "Expected an email address" }] })

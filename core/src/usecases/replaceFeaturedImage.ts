@@ -8,6 +8,8 @@ import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
+import { decodeInput } from "../schema/decode.ts"
+import { Alt } from "../schema/writes.ts"
 
 /** Where the new image comes from: uploaded bytes or a public https URL. */
 export type ImageSource =
@@ -21,6 +23,7 @@ export type ImageSource =
 export const replaceFeaturedImage = (caller: Caller, articleId: string, source: ImageSource, alt: string | undefined) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
+    if (alt !== undefined) yield* decodeInput(Alt, alt, "Featured image", "alt")
     // Another account's (or a missing) article is NotFound before any fetching, decoding or storing.
     yield* (yield* ArticleRepository).get(caller.accountId, articleId)
     const { publicUrl } = yield* Settings

@@ -8,6 +8,8 @@ import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 import { countWords } from "../html/index.ts"
+import { decodeInput } from "../schema/decode.ts"
+import { Reason } from "../schema/writes.ts"
 
 /** Options of a restore. */
 export interface RestoreOptions {
@@ -25,6 +27,7 @@ export interface RestoreOptions {
 export const restoreRevision = (caller: Caller, articleId: string, number: number, reason: string | undefined, options: RestoreOptions = {}) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
+    if (reason !== undefined) yield* decodeInput(Reason, reason, "Restore", "reason")
     const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
     const targetBlocks = extractProtectedBlocks(target.body)
     const budget = yield* editBudgetFor(caller)

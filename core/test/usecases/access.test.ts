@@ -13,7 +13,7 @@ import {
   type InvalidRequest,
   type RateLimited,
 } from "../../src/index.ts"
-import { caller, failureOf, failureTag, makeWorld, fixture } from "./harness.ts"
+import { caller, countingSecrets, failureOf, failureTag, makeWorld, fixture } from "./harness.ts"
 
 describe("authenticateApiKey", () => {
   it("should resolve a known key to its account, actor and scope", async () => {
@@ -70,6 +70,29 @@ describe("verifyCredentials", () => {
     expect((await w.run(verifyCredentials("A@example.com ", "password-a", "1.1.1.1"))).id).toBe("acc_a")
     expect(failureTag(await w.exit(verifyCredentials("a@example.com", "wrong", "1.1.1.1")))).toBe("Unauthenticated")
     expect(failureTag(await w.exit(verifyCredentials("nobody@example.com", "x", "1.1.1.1")))).toBe("Unauthenticated")
+  })
+
+  it("should compute one password hash whether or not the email has an account", async () => {
+    const { counts, layer } = countingSecrets()
+    const w = await makeWorld({}, new Map(), undefined, layer)
+    const hashesOf = async (email: string, password: string) => {
+      const before = counts.hashes
+      await w.exit(verifyCredentials(email, password, "1.1.1.1"))
+      return counts.hashes - before
+    }
+    expect(await hashesOf("a@example.com", "password-a")).toBe(1)
+    expect(await hashesOf("a@example.com", "wrong")).toBe(1)
+    expect(await hashesOf("nobody@example.com", "wrong")).toBe(1)
+    expect(await hashesOf("", "")).toBe(1)
+  })
+
+  it("should refuse an email PostgreSQL cannot store as InvalidRequest, not look it up", async () => {
+    const w = await makeWorld()
+    for (const email of ["a\u0000@example.com", "a\ud800@example.com"]) {
+      const error = failureOf(await w.exit(verifyCredentials(email, "x", "1.1.1.1"))) as InvalidRequest
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.errors[0]?.path).toBe("email")
+    }
   })
 })
 

@@ -11,7 +11,7 @@ import {
 } from "@content-site/memory"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { analyzeArticleHtml, HtmlAnalyzer as HtmlAnalyzerTag } from "../../src/index.ts"
-import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings } from "../../src/index.ts"
+import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
 export const pngHeader = (width: number, height: number): Uint8Array => {
@@ -73,6 +73,7 @@ export const makeWorld = async (
   limits: Partial<LimitSettings> = {},
   images: ReadonlyMap<string, Uint8Array> = new Map(),
   htmlAnalyzer: Layer.Layer<HtmlAnalyzer> = inlineHtmlAnalyzer,
+  secrets: Layer.Layer<Secrets> = webCryptoSecrets(1_000),
 ) => {
   const state = makeMemoryState()
   const clock = fixedClock(NOW)
@@ -80,7 +81,7 @@ export const makeWorld = async (
     memoryStorage(state, clock.now),
     clock.layer,
     randomIds,
-    webCryptoSecrets(1_000),
+    secrets,
     settingsLayer("https://cs.test", limits),
     headerImageInspector,
     htmlAnalyzer,
@@ -91,6 +92,18 @@ export const makeWorld = async (
   const run = <A, E>(eff: Effect.Effect<A, E, CoreServices>) => runtime.runPromise(eff)
   const exit = <A, E>(eff: Effect.Effect<A, E, CoreServices>) => runtime.runPromiseExit(eff)
   return { state, clock, runtime, run, exit }
+}
+
+/** Web Crypto secrets that count every password hash computed (made or checked). */
+export const countingSecrets = () => {
+  const counts = { hashes: 0 }
+  const inner = Effect.runSync(Effect.provide(Secrets.use((s) => Effect.succeed(s)), webCryptoSecrets(1_000)))
+  const layer = Layer.succeed(Secrets, {
+    ...inner,
+    hashPassword: (password) => Effect.suspend(() => (counts.hashes++, inner.hashPassword(password))),
+    verifyPassword: (password, hash) => Effect.suspend(() => (counts.hashes++, inner.verifyPassword(password, hash))),
+  })
+  return { counts, layer }
 }
 
 /** The tag of the expected failure of an exit, or a description of why there is none. */

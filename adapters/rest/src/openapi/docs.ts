@@ -1,4 +1,5 @@
 import type Router from "@koa/router"
+import { strictQuery } from "../http/query.ts"
 import type Koa from "koa"
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
@@ -48,6 +49,7 @@ const INIT = `window.addEventListener("load", function () {
 export const mountDocs = (router: Router, app: Koa, deps: HttpDeps): void => {
   let json: string | undefined
   router.get("/openapi.json", (ctx) => {
+    strictQuery(ctx.querystring, [])
     json ??= JSON.stringify(openApiDocument(deps.publicUrl))
     ctx.set("Cache-Control", "no-store")
     ctx.set("Access-Control-Allow-Origin", "*")
@@ -58,6 +60,7 @@ export const mountDocs = (router: Router, app: Koa, deps: HttpDeps): void => {
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith("/api/docs") || (ctx.method !== "GET" && ctx.method !== "HEAD")) return next()
     const rest = ctx.path.slice("/api/docs".length)
+    strictQuery(ctx.querystring, [])
     if (rest === "" || rest === "/") {
       ctx.set("Content-Security-Policy", DOCS_CSP)
       ctx.set("Cache-Control", "no-cache")

@@ -2,6 +2,7 @@ import { decodeInput, InvalidRequest, NotFound, PathId, PayloadTooLarge, Revisio
 import type { Schema } from "effect"
 import { Cause, Effect, Exit, Option } from "effect"
 import type { ParameterizedContext } from "koa"
+import { strictQuery } from "../http/query.ts"
 
 /** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
 export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
@@ -12,36 +13,10 @@ export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
   throw new Error(Cause.pretty(exit.cause))
 }
 
-/** The query string as one value per name; a repeated parameter is a 400 naming it. */
-export const queryObject = (querystring: string): Record<string, string> => {
-  const params = new URLSearchParams(querystring)
-  const out: Record<string, string> = {}
-  const repeated = new Set<string>()
-  for (const [name, value] of params) {
-    if (Object.hasOwn(out, name)) repeated.add(name)
-    else out[name] = value
-  }
-  if (repeated.size > 0) {
-    const names = [...repeated]
-    throw new InvalidRequest({
-      detail: `Query parameter ${names.map((n) => `'${n}'`).join(", ")} is given more than once; give each parameter at most once.`,
-      errors: names.map((n) => ({ path: n, message: "Repeated query parameter" })),
-    })
-  }
-  return out
-}
-
 /** Decodes the query string with a core schema: unknown parameters and bad values are 400s. */
 export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx: ParameterizedContext, schema: S): S["Type"] => {
-  const query = queryObject(ctx.querystring)
   const fields = (schema as unknown as { fields?: Record<string, unknown> }).fields
-  const unknown = fields === undefined ? [] : Object.keys(query).filter((name) => !Object.hasOwn(fields, name))
-  if (unknown.length > 0) {
-    throw new InvalidRequest({
-      detail: `Unknown query parameter ${unknown.map((n) => `'${n}'`).join(", ")}${Object.keys(fields ?? {}).length === 0 ? "; this endpoint takes none" : `; allowed: ${Object.keys(fields ?? {}).join(", ")}`}.`,
-      errors: unknown.map((n) => ({ path: n, message: "Unknown query parameter" })),
-    })
-  }
+  const query = strictQuery(ctx.querystring, Object.keys(fields ?? {}))
   return decodeNow(decodeInput(schema, query, "Query string"))
 }
 

@@ -1,5 +1,11 @@
+/**
+ * The one sign-in of a browser: a session cookie (`cs_session`) whose hash keys a record in the
+ * OAuthStore. The web pages sign in and out with it, and the OAuth authorization server accepts a
+ * browser as signed in only while it holds a live session of the same account, so signing out of
+ * the pages ends the OAuth sign-in too.
+ */
 import { AccountRepository, type AccountRecord, OAuthStore, type StoredPayload } from "@content-site/core"
-import type { HttpDeps } from "@content-site/rest"
+import type { HttpDeps } from "./deps.ts"
 import { Effect, Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
@@ -49,7 +55,9 @@ export const setCookie = (ctx: ParameterizedContext, deps: HttpDeps, name: strin
 
 /** A cookie of this service's own token shape (20 to 100 base64url characters), or undefined. */
 export const cookieOf = (ctx: ParameterizedContext, name: string): string | undefined => {
-  const value = ctx.cookies.get(name)
+  // Unsigned on purpose (the value is a random token looked up by hash): read it as such even in an
+  // app that has cookie keys, such as the OAuth provider's, whose default would demand a signature.
+  const value = ctx.cookies.get(name, { signed: false })
   return value !== undefined && COOKIE_VALUE.test(value) ? value : undefined
 }
 
