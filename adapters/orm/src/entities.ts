@@ -130,12 +130,17 @@ export const RevisionEntity = defineEntity({
 export const ActivityEntity = defineEntity({
   name: "Activity",
   tableName: "activity",
-  uniques: [{ name: "activity_channel_request_unique", properties: ["channel", "requestId"] }],
-  indexes: [{ name: "activity_account_at_index", properties: ["accountId", "at"] }],
+  // Partitioned by month of `at` (migration `partitionedActivity`, months made by `partitions.ts`):
+  // every unique key holds `at`, so idempotence by (channel, request_id) is the journal's insert's.
+  uniques: [{ name: "activity_channel_request_unique", properties: ["channel", "requestId", "at"] }],
+  indexes: [
+    { name: "activity_account_at_index", properties: ["accountId", "at", "id"] },
+    { name: "activity_account_channel_at_index", properties: ["accountId", "channel", "at", "id"] },
+  ],
   properties: {
     id: p.string().length(128).primary(),
     accountId: p.string().length(128).nullable(),
-    at: p.datetime(3),
+    at: p.datetime(3).primary(),
     channel: p.string().length(8),
     actor: p.json<{ type: "api_key" | "oauth_client" | "user" | "system"; id: string; name: string }>().nullable(),
     action: p.text(),

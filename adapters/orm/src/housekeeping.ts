@@ -9,8 +9,10 @@
  * again on the row itself, so a row a lease has just moved to a new window stays.
  *
  * The activity log is history people read, so nothing here deletes it; operators prune it with
- * `npm run admin -- activity prune --older-than DAYS` (`pruneActivity`).
+ * `npm run admin -- activity prune --older-than DAYS` (`pruneActivity`). Housekeeping creates its
+ * coming months' partitions ahead of time (`partitions.ts`).
  */
+import { listPartitions } from "./partitions.ts"
 import type { Sql } from "./sql.ts"
 
 /** Counter rows older than this are of ended windows and past days (the longest window is a day). */
@@ -25,7 +27,7 @@ const STALE_LIMIT_COUNTERS = `delete from limit_counters t
 const STALE_EDIT_COUNTERS = `delete from edit_counters t
   where t.day < $1 and (t.account_id, t.day) in (select account_id, day from edit_counters where day < $1 limit $2)`
 const OLD_ACTIVITY = `delete from activity t
-  where t.at < $1::timestamptz and t.id in (select id from activity where at < $1::timestamptz limit $2)`
+  where t.at < $1::timestamptz and (t.id, t.at) in (select id, at from activity where at < $1::timestamptz limit $2)`
 
 /** Runs `statement` in batches until a batch deletes less than a full one; answers the rows deleted. */
 const inBatches = async (sql: Sql, statement: string, cutoff: unknown, maxBatches: number): Promise<number> => {
@@ -54,12 +56,35 @@ export const sweepCounters = async (sql: Sql, now: number): Promise<Swept> => {
   }
 }
 
-/** Deletes activity entries from before `before`, in batches; answers how many. */
-export const pruneActivity = (sql: Sql, before: Date): Promise<number> =>
-  inBatches(sql, OLD_ACTIVITY, before.toISOString(), Number.POSITIVE_INFINITY)
+/** What a prune removed. */
+export interface Pruned {
+  /** Entries removed in all. */
+  readonly deleted: number
+  /** Month partitions dropped whole. */
+  readonly droppedPartitions: ReadonlyArray<string>
+}
 
 /**
- * Runs `more` (the replay of spooled activity entries), then `sweepCounters`, every `intervalMs`
+ * Deletes activity entries from before `before`: months that end by then are dropped whole (their
+ * rows counted first, from the partition alone); the rows of the month `before` falls in are
+ * deleted in batches, which touch that month's partition only.
+ */
+export const pruneActivity = async (sql: Sql, before: Date): Promise<Pruned> => {
+  let deleted = 0
+  const droppedPartitions: Array<string> = []
+  for (const partition of await listPartitions(sql)) {
+    if (partition.to > before) continue
+    const rows = await sql<{ n: number }>(`select count(*)::int as n from "${partition.name}"`, [])
+    await sql(`drop table "${partition.name}"`, [])
+    deleted += rows[0]?.n ?? 0
+    droppedPartitions.push(partition.name)
+  }
+  deleted += await inBatches(sql, OLD_ACTIVITY, before.toISOString(), Number.POSITIVE_INFINITY)
+  return { deleted, droppedPartitions }
+}
+
+/**
+ * Runs `more` (the activity log's partitions ahead, the replay of dead instances' journals), then `sweepCounters`, every `intervalMs`
  * (first run after one interval, with up to 10 % jitter so instances started together spread out);
  * failures wait for the next run. Answers the stop.
  */

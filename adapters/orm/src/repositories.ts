@@ -5,7 +5,7 @@
  *
  * On the authenticated hot path two calls usually skip the database: `ApiKeyRepository.findByHash`
  * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected, and
- * `ActivityLog.record` joins the entry to the next group insert (`activityBuffer.ts`).
+ * `ActivityLog.record` appends the entry to the local journal, shipped in the background (`activityJournal.ts`).
  */
 import {
   AccountRepository,
@@ -22,7 +22,7 @@ import {
   type Website,
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
-import type { ActivityBuffer } from "./activityBuffer.ts"
+import type { ActivityJournal } from "./activityJournal.ts"
 import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
 import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
@@ -138,7 +138,7 @@ export interface RepositoryDeps {
   /** Keeps the API-key cache in step with the other instances. */
   readonly bus: EventBus
   /** Where `ActivityLog.record` puts entries. */
-  readonly activity: ActivityBuffer
+  readonly activity: ActivityJournal
 }
 
 /** Repository Layers over one ORM. */
@@ -318,8 +318,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
         ),
     }),
     Layer.succeed(ActivityLog, {
-      // calls answered side by side share one insert, and each call waits until its entry is written
-      // (list first flushes what this instance still has queued)
+      // the call is answered once its entry is in the journal; the database gets it in a background batch
+      // (list first ships what this instance's journal still holds)
       record: (entry) => Effect.tryPromise({ try: () => activity.record(activityRow(entry)), catch: toUnavailable }),
       list: (accountId, filter, slice) =>
         attempt(async () => {
@@ -343,7 +343,7 @@ export const insertActivity = async (em: Em, row: ActivityRow): Promise<void> =>
   await em
     .createQueryBuilder(ActivityEntity)
     .insert(row)
-    .onConflict(["channel", "requestId"])
+    .onConflict(["channel", "requestId", "at"])
     .ignore()
     .execute()
 }
