@@ -1,10 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The activity log partitioned by month of `at` (range partitions `activity_pYYYYMM`, no default
- * partition). Every row of the old table is copied; months are made from the oldest row's (or a
- * year back, whichever is earlier) to two months ahead, and housekeeping makes the coming ones
- * (`src/partitions.ts`). A partitioned table's unique keys must hold its partition key, so the
+ * The activity log partitioned by month of `at` (range partitions `activity_pYYYYMM`, and
+ * `activity_default` for rows of any month without one, such as history inserted by hand). Every
+ * row of the old table is copied; months are made from the oldest row's to two months ahead, and
+ * housekeeping makes the coming ones (`src/partitions.ts`). A partitioned table's unique keys must hold its partition key, so the
  * primary key is (id, at) and the idempotence key (channel, request_id, at); the journal's insert
  * skips a (channel, request_id) written within a day. Indexes serve the activity API: an
  * account's entries newest first, by time range, and by channel.
@@ -27,9 +27,9 @@ declare
   first_month timestamptz;
   m timestamptz;
 begin
-  select least(date_trunc('month', min("at"), 'UTC'), date_trunc('month', now() - interval '1 year', 'UTC'))
+  select least(date_trunc('month', min("at"), 'UTC'), date_trunc('month', now(), 'UTC'))
     into first_month from "activity_unpartitioned";
-  first_month := coalesce(first_month, date_trunc('month', now() - interval '1 year', 'UTC'));
+  first_month := coalesce(first_month, date_trunc('month', now(), 'UTC'));
   m := first_month;
   while m <= date_trunc('month', now(), 'UTC') + interval '2 months' loop
     execute format('create table %I partition of "activity" for values from (%L) to (%L)',
@@ -37,6 +37,7 @@ begin
     m := (m at time zone 'UTC' + interval '1 month') at time zone 'UTC';
   end loop;
 end $$;`);
+    this.addSql(`create table "activity_default" partition of "activity" default;`);
     this.addSql(`insert into "activity" select "id", "account_id", "at", "channel", "actor", "action", "site_id", "article_id", "status", "error_code", "duration_ms", "request_id" from "activity_unpartitioned";`);
     this.addSql(`drop table "activity_unpartitioned";`);
   }

@@ -1,9 +1,12 @@
 /**
  * The activity log's monthly partitions. `activity` is partitioned by range of `at` (UTC months),
- * one table per month named `activity_pYYYYMM`; there is no default partition, so a month must
- * exist before an entry of it is written. Housekeeping creates the current month and the next
- * `MONTHS_AHEAD` ahead of time, the journal's insert creates a missing month when the database
- * says so (an entry stamped by a clock far off), and `activity prune` drops whole months.
+ * one table per month named `activity_pYYYYMM`, and `activity_default` for rows of a month that
+ * has none (history inserted by hand, a clock far off). Housekeeping creates the current month and
+ * the next `MONTHS_AHEAD` ahead of time, so entries land in their month; the journal's insert
+ * creates a missing month if the default partition is gone; `activity prune` drops whole months.
+ *
+ * A month cannot be created while the default partition holds rows of it (PostgreSQL refuses):
+ * such a month is reported and left to the default partition, which is correct, only not split.
  *
  * Names, not catalog bounds, say which month a partition holds: only tables named like ours are
  * ever created or dropped here.
@@ -56,7 +59,13 @@ export const ensurePartitions = async (sql: Sql, from: Date, to: Date): Promise<
       created.push(name)
     } catch (e) {
       // made by another instance meanwhile
-      if (!(await listPartitions(sql)).some((p) => p.name === name)) throw e
+      if ((await listPartitions(sql)).some((p) => p.name === name)) continue
+      // rows of this month are in the default partition already: they stay there
+      if (/default partition/i.test(String((e as { message?: unknown }).message ?? ""))) {
+        console.error(`activity: the month ${name} stays in activity_default, which holds rows of it already`)
+        continue
+      }
+      throw e
     }
   }
   return created
