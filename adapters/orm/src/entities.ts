@@ -71,7 +71,16 @@ export const SiteEntity = defineEntity({
 export const ArticleEntity = defineEntity({
   name: "Article",
   tableName: "articles",
-  indexes: [{ name: "articles_site_published_index", properties: ["siteId", "publishedAt", "id"] }],
+  // A site's list in its order (newest published first, then id), covering its filters, so a page
+  // far down is found in the index alone before the rows are read (`repositories.ts`, deferred join).
+  indexes: [
+    {
+      name: "articles_site_list_index",
+      properties: ["siteId", "publishedAt", "id"],
+      columns: [{ name: "site_id" }, { name: "published_at", sort: "desc", nulls: "last" }, { name: "id" }],
+      include: ["accountId", "status"],
+    },
+  ],
   properties: {
     id: p.string().length(128).primary(),
     accountId: p.string().length(128).index("articles_account_id_index"),

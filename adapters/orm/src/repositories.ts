@@ -133,6 +133,36 @@ const page = async <R>(
   return { rows: [], total: Number(count[0]?.n ?? 0) }
 }
 
+/**
+ * `page` for tables that grow large (articles, activity): a deferred join. The page's keys are found
+ * first, in the list's order, by an index that covers the filters (so `OFFSET` skips index entries,
+ * not table rows), and only the page's rows are read; the count of all matches is a subquery that
+ * the same index answers alone. `key` is the table's primary key columns.
+ */
+const deferredPage = async <R>(
+  sql: Sql,
+  table: string,
+  key: string,
+  columns: string,
+  w: ReturnType<typeof where>,
+  orderBy: string,
+  slice: Slice | undefined,
+): Promise<{ rows: Array<R>; total: number }> => {
+  if (slice === undefined) return page<R>(sql, table, columns, w, orderBy, slice)
+  const params = [...w.params, slice.limit, slice.offset]
+  const rows = await sql<R & { __total: number | string | bigint }>(
+    `select ${columns}, (select count(*) from ${table} where ${w.sql}) as __total
+      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} limit $${params.length - 1} offset $${params.length}) as keys using (${key})
+      order by ${orderBy}`,
+    params,
+  )
+  const first = rows[0]
+  if (first !== undefined) return { rows: rows.map(({ __total: _, ...row }) => row as R), total: Number(first.__total) }
+  if (slice.offset === 0) return { rows: [], total: 0 }
+  const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
+  return { rows: [], total: Number(count[0]?.n ?? 0) }
+}
+
 /** What the repositories share with the rest of the database layer. */
 export interface RepositoryDeps {
   /** Keeps the API-key cache in step with the other instances. */
@@ -273,7 +303,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
             if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
             if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
           }
-          const { rows, total } = await page<Omit<Wire<ArticleRow>, "body">>(sql, "articles", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice)
+          const { rows, total } = await deferredPage<Omit<Wire<ArticleRow>, "body">>(sql, "articles", "id", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice)
           return { items: rows.map(articleSummaryOf), total }
         }),
       get: (accountId, articleId) =>
@@ -331,7 +361,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()
-          const { rows, total } = await page<Wire<ActivityRow>>(sql, "activity", ACTIVITY, w, "at desc, id desc", slice)
+          const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, "at desc, id desc", slice)
           return { items: rows.map(activityOf), total }
         }),
     }),

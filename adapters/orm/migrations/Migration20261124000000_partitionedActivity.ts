@@ -9,9 +9,9 @@ import { Migration } from '@mikro-orm/migrations';
  * skips a (channel, request_id) written within a day. Indexes serve the activity API: an
  * account's entries newest first, by time range, and by channel.
  */
-export class Migration20261124090000_partitionedActivity extends Migration {
+export class Migration20261124000000_partitionedActivity extends Migration {
 
-  override name = 'Migration20261124090000_partitionedActivity';
+  override name = 'Migration20261124000000_partitionedActivity';
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "activity" rename to "activity_unpartitioned";`);
