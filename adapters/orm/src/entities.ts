@@ -136,12 +136,25 @@ export const RevisionEntity = defineEntity({
   },
 })
 
+/**
+ * Statement triggers on `activity` keep `activity_counts` (entries per account, channel and UTC day)
+ * in step with every insert and delete, by the service or by hand, in the same transaction; the
+ * activity API's `total` is read from it instead of counting millions of rows. Declared as raw DDL
+ * (a transition table), so the schema diff only checks that they exist.
+ */
+const COUNTED = `create trigger "counted" after insert on "activity" referencing new table as new_rows for each statement execute function "activity_counted_fn"()`
+const UNCOUNTED = `create trigger "uncounted" after delete on "activity" referencing old table as old_rows for each statement execute function "activity_uncounted_fn"()`
+
 export const ActivityEntity = defineEntity({
   name: "Activity",
   tableName: "activity",
   // Partitioned by month of `at` (migration `partitionedActivity`, months made by `partitions.ts`):
   // every unique key holds `at`, so idempotence by (channel, request_id) is the journal's insert's.
   uniques: [{ name: "activity_channel_request_unique", properties: ["channel", "requestId", "at"] }],
+  triggers: [
+    { name: "counted", timing: "after", events: ["insert"], forEach: "statement", expression: COUNTED },
+    { name: "uncounted", timing: "after", events: ["delete"], forEach: "statement", expression: UNCOUNTED },
+  ],
   indexes: [
     { name: "activity_account_at_index", properties: ["accountId", "at", "id"] },
     { name: "activity_account_channel_at_index", properties: ["accountId", "channel", "at", "id"] },
@@ -159,6 +172,18 @@ export const ActivityEntity = defineEntity({
     errorCode: p.text().nullable(),
     durationMs: p.integer(),
     requestId: p.string().length(200),
+  },
+})
+
+/** Activity entries per account, channel and UTC day (kept by the triggers on `activity`). */
+export const ActivityCountEntity = defineEntity({
+  name: "ActivityCount",
+  tableName: "activity_counts",
+  properties: {
+    accountId: p.string().length(128).primary(),
+    channel: p.string().length(8).primary(),
+    day: p.string().length(10).primary(),
+    n: p.bigint("number"),
   },
 })
 
@@ -211,6 +236,7 @@ export const entities = [
   BacklinkEntity,
   RevisionEntity,
   ActivityEntity,
+  ActivityCountEntity,
   EditCounterEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,

@@ -66,8 +66,9 @@ export interface Pruned {
 
 /**
  * Deletes activity entries from before `before`: months that end by then are dropped whole (their
- * rows counted first, from the partition alone); the rows of the month `before` falls in are
- * deleted in batches, which touch that month's partition only.
+ * rows counted first, from the partition alone, and their days' counts deleted with the table);
+ * the rows of the month `before` falls in are deleted in batches, which touch that month's
+ * partition only (the delete trigger keeps the counts).
  */
 export const pruneActivity = async (sql: Sql, before: Date): Promise<Pruned> => {
   let deleted = 0
@@ -75,7 +76,12 @@ export const pruneActivity = async (sql: Sql, before: Date): Promise<Pruned> => 
   for (const partition of await listPartitions(sql)) {
     if (partition.to > before) continue
     const rows = await sql<{ n: number }>(`select count(*)::int as n from "${partition.name}"`, [])
-    await sql(`drop table "${partition.name}"`, [])
+    // a dropped table fires no delete trigger: its days' counts go with it, in the same statement
+    const days = [partition.from.toISOString().slice(0, 10), partition.to.toISOString().slice(0, 10)]
+    await sql(`do $$ begin
+      delete from activity_counts where day >= '${days[0]}' and day < '${days[1]}';
+      drop table "${partition.name}";
+    end $$`, [])
     deleted += rows[0]?.n ?? 0
     droppedPartitions.push(partition.name)
   }

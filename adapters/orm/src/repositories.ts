@@ -147,20 +147,75 @@ const deferredPage = async <R>(
   w: ReturnType<typeof where>,
   orderBy: string,
   slice: Slice | undefined,
+  /** How to count all matches, when something cheaper than counting them exists; `?` are its parameters. */
+  total?: { readonly sql: string; readonly params: ReadonlyArray<unknown> },
 ): Promise<{ rows: Array<R>; total: number }> => {
   if (slice === undefined) return page<R>(sql, table, columns, w, orderBy, slice)
   const params = [...w.params, slice.limit, slice.offset]
+  const limit = `limit $${params.length - 1} offset $${params.length}`
+  let counted = `(select count(*) from ${table} where ${w.sql})`
+  if (total !== undefined) {
+    let i = 0
+    counted = total.sql.replace(/\?/g, () => {
+      params.push(total.params[i++])
+      return `$${params.length}`
+    })
+  }
   const rows = await sql<R & { __total: number | string | bigint }>(
-    `select ${columns}, (select count(*) from ${table} where ${w.sql}) as __total
-      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} limit $${params.length - 1} offset $${params.length}) as keys using (${key})
+    `select ${columns}, ${counted} as __total
+      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} ${limit}) as keys using (${key})
       order by ${orderBy}`,
     params,
   )
   const first = rows[0]
   if (first !== undefined) return { rows: rows.map(({ __total: _, ...row }) => row as R), total: Number(first.__total) }
   if (slice.offset === 0) return { rows: [], total: 0 }
+  if (total !== undefined) {
+    let n = 0
+    const count = await sql<{ n: number | string | bigint }>(`select ${total.sql.replace(/\?/g, () => `$${++n}`)} as n`, total.params)
+    return { rows: [], total: Number(count[0]?.n ?? 0) }
+  }
   const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
   return { rows: [], total: Number(count[0]?.n ?? 0) }
+}
+
+const DAY_MS = 86_400_000
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+/**
+ * The number of an account's activity entries (of one channel, between two instants), read from
+ * `activity_counts` for the whole UTC days in the range and counted in the table only for the part
+ * days at its ends: a handful of rows to add up whatever the log's size. `?` are the parameters.
+ */
+const activityTotal = (accountId: string, channel: string | undefined, from: string | undefined, to: string | undefined) => {
+  const params: Array<unknown> = []
+  const p = (value: unknown) => (params.push(value), "?")
+  // each `?` is pushed in the order it appears in the text
+  const account = () => `account_id = ${p(accountId)}${channel !== undefined ? ` and channel = ${p(channel)}` : ""}`
+  const rows = (lower: () => string, upper: () => string) => {
+    const who = account()
+    const l = lower()
+    return `(select count(*) from activity where ${who} and ${l} and ${upper()})`
+  }
+  const fromMs = from !== undefined ? Date.parse(instant(from)) : undefined
+  const toMs = to !== undefined ? Date.parse(instant(to)) : undefined
+  // whole days from the first midnight at or after `from` to the last one after which `to` ends a day
+  const wholeFrom = fromMs !== undefined ? Math.ceil(fromMs / DAY_MS) * DAY_MS : undefined
+  const wholeTo = toMs !== undefined ? Math.floor((toMs + 1) / DAY_MS) * DAY_MS : undefined
+  if (wholeFrom !== undefined && wholeTo !== undefined && wholeFrom >= wholeTo) {
+    return { sql: rows(() => `at >= ${p(instant(from!))}`, () => `at <= ${p(instant(to!))}`), params }
+  }
+  const who = account()
+  const since = wholeFrom !== undefined ? ` and day >= ${p(dayOf(wholeFrom))}` : ""
+  const until = wholeTo !== undefined ? ` and day < ${p(dayOf(wholeTo))}` : ""
+  const parts = [`coalesce((select sum(n) from activity_counts where ${who}${since}${until}), 0)`]
+  if (fromMs !== undefined && wholeFrom !== undefined && fromMs < wholeFrom) {
+    parts.push(rows(() => `at >= ${p(instant(from!))}`, () => `at < ${p(new Date(wholeFrom).toISOString())}`))
+  }
+  if (toMs !== undefined && wholeTo !== undefined && wholeTo <= toMs) {
+    parts.push(rows(() => `at >= ${p(new Date(wholeTo).toISOString())}`, () => `at <= ${p(instant(to!))}`))
+  }
+  return { sql: `(${parts.join(" + ")})`, params }
 }
 
 /** What the repositories share with the rest of the database layer. */
@@ -361,7 +416,12 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()
-          const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, "at desc, id desc", slice)
+          // the total from the per-day counts, unless filtered by what they do not count (the web page's filters)
+          const counts =
+            filter.articleId === undefined && filter.outcome === undefined
+              ? activityTotal(accountId, filter.channel, filter.from, filter.to)
+              : undefined
+          const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, "at desc, id desc", slice, counts)
           return { items: rows.map(activityOf), total }
         }),
     }),
