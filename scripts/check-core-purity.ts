@@ -4,13 +4,17 @@
  * kept out by type-checking core/ with no Node types.) One package beyond those names: `parse5`,
  * the HTML parser that rehype-parse and hast-util-from-html run; the core calls it directly to
  * parse without source positions (see core/src/html/parseHtmlFragment.ts).
+ *
+ * Small pure-JS libraries that run under Deno, each with its reason:
+ * - `diff` (jsdiff): Myers' diff for revision diffs (core/src/html/diffBodies.ts); no
+ *   dependencies, no Node APIs, ES modules; a well-kept library rather than a hand-written LCS.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const allowed = [/^\.\.?\//, /^effect(\/|$)/, /^unified$/, /^rehype(-[a-z-]+)?$/, /^hast(-util-[a-z0-9-]+)?$/, /^hastscript$/, /^property-information$/, /^(hast|unist)$/, /^parse5$/]
+const allowed = [/^\.\.?\//, /^effect(\/|$)/, /^unified$/, /^rehype(-[a-z-]+)?$/, /^hast(-util-[a-z0-9-]+)?$/, /^hastscript$/, /^property-information$/, /^(hast|unist)$/, /^parse5$/, /^diff$/]
 const walk = (dir: string): Array<string> =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
@@ -29,7 +33,7 @@ for (const dep of deps) {
   if (!allowed.some((re) => re.test(dep)) && !dep.startsWith("@types/")) offences.push(`core/package.json: depends on '${dep}'`)
 }
 if (offences.length > 0) {
-  console.error(`The core must stay pure (effect, unified/rehype/hast and web-standard APIs only):\n${offences.join("\n")}`)
+  console.error(`The core must stay pure (effect, unified/rehype/hast, the listed pure-JS libraries and web-standard APIs only):\n${offences.join("\n")}`)
   process.exit(1)
 }
-console.log("core purity: ok (imports only effect, unified/rehype/hast, parse5 and its own files)")
+console.log("core purity: ok (imports only effect, unified/rehype/hast, parse5, diff and its own files)")

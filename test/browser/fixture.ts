@@ -28,7 +28,7 @@ export const webFixture = {
               url: "https://garden.test/roses",
               status: "published",
               published_at: new Date(Date.now() - 2 * 86_400_000).toISOString(),
-              target_keyword: "growing roses",
+              "target keyword": "growing roses",
               body: protectedBody,
             },
             {
@@ -37,10 +37,10 @@ export const webFixture = {
               url: "https://garden.test/tulips",
               status: "published",
               published_at: "2026-09-15T09:00:00Z",
-              target_keyword: "tulips",
+              "target keyword": "tulips",
               body: "<p>Tulips are easy.</p>",
             },
-            { id: "art_draft", title: "Autumn draft", url: "https://garden.test/autumn", status: "draft", target_keyword: "autumn", body: "<p>Later.</p>" },
+            { id: "art_draft", title: "Autumn draft", url: "https://garden.test/autumn", status: "draft", "target keyword": "autumn", body: "<p>Later.</p>" },
           ],
           backlinks: [
             { id: "bl_w1", date_acquired: new Date().toISOString().slice(0, 10), source_domain: "news.test", source_url: "https://news.test/p", target_url: "https://garden.test/roses", anchor_text: "roses", anchor_type: "exact", category: "industry" },

@@ -6,7 +6,7 @@
  */
 import { ArticleWriter, importData } from "@content-site/core"
 import { Effect } from "effect"
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"

@@ -68,6 +68,10 @@ describe("daily edit limit", () => {
     expect(three.status).toBe(429)
     expect((await json(three)).code).toBe("daily_edit_limit")
     expect(three.headers.get("edit-limit-remaining")).toBe("0")
+    // The dry run of a change answers what the real call would, 429 included.
+    const dryOver = await put("four", "?dry_run=true")
+    expect(dryOver.status).toBe(429)
+    expect((await json(dryOver)).code).toBe("daily_edit_limit")
     const retry = Number(three.headers.get("retry-after"))
     expect(retry).toBeGreaterThan(0)
     expect(retry).toBeLessThanOrEqual(86_400)

@@ -61,7 +61,7 @@ describe("PUT /articles/{id}", () => {
   })
 
   it("should refuse keys that cannot be changed here, naming them (OWASP API3)", async () => {
-    for (const key of ["url", "status", "target_keyword", "site_id", "backlinks", "id", "word_count", "published_at", "revision"]) {
+    for (const key of ["url", "status", "target keyword", "target_keyword", "site_id", "backlinks", "id", "word count", "featured image", "published_at", "revision"]) {
       const body = await problemOf(await put("art_a04", { title: "ok", [key]: key === "backlinks" ? [] : "x" }), 400, "invalid_request")
       expect(body.detail).toContain(`'${key}'`)
       expect(body.errors.some((e: { path: string }) => e.path === key)).toBe(true)
@@ -118,15 +118,20 @@ describe("PUT /articles/{id}", () => {
     const res = await put("art_a06", { title: "Dry title", body: "<p>dry</p><script>x</script>" }, { query: "?dry_run=true" })
     expect(res.status).toBe(200)
     const body = await json(res)
-    expect(body).toMatchObject({ dry_run: true, revision: null, protected_blocks: { ok: true, violations: [] } })
+    expect(body).toMatchObject({ dry_run: true, revision: null })
     expect(body.article.title).toBe("Dry title")
     expect(body.sanitized.changed).toBe(true)
     expect(res.headers.get("edit-limit-remaining")).toBe(before.headers.get("edit-limit-remaining"))
     expect((await json(await t.api("/api/v1/articles/art_a06"))).title).toBe("Article 6")
     expect((await revisionsOf("art_a06")).length).toBe(1)
-    const verdict = await json(await put("art_a1", { body: "<p>gone</p>" }, { query: "?dry_run=true" }))
-    expect(verdict.protected_blocks.ok).toBe(false)
-    expect(verdict.protected_blocks.violations.length).toBe(2)
+    // A dry run answers what the real call would: the same 422 with its blocks, nothing written.
+    const revisionsBefore = (await revisionsOf("art_a1")).length
+    const dry = await problemOf(await put("art_a1", { body: "<p>gone</p>" }, { query: "?dry_run=true" }), 422, "protected_link_changed")
+    const real = await problemOf(await put("art_a1", { body: "<p>gone</p>" }), 422, "protected_link_changed")
+    expect(dry.blocks).toHaveLength(2)
+    expect(dry.blocks).toEqual(real.blocks)
+    expect(dry.detail).toBe(real.detail)
+    expect((await revisionsOf("art_a1")).length).toBe(revisionsBefore)
     await problemOf(await put("art_a06", { title: "x" }, { query: "?dry_run=maybe" }), 400, "invalid_request")
   })
 
@@ -201,11 +206,11 @@ describe("POST /articles/{id}/featured-image", () => {
     const res = await postImage("art_a10", formWith({ image: new Blob([await png(40, 30)], { type: "image/png" }), alt: "A red square" }))
     expect(res.status).toBe(200)
     const body = await json(res)
-    expect(body.article.featured_image.alt).toBe("A red square")
-    expect(body.article.featured_image.url.startsWith(`${t.url}/media/`)).toBe(true)
+    expect(body.article["featured image"].alt).toBe("A red square")
+    expect(body.article["featured image"].url.startsWith(`${t.url}/media/`)).toBe(true)
     expect(body.revision).toMatchObject({ number: 2, origin: "api" })
     expect(res.headers.get("edit-limit-remaining")).toMatch(/^\d+$/)
-    const media = await fetch(body.article.featured_image.url)
+    const media = await fetch(body.article["featured image"].url)
     expect(media.status).toBe(200)
     expect(media.headers.get("content-type")).toMatch(/^image\//)
     expect(media.headers.get("x-content-type-options")).toBe("nosniff")

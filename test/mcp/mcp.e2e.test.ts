@@ -493,10 +493,10 @@ describe("the seven tools", () => {
     const result = okContent(
       "replace_featured_image",
       await call("replace_featured_image", { article_id: "art_a1_4", image_base64: png.toString("base64"), mime_type: "image/png", alt: "Blue" }),
-    ) as { article: { featured_image: { url: string; alt: string } }; revision: { origin: string } }
+    ) as { article: { "featured image": { url: string; alt: string } }; revision: { origin: string } }
     expect(result.revision.origin).toBe("mcp")
-    expect(result.article.featured_image.alt).toBe("Blue")
-    expect(result.article.featured_image.url.startsWith(`${server.url}/media/`)).toBe(true)
+    expect(result.article["featured image"].alt).toBe("Blue")
+    expect(result.article["featured image"].url.startsWith(`${server.url}/media/`)).toBe(true)
     expect(result.article).toEqual((await rest("/articles/art_a1_4")).json)
     const notAnImage = problemOf(
       await call("replace_featured_image", { article_id: "art_a1_4", image_base64: Buffer.from("<svg/>").toString("base64"), mime_type: "image/png" }),

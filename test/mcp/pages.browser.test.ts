@@ -4,7 +4,7 @@
  * form-action must allow that redirect). axe-core checks both pages; the Deny run has JavaScript
  * turned off.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"

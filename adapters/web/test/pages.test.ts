@@ -23,7 +23,7 @@ const fixture = {
               url: "https://one.test/plain",
               status: "published",
               published_at: "2026-10-01T09:00:00Z",
-              target_keyword: "k",
+              "target keyword": "k",
               body: "<p>No links yet.</p>",
             },
             {
@@ -32,7 +32,7 @@ const fixture = {
               url: "https://one.test/a",
               status: "published",
               published_at: "2026-11-01T09:00:00Z",
-              target_keyword: "k",
+              "target keyword": "k",
               body: '<p>Hello <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>',
             },
           ],
@@ -44,7 +44,7 @@ const fixture = {
       email: "two@example.com",
       password: "password-two",
       name: "Two",
-      sites: [{ id: "site_p2", name: "Second", url: "https://two.test", articles: [{ id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", target_keyword: "k", body: "<p>x</p>" }] }],
+      sites: [{ id: "site_p2", name: "Second", url: "https://two.test", articles: [{ id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" }] }],
     },
   ],
 }

@@ -13,7 +13,7 @@ export interface EditPolicyResult {
   readonly blocks: ReadonlyArray<ProtectedBlock>
   /** How the proposed body breaks the current protected blocks; empty when it does not. */
   readonly violations: ReadonlyArray<ProtectedBlockViolation>
-  /** `word_count` of the sanitised body. */
+  /** `"word count"` of the sanitised body. */
   readonly wordCount: number
 }
 

@@ -6,7 +6,7 @@ import { makeWordCounter, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 const dropped: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
 
 /**
- * `word_count` of a body: the words of its text (tags, comments and attribute values excluded,
+ * `"word count"` of a body: the words of its text (tags, comments and attribute values excluded,
  * character references decoded), split on Unicode whitespace. Inline markup joins text
  * (`a<b>b</b>` is one word); block elements separate it as a reader sees the page
  * (`<p>a</p><p>b</p>` is two; see `WORD_BOUNDARY_ELEMENTS`). Content the sanitiser drops

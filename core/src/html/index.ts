@@ -12,3 +12,4 @@ export {
   type SanitizedHtml,
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"
+export { bodyLines, diffBodies, diffLines, diffWords, type BodyDiff, type DiffLine, type WordChange } from "./diffBodies.ts"

@@ -26,7 +26,7 @@ export interface SanitizedHtml {
 export interface AnalyzedHtml extends SanitizedHtml {
   /** The outermost protected blocks of the sanitised body, in document order. */
   readonly blocks: ReadonlyArray<ProtectedBlock>
-  /** `word_count` of the sanitised body (see `countWords`). */
+  /** `"word count"` of the sanitised body (see `countWords`). */
   readonly wordCount: number
 }
 

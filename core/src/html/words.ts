@@ -20,7 +20,7 @@ export interface WordCounter {
   readonly count: () => number
 }
 
-/** A word counter that splits on Unicode whitespace (`White_Space`), as `word_count` does. */
+/** A word counter that splits on Unicode whitespace (`White_Space`), as `"word count"` does. */
 export const makeWordCounter = (): WordCounter => {
   let words = 0
   let inWord = false

@@ -29,9 +29,15 @@ export interface SiteRecord extends Omit<Website, "article_count" | "backlink_co
   readonly account_id: string
 }
 
-/** A stored article with its owner. */
-export interface ArticleRecord extends Article {
+/**
+ * A stored article with its owner. Stored names are snake_case; the public resource spells three of
+ * them as the seed's words (`"target keyword"`, `"word count"`, `"featured image"`), mapped in views.
+ */
+export interface ArticleRecord extends Omit<Article, "target keyword" | "word count" | "featured image"> {
   readonly account_id: string
+  readonly target_keyword: string
+  readonly word_count: number
+  readonly featured_image: FeaturedImage
 }
 
 /** A stored article without its body, as lists carry it. */
@@ -42,9 +48,10 @@ export interface BacklinkRecord extends Backlink {
   readonly account_id: string
 }
 
-/** A stored revision. */
-export interface RevisionRecord extends Revision {
+/** A stored revision (stored names, see `ArticleRecord`). */
+export interface RevisionRecord extends Omit<Revision, "featured image"> {
   readonly account_id: string
+  readonly featured_image: FeaturedImage
 }
 
 /** A stored activity entry. */

@@ -10,9 +10,9 @@ export const ImportArticle = Schema.Struct({
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
-  target_keyword: Schema.optionalKey(Schema.String),
+  "target keyword": Schema.optionalKey(Schema.String),
   body: Schema.String,
-  featured_image: Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Schema.String) }))),
+  "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Schema.String) }))),
 })
 
 /** A backlink in an import file. */

@@ -6,11 +6,17 @@ export const PER_PAGE_CEILING = 100
 /** Default page size. */
 export const DEFAULT_PER_PAGE = 20
 
+/**
+ * A whole number in a query string or path, written in decimal digits only: `1e1`, `+2`, `0x10`,
+ * `2.0`, ` 3` and the empty string are refused rather than read as numbers.
+ */
 const intFromString = (description: string, minimum: number, maximum: number) =>
-  Schema.NumberFromString.pipe(
-    Schema.decodeTo(
-      Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate({ description }),
+  Schema.String.pipe(
+    Schema.check(
+      Schema.makeFilter((s: string) => (/^[0-9]{1,16}$/.test(s) ? undefined : "Expected a whole number written in decimal digits only")),
     ),
+    Schema.decodeTo(Schema.NumberFromString),
+    Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate({ description })),
   )
 
 /** `page`: 1-based page number, at least 1; never clamped. */

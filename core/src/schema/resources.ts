@@ -27,9 +27,9 @@ const articleListFields = {
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.NullOr(Timestamp),
-  target_keyword: Schema.String,
-  word_count: Schema.Int,
-  featured_image: FeaturedImage,
+  "target keyword": Schema.String,
+  "word count": Schema.Int,
+  "featured image": FeaturedImage,
 }
 
 /** An article as listed: never carries the body. */
@@ -79,7 +79,7 @@ export const PeriodRange = Schema.Struct({ key: Schema.String, from: CalendarDat
 export const PeriodSummary = Schema.Struct({
   site_id: Id,
   period: PeriodRange,
-  articles: Schema.Struct({ count: Schema.Int, word_count: Schema.Int, items: Schema.Array(ArticleListItem) }),
+  articles: Schema.Struct({ count: Schema.Int, "word count": Schema.Int, items: Schema.Array(ArticleListItem) }),
   backlinks: Schema.Struct({
     count: Schema.Int,
     industry: Schema.Int,
@@ -99,7 +99,7 @@ const revisionFields = {
   number: Schema.Int,
   origin: Origin,
   title: Schema.String,
-  featured_image: FeaturedImage,
+  "featured image": FeaturedImage,
   reason: Schema.NullOr(Schema.String),
   actor: Actor,
   restored_from: Schema.NullOr(Schema.Int),
@@ -184,13 +184,10 @@ export const UpdateArticleResult = Schema.Struct({
   revision: Schema.NullOr(RevisionSummary),
   sanitized: SanitizeReportSchema,
   dry_run: Schema.optionalKey(Schema.Boolean),
-  protected_blocks: Schema.optionalKey(
-    Schema.Struct({ ok: Schema.Boolean, violations: Schema.Array(ProtectedBlockViolationSchema) }),
-  ),
 }).annotate({
   title: "UpdateArticleResult",
   description:
-    "The article after the edit, the new revision (null when nothing changed or on a dry run) and what the sanitiser removed.",
+    "The article after the edit, the new revision (null when nothing changed or on a dry run) and what the sanitiser removed. A dry run (`dry_run: true`) answers what the same call would: this result where the edit would apply, the same error otherwise.",
 })
 /** The answer to a successful (or dry-run) article edit. */
 export type UpdateArticleResult = typeof UpdateArticleResult.Type

@@ -29,7 +29,7 @@ export const getStats = (caller: Caller, siteId: string, query: StatsQuery) =>
       period: { key: period.key, from: period.from, to: period.to },
       articles: {
         count: articles.total,
-        word_count: articles.items.reduce((n, a) => n + a.word_count, 0),
+        "word count": articles.items.reduce((n, a) => n + a.word_count, 0),
         items: articles.items.map(articleListView),
       },
       backlinks: {

@@ -81,7 +81,8 @@ export const importData = (input: unknown) =>
                 }),
             ),
           )
-          const featured = r.featured_image ? { url: r.featured_image.url, alt: r.featured_image.alt ?? "" } : null
+          const image = r["featured image"]
+          const featured = image ? { url: image.url, alt: image.alt ?? "" } : null
           const article: ArticleRecord = {
             id: articleId,
             account_id: accountId,
@@ -90,7 +91,7 @@ export const importData = (input: unknown) =>
             url: r.url,
             status: r.status,
             published_at: bound(r.published_at),
-            target_keyword: r.target_keyword ?? "",
+            target_keyword: r["target keyword"] ?? "",
             word_count: countWords(clean.html),
             featured_image: featured,
             body: clean.html,

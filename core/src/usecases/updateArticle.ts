@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
+import { DailyEditLimit, PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
 import { analyzeArticleHtml, compareProtectedBlocks, extractProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
@@ -50,38 +50,44 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     const violationsAgainst = (current: ArticleRecord) =>
       proposed === undefined ? [] : compareProtectedBlocks(extractProtectedBlocks(current.body), proposed.blocks)
 
-    const nextOf = (current: ArticleRecord) => ({
-      title: title ?? current.title,
-      body: proposed?.html ?? current.body,
-      word_count: proposed?.wordCount ?? current.word_count,
-    })
+    // One decision for the real call and its dry run, so a dry run answers what the call would:
+    // the new state, null when nothing would change, or the error the call would fail with.
+    const decide = (current: ArticleRecord) =>
+      Effect.gen(function* () {
+        yield* checkPrecondition(current)
+        const violations = violationsAgainst(current)
+        if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
+        const next = {
+          title: title ?? current.title,
+          body: proposed?.html ?? current.body,
+          word_count: proposed?.wordCount ?? current.word_count,
+        }
+        return next.title === current.title && next.body === current.body ? null : next
+      })
 
+    const budget = yield* editBudget
     if (options.dryRun) {
       // Two independent reads: the article and today's edit count, side by side.
       const [current, left] = yield* Effect.all([(yield* ArticleRepository).get(caller.accountId, articleId), editsRemaining(caller)], {
         concurrency: 2,
       })
-      yield* checkPrecondition(current)
-      const violations = violationsAgainst(current)
-      const next = nextOf(current)
+      const next = yield* decide(current)
+      if (next !== null && left <= 0) {
+        return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+      }
       const result: UpdateArticleResult = {
-        article: articleView({ ...current, ...next }),
+        article: articleView(next === null ? current : { ...current, ...next }),
         revision: null,
         sanitized: report,
         dry_run: true,
-        protected_blocks: { ok: violations.length === 0, violations },
       }
       return { result, editsRemaining: left } satisfies UpdateOutcome
     }
 
-    const budget = yield* editBudget
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
-        yield* checkPrecondition(current)
-        const violations = violationsAgainst(current)
-        if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
-        const next = nextOf(current)
-        if (next.title === current.title && next.body === current.body) return null
+        const next = yield* decide(current)
+        if (next === null) return null
         return yield* makeChange(caller, current, {
           ...next,
           featured_image: current.featured_image,

@@ -11,9 +11,9 @@ export const articleListView = (a: ArticleSummaryRecord): ArticleListItem => ({
   url: a.url,
   status: a.status,
   published_at: a.published_at,
-  target_keyword: a.target_keyword,
-  word_count: a.word_count,
-  featured_image: a.featured_image,
+  "target keyword": a.target_keyword,
+  "word count": a.word_count,
+  "featured image": a.featured_image,
 })
 
 /** The public single-article view of a stored article. */
@@ -44,7 +44,7 @@ export const revisionSummaryView = (r: RevisionRecord): RevisionSummary => ({
   number: r.number,
   origin: r.origin,
   title: r.title,
-  featured_image: r.featured_image,
+  "featured image": r.featured_image,
   reason: r.reason,
   actor: r.actor,
   restored_from: r.restored_from,

@@ -40,12 +40,12 @@ describe("JSON Schema of every exported schema", () => {
     const validate = compile(core.Article)
     const article = {
       id: "art_1", site_id: "site_1", title: "T", url: "https://x.test/a", status: "published",
-      published_at: "2026-11-02T10:00:00.000Z", target_keyword: "k", word_count: 3, featured_image: null,
+      published_at: "2026-11-02T10:00:00.000Z", "target keyword": "k", "word count": 3, "featured image": null,
       body: "<p>a b c</p>", updated_at: "2026-11-02T10:00:00.000Z", revision: 1,
     }
     expect(validate(article)).toBe(true)
     expect(validate({ ...article, status: "bogus" })).toBe(false)
-    expect(validate({ ...article, word_count: 1.5 })).toBe(false)
+    expect(validate({ ...article, "word count": 1.5 })).toBe(false)
   })
 
   it("should keep the descriptions of strings checked by a custom filter", () => {
@@ -72,7 +72,7 @@ describe("decodeInput", () => {
   }
 
   it("should refuse a key that cannot be changed here, naming it", () => {
-    for (const key of ["url", "status", "target_keyword", "backlinks", "site_id"]) {
+    for (const key of ["url", "status", "target keyword", "backlinks", "site_id"]) {
       const error = fail({ title: "x", [key]: "y" })
       expect(error._tag).toBe("InvalidRequest")
       expect(error.detail).toContain(`'${key}'`)

@@ -43,9 +43,9 @@ export const fixture = {
           name: "Garden",
           url: "https://garden.test",
           articles: [
-            { id: "art_1", title: "Roses", url: "https://garden.test/roses", status: "published", published_at: "2026-11-03T09:00:00Z", target_keyword: "roses", body: body1 },
-            { id: "art_2", title: "Tulips", url: "https://garden.test/tulips", status: "published", published_at: "2026-10-15T09:00:00Z", target_keyword: "tulips", body: "<p>one two three</p>" },
-            { id: "art_3", title: "Draft", url: "https://garden.test/draft", status: "draft", target_keyword: "x", body: "<p>draft</p>" },
+            { id: "art_1", title: "Roses", url: "https://garden.test/roses", status: "published", published_at: "2026-11-03T09:00:00Z", "target keyword": "roses", body: body1 },
+            { id: "art_2", title: "Tulips", url: "https://garden.test/tulips", status: "published", published_at: "2026-10-15T09:00:00Z", "target keyword": "tulips", body: "<p>one two three</p>" },
+            { id: "art_3", title: "Draft", url: "https://garden.test/draft", status: "draft", "target keyword": "x", body: "<p>draft</p>" },
           ],
           backlinks: [
             { id: "bl_1", date_acquired: "2026-11-05", source_domain: "news.test", source_url: "https://news.test/p", target_url: "https://garden.test/roses", anchor_text: "roses", anchor_type: "exact", category: "industry" },

@@ -71,7 +71,7 @@ describe("read use cases", () => {
   it("should compute word counts from the body's text", async () => {
     const w = await makeWorld()
     const a = await w.run(getArticle(caller(), "art_2"))
-    expect(a.word_count).toBe(3)
+    expect(a["word count"]).toBe(3)
     expect(a.revision).toBe(1)
   })
 
@@ -84,7 +84,7 @@ describe("read use cases", () => {
     expect(s.backlinks).toMatchObject({ count: 2, industry: 1, local: 1 })
     const oct = await w.run(getStats(caller(), "site_a", { period: "2026-10" }))
     expect(oct.articles.items.map((a) => a.id)).toEqual(["art_2"])
-    expect(oct.articles.word_count).toBe(3)
+    expect(oct.articles["word count"]).toBe(3)
     expect(oct.backlinks.items.map((b) => b.id)).toEqual(["bl_3"])
   })
 })

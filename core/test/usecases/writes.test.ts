@@ -68,13 +68,24 @@ describe("updateArticle", () => {
 
   it("should run every check on a dry run, write nothing and count nothing", async () => {
     const w = await makeWorld()
-    const out = await w.run(updateArticle(caller(), "art_1", { body: "<p>gone</p>" }, { dryRun: true }))
+    const out = await w.run(updateArticle(caller(), "art_2", { title: "Dry", body: "<p>dry</p><script>x</script>" }, { dryRun: true }))
     expect(out.result.dry_run).toBe(true)
-    expect(out.result.protected_blocks?.ok).toBe(false)
-    expect(out.result.protected_blocks?.violations).toHaveLength(2)
+    expect(out.result.article).toMatchObject({ title: "Dry", body: "<p>dry</p>", "word count": 1 })
+    expect(out.result.sanitized.removed).toEqual([{ what: "script", count: 1 }])
     expect(out.result.revision).toBeNull()
-    expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(1)
     expect(out.editsRemaining).toBe(200)
+  })
+
+  it("should fail a dry run with the error the real call would fail with, writing nothing", async () => {
+    const w = await makeWorld()
+    const removed = failureOf(await w.exit(updateArticle(caller(), "art_1", { body: "<p>gone</p>" }, { dryRun: true }))) as ProtectedLinkChanged
+    expect(removed._tag).toBe("ProtectedLinkChanged")
+    expect(removed.blocks.map((b) => b.kind)).toEqual(["removed", "removed"])
+    const stale = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: true, expectedRevision: 7 })))
+    expect(stale._tag).toBe("PreconditionFailed")
+    expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
+    expect((await w.run(listRevisions(caller(), "art_1", {}))).pagination.total).toBe(1)
   })
 
   it("should refuse a stale expected revision with PreconditionFailed", async () => {
@@ -144,8 +155,8 @@ describe("replaceFeaturedImage", () => {
   it("should store a valid image and reference it from the article as a revision", async () => {
     const w = await makeWorld()
     const out = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(800, 600) }, "A tulip"))
-    expect(out.result.article.featured_image?.url).toMatch(/^https:\/\/cs\.test\/media\/.+\.png$/)
-    expect(out.result.article.featured_image?.alt).toBe("A tulip")
+    expect(out.result.article["featured image"]?.url).toMatch(/^https:\/\/cs\.test\/media\/.+\.png$/)
+    expect(out.result.article["featured image"]?.alt).toBe("A tulip")
     expect(out.result.revision?.number).toBe(2)
   })
 
@@ -176,7 +187,7 @@ describe("restoreRevision", () => {
     await w.run(updateArticle(caller(), "art_2", { title: "Changed", body: "<p>new words</p>" }, plain))
     const out = await w.run(restoreRevision(caller({ channel: "web", actor: { type: "user", id: "acc_a", name: "Alice" } }), "art_2", 1, undefined))
     expect(out.result.revision).toMatchObject({ number: 3, origin: "editor", restored_from: 1 })
-    expect(out.result.article).toMatchObject({ title: "Tulips", body: "<p>one two three</p>", word_count: 3 })
+    expect(out.result.article).toMatchObject({ title: "Tulips", body: "<p>one two three</p>", "word count": 3 })
   })
 
   it("should refuse a restore that would remove a protected block of the current body", async () => {

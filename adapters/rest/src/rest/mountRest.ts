@@ -5,6 +5,7 @@ import {
   type CoreError,
   editsRemaining,
   isCoreError,
+  NotFound,
   type Pagination,
   type Principal,
   problemKindOf,
@@ -21,6 +22,7 @@ import { requestIdOf } from "../http/requestId.ts"
 import { runEffect } from "../http/run.ts"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
+import { decodePathId } from "./requestParts.ts"
 
 /** The REST API's path prefix. */
 export const API_PREFIX = "/api/v1"
@@ -70,14 +72,13 @@ const setRateHeaders = (ctx: ParameterizedContext, limit: number, remaining: num
 const coreErrorOf = (err: unknown): CoreError | undefined => (isCoreError(err) ? err : coreErrorOfHttpError(err))
 
 /**
- * The pipeline of every authenticated operation: API key (401 / 429 per client address),
- * the account's request limit (RateLimit-* headers, 429), the operation, the response encoded with
- * its core schema, and one activity entry for the outcome, refused calls included.
+ * The gate every authenticated API request passes: the API key (401 / 429 per client address,
+ * before anything is logged) and the account's request limit, run as one effect. Sets
+ * `Cache-Control` and `RateLimit-*`; answers the caller and the limit's verdict.
  */
-const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
+const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: string) => {
   const startedAt = Date.now()
   ctx.set("Cache-Control", "no-store")
-  // One run for both gates: the key (fails before anything is logged) and the account's request limit.
   const gate = await runEffect(
     deps.runtime,
     Effect.flatMap(authenticateApiKey(presentedKey(ctx), clientAddress(ctx)), (principal) =>
@@ -91,18 +92,33 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     scope: principal.scope,
     channel: "api",
     requestId: requestIdOf(ctx),
-    action: `${op.method} ${API_PREFIX}${op.path}`,
+    action,
     startedAt,
   }
-  const call: Call = { ctx, caller, runtime: deps.runtime, ids: { siteId: null, articleId: null } }
-  try {
-    if (Result.isFailure(gate.verdict)) {
-      const err = gate.verdict.failure
-      if (err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
-      throw err
-    }
+  if (Result.isFailure(gate.verdict)) {
+    const err = gate.verdict.failure
+    if (err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
+  } else {
     const verdict = gate.verdict.success
     setRateHeaders(ctx, verdict.limit, verdict.remaining, verdict.resetSeconds)
+  }
+  return { caller, verdict: gate.verdict }
+}
+
+/**
+ * The pipeline of every authenticated operation: the gate (key, request limit, RateLimit-*
+ * headers), the operation, the response encoded with its core schema, and one activity entry for
+ * the outcome, refused calls included.
+ */
+const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
+  const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`)
+  const call: Call = { ctx, caller, runtime: deps.runtime, ids: { siteId: null, articleId: null } }
+  try {
+    if (Result.isFailure(gateVerdict)) {
+      // Refused before the operation ran: the entry still names the site or article in the path.
+      noteSubjectOfPath(op, call)
+      throw gateVerdict.failure
+    }
     const reply = await op.handle(call)
     const body = encoderOf(op.response)(reply.value)
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
@@ -128,6 +144,19 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     }
     await record(deps, caller, { ok: false, httpStatus: kind.status, errorCode: kind.code, ...call.ids })
     throw err
+  }
+}
+
+/** Sets the call's site or article id from the operation's `{id}` path parameter, when it is a valid id. */
+const noteSubjectOfPath = (op: Operation, call: Call): void => {
+  const raw = (call.ctx.params as Record<string, string | undefined> | undefined)?.["id"]
+  if (raw === undefined) return
+  try {
+    const id = decodePathId(raw, "resource")
+    if (op.path.startsWith("/articles/")) call.ids.articleId = id
+    else if (op.path.startsWith("/sites/")) call.ids.siteId = id
+  } catch {
+    // Not an id: the entry names no subject.
   }
 }
 
@@ -159,6 +188,34 @@ export const mountRest = (app: Koa, deps: HttpDeps): void => {
   mountDocs(router, app, deps)
   app.use(router.routes())
   app.use(methodNotAllowed(deps))
+  app.use(unknownApiPath(deps))
+}
+
+/**
+ * Any other path under `/api/v1`: authenticated, counted and logged like an operation (so the
+ * answer carries `RateLimit-*` like every authenticated API response), then 404 `not_found`.
+ */
+const unknownApiPath = (deps: HttpDeps): Koa.Middleware => {
+  const template: Omit<Operation, "method" | "path"> = {
+    operationId: "unknownPath",
+    tag: "",
+    summary: "",
+    description: "",
+    pathParams: [],
+    response: Schema.Unknown,
+    paginated: false,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: ["NotFound"],
+    handle: (call) => Promise.reject(new NotFound({ resource: "endpoint", id: call.ctx.path })),
+  }
+  return async (ctx, next) => {
+    if (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`)) return next()
+    // The logged action names the path asked for, cut short: it is the caller's text, not a template.
+    const op = { ...template, method: ctx.method as Operation["method"], path: ctx.path.slice(API_PREFIX.length, API_PREFIX.length + 200) }
+    await handlerOf(op, deps)(ctx, next)
+  }
 }
 
 /**
@@ -181,14 +238,23 @@ const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
       ctx.status = 204
       return
     }
-    const requestId = requestIdOf(ctx)
+    // The OpenAPI document needs no key; every other API path answers authenticated callers only.
+    const openPath = ctx.path === `${API_PREFIX}/openapi.json`
+    const gate = openPath ? undefined : await gateRequest(ctx, deps, `${ctx.method} ${ctx.path.slice(0, 200)}`)
+    if (gate !== undefined && Result.isFailure(gate.verdict)) {
+      await record(deps, gate.caller, { ok: false, httpStatus: 429, errorCode: "rate_limited", siteId: null, articleId: null })
+      throw gate.verdict.failure
+    }
     sendProblem(ctx, {
       type: `${deps.publicUrl}/problems/method_not_allowed`,
       title: "Method not allowed",
       status: 405,
       code: "method_not_allowed",
       detail: `${ctx.method} is not allowed on this path; use ${allowed.join(" or ")}.`,
-      request_id: requestId,
+      request_id: requestIdOf(ctx),
     })
+    if (gate !== undefined) {
+      await record(deps, gate.caller, { ok: false, httpStatus: 405, errorCode: "method_not_allowed", siteId: null, articleId: null })
+    }
   }
 }

@@ -123,8 +123,8 @@ ${v.form.body}</textarea>
           <dt>Revision</dt><dd>${a.revision}</dd>
           <dt>Published</dt><dd>${when(a.published_at)}</dd>
           <dt>Updated</dt><dd>${when(a.updated_at)}</dd>
-          <dt>Target keyword</dt><dd>${a.target_keyword}</dd>
-          <dt>Words</dt><dd>${num(a.word_count)}</dd>
+          <dt>Target keyword</dt><dd>${a["target keyword"]}</dd>
+          <dt>Words</dt><dd>${num(a["word count"])}</dd>
         </dl>
       </section>
       <section class="card" aria-labelledby="protected-title">
@@ -137,12 +137,12 @@ ${v.form.body}</textarea>
       </section>
       <section class="card" aria-labelledby="image-title">
         <h2 id="image-title">Featured image</h2>
-        ${a.featured_image ? html`<img class="featured" src="${a.featured_image.url}" alt="${a.featured_image.alt}">` : html`<p class="empty">No featured image.</p>`}
+        ${a["featured image"] ? html`<img class="featured" src="${a["featured image"].url}" alt="${a["featured image"].alt}">` : html`<p class="empty">No featured image.</p>`}
         <form method="post" action="/articles/${id}/image" enctype="multipart/form-data" class="stack">
           ${csrfInput(v.csrf)}
           <div><label for="image">New image</label><input type="file" id="image" name="image" accept="image/jpeg,image/png,image/webp,image/gif,image/avif" required aria-describedby="image-hint">
             <p class="hint" id="image-hint">JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB and 8000 px a side.</p></div>
-          <div><label for="alt">Alternative text</label><input type="text" id="alt" name="alt" value="${a.featured_image?.alt ?? ""}"></div>
+          <div><label for="alt">Alternative text</label><input type="text" id="alt" name="alt" value="${a["featured image"]?.alt ?? ""}"></div>
           <div><button type="submit" class="button button-quiet">Upload image</button></div>
         </form>
       </section>

@@ -77,7 +77,7 @@ export const revisionContent = (input: {
         ? html`<p class="empty">Pick an older revision on the article page to compare it with this one.</p>`
         : html`${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
           ${diffTable("Body (HTML)", htmlLines(r.body), htmlLines(a.body))}
-          ${JSON.stringify(r.featured_image) === JSON.stringify(a.featured_image) ? "" : html`<p>The featured image differs${r.featured_image ? html` (this revision: <code>${r.featured_image.url}</code>)` : " (this revision had none)"}.</p>`}`
+          ${JSON.stringify(r["featured image"]) === JSON.stringify(a["featured image"]) ? "" : html`<p>The featured image differs${r["featured image"] ? html` (this revision: <code>${r["featured image"].url}</code>)` : " (this revision had none)"}.</p>`}`
     }
   </section>
   ${

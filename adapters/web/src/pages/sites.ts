@@ -15,7 +15,7 @@ const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<sec
       ? html`<h3>This month <span class="muted">(${day(stats.period.from)} – ${day(stats.period.to)})</span></h3>
         <dl class="stats">
           <div><dt>Published</dt><dd>${num(stats.articles.count)}</dd></div>
-          <div><dt>Words</dt><dd>${num(stats.articles.word_count)}</dd></div>
+          <div><dt>Words</dt><dd>${num(stats.articles["word count"])}</dd></div>
           <div><dt>Industry links</dt><dd>${num(stats.backlinks.industry)}</dd></div>
           <div><dt>Local links</dt><dd>${num(stats.backlinks.local)}</dd></div>
         </dl>`
@@ -65,7 +65,7 @@ export const siteContent = (input: {
       ${
         stats
           ? html`<div><dt>Published this month</dt><dd>${num(stats.articles.count)}</dd></div>
-            <div><dt>Words this month</dt><dd>${num(stats.articles.word_count)}</dd></div>
+            <div><dt>Words this month</dt><dd>${num(stats.articles["word count"])}</dd></div>
             <div><dt>Industry links</dt><dd>${num(stats.backlinks.industry)}</dd></div>
             <div><dt>Local links</dt><dd>${num(stats.backlinks.local)}</dd></div>`
           : ""
@@ -106,8 +106,8 @@ const articleTable = (articles: Page<ArticleListItem>, base: string, query: Reco
             <td><a href="/articles/${encodeURIComponent(a.id)}">${a.title}</a></td>
             <td>${badge(a.status, a.status)}</td>
             <td>${when(a.published_at)}</td>
-            <td>${a.target_keyword}</td>
-            <td class="num">${num(a.word_count)}</td>
+            <td>${a["target keyword"]}</td>
+            <td class="num">${num(a["word count"])}</td>
           </tr>`,
         )}</tbody>
       </table></div>
