@@ -71,7 +71,14 @@ describe("housekeeping on PostgreSQL", () => {
       await lease.query("update limit_counters set window_start = $1, count = 1 where key = 'hk:racing'", [Date.now()])
       // the sweep picks the row as stale, then waits for the lease's row lock
       const sweeping = db.sweepCounters()
-      await new Promise((r) => setTimeout(r, 200))
+      const waiting = async () =>
+        (
+          await admin.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'",
+            [database.name],
+          )
+        ).rows[0]!.n
+      expect(await eventually(waiting, (n) => n > 0, 5_000)).toBeGreaterThan(0)
       await lease.query("commit")
       await sweeping
     } finally {
