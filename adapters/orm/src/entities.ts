@@ -68,9 +68,29 @@ export const SiteEntity = defineEntity({
   },
 })
 
+/**
+ * Statement triggers on `articles` keep `article_counts` (articles per account, site, status and
+ * UTC day of publication, `''` when unpublished) in step with every insert, update and delete, in
+ * the same transaction; an article list's `total` is read from it. An edit that changes neither
+ * status nor publication day writes no count. Raw DDL (transition tables): the schema diff only
+ * checks that they exist.
+ */
+const articleTrigger = (name: string, event: "insert" | "update" | "delete", tables: string) => ({
+  name,
+  timing: "after" as const,
+  events: [event],
+  forEach: "statement" as const,
+  expression: `create trigger "${name}" after ${event} on "articles" referencing ${tables} for each statement execute function "articles_${name}_fn"()`,
+})
+
 export const ArticleEntity = defineEntity({
   name: "Article",
   tableName: "articles",
+  triggers: [
+    articleTrigger("counted", "insert", "new table as new_rows"),
+    articleTrigger("recounted", "update", "old table as old_rows new table as new_rows"),
+    articleTrigger("uncounted", "delete", "old table as old_rows"),
+  ],
   // A site's list in its order (newest published first, then id), covering its filters, so a page
   // far down is found in the index alone before the rows are read (`repositories.ts`, deferred join).
   indexes: [
@@ -187,6 +207,19 @@ export const ActivityCountEntity = defineEntity({
   },
 })
 
+/** Articles per account, site, status and UTC day of publication (kept by the triggers on `articles`). */
+export const ArticleCountEntity = defineEntity({
+  name: "ArticleCount",
+  tableName: "article_counts",
+  properties: {
+    accountId: p.string().length(128).primary(),
+    siteId: p.string().length(128).primary(),
+    status: p.string().length(16).primary(),
+    day: p.string().length(10).primary(),
+    n: p.bigint("number"),
+  },
+})
+
 /** Article changes counted per account and UTC day (the daily edit budget). */
 export const EditCounterEntity = defineEntity({
   name: "EditCounter",
@@ -237,6 +270,7 @@ export const entities = [
   RevisionEntity,
   ActivityEntity,
   ActivityCountEntity,
+  ArticleCountEntity,
   EditCounterEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,

@@ -183,19 +183,29 @@ const DAY_MS = 86_400_000
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
 
 /**
- * The number of an account's activity entries (of one channel, between two instants), read from
- * `activity_counts` for the whole UTC days in the range and counted in the table only for the part
- * days at its ends: a handful of rows to add up whatever the log's size. `?` are the parameters.
+ * The number of rows matching `match` (column = value) whose `at` column lies between two instants,
+ * read from a per-day counts table (`counts`, keyed by the same columns and `day`, UTC
+ * `YYYY-MM-DD`) for the whole days in the range, and counted in `table` only for the part days at
+ * its ends: a handful of rows to add up whatever the table's size. With a range, only rows with a
+ * time count (`day <> ''`). `?` are the parameters, in order.
  */
-const activityTotal = (accountId: string, channel: string | undefined, from: string | undefined, to: string | undefined) => {
+const dayCountedTotal = (spec: {
+  readonly table: string
+  readonly counts: string
+  readonly at: string
+  readonly match: ReadonlyArray<readonly [string, unknown]>
+  readonly from: string | undefined
+  readonly to: string | undefined
+}) => {
+  const { table, counts, at, match, from, to } = spec
   const params: Array<unknown> = []
   const p = (value: unknown) => (params.push(value), "?")
   // each `?` is pushed in the order it appears in the text
-  const account = () => `account_id = ${p(accountId)}${channel !== undefined ? ` and channel = ${p(channel)}` : ""}`
+  const matching = () => match.map(([column, value]) => `${column} = ${p(value)}`).join(" and ")
   const rows = (lower: () => string, upper: () => string) => {
-    const who = account()
+    const who = matching()
     const l = lower()
-    return `(select count(*) from activity where ${who} and ${l} and ${upper()})`
+    return `(select count(*) from ${table} where ${who} and ${l} and ${upper()})`
   }
   const fromMs = from !== undefined ? Date.parse(instant(from)) : undefined
   const toMs = to !== undefined ? Date.parse(instant(to)) : undefined
@@ -203,17 +213,18 @@ const activityTotal = (accountId: string, channel: string | undefined, from: str
   const wholeFrom = fromMs !== undefined ? Math.ceil(fromMs / DAY_MS) * DAY_MS : undefined
   const wholeTo = toMs !== undefined ? Math.floor((toMs + 1) / DAY_MS) * DAY_MS : undefined
   if (wholeFrom !== undefined && wholeTo !== undefined && wholeFrom >= wholeTo) {
-    return { sql: rows(() => `at >= ${p(instant(from!))}`, () => `at <= ${p(instant(to!))}`), params }
+    return { sql: rows(() => `${at} >= ${p(instant(from!))}`, () => `${at} <= ${p(instant(to!))}`), params }
   }
-  const who = account()
+  const who = matching()
+  const dated = from !== undefined || to !== undefined ? ` and day <> ''` : ""
   const since = wholeFrom !== undefined ? ` and day >= ${p(dayOf(wholeFrom))}` : ""
   const until = wholeTo !== undefined ? ` and day < ${p(dayOf(wholeTo))}` : ""
-  const parts = [`coalesce((select sum(n) from activity_counts where ${who}${since}${until}), 0)`]
+  const parts = [`coalesce((select sum(n) from ${counts} where ${who}${dated}${since}${until}), 0)`]
   if (fromMs !== undefined && wholeFrom !== undefined && fromMs < wholeFrom) {
-    parts.push(rows(() => `at >= ${p(instant(from!))}`, () => `at < ${p(new Date(wholeFrom).toISOString())}`))
+    parts.push(rows(() => `${at} >= ${p(instant(from!))}`, () => `${at} < ${p(new Date(wholeFrom).toISOString())}`))
   }
   if (toMs !== undefined && wholeTo !== undefined && wholeTo <= toMs) {
-    parts.push(rows(() => `at >= ${p(new Date(wholeTo).toISOString())}`, () => `at <= ${p(instant(to!))}`))
+    parts.push(rows(() => `${at} >= ${p(new Date(wholeTo).toISOString())}`, () => `${at} <= ${p(instant(to!))}`))
   }
   return { sql: `(${parts.join(" + ")})`, params }
 }
@@ -358,7 +369,18 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
             if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
             if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
           }
-          const { rows, total } = await deferredPage<Omit<Wire<ArticleRow>, "body">>(sql, "articles", "id", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice)
+          // the total from the per-day counts (`article_counts`)
+          const counts = dayCountedTotal({
+            table: "articles",
+            counts: "article_counts",
+            at: "published_at",
+            match: [["account_id", accountId], ["site_id", filter.siteId], ...(filter.status !== undefined ? [["status", filter.status] as const] : [])],
+            from: filter.from,
+            to: filter.to,
+          })
+          const { rows, total } = await deferredPage<Omit<Wire<ArticleRow>, "body">>(
+            sql, "articles", "id", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice, counts,
+          )
           return { items: rows.map(articleSummaryOf), total }
         }),
       get: (accountId, articleId) =>
@@ -419,7 +441,14 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           // the total from the per-day counts, unless filtered by what they do not count (the web page's filters)
           const counts =
             filter.articleId === undefined && filter.outcome === undefined
-              ? activityTotal(accountId, filter.channel, filter.from, filter.to)
+              ? dayCountedTotal({
+                  table: "activity",
+                  counts: "activity_counts",
+                  at: "at",
+                  match: [["account_id", accountId], ...(filter.channel !== undefined ? [["channel", filter.channel] as const] : [])],
+                  from: filter.from,
+                  to: filter.to,
+                })
               : undefined
           const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, "at desc, id desc", slice, counts)
           return { items: rows.map(activityOf), total }
