@@ -3,7 +3,7 @@ import { parseFragment, serialize } from "parse5"
 import { analyzeArticleHtml, applyEditPolicy, extractProtectedBlocks, sanitizeArticleHtml } from "../core/src/html/index.ts"
 
 /** A realistic ~20 KB article: headings, paragraphs, a list, a table, a figure and 30 links, 8 of them protected. */
-const buildArticle = (): string => {
+export const buildArticle = (): string => {
   const words = "the quick brown fox jumps over a lazy dog while content teams publish useful articles about search and links".split(" ")
   const sentence = (seed: number, length: number): string =>
     Array.from({ length }, (_, i) => words[(seed * 7 + i * 3) % words.length]).join(" ")

@@ -1,12 +1,13 @@
-import type { CoreServices, ImageFetcher, ImageInspector, StorageServices } from "@content-site/core"
+import { Clock, type CoreServices, type ImageFetcher, type ImageInspector, type StorageServices } from "@content-site/core"
 import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
 import { safeImageFetcher, sharpImageInspector } from "@content-site/images"
-import { nodePlatform } from "@content-site/platform"
+import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import type { AppRuntime } from "@content-site/rest"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { createServer, type Server } from "node:http"
+import { randomUUID } from "node:crypto"
+import { createServer, type RequestListener, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { composeApp, type Surface } from "./compose.ts"
@@ -22,6 +23,11 @@ export interface StartOptions {
   readonly quiet?: boolean
   /** Which interfaces to mount (default all); the REST-only host passes ["rest"]. */
   readonly surfaces?: ReadonlyArray<Surface>
+  /**
+   * Tests only: the clock of the core (activity times, the UTC day of the edit limit, periods) and
+   * of the request counters' windows, so a test controls minute and day boundaries. Default: the system clock.
+   */
+  readonly now?: () => number
 }
 
 /** A running server. */
@@ -41,12 +47,13 @@ interface Storage {
 }
 
 
-const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]): Promise<Storage> => {
-  if (kind === "memory") return { layer: memoryStorage(), ready: async () => true, close: async () => {} }
+const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], now: StartOptions["now"]): Promise<Storage> => {
+  if (kind === "memory") return { layer: memoryStorage(undefined, now), ready: async () => true, close: async () => {} }
   const db = await openDatabase({
     ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
     dataDir: config.dataDir,
     lockTimeoutMs: config.editLockTimeoutMs,
+    ...(now !== undefined ? { now } : {}),
     ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
   })
   const media = localMediaStore(join(config.dataDir, "media"))
@@ -55,6 +62,45 @@ const openStorage = async (config: ServerConfig, kind: StartOptions["storage"]):
 
 const imageLayers = (config: ServerConfig): Layer.Layer<ImageInspector | ImageFetcher> =>
   Layer.merge(sharpImageInspector, safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }))
+
+/**
+ * What a request gets while the service starts (migrating, loading keys): `/healthz` 200 (the
+ * process is up), `/readyz` 503 `unavailable`, anything else a 503 `unavailable` problem, each
+ * with `Retry-After` and the connection closed (a request body is not read).
+ */
+const startingUp = (publicUrl: () => string): RequestListener => (req, res) => {
+  const path = (req.url ?? "/").split("?")[0]
+  const health = req.method === "GET" || req.method === "HEAD"
+  const requestId = `req_${randomUUID().replaceAll("-", "")}`
+  const [status, type, body] =
+    health && path === "/healthz"
+      ? [200, "application/json", { status: "ok" }]
+      : health && path === "/readyz"
+        ? [503, "application/json", { status: "unavailable" }]
+        : [
+            503,
+            "application/problem+json",
+            {
+              type: `${publicUrl()}/problems/unavailable`,
+              title: "Service unavailable",
+              status: 503,
+              code: "unavailable",
+              detail: "The service is starting; retry in a moment.",
+              request_id: requestId,
+            },
+          ]
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    "Content-Type": `${type}; charset=utf-8`,
+    "Content-Length": Buffer.byteLength(text),
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Request-Id": requestId,
+    ...(status === 503 ? { "Retry-After": "1" } : {}),
+    Connection: "close",
+  })
+  res.end(req.method === "HEAD" ? undefined : text)
+}
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -81,18 +127,27 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
   })
   server.keepAliveTimeout = config.keepAliveTimeoutMs
+  // Listening comes first (the address is known before the database opens), so a request can
+  // arrive while the service is still starting: it is answered at once, never left unanswered.
+  let origin = config.publicUrl ?? ""
+  let handle: RequestListener = startingUp(() => origin)
+  server.on("request", (req, res) => handle(req, res))
   const address = await listen(server, config.port, config.host)
   const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host
   const url = `http://${hostForUrl.includes(":") ? `[${hostForUrl}]` : hostForUrl}:${address.port}`
   const publicUrl = config.publicUrl ?? url
+  origin = publicUrl
 
   let storage: Storage | undefined
   let runtime: AppRuntime | undefined
   try {
-    storage = await openStorage(config, options.storage)
+    storage = await openStorage(config, options.storage, options.now)
+    const now = options.now
+    const platform = now === undefined ? nodePlatform() : Layer.merge(nodePlatform(), Layer.succeed(Clock, { now: Effect.sync(now) }))
     const layer: Layer.Layer<CoreServices> = Layer.mergeAll(
       storage.layer,
-      nodePlatform(),
+      platform,
+      workerHtmlAnalyzer(),
       settingsLayer(publicUrl, config.limits),
       imageLayers(config),
     )
@@ -119,7 +174,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       },
       ...(options.surfaces !== undefined ? { surfaces: options.surfaces } : {}),
     })
-    server.on("request", app.callback())
+    handle = app.callback()
 
     const openStorageRef = storage
     const openRuntime = runtime
@@ -145,6 +200,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     return { url, runtime, demo, close }
   } catch (err) {
     server.close()
+    server.closeAllConnections()
     await runtime?.dispose().catch(() => {})
     await storage?.close().catch(() => {})
     throw err

@@ -23,6 +23,7 @@ export * from "./ports/LimitStore.ts"
 export * from "./ports/Media.ts"
 export * from "./ports/OAuthStore.ts"
 export * from "./ports/DataImporter.ts"
+export * from "./ports/HtmlAnalyzer.ts"
 export * from "./usecases/Caller.ts"
 export * from "./usecases/views.ts"
 export * from "./usecases/guards.ts"
@@ -53,6 +54,7 @@ import type { LimitStore } from "./ports/LimitStore.ts"
 import type { ImageFetcher, ImageInspector, MediaStore } from "./ports/Media.ts"
 import type { OAuthStore } from "./ports/OAuthStore.ts"
 import type { DataImporter } from "./ports/DataImporter.ts"
+import type { HtmlAnalyzer } from "./ports/HtmlAnalyzer.ts"
 
 /** The storage ports a persistence adapter provides. */
 export type StorageServices =
@@ -70,4 +72,4 @@ export type StorageServices =
   | DataImporter
 
 /** Every service the use cases need: what a composition root provides. */
-export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher
+export type CoreServices = StorageServices | Clock | Ids | Secrets | Settings | ImageInspector | ImageFetcher | HtmlAnalyzer

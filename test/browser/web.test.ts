@@ -117,9 +117,14 @@ describe("web pages in Chromium", () => {
     // Edit: the sanitiser removes a script, a new editor revision appears.
     const original = await page.inputValue("#body")
     await page.fill("#title", "Growing roses in November")
+    // The visual editor is on; its HTML source mode edits the body as HTML.
+    await page.click("button.editor-mode:has-text('HTML source')")
     await page.fill("#body", `${original}<p>Fresh paragraph about mulch.<script>alert(1)</script></p>`)
     await page.fill("#reason", "Add a mulch tip")
-    await Promise.all([page.waitForURL(`${url}/articles/art_roses`), page.click("text=Save as new revision")])
+    // The first press shows the dry run (what sanitising removes); the second saves.
+    await page.click("text=Save as new revision")
+    await expect.poll(() => page.locator("#edit-preview").textContent()).toContain("1 × script")
+    await Promise.all([page.waitForURL(`${url}/articles/art_roses`), page.click("text=Confirm and save")])
     const saved = await page.textContent("[role=status]")
     expect(saved).toContain("Saved as revision 2")
     expect(saved).toContain("Removed 1 × script")
@@ -158,9 +163,12 @@ describe("web pages in Chromium", () => {
     // An edit that drops a protected link is refused, and the typed text stays in the form.
     const typed = "<p>A shorter article without the partner link.</p>"
     await page.fill("#title", "My unsaved title")
+    await page.click("button.editor-mode:has-text('HTML source')")
     await page.fill("#body", typed)
     await page.fill("#reason", "trim")
     await page.click("text=Save as new revision")
+    await expect.poll(() => page.locator("#edit-preview").textContent()).toContain("saving will be refused")
+    await page.click("text=Confirm and save")
     await page.waitForSelector("#edit-error")
     const refusal = await page.textContent("#edit-error")
     expect(refusal).toContain("Not saved")

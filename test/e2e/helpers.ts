@@ -177,7 +177,7 @@ export interface TestServer {
 /** Starts the server on a fresh PostgreSQL database (or memory storage) with the fixture imported. */
 export const startTestServer = async (
   env: Record<string, string> = {},
-  options: { readonly storage?: "memory"; readonly seed?: boolean } = {},
+  options: { readonly storage?: "memory"; readonly seed?: boolean; readonly now?: () => number } = {},
 ): Promise<TestServer> => {
   const db = options.storage === "memory" ? undefined : await createDatabase()
   const dataDir = await mkdtemp(join(tmpdir(), "cs-e2e-"))
@@ -191,10 +191,12 @@ export const startTestServer = async (
       ...env,
     },
     ...(options.storage === "memory" ? { storage: "memory" as const } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
     quiet: true,
   })
   if (options.seed !== false) await server.runtime.runPromise(importData(fixture()))
   await revokeFixtureKey(server)
+  const problems = problemChecker(env["PUBLIC_URL"] ?? server.url)
   const checker = responseChecker((await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as Record<string, unknown>)
   const api = async (path: string, init: RequestInit & { key?: string | null } = {}) => {
     const { key, ...rest } = init
@@ -208,6 +210,8 @@ export const startTestServer = async (
     if (type !== null && /json/.test(type) && text !== "") {
       checker.check((rest.method ?? "GET").toUpperCase(), new URL(path, server.url).pathname, res.status, type, JSON.parse(text))
     }
+    // Every error is an RFC 9457 problem whose `type` and `title` follow from its code.
+    if (res.status >= 400) problems.check(res.status, type, text)
     return new Response(res.status === 204 || res.status === 304 ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers })
   }
   return {
@@ -219,6 +223,36 @@ export const startTestServer = async (
       await server.close()
       await db?.drop()
       await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * Checks each error response as a problem (RFC 9457, the contract's Errors section):
+ * `application/problem+json`, `status` equal to the HTTP status, `type` the absolute
+ * `{base_url}/problems/{code}`, and a `title` that is a short human phrase, the same for every
+ * response of that code (throws otherwise, failing the test that made the call).
+ */
+export const problemChecker = (baseUrl: string) => {
+  const titles = new Map<string, string>()
+  return {
+    check: (status: number, contentType: string | null, text: string) => {
+      const fail = (why: string) => {
+        throw new Error(`error response ${status} is not a proper problem: ${why}: ${text.slice(0, 300)}`)
+      }
+      if (contentType === null || !contentType.startsWith("application/problem+json")) fail(`content type ${contentType}`)
+      const body = JSON.parse(text) as Record<string, unknown>
+      const code = body["code"]
+      if (typeof code !== "string" || !/^[a-z][a-z_]*$/.test(code)) fail("no code")
+      if (body["status"] !== status) fail("status differs from the HTTP status")
+      if (body["type"] !== `${baseUrl}/problems/${code as string}`) fail(`type is not ${baseUrl}/problems/${code as string}`)
+      const title = body["title"]
+      if (typeof title !== "string" || title.trim() === "" || title === code || title.length > 60) fail("no human title")
+      if (!/^[A-Z]/.test(title as string) || /_/.test(title as string)) fail("title is not a phrase")
+      const known = titles.get(code as string)
+      if (known !== undefined && known !== title) fail(`title '${title as string}' differs from '${known}' given before for ${code as string}`)
+      titles.set(code as string, title as string)
+      if (code === "protected_link_changed" && title !== "Protected link changed") fail("the contract's title of protected_link_changed")
     },
   }
 }

@@ -1,15 +1,22 @@
 import { listActivity } from "@content-site/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
+import { middayToday, testClock } from "../support/clock.ts"
 import { json, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
 
+// Both instances run on a clock the test moves: no minute or UTC day ends unless the test says so.
+const clock = testClock(middayToday())
 let t: TestServer
 let second: StartedServer
 beforeAll(async () => {
   const env = { RATE_LIMIT_PER_MINUTE: "5", DAILY_EDIT_LIMIT: "2", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }
-  t = await startTestServer(env)
+  t = await startTestServer(env, { now: clock.now })
   // A second instance on the same database: limits are shared by every instance.
-  second = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: scratchDir(), ...env }, quiet: true })
+  second = await startServer({
+    env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: scratchDir(), ...env },
+    now: clock.now,
+    quiet: true,
+  })
 })
 afterAll(async () => {
   await second?.close()
@@ -41,7 +48,9 @@ describe("request limit per account", () => {
     expect(refused.status).toBe(429)
     const body = await json(refused)
     expect(body.code).toBe("rate_limited")
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    // The clock stands 30 s into its minute: the window ends in 30 s.
+    expect(refused.headers.get("retry-after")).toBe("30")
+    expect(body.retry_after).toBe(30)
     expect(refused.headers.get("ratelimit-remaining")).toBe("0")
     expect(refused.headers.get("ratelimit-limit")).toBe("5")
     // The refused request is still logged.
@@ -66,15 +75,35 @@ describe("daily edit limit", () => {
     expect(two.headers.get("edit-limit-remaining")).toBe("0")
     const three = await put("three")
     expect(three.status).toBe(429)
-    expect((await json(three)).code).toBe("daily_edit_limit")
+    const problem = await json(three)
+    expect(problem.code).toBe("daily_edit_limit")
     expect(three.headers.get("edit-limit-remaining")).toBe("0")
+    // The clock stands at 12:00:30 UTC: the day's budget comes back at midnight, 11 h 59 min 30 s away.
+    expect(three.headers.get("retry-after")).toBe(String(12 * 3600 - 30))
+    expect(problem.retry_after).toBe(12 * 3600 - 30)
     // The dry run of a change answers what the real call would, 429 included.
     const dryOver = await put("four", "?dry_run=true")
     expect(dryOver.status).toBe(429)
     expect((await json(dryOver)).code).toBe("daily_edit_limit")
-    const retry = Number(three.headers.get("retry-after"))
-    expect(retry).toBeGreaterThan(0)
-    expect(retry).toBeLessThanOrEqual(86_400)
+
+    // The refusal is in the account's log, with its code, as a client reads it (in a new minute,
+    // so the request budget does not hide it).
+    clock.advance(60_000)
+    // Nothing of the refused edits was written.
+    expect((await json(await t.api("/api/v1/articles/art_a12"))).title).toBe("two")
+    const log = await json(await t.api("/api/v1/activity?channel=api&per_page=100"))
+    expect(log.data.find((e: { request_id: string }) => e.request_id === three.headers.get("x-request-id"))).toMatchObject({
+      action: "PUT /api/v1/articles/{id}",
+      status: 429,
+      error_code: "daily_edit_limit",
+      article_id: "art_a12",
+    })
+
+    // A new UTC day brings the budget back.
+    clock.set(middayToday() + 12 * 3_600_000)
+    const nextDay = await put("next day")
+    expect(nextDay.status).toBe(200)
+    expect(nextDay.headers.get("edit-limit-remaining")).toBe("1")
   })
 })
 

@@ -1,10 +1,30 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { importData } from "@content-site/core"
+import { Browser } from "../mcp/support.ts"
+import { EXPECTED_SUMMARY, PERIOD, PERIOD_ARTICLES, periodSite } from "../support/periodFixture.ts"
 import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+
+/** Account C: its own site on the edges of a fixed month, and an activity log no other test writes to. */
+const C = { email: "owner-c@example.com", password: "password-c-123", key: "cs_CCCCcccc1111222233334444555566667777" }
 
 let t: TestServer
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" })
+  await t.server.runtime.runPromise(
+    importData({
+      accounts: [
+        {
+          id: "acc_c",
+          email: C.email,
+          password: C.password,
+          name: "Owner C",
+          api_keys: [{ id: "key_c", name: "c write", key: C.key, scope: "write" }],
+          sites: [periodSite("site_c1", "charlie.test")],
+        },
+      ],
+    }),
+  )
 })
 afterAll(async () => {
   await t?.close()
@@ -98,13 +118,29 @@ describe("resources and headers", () => {
     expect(body.pagination.total).toBe(25)
   })
 
-  it("should filter articles by status and inclusive date range", async () => {
+  it("should filter articles by status", async () => {
     const drafts = await json(await t.api("/api/v1/sites/site_a1/articles?status=draft&per_page=100"))
-    expect(drafts.data.length).toBe(4)
+    expect(drafts.data.map((a: { id: string }) => a.id).sort()).toEqual(["art_a07", "art_a13", "art_a19", "art_a25"])
     expect(drafts.data.every((a: { status: string }) => a.status === "draft")).toBe(true)
-    const today = new Date().toISOString().slice(0, 10)
-    const recent = await json(await t.api(`/api/v1/sites/site_a1/articles?from=${today}&to=${today}`))
-    expect(recent.data).toEqual([])
+    expect(drafts.pagination.total).toBe(4)
+  })
+
+  it("should filter articles by an inclusive date range: bare dates cover whole UTC days, instants are inclusive", async () => {
+    const ids = async (query: string) =>
+      (await json(await t.api(`/api/v1/sites/site_c1/articles?per_page=100&${query}`, { key: C.key }))).data.map((a: { id: string }) => a.id)
+    // The whole month by bare dates: its first and last instants in, the instants just outside it out.
+    expect(await ids(`from=${PERIOD.from}&to=${PERIOD.to}`)).toEqual(["art_p_last", "art_p_mid_a", "art_p_mid_b", "art_p_draft", "art_p_first"])
+    // One day, from and to the same date: the whole day (a bare `to` is the end of that day).
+    expect(await ids("from=2025-03-15&to=2025-03-15")).toEqual(["art_p_mid_a", "art_p_mid_b"])
+    expect(await ids("from=2025-03-31&to=2025-03-31")).toEqual(["art_p_last"])
+    expect(await ids("from=2025-04-01&to=2025-04-01")).toEqual(["art_p_apr"])
+    // Instants: both ends inclusive, to the millisecond.
+    expect(await ids("from=2025-03-01T00:00:00.000Z&to=2025-03-01T00:00:00.000Z")).toEqual(["art_p_first"])
+    expect(await ids("from=2025-03-01T00:00:00.001Z&to=2025-03-31T23:59:59.998Z")).toEqual(["art_p_mid_a", "art_p_mid_b", "art_p_draft"])
+    expect(await ids("to=2025-02-28")).toEqual(["art_p_feb"])
+    expect(await ids("from=2025-04-01T00:00:00Z")).toEqual(["art_p_apr"])
+    // Status and dates together.
+    expect(await ids(`status=published&from=${PERIOD.from}&to=${PERIOD.to}`)).toEqual(EXPECTED_SUMMARY.articles.ids)
   })
 
   it("should return one article with its body and an ETag naming its revision", async () => {
@@ -115,14 +151,56 @@ describe("resources and headers", () => {
     expect(res.headers.get("etag")).toBe('"art_a1-r1"')
   })
 
-  it("should list backlinks newest first and summarise a period", async () => {
+  it("should list backlinks newest first, ties by id", async () => {
     const bl = await json(await t.api("/api/v1/sites/site_a1/backlinks"))
-    expect(bl.data.length).toBe(6)
+    expect(bl.data.map((b: { id: string }) => b.id)).toEqual(["bl_a1", "bl_a2", "bl_a3", "bl_a4", "bl_a5", "bl_a6"])
+    const dates = bl.data.map((b: { date_acquired: string }) => b.date_acquired)
+    expect(new Set(dates).size).toBe(6)
+    expect([...dates].sort().reverse()).toEqual(dates)
+    const c = await json(await t.api("/api/v1/sites/site_c1/backlinks", { key: C.key }))
+    expect(c.data.map((b: { id: string }) => b.id)).toEqual(["bl_p_5", "bl_p_2", "bl_p_3", "bl_p_1", "bl_p_4"])
+    const inMonth = await json(await t.api(`/api/v1/sites/site_c1/backlinks?from=${PERIOD.from}&to=${PERIOD.to}`, { key: C.key }))
+    expect(inMonth.data.map((b: { id: string }) => b.id)).toEqual(EXPECTED_SUMMARY.backlinks.ids)
+  })
+
+  it("should summarise a month: published articles and backlinks inside it, their counts and word count", async () => {
+    const res = await t.api(`/api/v1/sites/site_c1/stats?period=${PERIOD.key}`, { key: C.key })
+    expect(res.status).toBe(200)
+    const stats = await json(res)
+    expect(stats.site_id).toBe("site_c1")
+    expect(stats.period).toEqual(PERIOD)
+    expect(stats.articles.count).toBe(EXPECTED_SUMMARY.articles.count)
+    expect(stats.articles["word count"]).toBe(EXPECTED_SUMMARY.articles["word count"])
+    expect(stats.articles).not.toHaveProperty("word_count")
+    expect(stats.articles.items.map((a: { id: string }) => a.id)).toEqual(EXPECTED_SUMMARY.articles.ids)
+    for (const item of stats.articles.items) {
+      const words = PERIOD_ARTICLES.find((a) => a.id === item.id)?.words
+      expect(item["word count"], item.id).toBe(words)
+      expect(item).not.toHaveProperty("body")
+    }
+    expect(stats.backlinks).toMatchObject({
+      count: EXPECTED_SUMMARY.backlinks.count,
+      industry: EXPECTED_SUMMARY.backlinks.industry,
+      local: EXPECTED_SUMMARY.backlinks.local,
+    })
+    expect(stats.backlinks.items.map((b: { id: string }) => b.id)).toEqual(EXPECTED_SUMMARY.backlinks.ids)
+    const empty = await json(await t.api("/api/v1/sites/site_c1/stats?period=2025-05", { key: C.key }))
+    expect(empty.period).toEqual({ key: "2025-05", from: "2025-05-01", to: "2025-05-31" })
+    expect(empty.articles).toMatchObject({ count: 0, "word count": 0, items: [] })
+    expect(empty.backlinks).toMatchObject({ count: 0, industry: 0, local: 0, items: [] })
+  })
+
+  it("should summarise the relative periods of the fixture", async () => {
     const stats = await json(await t.api("/api/v1/sites/site_a1/stats?period=last_30_days"))
     expect(stats.period.key).toBe("last_30_days")
     expect(stats.backlinks.count).toBe(6)
     expect(stats.backlinks.industry + stats.backlinks.local).toBe(6)
     expect(stats.articles.items.every((a: { status: string }) => a.status === "published")).toBe(true)
+    // art_a1 and the 20 published of the other 24, all within the last 26 days.
+    expect(stats.articles.count).toBe(21)
+    expect(stats.articles.items).toHaveLength(21)
+    expect(stats.articles["word count"]).toBe(stats.articles.items.reduce((n: number, a: Record<string, number>) => n + (a["word count"] ?? NaN), 0))
+    expect(stats.articles["word count"]).toBe(9 + 20 * 7)
     const month = await json(await t.api("/api/v1/sites/site_a1/stats?period=2020-01"))
     expect(month.period).toEqual({ key: "2020-01", from: "2020-01-01", to: "2020-01-31" })
   })
@@ -252,12 +330,83 @@ describe("activity", () => {
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0)
   })
 
+  it("should list the caller's log newest first and filter it by channel and by inclusive from/to", async () => {
+    type Entry = { id: string; at: string; channel: string; request_id: string; action: string; account_id: string }
+    const logOf = async (query: string): Promise<Array<Entry>> => {
+      const res = await t.api(`/api/v1/activity?per_page=100${query}`, { key: C.key })
+      expect(res.status).toBe(200)
+      return (await json(res)).data
+    }
+    // Each call starts after the clock has moved past the previous answer, so their entries' times differ.
+    const afterThisMillisecond = async () => {
+      const now = Date.now()
+      while (Date.now() <= now) await new Promise((r) => setImmediate(r))
+    }
+    const calls: Array<string> = []
+    for (const path of ["/api/v1/sites", "/api/v1/sites/site_c1/articles", "/api/v1/articles/art_p_first", "/api/v1/sites/site_c1/backlinks", "/api/v1/articles/art_missing"]) {
+      await afterThisMillisecond()
+      calls.push((await t.api(path, { key: C.key })).headers.get("x-request-id") ?? "")
+      await afterThisMillisecond()
+    }
+    // A sign-in on the web pages: the same account's entry with channel web.
+    const browser = new Browser()
+    const home = await (await browser.request(`${t.url}/`)).text()
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(home)?.[1] ?? ""
+    expect((await browser.request(`${t.url}/`, { form: { _csrf: csrf, next: "/sites", email: C.email, password: C.password } })).status).toBe(303)
+
+    const all = await logOf("")
+    expect(all.every((e) => e.account_id === "acc_c")).toBe(true)
+    const times = all.map((e) => Date.parse(e.at))
+    expect([...times].sort((a, b) => b - a)).toEqual(times)
+    // Newest first: the calls appear in the reverse of the order they were made.
+    const positions = calls.map((id) => all.findIndex((e) => e.request_id === id))
+    expect(positions.every((p) => p >= 0)).toBe(true)
+    expect([...positions].sort((a, b) => b - a)).toEqual(positions)
+
+    const web = await logOf("&channel=web")
+    expect(web.length).toBeGreaterThanOrEqual(1)
+    expect(web.every((e) => e.channel === "web")).toBe(true)
+    const api = await logOf("&channel=api")
+    expect(api.every((e) => e.channel === "api")).toBe(true)
+    for (const id of calls) expect(api.some((e) => e.request_id === id)).toBe(true)
+    expect((await logOf("&channel=mcp"))).toEqual([])
+
+    // from/to: exactly the entries between the second and the fourth call, both ends included.
+    const second = all.find((e) => e.request_id === calls[1])!
+    const fourth = all.find((e) => e.request_id === calls[3])!
+    const between = await logOf(`&from=${encodeURIComponent(second.at)}&to=${encodeURIComponent(fourth.at)}`)
+    expect(between.map((e) => e.request_id)).toEqual([calls[3], calls[2], calls[1]])
+    const justAfter = new Date(Date.parse(second.at) + 1).toISOString()
+    const narrowed = await logOf(`&from=${encodeURIComponent(justAfter)}&to=${encodeURIComponent(fourth.at)}`)
+    expect(narrowed.map((e) => e.request_id)).toEqual([calls[3], calls[2]])
+    // A bare date covers its whole UTC day; the day before holds none of these entries.
+    const day = second.at.slice(0, 10)
+    const sameDay = await logOf(`&from=${day}&to=${day}&channel=api`)
+    expect(sameDay.some((e) => e.request_id === calls[1])).toBe(true)
+    const dayBefore = new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
+    expect(await logOf(`&to=${dayBefore}`)).toEqual([])
+  })
+
   it("should log reading the log itself", async () => {
     const first = await t.api("/api/v1/activity")
     const log = await json(await t.api("/api/v1/activity?per_page=100"))
     expect(log.data.some((e: { request_id: string; action: string }) => e.request_id === first.headers.get("x-request-id") && e.action === "GET /api/v1/activity")).toBe(true)
   })
 })
+
+/** The REST operations the contract requires, as method and path template under /api/v1 (parameter names left out). */
+const CONTRACT_OPERATIONS = [
+  "GET /sites",
+  "GET /sites/{}/articles",
+  "GET /sites/{}/backlinks",
+  "GET /sites/{}/stats",
+  "GET /articles/{}",
+  "PUT /articles/{}",
+  "POST /articles/{}/featured-image",
+  "GET /articles/{}/revisions",
+  "GET /articles/{}/revisions/{}",
+  "GET /activity",
+]
 
 describe("OpenAPI, docs and health", () => {
   it("should publish a valid OpenAPI 3.1 document with both security schemes and every operation", async () => {
@@ -269,14 +418,19 @@ describe("OpenAPI, docs and health", () => {
     expect(result.valid, JSON.stringify(result.errors)).toBe(true)
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKeyHeader", "bearerAuth"])
     expect(doc.components.securitySchemes.apiKeyHeader).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" })
-    const ops = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId))
-    expect(ops.sort()).toEqual(
-      ["getArticle", "getRevision", "getStats", "listActivity", "listArticles", "listBacklinks", "listRevisions", "listSites", "replaceFeaturedImage", "updateArticle"].sort(),
+    // Every operation the contract names is documented (more may be: a documented addition is no failure).
+    const documented = new Set(
+      Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "{}")}`),
+      ),
     )
+    for (const operation of CONTRACT_OPERATIONS) expect(documented, operation).toContain(operation)
+    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId))
+    expect(new Set(operationIds).size).toBe(operationIds.length)
     const put = doc.paths["/articles/{id}"].put
-    expect(Object.keys(put.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "412", "413", "415", "422", "429", "500", "503"])
+    expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409", "412", "413", "415", "422", "429", "500", "503"]))
     expect(put.requestBody.content["application/json"].schema).toBeDefined()
-    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(["id", "dry_run", "If-Match"])
+    expect(put.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["id", "dry_run", "If-Match"]))
     for (const name of ["Article", "ArticleListItem", "Website", "Backlink", "Revision", "RevisionSummary", "ActivityEntry", "PeriodSummary", "Problem"]) {
       expect(doc.components.schemas).toHaveProperty(name)
     }

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { StartedServer } from "../../apps/server/server.ts"
+import { middayToday, testClock } from "../support/clock.ts"
 import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
 
 let server: StartedServer
 let client: Client
+// The server's clock stands still until the test moves it: the one-minute window cannot end mid-test.
+const clock = testClock(middayToday())
 
 beforeAll(async () => {
-  server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "4" })
+  server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "4" }, { now: clock.now })
   const connected = await connect(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Limits Agent"))
   if (connected === undefined) throw new Error("could not connect")
   client = connected
@@ -20,22 +23,30 @@ afterAll(async () => {
 
 describe("limits shared with REST", () => {
   it("should count MCP tool calls and REST requests against one per-minute budget", async () => {
-    // The counters use fixed one-minute windows: start well inside one.
-    const intoMinute = Date.now() % 60_000
-    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute))
-    const rest = () => fetch(`${server.url}/api/v1/sites`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    const rest = (path = "/sites") => fetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
     expect((await rest()).status).toBe(200)
     expect((await rest()).status).toBe(200)
     const ok = (await client.callTool({ name: "list_sites", arguments: {} })) as { isError?: boolean }
     expect(ok.isError ?? false).toBe(false)
     expect(((await client.callTool({ name: "get_article", arguments: { article_id: "art_a1_1" } })) as { isError?: boolean }).isError ?? false).toBe(false)
-    const refused = (await client.callTool({ name: "list_sites", arguments: {} })) as { isError?: boolean; content: Array<{ text: string }> }
+    const refused = (await client.callTool({ name: "list_backlinks", arguments: { site_id: "site_a1" } })) as { isError?: boolean; content: Array<{ text: string }> }
     expect(refused.isError).toBe(true)
     const problem = JSON.parse(refused.content[0]?.text ?? "{}") as { code: string; retry_after: number }
     expect(problem.code).toBe("rate_limited")
-    expect(problem.retry_after).toBeGreaterThan(0)
+    // 30 s into the minute: the window ends in 30 s.
+    expect(problem.retry_after).toBe(30)
     expect((await rest()).status).toBe(429)
-  }, 70_000)
+
+    // In the next minute the budget is back, and the refused tool call is in the log with its code.
+    clock.advance(60_000)
+    const log = await rest("/activity?channel=mcp&per_page=100")
+    expect(log.status).toBe(200)
+    const entries = ((await log.json()) as { data: Array<{ action: string; status: string; error_code: string | null; site_id: string | null }> }).data
+    expect(entries.filter((e) => e.action === "list_backlinks")).toEqual([
+      expect.objectContaining({ status: "error", error_code: "rate_limited", site_id: "site_a1" }),
+    ])
+    expect(entries.filter((e) => e.error_code === null).map((e) => e.action).sort()).toEqual(["get_article", "list_sites"])
+  })
 })
 
 describe("client registration", () => {

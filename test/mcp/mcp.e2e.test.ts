@@ -8,6 +8,7 @@ import { Option } from "effect"
 import { importJWK, type JWK, SignJWT } from "jose"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { EXPECTED_SUMMARY, PERIOD } from "../support/periodFixture.ts"
 import { ALICE, BOB, Browser, connect, formOf, ScriptedOAuthProvider, startSeeded } from "./support.ts"
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
@@ -367,18 +368,17 @@ describe("the resource server", () => {
   })
 })
 
-describe("the seven tools", () => {
-  it("should list seven tools with titles, descriptions, schemas and the contract's annotations", async () => {
+/** The tools the contract names: the seven of the seed and the agent-grade editing ones. */
+const READ_TOOLS = ["list_sites", "list_articles", "get_article", "list_backlinks", "get_stats"]
+const CONTRACT_TOOLS = [...READ_TOOLS, "update_article", "replace_featured_image"]
+
+describe("the tools", () => {
+  it("should list the contract's tools with titles, descriptions, schemas and the contract's annotations", async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name)).toEqual([
-      "list_sites",
-      "list_articles",
-      "get_article",
-      "list_backlinks",
-      "get_stats",
-      "update_article",
-      "replace_featured_image",
-    ])
+    const names = tools.map((t) => t.name)
+    // Every tool the contract names is there (a documented addition is no failure), each once.
+    expect(names).toEqual(expect.arrayContaining(CONTRACT_TOOLS))
+    expect(new Set(names).size).toBe(names.length)
     for (const tool of tools) {
       expect(tool.title).toBeTruthy()
       expect(tool.description?.length).toBeGreaterThan(80)
@@ -386,7 +386,7 @@ describe("the seven tools", () => {
       expect(tool.outputSchema?.type).toBe("object")
     }
     const annotations = Object.fromEntries(tools.map((t) => [t.name, t.annotations]))
-    for (const read of ["list_sites", "list_articles", "get_article", "list_backlinks", "get_stats"]) {
+    for (const read of READ_TOOLS) {
       expect(annotations[read]).toMatchObject({ readOnlyHint: true, openWorldHint: false })
     }
     expect(annotations["update_article"]).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
@@ -433,7 +433,39 @@ describe("the seven tools", () => {
     expect(write["code"]).toBe("not_found")
     const sites = okContent("list_sites", await call("list_sites", {})) as { data: Array<{ id: string }> }
     expect(sites.data.map((s) => s.id)).not.toContain("site_b1")
-    expect(BOB.email).not.toBe(ALICE.email)
+  })
+
+  it("should show a connection of another account only that account's sites and refuse Alice's ids", async () => {
+    const bob = await connect(mcpUrl, new ScriptedOAuthProvider({ ...BOB, decision: "allow" }, "Bob's Agent"))
+    if (bob === undefined) throw new Error("Bob could not connect")
+    try {
+      const sites = okContent("list_sites", await call("list_sites", {}, bob)) as { data: Array<{ id: string }> }
+      expect(sites.data.map((s) => s.id)).toEqual(["site_b1"])
+      expect((okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, bob)) as { title: string }).title).toBe("Bob article")
+      expect(problemOf(await call("get_article", { article_id: "art_a1_1" }, bob))["code"]).toBe("not_found")
+      expect(problemOf(await call("list_articles", { site_id: "site_a1" }, bob))["code"]).toBe("not_found")
+      const before = (await rest("/articles/art_a1_5")).json
+      expect(problemOf(await call("update_article", { article_id: "art_a1_5", title: "Bob was here" }, bob))["code"]).toBe("not_found")
+      expect((await rest("/articles/art_a1_5")).json).toEqual(before)
+    } finally {
+      await bob.close()
+    }
+  })
+
+  it("should summarise a month with get_stats exactly as REST does: counts and word count", async () => {
+    const viaMcp = okContent("get_stats", await call("get_stats", { site_id: "site_a3", period: PERIOD.key })) as Record<string, any>
+    const viaRest = await rest(`/sites/site_a3/stats?period=${PERIOD.key}`)
+    expect(viaMcp).toEqual(viaRest.json)
+    expect(viaMcp["period"]).toEqual(PERIOD)
+    expect(viaMcp["articles"]["count"]).toBe(EXPECTED_SUMMARY.articles.count)
+    expect(viaMcp["articles"]["word count"]).toBe(EXPECTED_SUMMARY.articles["word count"])
+    expect(viaMcp["articles"]["items"].map((a: { id: string }) => a.id)).toEqual(EXPECTED_SUMMARY.articles.ids)
+    expect(viaMcp["backlinks"]).toMatchObject({
+      count: EXPECTED_SUMMARY.backlinks.count,
+      industry: EXPECTED_SUMMARY.backlinks.industry,
+      local: EXPECTED_SUMMARY.backlinks.local,
+    })
+    expect(viaMcp["backlinks"]["items"].map((b: { id: string }) => b.id)).toEqual(EXPECTED_SUMMARY.backlinks.ids)
   })
 
   it("should answer invalid arguments with an invalid_request tool error", async () => {
@@ -507,14 +539,35 @@ describe("the seven tools", () => {
   })
 
   it("should log every tool call, refused ones included, in the activity log with channel mcp", async () => {
-    const activity = await rest("/activity?channel=mcp&per_page=100")
-    const entries = activity.json["data"] as Array<{ action: string; channel: string; status: string; error_code: string | null; actor: { type: string } }>
-    const actions = new Set(entries.map((e) => e.action))
-    for (const tool of ["list_sites", "list_articles", "get_article", "list_backlinks", "get_stats", "update_article", "replace_featured_image"]) {
-      expect(actions.has(tool), tool).toBe(true)
+    // Its own connection, so that the entries it looks for are the calls it makes here.
+    const logging = await connect(mcpUrl, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Logging Agent"))
+    if (logging === undefined) throw new Error("could not connect")
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#00aa00" } }).png().toBuffer()
+    const calls: Array<[string, Record<string, unknown>, boolean]> = [
+      ["list_sites", {}, true],
+      ["list_articles", { site_id: "site_a1" }, true],
+      ["get_article", { article_id: "art_a1_5" }, true],
+      ["list_backlinks", { site_id: "site_a1" }, true],
+      ["get_stats", { site_id: "site_a1" }, true],
+      ["update_article", { article_id: "art_a1_5", title: "Logged edit" }, true],
+      ["replace_featured_image", { article_id: "art_a1_5", image_base64: png.toString("base64"), mime_type: "image/png" }, true],
+      ["get_article", { article_id: "art_b1_1" }, false],
+      ["update_article", { article_id: "art_a1_5", body: "<p>no links</p>" }, false],
+    ]
+    try {
+      for (const [name, args, succeeds] of calls) expect((await call(name, args, logging)).isError ?? false, name).toBe(!succeeds)
+    } finally {
+      await logging.close()
     }
-    expect(entries.every((e) => e.channel === "mcp" && e.actor.type === "oauth_client")).toBe(true)
-    expect(entries.some((e) => e.status === "error" && e.error_code === "not_found")).toBe(true)
+    const activity = await rest("/activity?channel=mcp&per_page=100")
+    type Entry = { action: string; channel: string; status: string; error_code: string | null; actor: { type: string; name: string }; article_id: string | null; site_id: string | null }
+    const mine = (activity.json["data"] as Array<Entry>).filter((e) => e.actor.name === "Logging Agent").reverse()
+    expect(mine.map((e) => e.action)).toEqual(calls.map(([name]) => name))
+    expect(mine.every((e) => e.channel === "mcp" && e.actor.type === "oauth_client")).toBe(true)
+    expect(mine.map((e) => e.status)).toEqual(calls.map(([, , ok]) => (ok ? "ok" : "error")))
+    expect(mine.map((e) => e.error_code)).toEqual([null, null, null, null, null, null, null, "not_found", "protected_link_changed"])
+    // An entry about an article of the caller carries the article's site, refused calls included.
+    expect(mine[8]).toMatchObject({ article_id: "art_a1_5", site_id: "site_a1" })
   })
 })
 

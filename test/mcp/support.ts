@@ -5,6 +5,8 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { createTempDir, createTestDatabase } from "../support/databases.ts"
+import { periodSite } from "../support/periodFixture.ts"
 
 /** Account A: the one the tests connect as; it has an API key for the REST comparisons. */
 export const ALICE = { email: "alice@example.com", password: "alice-password-1", apiKey: "cs_AliceKnownKey0123456789abcdefghijklmnop" }
@@ -53,6 +55,7 @@ export const seedFile = () => {
             })),
           },
           { id: "site_a2", name: "Beta Kitchen", url: "https://beta.example", articles: [], backlinks: [] },
+          periodSite("site_a3", "gamma.example"),
         ],
       },
       {
@@ -84,16 +87,58 @@ export const seedFile = () => {
   }
 }
 
-/** Starts the whole service on memory storage with the seed. */
-export const startSeeded = async (env: Record<string, string> = {}): Promise<StartedServer> => {
-  const server = await startServer({
-    storage: "memory",
-    quiet: true,
-    env: { HOST: "127.0.0.1", PORT: "0", SEED_DEMO: "false", AUTH_FAILURE_LIMIT_PER_MINUTE: "1000", ...env },
-  })
+/** A started service over its own PostgreSQL database (dropped on close). */
+export type SeededServer = StartedServer & { readonly databaseUrl: string }
+
+/**
+ * Starts the whole service on PostgreSQL with the seed: a fresh database (and media folder) per
+ * call, dropped by `close`. Pass `reuse` to start another instance on a database already seeded
+ * (the import is idempotent by id); that instance's `close` leaves the database alone.
+ */
+export const startSeeded = async (
+  env: Record<string, string> = {},
+  options: { readonly reuse?: SeededServer; readonly now?: () => number } = {},
+): Promise<SeededServer> => {
+  const database = options.reuse === undefined ? await createTestDatabase() : undefined
+  const databaseUrl = options.reuse?.databaseUrl ?? database!.url
+  const media = createTempDir("cs-mcp-")
+  const cleanUp = async () => {
+    await database?.drop()
+    media.remove()
+  }
+  let server: StartedServer
+  try {
+    server = await startServer({
+      quiet: true,
+      ...(options.now !== undefined ? { now: options.now } : {}),
+      env: {
+        HOST: "127.0.0.1",
+        PORT: "0",
+        SEED_DEMO: "false",
+        AUTH_FAILURE_LIMIT_PER_MINUTE: "1000",
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: media.dir,
+        ...env,
+      },
+    })
+  } catch (error) {
+    await cleanUp()
+    throw error
+  }
   const exit = await server.runtime.runPromiseExit(importData(seedFile()))
-  if (exit._tag !== "Success") throw new Error(`seeding failed: ${JSON.stringify(exit.cause)}`)
-  return server
+  if (exit._tag !== "Success") {
+    await server.close()
+    await cleanUp()
+    throw new Error(`seeding failed: ${JSON.stringify(exit.cause)}`)
+  }
+  return {
+    ...server,
+    databaseUrl,
+    close: async () => {
+      await server.close()
+      await cleanUp()
+    },
+  }
 }
 
 /** A tiny cookie-keeping browser for the sign-in and consent pages (no JavaScript, like the contract asks). */

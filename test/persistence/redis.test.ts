@@ -3,6 +3,7 @@ import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { ManagedRuntime, type Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
 import { tagOf } from "../support/exits.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
 
@@ -31,24 +32,24 @@ describe("Redis outage (request counters in Redis)", () => {
 
   const hit = (key: string) => runtime.runPromiseExit(LimitStore.use((l) => l.hit(key, 100, WINDOW)))
 
-  it("should answer Unavailable within the connect timeout while Redis is gone, and count again once it is back", async () => {
+  it("should answer Unavailable while Redis is gone, and count again from where it stopped once it is back", async () => {
     const key = `redis-outage:${Date.now()}:${Math.random()}`
+    let counted = 0
     expect(tagOf(await hit(key))).toBe("success")
+    counted++
     for (const mode of ["refuse", "blackhole"] as const) {
       await proxy.cut(mode)
-      const started = Date.now()
+      // Answered (not hung: the test's own timeout would catch that) and refused; how fast is `npm run bench redis`.
       expect(tagOf(await hit(key))).toBe("Unavailable")
-      expect(Date.now() - started).toBeLessThan(5_000)
       await proxy.restore()
-      let last = "none"
-      for (let i = 0; i < 50 && last !== "success"; i++) {
-        last = tagOf(await hit(key))
-        if (last !== "success") await new Promise((r) => setTimeout(r, 100))
-      }
+      // Poll until the client has reconnected; the refused attempts count nothing.
+      const last = await eventually(async () => tagOf(await hit(key)), (tag) => tag === "success", 15_000)
       expect(last).toBe("success")
+      counted++
     }
-    // Counting went on where it stopped: the window kept the hits made before the outage.
+    // Counting went on where it stopped: the window kept the hits made before the outage, and
+    // exactly the successful hits count.
     const verdict = await runtime.runPromise(LimitStore.use((l) => l.peek(key, 100, WINDOW)))
-    expect(verdict.remaining).toBeLessThanOrEqual(97)
+    expect(verdict.remaining).toBe(100 - counted)
   }, 30_000)
 })

@@ -13,6 +13,13 @@ export const maxImageSide = 8000
 /** Images decoded at once per process: a full-size decode can take hundreds of MB and seconds. */
 export const concurrentDecodes = 2
 
+/**
+ * Seconds one decode and re-encode may take before it is stopped and the image refused (413):
+ * a noisy 8000×8000 JPEG takes a few seconds on one core. libvips checks it as it works; a
+ * decoder that works in one call (AVIF) is stopped only when that call returns.
+ */
+export const imageWorkSeconds = 20
+
 type Accepted = InspectedImage["contentType"]
 
 /** What each accepted type must look like to sharp, and how it is written back. */
@@ -56,7 +63,7 @@ const encode = (pipeline: Sharp, type: Accepted): Sharp => {
 
 type Gate = <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
 
-const inspect = (input: Uint8Array, gate: Gate): Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge> =>
+const inspect = (input: Uint8Array, gate: Gate, seconds: number): Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge> =>
   Effect.gen(function* () {
     if (input.byteLength > maxImageBytes) {
       return yield* tooLarge(`The image is ${input.byteLength} bytes; at most ${maxImageBytes} bytes (10 MiB) are accepted.`)
@@ -91,11 +98,13 @@ const inspect = (input: Uint8Array, gate: Gate): Effect.Effect<InspectedImage, U
     // Full decode and re-encode: what is stored is what sharp wrote, without metadata or trailing bytes.
     const output = yield* gate(
       Effect.tryPromise({
-        try: () => encode(sharp(input, { ...inputOptions, autoOrient: true }), type).toBuffer({ resolveWithObject: true }),
+        try: () => encode(sharp(input, { ...inputOptions, autoOrient: true }), type).timeout({ seconds }).toBuffer({ resolveWithObject: true }),
         catch: (e) =>
           e instanceof Error && /pixel limit/i.test(e.message)
             ? tooLarge(`The image is larger than ${maxImageSide}×${maxImageSide} px.`)
-            : unsupported("The image cannot be decoded: the file is corrupt or truncated."),
+            : e instanceof Error && /^timeout/i.test(e.message)
+              ? tooLarge(`The image takes more than ${seconds} s to decode and re-encode; send a smaller or simpler one.`)
+              : unsupported("The image cannot be decoded: the file is corrupt or truncated."),
       }),
     )
     return {
@@ -107,11 +116,24 @@ const inspect = (input: Uint8Array, gate: Gate): Effect.Effect<InspectedImage, U
     }
   })
 
+/** The image inspector's budget. */
+export interface ImageBudget {
+  /** Seconds one decode and re-encode may take (default `imageWorkSeconds`). */
+  readonly seconds?: number
+  /** Images decoded at once (default `concurrentDecodes`). */
+  readonly concurrent?: number
+}
+
+/** The image inspector on sharp (libvips) and file-type, with a time and concurrency budget. */
+export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<ImageInspector> =>
+  Layer.effect(
+    ImageInspector,
+    Effect.gen(function* () {
+      const decodes = yield* Semaphore.make(budget.concurrent ?? concurrentDecodes)
+      const seconds = budget.seconds ?? imageWorkSeconds
+      return { inspect: (bytes: Uint8Array) => inspect(bytes, (effect) => decodes.withPermit(effect), seconds) }
+    }),
+  )
+
 /** The image inspector on sharp (libvips) and file-type: sniff, check the header, decode and re-encode. */
-export const sharpImageInspector: Layer.Layer<ImageInspector> = Layer.effect(
-  ImageInspector,
-  Effect.gen(function* () {
-    const decodes = yield* Semaphore.make(concurrentDecodes)
-    return { inspect: (bytes: Uint8Array) => inspect(bytes, (effect) => decodes.withPermit(effect)) }
-  }),
-)
+export const sharpImageInspector: Layer.Layer<ImageInspector> = makeSharpImageInspector()

@@ -4,7 +4,7 @@ import { fileTypeFromBuffer } from "file-type"
 import { deflateSync, crc32 } from "node:zlib"
 import sharp from "sharp"
 import { describe, expect, it } from "vitest"
-import { sharpImageInspector } from "../src/index.ts"
+import { makeSharpImageInspector, sharpImageInspector } from "../src/index.ts"
 
 const inspect = (bytes: Uint8Array) =>
   Effect.runPromise(Effect.gen(function* () {
@@ -177,4 +177,29 @@ describe("sharpImageInspector", () => {
     big.set(png)
     expect((await refusal(big))._tag).toBe("PayloadTooLarge")
   })
+
+  it("should refuse with PayloadTooLarge an image that takes longer than its time budget, and keep the event loop free meanwhile", async () => {
+    // 8000×8000 noise: 2 MB as a low-quality JPEG, 64 million pixels to decode and re-encode.
+    const side = 8000
+    const raw = Buffer.alloc(side * side * 3)
+    for (let i = 0; i + 4 <= raw.length; i += 4) raw.writeUInt32LE((Math.random() * 2 ** 32) >>> 0, i)
+    const bomb = await sharp(raw, { raw: { width: side, height: side, channels: 3 } }).jpeg({ quality: 5 }).toBuffer()
+    expect(bomb.byteLength).toBeLessThan(10 * 1024 * 1024)
+    let ticks = 0
+    let done = false
+    const tick = (): void => {
+      if (done) return
+      ticks++
+      setImmediate(tick)
+    }
+    const work = Effect.runPromise(
+      Effect.flip(ImageInspector.use((i) => i.inspect(bomb))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 1 }))),
+    ).finally(() => (done = true))
+    tick()
+    const error = await work
+    expect(error._tag).toBe("PayloadTooLarge")
+    expect(error.detail).toMatch(/more than 1 s/)
+    // Decoding runs on libvips threads: turns of the event loop go on meanwhile.
+    expect(ticks).toBeGreaterThan(10)
+  }, 120_000)
 })

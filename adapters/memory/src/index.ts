@@ -14,6 +14,7 @@ import {
   systemClock,
   webCryptoSecrets,
 } from "./MemoryInfrastructure.ts"
+import { inlineHtmlAnalyzer } from "./inlineHtmlAnalyzer.ts"
 import { type MemoryState, makeMemoryState } from "./MemoryState.ts"
 import { memoryRepositories } from "./repositories.ts"
 
@@ -22,6 +23,7 @@ export * from "./MemoryArticleWriter.ts"
 export * from "./MemoryInfrastructure.ts"
 export * from "./repositories.ts"
 export * from "./MemoryImages.ts"
+export * from "./inlineHtmlAnalyzer.ts"
 
 /** A Settings layer. */
 export const settingsLayer = (publicUrl: string, limits: Partial<LimitSettings> = {}) =>
@@ -38,6 +40,6 @@ export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () =>
     memoryDataImporter(state),
   )
 
-/** Storage plus clock, ids and Web Crypto secrets: everything but images and settings. */
+/** Storage plus clock, ids, Web Crypto secrets and the HTML policy in the calling thread: everything but images and settings. */
 export const memoryPlatform = (state: MemoryState = makeMemoryState()) =>
-  Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets())
+  Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets(), inlineHtmlAnalyzer)

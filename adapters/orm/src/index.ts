@@ -49,6 +49,8 @@ export interface OrmConfig {
   readonly housekeepingIntervalMs?: number
   /** The activity journal's timings (defaults in `activityJournal.ts`). */
   readonly journal?: ActivityJournalOptions
+  /** The clock of the request counters' windows (default `Date.now`; tests pass the one they control). */
+  readonly now?: () => number
 }
 
 export interface OrmDatabase {
@@ -144,7 +146,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
-    redis ? redisLimitStore(redis) : postgresLimitStore(orm, bus),
+    redis ? redisLimitStore(redis, config.now) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus),
     ormDataImporter(orm),
   )

@@ -166,7 +166,7 @@ export const connectRedis = async (url: string, connectTimeoutMs: number): Promi
   const redis = new Redis(url, {
     connectTimeout: connectTimeoutMs,
     commandTimeout: connectTimeoutMs,
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     lazyConnect: true,
   })

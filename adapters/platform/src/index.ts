@@ -59,3 +59,5 @@ export const nodeSecrets = (params: ScryptParams = defaultScrypt) =>
 
 /** Clock, ids and secrets for a Node server. */
 export const nodePlatform = (params?: ScryptParams) => Layer.mergeAll(systemClock, randomIds, nodeSecrets(params))
+
+export { workerHtmlAnalyzer, type HtmlWorkerOptions } from "./workerHtmlAnalyzer.ts"

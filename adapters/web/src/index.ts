@@ -5,4 +5,3 @@
 export { mountWeb, PAGE_CSP } from "./mountWeb.ts"
 export { signedInAccount, SESSION_COOKIE, SESSION_MODEL } from "./session.ts"
 export { html, raw, escapeHtml, type Html } from "./html.ts"
-export { diffLines, htmlLines, type DiffLine } from "./diff.ts"

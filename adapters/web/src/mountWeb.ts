@@ -3,7 +3,9 @@ import {
   type CoreError,
   createApiKey,
   decodeInput,
+  extractProtectedBlocks,
   getArticle,
+  HtmlAnalyzer,
   getRevision,
   getStats,
   isCoreError,
@@ -38,7 +40,7 @@ import { clientAddress, type HttpDeps, requestIdOf } from "@content-site/rest"
 import { Effect, Result } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow, webCaller } from "./call.ts"
 import { FormError, type FormFields, queryParam, readForm } from "./forms.ts"
 import { type Html, toString } from "./html.ts"
@@ -50,6 +52,7 @@ import { errorPage } from "./pages/errorPage.ts"
 import { revisionContent } from "./pages/revision.ts"
 import { signInPage } from "./pages/signIn.ts"
 import { siteContent, sitesContent, type SiteTab } from "./pages/sites.ts"
+import { editPreview } from "./pages/editPreview.ts"
 import { PREVIEW_STYLE_HASH } from "./preview.ts"
 import {
   csrfOk,
@@ -83,7 +86,11 @@ export const PAGE_CSP = [
 const STATIC: Record<string, { file: URL; type: string }> = {
   "/static/app.css": { file: new URL("../static/app.css", import.meta.url), type: "text/css; charset=utf-8" },
   "/static/app.js": { file: new URL("../static/app.js", import.meta.url), type: "text/javascript; charset=utf-8" },
+  "/static/editor.css": { file: new URL("../static/editor.css", import.meta.url), type: "text/css; charset=utf-8" },
 }
+
+/** The visual editor's bundle, built by `scripts/build-editor.ts` (npm install / npm start). */
+const EDITOR_BUNDLE = new URL("../dist/editor.js", import.meta.url)
 
 /** Thrown when a form's CSRF token does not match. */
 class CsrfRejected extends Error {}
@@ -134,6 +141,9 @@ const removedText = (removed: ReadonlyArray<{ what: string; count: number }>): R
 export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   const router = new Router()
   const staticFiles = new Map(Object.entries(STATIC).map(([path, s]) => [path, { body: readFileSync(s.file), type: s.type }]))
+  // Without a built bundle the article page keeps its plain HTML textarea.
+  const editorBundle = existsSync(EDITOR_BUNDLE) ? readFileSync(EDITOR_BUNDLE) : null
+  if (editorBundle !== null) staticFiles.set("/static/editor.js", { body: editorBundle, type: "text/javascript; charset=utf-8" })
   const upload = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
@@ -353,6 +363,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
         refusal,
         csrf: s.session.csrf,
         query,
+        editor: editorBundle !== null,
       }),
       flash,
       true,
@@ -427,6 +438,77 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
         default:
           throw e
       }
+    }),
+  )
+
+  router.post(
+    "/articles/:id/preview",
+    signedIn("POST /articles/{id}/preview", async (ctx, s) => {
+      const id = articleId(ctx)
+      noteSubject(ctx, { articleId: id })
+      const fields = await postedForm(ctx, s.session)
+      const startedFrom = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
+      const reason = (fields["reason"] ?? "").trim()
+      const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+      const outcome = await runCore(
+        deps,
+        Effect.flatMap(
+          decodeInput(UpdateArticleBody, { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }) }, "Edit"),
+          (input) => updateArticle(s.caller, id, input, { dryRun: true, expectedRevision: startedFrom }),
+        ),
+      )
+      ctx.set("Cache-Control", "no-store")
+      ctx.type = "application/json"
+      if (Result.isSuccess(outcome)) {
+        const { result } = outcome.success
+        const next = result.article
+        ctx.body = editPreview({
+          titleChanged: next.title !== current.title,
+          bodyChanged: next.body !== current.body,
+          removed: result.sanitized.removed,
+          protectedOk: true,
+          protectedCount: extractProtectedBlocks(current.body).length,
+          violations: [],
+          refused: null,
+        })
+        return
+      }
+      const e = outcome.failure
+      if (e._tag === "NotFound") throw e
+      noteError(ctx, e)
+      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
+      // (off the event loop, like the edit), unless the body itself was what was refused.
+      const sanitized =
+        e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
+          ? Result.fail(e)
+          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "")))
+      const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
+      if (e._tag === "ProtectedLinkChanged") {
+        ctx.body = editPreview({
+          titleChanged: (fields["title"] ?? "").trim() !== current.title,
+          bodyChanged: true,
+          removed,
+          protectedOk: false,
+          protectedCount: extractProtectedBlocks(current.body).length,
+          violations: e.blocks,
+          refused: null,
+        })
+        return
+      }
+      ctx.body = editPreview({
+        titleChanged: false,
+        bodyChanged: false,
+        removed,
+        protectedOk: true,
+        protectedCount: extractProtectedBlocks(current.body).length,
+        violations: [],
+        refused:
+          e._tag === "PreconditionFailed"
+            ? `Someone saved revision ${e.current} while you were editing revision ${e.expected}; saving will be refused. Reload the page to edit the current text.`
+            : e._tag === "InvalidRequest"
+              ? `Saving will be refused: ${e.errors.map((x) => `${x.path}: ${x.message}`).join("; ") || e.detail}`
+              : `Saving will be refused: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}`,
+      })
     }),
   )
 

@@ -25,3 +25,16 @@ document.addEventListener("DOMContentLoaded", () => {
     f.addEventListener("submit", (e) => { if (!window.confirm(f.getAttribute("data-confirm") || "Are you sure?")) e.preventDefault() })
   }
 })
+// A featured image that cannot be loaded shows a clear placeholder instead of a broken-image icon.
+const showMissing = (img) => {
+  const missing = img.parentElement && img.parentElement.querySelector(".featured-missing")
+  if (!missing) return
+  img.hidden = true
+  missing.hidden = false
+}
+document.addEventListener("error", (e) => {
+  if (e.target instanceof HTMLImageElement && e.target.classList.contains("featured")) showMissing(e.target)
+}, true)
+document.addEventListener("DOMContentLoaded", () => {
+  for (const img of document.querySelectorAll("img.featured")) if (img.complete && img.naturalWidth === 0) showMissing(img)
+})

@@ -155,7 +155,7 @@ describe("web pages over HTTP", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff")
     expect(res.headers.get("cache-control")).toBe("no-store")
     const text = await res.text()
-    expect([...text.matchAll(/<script\b[^>]*>/g)].every((m) => / src="\/static\/app\.js"/.test(m[0]))).toBe(true)
+    expect([...text.matchAll(/<script\b[^>]*>/g)].every((m) => / src="\/static\/(app|editor)\.js"/.test(m[0]))).toBe(true)
     expect(text).not.toContain("<img src=x onerror")
     expect(text).toContain("&lt;img src=x onerror=alert(1)&gt; Title")
     expect(text).toContain('sandbox=""')

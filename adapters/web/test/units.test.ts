@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { diffLines, htmlLines } from "../src/diff.ts"
+import { compareRows, lineText } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 
 describe("html", () => {
@@ -20,21 +20,22 @@ describe("html", () => {
   })
 })
 
-describe("diff", () => {
-  it("should split HTML at block boundaries", () => {
-    expect(htmlLines("<h2>T</h2><p>a</p><ul><li>x</li><li>y</li></ul>")).toEqual(["<h2>T</h2>", "<p>a</p>", "<ul>", "<li>x</li>", "<li>y</li>", "</ul>"])
+describe("word comparison", () => {
+  it("should read a stored line as text: tags dropped, references decoded, spaces collapsed", () => {
+    expect(lineText('<p>Fish &amp; chips<br>and <a href="x">peas</a> &#8211; &#x27;ok&#x27;</p>')).toBe("Fish & chips and peas – 'ok'")
   })
 
-  it("should align the common lines and mark removed and added ones", () => {
-    const d = diffLines(["a", "b", "c", "d"], ["a", "x", "c", "d", "e"])
-    expect(d.map((l) => `${l.op}:${l.text}`)).toEqual(["same:a", "del:b", "ins:x", "same:c", "same:d", "ins:e"])
-    expect(d.find((l) => l.text === "e")).toMatchObject({ oldNo: null, newNo: 5 })
-    expect(d.find((l) => l.text === "d")).toMatchObject({ oldNo: 4, newNo: 4 })
-  })
-
-  it("should give identical texts no changes and empty texts all changes", () => {
-    expect(diffLines(["a", "b"], ["a", "b"]).every((l) => l.op === "same")).toBe(true)
-    expect(diffLines([], ["a"]).map((l) => l.op)).toEqual(["ins"])
-    expect(diffLines(["a"], []).map((l) => l.op)).toEqual(["del"])
+  it("should pair a changed paragraph word by word and fold unchanged ones far from it", () => {
+    const before = "<p>one</p><p>two</p><p>three</p><p>four</p><p>The quick brown fox.</p>"
+    const after = "<p>one</p><p>two</p><p>three</p><p>four</p><p>The slow brown fox.</p><p>New end.</p>"
+    const rows = compareRows(before, after)
+    expect(rows[0]).toEqual({ kind: "gap", count: 2 })
+    expect(rows.slice(1, 3)).toEqual([{ kind: "same", text: "three" }, { kind: "same", text: "four" }])
+    expect(rows[3]).toEqual({
+      kind: "changed",
+      before: [{ op: "same", text: "The " }, { op: "del", text: "quick" }, { op: "same", text: " brown fox." }],
+      after: [{ op: "same", text: "The " }, { op: "ins", text: "slow" }, { op: "same", text: " brown fox." }],
+    })
+    expect(rows[4]).toEqual({ kind: "changed", before: null, after: [{ op: "ins", text: "New end." }] })
   })
 })

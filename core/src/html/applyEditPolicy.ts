@@ -1,8 +1,8 @@
 import { Effect } from "effect"
-import { InvalidRequest, type ProtectedBlockViolation } from "../errors.ts"
+import type { ProtectedBlockViolation } from "../errors.ts"
 import { compareProtectedBlocks } from "./compareProtectedBlocks.ts"
 import type { ProtectedBlock } from "./protectedBlock.ts"
-import { analyzeHtml, type SanitizeReport } from "./sanitizeArticleHtml.ts"
+import { analyzeHtml, isRefusal, type HtmlRefusal, type SanitizeReport } from "./sanitizeArticleHtml.ts"
 
 /** The verdict of the edit policy on one proposed body. */
 export interface EditPolicyResult {
@@ -24,10 +24,10 @@ export interface EditPolicyResult {
 export const applyEditPolicy = (
   currentBlocks: ReadonlyArray<ProtectedBlock>,
   proposedHtml: string,
-): Effect.Effect<EditPolicyResult, InvalidRequest> =>
+): Effect.Effect<EditPolicyResult, HtmlRefusal> =>
   Effect.suspend(() => {
     const result = analyzeHtml(proposedHtml)
-    if (result instanceof InvalidRequest) return Effect.fail(result)
+    if (isRefusal(result)) return Effect.fail(result)
     return Effect.succeed({
       html: result.html,
       report: result.report,

@@ -1,6 +1,6 @@
 import type { ElementContent, RootContent } from "hast"
 import { articleSchema } from "./articleSchema.ts"
-import { parseHtmlFragment, TOO_DEEP } from "./parseHtmlFragment.ts"
+import { parseHtmlFragment, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { makeWordCounter, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 
 const dropped: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
@@ -15,8 +15,8 @@ const dropped: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
 export const countWords = (html: string): number => {
   const words = makeWordCounter()
   const root = parseHtmlFragment(html)
-  if (root === TOO_DEEP) {
-    // Thousands of levels deep: never a stored body; counted from a crude tag strip.
+  if (root === TOO_DEEP || root === TOO_LARGE) {
+    // Thousands of levels deep or past the parse budget: never a stored body; counted from a crude tag strip.
     words.add(html.replace(/<[^>]*>/g, ""))
     return words.count()
   }

@@ -1,6 +1,5 @@
-import { InvalidRequest } from "../errors.ts"
 import type { ProtectedBlock } from "./protectedBlock.ts"
-import { analyzeHtml } from "./sanitizeArticleHtml.ts"
+import { analyzeHtml, isRefusal } from "./sanitizeArticleHtml.ts"
 
 const marker = /data-service-protected/i
 
@@ -19,6 +18,13 @@ export const rememberProtectedBlocks = (html: string, blocks: ReadonlyArray<Prot
 }
 
 /**
+ * The protected blocks of a body when known without parsing it: none when it has no
+ * `data-service-protected` text, the remembered ones when it was analysed lately; else undefined.
+ */
+export const knownProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlock> | undefined =>
+  marker.test(html) ? memo.get(html) : []
+
+/**
  * The canonical protected blocks of a (sanitised, stored) body: its outermost elements carrying
  * `data-service-protected`, in document order, read from the body as the sanitiser keeps it so
  * they compare equal to the blocks `applyEditPolicy` reads from a proposed body. Throws (a
@@ -30,7 +36,7 @@ export const extractProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlo
   const known = memo.get(html)
   if (known !== undefined) return known
   const result = analyzeHtml(html)
-  if (result instanceof InvalidRequest) throw new Error(`extractProtectedBlocks: ${result.detail}`)
+  if (isRefusal(result)) throw new Error(`extractProtectedBlocks: ${result.detail}`)
   rememberProtectedBlocks(html, result.blocks)
   return result.blocks
 }

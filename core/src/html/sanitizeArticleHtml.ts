@@ -1,9 +1,10 @@
 import type { Element, ElementContent, Nodes, Properties, Root, RootContent } from "hast"
 import { sanitize, type Schema } from "hast-util-sanitize"
 import { Effect } from "effect"
-import { InvalidRequest } from "../errors.ts"
+import { InvalidRequest, PayloadTooLarge } from "../errors.ts"
+import { MAX_BODY_BYTES } from "../schema/writes.ts"
 import { ATTRIBUTE_NAMES, MAX_NESTING_DEPTH, articleSchema } from "./articleSchema.ts"
-import { parseHtmlFragment, TOO_DEEP } from "./parseHtmlFragment.ts"
+import { MAX_PARSED_NODES, parseHtmlFragment, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock, type ProtectedBlock } from "./protectedBlock.ts"
 import { escapeText, serializeRoot } from "./serializeHtml.ts"
 import { makeWordCounter } from "./words.ts"
@@ -36,6 +37,43 @@ export const tooDeep = (): InvalidRequest =>
     detail: `The body is HTML nested deeper than ${MAX_NESTING_DEPTH} elements.`,
     errors: [{ path: "body", message: `HTML must not be nested deeper than ${MAX_NESTING_DEPTH} elements` }],
   })
+
+/** Why a body is refused by the sanitiser. */
+export type HtmlRefusal = InvalidRequest | PayloadTooLarge
+
+/** The error for input whose parse would build more than `MAX_PARSED_NODES` elements and attributes. */
+export const tooManyNodes = (): PayloadTooLarge =>
+  new PayloadTooLarge({
+    detail:
+      `The body's HTML builds more than ${MAX_PARSED_NODES} elements and attributes when parsed ` +
+      "(for example formatting tags left open, which the parser reopens in every following paragraph); close them or simplify the markup.",
+  })
+
+/** The error for a body whose sanitised form is larger than `MAX_BODY_BYTES`. */
+export const sanitizedTooLarge = (): PayloadTooLarge =>
+  new PayloadTooLarge({
+    detail:
+      `The body's sanitised HTML is larger than ${MAX_BODY_BYTES} bytes (1 MiB); the parser closes and reopens ` +
+      "elements left open, which can make the stored form larger than what was sent. Close the elements or send less.",
+  })
+
+/** UTF-8 length of a string (as `TextEncoder` writes it), without encoding it. */
+const utf8Length = (s: string): number => {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) continue
+    if (c < 0x800) n += 1
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2 // a surrogate pair: two units, four bytes
+      i++
+    } else n += 2 // the rest of the BMP, and a lone surrogate written as U+FFFD: three bytes
+  }
+  return n
+}
+
+/** Whether a sanitised body fits the body limit. */
+const fits = (html: string): boolean => html.length <= MAX_BODY_BYTES / 3 || (html.length <= MAX_BODY_BYTES && utf8Length(html) <= MAX_BODY_BYTES)
 
 // ---------------------------------------------------------------------------------------------
 // Audit: the same decisions hast-util-sanitize makes, read from the same schema, so the report
@@ -165,12 +203,15 @@ interface Round {
   readonly wordCount: number
 }
 
-const round = (input: string, removed: Removed): Round | InvalidRequest => {
+const round = (input: string, removed: Removed): Round | HtmlRefusal => {
   const parsed = parseHtmlFragment(input)
+  if (parsed === TOO_LARGE) return tooManyNodes()
   if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
   const tree = sanitize(parsed, articleSchema) as Root
   const words = makeWordCounter()
   const { html, protectedElements } = serializeRoot(tree, { collectProtected: true, onText: words.add, onBoundary: words.boundary })
+  // Checked on every round, so a later round never re-parses more than the limit.
+  if (!fits(html)) return sanitizedTooLarge()
   return { html, tree, protectedElements, wordCount: words.count() }
 }
 
@@ -190,22 +231,25 @@ const textOnly = (tree: Nodes): string => {
   return escapeText(text.replaceAll("\u0000", ""))
 }
 
+/** Whether a round or an analysis was refused. */
+export const isRefusal = (value: object): value is HtmlRefusal => value instanceof InvalidRequest || value instanceof PayloadTooLarge
+
 /**
  * The whole policy on one body: parse, sanitise, serialise. When the output is not the input
  * byte for byte, it is parsed and sanitised again until it no longer changes (serialising and
  * re-parsing can restructure a tree, e.g. mutation XSS), so the result is idempotent by
  * construction. Input already in stored form is parsed once.
  */
-export const analyzeHtml = (input: string): AnalyzedHtml | InvalidRequest => {
+export const analyzeHtml = (input: string): AnalyzedHtml | HtmlRefusal => {
   const removed: Removed = new Map()
   const first = round(input, removed)
-  if (first instanceof InvalidRequest) return first
+  if (isRefusal(first)) return first
   let last = first
   let html = first.html
   let settled = html === input
   for (let n = 1; !settled && n < MAX_ROUNDS; n++) {
     const next = round(html, removed)
-    if (next instanceof InvalidRequest) return next
+    if (isRefusal(next)) return next
     settled = next.html === html
     last = next
     html = next.html
@@ -215,7 +259,7 @@ export const analyzeHtml = (input: string): AnalyzedHtml | InvalidRequest => {
     note(removed, "unstable markup")
     html = textOnly(last.tree)
     const check = round(html, removed)
-    if (check instanceof InvalidRequest) return check
+    if (isRefusal(check)) return check
     if (check.html !== html) throw new Error("sanitiser: text-only fallback is not stable")
     last = check
   }
@@ -233,20 +277,22 @@ export const analyzeHtml = (input: string): AnalyzedHtml | InvalidRequest => {
 
 /**
  * Parses (fragment, body context), sanitises and serialises article HTML; idempotent; fails
- * with InvalidRequest when the input is nested deeper than 256 elements.
+ * with InvalidRequest when the input is nested deeper than 256 elements, and with
+ * PayloadTooLarge when its parse would build more than `MAX_PARSED_NODES` elements and
+ * attributes or its sanitised form is larger than 1 MiB.
  */
-export const sanitizeArticleHtml = (input: string): Effect.Effect<SanitizedHtml, InvalidRequest> =>
+export const sanitizeArticleHtml = (input: string): Effect.Effect<SanitizedHtml, HtmlRefusal> =>
   Effect.suspend(() => {
     const result = analyzeHtml(input)
-    return result instanceof InvalidRequest ? Effect.fail(result) : Effect.succeed({ html: result.html, report: result.report })
+    return isRefusal(result) ? Effect.fail(result) : Effect.succeed({ html: result.html, report: result.report })
   })
 
 /**
  * Sanitises article HTML and returns, from the same parse, its protected blocks and word count;
- * fails with InvalidRequest when the input is nested deeper than 256 elements.
+ * fails like `sanitizeArticleHtml`.
  */
-export const analyzeArticleHtml = (input: string): Effect.Effect<AnalyzedHtml, InvalidRequest> =>
+export const analyzeArticleHtml = (input: string): Effect.Effect<AnalyzedHtml, HtmlRefusal> =>
   Effect.suspend(() => {
     const result = analyzeHtml(input)
-    return result instanceof InvalidRequest ? Effect.fail(result) : Effect.succeed(result)
+    return isRefusal(result) ? Effect.fail(result) : Effect.succeed(result)
   })

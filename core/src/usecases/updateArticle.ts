@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { DailyEditLimit, PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
-import { analyzeArticleHtml, compareProtectedBlocks, extractProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
+import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
+import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import type { ArticleRecord } from "../ports/records.ts"
@@ -34,21 +35,40 @@ export interface UpdateOutcome {
 export const updateArticle = (caller: Caller, articleId: string, input: UpdateArticleBody, options: UpdateOptions) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
-    // Sanitising is the expensive part; it needs no lock, so it happens before the article is locked.
-    const proposed =
-      input.body === undefined
-        ? undefined
-        : yield* Effect.tap(analyzeArticleHtml(input.body), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
+    const articles = yield* ArticleRepository
+    const analyzer = yield* HtmlAnalyzer
     const title = input.title?.trim()
-    const report = proposed?.report ?? { changed: false, removed: [] }
 
     const checkPrecondition = (current: ArticleRecord) =>
       options.expectedRevision !== undefined && options.expectedRevision !== current.revision
         ? Effect.fail(new PreconditionFailed({ expected: options.expectedRevision, current: current.revision }))
         : Effect.void
 
+    // The article first (it exists, it is the caller's, it is at the expected revision): a body
+    // sent for any other article costs no HTML work. A dry run also needs today's edit count.
+    const [found, left] = yield* Effect.all(
+      [articles.get(caller.accountId, articleId), options.dryRun ? editsRemaining(caller) : Effect.succeed(undefined)],
+      { concurrency: 2 },
+    )
+    yield* checkPrecondition(found)
+
+    const analyze = (html: string) =>
+      Effect.tap(analyzer.analyze(html), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
+    // Sanitising is the expensive part: it needs no lock, so it happens before the article is
+    // locked, wherever the analyzer runs it (off the event loop on a server).
+    const proposed = input.body === undefined ? undefined : yield* analyze(input.body)
+    const report = proposed?.report ?? { changed: false, removed: [] }
+    // The current body's blocks the same way, unless they are known already. A stored body the
+    // policy refuses cannot be checked: that is a defect, as in extractProtectedBlocks.
+    const foundBlocks =
+      proposed === undefined
+        ? []
+        : (knownProtectedBlocks(found.body) ?? (yield* Effect.orDie(Effect.map(analyze(found.body), (a) => a.blocks))))
+
     const violationsAgainst = (current: ArticleRecord) =>
-      proposed === undefined ? [] : compareProtectedBlocks(extractProtectedBlocks(current.body), proposed.blocks)
+      proposed === undefined
+        ? []
+        : compareProtectedBlocks(current.body === found.body ? foundBlocks : extractProtectedBlocks(current.body), proposed.blocks)
 
     // One decision for the real call and its dry run, so a dry run answers what the call would:
     // the new state, null when nothing would change, or the error the call would fail with.
@@ -66,11 +86,8 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
       })
 
     const budget = yield* editBudget
-    if (options.dryRun) {
-      // Two independent reads: the article and today's edit count, side by side.
-      const [current, left] = yield* Effect.all([(yield* ArticleRepository).get(caller.accountId, articleId), editsRemaining(caller)], {
-        concurrency: 2,
-      })
+    if (options.dryRun && left !== undefined) {
+      const current = found
       const next = yield* decide(current)
       if (next !== null && left <= 0) {
         return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { analyzeArticleHtml, sanitizeArticleHtml } from "../../src/html/index.ts"
+import { analyzeArticleHtml, MAX_PARSED_NODES, sanitizeArticleHtml } from "../../src/html/index.ts"
 import { clean, elementsOf, failureOf, failureTag, unsafeParts } from "./helpers.ts"
 
 const report = (input: string) => Effect.runSync(sanitizeArticleHtml(input)).report
@@ -205,7 +205,7 @@ describe("sanitizeArticleHtml: depth and size", () => {
   it("should refuse 257 nested elements with InvalidRequest", () => {
     const error = failureOf(sanitizeArticleHtml("<div>".repeat(257) + "x"))
     expect(error._tag).toBe("InvalidRequest")
-    expect(error.errors[0]?.path).toBe("body")
+    expect(error._tag === "InvalidRequest" && error.errors[0]?.path).toBe("body")
     expect(error.detail).toMatch(/256/)
   })
 
@@ -220,10 +220,47 @@ describe("sanitizeArticleHtml: depth and size", () => {
 
   it("should sanitise a 1 MiB body", () => {
     const paragraph = '<p>Some <a href="https://example.com">text</a> and more words here &amp; there.</p>\n'
-    const body = paragraph.repeat(Math.ceil((1024 * 1024) / paragraph.length)).slice(0, 1024 * 1024)
+    const whole = paragraph.repeat(Math.floor((1024 * 1024) / paragraph.length))
+    // Whole paragraphs, padded with text to exactly 1 MiB: its stored form is itself.
+    const body = whole + "x".repeat(1024 * 1024 - whole.length)
     const result = Effect.runSync(analyzeArticleHtml(body))
-    expect(result.html.length).toBeGreaterThan(1_000_000)
+    expect(result.html).toBe(body)
     expect(result.wordCount).toBeGreaterThan(90_000)
+  })
+
+  it("should refuse with PayloadTooLarge a body whose sanitised form is over 1 MiB", () => {
+    // 1 MiB with a paragraph left open: the stored form closes it, four bytes too many.
+    const body = "<p>" + "x".repeat(1024 * 1024 - 3)
+    const error = failureOf(analyzeArticleHtml(body))
+    expect(error._tag).toBe("PayloadTooLarge")
+    expect(error.detail).toMatch(/sanitised HTML is larger than 1048576 bytes/)
+  })
+
+  it("should refuse with PayloadTooLarge formatting tags that the parser reopens into more than 1 MiB", () => {
+    // Each <p> closes the formatting elements of the one before and reopens them: 7 times the input.
+    const error = failureOf(analyzeArticleHtml("<p><b><i><u>".repeat(20_000)))
+    expect(error._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should refuse with PayloadTooLarge a parse that would build more than MAX_PARSED_NODES elements and attributes", () => {
+    // 300 distinct open formatting elements, reopened in each of 2000 paragraphs: 600 000 elements from 23 KB.
+    const formatting = Array.from({ length: 300 }, (_, i) => `<b id=b${i}>`).join("")
+    const error = failureOf(analyzeArticleHtml(`<p>${formatting}</p>` + "<p>x".repeat(2000)))
+    expect(error._tag).toBe("PayloadTooLarge")
+    expect(error.detail).toMatch(new RegExp(`more than ${MAX_PARSED_NODES} elements and attributes`))
+  })
+
+  it("should keep a stored body's reopened formatting elements when within the bounds", () => {
+    const body = "<p><b>a</p><p>b</p>"
+    const once = clean(body)
+    expect(once).toBe("<p><b>a</b></p><p><b>b</b></p>")
+    expect(clean(once)).toBe(once)
+  })
+
+  it("should accept markup up to MAX_PARSED_NODES elements and attributes, and refuse it past them", () => {
+    const within = "<br>".repeat(MAX_PARSED_NODES - 16)
+    expect(Effect.runSync(analyzeArticleHtml(within)).html).toBe(within)
+    expect(failureOf(analyzeArticleHtml('<br class="a">'.repeat(MAX_PARSED_NODES / 2)))._tag).toBe("PayloadTooLarge")
   })
 
   it("should treat the empty string as an empty body", () => {

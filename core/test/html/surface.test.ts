@@ -1,3 +1,4 @@
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { fromHtml } from "hast-util-from-html"
 import * as html from "../../src/html/index.ts"
@@ -8,6 +9,7 @@ describe("the html module", () => {
     expect(Object.keys(html).sort()).toEqual([
       "ALLOWED_URL_SCHEMES",
       "MAX_NESTING_DEPTH",
+      "MAX_PARSED_NODES",
       "SAFE_URL",
       "analyzeArticleHtml",
       "applyEditPolicy",
@@ -20,18 +22,38 @@ describe("the html module", () => {
       "diffLines",
       "diffWords",
       "extractProtectedBlocks",
+      "knownProtectedBlocks",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
     ])
   })
 
   it("should answer remembered blocks exactly as freshly extracted ones", () => {
-    const body = '<p><a href="https://m.test/1" data-service-protected="backlink">m</a></p>'
-    const fresh = html.extractProtectedBlocks(`${body} `)
-    const analysed = html.analyzeArticleHtml(body)
-    expect(fresh).toHaveLength(1)
-    expect(html.extractProtectedBlocks(body)).toEqual(html.extractProtectedBlocks(body))
-    expect(analysed).toBeDefined()
+    const bodies = [
+      '<p><a href="https://m.test/1" data-service-protected="backlink">m</a></p>',
+      '<h2>T</h2><p>a <a href="https://m.test/2" data-service-protected="backlink" rel="noopener">two</a> b</p><ul><li><a href="/g" data-service-protected="internal">guide</a></li></ul>',
+      '<div data-service-protected="box"><p>kept <em>as</em> is</p></div><p><A HREF="https://m.test/3" DATA-SERVICE-PROTECTED="backlink">upper</A></p>',
+    ]
+    for (const body of bodies) {
+      // The parse an edit makes of its new body: the sanitised html and the blocks read from it.
+      const analysed = Effect.runSync(html.analyzeArticleHtml(body))
+      expect(analysed.blocks.length).toBeGreaterThan(0)
+      // A fresh extraction of that html, before anything is remembered for it.
+      const fresh = html.extractProtectedBlocks(analysed.html)
+      expect(analysed.blocks).toEqual(fresh)
+      // What the edit remembers is what the next edit's extraction answers, and it equals the fresh one.
+      html.rememberProtectedBlocks(analysed.html, analysed.blocks)
+      const remembered = html.extractProtectedBlocks(analysed.html)
+      expect(remembered).toBe(analysed.blocks)
+      expect(remembered).toEqual(fresh)
+    }
+    // Remembering is keyed by the body: another body is still read from its own html.
+    const other = '<p><a href="https://m.test/other" data-service-protected="backlink">other</a></p>'
+    expect(html.extractProtectedBlocks(other)).toEqual(Effect.runSync(html.analyzeArticleHtml(other)).blocks)
+    expect(html.extractProtectedBlocks(other)).not.toEqual(html.extractProtectedBlocks(Effect.runSync(html.analyzeArticleHtml(bodies[0]!)).html))
+    // A body without the marker has no blocks, whatever was remembered for it.
+    html.rememberProtectedBlocks("<p>plain</p>", Effect.runSync(html.analyzeArticleHtml(bodies[0]!)).blocks)
+    expect(html.extractProtectedBlocks("<p>plain</p>")).toEqual([])
   })
 
   it("should limit nesting to 256 elements", () => {

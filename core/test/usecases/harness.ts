@@ -1,6 +1,7 @@
 import {
   fixedClock,
   headerImageInspector,
+  inlineHtmlAnalyzer,
   makeMemoryState,
   memoryStorage,
   randomIds,
@@ -9,7 +10,8 @@ import {
   webCryptoSecrets,
 } from "@content-site/memory"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { type Caller, type CoreServices, importData, type LimitSettings } from "../../src/index.ts"
+import { analyzeArticleHtml, HtmlAnalyzer as HtmlAnalyzerTag } from "../../src/index.ts"
+import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
 export const pngHeader = (width: number, height: number): Uint8Array => {
@@ -67,7 +69,11 @@ export const fixture = {
 }
 
 /** A use-case test world on the memory Layers, with a fixed clock. */
-export const makeWorld = async (limits: Partial<LimitSettings> = {}, images: ReadonlyMap<string, Uint8Array> = new Map()) => {
+export const makeWorld = async (
+  limits: Partial<LimitSettings> = {},
+  images: ReadonlyMap<string, Uint8Array> = new Map(),
+  htmlAnalyzer: Layer.Layer<HtmlAnalyzer> = inlineHtmlAnalyzer,
+) => {
   const state = makeMemoryState()
   const clock = fixedClock(NOW)
   const layer = Layer.mergeAll(
@@ -77,6 +83,7 @@ export const makeWorld = async (limits: Partial<LimitSettings> = {}, images: Rea
     webCryptoSecrets(1_000),
     settingsLayer("https://cs.test", limits),
     headerImageInspector,
+    htmlAnalyzer,
     tableImageFetcher(images),
   )
   const runtime = ManagedRuntime.make(layer)
@@ -101,6 +108,16 @@ export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   if (!failure) throw new Error(`expected a failure, got ${Cause.pretty(exit.cause)}`)
   return failure.error as E
 }
+
+/** The HTML policy in the calling thread, noting every body it is asked to analyse. */
+export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnalyzer> =>
+  Layer.succeed(HtmlAnalyzerTag, {
+    analyze: (html: string) =>
+      Effect.suspend(() => {
+        seen.push(html)
+        return analyzeArticleHtml(html)
+      }),
+  })
 
 let seq = 0
 /** A caller of account `acc_a` (or another) through a channel. */

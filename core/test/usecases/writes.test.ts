@@ -11,11 +11,35 @@ import {
   type DailyEditLimit,
   type PreconditionFailed,
 } from "../../src/index.ts"
-import { caller, failureOf, failureTag, makeWorld, NOW, pngHeader } from "./harness.ts"
+import { caller, failureOf, failureTag, makeWorld, NOW, pngHeader, recordingHtmlAnalyzer } from "./harness.ts"
 
 const plain = { dryRun: false }
 
 describe("updateArticle", () => {
+  it("should check the article (scope, existence, owner, revision) before any HTML work", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const body = "<p><b><i><u>".repeat(1000)
+    const refusals = await Promise.all([
+      w.exit(updateArticle(caller({ scope: "read-only" }), "art_1", { body }, { dryRun: true })),
+      w.exit(updateArticle(caller(), "art_missing", { body }, { dryRun: true })),
+      w.exit(updateArticle(caller(), "art_missing", { body }, plain)),
+      w.exit(updateArticle(caller(), "art_b", { body }, plain)),
+      w.exit(updateArticle(caller(), "art_2", { body }, { dryRun: false, expectedRevision: 7 })),
+    ])
+    expect(refusals.map(failureTag)).toEqual(["InsufficientScope", "NotFound", "NotFound", "NotFound", "PreconditionFailed"])
+    expect(seen).toEqual([])
+    await w.run(updateArticle(caller(), "art_2", { body: "<p>ok</p>" }, plain))
+    expect(seen).toContain("<p>ok</p>")
+  })
+
+  it("should refuse with PayloadTooLarge a body whose sanitised form is over 1 MiB, and write nothing", async () => {
+    const w = await makeWorld()
+    const exit = await w.exit(updateArticle(caller(), "art_2", { body: "<p><b><i><u>".repeat(20_000) }, plain))
+    expect(failureTag(exit)).toBe("PayloadTooLarge")
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(1)
+  })
+
   it("should sanitise the body, keep protected blocks, and write one api revision", async () => {
     const w = await makeWorld()
     const before = await w.run(getArticle(caller(), "art_1"))

@@ -32,6 +32,8 @@ export interface ArticleView {
   readonly refusal: EditRefusal | null
   readonly csrf: string
   readonly query: Record<string, string | undefined>
+  /** Whether the visual editor's bundle is served (else the body is edited as HTML only). */
+  readonly editor?: boolean
 }
 
 const protectedBlocksOf = (body: string) => {
@@ -62,6 +64,16 @@ export const revisionItem = (article: Article, r: RevisionSummary, csrf: string)
     ${r.reason ? html`<p class="rev-reason">Reason: ${r.reason}</p>` : ""}
   </li>`
 }
+
+/**
+ * The featured image, with a placeholder behind it that shows when the image cannot be loaded
+ * (app.js swaps a broken image for it).
+ */
+const featuredImage = (image: { url: string; alt: string }): Html =>
+  html`<figure class="featured-frame">
+    <img class="featured" src="${image.url}" alt="${image.alt}">
+    <figcaption class="featured-missing" hidden><strong>The image could not be loaded.</strong> <span class="muted">Its address: <code>${image.url}</code></span></figcaption>
+  </figure>`
 
 /** The article page's content. */
 export const articleContent = (v: ArticleView): Html => {
@@ -108,12 +120,14 @@ export const articleContent = (v: ArticleView): Html => {
           <div>
             <label for="body">Body (HTML)</label>
             <p class="hint" id="body-hint">Scripts, frames, styles and event handlers are removed when you save. Keep every element with <code>data-service-protected</code> exactly as it is.</p>
-            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false">
+            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false"${v.editor ? html` data-editor data-preview="/articles/${id}/preview"` : ""}>
 ${v.form.body}</textarea>
           </div>
           <div><label for="reason">Reason <span class="muted">(optional)</span></label><input type="text" id="reason" name="reason" value="${v.form.reason}" maxlength="500"></div>
+          <div id="edit-preview" class="edit-preview" aria-live="polite" hidden></div>
           <div><button type="submit" class="button">Save as new revision</button></div>
         </form>
+        ${v.editor ? html`<link rel="stylesheet" href="/static/editor.css"><script src="/static/editor.js" defer></script>` : ""}
       </section>
     </div>
     <div>
@@ -137,7 +151,7 @@ ${v.form.body}</textarea>
       </section>
       <section class="card" aria-labelledby="image-title">
         <h2 id="image-title">Featured image</h2>
-        ${a["featured image"] ? html`<img class="featured" src="${a["featured image"].url}" alt="${a["featured image"].alt}">` : html`<p class="empty">No featured image.</p>`}
+        ${a["featured image"] ? featuredImage(a["featured image"]) : html`<p class="empty">No featured image.</p>`}
         <form method="post" action="/articles/${id}/image" enctype="multipart/form-data" class="stack">
           ${csrfInput(v.csrf)}
           <div><label for="image">New image</label><input type="file" id="image" name="image" accept="image/jpeg,image/png,image/webp,image/gif,image/avif" required aria-describedby="image-hint">

@@ -1,8 +1,9 @@
 import type { Article, ProtectedBlockViolation, Revision } from "@content-site/core"
-import { type DiffLine, diffLines, htmlLines } from "../diff.ts"
+import { bodyLines, type DiffLine, diffLines } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { originTag, violationList, when } from "../ui.ts"
+import { wordComparison } from "../wordCompare.ts"
 
 const CONTEXT = 3
 
@@ -75,8 +76,11 @@ export const revisionContent = (input: {
     ${
       isCurrent
         ? html`<p class="empty">Pick an older revision on the article page to compare it with this one.</p>`
-        : html`${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
-          ${diffTable("Body (HTML)", htmlLines(r.body), htmlLines(a.body))}
+        : html`${wordComparison({ beforeLabel: `Revision ${r.number}`, afterLabel: `Current (revision ${a.revision})`, beforeTitle: r.title, afterTitle: a.title, beforeBody: r.body, afterBody: a.body })}
+          <details class="html-changes"><summary>HTML changes (for developers)</summary>
+          ${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
+          ${diffTable("Body (HTML)", bodyLines(r.body), bodyLines(a.body))}
+          </details>
           ${JSON.stringify(r["featured image"]) === JSON.stringify(a["featured image"]) ? "" : html`<p>The featured image differs${r["featured image"] ? html` (this revision: <code>${r["featured image"].url}</code>)` : " (this revision had none)"}.</p>`}`
     }
   </section>

@@ -1,8 +1,9 @@
+/** The demo data and its seeding, on memory storage: what it seeds, not how a database stores it (that is the persistence tests' job). */
 import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, type CoreServices } from "@content-site/core"
-import { headerImageInspector, makeMemoryState, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher, webCryptoSecrets } from "@content-site/memory"
+import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher, webCryptoSecrets } from "@content-site/memory"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { demoData, seedDemo } from "../../apps/server/demo.ts"
+import { demoData, seedDemo } from "../demo.ts"
 
 describe("demo data", () => {
   it("should seed the demo account once with sites, articles, backlinks and a fresh write key", async () => {
@@ -14,6 +15,7 @@ describe("demo data", () => {
         webCryptoSecrets(1_000),
         settingsLayer("http://localhost:3000"),
         headerImageInspector,
+        inlineHtmlAnalyzer,
         tableImageFetcher(new Map()),
       ) as Layer.Layer<CoreServices>,
     )

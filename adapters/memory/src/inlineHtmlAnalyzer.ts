@@ -1,0 +1,5 @@
+import { analyzeArticleHtml, HtmlAnalyzer } from "@content-site/core"
+import { Layer } from "effect"
+
+/** The article-HTML policy run in the calling thread: for tests and embedders without worker threads. */
+export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlAnalyzer, { analyze: analyzeArticleHtml })

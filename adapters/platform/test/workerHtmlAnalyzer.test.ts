@@ -1,0 +1,46 @@
+import { analyzeArticleHtml, HtmlAnalyzer } from "@content-site/core"
+import { Effect, Exit, ManagedRuntime } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { workerHtmlAnalyzer } from "../src/index.ts"
+
+const runtime = ManagedRuntime.make(workerHtmlAnalyzer({ maxThreads: 1 }))
+afterAll(() => runtime.dispose())
+
+const inWorker = (html: string) => runtime.runPromiseExit(HtmlAnalyzer.use((a) => a.analyze(html)))
+
+describe("workerHtmlAnalyzer", () => {
+  it("should answer what analyzeArticleHtml answers: result, InvalidRequest and PayloadTooLarge", async () => {
+    const bodies = [
+      '<p>Hi <a href="https://x.test" data-service-protected="backlink" onclick="y">x</a><script>1</script></p>',
+      "",
+      "<div>".repeat(300),
+      "<p><b><i><u>".repeat(20_000),
+    ]
+    for (const body of bodies) {
+      const expected = Effect.runSyncExit(analyzeArticleHtml(body))
+      const actual = await inWorker(body)
+      expect(Exit.isSuccess(actual)).toBe(Exit.isSuccess(expected))
+      if (Exit.isSuccess(actual) && Exit.isSuccess(expected)) expect(actual.value).toStrictEqual(expected.value)
+      else expect(JSON.stringify(actual)).toBe(JSON.stringify(expected))
+    }
+  })
+
+  it("should keep the event loop free while it sanitises", async () => {
+    let ticks = 0
+    let done = false
+    const tick = (): void => {
+      if (done) return
+      ticks++
+      setImmediate(tick)
+    }
+    const work = inWorker("<p><b><i><u>".repeat(80_000)).then((exit) => {
+      done = true
+      return exit
+    })
+    tick()
+    const exit = await work
+    expect(Exit.isFailure(exit)).toBe(true)
+    // Sanitising in this thread would let no turn of the loop run until it is done.
+    expect(ticks).toBeGreaterThan(10)
+  })
+})

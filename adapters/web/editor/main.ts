@@ -1,0 +1,353 @@
+/**
+ * The article page's visual editor (progressive enhancement: without this script the page edits
+ * the body as HTML in the textarea). It replaces the textarea with a ProseMirror editor when the
+ * body can be shown without changing it, else opens the HTML source and says why; keeps the
+ * textarea filled with the body's HTML for the form; locks protected links; and, before saving,
+ * shows what the server's dry run says (what sanitising removes, the protected-links verdict).
+ */
+import { toggleMark } from "prosemirror-commands"
+import { redo, undo, history } from "prosemirror-history"
+import { keymap } from "prosemirror-keymap"
+import type { Node as PMNode } from "prosemirror-model"
+import { dropCursor } from "prosemirror-dropcursor"
+import { gapCursor } from "prosemirror-gapcursor"
+import { EditorState, type Command } from "prosemirror-state"
+import { EditorView, type NodeView } from "prosemirror-view"
+import { blockTypeAt, insertImage, keys, linkAt, markActive, setBlock, setLink, toggleEmphasis, toggleList, toggleQuote, unsetLink } from "./commands.ts"
+import { toHtml, tryLoad } from "./html.ts"
+import { protectedLock, type Refusal } from "./protect.ts"
+import { htmlAttr, type HtmlAttrs, protectedElement, schema } from "./schema.ts"
+
+const h = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] => {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(props)) el.setAttribute(k, v)
+  el.append(...children)
+  return el
+}
+
+/** The protected element as shown in the editor: locked, labelled, draggable. */
+class ProtectedView implements NodeView {
+  readonly dom: HTMLElement
+  constructor(node: PMNode, inline: boolean) {
+    this.dom = h(inline ? "span" : "div", {
+      class: inline ? "pm-protected" : "pm-protected pm-protected-block",
+      contenteditable: "false",
+      draggable: "true",
+      title: "Protected link: it can be moved (drag, or cut and paste), not edited or deleted",
+    })
+    const badge = h("span", { class: "pm-lock" }, "Protected")
+    const el = document.importNode(protectedElement(node.attrs["html"] as string), true)
+    for (const a of Array.from(el.attributes)) if (/^(id|role|aria-.*)$/.test(a.name)) el.removeAttribute(a.name)
+    this.dom.append(badge, el)
+  }
+  stopEvent(): boolean {
+    return false
+  }
+  ignoreMutation(): boolean {
+    return true
+  }
+}
+
+interface Parts {
+  readonly form: HTMLFormElement
+  readonly textarea: HTMLTextAreaElement
+  readonly previewUrl: string
+}
+
+const mount = ({ form, textarea, previewUrl }: Parts): void => {
+  const label = document.querySelector<HTMLLabelElement>('label[for="body"]')
+  const hint = document.getElementById("body-hint")
+  const wrapper = h("div", { class: "editor", id: "body-editor" })
+  const visualButton = h("button", { type: "button", class: "editor-mode", "aria-pressed": "true" }, "Visual")
+  const sourceButton = h("button", { type: "button", class: "editor-mode", "aria-pressed": "false" }, "HTML source")
+  const modes = h("div", { class: "editor-modes", role: "group", "aria-label": "Editing mode" }, visualButton, sourceButton)
+  const notice = h("div", { class: "editor-notice", role: "status", id: "editor-notice" })
+  const toolbar = h("div", { class: "editor-toolbar", role: "toolbar", "aria-label": "Formatting", "aria-controls": "body-visual" })
+  const surface = h("div", { class: "editor-surface" })
+  const lockMessage = h("div", { class: "lock-message", role: "alert", id: "lock-message", hidden: "" })
+  surface.append(lockMessage)
+  wrapper.append(modes, notice, toolbar, surface)
+  textarea.before(wrapper)
+  wrapper.after(textarea)
+
+  // ---- toolbar ---------------------------------------------------------------------------------
+  const blockSelect = h(
+    "select",
+    { "aria-label": "Text style", class: "editor-block" },
+    h("option", { value: "p" }, "Paragraph"),
+    h("option", { value: "h2" }, "Heading 2"),
+    h("option", { value: "h3" }, "Heading 3"),
+    h("option", { value: "h4" }, "Heading 4"),
+    h("option", { value: "pre" }, "Code block"),
+    h("option", { value: "other", disabled: "" }, "Other"),
+  )
+  const buttons: Array<{ el: HTMLButtonElement; active?: (s: EditorState) => boolean; run: Command | null }> = []
+  /** A toolbar button; `run` is also asked (without dispatch) whether it applies, unless it opens a form. */
+  const button = (text: string, title: string, run: Command, active?: (s: EditorState) => boolean, cls = "", opensForm = false): HTMLButtonElement => {
+    // Symbol buttons (B, I, ↶) are named by their title; word buttons by their own text.
+    const el = h("button", text.length <= 3 ? { type: "button", class: `tool ${cls}`, title, "aria-label": title } : { type: "button", class: `tool ${cls}`, title }, text)
+    if (active) el.setAttribute("aria-pressed", "false")
+    el.addEventListener("mousedown", (e) => e.preventDefault())
+    el.addEventListener("click", () => {
+      run(view.state, view.dispatch)
+      view.focus()
+    })
+    buttons.push(active ? { el, active, run: opensForm ? null : run } : { el, run: opensForm ? null : run })
+    return el
+  }
+  const m = schema.marks
+  const linkForm = h("div", { class: "editor-popover", hidden: "" })
+  const linkInput = h("input", { type: "text", id: "editor-link-href", inputmode: "url", placeholder: "https://…" })
+  const linkApply = h("button", { type: "button", class: "button button-small" }, "Apply link")
+  const linkCancel = h("button", { type: "button", class: "button button-quiet button-small" }, "Cancel")
+  linkForm.append(h("label", { for: "editor-link-href" }, "Link address"), linkInput, linkApply, linkCancel)
+  const imageForm = h("div", { class: "editor-popover", hidden: "" })
+  const imageSrc = h("input", { type: "text", id: "editor-image-src", inputmode: "url", placeholder: "https://…" })
+  const imageAlt = h("input", { type: "text", id: "editor-image-alt" })
+  const imageApply = h("button", { type: "button", class: "button button-small" }, "Insert image")
+  const imageCancel = h("button", { type: "button", class: "button button-quiet button-small" }, "Cancel")
+  imageForm.append(h("label", { for: "editor-image-src" }, "Image address"), imageSrc, h("label", { for: "editor-image-alt" }, "Description (alt text)"), imageAlt, imageApply, imageCancel)
+
+  const openPopover = (form: HTMLElement, focus: HTMLInputElement, value: string) => {
+    linkForm.hidden = true
+    imageForm.hidden = true
+    form.hidden = false
+    focus.value = value
+    focus.focus()
+  }
+  toolbar.append(
+    blockSelect,
+    button("B", "Bold", toggleEmphasis(m["strong"]!, m["b"]!), (s) => markActive(s, [m["strong"]!, m["b"]!]), "tool-bold"),
+    button("I", "Italic", toggleEmphasis(m["em"]!, m["i"]!), (s) => markActive(s, [m["em"]!, m["i"]!]), "tool-italic"),
+    button("</>", "Inline code", toggleMark(m["code"]!), (s) => markActive(s, [m["code"]!])),
+    button("• Bulleted list", "Bulleted list", toggleList("ul")),
+    button("1. Numbered list", "Numbered list", toggleList("ol")),
+    button("❝ Quote", "Quote", toggleQuote),
+    button("Link", "Link", (s) => {
+      const link = linkAt(s)
+      openPopover(linkForm, linkInput, link ? (htmlAttr(link.attrs["html"] as HtmlAttrs, "href") ?? "") : "")
+      return true
+    }, undefined, "", true),
+    button("Remove link", "Remove link", unsetLink),
+    button("Image", "Insert image", () => {
+      openPopover(imageForm, imageSrc, "")
+      imageAlt.value = ""
+      return true
+    }, undefined, "", true),
+    button("↶", "Undo", undo),
+    button("↷", "Redo", redo),
+  )
+  toolbar.after(linkForm, imageForm)
+
+  const closePopovers = () => {
+    linkForm.hidden = true
+    imageForm.hidden = true
+    view.focus()
+  }
+  linkApply.addEventListener("click", () => {
+    const href = linkInput.value.trim()
+    if (href !== "") setLink(href)(view.state, view.dispatch)
+    closePopovers()
+  })
+  linkInput.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault()
+      linkApply.click()
+    } else if (e.key === "Escape") closePopovers()
+  })
+  linkCancel.addEventListener("click", closePopovers)
+  imageApply.addEventListener("click", () => {
+    const src = imageSrc.value.trim()
+    if (src !== "") insertImage(src, imageAlt.value.trim())(view.state, view.dispatch)
+    closePopovers()
+  })
+  imageCancel.addEventListener("click", closePopovers)
+  blockSelect.addEventListener("change", () => {
+    setBlock(blockSelect.value)(view.state, view.dispatch)
+    view.focus()
+  })
+
+  // ---- the lock's messages ---------------------------------------------------------------------
+  let lockTimer: ReturnType<typeof setTimeout> | undefined
+  const showRefusal = (v: EditorView, refusal: Refusal) => {
+    lockMessage.textContent = refusal.message
+    lockMessage.hidden = false
+    const pos = Math.min(refusal.pos, v.state.doc.content.size)
+    const at = v.coordsAtPos(pos)
+    const box = surface.getBoundingClientRect()
+    lockMessage.style.top = `${Math.max(0, at.bottom - box.top + 6)}px`
+    lockMessage.style.left = `${Math.max(0, Math.min(at.left - box.left, box.width - 320))}px`
+    const dom = v.nodeDOM(pos)
+    if (dom instanceof HTMLElement && dom.classList.contains("pm-protected")) {
+      dom.classList.remove("pm-refused")
+      void dom.offsetWidth
+      dom.classList.add("pm-refused")
+    }
+    clearTimeout(lockTimer)
+    lockTimer = setTimeout(() => {
+      lockMessage.hidden = true
+    }, 8000)
+  }
+
+  // ---- the editor ------------------------------------------------------------------------------
+  const plugins = [protectedLock(showRefusal), history(), keymap({ "Mod-z": undo, "Mod-y": redo, "Shift-Mod-z": redo }), keymap(keys), dropCursor(), gapCursor()]
+  const stateOf = (doc: PMNode) => EditorState.create({ schema, doc, plugins })
+  let view: EditorView
+  const initial = tryLoad(textarea.value)
+  const syncToolbar = (state: EditorState) => {
+    for (const b of buttons) {
+      if (b.active) b.el.setAttribute("aria-pressed", String(b.active(state)))
+      b.el.disabled = !b.active && b.run !== null && !b.run(state)
+    }
+    const type = blockTypeAt(state)
+    blockSelect.value = ["p", "h2", "h3", "h4", "pre"].includes(type) ? type : "other"
+  }
+  view = new EditorView(surface, {
+    state: stateOf("doc" in initial ? initial.doc : schema.topNodeType.createAndFill()!),
+    attributes: { id: "body-visual", role: "textbox", "aria-multiline": "true", "aria-label": "Article body", "aria-describedby": "body-hint", class: "editor-content" },
+    nodeViews: {
+      protected_inline: (node) => new ProtectedView(node, true),
+      protected_block: (node) => new ProtectedView(node, false),
+    },
+    dispatchTransaction: (tr) => {
+      const state = view.state.apply(tr)
+      view.updateState(state)
+      if (tr.docChanged) {
+        if (!tr.getMeta("protected-lock-own")) lockMessage.hidden = true
+        textarea.value = toHtml(state.doc)
+        invalidatePreview()
+      }
+      syncToolbar(state)
+    },
+  })
+  surface.append(lockMessage)
+  syncToolbar(view.state)
+
+  const setMode = (visual: boolean) => {
+    visualButton.setAttribute("aria-pressed", String(visual))
+    sourceButton.setAttribute("aria-pressed", String(!visual))
+    toolbar.hidden = !visual
+    surface.hidden = !visual
+    textarea.hidden = visual
+    linkForm.hidden = true
+    imageForm.hidden = true
+    if (label) label.textContent = visual ? "Body" : "Body (HTML)"
+    if (hint) {
+      hint.textContent = visual
+        ? "Protected links (marked Protected) can be moved, by dragging or by cut and paste, but not edited or deleted."
+        : "Scripts, frames, styles and event handlers are removed when you save. Keep every element with data-service-protected exactly as it is."
+    }
+  }
+  visualButton.addEventListener("click", () => {
+    if (visualButton.getAttribute("aria-pressed") === "true") return
+    const loaded = tryLoad(textarea.value)
+    if ("reason" in loaded) {
+      notice.className = "editor-notice notice notice-info"
+      notice.textContent = `This HTML stays in source mode: ${loaded.reason}, so the visual editor could lose something. Your HTML is kept exactly as it is.`
+      return
+    }
+    view.updateState(stateOf(loaded.doc))
+    syncToolbar(view.state)
+    notice.textContent = ""
+    notice.className = "editor-notice"
+    setMode(true)
+    view.focus()
+  })
+  sourceButton.addEventListener("click", () => {
+    if (sourceButton.getAttribute("aria-pressed") === "true") return
+    textarea.value = toHtml(view.state.doc)
+    setMode(false)
+    textarea.focus()
+  })
+  textarea.addEventListener("input", () => invalidatePreview())
+
+  if ("reason" in initial) {
+    setMode(false)
+    notice.className = "editor-notice notice notice-info"
+    notice.textContent = `This article opens in HTML source mode: ${initial.reason}. Editing the HTML keeps everything exactly.`
+  } else {
+    setMode(true)
+  }
+
+  // ---- preview before saving -------------------------------------------------------------------
+  const preview = document.getElementById("edit-preview") ?? h("div", { id: "edit-preview" })
+  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!
+  const submitLabel = submit.textContent ?? "Save as new revision"
+  let previewedKey: string | null = null
+  const keyOf = () => new URLSearchParams(new FormData(form) as unknown as Record<string, string>).toString()
+  function invalidatePreview() {
+    if (previewedKey === null) return
+    previewedKey = null
+    submit.textContent = submitLabel
+    preview.classList.add("stale")
+  }
+  form.addEventListener("input", (e) => {
+    if (e.target !== textarea) invalidatePreview()
+  })
+  form.addEventListener("submit", async (event) => {
+    if (visualButton.getAttribute("aria-pressed") === "true") textarea.value = toHtml(view.state.doc)
+    if (previewedKey !== null && previewedKey === keyOf()) return
+    event.preventDefault()
+    const key = keyOf()
+    submit.disabled = true
+    try {
+      const res = await fetch(previewUrl, { method: "POST", body: new URLSearchParams(new FormData(form) as unknown as Record<string, string>), headers: { Accept: "application/json" } })
+      const result = (await res.json()) as PreviewResult
+      renderPreview(preview, result)
+      previewedKey = key
+      submit.textContent = "Confirm and save"
+    } catch {
+      renderPreview(preview, { changed: true, title_changed: false, body_changed: true, removed: [], protected: { ok: true, violations: [], count: 0 }, refused: "The preview could not be loaded; you can still save." })
+      previewedKey = key
+    } finally {
+      submit.disabled = false
+    }
+    preview.focus()
+  })
+}
+
+/** What `POST /articles/{id}/preview` answers. */
+interface PreviewResult {
+  readonly changed: boolean
+  readonly title_changed: boolean
+  readonly body_changed: boolean
+  readonly removed: ReadonlyArray<{ what: string; count: number }>
+  readonly protected: { ok: boolean; count: number; violations: ReadonlyArray<{ kind: string; href: string | null; text: string }> }
+  readonly refused: string | null
+}
+
+const KIND: Record<string, string> = { removed: "Removed", changed: "Changed", forged: "Added (not allowed)" }
+
+const renderPreview = (preview: HTMLElement, r: PreviewResult): void => {
+  preview.hidden = false
+  preview.classList.remove("stale")
+  preview.setAttribute("tabindex", "-1")
+  preview.className = `edit-preview notice ${r.refused !== null || !r.protected.ok ? "notice-error" : "notice-info"}`
+  const items: Array<Node> = []
+  const li = (...c: Array<Node | string>) => items.push(h("li", {}, ...c))
+  if (r.refused !== null) li(r.refused)
+  if (!r.changed) li("Nothing changed: saving makes no new revision.")
+  else li(`Saving makes a new revision (${[r.title_changed ? "title" : "", r.body_changed ? "body" : ""].filter(Boolean).join(" and ")} changed).`)
+  if (r.removed.length === 0) li("The sanitiser keeps everything.")
+  else li("The sanitiser will remove: ", h("ul", {}, ...r.removed.map((x) => h("li", {}, `${x.count} × ${x.what}`))))
+  if (r.protected.ok) li(r.protected.count === 0 ? "No protected links." : `Protected links: all ${r.protected.count} kept.`)
+  else {
+    li(
+      "Protected links: saving will be refused because of these:",
+      h("ul", {}, ...r.protected.violations.map((v) => h("li", {}, `${KIND[v.kind] ?? v.kind}: “${v.text || "(no text)"}”${v.href ? ` → ${v.href}` : ""}`))),
+    )
+  }
+  preview.replaceChildren(h("p", {}, h("strong", {}, "Before you save:")), h("ul", {}, ...items), h("p", { class: "hint" }, "Press the button again to save, or keep editing."))
+}
+
+const start = (): void => {
+  const textarea = document.querySelector<HTMLTextAreaElement>("textarea#body[data-editor]")
+  const form = textarea?.form
+  const previewUrl = textarea?.getAttribute("data-preview")
+  if (!textarea || !form || !previewUrl) return
+  mount({ form, textarea, previewUrl })
+  document.documentElement.classList.add("editor-ready")
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start)
+else start()

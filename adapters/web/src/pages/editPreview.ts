@@ -1,0 +1,33 @@
+import type { ProtectedBlockViolation } from "@content-site/core"
+
+/** What the article page's editor shows before a save: the server's dry run of the edit. */
+export interface EditPreview {
+  /** Whether saving makes a new revision. */
+  readonly changed: boolean
+  readonly title_changed: boolean
+  readonly body_changed: boolean
+  /** What sanitising removes from the proposed body. */
+  readonly removed: ReadonlyArray<{ readonly what: string; readonly count: number }>
+  /** The protected-links verdict: how many the article has, and how the edit breaks them. */
+  readonly protected: { readonly ok: boolean; readonly count: number; readonly violations: ReadonlyArray<ProtectedBlockViolation> }
+  /** Why saving would be refused for another reason (stale revision, invalid input), else null. */
+  readonly refused: string | null
+}
+
+/** The JSON answer of `POST /articles/{id}/preview`. */
+export const editPreview = (v: {
+  titleChanged: boolean
+  bodyChanged: boolean
+  removed: ReadonlyArray<{ what: string; count: number }>
+  protectedOk: boolean
+  protectedCount: number
+  violations: ReadonlyArray<ProtectedBlockViolation>
+  refused: string | null
+}): EditPreview => ({
+  changed: v.titleChanged || v.bodyChanged,
+  title_changed: v.titleChanged,
+  body_changed: v.bodyChanged,
+  removed: v.removed,
+  protected: { ok: v.protectedOk, count: v.protectedCount, violations: v.violations },
+  refused: v.refused,
+})

@@ -1,0 +1,86 @@
+/**
+ * Bodies that cost the sanitiser the most: refused within its bounds, checked against the article
+ * first, and sanitised off the event loop so that the server answers others meanwhile.
+ */
+import { request } from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000", DAILY_EDIT_LIMIT: "1000" }, { storage: "memory" })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+/** 1 MiB of formatting tags the parser closes and reopens in every paragraph (7 times the input). */
+const NESTED = "<p><b><i><u>".repeat(80_000)
+
+const put = (path: string, body: unknown, key: string = KEYS.a) =>
+  t.api(path, { method: "PUT", key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+
+describe("a body that costs the sanitiser the most", () => {
+  it("should answer 404 for an article that does not exist, before any HTML work", async () => {
+    const res = await put("/api/v1/articles/art_nope?dry_run=true", { body: NESTED })
+    expect(res.status).toBe(404)
+    expect((await json(res)).code).toBe("not_found")
+  })
+
+  it("should answer 404 for another account's article", async () => {
+    const res = await put("/api/v1/articles/art_b1?dry_run=true", { body: NESTED })
+    expect(res.status).toBe(404)
+  })
+
+  it("should refuse with 413 payload_too_large a body whose sanitised form is over 1 MiB, and store nothing", async () => {
+    const before = await json(await t.api("/api/v1/articles/art_a02"))
+    for (const dryRun of [true, false]) {
+      const res = await put(`/api/v1/articles/art_a02${dryRun ? "?dry_run=true" : ""}`, { body: NESTED })
+      expect(res.status).toBe(413)
+      expect((await json(res)).code).toBe("payload_too_large")
+    }
+    const after = await json(await t.api("/api/v1/articles/art_a02"))
+    expect(after.revision).toBe(before.revision)
+    expect(after.body).toBe(before.body)
+  })
+
+  it("should answer /healthz while such a body is being sanitised", async () => {
+    const url = new URL(t.url)
+    const payload = JSON.stringify({ body: NESTED })
+    let settled = false
+    let uploaded!: () => void
+    const sent = new Promise<void>((resolve) => (uploaded = resolve))
+    const edit = new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: "PUT",
+          path: "/api/v1/articles/art_a02?dry_run=true",
+          headers: { authorization: `Bearer ${KEYS.a}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        },
+        (res) => {
+          res.resume()
+          res.on("end", () => {
+            settled = true
+            resolve(res.statusCode ?? 0)
+          })
+        },
+      )
+      req.on("error", reject)
+      req.end(payload, () => uploaded())
+    })
+    await sent
+    // Health checks one after the other, from the moment the whole body is sent until the edit is answered.
+    let answeredMeanwhile = 0
+    while (!settled) {
+      const health = await fetch(`${t.url}/healthz`)
+      await health.arrayBuffer()
+      expect(health.status).toBe(200)
+      if (!settled) answeredMeanwhile++
+    }
+    expect(await edit).toBe(413)
+    // With the sanitiser on the event loop, at most the check sent before it starts gets through.
+    expect(answeredMeanwhile).toBeGreaterThanOrEqual(3)
+  })
+})

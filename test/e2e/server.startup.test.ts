@@ -1,0 +1,96 @@
+/**
+ * The start-up window: the server listens before its database is open, so a request can arrive
+ * while it migrates or loads keys. It must be answered at once (503 `unavailable`, `/healthz`
+ * 200), never left without an answer.
+ */
+import { createServer, type AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startServer } from "../../apps/server/server.ts"
+import { eventually } from "../support/eventually.ts"
+import { startPostgresProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { createDatabase, scratchDir } from "./helpers.ts"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+let db: { url: string; drop: () => Promise<void> }
+let proxy: TcpProxy
+let proxiedUrl: string
+beforeAll(async () => {
+  db = await createDatabase()
+  ;({ proxy, url: proxiedUrl } = await startPostgresProxy(db.url))
+})
+afterAll(async () => {
+  await proxy?.close()
+  await db?.drop()
+})
+
+describe("a request during start-up", () => {
+  it("should be answered 503 unavailable while the database is not open yet, and the start that fails closes the port", async () => {
+    // The database accepts connections and never answers: the start waits on it.
+    await proxy.cut("blackhole")
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    let settled = false
+    const starting = startServer({
+      env: { PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: proxiedUrl, DATA_DIR: scratchDir(), SEED_DEMO: "false" },
+      quiet: true,
+    }).finally(() => {
+      settled = true
+    })
+    const failure = starting.then(
+      () => null,
+      (err: unknown) => err,
+    )
+
+    const ready = await eventually(
+      () => fetch(`${base}/readyz`).catch(() => null),
+      (res) => res !== null,
+      10_000,
+    )
+    expect(ready?.status).toBe(503)
+    expect(await ready?.json()).toEqual({ status: "unavailable" })
+    expect(ready?.headers.get("retry-after")).toBe("1")
+
+    const api = await fetch(`${base}/api/v1/sites`, { headers: { authorization: "Bearer cs_x" } })
+    expect(api.status).toBe(503)
+    expect(api.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    expect(await api.json()).toMatchObject({ status: 503, code: "unavailable", type: `${base}/problems/unavailable` })
+
+    const put = await fetch(`${base}/api/v1/articles/art_1`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" })
+    expect(put.status).toBe(503)
+
+    const health = await fetch(`${base}/healthz`)
+    expect(health.status).toBe(200)
+    // All of this was answered while the start was still waiting for the database.
+    expect(settled).toBe(false)
+
+    expect(await failure).toBeInstanceOf(Error)
+    const after = await fetch(`${base}/readyz`).then(
+      () => "answered",
+      () => "refused",
+    )
+    expect(after).toBe("refused")
+  })
+
+  it("should answer every request once started", async () => {
+    await proxy.restore()
+    const port = await freePort()
+    const server = await startServer({
+      env: { PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: proxiedUrl, DATA_DIR: scratchDir(), SEED_DEMO: "false" },
+      quiet: true,
+    })
+    try {
+      const ready = await fetch(`${server.url}/readyz`)
+      expect(ready.status).toBe(200)
+      expect((await fetch(`${server.url}/api/v1/sites`)).status).toBe(401)
+    } finally {
+      await server.close()
+    }
+  })
+})
