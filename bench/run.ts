@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every `bench/*.bench.ts` in turn. Each prints its own figures next to the
- * same-run baseline it is compared against. Not a test: nothing here asserts a time.
+ * same-run baseline it is compared against. Not a test: nothing here asserts a time. Benches named
+ * `*.slow.bench.ts` (minutes of fixture building) run only when named: `npm run bench -- scale`.
  */
 import { readdirSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -10,7 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const only = process.argv.slice(2)
 const files = readdirSync(here)
   .filter((f) => f.endsWith(".bench.ts"))
-  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .filter((f) => (only.length === 0 ? !f.endsWith(".slow.bench.ts") : only.some((o) => f.includes(o))))
   .sort()
 for (const file of files) {
   console.log(`\n=== ${file}`)

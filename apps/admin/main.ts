@@ -33,8 +33,9 @@ Commands:
   oauth rotate-key [--activate-in SECONDS]  add a new token signing key for MCP connections; it signs
                                             after SECONDS (default 300: running servers reload keys
                                             every minute), older tokens stay valid
-  activity prune --older-than DAYS          delete activity entries more than DAYS (at least 1) days old;
-                                            the service itself keeps the log for ever
+  activity prune --older-than DAYS          delete activity entries more than DAYS (at least 1) days old
+                                            (whole months by dropping their partitions); the service
+                                            itself keeps the log for ever
   rewrite apply FILE.jsonl [--dry-run]      apply a batch of the platform's rewrite job: one JSON object a line,
                                             { rewrite_id, article_id, title?, body?, reason?, if_revision? };
                                             each line is checked like an API edit and refused alone; a line
@@ -191,8 +192,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case "activity prune": {
         const before = new Date(Date.now() - Number(olderThan) * 86_400_000)
-        const deleted = await db.pruneActivity(before)
-        console.log(`Deleted ${deleted} activity entries from before ${before.toISOString()}.`)
+        const pruned = await db.pruneActivity(before)
+        console.log(`Deleted ${pruned.deleted} activity entries from before ${before.toISOString()}.`)
+        if (pruned.droppedPartitions.length > 0) console.log(`Dropped the monthly partitions ${pruned.droppedPartitions.join(", ")}.`)
         return 0
       }
       case "rewrite apply": {

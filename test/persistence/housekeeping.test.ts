@@ -85,7 +85,14 @@ describe("housekeeping on PostgreSQL", () => {
       await lease.query("update limit_counters set window_start = $1, count = 1 where key = 'hk:racing'", [Date.now()])
       // the sweep picks the row as stale, then waits for the lease's row lock
       const sweeping = db.sweepCounters()
-      await new Promise((r) => setTimeout(r, 200))
+      const waiting = async () =>
+        (
+          await admin.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'",
+            [database.name],
+          )
+        ).rows[0]!.n
+      expect(await eventually(waiting, (n) => n > 0, 5_000)).toBeGreaterThan(0)
       await lease.query("commit")
       await sweeping
     } finally {
@@ -117,7 +124,49 @@ describe("housekeeping on PostgreSQL", () => {
     await db.sweepCounters()
     const ids = async () => (await admin.query<{ id: string }>("select id from activity where id like 'act_hk_%' order by id")).rows.map((r) => r.id)
     expect(await ids()).toEqual(["act_hk_new", "act_hk_old"])
-    expect(await db.pruneActivity(new Date(Date.now() - 365 * DAY))).toBe(1)
+    expect(await db.pruneActivity(new Date(Date.now() - 365 * DAY))).toEqual({ deleted: 1, droppedPartitions: [] })
     expect(await ids()).toEqual(["act_hk_new"])
+  })
+
+  it("should prune whole months by dropping their partitions, and the rows of the month the cut falls in", async () => {
+    // two past months of their own (as housekeeping made them when they were ahead)
+    const month = (back: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - back, 1))
+    const name = (m: Date) => `activity_p${m.getUTCFullYear()}${String(m.getUTCMonth() + 1).padStart(2, "0")}`
+    for (const back of [3, 2]) {
+      await admin.query(`create table ${name(month(back))} partition of activity for values from ('${month(back).toISOString()}') to ('${month(back - 1).toISOString()}')`)
+    }
+    const insert = (id: string, at: Date) =>
+      admin.query(
+        `insert into activity (id, account_id, at, channel, actor, action, status, duration_ms, request_id)
+         values ($1, null, $2, 'api', null, 'GET /api/v1/sites', '200', 1, $1)`,
+        [id, at.toISOString()],
+      )
+    await insert("act_pm_3a", new Date(month(3).getTime() + DAY))
+    await insert("act_pm_3b", new Date(month(3).getTime() + 2 * DAY))
+    await insert("act_pm_2a", new Date(month(2).getTime() + DAY))
+    await insert("act_pm_2b", new Date(month(2).getTime() + 20 * DAY))
+    // the cut falls inside the month two back: the month three back goes whole, one row of the other
+    const pruned = await db.pruneActivity(new Date(month(2).getTime() + 10 * DAY))
+    expect(pruned).toEqual({ deleted: 3, droppedPartitions: [name(month(3))] })
+    const left = await admin.query<{ id: string }>("select id from activity where id like 'act_pm_%' order by id")
+    expect(left.rows.map((r) => r.id)).toEqual(["act_pm_2b"])
+    const tables = await admin.query<{ name: string }>("select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'activity'::regclass")
+    expect(tables.rows.map((r) => r.name)).not.toContain(name(month(3)))
+    expect(tables.rows.map((r) => r.name)).toContain(name(month(2)))
+  })
+
+  it("should create the coming months' partitions when housekeeping runs", async () => {
+    const ahead = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 2, 1))
+    const name = `activity_p${ahead.getUTCFullYear()}${String(ahead.getUTCMonth() + 1).padStart(2, "0")}`
+    const sweeping = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 50 })
+    try {
+      // gone after the start (which makes the months ahead too): only a housekeeping run brings it back
+      await admin.query(`drop table ${name}`)
+      const made = async () =>
+        (await admin.query("select 1 from pg_class where relname = $1", [name])).rowCount === 1
+      expect(await eventually(made, (m) => m, 5_000)).toBe(true)
+    } finally {
+      await sweeping.close()
+    }
   })
 })

@@ -4,12 +4,20 @@
  */
 import { Migration20261122214310_initial } from "./Migration20261122214310_initial.ts"
 import { Migration20261123012232_changeNotifications } from "./Migration20261123012232_changeNotifications.ts"
-import { Migration20261124001831_idempotencyKeys } from "./Migration20261124001831_idempotencyKeys.ts"
 import { Migration20261123235216_appliedRewrites } from "./Migration20261123235216_appliedRewrites.ts"
+import { Migration20261124000000_partitionedActivity } from "./Migration20261124000000_partitionedActivity.ts"
+import { Migration20261124001206_articleListIndex } from "./Migration20261124001206_articleListIndex.ts"
+import { Migration20261124001831_idempotencyKeys } from "./Migration20261124001831_idempotencyKeys.ts"
+import { Migration20261124002052_activityCounts } from "./Migration20261124002052_activityCounts.ts"
+import { Migration20261124010000_articleCounts } from "./Migration20261124010000_articleCounts.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
   { name: "Migration20261123012232_changeNotifications", class: Migration20261123012232_changeNotifications },
   { name: "Migration20261123235216_appliedRewrites", class: Migration20261123235216_appliedRewrites },
+  { name: "Migration20261124000000_partitionedActivity", class: Migration20261124000000_partitionedActivity },
+  { name: "Migration20261124001206_articleListIndex", class: Migration20261124001206_articleListIndex },
   { name: "Migration20261124001831_idempotencyKeys", class: Migration20261124001831_idempotencyKeys },
+  { name: "Migration20261124002052_activityCounts", class: Migration20261124002052_activityCounts },
+  { name: "Migration20261124010000_articleCounts", class: Migration20261124010000_articleCounts },
 ]

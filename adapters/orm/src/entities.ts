@@ -69,10 +69,39 @@ export const SiteEntity = defineEntity({
   },
 })
 
+/**
+ * Statement triggers on `articles` keep `article_counts` (articles per account, site, status and
+ * UTC day of publication, `''` when unpublished) in step with every insert, update and delete, in
+ * the same transaction; an article list's `total` is read from it. An edit that changes neither
+ * status nor publication day writes no count. Raw DDL (transition tables): the schema diff only
+ * checks that they exist.
+ */
+const articleTrigger = (name: string, event: "insert" | "update" | "delete", tables: string) => ({
+  name,
+  timing: "after" as const,
+  events: [event],
+  forEach: "statement" as const,
+  expression: `create trigger "${name}" after ${event} on "articles" referencing ${tables} for each statement execute function "articles_${name}_fn"()`,
+})
+
 export const ArticleEntity = defineEntity({
   name: "Article",
   tableName: "articles",
-  indexes: [{ name: "articles_site_published_index", properties: ["siteId", "publishedAt", "id"] }],
+  triggers: [
+    articleTrigger("counted", "insert", "new table as new_rows"),
+    articleTrigger("recounted", "update", "old table as old_rows new table as new_rows"),
+    articleTrigger("uncounted", "delete", "old table as old_rows"),
+  ],
+  // A site's list in its order (newest published first, then id), covering its filters, so a page
+  // far down is found in the index alone before the rows are read (`repositories.ts`, deferred join).
+  indexes: [
+    {
+      name: "articles_site_list_index",
+      properties: ["siteId", "publishedAt", "id"],
+      columns: [{ name: "site_id" }, { name: "published_at", sort: "desc", nulls: "last" }, { name: "id" }],
+      include: ["accountId", "status"],
+    },
+  ],
   properties: {
     id: p.string().length(128).primary(),
     accountId: p.string().length(128).index("articles_account_id_index"),
@@ -128,15 +157,33 @@ export const RevisionEntity = defineEntity({
   },
 })
 
+/**
+ * Statement triggers on `activity` keep `activity_counts` (entries per account, channel and UTC day)
+ * in step with every insert and delete, by the service or by hand, in the same transaction; the
+ * activity API's `total` is read from it instead of counting millions of rows. Declared as raw DDL
+ * (a transition table), so the schema diff only checks that they exist.
+ */
+const COUNTED = `create trigger "counted" after insert on "activity" referencing new table as new_rows for each statement execute function "activity_counted_fn"()`
+const UNCOUNTED = `create trigger "uncounted" after delete on "activity" referencing old table as old_rows for each statement execute function "activity_uncounted_fn"()`
+
 export const ActivityEntity = defineEntity({
   name: "Activity",
   tableName: "activity",
-  uniques: [{ name: "activity_channel_request_unique", properties: ["channel", "requestId"] }],
-  indexes: [{ name: "activity_account_at_index", properties: ["accountId", "at"] }],
+  // Partitioned by month of `at` (migration `partitionedActivity`, months made by `partitions.ts`):
+  // every unique key holds `at`, so idempotence by (channel, request_id) is the journal's insert's.
+  uniques: [{ name: "activity_channel_request_unique", properties: ["channel", "requestId", "at"] }],
+  triggers: [
+    { name: "counted", timing: "after", events: ["insert"], forEach: "statement", expression: COUNTED },
+    { name: "uncounted", timing: "after", events: ["delete"], forEach: "statement", expression: UNCOUNTED },
+  ],
+  indexes: [
+    { name: "activity_account_at_index", properties: ["accountId", "at", "id"] },
+    { name: "activity_account_channel_at_index", properties: ["accountId", "channel", "at", "id"] },
+  ],
   properties: {
     id: p.string().length(128).primary(),
     accountId: p.string().length(128).nullable(),
-    at: p.datetime(3),
+    at: p.datetime(3).primary(),
     channel: p.string().length(8),
     actor: p.json<Actor>().nullable(),
     action: p.text(),
@@ -146,6 +193,31 @@ export const ActivityEntity = defineEntity({
     errorCode: p.text().nullable(),
     durationMs: p.integer(),
     requestId: p.string().length(200),
+  },
+})
+
+/** Activity entries per account, channel and UTC day (kept by the triggers on `activity`). */
+export const ActivityCountEntity = defineEntity({
+  name: "ActivityCount",
+  tableName: "activity_counts",
+  properties: {
+    accountId: p.string().length(128).primary(),
+    channel: p.string().length(8).primary(),
+    day: p.string().length(10).primary(),
+    n: p.bigint("number"),
+  },
+})
+
+/** Articles per account, site, status and UTC day of publication (kept by the triggers on `articles`). */
+export const ArticleCountEntity = defineEntity({
+  name: "ArticleCount",
+  tableName: "article_counts",
+  properties: {
+    accountId: p.string().length(128).primary(),
+    siteId: p.string().length(128).primary(),
+    status: p.string().length(16).primary(),
+    day: p.string().length(10).primary(),
+    n: p.bigint("number"),
   },
 })
 
@@ -232,6 +304,8 @@ export const entities = [
   BacklinkEntity,
   RevisionEntity,
   ActivityEntity,
+  ActivityCountEntity,
+  ArticleCountEntity,
   EditCounterEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,

@@ -10,8 +10,10 @@
  * again on the row itself, so a row a lease has just moved to a new window stays.
  *
  * The activity log is history people read, so nothing here deletes it; operators prune it with
- * `npm run admin -- activity prune --older-than DAYS` (`pruneActivity`).
+ * `npm run admin -- activity prune --older-than DAYS` (`pruneActivity`). Housekeeping creates its
+ * coming months' partitions ahead of time (`partitions.ts`).
  */
+import { listPartitions } from "./partitions.ts"
 import type { Sql } from "./sql.ts"
 
 /** Counter rows older than this are of ended windows and past days (the longest window is a day). */
@@ -28,7 +30,7 @@ const STALE_EDIT_COUNTERS = `delete from edit_counters t
 const EXPIRED_IDEMPOTENCY_KEYS = `delete from idempotency_keys t
   where t.expires_at < $1::timestamptz and (t.account_id, t.key) in (select account_id, key from idempotency_keys where expires_at < $1::timestamptz limit $2)`
 const OLD_ACTIVITY = `delete from activity t
-  where t.at < $1::timestamptz and t.id in (select id from activity where at < $1::timestamptz limit $2)`
+  where t.at < $1::timestamptz and (t.id, t.at) in (select id, at from activity where at < $1::timestamptz limit $2)`
 
 /** Runs `statement` in batches until a batch deletes less than a full one; answers the rows deleted. */
 const inBatches = async (sql: Sql, statement: string, cutoff: unknown, maxBatches: number): Promise<number> => {
@@ -59,12 +61,41 @@ export const sweepCounters = async (sql: Sql, now: number): Promise<Swept> => {
   }
 }
 
-/** Deletes activity entries from before `before`, in batches; answers how many. */
-export const pruneActivity = (sql: Sql, before: Date): Promise<number> =>
-  inBatches(sql, OLD_ACTIVITY, before.toISOString(), Number.POSITIVE_INFINITY)
+/** What a prune removed. */
+export interface Pruned {
+  /** Entries removed in all. */
+  readonly deleted: number
+  /** Month partitions dropped whole. */
+  readonly droppedPartitions: ReadonlyArray<string>
+}
 
 /**
- * Runs `more` (the replay of spooled activity entries), then `sweepCounters`, every `intervalMs`
+ * Deletes activity entries from before `before`: months that end by then are dropped whole (their
+ * rows counted first, from the partition alone, and their days' counts deleted with the table);
+ * the rows of the month `before` falls in are deleted in batches, which touch that month's
+ * partition only (the delete trigger keeps the counts).
+ */
+export const pruneActivity = async (sql: Sql, before: Date): Promise<Pruned> => {
+  let deleted = 0
+  const droppedPartitions: Array<string> = []
+  for (const partition of await listPartitions(sql)) {
+    if (partition.to > before) continue
+    const rows = await sql<{ n: number }>(`select count(*)::int as n from "${partition.name}"`, [])
+    // a dropped table fires no delete trigger: its days' counts go with it, in the same statement
+    const days = [partition.from.toISOString().slice(0, 10), partition.to.toISOString().slice(0, 10)]
+    await sql(`do $$ begin
+      delete from activity_counts where day >= '${days[0]}' and day < '${days[1]}';
+      drop table "${partition.name}";
+    end $$`, [])
+    deleted += rows[0]?.n ?? 0
+    droppedPartitions.push(partition.name)
+  }
+  deleted += await inBatches(sql, OLD_ACTIVITY, before.toISOString(), Number.POSITIVE_INFINITY)
+  return { deleted, droppedPartitions }
+}
+
+/**
+ * Runs `more` (the activity log's partitions ahead, the replay of dead instances' journals), then `sweepCounters`, every `intervalMs`
  * (first run after one interval, with up to 10 % jitter so instances started together spread out);
  * failures wait for the next run. Answers the stop.
  */

@@ -6,14 +6,14 @@
  * The authenticated hot path reads the database once (the read itself): API keys are cached and
  * auth-failure budgets known in process, both kept honest across instances by the event bus
  * (`bus.ts`, LISTEN/NOTIFY); request counts are leased in batches (`leases.ts`); activity entries of
- * reads are written by group commit (`activityBuffer.ts`).
+ * reads and refused calls go to a local journal before the call is answered and reach the database in
+ * large background batches (`activityJournal.ts`).
  */
 import type { MediaStore, StorageServices } from "@content-site/core"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
-import { activityBuffer, write, type ActivityBuffer } from "./activityBuffer.ts"
-import { openActivitySpool, replaySpools, spoolDir } from "./activitySpool.ts"
+import { journalDir, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { AccountEntity, ApiKeyEntity } from "./entities.ts"
@@ -26,10 +26,11 @@ import { ormRepositories } from "./repositories.ts"
 import { ormRewriteLedger } from "./rewrites.ts"
 import { nativeSql } from "./sql.ts"
 import { ormArticleWriter } from "./writer.ts"
-import { pruneActivity, scheduleHousekeeping, sweepCounters, type Swept } from "./housekeeping.ts"
+import { pruneActivity, scheduleHousekeeping, sweepCounters, type Pruned, type Swept } from "./housekeeping.ts"
+import { ensurePartitionsAhead } from "./partitions.ts"
 
 export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
-export type { Swept } from "./housekeeping.ts"
+export type { Pruned, Swept } from "./housekeeping.ts"
 
 export interface OrmConfig {
   /** postgres://... ; absent means embedded PGlite under dataDir. */
@@ -48,6 +49,8 @@ export interface OrmConfig {
   readonly poolMax?: number
   /** How often stale request and edit counters are deleted (default 10 minutes; 0: never). */
   readonly housekeepingIntervalMs?: number
+  /** The activity journal's timings (defaults in `activityJournal.ts`). */
+  readonly journal?: ActivityJournalOptions
   /** The clock of the request counters' windows (default `Date.now`; tests pass the one they control). */
   readonly now?: () => number
 }
@@ -67,14 +70,16 @@ export interface OrmDatabase {
   readonly schemaDiff: () => Promise<string>
   /** Which database this is: "postgresql" or "pglite". */
   readonly kind: "postgresql" | "pglite"
-  /** Writes the activity entries this instance still buffers (for tests that read the table). */
+  /** Ships the activity entries this instance's journal still holds (for tests that read the table). */
   readonly flushActivity: () => Promise<void>
   /** Whether the event bus is connected, i.e. the in-process caches are in use. */
   readonly eventsConnected: () => boolean
   /** Deletes request counters of ended windows, edit counters of past days and expired idempotency keys now (also run on a schedule). */
   readonly sweepCounters: () => Promise<Swept>
-  /** Deletes activity entries from before `before` (the admin command line); answers how many. */
-  readonly pruneActivity: (before: Date) => Promise<number>
+  /** Deletes activity entries from before `before`, whole months by dropping their partitions (the admin command line). */
+  readonly pruneActivity: (before: Date) => Promise<Pruned>
+  /** Entries in this instance's journal not yet in the database. */
+  readonly activityBacklog: () => number
   /** Writes buffered activity (bounded wait), stops listening, closes the connections. */
   readonly close: () => Promise<void>
 }
@@ -122,16 +127,24 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   }
   const fork = () => orm.em.fork() as Em
   const sql = nativeSql(orm)
-  // Entries of calls refused while the database failed, kept on disk until written (activitySpool.ts).
-  const spoolDirectory = spoolDir(dataDir, config.databaseUrl)
-  const activity: ActivityBuffer = activityBuffer(sql, { spool: openActivitySpool(spoolDirectory) })
+  // Entries of reads and refused calls: journaled on local disk, shipped in the background (activityJournal.ts).
+  const journalDirectory = journalDir(dataDir, config.databaseUrl)
+  const activity: ActivityJournal = openActivityJournal(journalDirectory, sql, config.journal)
+  // the journals of processes that are gone, and the spool files of releases before the journal
+  const replayDirs = [journalDirectory, journalDir(dataDir, config.databaseUrl, "activity-spool")]
   const replay = async () => {
-    const replayed = await replaySpools(spoolDirectory, (rows) => write(sql, rows))
-    if (replayed > 0) console.log(`activity: wrote ${replayed} entries that an earlier process had spooled during a database outage`)
+    let replayed = 0
+    for (const dir of replayDirs) replayed += await replayJournals(dir, (rows) => write(sql, rows))
+    if (replayed > 0) console.log(`activity: wrote ${replayed} entries from the journal of an earlier process`)
   }
-  await replay().catch((e: unknown) => console.error("activity: could not replay spooled entries yet:", e instanceof Error ? e.message : e))
+  const beforeSweep = async () => {
+    await ensurePartitionsAhead(sql)
+    await replay()
+  }
+  await ensurePartitionsAhead(sql).catch((e: unknown) => console.error("activity: could not create the coming months' partitions yet:", e instanceof Error ? e.message : e))
+  await replay().catch((e: unknown) => console.error("activity: could not replay the journal of an earlier process yet:", e instanceof Error ? e.message : e))
   const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
-  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, replay) : () => {}
+  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep) : () => {}
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
@@ -156,6 +169,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     eventsConnected: bus.connected,
     sweepCounters: () => sweepCounters(sql, Date.now()),
     pruneActivity: (before) => pruneActivity(sql, before),
+    activityBacklog: activity.backlog,
     close: async () => {
       if (closed) return
       closed = true

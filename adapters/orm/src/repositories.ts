@@ -5,7 +5,7 @@
  *
  * On the authenticated hot path two calls usually skip the database: `ApiKeyRepository.findByHash`
  * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected, and
- * `ActivityLog.record` joins the entry to the next group insert (`activityBuffer.ts`).
+ * `ActivityLog.record` appends the entry to the local journal, shipped in the background (`activityJournal.ts`).
  */
 import {
   AccountRepository,
@@ -22,7 +22,7 @@ import {
   type Website,
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
-import type { ActivityBuffer } from "./activityBuffer.ts"
+import type { ActivityJournal } from "./activityJournal.ts"
 import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
 import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
@@ -133,12 +133,108 @@ const page = async <R>(
   return { rows: [], total: Number(count[0]?.n ?? 0) }
 }
 
+/**
+ * `page` for tables that grow large (articles, activity): a deferred join. The page's keys are found
+ * first, in the list's order, by an index that covers the filters (so `OFFSET` skips index entries,
+ * not table rows), and only the page's rows are read; the count of all matches is a subquery that
+ * the same index answers alone. `key` is the table's primary key columns.
+ */
+const deferredPage = async <R>(
+  sql: Sql,
+  table: string,
+  key: string,
+  columns: string,
+  w: ReturnType<typeof where>,
+  orderBy: string,
+  slice: Slice | undefined,
+  /** How to count all matches, when something cheaper than counting them exists; `?` are its parameters. */
+  total?: { readonly sql: string; readonly params: ReadonlyArray<unknown> },
+): Promise<{ rows: Array<R>; total: number }> => {
+  if (slice === undefined) return page<R>(sql, table, columns, w, orderBy, slice)
+  const params = [...w.params, slice.limit, slice.offset]
+  const limit = `limit $${params.length - 1} offset $${params.length}`
+  let counted = `(select count(*) from ${table} where ${w.sql})`
+  if (total !== undefined) {
+    let i = 0
+    counted = total.sql.replace(/\?/g, () => {
+      params.push(total.params[i++])
+      return `$${params.length}`
+    })
+  }
+  const rows = await sql<R & { __total: number | string | bigint }>(
+    `select ${columns}, ${counted} as __total
+      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} ${limit}) as keys using (${key})
+      order by ${orderBy}`,
+    params,
+  )
+  const first = rows[0]
+  if (first !== undefined) return { rows: rows.map(({ __total: _, ...row }) => row as R), total: Number(first.__total) }
+  if (slice.offset === 0) return { rows: [], total: 0 }
+  if (total !== undefined) {
+    let n = 0
+    const count = await sql<{ n: number | string | bigint }>(`select ${total.sql.replace(/\?/g, () => `$${++n}`)} as n`, total.params)
+    return { rows: [], total: Number(count[0]?.n ?? 0) }
+  }
+  const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
+  return { rows: [], total: Number(count[0]?.n ?? 0) }
+}
+
+const DAY_MS = 86_400_000
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+/**
+ * The number of rows matching `match` (column = value) whose `at` column lies between two instants,
+ * read from a per-day counts table (`counts`, keyed by the same columns and `day`, UTC
+ * `YYYY-MM-DD`) for the whole days in the range, and counted in `table` only for the part days at
+ * its ends: a handful of rows to add up whatever the table's size. With a range, only rows with a
+ * time count (`day <> ''`). `?` are the parameters, in order.
+ */
+const dayCountedTotal = (spec: {
+  readonly table: string
+  readonly counts: string
+  readonly at: string
+  readonly match: ReadonlyArray<readonly [string, unknown]>
+  readonly from: string | undefined
+  readonly to: string | undefined
+}) => {
+  const { table, counts, at, match, from, to } = spec
+  const params: Array<unknown> = []
+  const p = (value: unknown) => (params.push(value), "?")
+  // each `?` is pushed in the order it appears in the text
+  const matching = () => match.map(([column, value]) => `${column} = ${p(value)}`).join(" and ")
+  const rows = (lower: () => string, upper: () => string) => {
+    const who = matching()
+    const l = lower()
+    return `(select count(*) from ${table} where ${who} and ${l} and ${upper()})`
+  }
+  const fromMs = from !== undefined ? Date.parse(instant(from)) : undefined
+  const toMs = to !== undefined ? Date.parse(instant(to)) : undefined
+  // whole days from the first midnight at or after `from` to the last one after which `to` ends a day
+  const wholeFrom = fromMs !== undefined ? Math.ceil(fromMs / DAY_MS) * DAY_MS : undefined
+  const wholeTo = toMs !== undefined ? Math.floor((toMs + 1) / DAY_MS) * DAY_MS : undefined
+  if (wholeFrom !== undefined && wholeTo !== undefined && wholeFrom >= wholeTo) {
+    return { sql: rows(() => `${at} >= ${p(instant(from!))}`, () => `${at} <= ${p(instant(to!))}`), params }
+  }
+  const who = matching()
+  const dated = from !== undefined || to !== undefined ? ` and day <> ''` : ""
+  const since = wholeFrom !== undefined ? ` and day >= ${p(dayOf(wholeFrom))}` : ""
+  const until = wholeTo !== undefined ? ` and day < ${p(dayOf(wholeTo))}` : ""
+  const parts = [`coalesce((select sum(n) from ${counts} where ${who}${dated}${since}${until}), 0)`]
+  if (fromMs !== undefined && wholeFrom !== undefined && fromMs < wholeFrom) {
+    parts.push(rows(() => `${at} >= ${p(instant(from!))}`, () => `${at} < ${p(new Date(wholeFrom).toISOString())}`))
+  }
+  if (toMs !== undefined && wholeTo !== undefined && wholeTo <= toMs) {
+    parts.push(rows(() => `${at} >= ${p(new Date(wholeTo).toISOString())}`, () => `${at} <= ${p(instant(to!))}`))
+  }
+  return { sql: `(${parts.join(" + ")})`, params }
+}
+
 /** What the repositories share with the rest of the database layer. */
 export interface RepositoryDeps {
   /** Keeps the API-key cache in step with the other instances. */
   readonly bus: EventBus
   /** Where `ActivityLog.record` puts entries. */
-  readonly activity: ActivityBuffer
+  readonly activity: ActivityJournal
 }
 
 /** Repository Layers over one ORM. */
@@ -273,7 +369,18 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
             if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
             if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
           }
-          const { rows, total } = await page<Omit<Wire<ArticleRow>, "body">>(sql, "articles", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice)
+          // the total from the per-day counts (`article_counts`)
+          const counts = dayCountedTotal({
+            table: "articles",
+            counts: "article_counts",
+            at: "published_at",
+            match: [["account_id", accountId], ["site_id", filter.siteId], ...(filter.status !== undefined ? [["status", filter.status] as const] : [])],
+            from: filter.from,
+            to: filter.to,
+          })
+          const { rows, total } = await deferredPage<Omit<Wire<ArticleRow>, "body">>(
+            sql, "articles", "id", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice, counts,
+          )
           return { items: rows.map(articleSummaryOf), total }
         }),
       get: (accountId, articleId) =>
@@ -323,8 +430,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
         ),
     }),
     Layer.succeed(ActivityLog, {
-      // calls answered side by side share one insert, and each call waits until its entry is written
-      // (list first flushes what this instance still has queued)
+      // the call is answered once its entry is in the journal; the database gets it in a background batch
+      // (list first ships what this instance's journal still holds)
       record: (entry) => Effect.tryPromise({ try: () => activity.record(activityRow(entry)), catch: toUnavailable }),
       list: (accountId, filter, slice) =>
         attempt(async () => {
@@ -337,7 +444,19 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()
-          const { rows, total } = await page<Wire<ActivityRow>>(sql, "activity", ACTIVITY, w, "at desc, id desc", slice)
+          // the total from the per-day counts, unless filtered by what they do not count (the web page's filters)
+          const counts =
+            filter.articleId === undefined && filter.outcome === undefined
+              ? dayCountedTotal({
+                  table: "activity",
+                  counts: "activity_counts",
+                  at: "at",
+                  match: [["account_id", accountId], ...(filter.channel !== undefined ? [["channel", filter.channel] as const] : [])],
+                  from: filter.from,
+                  to: filter.to,
+                })
+              : undefined
+          const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, "at desc, id desc", slice, counts)
           return { items: rows.map(activityOf), total }
         }),
     }),
@@ -349,7 +468,7 @@ export const insertActivity = async (em: Em, row: ActivityRow): Promise<void> =>
   await em
     .createQueryBuilder(ActivityEntity)
     .insert(row)
-    .onConflict(["channel", "requestId"])
+    .onConflict(["channel", "requestId", "at"])
     .ignore()
     .execute()
 }

@@ -1,0 +1,419 @@
+/**
+ * The activity journal: entries of calls that change nothing (reads, refused calls) are appended to
+ * a file of this process under `<DATA_DIR>/activity-journal/<database>/` before the call is
+ * answered, and shipped to the database in the background in large batches. Entries written with
+ * a change go in the writer's transaction instead (`insertActivity`).
+ *
+ * - **Append**: one `write` of the entry's JSON line (synchronous, so the line is in the kernel's
+ *   page cache when `record` returns: it survives the death of the process). The file is
+ *   `fdatasync`ed at most every `syncEveryMs` (50 ms) when something was appended, off the event
+ *   loop; a crash of the whole machine can lose the entries of the last unsynced interval.
+ * - **Ship**: one shipper at a time reads the journal from where it left off and writes up to
+ *   `batchSize` entries in one multi-row insert (`unnest`), at most `shipEveryMs` after the first
+ *   unshipped entry (at once when a full batch waits). A failed insert is retried with backoff
+ *   (100 ms doubling to 5 s); the entries stay on disk meanwhile, however long the outage lasts.
+ * - **Segments**: the journal is a run of files `<pid>-<start time>-<random>.<n>.jsonl`. A fully
+ *   shipped segment is deleted once it holds `rotateBytes`; a segment is closed at `maxSegmentBytes`
+ *   even while unshipped (a long outage), and deleted once shipped.
+ * - **Replay**: files whose process is gone are written, at start and at each housekeeping run, by
+ *   whichever instance of the same database claims them first (an atomic rename), then removed.
+ * - **Idempotent**: the insert skips an entry whose (channel, request id) is written already within a
+ *   day of its time (the unique key is (channel, request_id, at), since a partitioned table's unique
+ *   keys hold its partition key), so a replay of entries shipped before the kill writes none twice.
+ */
+import { createHash } from "node:crypto"
+import fs, { closeSync, fdatasyncSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"
+import { readFile, rename, unlink } from "node:fs/promises"
+import { join } from "node:path"
+import { ownerAlive, processStartTime } from "./dataDirLock.ts"
+import { isDataError, isUniqueViolation } from "./failures.ts"
+import type { ActivityRow } from "./mapping.ts"
+import { ensurePartitions, isMissingPartition } from "./partitions.ts"
+import { json, type Sql } from "./sql.ts"
+
+export interface ActivityJournalOptions {
+  /** How long the first unshipped entry waits for company (default 100 ms). */
+  readonly shipEveryMs?: number
+  /** Entries per insert at most (default 2 000); this many waiting are shipped at once. */
+  readonly batchSize?: number
+  /** How often appended entries are fdatasynced at most (default 50 ms). */
+  readonly syncEveryMs?: number
+  /** First retry delay after a failed insert (default 100 ms), doubled up to 5 s. */
+  readonly retryMs?: number
+  /** A fully shipped segment this large is replaced by a new one (default 1 MiB). */
+  readonly rotateBytes?: number
+  /** A segment this large is closed even while unshipped (default 64 MiB). */
+  readonly maxSegmentBytes?: number
+}
+
+/** The journal in front of the `activity` table. */
+export interface ActivityJournal {
+  /**
+   * Appends the entry to the journal; resolves at once when it is there. When the disk refuses it,
+   * the entry is written to the database directly and the promise says how that went.
+   */
+  readonly record: (row: ActivityRow) => Promise<void>
+  /** Ships every entry recorded before the call; rejects (keeping them) if the database fails. */
+  readonly flush: () => Promise<void>
+  /** Entries appended but not yet shipped (for tests and reports). */
+  readonly backlog: () => number
+  /** Ships what is left, retrying for up to `waitMs`, syncs and closes; what is left stays on disk. */
+  readonly close: (waitMs: number) => Promise<void>
+}
+
+const SUFFIX = ".jsonl"
+
+/**
+ * The journal directory of one database under a data directory: instances of different databases
+ * may share a DATA_DIR, and an entry must only ever be replayed into its own database. PostgreSQL
+ * databases are told apart by host, port and name; the embedded one lives in the directory itself.
+ * `kind` "activity-spool" is where releases before the journal spooled entries during outages.
+ */
+export const journalDir = (dataDir: string, databaseUrl: string | undefined, kind: "activity-journal" | "activity-spool" = "activity-journal"): string => {
+  if (databaseUrl === undefined) return join(dataDir, kind, "embedded")
+  const url = new URL(databaseUrl)
+  const where = `${url.hostname}:${url.port || "5432"}${url.pathname}`
+  return join(dataDir, kind, createHash("sha256").update(where).digest("hex").slice(0, 16))
+}
+
+// One statement for any number of rows (a fixed text, so it is prepared once per connection). An
+// entry whose (channel, request_id) is written already within a day of its time, by a change or an
+// earlier shipment, is skipped; the unique key catches an exact copy inserted at the same moment.
+const INSERT = `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
+  select u.* from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::text[],
+    $9::text[], $10::text[], $11::int[], $12::text[])
+    as u(id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
+  where not exists (select 1 from activity a where a.channel = u.channel and a.request_id = u.request_id
+    and a.at between u.at - interval '1 day' and u.at + interval '1 day')
+  on conflict (channel, request_id, at) do nothing`
+
+/** The rows as the statement's twelve column arrays. */
+const columns = (rows: ReadonlyArray<ActivityRow>): Array<Array<unknown>> => [
+  rows.map((r) => r.id),
+  rows.map((r) => r.accountId ?? null),
+  rows.map((r) => r.at.toISOString()),
+  rows.map((r) => r.channel),
+  rows.map((r) => json(r.actor)),
+  rows.map((r) => r.action),
+  rows.map((r) => r.siteId ?? null),
+  rows.map((r) => r.articleId ?? null),
+  rows.map((r) => r.status),
+  rows.map((r) => r.errorCode ?? null),
+  rows.map((r) => r.durationMs),
+  rows.map((r) => r.requestId),
+]
+
+/** The first entry of each (channel, request id): one statement cannot skip a copy of its own rows. */
+const firstOfEach = (rows: ReadonlyArray<ActivityRow>): Array<ActivityRow> => {
+  const seen = new Set<string>()
+  return rows.filter((r) => {
+    const key = `${r.channel}\u0000${r.requestId}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/**
+ * Writes `rows` in one statement. A month with no partition yet is created and the statement sent
+ * again. When the database refuses the data itself (a value too long, a duplicate id), sending it
+ * again cannot help: the rows are written one by one and the refused ones dropped, so one bad
+ * entry does not hold back the others.
+ */
+export const write = async (sql: Sql, rows: ReadonlyArray<ActivityRow>): Promise<void> => {
+  const unique = firstOfEach(rows)
+  if (unique.length === 0) return
+  try {
+    await sql(INSERT, columns(unique))
+  } catch (e) {
+    if (isMissingPartition(e)) {
+      const times = unique.map((r) => r.at.getTime())
+      await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)))
+      await sql(INSERT, columns(unique))
+      return
+    }
+    if (!isDataError(e)) throw e
+    if (unique.length > 1) {
+      for (const row of unique) await write(sql, [row])
+      return
+    }
+    // a duplicate id is an entry written already (the port's record is idempotent)
+    if (!isUniqueViolation(e)) console.error(`activity: dropped entry ${unique[0]?.requestId}, refused by the database:`, e)
+  }
+}
+
+/** An entry as read back from a journal line (its time was written as an ISO string). */
+const rowOf = (line: string): ActivityRow | undefined => {
+  try {
+    const raw = JSON.parse(line) as ActivityRow & { at: string }
+    return { ...raw, at: new Date(raw.at) }
+  } catch {
+    return undefined // a line cut short by a crash of the machine: its call may not have been answered
+  }
+}
+
+const readAt = (fd: number, buffer: Buffer, position: number): Promise<number> =>
+  new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))))
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref())
+
+interface Segment {
+  readonly n: number
+  readonly path: string
+  readonly fd: number
+  /** Bytes appended. */
+  size: number
+  /** Bytes shipped (always at a line's end). */
+  shipped: number
+  /** Entries appended and shipped (for `backlog`). */
+  entries: number
+  shippedEntries: number
+  /** Bytes known to be on disk. */
+  synced: number
+  syncing: boolean
+  /** Close once the running sync is done (the segment is retired). */
+  closeAfterSync: boolean
+}
+
+/** This process's journal in `dir`, shipping through `sql`; files are made on the first append. */
+export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJournalOptions = {}): ActivityJournal => {
+  const shipEveryMs = options.shipEveryMs ?? 100
+  const batchSize = options.batchSize ?? 2_000
+  const syncEveryMs = options.syncEveryMs ?? 50
+  const retryMs = options.retryMs ?? 100
+  const rotateBytes = options.rotateBytes ?? 1 << 20
+  const maxSegmentBytes = options.maxSegmentBytes ?? 64 << 20
+  // room for a full batch of long entries per read
+  const readBytes = Math.max(64 << 10, batchSize * 1_024)
+  const base = `${process.pid}-${processStartTime(process.pid) ?? "x"}-${Math.random().toString(36).slice(2, 8)}`
+  const segments: Array<Segment> = []
+  let nextSegment = 0
+  let shipping: Promise<void> | undefined
+  let shipTimer: ReturnType<typeof setTimeout> | undefined
+  let syncTimer: ReturnType<typeof setTimeout> | undefined
+  let failures = 0
+  let closed = false
+
+  const openSegment = (): Segment => {
+    // entries name accounts and actors: readable by the service's user only
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const n = nextSegment++
+    const path = join(dir, `${base}.${n}${SUFFIX}`)
+    const segment: Segment = {
+      n, path, fd: openSync(path, "a+", 0o600), size: 0, shipped: 0, entries: 0, shippedEntries: 0, synced: 0, syncing: false, closeAfterSync: false,
+    }
+    segments.push(segment)
+    return segment
+  }
+  /** Closes and deletes a fully shipped segment. */
+  const retire = (segment: Segment) => {
+    segments.splice(segments.indexOf(segment), 1)
+    if (segment.syncing) segment.closeAfterSync = true
+    else closeSync(segment.fd)
+    try {
+      unlinkSync(segment.path)
+    } catch {
+      // gone already
+    }
+  }
+  /** Retires shipped segments but the current one, and replaces the current one when it is shipped and large. */
+  const tidy = () => {
+    for (const s of segments.slice(0, -1)) if (s.shipped >= s.size && !closed) retire(s)
+    const current = segments.at(-1)
+    if (current !== undefined && current.shipped >= current.size && current.size >= rotateBytes && !closed) {
+      openSegment()
+      retire(current)
+    }
+  }
+  const unshippedEntries = () => segments.reduce((n, s) => n + s.entries - s.shippedEntries, 0)
+
+  const syncAll = () => {
+    syncTimer = undefined
+    for (const s of segments) {
+      if (s.syncing || s.synced >= s.size) continue
+      const target = s.size
+      s.syncing = true
+      // through the module object, where a test can watch it
+      fs.fdatasync(s.fd, (e) => {
+        s.syncing = false
+        if (e) console.error(`activity: could not sync the journal ${s.path}:`, e.message)
+        else s.synced = Math.max(s.synced, target)
+        if (s.closeAfterSync) closeSync(s.fd)
+      })
+    }
+  }
+  const scheduleSync = () => {
+    if (syncTimer === undefined && !closed) syncTimer = setTimeout(syncAll, syncEveryMs).unref()
+  }
+  const scheduleShip = (ms: number) => {
+    if (closed || shipTimer !== undefined || shipping !== undefined || unshippedEntries() === 0) return
+    shipTimer = setTimeout(() => {
+      shipTimer = undefined
+      shipOnce().catch(() => undefined)
+    }, ms)
+    shipTimer.unref()
+  }
+
+  /** Reads the next entries of the oldest unshipped segment: the rows and the bytes they take. */
+  const nextBatch = async (segment: Segment): Promise<{ rows: Array<ActivityRow>; bytes: number }> => {
+    const buffer = Buffer.allocUnsafe(Math.min(readBytes, segment.size - segment.shipped))
+    const got = await readAt(segment.fd, buffer, segment.shipped)
+    const rows: Array<ActivityRow> = []
+    let at = 0
+    while (rows.length < batchSize) {
+      const end = buffer.indexOf(10, at)
+      if (end === -1 || end >= got) break
+      const row = rowOf(buffer.toString("utf8", at, end))
+      if (row !== undefined) rows.push(row)
+      else console.error(`activity: skipped an unreadable line of the journal ${segment.path}`)
+      at = end + 1
+    }
+    if (at === 0 && got > 0) throw new Error(`an entry of the journal ${segment.path} is longer than ${readBytes} bytes`)
+    return { rows, bytes: at }
+  }
+
+  /** Ships one batch; on failure the entries stay where they are and a retry is scheduled. */
+  const shipOnce = (): Promise<void> => {
+    if (shipping) return shipping
+    if (shipTimer !== undefined) clearTimeout(shipTimer)
+    shipTimer = undefined
+    shipping = (async () => {
+      tidy()
+      const segment = segments.find((s) => s.shipped < s.size)
+      if (segment === undefined) return
+      const { rows, bytes } = await nextBatch(segment)
+      await write(sql, rows)
+      segment.shipped += bytes
+      segment.shippedEntries += rows.length
+      failures = 0
+      tidy()
+    })().then(
+      () => {
+        shipping = undefined
+        scheduleShip(unshippedEntries() >= batchSize ? 0 : shipEveryMs)
+      },
+      (e: unknown) => {
+        shipping = undefined
+        if (!closed) {
+          shipTimer = setTimeout(() => {
+            shipTimer = undefined
+            shipOnce().catch(() => undefined)
+          }, Math.min(5_000, retryMs * 2 ** failures++))
+          shipTimer.unref()
+        }
+        throw e
+      },
+    )
+    return shipping
+  }
+
+  /** Until every entry appended before the call is shipped; a failed attempt of its own rejects. */
+  const flush = async (): Promise<void> => {
+    const current = segments.at(-1)
+    if (current === undefined) return
+    const target = { n: current.n, size: current.size }
+    const done = () => segments.every((s) => s.n > target.n || s.shipped >= (s.n === target.n ? target.size : s.size))
+    while (!done()) {
+      if (shipping) await shipping.catch(() => undefined)
+      else await shipOnce()
+    }
+  }
+
+  return {
+    record: (row) => {
+      if (closed) return Promise.reject(new Error("The activity journal is closed."))
+      const line = Buffer.from(`${JSON.stringify(row)}\n`)
+      try {
+        let segment = segments.at(-1)
+        if (segment === undefined || segment.size + line.length > maxSegmentBytes) segment = openSegment()
+        let written = 0
+        while (written < line.length) written += writeSync(segment.fd, line, written)
+        segment.size += line.length
+        segment.entries++
+      } catch (e) {
+        console.error("activity: could not append to the journal; writing the entry to the database directly:", e instanceof Error ? e.message : e)
+        return write(sql, [row])
+      }
+      scheduleSync()
+      if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) shipOnce().catch(() => undefined)
+      else scheduleShip(shipEveryMs)
+      return Promise.resolve()
+    },
+    flush,
+    backlog: unshippedEntries,
+    close: async (waitMs) => {
+      const giveUpAt = Date.now() + waitMs
+      let shipped = false
+      for (let attempt = 0; !shipped && Date.now() < giveUpAt; attempt++) {
+        const outcome = await Promise.race([flush().then(() => true, () => false), sleep(giveUpAt - Date.now())])
+        shipped = outcome === true
+        if (!shipped) await sleep(Math.min(giveUpAt - Date.now(), retryMs * 2 ** attempt))
+      }
+      await shipping?.catch(() => undefined)
+      closed = true
+      if (shipTimer !== undefined) clearTimeout(shipTimer)
+      if (syncTimer !== undefined) clearTimeout(syncTimer)
+      const left = unshippedEntries()
+      for (const s of segments.splice(0)) {
+        try {
+          if (s.synced < s.size) fdatasyncSync(s.fd)
+        } finally {
+          if (s.syncing) s.closeAfterSync = true
+          else closeSync(s.fd)
+        }
+        if (s.shipped >= s.size) await unlink(s.path).catch(() => undefined)
+      }
+      if (left > 0) {
+        console.error(
+          `activity: ${left} entries were not written before closing (the database did not answer); they stay in the journal under ${dir} and are written by the next instance to start`,
+        )
+      }
+    },
+  }
+}
+
+/**
+ * Writes the entries of journal files whose process is gone, through `write`, and removes them;
+ * answers how many entries were read. A file is claimed by renaming it first, so two instances
+ * never replay the same file; a failed write leaves the claimed file for the next run. Also reads
+ * the spool files of releases before the journal (`<pid>-<start>-<random>.jsonl`).
+ */
+export const replayJournals = async (
+  dir: string,
+  write: (rows: ReadonlyArray<ActivityRow>) => Promise<void>,
+  batchSize = 2_000,
+): Promise<number> => {
+  let names: Array<string>
+  try {
+    names = readdirSync(dir).sort()
+  } catch {
+    return 0
+  }
+  let written = 0
+  for (const name of names) {
+    const claimedBy = /\.replaying-(\d+)-([^.]+)$/.exec(name)
+    const owner = /^(\d+)-([^-]+)-[a-z0-9]+(?:\.\d+)?\.jsonl$/.exec(name)
+    let path = join(dir, name)
+    if (claimedBy !== null) {
+      // a replay that failed or died half-way: this process tries its own again, another's once it is gone
+      const mine = Number(claimedBy[1]) === process.pid
+      if (!mine && ownerAlive(Number(claimedBy[1]), claimedBy[2] === "x" ? undefined : claimedBy[2])) continue
+    } else if (owner !== null) {
+      if (ownerAlive(Number(owner[1]), owner[2] === "x" ? undefined : owner[2])) continue
+    } else continue
+    const claimed = `${join(dir, name.replace(/\.replaying-.*$/, ""))}.replaying-${process.pid}-${processStartTime(process.pid) ?? "x"}`
+    if (claimed !== path) {
+      try {
+        await rename(path, claimed)
+      } catch {
+        continue // another instance claimed it first
+      }
+      path = claimed
+    }
+    const rows = (await readFile(path, "utf8")).split("\n").filter((l) => l !== "").map(rowOf).filter((r): r is ActivityRow => r !== undefined)
+    for (let i = 0; i < rows.length; i += batchSize) await write(rows.slice(i, i + batchSize))
+    await unlink(path)
+    written += rows.length
+  }
+  return written
+}
