@@ -9,6 +9,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // expect.poll waits for an observable effect (a browser repaint, a row landing); on a loaded
+    // 2-core machine one second is not enough for that to happen. A wait, never a speed check.
+    expect: { poll: { timeout: 10_000 } },
     globalSetup: ["test/support/globalSetup.ts"],
   },
 })
