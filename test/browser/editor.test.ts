@@ -10,18 +10,16 @@
 import { createApiKey, importData, sanitizeArticleHtml } from "@content-site/core"
 import { Effect } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { demoData } from "../../apps/server/demo.ts"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium } from "../support/browser.ts"
+import { launchChromium, seriousViolations } from "../support/browser.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 const corpora = "/work/shared/corpora"
 
 const EMAIL = "editor-tester@example.com"
@@ -55,24 +53,9 @@ const fixture = {
   ],
 }
 
-interface AxeViolation {
-  readonly id: string
-  readonly impact: string | null
-  readonly help: string
-  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-}
-
 let server: StartedServer
 let browser: Browser
 let apiKey: string
-
-const seriousViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
-  await page.evaluate(axeSource)
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`)) as ReadonlyArray<AxeViolation>
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-}
 
 const signIn = async (context: BrowserContext, email: string, password: string): Promise<Page> => {
   const page = await context.newPage()

@@ -8,18 +8,16 @@
  */
 import { extractProtectedBlocks, importData, OAuthStore } from "@content-site/core"
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
+import { mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium } from "../support/browser.ts"
+import { launchChromium, seriousViolations } from "../support/browser.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 const OWNER = { email: "owner@example.com", password: "owner password 1" }
 const EMPTY = { email: "nosites@example.com", password: "empty password 1" }
@@ -60,28 +58,12 @@ const fixture = {
   ],
 }
 
-interface AxeViolation {
-  readonly id: string
-  readonly impact: string | null
-  readonly help: string
-  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-}
-
 let server: StartedServer
 let browser: Browser
 let url: string
 
 const DESKTOP = { width: 1280, height: 900 }
 const PHONE = { width: 390, height: 844 }
-
-/** axe-core's serious and critical findings (run through DevTools, so the CSP stays on). */
-const seriousViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
-  await page.evaluate(axeSource)
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`)) as ReadonlyArray<AxeViolation>
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-}
 
 /** The page is no wider than its viewport, passes axe, and is screenshotted under its size. */
 const check = async (page: Page, name: string): Promise<void> => {

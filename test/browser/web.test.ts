@@ -6,39 +6,20 @@
  */
 import { ArticleWriter, importData } from "@content-site/core"
 import { Effect } from "effect"
-import { mkdirSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
+import { mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Browser, Page } from "playwright-core"
-import { launchChromium } from "../support/browser.ts"
+import { launchChromium, seriousViolations } from "../support/browser.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { WEB_EMAIL, WEB_PASSWORD, webFixture } from "./fixture.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-
-interface AxeViolation {
-  readonly id: string
-  readonly impact: string | null
-  readonly help: string
-  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-}
 
 let server: StartedServer
 let browser: Browser
-
-/** Runs axe-core on the page and returns its serious and critical violations. */
-const seriousViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
-  // Evaluated through the DevTools protocol, so the page's strict CSP (no inline script) stays on.
-  await page.evaluate(axeSource)
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`)) as ReadonlyArray<AxeViolation>
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-}
 
 /** Checks accessibility and saves a full-page screenshot. */
 const check = async (page: Page, name: string): Promise<void> => {

@@ -2,8 +2,10 @@
  * The Chromium the browser tests drive: the one `npm ci` installs (`@sparticuz/chromium`, unpacked
  * on first use), or the binary `CHROMIUM_PATH` names. Nothing installed on the machine by hand.
  */
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import Chromium from "@sparticuz/chromium"
-import { type Browser, chromium } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
 
 /**
  * The launch flags: headless, no sandbox (tests run as root), no GPU, no background traffic to
@@ -33,3 +35,25 @@ export const chromiumPath = async (): Promise<string> => {
 /** Starts a headless Chromium for a test file. */
 export const launchChromium = async (): Promise<Browser> =>
   await chromium.launch({ executablePath: await chromiumPath(), args: [...CHROMIUM_ARGS], headless: true })
+
+interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+let axeSource: string | undefined
+
+/**
+ * axe-core's serious and critical findings on the page, one line each. Evaluated through the
+ * DevTools protocol, so the page's strict CSP (no inline script) stays on.
+ */
+export const seriousViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+  await page.evaluate(axeSource)
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`)) as ReadonlyArray<AxeViolation>
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+}
