@@ -14,6 +14,7 @@ import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../support/databases.ts"
+import { testClock } from "../support/clock.ts"
 import { eventually } from "../support/eventually.ts"
 import { startPostgresProxy } from "../support/tcpProxy.ts"
 import { openTwoInstances, type TwoInstances } from "./fixtures/instances.ts"
@@ -65,6 +66,8 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
   let ra: Runtime
   let rb: Runtime
   let admin: pg.Client
+  /** Both instances' clock: it moves only when a test moves it, from the middle of a request window. */
+  const clock = testClock(Math.floor(Date.now() / (WINDOW * 1000)) * WINDOW * 1000 + (WINDOW * 1000) / 2)
 
   const findKey = (r: Runtime, hash: string) => r.runPromise(ApiKeyRepository.use((k) => k.findByHash(hash)))
   const isUsable = (found: Option.Option<ApiKeyRecord>) => Option.isSome(found) && found.value.revoked_at === null
@@ -106,6 +109,23 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       await listener.end()
     }
   }
+  /**
+   * Resolves once `db` has heard every notification committed so far: a marker sent now comes
+   * through its bus after them (one listening connection delivers in commit order).
+   */
+  const settledOn = async (db: OrmDatabase) => {
+    const marker = uid("settled")
+    let stop = () => {}
+    const heard = new Promise<void>((resolve) => {
+      stop = db.onEvent((payload) => payload === marker && resolve())
+    })
+    try {
+      await admin.query("select pg_notify('cs_events', $1)", [marker])
+      await heard
+    } finally {
+      stop()
+    }
+  }
   const hit = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.hit(key, limit, WINDOW)))
   const peek = (r: Runtime, key: string, limit: number) => r.runPromise(LimitStore.use((l) => l.peek(key, limit, WINDOW)))
   const storedCount = async (key: string) =>
@@ -113,7 +133,7 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    pair = await openTwoInstances(database.url, ACCOUNT)
+    pair = await openTwoInstances(database.url, ACCOUNT, { now: clock.now })
     ;({ a, b, ra, rb } = pair)
     admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
@@ -230,7 +250,7 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
     it("should refuse at instance B a grant deleted by hand in SQL once the table's trigger notifies", async () => {
       const id = uid("grant")
       await addGrant(id)
-      await new Promise((r) => setTimeout(r, 50))
+      await settledOn(b)
       expect(Option.isSome(await findGrant(rb, id))).toBe(true)
       expect(await announced(() => admin.query("delete from oauth_payloads where model = 'Grant' and id = $1", [id]))).toEqual([`oauth:Grant:${id}`])
       expect(Option.isNone(await eventually(() => findGrant(rb, id), Option.isNone, 2_000))).toBe(true)
@@ -246,13 +266,13 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
       const id = uid("grant")
       await addGrant(id, 2)
       // let A's notification of the new grant land on B, then read it there into the cache
-      await new Promise((r) => setTimeout(r, 50))
+      await settledOn(b)
       expect(Option.isSome(await findGrant(rb, id))).toBe(true)
       // removed by hand with the triggers skipped (no notification): still answered from B's cache,
       // which proves it is cached
       await silently("delete from oauth_payloads where model = 'Grant' and id = $1", [id])
       expect(Option.isSome(await findGrant(rb, id))).toBe(true)
-      await new Promise((r) => setTimeout(r, 2_100))
+      clock.advance(2_100)
       expect(Option.isNone(await findGrant(rb, id))).toBe(true)
     })
   })
@@ -332,9 +352,11 @@ describe("in-process caches across two instances on one PostgreSQL database", ()
 
     it("should keep a rarely hit key exact in the table", async () => {
       const key = uid("authfail:10.0.0.3")
-      await hit(ra, key, 10)
-      await new Promise((r) => setTimeout(r, 1_100))
-      await hit(ra, key, 10)
+      // a limit high enough that the lease size, not the limit, decides what a lease reserves
+      await hit(ra, key, 1_000)
+      // past the time in which a spent lease counts as spent fast (1 s): the next lease stays at 1
+      clock.advance(1_100)
+      await hit(ra, key, 1_000)
       expect(await storedCount(key)).toBe(2)
     })
   })

@@ -3,11 +3,14 @@ import { openDatabase } from "@content-site/orm"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { middayToday, testClock } from "../support/clock.ts"
 import { createTestDatabase } from "../support/databases.ts"
 import { openTwoInstances, type TwoInstances } from "./fixtures/instances.ts"
 import { bigBudget, changeOf } from "./fixtures/world.ts"
 
 const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379"
+/** The instances' clock, half a minute into a minute: no one-minute window ends during a burst. */
+const clock = testClock(middayToday())
 
 describe("concurrency across two instances on one PostgreSQL database", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
@@ -17,7 +20,7 @@ describe("concurrency across two instances on one PostgreSQL database", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    pair = await openTwoInstances(database.url, "acc_conc")
+    pair = await openTwoInstances(database.url, "acc_conc", { now: clock.now })
     ;({ ra, rb } = pair)
   })
   afterAll(async () => {
@@ -90,8 +93,8 @@ describe("concurrency across two instances on one PostgreSQL database", () => {
   })
 
   it("should never let two instances together past the request limit (Redis counters)", async () => {
-    const x = await openDatabase({ databaseUrl: database.url, redisUrl: REDIS_URL })
-    const y = await openDatabase({ databaseUrl: database.url, redisUrl: REDIS_URL })
+    const x = await openDatabase({ databaseUrl: database.url, redisUrl: REDIS_URL, now: clock.now })
+    const y = await openDatabase({ databaseUrl: database.url, redisUrl: REDIS_URL, now: clock.now })
     const rx = ManagedRuntime.make(x.layer)
     const ry = ManagedRuntime.make(y.layer)
     try {

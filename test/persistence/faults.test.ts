@@ -4,6 +4,7 @@ import { Effect, type Exit, ManagedRuntime, type Layer } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, databaseUrl } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
 import { spawnNode, waitForLine } from "../support/processes.ts"
 import { tagOf } from "../support/exits.ts"
 import { startPostgresProxy, type TcpProxy } from "../support/tcpProxy.ts"
@@ -35,16 +36,8 @@ describe("database faults", () => {
     runtime.runPromiseExit(
       ArticleWriter.use((w) => w.change("acc_fault", "acc_fault_art0", bigBudget, (c) => Effect.succeed(changeOf(c, title)))),
     )
-  /** Retries a few times: the first call after a return may still meet a connection the outage broke. */
-  const eventually = async (f: () => Promise<Exit.Exit<unknown, unknown>>) => {
-    let last = "none"
-    for (let i = 0; i < 5; i++) {
-      last = tagOf(await f())
-      if (last === "success") return last
-      await new Promise((r) => setTimeout(r, 200))
-    }
-    return last
-  }
+  /** Polls until it succeeds: the first calls after a return may still meet a connection the outage broke. */
+  const recovered = async (f: () => Promise<Exit.Exit<unknown, unknown>>) => eventually(async () => tagOf(await f()), (tag) => tag === "success", 10_000)
 
   it("should answer Unavailable while the database refuses connections and recover without a restart", async () => {
     expect(tagOf(await read())).toBe("success")
@@ -57,7 +50,7 @@ describe("database faults", () => {
     } finally {
       await proxy.restore()
     }
-    expect(await eventually(read)).toBe("success")
+    expect(await recovered(read)).toBe("success")
     expect(tagOf(await edit("after outage"))).toBe("success")
     expect(await db.ready()).toBe(true)
     const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
@@ -72,7 +65,7 @@ describe("database faults", () => {
     } finally {
       await proxy.restore()
     }
-    expect(await eventually(read)).toBe("success")
+    expect(await recovered(read)).toBe("success")
     const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
     expect(article.title).not.toBe("into the void")
   })

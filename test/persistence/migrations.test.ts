@@ -104,7 +104,7 @@ describe("embedded PGlite database", () => {
     const dir = join(temp.dir, "reused")
     const other = spawnNode("-e", ["setTimeout(() => {}, 60_000)"])
     try {
-      await new Promise((r) => setTimeout(r, 100))
+      await new Promise((r) => other.once("spawn", r))
       const started = processStartTime(other.pid!)
       expect(started).toMatch(/^\d+$/)
       // the lock names a live pid that started at another time: the lock's owner is gone, its pid reused

@@ -51,7 +51,7 @@ export interface OrmConfig {
   readonly housekeepingIntervalMs?: number
   /** The activity journal's timings (defaults in `activityJournal.ts`). */
   readonly journal?: ActivityJournalOptions
-  /** The clock of the request counters' windows (default `Date.now`; tests pass the one they control). */
+  /** The clock of the request counters' windows and of OAuth expiries (default `Date.now`; tests pass the one they control). */
   readonly now?: () => number
 }
 
@@ -74,6 +74,12 @@ export interface OrmDatabase {
   readonly flushActivity: () => Promise<void>
   /** Whether the event bus is connected, i.e. the in-process caches are in use. */
   readonly eventsConnected: () => boolean
+  /**
+   * Hears what this instance hears on the event bus, after its caches have: an event sent after a
+   * change reaches here only once the change's own events did (one connection, commit order).
+   * For diagnostics and for tests that must know a notification landed. Returns the unsubscribe.
+   */
+  readonly onEvent: (listener: (payload: string) => void) => () => void
   /** Deletes request counters of ended windows, edit counters of past days and expired idempotency keys now (also run on a schedule). */
   readonly sweepCounters: () => Promise<Swept>
   /** Deletes activity entries from before `before`, whole months by dropping their partitions (the admin command line). */
@@ -149,7 +155,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
     redis ? redisLimitStore(redis, config.now) : postgresLimitStore(orm, bus, config.now),
-    ormOAuthStore(orm, bus),
+    ormOAuthStore(orm, bus, config.now),
     ormDataImporter(orm),
     ormIdempotencyStore(sql),
     ormRewriteLedger(orm),
@@ -167,6 +173,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
     flushActivity: activity.flush,
     eventsConnected: bus.connected,
+    onEvent: (listener) => bus.subscribe({ event: listener, reset: () => {} }),
     sweepCounters: () => sweepCounters(sql, Date.now()),
     pruneActivity: (before) => pruneActivity(sql, before),
     activityBacklog: activity.backlog,

@@ -78,10 +78,12 @@ describe("errorFunnel with a client that goes away", () => {
       }
     })
     app.use(errorFunnel({ publicUrl: "https://cs.test", logDefect: (_id, detail) => defects.push(detail) }))
+    let reading: (() => void) | undefined
+    const bodyArriving = new Promise<void>((resolve) => (reading = resolve))
     app.use(async (ctx) => {
       // Read the body the way the adapters do: it never completes, the client hangs up.
       await new Promise((resolve, reject) => {
-        ctx.req.on("data", () => {})
+        ctx.req.on("data", () => reading?.())
         ctx.req.on("end", resolve)
         ctx.req.on("error", reject)
         ctx.req.on("aborted", () => reject(Object.assign(new Error("aborted"), { code: "ECONNRESET" })))
@@ -93,7 +95,8 @@ describe("errorFunnel with a client that goes away", () => {
     const socket = connect((server.address() as AddressInfo).port, "127.0.0.1")
     await new Promise((resolve) => socket.once("connect", resolve))
     socket.write("POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":")
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // hang up once the handler is reading the body
+    await bodyArriving
     socket.destroy()
     expect(await failure).toBe(400)
     await new Promise((resolve) => server.close(resolve))
