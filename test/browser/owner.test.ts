@@ -71,7 +71,19 @@ const check = async (page: Page, name: string): Promise<void> => {
   const size = viewport.width <= 400 ? "phone" : "desktop"
   await page.screenshot({ path: join(shots, `owner-${name}-${size}.png`), fullPage: true })
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
-  expect(width, `${name} is ${width} px wide at ${viewport.width}`).toBeLessThanOrEqual(viewport.width)
+  // the elements that stick out, to say where in the message
+  const wide = await page.evaluate((w) =>
+    [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > w + 1)
+      // inside a scrolling box, sticking out is what the box is for
+      .filter((el) => {
+        for (let up = el.parentElement; up; up = up.parentElement) if (["auto", "scroll", "hidden"].includes(getComputedStyle(up).overflowX)) return false
+        return true
+      })
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className.trim().split(/\s+/).join(".")}` : ""} (${Math.round(el.getBoundingClientRect().right)} px)`),
+  viewport.width)
+  expect(width, `${name} is ${width} px wide at ${viewport.width}: ${wide.join(", ")}`).toBeLessThanOrEqual(viewport.width)
   expect(await seriousViolations(page), `axe on ${name} (${size})`).toEqual([])
 }
 
@@ -428,6 +440,14 @@ describe("the pages as a site owner lives with them", () => {
     expect(await gap.locator("pre").isVisible()).toBe(false)
     await gap.locator("summary").click()
     expect(await gap.locator("pre").textContent()).toContain("Paragraph 1 about tulips.")
+    // The word comparison folds unchanged paragraphs too, and unfolds them by keyboard.
+    const folded = page.locator("table.compare tr.gap details").first()
+    expect(await folded.locator("summary").textContent()).toMatch(/^\d+ unchanged paragraphs?: show them$/)
+    expect(await folded.locator(".unchanged").isVisible()).toBe(false)
+    await folded.locator("summary").focus()
+    await page.keyboard.press("Enter")
+    await expect.poll(() => folded.locator(".unchanged").isVisible()).toBe(true)
+    expect(await folded.locator(".unchanged").textContent()).toContain("Paragraph 1 about tulips.")
     await check(page, "diff")
     await context.close()
   }, 60_000)
@@ -443,6 +463,7 @@ describe("the pages as a site owner lives with them", () => {
         ["/articles/art_long", "article-long-title"],
         ["/connect", "connect"],
         ["/activity?article=art_long", "activity-article"],
+        ["/articles/art_long/revisions/1", "revision-compare"],
         ["/no/such/page", "not-found"],
       ] as const) {
         const response = await page.goto(`${url}${path}`)

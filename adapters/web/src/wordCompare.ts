@@ -4,7 +4,7 @@ import { type Html, html } from "./html.ts"
 /** One row of a side-by-side comparison: the old text and the new, each with its word changes. */
 export type CompareRow =
   | { readonly kind: "same"; readonly text: string }
-  | { readonly kind: "gap"; readonly count: number }
+  | { readonly kind: "gap"; readonly texts: ReadonlyArray<string> }
   | { readonly kind: "changed"; readonly before: ReadonlyArray<WordChange> | null; readonly after: ReadonlyArray<WordChange> | null }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" }
@@ -52,19 +52,19 @@ export const compareRows = (beforeHtml: string, afterHtml: string): ReadonlyArra
       }
     }
   }
-  // Fold unchanged rows far from any change.
+  // Fold unchanged rows far from any change (the page lets a reader unfold them).
   const near = rows.map((_, k) => rows.slice(Math.max(0, k - CONTEXT), k + CONTEXT + 1).some((r) => r.kind !== "same"))
   const out: Array<CompareRow> = []
-  let gap = 0
+  let gap: Array<string> = []
   rows.forEach((row, k) => {
-    if (row.kind === "same" && !near[k]) gap++
+    if (row.kind === "same" && !near[k]) gap.push(row.text)
     else {
-      if (gap > 0) out.push({ kind: "gap", count: gap })
-      gap = 0
+      if (gap.length > 0) out.push({ kind: "gap", texts: gap })
+      gap = []
       out.push(row)
     }
   })
-  if (gap > 0) out.push({ kind: "gap", count: gap })
+  if (gap.length > 0) out.push({ kind: "gap", texts: gap })
   return out
 }
 
@@ -89,7 +89,7 @@ export const wordComparison = (input: { beforeLabel: string; afterLabel: string;
     <thead><tr><th scope="col">${input.beforeLabel}</th><th scope="col">${input.afterLabel}</th></tr></thead>
     <tbody>${rows.map((row) =>
       row.kind === "gap"
-        ? html`<tr class="gap"><td colspan="2">${row.count} unchanged paragraph${row.count === 1 ? "" : "s"}</td></tr>`
+        ? html`<tr class="gap"><td colspan="2"><details><summary>${row.texts.length} unchanged paragraph${row.texts.length === 1 ? "" : "s"}<span class="visually-hidden">: show them</span></summary><div class="unchanged">${row.texts.map((t) => html`<p>${t}</p>`)}</div></details></td></tr>`
         : row.kind === "same"
           ? html`<tr class="same"><td>${row.text}</td><td>${row.text}</td></tr>`
           : html`<tr class="changed"><td class="before">${words(row.before)}</td><td class="after">${words(row.after)}</td></tr>`,

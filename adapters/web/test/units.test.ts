@@ -29,7 +29,7 @@ describe("word comparison", () => {
     const before = "<p>one</p><p>two</p><p>three</p><p>four</p><p>The quick brown fox.</p>"
     const after = "<p>one</p><p>two</p><p>three</p><p>four</p><p>The slow brown fox.</p><p>New end.</p>"
     const rows = compareRows(before, after)
-    expect(rows[0]).toEqual({ kind: "gap", count: 2 })
+    expect(rows[0]).toEqual({ kind: "gap", texts: ["one", "two"] })
     expect(rows.slice(1, 3)).toEqual([{ kind: "same", text: "three" }, { kind: "same", text: "four" }])
     expect(rows[3]).toEqual({
       kind: "changed",
