@@ -1,7 +1,7 @@
 import type { Element, ElementContent, RootContent } from "hast"
 import { diffArrays, diffWordsWithSpace, formatPatch, type StructuredPatchHunk } from "diff"
 import { articleSchema } from "./articleSchema.ts"
-import { parseHtmlFragment, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
+import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { serializeNodes } from "./serializeHtml.ts"
 import { isWhiteSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 
@@ -95,7 +95,7 @@ const startTag = (element: Element): string => {
 }
 
 const linesOf = (html: string): ReadonlyArray<BodyLine> => {
-  const root = parseHtmlFragment(html)
+  const root = parseHtmlFragment(html, storedFormBudget(html))
   if (root === TOO_DEEP || root === TOO_LARGE) {
     // Never a stored body (those are at most 256 elements deep, within the parse budget): one line, words from a tag strip.
     const line = oneLine(html)

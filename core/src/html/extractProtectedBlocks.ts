@@ -27,15 +27,17 @@ export const knownProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlock
 /**
  * The canonical protected blocks of a (sanitised, stored) body: its outermost elements carrying
  * `data-service-protected`, in document order, read from the body as the sanitiser keeps it so
- * they compare equal to the blocks `applyEditPolicy` reads from a proposed body. Throws (a
- * defect) on a body the sanitiser refuses, rather than report no blocks for it.
+ * they compare equal to the blocks `applyEditPolicy` reads from a proposed body. The input limits
+ * do not apply (a body stored before them keeps its blocks); throws (a defect) on a body the
+ * sanitiser still refuses (nested deeper than any stored body can be), rather than report no
+ * blocks for it.
  */
 export const extractProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlock> => {
   // Attribute names cannot hold character references, so without this text there is no block.
   if (!marker.test(html)) return []
   const known = memo.get(html)
   if (known !== undefined) return known
-  const result = analyzeHtml(html)
+  const result = analyzeHtml(html, { storedForm: true })
   if (isRefusal(result)) throw new Error(`extractProtectedBlocks: ${result.detail}`)
   rememberProtectedBlocks(html, result.blocks)
   return result.blocks

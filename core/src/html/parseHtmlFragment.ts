@@ -22,6 +22,15 @@ export const TOO_LARGE = "too-large" as const
 export const MAX_PARSED_NODES = 2 ** 17
 
 /**
+ * The parse budget for a body already in stored (sanitised, serialised) form, which may predate
+ * today's limits. Such HTML re-parses to exactly the tree it was written from (that is what the
+ * sanitiser's rounds settle on): nothing is reopened, so every element and attribute is spelled
+ * out in the text and its count is below the text's length. The budget grows with the text, so
+ * the work stays linear in it.
+ */
+export const storedFormBudget = (html: string): number => Math.max(MAX_PARSED_NODES, html.length)
+
+/**
  * Open elements past which the parse stops as `TOO_DEEP`. The parser's stack of open elements
  * holds the ancestors of where it inserts, plus at most the table parts whose content it moves
  * out (foster parenting), so a stack this deep means a tree deeper than `MAX_NESTING_DEPTH`,
@@ -75,10 +84,10 @@ const budgetedAdapter = (budget: number): TreeAdapter<DefaultTreeAdapterMap> => 
  * every caller; any input that does parse has its depth measured exactly, without recursion,
  * before anything recursive touches it.
  */
-export const parseHtmlFragment = (html: string): Root | typeof TOO_DEEP | typeof TOO_LARGE => {
+export const parseHtmlFragment = (html: string, budget: number = MAX_PARSED_NODES): Root | typeof TOO_DEEP | typeof TOO_LARGE => {
   let fragment: DefaultTreeAdapterMap["documentFragment"]
   try {
-    fragment = parseFragment(html, { scriptingEnabled: false, treeAdapter: budgetedAdapter(MAX_PARSED_NODES) })
+    fragment = parseFragment(html, { scriptingEnabled: false, treeAdapter: budgetedAdapter(budget) })
   } catch (error) {
     if (error === overBudget) return TOO_LARGE
     if (error === tooDeep) return TOO_DEEP

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts"
 import { MAX_BODY_BYTES } from "../schema/writes.ts"
 import { ATTRIBUTE_NAMES, MAX_NESTING_DEPTH, articleSchema } from "./articleSchema.ts"
-import { MAX_PARSED_NODES, parseHtmlFragment, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
+import { MAX_PARSED_NODES, parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock, type ProtectedBlock } from "./protectedBlock.ts"
 import { escapeText, serializeRoot } from "./serializeHtml.ts"
 import { makeWordCounter } from "./words.ts"
@@ -203,15 +203,15 @@ interface Round {
   readonly wordCount: number
 }
 
-const round = (input: string, removed: Removed): Round | HtmlRefusal => {
-  const parsed = parseHtmlFragment(input)
+const round = (input: string, removed: Removed, stored: boolean): Round | HtmlRefusal => {
+  const parsed = stored ? parseHtmlFragment(input, storedFormBudget(input)) : parseHtmlFragment(input)
   if (parsed === TOO_LARGE) return tooManyNodes()
   if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
   const tree = sanitize(parsed, articleSchema) as Root
   const words = makeWordCounter()
   const { html, protectedElements } = serializeRoot(tree, { collectProtected: true, onText: words.add, onBoundary: words.boundary })
   // Checked on every round, so a later round never re-parses more than the limit.
-  if (!fits(html)) return sanitizedTooLarge()
+  if (!stored && !fits(html)) return sanitizedTooLarge()
   return { html, tree, protectedElements, wordCount: words.count() }
 }
 
@@ -234,21 +234,32 @@ const textOnly = (tree: Nodes): string => {
 /** Whether a round or an analysis was refused. */
 export const isRefusal = (value: object): value is HtmlRefusal => value instanceof InvalidRequest || value instanceof PayloadTooLarge
 
+export interface AnalyzeOptions {
+  /**
+   * The body is one already stored (the current body, a revision), read to learn its protected
+   * blocks or words, not a body sent in: the input limits (the parse budget, 1 MiB after
+   * sanitising) are not applied, since a body stored before them must stay readable and
+   * editable. The parse is still bounded, linearly in the body's length (`storedFormBudget`).
+   */
+  readonly storedForm?: boolean
+}
+
 /**
  * The whole policy on one body: parse, sanitise, serialise. When the output is not the input
  * byte for byte, it is parsed and sanitised again until it no longer changes (serialising and
  * re-parsing can restructure a tree, e.g. mutation XSS), so the result is idempotent by
  * construction. Input already in stored form is parsed once.
  */
-export const analyzeHtml = (input: string): AnalyzedHtml | HtmlRefusal => {
+export const analyzeHtml = (input: string, options: AnalyzeOptions = {}): AnalyzedHtml | HtmlRefusal => {
+  const stored = options.storedForm === true
   const removed: Removed = new Map()
-  const first = round(input, removed)
+  const first = round(input, removed, stored)
   if (isRefusal(first)) return first
   let last = first
   let html = first.html
   let settled = html === input
   for (let n = 1; !settled && n < MAX_ROUNDS; n++) {
-    const next = round(html, removed)
+    const next = round(html, removed, stored)
     if (isRefusal(next)) return next
     settled = next.html === html
     last = next
@@ -258,7 +269,7 @@ export const analyzeHtml = (input: string): AnalyzedHtml | HtmlRefusal => {
     // Markup that keeps changing when re-parsed is not kept at all: its text is.
     note(removed, "unstable markup")
     html = textOnly(last.tree)
-    const check = round(html, removed)
+    const check = round(html, removed, stored)
     if (isRefusal(check)) return check
     if (check.html !== html) throw new Error("sanitiser: text-only fallback is not stable")
     last = check

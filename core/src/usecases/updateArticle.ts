@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { DailyEditLimit, PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
+import { isRefusal } from "../html/sanitizeArticleHtml.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
@@ -58,12 +59,17 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     // locked, wherever the analyzer runs it (off the event loop on a server).
     const proposed = input.body === undefined ? undefined : yield* analyze(input.body)
     const report = proposed?.report ?? { changed: false, removed: [] }
-    // The current body's blocks the same way, unless they are known already. A stored body the
-    // policy refuses cannot be checked: that is a defect, as in extractProtectedBlocks.
+    // The current body's blocks the same way, unless they are known already. A body stored
+    // before today's input limits is refused by the analyzer; its blocks are then read with the
+    // stored form's own bound (extractProtectedBlocks), so such an article stays editable.
     const foundBlocks =
       proposed === undefined
         ? []
-        : (knownProtectedBlocks(found.body) ?? (yield* Effect.orDie(Effect.map(analyze(found.body), (a) => a.blocks))))
+        : (knownProtectedBlocks(found.body) ??
+          (yield* analyze(found.body).pipe(
+            Effect.map((a) => a.blocks),
+            Effect.catchIf(isRefusal, () => Effect.sync(() => extractProtectedBlocks(found.body))),
+          )))
 
     const violationsAgainst = (current: ArticleRecord) =>
       proposed === undefined

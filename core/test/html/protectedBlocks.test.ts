@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import {
+  analyzeArticleHtml,
   applyEditPolicy,
   checkProtectedBlocks,
   compareProtectedBlocks,
@@ -52,6 +53,20 @@ describe("extractProtectedBlocks", () => {
   it("should read blocks as the sanitiser keeps them", () => {
     const dirty = '<a href="https://x.test" onclick="e()" data-service-protected="">x</a>'
     expect(extractProtectedBlocks(dirty)).toEqual(extractProtectedBlocks('<a href="https://x.test" data-service-protected="">x</a>'))
+  })
+})
+
+describe("extractProtectedBlocks on a body stored before today's input limits", () => {
+  // Over 1 MiB and past the parse budget: refused as input, readable as a stored body.
+  const stored = `<p>${news}</p>${"<p>w</p>".repeat(150_000)}`
+
+  it("should read the blocks of a body the input limits refuse", () => {
+    expect(failureTag(analyzeArticleHtml(stored))).toBe("PayloadTooLarge")
+    expect(extractProtectedBlocks(stored).map((block) => block.href)).toEqual(["https://news.test/p"])
+  })
+
+  it("should still refuse a new body built from it", () => {
+    expect(failureTag(applyEditPolicy(extractProtectedBlocks(stored), `${stored}<p>more</p>`))).toBe("PayloadTooLarge")
   })
 })
 
