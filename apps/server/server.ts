@@ -2,7 +2,7 @@ import { Clock, type CoreServices, type ImageFetcher, type ImageInspector, type 
 import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
-import { safeImageFetcher, sharpImageInspector } from "@content-site/images"
+import { makeSharpImageInspector, safeImageFetcher } from "@content-site/images"
 import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import type { AppRuntime } from "@content-site/rest"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -61,7 +61,10 @@ const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], 
 }
 
 const imageLayers = (config: ServerConfig): Layer.Layer<ImageInspector | ImageFetcher> =>
-  Layer.merge(sharpImageInspector, safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }))
+  Layer.merge(
+    makeSharpImageInspector({ onKilled: (seconds) => console.error(`images: an image outlived its ${seconds} s budget; its decoding process was killed (413)`) }),
+    safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }),
+  )
 
 /**
  * What a request gets while the service starts (migrating, loading keys): `/healthz` 200 (the

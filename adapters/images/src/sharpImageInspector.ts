@@ -1,22 +1,22 @@
 import { ImageInspector, type InspectedImage, PayloadTooLarge, UnsupportedImage } from "@content-site/core"
-import { Effect, Layer, Semaphore } from "effect"
+import { Effect, Layer } from "effect"
 import { fileTypeFromBuffer } from "file-type"
 import sharp from "sharp"
-import type { Sharp, SharpOptions } from "sharp"
+import { processPool } from "./processPool.ts"
+import { type ImageType, inputOptions, maxImageSide, type Reencoded } from "./reencode.ts"
+
+export { maxImageSide }
 
 /** Largest accepted image, in bytes (10 MiB). */
 export const maxImageBytes = 10 * 1024 * 1024
 
-/** Largest accepted width or height, in pixels. */
-export const maxImageSide = 8000
-
-/** Images decoded at once per process: a full-size decode can take hundreds of MB and seconds. */
+/** Images decoded at once: one child process each; a full-size decode can take hundreds of MB and seconds. */
 export const concurrentDecodes = 2
 
 /**
- * Seconds one decode and re-encode may take before it is stopped and the image refused (413):
- * a noisy 8000×8000 JPEG takes a few seconds on one core. libvips checks it as it works; a
- * decoder that works in one call (AVIF) is stopped only when that call returns.
+ * Seconds one decode and re-encode may take before it is stopped and the image refused (413).
+ * libvips stops itself where the decoder lets it; where it does not (AVIF's decoder works in one
+ * call), the child process doing the work is killed.
  */
 export const imageWorkSeconds = 20
 
@@ -37,33 +37,10 @@ const unsupported = (detail: string) => new UnsupportedImage({ detail })
 
 const tooLarge = (detail: string) => new PayloadTooLarge({ detail })
 
-/** Untrusted input: abort on any libvips warning (truncated or corrupt data), never lift the pixel cap. */
-const inputOptions = {
-  failOn: "warning",
-  limitInputPixels: maxImageSide * maxImageSide,
-  // Only the first frame of an animation is kept: bounded work whatever the frame count.
-  pages: 1,
-} as const satisfies SharpOptions
+/** Runs the pixel work of one image in a child process, within `seconds`. */
+type PixelWork = (input: Uint8Array, type: Accepted, seconds: number) => Promise<Reencoded>
 
-/** Encoder settings chosen for bounded time on a request (AVIF effort 1 and WebP effort 2 are several times faster than the defaults). */
-const encode = (pipeline: Sharp, type: Accepted): Sharp => {
-  switch (type) {
-    case "image/jpeg":
-      return pipeline.jpeg({ quality: 85 })
-    case "image/png":
-      return pipeline.png()
-    case "image/webp":
-      return pipeline.webp({ quality: 85, effort: 2 })
-    case "image/gif":
-      return pipeline.gif()
-    case "image/avif":
-      return pipeline.avif({ quality: 60, effort: 1 })
-  }
-}
-
-type Gate = <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
-
-const inspect = (input: Uint8Array, gate: Gate, seconds: number): Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge> =>
+const inspect = (input: Uint8Array, work: PixelWork, seconds: number): Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge> =>
   Effect.gen(function* () {
     if (input.byteLength > maxImageBytes) {
       return yield* tooLarge(`The image is ${input.byteLength} bytes; at most ${maxImageBytes} bytes (10 MiB) are accepted.`)
@@ -95,24 +72,22 @@ const inspect = (input: Uint8Array, gate: Gate, seconds: number): Effect.Effect<
       return yield* tooLarge(`The image is ${width}×${height} px; at most ${maxImageSide} px a side are accepted.`)
     }
 
-    // Full decode and re-encode: what is stored is what sharp wrote, without metadata or trailing bytes.
-    const output = yield* gate(
-      Effect.tryPromise({
-        try: () => encode(sharp(input, { ...inputOptions, autoOrient: true }), type).timeout({ seconds }).toBuffer({ resolveWithObject: true }),
-        catch: (e) =>
-          e instanceof Error && /pixel limit/i.test(e.message)
-            ? tooLarge(`The image is larger than ${maxImageSide}×${maxImageSide} px.`)
-            : e instanceof Error && /^timeout/i.test(e.message)
-              ? tooLarge(`The image takes more than ${seconds} s to decode and re-encode; send a smaller or simpler one.`)
-              : unsupported("The image cannot be decoded: the file is corrupt or truncated."),
-      }),
-    )
+    // Full decode and re-encode, in a child process: what is stored is what sharp wrote, without
+    // metadata or trailing bytes.
+    const output = yield* Effect.promise(() => work(input, type, seconds))
+    if (!output.ok) {
+      return yield* output.reason === "pixels"
+        ? tooLarge(`The image is larger than ${maxImageSide}×${maxImageSide} px.`)
+        : output.reason === "time"
+          ? tooLarge(`The image takes more than ${seconds} s to decode and re-encode; send a smaller or simpler one.`)
+          : unsupported("The image cannot be decoded: the file is corrupt or truncated.")
+    }
     return {
-      bytes: new Uint8Array(output.data.buffer, output.data.byteOffset, output.data.byteLength),
+      bytes: output.data,
       contentType: type,
       extension: expected.extension,
-      width: output.info.width,
-      height: output.info.height,
+      width: output.width,
+      height: output.height,
     }
   })
 
@@ -122,16 +97,38 @@ export interface ImageBudget {
   readonly seconds?: number
   /** Images decoded at once (default `concurrentDecodes`). */
   readonly concurrent?: number
+  /** Told when a child process is killed for outliving the budget (the server logs it). */
+  readonly onKilled?: (seconds: number) => void
 }
 
-/** The image inspector on sharp (libvips) and file-type, with a time and concurrency budget. */
+/**
+ * The image inspector on sharp (libvips) and file-type, with a time and concurrency budget: the
+ * header is read here (no pixel decoded), the pixel work runs in a pool of `concurrent` child
+ * processes, and one that outlives the budget by half a second is killed (its image refused,
+ * 413), whatever the decoder; its memory goes with it. The pool ends with the runtime.
+ */
 export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<ImageInspector> =>
   Layer.effect(
     ImageInspector,
     Effect.gen(function* () {
-      const decodes = yield* Semaphore.make(budget.concurrent ?? concurrentDecodes)
       const seconds = budget.seconds ?? imageWorkSeconds
-      return { inspect: (bytes: Uint8Array) => inspect(bytes, (effect) => decodes.withPermit(effect), seconds) }
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          processPool<{ input: Uint8Array; type: ImageType; seconds: number }, Reencoded>(
+            new URL("./imageProcess.ts", import.meta.url),
+            budget.concurrent ?? concurrentDecodes,
+          ),
+        ),
+        (pool) => Effect.sync(() => pool.close()),
+      )
+      // libvips stops itself at the budget where it can; the process is killed half a second later.
+      const work: PixelWork = async (input, type, s) => {
+        const outcome = await pool.run({ input, type, seconds: s }, s * 1000 + 500)
+        if ("answer" in outcome) return outcome.answer
+        budget.onKilled?.(s)
+        return { ok: false, reason: "time" }
+      }
+      return { inspect: (bytes: Uint8Array) => inspect(bytes, work, seconds) }
     }),
   )
 

@@ -202,4 +202,31 @@ describe("sharpImageInspector", () => {
     // Decoding runs on libvips threads: turns of the event loop go on meanwhile.
     expect(ticks).toBeGreaterThan(10)
   }, 120_000)
+
+  it("should stop an AVIF whose decoder cannot be interrupted by killing its process", async () => {
+    // One colour, 6000×6000: a few hundred bytes that take seconds to decode, in one libheif call
+    // that libvips' own timeout cannot stop: only killing the process ends it within the budget.
+    const bomb = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: "#336699" } }).avif({ quality: 50, effort: 0 }).toBuffer()
+    expect(bomb.byteLength).toBeLessThan(10_000)
+    const killed: Array<number> = []
+    const error = await Effect.runPromise(
+      Effect.flip(ImageInspector.use((i) => i.inspect(bomb))).pipe(
+        Effect.provide(makeSharpImageInspector({ seconds: 0.5, concurrent: 1, onKilled: (s) => killed.push(s) })),
+      ),
+    )
+    expect(error._tag).toBe("PayloadTooLarge")
+    expect(error.detail).toMatch(/more than 0\.5 s/)
+    expect(killed).toEqual([0.5])
+  }, 120_000)
+
+  it("should go on inspecting images after a process was killed for its time", async () => {
+    const slow = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: "#123456" } }).avif({ quality: 50, effort: 0 }).toBuffer()
+    const png = await solid(40, 30).png().toBuffer()
+    const layer = makeSharpImageInspector({ seconds: 0.5, concurrent: 1 })
+    const [first, second] = await Effect.runPromise(
+      Effect.all([Effect.flip(ImageInspector.use((i) => i.inspect(slow))), ImageInspector.use((i) => i.inspect(png))], { concurrency: 2 }).pipe(Effect.provide(layer)),
+    )
+    expect(first._tag).toBe("PayloadTooLarge")
+    expect([second.width, second.height]).toEqual([40, 30])
+  }, 120_000)
 })

@@ -1,0 +1,100 @@
+/**
+ * A few child processes that run one job each at a time, and a job that outlives its time is
+ * ended by killing its process (SIGKILL): the only way to stop native code that does not look
+ * back (AVIF's decoder), and the way its memory is handed back at once. A killed or crashed
+ * process is replaced by a new one for the next job. Node's own `child_process`, with
+ * structured-clone messages so bytes travel as bytes.
+ */
+import { fork, type ChildProcess } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+/** What a job came to: the process's answer, or the time ran out and the process was killed. */
+export type JobOutcome<A> = { readonly answer: A } | { readonly killed: true }
+
+export interface ProcessPool<I, A> {
+  /** Runs `job` in a free process (waiting for one), killing it after `ms` of work. */
+  readonly run: (job: I, ms: number) => Promise<JobOutcome<A>>
+  /** Kills every process; later jobs are refused. */
+  readonly close: () => void
+}
+
+/** A child's first message: its modules are loaded and it takes jobs. */
+export const READY = "ready"
+
+/** `script` answers each job message with one message, after sending `READY` once. */
+export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> => {
+  const idle: Array<ChildProcess> = []
+  const all = new Set<ChildProcess>()
+  const waiting: Array<() => void> = []
+  let busy = 0
+  let closed = false
+
+  const start = (): Promise<ChildProcess> =>
+    new Promise((resolve, reject) => {
+      const child = fork(fileURLToPath(script), [], { serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] })
+      all.add(child)
+      child.once("exit", () => all.delete(child))
+      // An idle process never keeps the server's process alive.
+      child.unref()
+      child.channel?.unref()
+      child.once("message", (m) => (m === READY ? resolve(child) : reject(new Error("image process: unexpected first message"))))
+      child.once("error", reject)
+      child.once("exit", (code, signal) => reject(new Error(`image process ended before it was ready (${signal ?? code})`)))
+    })
+
+  const acquire = async (): Promise<void> => {
+    if (busy < size) {
+      busy++
+      return
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve))
+  }
+  const release = (): void => {
+    const next = waiting.shift()
+    if (next) next()
+    else busy--
+  }
+
+  const run = async (job: I, ms: number): Promise<JobOutcome<A>> => {
+    if (closed) throw new Error("image process pool is closed")
+    await acquire()
+    try {
+      const child = idle.pop() ?? (await start())
+      return await new Promise<JobOutcome<A>>((resolve, reject) => {
+        const done = () => {
+          clearTimeout(timer)
+          child.off("message", onMessage)
+          child.off("exit", onExit)
+        }
+        const timer = setTimeout(() => {
+          done()
+          child.kill("SIGKILL")
+          resolve({ killed: true })
+        }, ms)
+        const onMessage = (answer: A) => {
+          done()
+          idle.push(child)
+          resolve({ answer })
+        }
+        const onExit = (code: number | null, signal: string | null) => {
+          done()
+          reject(new Error(`image process ended during a job (${signal ?? code})`))
+        }
+        child.on("message", onMessage)
+        child.on("exit", onExit)
+        child.send(job as never)
+      })
+    } finally {
+      release()
+    }
+  }
+
+  return {
+    run,
+    close: () => {
+      closed = true
+      for (const child of all) child.kill("SIGKILL")
+      idle.length = 0
+    },
+  }
+}
