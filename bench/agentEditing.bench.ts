@@ -3,7 +3,8 @@
  * replace) against the same change through `PUT` (the whole body), one request at a time, in
  * the same run on the same server, alternating rounds (goal: PATCH <= 1.2x PUT); then the bytes
  * an agent sends and receives for that change over MCP with `edit_article` against
- * `update_article` (goal: <= 10 %). The server runs on PostgreSQL when reachable.
+ * `update_article` (goal: <= 10 %), with the full answer and with `response: "minimal"` (the
+ * article without its body). The server runs on PostgreSQL when reachable.
  * Nothing here asserts a time.
  */
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
@@ -104,12 +105,14 @@ export async function run(): Promise<void> {
     }
     const update = await toolCall("update_article", { article_id: mcpId, body: articleBody(own.get(mcpId)!, "v1") })
     const edit = await toolCall("edit_article", { article_id: mcpId, edits: [{ find: "Revision note: v1.", replace: "Revision note: v2." }] })
+    const minimal = await toolCall("edit_article", { article_id: mcpId, edits: [{ find: "Revision note: v2.", replace: "Revision note: v3." }], response: "minimal" })
     const total = (x: { sent: number; received: number }) => x.sent + x.received
+    const line = (name: string, x: { sent: number; received: number }, goal: string) =>
+      `  ${name.padEnd(36)} sent ${String(x.sent).padStart(6)}  received ${String(x.received).padStart(6)}  total ${String(total(x)).padStart(6)}   = ${((100 * total(x)) / total(update)).toFixed(1).padStart(5)} %${goal}`
     console.log("the same one-sentence change over MCP, bytes of one tools/call (request + response):")
-    console.log(`  update_article (baseline) sent ${String(update.sent).padStart(6)}  received ${String(update.received).padStart(6)}  total ${total(update)}`)
-    console.log(
-      `  edit_article              sent ${String(edit.sent).padStart(6)}  received ${String(edit.received).padStart(6)}  total ${total(edit)}   = ${((100 * total(edit)) / total(update)).toFixed(1)} % (goal <= 10 %); sent alone ${((100 * edit.sent) / update.sent).toFixed(1)} %`,
-    )
+    console.log(`  ${"update_article (baseline)".padEnd(36)} sent ${String(update.sent).padStart(6)}  received ${String(update.received).padStart(6)}  total ${String(total(update)).padStart(6)}`)
+    console.log(line("edit_article", edit, " (the full article comes back)"))
+    console.log(line('edit_article, response: "minimal"', minimal, " (goal <= 10 %)"))
   } finally {
     await bench.close()
   }

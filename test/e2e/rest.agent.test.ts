@@ -308,6 +308,83 @@ describe("Idempotency-Key", () => {
   })
 })
 
+describe("Prefer: return=minimal", () => {
+  const MINIMAL = { prefer: "return=minimal" }
+  /** The answer's article has every key of the full article but `body`. */
+  const expectMinimal = async (res: Response) => {
+    expect(res.status).toBe(200)
+    expect(res.headers.get("preference-applied")).toBe("return=minimal")
+    expect(res.headers.get("vary")).toMatch(/prefer/i)
+    const answer = await json(res)
+    expect(answer.article).not.toHaveProperty("body")
+    const full = await article(answer.article.id)
+    const { body: _body, ...rest } = full
+    expect(answer.article).toEqual(rest)
+    return answer
+  }
+
+  it("should answer PUT, PATCH, restore and featured-image without the article's body, and change the same", async () => {
+    const put = await expectMinimal(await send("PUT", "/articles/art_a17", { body: "<p>Seventeen, rewritten in full.</p>" }, { headers: MINIMAL }))
+    expect(put.revision.number).toBe(2)
+    expect(put.article["word count"]).toBe(4)
+    expect((await article("art_a17")).body).toBe("<p>Seventeen, rewritten in full.</p>")
+
+    const patched = await expectMinimal(await patch("art_a17", { edits: [{ find: "in full", replace: "in part" }] }, { headers: MINIMAL }))
+    expect(patched.revision.number).toBe(3)
+    expect((await article("art_a17")).body).toBe("<p>Seventeen, rewritten in part.</p>")
+
+    const restored = await expectMinimal(await send("POST", "/articles/art_a17/revisions/1/restore", undefined, { headers: MINIMAL }))
+    expect(restored.revision.restored_from).toBe(1)
+
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#0f0" } }).png().toBuffer()
+    const form = new FormData()
+    form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "g.png")
+    const image = await expectMinimal(await t.api("/api/v1/articles/art_a17/featured-image", { method: "POST", body: form, headers: MINIMAL }))
+    expect(image.article["featured image"].url).toMatch(/\/media\//)
+  })
+
+  it("should answer a dry run minimal too, and keep protected_links and the sanitiser's report", async () => {
+    const res = await patch("art_a1", { edits: [{ find: "<h2>Intro</h2>", replace: "<h2>Intro</h2><script>x()</script>" }] }, { query: "?dry_run=true", headers: MINIMAL })
+    const answer = await expectMinimal(res)
+    expect(answer.dry_run).toBe(true)
+    expect(answer.article.protected_links).toHaveLength(2)
+    expect(answer.sanitized.removed).toEqual([{ what: "script", count: 1 }])
+  })
+
+  it("should answer in full without the preference, with return=representation, or with other preferences only", async () => {
+    for (const prefer of [undefined, "return=representation", "respond-async, wait=10", "handling=lenient"]) {
+      const res = await send("PUT", "/articles/art_a18", { title: `Eighteen ${prefer ?? "none"}` }, prefer ? { headers: { prefer } } : {})
+      expect(res.status).toBe(200)
+      expect(res.headers.get("preference-applied")).toBeNull()
+      expect(res.headers.get("vary")).toMatch(/prefer/i)
+      expect(typeof (await json(res)).article.body).toBe("string")
+    }
+    // Names and values are case-insensitive, a quoted value and parameters allowed.
+    for (const prefer of ['RETURN="Minimal"', "wait=5, return=minimal; foo=bar"]) {
+      await expectMinimal(await send("PUT", "/articles/art_a18", { title: `Eighteen ${prefer}` }, { headers: { prefer } }))
+    }
+  })
+
+  it("should replay an idempotent write in the shape each retry asks for", async () => {
+    const key = crypto.randomUUID()
+    const first = await expectMinimal(await send("PUT", "/articles/art_a19", { title: "Nineteen" }, { headers: { ...MINIMAL, "idempotency-key": key } }))
+    const count = (await revisionsOf("art_a19")).length
+    const full = await send("PUT", "/articles/art_a19", { title: "Nineteen" }, { headers: { "idempotency-key": key } })
+    expect(full.headers.get("idempotent-replayed")).toBe("true")
+    const fullAnswer = await json(full)
+    expect(typeof fullAnswer.article.body).toBe("string")
+    expect(fullAnswer.revision).toEqual(first.revision)
+    const again = await send("PUT", "/articles/art_a19", { title: "Nineteen" }, { headers: { ...MINIMAL, "idempotency-key": key } })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(await expectMinimal(again)).toEqual(first)
+    expect((await revisionsOf("art_a19")).length).toBe(count)
+  })
+
+  it("should leave errors as they are", async () => {
+    await problemOf(await patch("art_a19", { edits: [{ find: "absent", replace: "x" }] }, { headers: MINIMAL }), 422, "edit_not_applicable")
+  })
+})
+
 describe("cross-account", () => {
   it("should answer 404 on every new route for another account's article, exactly like a missing one", async () => {
     for (const id of ["art_b1", "art_missing"]) {
@@ -332,6 +409,11 @@ describe("OpenAPI", () => {
     }
     expect(doc.paths["/articles/{id}"].patch.responses["422"].description).toContain("edit_not_applicable")
     expect(doc.components.schemas.Article.required).toContain("protected_links")
+    for (const [path, method] of [["/articles/{id}", "put"], ["/articles/{id}", "patch"], ["/articles/{id}/featured-image", "post"], ["/articles/{id}/revisions/{number}/restore", "post"]] as const) {
+      expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name)).toContain("Prefer")
+      expect(Object.keys(doc.paths[path][method].responses["200"].headers)).toContain("Preference-Applied")
+    }
+    expect(doc.components.schemas.ArticleWithoutBody.properties).not.toHaveProperty("body")
   })
 })
 

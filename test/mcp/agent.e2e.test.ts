@@ -78,6 +78,7 @@ describe("the agent tools", () => {
     }
     for (const write of ["update_article", "replace_featured_image", "edit_article", "restore_revision"]) {
       expect(Object.keys((byName.get(write)?.inputSchema.properties ?? {}) as object)).toContain("idempotency_key")
+      expect(Object.keys((byName.get(write)?.inputSchema.properties ?? {}) as object)).toContain("response")
     }
     expect(byName.get("update_article")?.description).toContain("prefer edit_article")
     expect(byName.get("edit_article")?.description).toMatch(/protected_links/)
@@ -159,6 +160,48 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     expect((await rest("/articles/art_a1_4/revisions")).data).toHaveLength(3)
     const log = await rest("/activity?channel=mcp&per_page=100")
     expect(log.data.filter((e: { action: string }) => e.action === "edit_article").length).toBeGreaterThanOrEqual(3)
+  })
+
+  it("should answer every write tool without the article's body when asked for response: minimal", async () => {
+    const full = ok("get_article", await call("get_article", { article_id: "art_a1_5" }))
+    const withoutBody = (a: Record<string, any>) => {
+      const { body: _body, ...rest } = a
+      return rest
+    }
+    const edited = ok("edit_article", await call("edit_article", { article_id: "art_a1_5", edits: [{ find: "more text", replace: "more words" }], response: "minimal" }))
+    expect(edited.article).not.toHaveProperty("body")
+    expect(edited.revision.number).toBe(full.revision + 1)
+    expect(edited.article.protected_links).toEqual(full.protected_links)
+    const now = ok("get_article", await call("get_article", { article_id: "art_a1_5" }))
+    expect(now.body).toBe(full.body.replace("more text", "more words"))
+    expect(edited.article).toEqual(withoutBody(now))
+
+    const updated = ok("update_article", await call("update_article", { article_id: "art_a1_5", title: "Five, minimal", response: "minimal" }))
+    expect(updated.article).not.toHaveProperty("body")
+    expect(updated.article.title).toBe("Five, minimal")
+    const restored = ok("restore_revision", await call("restore_revision", { article_id: "art_a1_5", number: 1, response: "minimal" }))
+    expect(restored.article).not.toHaveProperty("body")
+    expect(restored.revision.restored_from).toBe(1)
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+    const image = ok("replace_featured_image", await call("replace_featured_image", { article_id: "art_a1_5", image_base64: png, mime_type: "image/png", response: "minimal" }))
+    expect(image.article).not.toHaveProperty("body")
+    expect(image.article["featured image"].url).toMatch(/\/media\//)
+    // The default is the full article.
+    const fullAgain = ok("update_article", await call("update_article", { article_id: "art_a1_5", title: "Five, full" }))
+    expect(typeof fullAgain.article.body).toBe("string")
+    expect(problemOf(await call("update_article", { article_id: "art_a1_5", title: "x", response: "short" })).code).toBe("invalid_request")
+  })
+
+  it("should replay an idempotent write in the shape each retry asks for", async () => {
+    const key = crypto.randomUUID()
+    const args = { article_id: "art_a1_5", title: "Five, once", idempotency_key: key }
+    const minimal = ok("update_article", await call("update_article", { ...args, response: "minimal" }))
+    expect(minimal.article).not.toHaveProperty("body")
+    const full = ok("update_article", await call("update_article", args))
+    expect(full.revision).toEqual(minimal.revision)
+    expect(typeof full.article.body).toBe("string")
+    const again = ok("update_article", await call("update_article", { ...args, response: "minimal" }))
+    expect(again).toEqual(minimal)
   })
 
   it("should answer not_found for another account's article on every new tool", async () => {

@@ -6,6 +6,7 @@ import {
   decodeInput,
   internalProblem,
   isCoreError,
+  minimalWriteAnswer,
   isRecordableStatus,
   type LimitVerdict,
   OAuthStore,
@@ -42,6 +43,7 @@ const INSTRUCTIONS = [
   "To change an article, read it with get_article first: keep every link in its protected_links exactly as it is, and pass its revision as if_revision.",
   "For small changes use edit_article (find and replace, find copied exactly from the body); use update_article only to replace the whole body. Try risky edits with dry_run first.",
   "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice.",
+  "Writes answer the whole article; pass response: \"minimal\" to get it without its body when you do not need to read it back (a small edit then costs a few hundred bytes each way).",
   "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
   "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, edit_not_applicable, protected_link_changed, precondition_failed, rate_limited).",
 ].join(" ")
@@ -272,7 +274,8 @@ export const mcpEndpoint = (options: {
             target = tool.target(args)
             const key = tool.idempotent === true && typeof args.idempotency_key === "string" ? (args.idempotency_key as string) : undefined
             if (key !== undefined) {
-              const { idempotency_key: _key, ...rest } = args as Record<string, unknown>
+              // The answer's shape (`response`) is not part of the request: a replay answers in the shape asked for now.
+              const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
               const fingerprint = yield* requestFingerprint({ tool: name, args: rest })
               const claim = yield* claimIdempotencyKey(caller, key, fingerprint)
               if (claim.kind === "replay") return { replay: JSON.parse(claim.answer.body) as CallToolResult }
@@ -322,6 +325,12 @@ export const mcpEndpoint = (options: {
     if (Exit.isFailure(outcome.logged)) console.error(`[${requestId}] could not record MCP activity\n${Cause.pretty(outcome.logged.cause)}`)
     if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
       onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
+    }
+    // `response: "minimal"`: the same answer without the article's body (the full one is what
+    // an idempotency key keeps, so its replays answer in the shape each call asks for).
+    const structured = outcome.result.structuredContent
+    if (raw["response"] === "minimal" && tool.minimal === true && structured !== undefined && typeof structured["article"] === "object") {
+      return { ...outcome.result, structuredContent: minimalWriteAnswer(structured as { article: object }) }
     }
     return outcome.result
   }

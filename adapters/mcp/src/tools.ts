@@ -67,6 +67,8 @@ export interface ToolSpec {
   readonly committed?: (result: any) => boolean
   /** A write that takes `idempotency_key`. */
   readonly idempotent?: boolean
+  /** A write that takes `response: "minimal"` (its answer without the article's body). */
+  readonly minimal?: boolean
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
@@ -84,6 +86,10 @@ const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: Id, ...ListR
 
 const IDEMPOTENCY =
   "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing."
+
+/** Tells a model how to keep a write's answer small. */
+const MINIMAL =
+  "Pass response: \"minimal\" to get the article back without its body (everything else is kept) when you do not need to read it again; the default answers it in full."
 
 const revisionLine = (r: { number: number; origin: string; created_at: string; reason: string | null; restored_from: number | null; actor: { name: string } }) =>
   `- revision ${r.number} (${r.origin}, ${r.created_at}, by ${r.actor.name})${r.restored_from !== null ? ` restored from ${r.restored_from}` : ""}${r.reason ? `: ${r.reason}` : ""}`
@@ -239,14 +245,16 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Each real change is a new revision; an edit identical to the current article writes nothing (revision null).",
       "Undo a change with restore_revision.",
       IDEMPOTENCY,
+      MINIMAL,
       "Limits: 200 article changes per UTC day per account (daily_edit_limit) and 60 requests per minute, both shared with the REST API; the body may be at most 1 MiB, the title 1 to 300 characters.",
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     idempotent: true,
+    minimal: true,
     input: UpdateArticleArgs,
     output: UpdateArticleResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
-    run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, ...body }) =>
+    run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, response: _shape, ...body }) =>
       Effect.map(
         updateArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }),
         (outcome) => outcome.result,
@@ -264,14 +272,16 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Pass if_revision (from get_article) to be refused with precondition_failed if somebody changed the article since; without it the edits are made on the newest body. dry_run: true checks without writing.",
       "The result is sanitised like any edit and saved as a new revision; undo it with restore_revision (the previous number is the saved revision minus one).",
       IDEMPOTENCY,
+      MINIMAL,
       "Limits: 200 article changes per UTC day per account and 60 requests per minute, shared with the REST API; at most 100 edits a call.",
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     idempotent: true,
+    minimal: true,
     input: EditArticleArgs,
     output: UpdateArticleResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
-    run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, ...body }) =>
+    run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, response: _shape, ...body }) =>
       Effect.map(editArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }), (outcome) => outcome.result),
     committed: (r: typeof UpdateArticleResult.Type) => r.revision !== null,
     render: editOutcome,
@@ -333,10 +343,12 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Refused with protected_link_changed if it would remove or change a protected link of the current body (links the platform added after that revision must stay). Restoring the state the article is already in writes nothing (revision null).",
       "Pass if_revision (from get_article) to be refused with precondition_failed if the article changed since.",
       IDEMPOTENCY,
+      MINIMAL,
       "Counts as an article change: 200 per UTC day per account, shared with the REST API.",
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     idempotent: true,
+    minimal: true,
     input: RestoreRevisionArgs,
     output: RestoreRevisionResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
@@ -360,9 +372,11 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "URLs must be https and resolve to public addresses (unsafe_url); fetch failures are image_fetch_failed.",
       "The image is stored by the service and the change is a new revision. Limits: 200 article changes per UTC day and 60 requests per minute per account, shared with the REST API.",
       IDEMPOTENCY,
+      MINIMAL,
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     idempotent: true,
+    minimal: true,
     input: ReplaceFeaturedImageArgs,
     output: FeaturedImageResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),

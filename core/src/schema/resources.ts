@@ -69,6 +69,25 @@ export const Article = Schema.Struct({
 /** One article with its full HTML body. */
 export type Article = typeof Article.Type
 
+const { body: _body, ...articleFieldsWithoutBody } = Article.fields
+/** An article without its body: what a write answers when a minimal answer was asked for. */
+export const ArticleWithoutBody = Schema.Struct(articleFieldsWithoutBody).annotate({
+  title: "ArticleWithoutBody",
+  description:
+    "The article as a write answers it when a minimal answer was asked for (`Prefer: return=minimal`, MCP `response: \"minimal\"`): everything but `body`.",
+})
+/** An article without its body. */
+export type ArticleWithoutBody = typeof ArticleWithoutBody.Type
+
+/** The article of a write's answer: in full, or without its body when a minimal answer was asked for. */
+const WrittenArticle = Schema.Union([Article, ArticleWithoutBody])
+
+/** A write's answer (as JSON) made minimal: its article without `body`, everything else as it was. */
+export const minimalWriteAnswer = <R extends { readonly article: object }>(answer: R): R => {
+  const { body: _dropped, ...article } = answer.article as { body?: unknown }
+  return { ...answer, article }
+}
+
 /** A backlink acquired for a website. */
 export const Backlink = Schema.Struct({
   id: Id,
@@ -195,7 +214,7 @@ export const ProtectedBlockViolationSchema = Schema.Struct({
 
 /** The answer to a successful (or dry-run) article edit. */
 export const UpdateArticleResult = Schema.Struct({
-  article: Article,
+  article: WrittenArticle,
   revision: Schema.NullOr(RevisionSummary),
   sanitized: SanitizeReportSchema,
   dry_run: Schema.optionalKey(Schema.Boolean),
@@ -204,27 +223,27 @@ export const UpdateArticleResult = Schema.Struct({
   description:
     "The article after the edit, the new revision (null when nothing changed or on a dry run) and what the sanitiser removed. A dry run (`dry_run: true`) answers what the same call would: this result where the edit would apply, the same error otherwise.",
 })
-/** The answer to a successful (or dry-run) article edit. */
-export type UpdateArticleResult = typeof UpdateArticleResult.Type
+/** The answer to a successful (or dry-run) article edit, as the use cases make it (the article in full; transports may make it minimal). */
+export type UpdateArticleResult = Omit<typeof UpdateArticleResult.Type, "article"> & { readonly article: Article }
 
 /** The answer to a featured-image replacement. */
 export const FeaturedImageResult = Schema.Struct({
-  article: Article,
+  article: WrittenArticle,
   revision: Schema.NullOr(RevisionSummary),
 }).annotate({ title: "FeaturedImageResult" })
 /** The answer to a featured-image replacement. */
-export type FeaturedImageResult = typeof FeaturedImageResult.Type
+export type FeaturedImageResult = Omit<typeof FeaturedImageResult.Type, "article"> & { readonly article: Article }
 
 /** The answer to a restore: the article and the new revision (null when it already was that state). */
 export const RestoreRevisionResult = Schema.Struct({
-  article: Article,
+  article: WrittenArticle,
   revision: Schema.NullOr(RevisionSummary),
 }).annotate({
   title: "RestoreRevisionResult",
   description: "The article after the restore and the new revision (`restored_from` set); `revision` is null when the article already was in that state.",
 })
 /** The answer to a restore. */
-export type RestoreRevisionResult = typeof RestoreRevisionResult.Type
+export type RestoreRevisionResult = Omit<typeof RestoreRevisionResult.Type, "article"> & { readonly article: Article }
 
 /** What changed between two revisions of an article. */
 export const RevisionDiff = Schema.Struct({

@@ -108,6 +108,14 @@ export const IdempotencyKey = Schema.String.annotate({
   ),
 )
 
+/** What a write answers: `"full"` (the default) or `"minimal"`, the article without its body. */
+export const ResponseShape = Schema.Literals(["full", "minimal"]).annotate({
+  title: "ResponseShape",
+  description:
+    "\"minimal\" answers the article without its body (everything else is kept: title, word count, revision, protected_links, what the sanitiser removed); use it when you do not need to read the body back, for example after edit_article. Default \"full\".",
+})
+const responseArg = Schema.optionalKey(ResponseShape)
+
 /** Arguments of the MCP tool `update_article`. */
 export const UpdateArticleArgs = Schema.Struct({
   article_id: Id,
@@ -121,6 +129,7 @@ export const UpdateArticleArgs = Schema.Struct({
     }),
   ),
   idempotency_key: Schema.optionalKey(IdempotencyKey),
+  response: responseArg,
 })
   .pipe(
     Schema.check(
@@ -143,6 +152,7 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
   mime_type: Schema.optionalKey(ImageMimeType),
   alt: Schema.optionalKey(Alt),
   idempotency_key: Schema.optionalKey(IdempotencyKey),
+  response: responseArg,
 })
   .pipe(
     Schema.check(
@@ -222,6 +232,7 @@ export const EditArticleArgs = Schema.Struct({
   dry_run: dryRunArg,
   if_revision: ifRevisionArg,
   idempotency_key: idempotencyKeyArg,
+  response: responseArg,
 })
   .pipe(Schema.check(needsEditsOrTitle))
   .annotate({ title: "EditArticleArgs" })
@@ -233,6 +244,7 @@ export const RestoreRevisionArgs = Schema.Struct({
   reason: Schema.optionalKey(Reason),
   if_revision: ifRevisionArg,
   idempotency_key: idempotencyKeyArg,
+  response: responseArg,
 }).annotate({ title: "RestoreRevisionArgs" })
 
 /** Arguments of the MCP tool `get_revision`. */

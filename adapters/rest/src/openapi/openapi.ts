@@ -22,6 +22,7 @@ const COMPONENT_TITLES = new Set([
   "Website",
   "ArticleListItem",
   "Article",
+  "ArticleWithoutBody",
   "Backlink",
   "PeriodRange",
   "PeriodSummary",
@@ -184,7 +185,20 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
     })
   }
 
+  if (op.minimal === true) {
+    parameters.push({
+      name: "Prefer",
+      in: "header",
+      required: false,
+      description:
+        "`return=minimal` (RFC 7240) answers the same 200 with the article without its `body` (everything else kept), and says so with `Preference-Applied: return=minimal`; use it when you do not read the body back. Other preferences are ignored. An `Idempotency-Key` replay answers in the shape each request asks for.",
+      schema: { type: "string" },
+      example: "return=minimal",
+    })
+  }
+
   const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS }
+  if (op.minimal === true) successHeaders["Preference-Applied"] = header("`return=minimal` when the answer's article is without its body, as `Prefer` asked.")
   if (op.idempotent === true) successHeaders["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
   if (op.paginated) successHeaders.Link = header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).')
   if (op.etag) successHeaders.ETag = header('The article\'s entity tag, `"<article id>-r<revision>"`.')

@@ -9,6 +9,7 @@ import {
   IdempotencyKey,
   isCoreError,
   isRecordableStatus,
+  minimalWriteAnswer,
   NotFound,
   type Pagination,
   type Principal,
@@ -88,6 +89,17 @@ class Replay {
   }
 }
 
+/**
+ * Whether the request's `Prefer` header (RFC 7240) asks for `return=minimal`: preferences are
+ * comma-separated, each a token with an optional value (quoted or not) and parameters after `;`;
+ * names are case-insensitive. Unknown preferences are ignored.
+ */
+export const prefersMinimal = (header: string): boolean =>
+  header.split(",").some((preference) => {
+    const [name, value] = (preference.split(";")[0] ?? "").split("=").map((part) => part.trim())
+    return name?.toLowerCase() === "return" && value?.replace(/^"(.*)"$/, "$1").toLowerCase() === "minimal"
+  })
+
 /** Response headers an idempotent answer keeps for its replays. */
 const REPLAYED_HEADERS = ["ETag", "Edit-Limit-Remaining", "Retry-After"] as const
 
@@ -141,6 +153,10 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
  */
 const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
   const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`)
+  // `Prefer: return=minimal` on a write that answers an article: the answer without its body.
+  const minimal = op.minimal === true && prefersMinimal(ctx.get("Prefer"))
+  if (op.minimal === true) ctx.vary("Prefer")
+  if (minimal) ctx.set("Preference-Applied", "return=minimal")
   // The key this call holds once its write claimed it: its answer is recorded for retries.
   let held: { readonly key: string; readonly fingerprint: string } | undefined
   const call: Call = {
@@ -173,7 +189,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       throw gateVerdict.failure
     }
     const reply = await op.handle(call)
-    const body = encoderOf(op.response)(reply.value)
+    const body = encoderOf(op.response)(reply.value) as Record<string, unknown>
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
     if (reply.editsRemaining !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, reply.editsRemaining)))
     if (op.paginated) {
@@ -182,8 +198,10 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     }
     ctx.status = 200
     ctx.type = "application/json"
-    ctx.body = JSON.stringify(body)
-    await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), body: ctx.body })
+    // The full answer is kept for replays; a minimal one is made from it for each call that asks.
+    const full = JSON.stringify(body)
+    ctx.body = minimal ? JSON.stringify(minimalWriteAnswer(body as { article: object })) : full
+    await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), body: full })
     // a committed change wrote its entry in its own transaction
     if (reply.committed !== true) await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
   } catch (err) {
@@ -192,7 +210,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value)
       ctx.set("Idempotent-Replayed", "true")
       ctx.status = answer.status
-      ctx.body = answer.body
+      ctx.body = minimal && answer.status === 200 ? JSON.stringify(minimalWriteAnswer(JSON.parse(answer.body) as { article: object })) : answer.body
       const code = answer.status >= 400 ? ((JSON.parse(answer.body) as { code?: string }).code ?? null) : null
       await record(deps, caller, { ok: answer.status < 400, httpStatus: answer.status, errorCode: code, ...call.ids })
       return

@@ -114,6 +114,8 @@ export interface Operation {
   readonly ifMatch: boolean
   /** Accepts Idempotency-Key (the writes). */
   readonly idempotent?: boolean
+  /** Answers `Prefer: return=minimal` with the article without its body (the writes that answer an article). */
+  readonly minimal?: boolean
   /** The domain errors this operation can answer with (besides 401/429/500/503, common to all). */
   readonly problems: ReadonlyArray<CoreError["_tag"]>
   readonly handle: (call: Call) => Promise<Reply>
@@ -213,6 +215,7 @@ export const operations: ReadonlyArray<Operation> = [
     query: UpdateArticleQuery,
     body: { json: UpdateArticleBody },
     response: UpdateArticleResult,
+    minimal: true,
     paginated: false,
     write: true,
     etag: true,
@@ -261,6 +264,7 @@ export const operations: ReadonlyArray<Operation> = [
     query: UpdateArticleQuery,
     body: { json: EditArticleBody },
     response: UpdateArticleResult,
+    minimal: true,
     paginated: false,
     write: true,
     etag: true,
@@ -309,6 +313,7 @@ export const operations: ReadonlyArray<Operation> = [
     pathParams: [articleParam],
     body: { json: FeaturedImageUrlBody, multipart: true },
     response: FeaturedImageResult,
+    minimal: true,
     paginated: false,
     write: true,
     etag: true,
@@ -421,6 +426,7 @@ export const operations: ReadonlyArray<Operation> = [
     pathParams: [articleParam, revisionParam],
     body: { json: RestoreRevisionBody, optional: true },
     response: RestoreRevisionResult,
+    minimal: true,
     paginated: false,
     write: true,
     etag: true,
