@@ -1,4 +1,5 @@
-import { clientAddress, closeAfterUnreadBody, errorFunnel, type HttpDeps, mountRest, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/rest"
+import { clientAddress, closeAfterUnreadBody, errorFunnel, type HttpDeps, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
+import { mountRest } from "@content-site/rest"
 import { isCoreError, NotFound, toProblem } from "@content-site/core"
 import { mountMcp } from "@content-site/mcp"
 import { mediaMiddleware } from "@content-site/media"

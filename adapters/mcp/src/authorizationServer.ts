@@ -1,5 +1,5 @@
 import { OAuthStore } from "@content-site/core"
-import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/rest"
+import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/http"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { IncomingMessage } from "node:http"

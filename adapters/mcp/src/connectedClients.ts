@@ -1,5 +1,5 @@
 import { OAuthStore, type StoredPayload, toTimestamp } from "@content-site/core"
-import type { HttpDeps } from "@content-site/rest"
+import type { HttpDeps } from "@content-site/http"
 import { Effect, Option } from "effect"
 
 /** One client (an MCP app) connected to an account. */

@@ -3,7 +3,7 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/rest"
+import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
 import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"

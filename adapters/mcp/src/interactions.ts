@@ -1,5 +1,5 @@
 import { type AccountRecord, AccountRepository, isCoreError, verifyCredentials } from "@content-site/core"
-import { clientAddress, type HttpDeps, signedInAccount, startSession, strictQuery } from "@content-site/rest"
+import { clientAddress, type HttpDeps, signedInAccount, startSession, strictQuery } from "@content-site/http"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"

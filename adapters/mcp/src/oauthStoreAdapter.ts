@@ -1,5 +1,5 @@
 import { isStorableText, OAuthStore, type StoredPayload } from "@content-site/core"
-import type { AppRuntime } from "@content-site/rest"
+import type { AppRuntime } from "@content-site/http"
 import { Effect, Option } from "effect"
 import { type Adapter, type AdapterFactory, type AdapterPayload, errors } from "oidc-provider"
 

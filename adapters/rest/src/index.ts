@@ -1,13 +1,4 @@
-/** The REST adapter (Koa) and the shared HTTP parts used by every HTTP adapter. */
-export * from "./http/deps.ts"
-export * from "./http/requestId.ts"
-export * from "./http/securityHeaders.ts"
-export * from "./http/clientAddress.ts"
-export * from "./http/problems.ts"
-export * from "./http/run.ts"
-export * from "./http/query.ts"
-export * from "./http/session.ts"
-export * from "./http/closeAfterUnreadBody.ts"
+/** The REST adapter (Koa): the operations, their pipeline and the OpenAPI document, on the HTTP kit (`@content-site/http`). */
 export { API_PREFIX, linkHeader, mountRest, presentedKey } from "./rest/mountRest.ts"
 export { type Operation, operations } from "./rest/operations.ts"
 export { openApiDocument } from "./openapi/openapi.ts"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { linkHeader } from "../src/index.ts"
-import { queryObject, strictQuery } from "../src/http/query.ts"
+import { queryObject, strictQuery } from "@content-site/http"
 import { expectedRevisionOf } from "../src/rest/requestParts.ts"
 
 describe("expectedRevisionOf", () => {

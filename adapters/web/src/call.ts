@@ -8,7 +8,7 @@ import {
   recordActivity,
   userPrincipal,
 } from "@content-site/core"
-import { type HttpDeps, requestIdOf } from "@content-site/rest"
+import { type HttpDeps, requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 

@@ -1,9 +1,9 @@
 import { OAuthStore, type ProtectedBlockViolation, type StoredPayload } from "@content-site/core"
-import type { HttpDeps } from "@content-site/rest"
+import type { HttpDeps } from "@content-site/http"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createHash } from "node:crypto"
-import { cookieOf, setCookie, token, type WebSession } from "@content-site/rest"
+import { cookieOf, setCookie, token, type WebSession } from "@content-site/http"
 
 /** The OAuthStore model unsaved edits are kept under. */
 export const DRAFT_MODEL = "WebDraft"

@@ -3,5 +3,5 @@
  * restore, the activity log and Connect Site, server-rendered on Koa over the core use cases.
  */
 export { mountWeb, PAGE_CSP } from "./mountWeb.ts"
-export { signedInAccount, SESSION_COOKIE, SESSION_MODEL } from "@content-site/rest"
+export { signedInAccount, SESSION_COOKIE, SESSION_MODEL } from "@content-site/http"
 export { html, raw, escapeHtml, type Html } from "./html.ts"

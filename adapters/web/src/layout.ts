@@ -1,6 +1,6 @@
 import type { AccountRecord } from "@content-site/core"
 import { type Html, html, type Interpolation } from "./html.ts"
-import type { Flash } from "@content-site/rest"
+import type { Flash } from "@content-site/http"
 
 /** The main navigation entries. */
 export type NavKey = "sites" | "activity" | "connect" | null

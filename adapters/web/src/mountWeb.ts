@@ -39,7 +39,7 @@ import {
 } from "@content-site/core"
 import multer from "@koa/multer"
 import Router from "@koa/router"
-import { clientAddress, type HttpDeps, requestIdOf, strictQuery } from "@content-site/rest"
+import { clientAddress, type HttpDeps, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type Koa from "koa"
 import type { ParameterizedContext } from "koa"
@@ -61,19 +61,7 @@ import { signInPage } from "./pages/signIn.ts"
 import { siteContent, sitesContent, type SiteTab } from "./pages/sites.ts"
 import { editPreview } from "./pages/editPreview.ts"
 import { PREVIEW_STYLE_HASH } from "./preview.ts"
-import {
-  csrfOk,
-  endSession,
-  type Flash,
-  PRE_CSRF_COOKIE,
-  preSessionCsrf,
-  readSession,
-  setFlash,
-  signedInAccount,
-  startSession,
-  takeFlash,
-  type WebSession,
-} from "@content-site/rest"
+import { csrfOk, endSession, type Flash, PRE_CSRF_COOKIE, preSessionCsrf, readSession, setFlash, signedInAccount, startSession, takeFlash, type WebSession } from "@content-site/http"
 
 type Ctx = ParameterizedContext
 

@@ -1,9 +1,9 @@
 import { OAuthStore, type StoredPayload } from "@content-site/core"
-import type { HttpDeps } from "@content-site/rest"
+import type { HttpDeps } from "@content-site/http"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
-import { cookieOf, SESSION_COOKIE, token, type WebSession } from "@content-site/rest"
+import { cookieOf, SESSION_COOKIE, token, type WebSession } from "@content-site/http"
 
 /** The OAuthStore model a secret waits in between its POST and the page that shows it. */
 export const SHOWN_ONCE_MODEL = "WebShownOnce"

@@ -1,10 +1,10 @@
 import type Router from "@koa/router"
-import { strictQuery } from "../http/query.ts"
+import { strictQuery } from "@content-site/http"
 import type Koa from "koa"
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import type { HttpDeps } from "../http/deps.ts"
+import type { HttpDeps } from "@content-site/http"
 import { openApiDocument } from "./openapi.ts"
 
 /** The reference page's policy: its own scripts and styles only (Swagger UI sets inline styles). */

@@ -44,8 +44,8 @@ import {
 import { createHash } from "node:crypto"
 import { type Effect, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
-import type { AppRuntime } from "../http/deps.ts"
-import { runEffect } from "../http/run.ts"
+import type { AppRuntime } from "@content-site/http"
+import { runEffect } from "@content-site/http"
 import { readFeaturedImage } from "./featuredImage.ts"
 import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionOf, readJson } from "./requestParts.ts"
 

@@ -2,7 +2,7 @@ import { decodeInput, InvalidRequest, NotFound, PathId, PayloadTooLarge, Revisio
 import type { Schema } from "effect"
 import { Cause, Effect, Exit, Option } from "effect"
 import type { ParameterizedContext } from "koa"
-import { strictQuery } from "../http/query.ts"
+import { strictQuery } from "@content-site/http"
 
 /** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
 export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
