@@ -15,6 +15,7 @@ const forbidden: Record<string, ReadonlyArray<string>> = {
   http: ["rest", "mcp", "web", "orm", "memory", "platform", "images", "media"],
   mcp: ["rest", "web"],
   web: ["rest"],
+  platform: ["memory"],
 
 }
 const walk = (dir: string): Array<string> =>
@@ -36,4 +37,4 @@ if (offences.length > 0) {
   console.error(`Adapter boundaries broken (the HTTP kit is @content-site/http; see docs/architecture.md):\n${offences.join("\n")}`)
   process.exit(1)
 }
-console.log("adapter boundaries: ok (mcp and web use the HTTP kit, not the REST adapter)")
+console.log("adapter boundaries: ok (mcp and web use the HTTP kit, not the REST adapter; the platform borrows nothing from memory)")

@@ -5,7 +5,8 @@
  * hashes it computes (no timing is measured).
  */
 import { type CoreServices, importData, Secrets } from "@content-site/core"
-import { headerImageInspector, inlineHtmlAnalyzer, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher } from "@content-site/memory"
+import { headerImageInspector, inlineHtmlAnalyzer, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
+import { randomIds, systemClock } from "@content-site/platform/web"
 import { nodeSecrets } from "@content-site/platform"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createHash, randomBytes } from "node:crypto"

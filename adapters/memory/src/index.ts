@@ -10,10 +10,8 @@ import {
   memoryLimitStore,
   memoryMediaStore,
   memoryOAuthStore,
-  randomIds,
-  systemClock,
-  webCryptoSecrets,
 } from "./MemoryInfrastructure.ts"
+import { randomIds, systemClock, webCryptoSecrets } from "@content-site/platform/web"
 import { memoryIdempotencyStore } from "./MemoryIdempotencyStore.ts"
 import { inlineHtmlAnalyzer } from "./inlineHtmlAnalyzer.ts"
 import { type MemoryState, makeMemoryState } from "./MemoryState.ts"
@@ -43,6 +41,6 @@ export const memoryStorage = (state: MemoryState = makeMemoryState(), now: () =>
     memoryIdempotencyStore(state),
   )
 
-/** Storage plus clock, ids, Web Crypto secrets and the HTML policy in the calling thread: everything but images and settings. */
+/** Storage plus the web-standard platform (clock, ids, Web Crypto secrets) and the HTML policy in the calling thread: everything but images and settings. */
 export const memoryPlatform = (state: MemoryState = makeMemoryState()) =>
   Layer.mergeAll(memoryStorage(state), systemClock, randomIds, webCryptoSecrets(), inlineHtmlAnalyzer)

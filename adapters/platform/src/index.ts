@@ -1,18 +1,8 @@
-/** Node platform Layers: the system clock, random ids, and scrypt password hashing. */
-import { randomIds, systemClock } from "@content-site/memory"
+/** Node platform Layers: the system clock, random ids, and scrypt password hashing (the web-standard parts are in `web.ts`). */
+import { randomBase62, randomIds, systemClock } from "./web.ts"
 import { Secrets } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-const randomBase62 = (length: number): string => {
-  let out = ""
-  while (out.length < length) {
-    for (const b of randomBytes(length * 2)) if (b < 248 && out.length < length) out += BASE62[b % 62]
-  }
-  return out
-}
 
 const scryptAsync = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -61,3 +51,5 @@ export const nodeSecrets = (params: ScryptParams = defaultScrypt) =>
 export const nodePlatform = (params?: ScryptParams) => Layer.mergeAll(systemClock, randomIds, nodeSecrets(params))
 
 export { workerHtmlAnalyzer, type HtmlWorkerOptions } from "./workerHtmlAnalyzer.ts"
+
+export * from "./web.ts"

@@ -1,6 +1,7 @@
 /** The demo data and its seeding, on memory storage: what it seeds, not how a database stores it (that is the persistence tests' job). */
 import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, type CoreServices } from "@content-site/core"
-import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, randomIds, settingsLayer, systemClock, tableImageFetcher, webCryptoSecrets } from "@content-site/memory"
+import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
+import { randomIds, systemClock, webCryptoSecrets } from "@content-site/platform/web"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { demoData, seedDemo } from "../demo.ts"

@@ -1,14 +1,5 @@
-import {
-  fixedClock,
-  headerImageInspector,
-  inlineHtmlAnalyzer,
-  makeMemoryState,
-  memoryStorage,
-  randomIds,
-  settingsLayer,
-  tableImageFetcher,
-  webCryptoSecrets,
-} from "@content-site/memory"
+import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
+import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { analyzeArticleHtml, HtmlAnalyzer as HtmlAnalyzerTag } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"

@@ -1,7 +1,7 @@
 import { Ids } from "@content-site/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { randomBase62, randomIds } from "../src/MemoryInfrastructure.ts"
+import { randomBase62, randomIds } from "../src/web.ts"
 
 describe("random ids", () => {
   it("should make prefixed ids of 16 base62 characters, all distinct", () => {
