@@ -88,7 +88,8 @@ describe("embedded PGlite database", () => {
     const third = await runNode("test/persistence/fixtures/open-data-dir.ts", [dir])
     expect(third.stderr).toBe("")
     expect(third.code).toBe(0)
-  })
+    // three processes each open the embedded database: generous on a loaded machine (a wait, not a speed check)
+  }, 120_000)
 
   it("should take over a lock file left by a process that is gone", async () => {
     const dir = join(temp.dir, "shared")

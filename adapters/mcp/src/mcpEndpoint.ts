@@ -1,3 +1,9 @@
+/**
+ * The MCP endpoint (`/mcp`): bearer tokens, DNS-rebinding checks, the stateless SDK server per
+ * request, and one tool call's whole life (limit, arguments, idempotency key, the use case, the
+ * answer's shape, the activity entry). Longer than 300 lines because that life is one sequence a
+ * reader follows top to bottom; the tools themselves are in `tools.ts`.
+ */
 import {
   type Caller,
   checkAuthFailureBudget,

@@ -1,3 +1,8 @@
+/**
+ * Every MCP tool in one table: title, description written for a model, annotations, input and
+ * output schemas from the core, the use case it runs and its text rendering. Longer than 300
+ * lines on purpose: like the REST operation table, it is the connector's index, read as a whole.
+ */
 import {
   ArticlePage,
   Article,

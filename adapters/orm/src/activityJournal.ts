@@ -20,6 +20,8 @@
  * - **Idempotent**: the insert skips an entry whose (channel, request id) is written already within a
  *   day of its time (the unique key is (channel, request_id, at), since a partitioned table's unique
  *   keys hold its partition key), so a replay of entries shipped before the kill writes none twice.
+ * Longer than 300 lines: the journal's whole protocol (append, group fdatasync, shipping,
+ * replay of a dead instance's files) in one place, because its guarantees depend on all of it.
  */
 import { createHash } from "node:crypto"
 import fs, { closeSync, fdatasyncSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"

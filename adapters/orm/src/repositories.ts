@@ -6,6 +6,8 @@
  * On the authenticated hot path two calls usually skip the database: `ApiKeyRepository.findByHash`
  * answers from the API-key cache (`apiKeyCache.ts`) while the event bus is connected, and
  * `ActivityLog.record` appends the entry to the local journal, shipped in the background (`activityJournal.ts`).
+ * Longer than 300 lines: every read port of the core on the database, side by side, so that
+ * their SQL (deferred joins, counts from the count tables) is reviewed together.
  */
 import {
   AccountRepository,

@@ -1,3 +1,4 @@
+/** The OpenAPI 3.1 document, generated from the operation table and the core's schemas. */
 import {
   ActivityEntry,
   Article,

@@ -1,3 +1,8 @@
+/**
+ * The REST pipeline: routing from the operation table, the gate every authenticated request
+ * passes (key, request limit, RateLimit-*), idempotency keys, `Prefer: return=minimal`, encoding,
+ * and one activity entry per call. A little over 300 lines: one pipeline, kept in one place.
+ */
 import {
   authenticateApiKey,
   type Caller,

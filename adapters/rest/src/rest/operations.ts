@@ -1,3 +1,8 @@
+/**
+ * Every REST operation of the contract in one table (path, schemas, headers, problems, handler).
+ * Longer than 300 lines on purpose: the table is the API's index, read and reviewed as a whole,
+ * and the OpenAPI document, routing and the pipeline are all generated from it.
+ */
 import {
   ActivityPage,
   Article,

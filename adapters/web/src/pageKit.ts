@@ -1,0 +1,261 @@
+/**
+ * The pages' shared kit: how a page is sent (CSP, no-store), redirects, query and id checks, the
+ * signed-in wrapper that logs every action, failure pages, CSRF-checked forms. Each room of the
+ * pages (`pages/*.routes.ts`) mounts its routes with it; `mountWeb.ts` lists the rooms.
+ */
+import { type AccountRecord, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, type Website } from "@content-site/core"
+import multer from "@koa/multer"
+import { type HttpDeps, requestIdOf, strictQuery } from "@content-site/http"
+import { Effect, Result } from "effect"
+import type { ParameterizedContext } from "koa"
+import { existsSync, readFileSync } from "node:fs"
+import { noteError, recordWebActivity, runCoreOrThrow, webCaller } from "./call.ts"
+import { FormError, type FormFields, readForm } from "./forms.ts"
+import { type Html, toString } from "./html.ts"
+import { page, type NavKey } from "./layout.ts"
+import { type TitlesById } from "./pages/activity.ts"
+import { type ConnectedClientView } from "./pages/connect.ts"
+import { errorPage } from "./pages/errorPage.ts"
+import { PREVIEW_STYLE_HASH } from "./preview.ts"
+import { csrfOk, type Flash, readSession, signedInAccount, type WebSession } from "@content-site/http"
+
+export type Ctx = ParameterizedContext
+
+/** The pages' Content-Security-Policy: own scripts and styles only, no inline script at all. */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' ${PREVIEW_STYLE_HASH}`,
+  "img-src 'self' https: data:",
+  "frame-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "connect-src 'self'",
+].join("; ")
+
+export const STATIC: Record<string, { file: URL; type: string }> = {
+  "/static/app.css": { file: new URL("../static/app.css", import.meta.url), type: "text/css; charset=utf-8" },
+  "/static/app.js": { file: new URL("../static/app.js", import.meta.url), type: "text/javascript; charset=utf-8" },
+  "/static/editor.css": { file: new URL("../static/editor.css", import.meta.url), type: "text/css; charset=utf-8" },
+}
+
+/** The visual editor's bundle, built by `scripts/build-editor.ts` (npm install / npm start). */
+export const EDITOR_BUNDLE = new URL("../dist/editor.js", import.meta.url)
+
+/** Thrown when a form's CSRF token does not match. */
+export class CsrfRejected extends Error {}
+
+/** A signed-in request's context. */
+export interface Signed {
+  readonly account: AccountRecord
+  readonly session: WebSession
+  readonly caller: Caller
+}
+
+export const send = (ctx: Ctx, status: number, body: Html): void => {
+  ctx.status = status
+  ctx.set("Content-Security-Policy", PAGE_CSP)
+  ctx.set("Cache-Control", "no-store")
+  ctx.type = "text/html; charset=utf-8"
+  ctx.body = toString(body)
+}
+
+export const redirect = (ctx: Ctx, to: string): void => {
+  ctx.status = 303
+  ctx.set("Cache-Control", "no-store")
+  ctx.redirect(to)
+  ctx.status = 303
+}
+
+export const safeNext = (next: string | undefined): string =>
+  next !== undefined && /^\/(?!\/)[A-Za-z0-9/_.\-?=&%#]*$/.test(next) && !next.startsWith("/\\") ? next : "/sites"
+
+export const isId = (s: string | undefined): s is string => s !== undefined && Result.isSuccess(Effect.runSync(Effect.result(decodeInput(PathId, s, "id"))))
+
+/** The page's query parameters: only `names`, each at most once (anything else is a 400 page). */
+export const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, string | undefined> => {
+  const query = strictQuery(ctx.querystring, names)
+  return Object.fromEntries(names.map((n) => [n, query[n] === undefined || query[n].trim() === "" ? undefined : query[n].trim()]))
+}
+
+export const pageNumber = (s: string | undefined): number => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : 1)
+
+export const defined = <T extends Record<string, unknown>>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+
+export const removedText = (removed: ReadonlyArray<{ what: string; count: number }>): ReadonlyArray<string> =>
+  removed.map((r) => `Removed ${r.count} × ${r.what}`)
+
+/** Addresses that are not pages: their own 404s (problems, JSON-RPC, OAuth errors) stand. */
+export const NOT_PAGES = /^\/(?:api|mcp|oauth|\.well-known|media|static)(?:\/|$)/
+
+/** Actions that change nothing and are not logged, like page views (the editor's dry-run preview). */
+export const UNLOGGED: ReadonlySet<string> = new Set(["POST /articles/{id}/preview"])
+
+/** The page a form at this path was on: where a person returns after signing in again. */
+export const formPageOf = (path: string): string => {
+  const article = /^\/articles\/([^/]+)\//.exec(path)
+  if (article !== null) return `/articles/${article[1]}`
+  return path.startsWith("/connect/") ? "/connect" : "/sites"
+}
+
+/** A filter value the web page checks itself (not a core query parameter). */
+export class InvalidFilter extends Error {}
+
+export const notFound = (resource: string, id: string): CoreError => new NotFound({ resource, id })
+
+export interface McpConnections {
+  readonly listConnectedClients?: (deps: HttpDeps, accountId: string) => Promise<ReadonlyArray<ConnectedClientView>>
+  readonly revokeConnectedClient?: (deps: HttpDeps, accountId: string, clientId: string) => Promise<boolean>
+}
+
+/** The MCP adapter's connected-client functions, when that adapter is present (feature check). */
+export const loadMcp = async (): Promise<McpConnections | undefined> => {
+  const specifier = "@content-site/mcp"
+  try {
+    return (await import(specifier)) as McpConnections
+  } catch {
+    return undefined
+  }
+}
+
+export const articleId = (ctx: Ctx): string => {
+  const id = ctx.params["id"]
+  if (!isId(id)) throw notFound("article", String(id))
+  return id
+}
+
+/** Validation problems as sentences a person reads, one per field. */
+export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): ReadonlyArray<string> => {
+  const known: Record<string, string> = {
+    title: `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
+    body: "The body must be at most 1 MiB of HTML.",
+    reason: `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
+    from: "The start date must be a date such as 2026-11-01.",
+    to: "The end date must be a date such as 2026-11-30, not before the start date.",
+    channel: "The channel must be API, Agent (MCP) or Web.",
+    page: "The page must be a whole number from 1.",
+  }
+  const out = errors.map((x) => {
+    const field = x.path.split(".").pop() ?? ""
+    if (known[field] !== undefined) return known[field]
+    const message = x.message.trim().replace(/\.$/, "")
+    return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`
+  })
+  return [...new Set(out)]
+}
+/**
+ * What every room of the pages shares, made once per app: the static files and the editor's
+ * bundle, the upload parser, page sizes, the signed-in wrapper that logs actions, rendering and
+ * failure pages, CSRF-checked forms, and article titles for activity rows.
+ */
+export const makePageKit = (deps: HttpDeps) => {
+  const staticFiles = new Map(Object.entries(STATIC).map(([path, s]) => [path, { body: readFileSync(s.file), type: s.type }]))
+  // Without a built bundle the article page keeps its plain HTML textarea.
+  const editorBundle = existsSync(EDITOR_BUNDLE) ? readFileSync(EDITOR_BUNDLE) : null
+  if (editorBundle !== null) staticFiles.set("/static/editor.js", { body: editorBundle, type: "text/javascript; charset=utf-8" })
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
+  })
+
+  // Page sizes never exceed the operator's MAX_PER_PAGE (the core refuses, never clamps).
+  let maxPerPage: Promise<number> | undefined
+  const perPage = async (wanted: number): Promise<number> => {
+    maxPerPage ??= deps.runtime.runPromise(Settings.use((settings) => Effect.succeed(settings.limits.maxPerPage)))
+    return Math.max(1, Math.min(wanted, await maxPerPage))
+  }
+
+  /** One of the caller's sites by id (the core lists sites; there is no single-site read). */
+  const findSite = async (caller: Caller, id: string): Promise<Website | null> => {
+    for (let page = 1; ; page++) {
+      const sites = await runCoreOrThrow(deps, listSites(caller, { page, per_page: await perPage(100) }))
+      const found = sites.data.find((x) => x.id === id)
+      if (found !== undefined) return found
+      if (page >= sites.pagination.total_pages) return null
+    }
+  }
+
+  const render = (ctx: Ctx, status: number, s: Signed, nav: NavKey, title: string, content: Html, flash: Flash | null = null, wide = false) =>
+    send(ctx, status, page({ title, nav, account: s.account, csrf: s.session.csrf, flash, wide }, content))
+
+  const renderFailure = (ctx: Ctx, error: unknown, account: AccountRecord | null, csrf: string): void => {
+    const requestId = requestIdOf(ctx)
+    if (error instanceof CsrfRejected) {
+      send(ctx, 403, errorPage({ status: 403, title: "Form expired", message: "This form was opened in another session or has expired. Go back, reload the page and try again.", requestId, account, csrf }))
+    } else if (error instanceof FormError) {
+      send(ctx, error.status, errorPage({ status: error.status, title: "Could not read the form", message: error.message, requestId, account, csrf }))
+    } else if (isCoreError(error)) {
+      const kind = problemKindOf(error)
+      const title = error._tag === "NotFound" ? "Not found" : kind.title
+      const message = error._tag === "NotFound" ? "There is nothing here, or it belongs to another account." : toProblem(error, requestId, deps.publicUrl).detail
+      send(ctx, kind.status, errorPage({ status: kind.status, title, message, requestId, account, csrf }))
+    } else {
+      console.error(`[${requestId}] web page error`, error)
+      send(ctx, 500, errorPage({ status: 500, title: "Something went wrong", message: "Something went wrong on our side. Please try again.", requestId, account, csrf }))
+    }
+  }
+
+  /**
+   * A page or action for a signed-in person. Actions (POST) are logged as one activity entry each;
+   * page views are not (the log is of calls and changes, and a person's own browsing would bury
+   * them). Without a live session a page asks for sign-in and comes back; an action is not done,
+   * `expired` may keep what was sent, and the person returns to the page the form was on.
+   */
+  const signedIn =
+    (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>, expired?: (ctx: Ctx) => Promise<void>) =>
+    async (ctx: Ctx): Promise<void> => {
+      const session = await readSession(ctx, deps)
+      const account = session === null ? null : await signedInAccount(ctx, deps)
+      if (session === null || account === null) {
+        if (ctx.method === "GET") return redirect(ctx, `/?next=${encodeURIComponent(ctx.originalUrl)}`)
+        if (expired !== undefined) await expired(ctx).catch(() => undefined)
+        return redirect(ctx, `/?expired=1&next=${encodeURIComponent(formPageOf(ctx.path))}`)
+      }
+      if (ctx.method === "GET" || UNLOGGED.has(action)) {
+        try {
+          await fn(ctx, { account, session, caller: webCaller(ctx, account, action) })
+        } catch (error) {
+          renderFailure(ctx, error, account, session.csrf)
+        }
+        return
+      }
+      const caller = webCaller(ctx, account, action)
+      let thrown: unknown
+      try {
+        await fn(ctx, { account, session, caller })
+      } catch (error) {
+        thrown = error
+        if (isCoreError(error)) noteError(ctx, error)
+        renderFailure(ctx, error, account, session.csrf)
+      } finally {
+        await recordWebActivity(ctx, deps, thrown instanceof CsrfRejected || thrown instanceof FormError ? undefined : thrown)
+      }
+    }
+
+  /** Reads a posted form and checks its CSRF token against the session. */
+  const postedForm = async (ctx: Ctx, session: WebSession): Promise<FormFields> => {
+    const fields = await readForm(ctx)
+    if (!csrfOk(ctx, session, fields["_csrf"])) throw new CsrfRejected()
+    return fields
+  }
+
+  /** Titles of the articles some entries concern (one read each; one not found keeps its id). */
+  const titlesOf = async (caller: Caller, entries: ReadonlyArray<{ readonly article_id: string | null }>): Promise<TitlesById> => {
+    const ids = [...new Set(entries.flatMap((e) => (e.article_id === null ? [] : [e.article_id])))]
+    const found = await runCoreOrThrow(
+      deps,
+      Effect.all(
+        ids.map((id) => getArticle(caller, id).pipe(Effect.map((a) => [id, a.title] as const), Effect.catchTag("NotFound", () => Effect.succeed(null)))),
+        { concurrency: 4 },
+      ),
+    )
+    return new Map(found.filter((x) => x !== null))
+  }
+
+  return { deps, staticFiles, editorBundle, upload, perPage, findSite, render, renderFailure, signedIn, postedForm, titlesOf }
+}
+
+/** The shared parts a room's routes use. */
+export type PageKit = ReturnType<typeof makePageKit>

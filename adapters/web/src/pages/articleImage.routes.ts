@@ -1,0 +1,56 @@
+/** Routes: Replacing an article's featured image from the article page. */
+import type Router from "@koa/router"
+import { replaceFeaturedImage, toProblem } from "@content-site/core"
+import { requestIdOf } from "@content-site/http"
+import { Result } from "effect"
+import { noteCommitted, noteError, noteOutcome, noteSubject, runCore } from "../call.ts"
+import { FormError } from "../forms.ts"
+import { csrfOk, setFlash } from "@content-site/http"
+import { CsrfRejected, articleId, redirect, type PageKit } from "../pageKit.ts"
+
+export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
+  const { deps, upload, signedIn } = kit
+  router.post(
+    "/articles/:id/image",
+    signedIn("POST /articles/{id}/image", async (ctx, s) => {
+      const id = articleId(ctx)
+      noteSubject(ctx, { articleId: id })
+      if (!ctx.is("multipart/form-data")) throw new FormError(415, "The image must be sent as multipart/form-data.")
+      const back = `/articles/${encodeURIComponent(id)}`
+      try {
+        await upload.single("image")(ctx as never, async () => {})
+      } catch (error) {
+        const code = (error as { code?: unknown }).code
+        noteOutcome(ctx, code === "LIMIT_FILE_SIZE" ? 413 : 400, code === "LIMIT_FILE_SIZE" ? "payload_too_large" : "invalid_request")
+        await setFlash(deps, s.session, {
+          kind: "error",
+          message: code === "LIMIT_FILE_SIZE" ? "The image is larger than 10 MiB." : "The upload could not be read. Please pick one image file and try again.",
+        })
+        return redirect(ctx, back)
+      }
+      const fields = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, unknown>
+      if (!csrfOk(ctx, s.session, fields["_csrf"])) throw new CsrfRejected()
+      const file = (ctx as { file?: { buffer: Buffer } }).file
+      if (file === undefined || file.buffer.length === 0) {
+        await setFlash(deps, s.session, { kind: "error", message: "Choose an image file to upload." })
+        return redirect(ctx, back)
+      }
+      const alt = typeof fields["alt"] === "string" ? fields["alt"].trim().slice(0, 500) : undefined
+      const outcome = await runCore(
+        deps,
+        replaceFeaturedImage(s.caller, id, { kind: "bytes", bytes: new Uint8Array(file.buffer) }, alt === "" ? undefined : alt),
+      )
+      if (Result.isSuccess(outcome)) {
+        const rev = outcome.success.result.revision
+        if (rev !== null) noteCommitted(ctx)
+        await setFlash(deps, s.session, { kind: "success", message: rev ? `Featured image replaced (revision ${rev.number}).` : "The image is the same as before; nothing changed." })
+        return redirect(ctx, back)
+      }
+      const e = outcome.failure
+      if (e._tag === "NotFound") throw e
+      noteError(ctx, e)
+      await setFlash(deps, s.session, { kind: "error", message: `Image not saved: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}` })
+      redirect(ctx, back)
+    }),
+  )
+}

@@ -1,0 +1,114 @@
+/** Routes: API & agents (`/connect`): keys shown once, revoking keys and agent connections (confirmed first). */
+import type Router from "@koa/router"
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "@content-site/core"
+import { noteOutcome, runCoreOrThrow } from "../call.ts"
+import { confirmContent } from "./confirm.ts"
+import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
+import { connectContent, type ConnectedClientView } from "./connect.ts"
+import { setFlash, takeFlash } from "@content-site/http"
+import { type Ctx, type Signed, isId, loadMcp, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+
+export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
+  const { deps, render, signedIn, postedForm } = kit
+  const connectedClients = async (accountId: string): Promise<ReadonlyArray<ConnectedClientView> | null> => {
+    const mcp = await loadMcp()
+    return mcp?.listConnectedClients === undefined ? null : await mcp.listConnectedClients(deps, accountId)
+  }
+
+  const showConnect = async (ctx: Ctx, s: Signed, status: number, created: { key: string; view: ApiKeyView } | null, shownBefore: boolean, nameError: string | null) => {
+    const [keys, clients] = await Promise.all([runCoreOrThrow(deps, listApiKeys(s.account.id)), connectedClients(s.account.id)])
+    render(
+      ctx,
+      status,
+      s,
+      "connect",
+      "API & agents",
+      connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError }),
+      await takeFlash(deps, s.session),
+      true,
+    )
+  }
+
+  router.get(
+    "/connect",
+    signedIn("GET /connect", async (ctx, s) => {
+      const createdId = queryOf(ctx, ["created"])["created"]
+      const held = createdId === undefined ? null : await takeShownOnce(ctx, deps, s.session, createdId)
+      const keys = held === null ? [] : await runCoreOrThrow(deps, listApiKeys(s.account.id))
+      const view = held === null ? undefined : keys.find((k) => k.id === held["id"])
+      const created = view !== undefined && typeof held?.["key"] === "string" ? { key: held["key"], view } : null
+      await showConnect(ctx, s, 200, created, createdId !== undefined && created === null, null)
+    }),
+  )
+
+  router.post(
+    "/connect/keys",
+    signedIn("POST /connect/keys", async (ctx, s) => {
+      const fields = await postedForm(ctx, s.session)
+      const name = (fields["name"] ?? "").trim()
+      const scope = fields["scope"] === "write" ? "write" : "read-only"
+      if (name === "" || name.length > 100) {
+        noteOutcome(ctx, 400, "invalid_request")
+        return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.")
+      }
+      const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }))
+      // Post/redirect/get: the key waits, encrypted, for the one page that shows it; a reload of
+      // that page shows it no more, and never makes a second key.
+      const heldId = await holdShownOnce(ctx, deps, s.session, { id: created.view.id, key: created.key })
+      redirect(ctx, `/connect?created=${heldId}#new-key`)
+    }),
+  )
+
+  router.post(
+    "/connect/keys/:keyId/revoke",
+    signedIn("POST /connect/keys/{id}/revoke", async (ctx, s) => {
+      const keyId = ctx.params["keyId"]
+      if (!isId(keyId)) throw notFound("API key", String(keyId))
+      const fields = await postedForm(ctx, s.session)
+      const keys = await runCoreOrThrow(deps, listApiKeys(s.account.id))
+      const key = keys.find((k) => k.id === keyId)
+      if (key === undefined) throw notFound("API key", keyId)
+      if (fields["confirmed"] !== "yes") {
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        return render(ctx, 200, s, "connect", "Revoke the key?", confirmContent({
+          title: `Revoke the key “${key.name}”?`,
+          message: "Programs using it stop working at once. This cannot be undone; you can create a new key.",
+          action: `/connect/keys/${encodeURIComponent(keyId)}/revoke`,
+          button: "Revoke the key",
+          csrf: s.session.csrf,
+          fields: {},
+          cancel: "/connect",
+        }))
+      }
+      await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
+      await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${key.name}”. It no longer works.` })
+      redirect(ctx, "/connect")
+    }),
+  )
+
+  router.post(
+    "/connect/clients/:clientId/revoke",
+    signedIn("POST /connect/clients/{id}/revoke", async (ctx, s) => {
+      const clientId = ctx.params["clientId"] ?? ""
+      const fields = await postedForm(ctx, s.session)
+      const mcp = await loadMcp()
+      if (fields["confirmed"] !== "yes") {
+        const client = (await connectedClients(s.account.id))?.find((c) => c.clientId === clientId)
+        if (client === undefined) throw notFound("connected agent", clientId)
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        return render(ctx, 200, s, "connect", "Disconnect the agent?", confirmContent({
+          title: `Disconnect ${client.name}?`,
+          message: "Its access stops at once. It can connect again only if you allow it again.",
+          action: `/connect/clients/${encodeURIComponent(clientId)}/revoke`,
+          button: "Disconnect",
+          csrf: s.session.csrf,
+          fields: {},
+          cancel: "/connect",
+        }))
+      }
+      const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId)
+      await setFlash(deps, s.session, done ? { kind: "success", message: "The agent is disconnected; its access stopped." } : { kind: "error", message: "No such connected agent." })
+      redirect(ctx, "/connect")
+    }),
+  )
+}

@@ -1,0 +1,89 @@
+/** Routes: One revision compared with the current article, and its restore (confirmed first). */
+import type Router from "@koa/router"
+import { getArticle, getRevision, problemKindOf, restoreRevision, toProblem } from "@content-site/core"
+import { requestIdOf } from "@content-site/http"
+import { Effect, Result } from "effect"
+import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import { confirmContent } from "./confirm.ts"
+import { revisionContent } from "./revision.ts"
+import { setFlash, takeFlash } from "@content-site/http"
+import { type Ctx, type Signed, articleId, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+
+export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
+  const { deps, findSite, render, signedIn, postedForm } = kit
+  const revisionNumber = (ctx: Ctx): number => {
+    const n = ctx.params["n"]
+    if (n === undefined || !/^[1-9][0-9]{0,8}$/.test(n)) throw notFound("revision", String(n))
+    return Number(n)
+  }
+
+  const showRevision = async (ctx: Ctx, s: Signed, id: string, n: number, status: number, refusal: Parameters<typeof revisionContent>[0]["refusal"]) => {
+    const [article, revision] = await runCoreOrThrow(deps, Effect.all([getArticle(s.caller, id), getRevision(s.caller, id, n)]))
+    noteSubject(ctx, { siteId: article.site_id, articleId: id })
+    const siteName = (await findSite(s.caller, article.site_id))?.name ?? null
+    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
+  }
+
+  router.get(
+    "/articles/:id/revisions/:n",
+    signedIn("GET /articles/{id}/revisions/{number}", async (ctx, s) => {
+      queryOf(ctx, [])
+      await showRevision(ctx, s, articleId(ctx), revisionNumber(ctx), 200, null)
+    }),
+  )
+
+  router.post(
+    "/articles/:id/revisions/:n/restore",
+    signedIn("POST /articles/{id}/revisions/{number}/restore", async (ctx, s) => {
+      const id = articleId(ctx)
+      const n = revisionNumber(ctx)
+      noteSubject(ctx, { articleId: id })
+      const fields = await postedForm(ctx, s.session)
+      const reason = (fields["reason"] ?? "").trim().slice(0, 500)
+      if (fields["confirmed"] !== "yes") {
+        // No script asked: this page asks, and nothing is done (nor logged) until it is confirmed.
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
+        return render(
+          ctx,
+          200,
+          s,
+          "sites",
+          `Restore revision ${n}?`,
+          confirmContent({
+            title: `Restore revision ${n} of “${article.title}”?`,
+            message: "Restoring makes a new revision with that revision's title, body and featured image. The current text stays in the history.",
+            action: `/articles/${encodeURIComponent(id)}/revisions/${n}/restore`,
+            button: `Restore revision ${n}`,
+            csrf: s.session.csrf,
+            fields: reason === "" ? {} : { reason },
+            cancel: `/articles/${encodeURIComponent(id)}/revisions/${n}`,
+          }),
+        )
+      }
+      const outcome = await runCore(deps, restoreRevision(s.caller, id, n, reason === "" ? undefined : reason))
+      if (Result.isSuccess(outcome)) {
+        const rev = outcome.success.result.revision
+        if (rev !== null) noteCommitted(ctx)
+        await setFlash(deps, s.session, {
+          kind: rev ? "success" : "info",
+          message: rev ? `Restored revision ${n} as revision ${rev.number}.` : `Revision ${n} is the same as the current article; nothing changed.`,
+        })
+        return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+      }
+      const e = outcome.failure
+      if (e._tag === "NotFound") throw e
+      noteError(ctx, e)
+      return showRevision(
+        ctx,
+        s,
+        id,
+        n,
+        problemKindOf(e).status,
+        e._tag === "ProtectedLinkChanged"
+          ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks }
+          : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [] },
+      )
+    }),
+  )
+}

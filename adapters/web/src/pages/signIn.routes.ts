@@ -1,0 +1,72 @@
+/** Routes: Sign-in and sign-out (`/`, `/signout`). */
+import type Router from "@koa/router"
+import { problemKindOf, toProblem, verifyCredentials } from "@content-site/core"
+import { clientAddress, requestIdOf } from "@content-site/http"
+import { Result } from "effect"
+import { recordWebActivity, runCore, webCaller } from "../call.ts"
+import { type FormFields, readForm } from "../forms.ts"
+import { signInPage } from "./signIn.ts"
+import { csrfOk, endSession, PRE_CSRF_COOKIE, preSessionCsrf, readSession, signedInAccount, startSession } from "@content-site/http"
+import { CsrfRejected, queryOf, redirect, safeNext, send, type PageKit } from "../pageKit.ts"
+
+export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
+  const { deps, renderFailure } = kit
+  router.get("/", async (ctx) => {
+    let query: Record<string, string | undefined>
+    try {
+      query = queryOf(ctx, ["next", "signed_out", "expired"])
+    } catch (error) {
+      return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
+    }
+    if ((await signedInAccount(ctx, deps)) !== null) return redirect(ctx, "/sites")
+    const notice = query["expired"]
+      ? "Your session expired, so that was not saved. Sign in again to go back to the page; an article edit you were making is kept and offered back."
+      : query["signed_out"]
+        ? "You are signed out."
+        : null
+    send(ctx, 200, signInPage({ csrf: preSessionCsrf(ctx, deps), email: "", next: safeNext(query["next"]), error: null, notice }))
+  })
+
+  router.post("/", async (ctx) => {
+    let fields: FormFields
+    try {
+      fields = await readForm(ctx, 64 * 1024)
+    } catch (error) {
+      return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
+    }
+    const email = (fields["email"] ?? "").slice(0, 320)
+    const next = safeNext(fields["next"])
+    const again = (status: number, message: string) =>
+      send(ctx, status, signInPage({ csrf: preSessionCsrf(ctx, deps), email, next, error: message, notice: null }))
+    if (!csrfOk(ctx, null, fields["_csrf"])) return again(403, "The sign-in form expired. Please try again.")
+    const result = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
+    if (Result.isFailure(result)) {
+      const e = result.failure
+      return e._tag === "RateLimited"
+        ? again(429, `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
+        : e._tag === "Unauthenticated"
+          ? again(401, "Wrong email or password.")
+          : again(problemKindOf(e).status, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
+    }
+    await startSession(ctx, deps, result.success.id)
+    ctx.append("Set-Cookie", `${PRE_CSRF_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${deps.publicUrl.startsWith("https:") ? "; Secure" : ""}`)
+    webCaller(ctx, result.success, "POST / (sign in)")
+    redirect(ctx, next)
+    await recordWebActivity(ctx, deps, undefined)
+  })
+
+  router.post("/signout", async (ctx) => {
+    const session = await readSession(ctx, deps)
+    let fields: FormFields = {}
+    try {
+      fields = await readForm(ctx, 64 * 1024)
+    } catch {
+      // an unreadable form is treated like a missing token below
+    }
+    if (session !== null && !csrfOk(ctx, session, fields["_csrf"])) {
+      return renderFailure(ctx, new CsrfRejected(), await signedInAccount(ctx, deps), session.csrf)
+    }
+    await endSession(ctx, deps)
+    redirect(ctx, "/?signed_out=1")
+  })
+}
