@@ -56,7 +56,7 @@ const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], 
     ...(now !== undefined ? { now } : {}),
     ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
   })
-  const media = localMediaStore(join(config.dataDir, "media"))
+  const media = localMediaStore(join(config.dataDir, "media"), now)
   return { layer: Layer.merge(db.layer, media), ready: db.ready, close: db.close }
 }
 

@@ -27,6 +27,8 @@ const PROTECTED =
   '<p>Start.</p><p>Our partner <a href="https://partner.test/roses" data-service-protected="backlink" rel="nofollow">partner roses</a> helps, ' +
   'and so does <a href="https://garden.test/soil" data-service-protected="internal">our soil guide</a>.</p>'
 const PARAGRAPHS = Array.from({ length: 14 }, (_, i) => `<p>Paragraph ${i + 1} about ${i % 2 === 0 ? "tulips" : "roses"}.</p>`)
+/** A body of twenty paragraphs for the folded comparison: one edit in the middle leaves long unchanged stretches either side. */
+const LONG_READ = Array.from({ length: 20 }, (_, i) => `<p>Section ${i + 1} of the long read, on ${["soil", "light", "water", "frost"][i % 4]}.</p>`)
 
 const fixture = {
   accounts: [
@@ -47,6 +49,7 @@ const fixture = {
             { id: "art_conf", title: "Conflicts", url: "https://olive.test/conflicts", status: "draft", "target keyword": "conflicts", body: "<p>One.</p>" },
             { id: "art_restore", title: "Restore with script", url: "https://olive.test/restore", status: "draft", "target keyword": "restore", body: "<p>One.</p>" },
             { id: "art_nojs", title: "Restore without script", url: "https://olive.test/nojs", status: "draft", "target keyword": "nojs", body: "<p>One.</p>" },
+            { id: "art_fold", title: "The long read", url: "https://olive.test/long-read", status: "draft", "target keyword": "long read", body: LONG_READ.join("") },
           ],
           backlinks: [
             { id: "bl_o1", date_acquired: "2026-10-03", source_domain: "news.test", source_url: `https://news.test/${"y".repeat(80)}`, target_url: "https://olive.test/roses", anchor_text: "roses", anchor_type: "exact", category: "industry" },
@@ -498,6 +501,45 @@ describe("the pages as a site owner lives with them", () => {
     expect(await page.getAttribute("a:has-text('Back to Content-Site')", "href")).toBe("/")
     await context.close()
   }, 120_000)
+
+  it("should fold the word comparison's long unchanged stretches and unfold one by keyboard, with and without script, at both sizes", async () => {
+    // Section 10 changes: sections 1-7 and 13-20 are far from it, sections 8-9 and 11-12 its context.
+    const edited = LONG_READ.map((p, i) => (i === 9 ? "<p>Section 10 of the long read, on light and shade.</p>" : p)).join("")
+    expect((await api("/articles/art_fold", { method: "PUT", body: { body: edited } })).status).toBe(200)
+    for (const [viewport, javaScriptEnabled] of [[DESKTOP, true], [PHONE, true], [PHONE, false]] as const) {
+      const { context, page } = await newContext(viewport, javaScriptEnabled)
+      await signIn(page)
+      await page.goto(`${url}/articles/art_fold/revisions/1`)
+      const table = page.locator("table.compare")
+      const folds = table.locator("tr.gap details")
+      expect(await folds.locator("summary").allTextContents()).toEqual(["7 unchanged paragraphs: show them", "8 unchanged paragraphs: show them"])
+      // Folded: the far sections are not shown, the context and the change are.
+      const shown = await table.innerText()
+      for (const far of ["Section 1 of", "Section 7 of", "Section 13 of", "Section 20 of"]) expect(shown, far).not.toContain(far)
+      for (const near of ["Section 8 of", "Section 9 of", "Section 11 of", "Section 12 of"]) expect(shown, near).toContain(near)
+      expect(shown).toContain("shade")
+      // (axe and the width check evaluate script in the page: with scripts off, a screenshot alone)
+      const look = (name: string) =>
+        javaScriptEnabled ? check(page, name) : page.screenshot({ path: join(shots, `owner-${name}-nojs-phone.png`), fullPage: true })
+      await look("word-compare-folded")
+      // By keyboard: from the comparison's scrolling box, Tab reaches the first fold; Enter opens it.
+      await page.locator("[role=region][aria-label='Side-by-side comparison']").focus()
+      await page.keyboard.press("Tab")
+      expect(await folds.first().locator("summary:focus").count()).toBe(1)
+      await page.keyboard.press("Enter")
+      await expect.poll(() => folds.first().locator(".unchanged").isVisible()).toBe(true)
+      const unfolded = await table.innerText()
+      for (const section of [1, 2, 3, 4, 5, 6, 7]) expect(unfolded).toContain(`Section ${section} of the long read`)
+      // the other stretch stays folded until it is opened in turn (Space, this time)
+      expect(unfolded).not.toContain("Section 13 of")
+      await page.keyboard.press("Tab")
+      expect(await folds.last().locator("summary:focus").count()).toBe(1)
+      await page.keyboard.press("Space")
+      await expect.poll(() => table.innerText()).toContain("Section 20 of the long read")
+      await look("word-compare-unfolded")
+      await context.close()
+    }
+  }, 90_000)
 
   it("should offer read-only access on the consent page, which names the API & agents page and fits a phone", async () => {
     const register = await fetch(`${url}/oauth/register`, {

@@ -8,11 +8,14 @@ import { startServer, type StartedServer } from "../../apps/server/server.ts"
 import { Effect } from "effect"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { middayToday, runningClock } from "../support/clock.ts"
 import { A1_BODY, json, KEYS, PROTECTED_BACKLINK, PROTECTED_INTERNAL, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
+/** The server's clock runs from 12:00:30 UTC today: no UTC day (whose edits are counted) ends between two compared edits. */
+const clock = runningClock(middayToday())
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" })
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" }, { now: clock.now })
 })
 afterAll(async () => {
   await t?.close()
@@ -291,7 +294,7 @@ describe("Idempotency-Key", () => {
   it("should be honoured by another instance of the same database", async () => {
     let other: StartedServer | undefined
     try {
-      other = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, RATE_LIMIT_PER_MINUTE: "100000" }, quiet: true })
+      other = await startServer({ env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, RATE_LIMIT_PER_MINUTE: "100000" }, now: clock.now, quiet: true })
       const key = crypto.randomUUID()
       const first = await send("PUT", "/articles/art_a16", { title: "Sixteen" }, { headers: { "idempotency-key": key } })
       const replay = await fetch(`${other.url}/api/v1/articles/art_a16`, {

@@ -1,10 +1,13 @@
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { middayToday, runningClock } from "../support/clock.ts"
 import { A1_BODY, json, KEYS, PROTECTED_BACKLINK, PROTECTED_INTERNAL, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
+/** The server's clock runs from 12:00:30 UTC today: no UTC day (whose edits are counted) ends between two compared edits. */
+const clock = runningClock(middayToday())
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" })
+  t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "100000" }, { now: clock.now })
 })
 afterAll(async () => {
   await t?.close()

@@ -113,9 +113,22 @@ describe("scheduled signing key rotation", () => {
     expect(times.nbf - times.iat).toBe(300)
     expect((await publishedKids()).map((k) => k.kid)).toContain(fresh.kid)
     expect(kidOf(await freshToken("After the scheduled rotation"))).not.toBe(fresh.kid)
-    // one rotation, not one per reload: an absence, so nothing to wait for but reloads passing
-    // (several refresh periods; a second rotation would have made a newer key the first)
-    await new Promise((r) => setTimeout(r, REFRESH_MS * 5))
-    expect((await stored()).keys[0]?.kid).toBe(fresh.kid)
+    // One rotation, not one per reload. An absence shows only after a reload has run, so the test
+    // gives the server a change a reload makes visible: a marker key, a day older than the new one
+    // (so the new key stays the newest) and never signing. Once it is published, a reload ran
+    // after the rotation; it first checked whether a rotation was due, and a second rotation
+    // would have put a key nobody made into the set.
+    const marker = await rotateSigningKey(server.runtime, { nowSeconds: times.iat - DAY, activateInSeconds: 3650 * DAY })
+    const known = [...after.keys.map((k) => k.kid), marker.kid]
+    const expected = [...(await stored()).keys.map((k) => k.kid)].sort()
+    expect(expected).toContain(fresh.kid)
+    expect(expected.filter((kid) => !known.includes(kid)), "keys nobody made").toEqual([])
+    const published = await eventually(
+      async () => (await publishedKids()).map((k) => k.kid).sort(),
+      (kids) => kids.includes(marker.kid) || kids.some((kid) => !known.includes(kid)),
+      10_000,
+    )
+    expect(published).toEqual(expected)
+    expect([...(await stored()).keys.map((k) => k.kid)].sort()).toEqual(expected)
   }, 30_000)
 })

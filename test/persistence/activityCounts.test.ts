@@ -83,9 +83,12 @@ describe("activity totals from per-day counts", () => {
     await db.flushActivity()
     await admin.query("delete from activity where account_id = $1 and at < $2 and channel = 'api'", [ACCOUNT, iso(today - 2 * DAY + 5 * 3_600_000)])
     for (const range of ranges) expect({ range, total: (await listed(range)).total }).toEqual({ range, total: await counted(range) })
-    // a prune that drops every month before next month's: all counts of those days go too
-    const nextMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1))
-    await db.pruneActivity(nextMonth)
+    // a prune at the start of the month after the last entry (the rows by hand run to tomorrow
+    // 01:00, which is next month's on a month's last day; the journal's are of now): every month
+    // before goes whole, and all counts of its days with it
+    const lastEntry = new Date(Math.max(today - 3 * DAY + 60 * 97 * 60_000, Date.now()))
+    const monthAfter = new Date(Date.UTC(lastEntry.getUTCFullYear(), lastEntry.getUTCMonth() + 1, 1))
+    await db.pruneActivity(monthAfter)
     expect((await listed({})).total).toBe(0)
     expect((await admin.query("select coalesce(sum(n), 0)::int as n from activity_counts")).rows[0].n).toBe(0)
   })

@@ -7,12 +7,18 @@
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { middayToday, testClock } from "../support/clock.ts"
 import { createTestDatabase } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 
 const DAY = 86_400_000
-const today = () => new Date().toISOString().slice(0, 10)
-const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString().slice(0, 10)
+/** Every instance's clock here: it stands at midday, so no day or month ends during a test. */
+const clock = testClock(middayToday())
+const today = () => new Date(clock.now()).toISOString().slice(0, 10)
+const daysAgo = (n: number) => new Date(clock.now() - n * DAY).toISOString().slice(0, 10)
+/** The first instant of the month `back` months before the clock's (negative: ahead). */
+const month = (back: number) => new Date(Date.UTC(new Date(clock.now()).getUTCFullYear(), new Date(clock.now()).getUTCMonth() - back, 1))
+const partitionOf = (m: Date) => `activity_p${m.getUTCFullYear()}${String(m.getUTCMonth() + 1).padStart(2, "0")}`
 
 describe("housekeeping on PostgreSQL", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
@@ -23,7 +29,7 @@ describe("housekeeping on PostgreSQL", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    db = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 0 })
+    db = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 0, now: clock.now })
     admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
   })
@@ -34,7 +40,7 @@ describe("housekeeping on PostgreSQL", () => {
   })
 
   it("should delete request counters of ended windows and edit counters of past days, and keep current ones", async () => {
-    const now = Date.now()
+    const now = clock.now()
     await admin.query(
       `insert into limit_counters (key, window_start, count) values
         ('hk:old', $1, 5), ('hk:two-days', $2, 5), ('hk:hour', $3, 5), ('hk:now', $4, 5)`,
@@ -55,7 +61,7 @@ describe("housekeeping on PostgreSQL", () => {
 
   it("should delete idempotency keys past their 24 hours and keep live ones", async () => {
     const at = (ms: number) => new Date(ms).toISOString()
-    const now = Date.now()
+    const now = clock.now()
     await admin.query(
       `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, lease_until, expires_at) values
         ('acc_hk', 'expired', 'f', 200, '{}', '{}', $1, $1), ('acc_hk', 'pending-expired', 'f', null, null, null, $1, $1),
@@ -70,19 +76,19 @@ describe("housekeeping on PostgreSQL", () => {
   it("should delete any number of stale rows in one run, batch after batch", async () => {
     await admin.query(
       `insert into limit_counters (key, window_start, count) select 'hk:bulk:' || i, $1, 1 from generate_series(1, 12345) as i`,
-      [Date.now() - 5 * DAY],
+      [clock.now() - 5 * DAY],
     )
     expect((await db.sweepCounters()).limitCounters).toBe(12_345)
     expect(await keys("limit_counters", "hk:bulk:%")).toEqual([])
   })
 
   it("should keep a counter that a lease moves to a new window while the sweep waits for its row", async () => {
-    await admin.query("insert into limit_counters (key, window_start, count) values ('hk:racing', $1, 7)", [Date.now() - 3 * DAY])
+    await admin.query("insert into limit_counters (key, window_start, count) values ('hk:racing', $1, 7)", [clock.now() - 3 * DAY])
     const lease = new pg.Client({ connectionString: database.url })
     await lease.connect()
     try {
       await lease.query("begin")
-      await lease.query("update limit_counters set window_start = $1, count = 1 where key = 'hk:racing'", [Date.now()])
+      await lease.query("update limit_counters set window_start = $1, count = 1 where key = 'hk:racing'", [clock.now()])
       // the sweep picks the row as stale, then waits for the lease's row lock
       const sweeping = db.sweepCounters()
       const waiting = async () =>
@@ -103,9 +109,9 @@ describe("housekeeping on PostgreSQL", () => {
   })
 
   it("should sweep on its own schedule", async () => {
-    const scheduled = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 100 })
+    const scheduled = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 100, now: clock.now })
     try {
-      await admin.query("insert into limit_counters (key, window_start, count) values ('hk:scheduled', $1, 1)", [Date.now() - 3 * DAY])
+      await admin.query("insert into limit_counters (key, window_start, count) values ('hk:scheduled', $1, 1)", [clock.now() - 3 * DAY])
       expect(await eventually(() => keys("limit_counters", "hk:scheduled"), (left) => left.length === 0, 5_000)).toEqual([])
     } finally {
       await scheduled.close()
@@ -119,21 +125,19 @@ describe("housekeeping on PostgreSQL", () => {
          values ($1, null, $2, 'api', null, 'GET /api/v1/sites', '200', 1, $1)`,
         [id, at.toISOString()],
       )
-    await insert("act_hk_old", new Date(Date.now() - 400 * DAY))
-    await insert("act_hk_new", new Date(Date.now() - DAY))
+    await insert("act_hk_old", new Date(clock.now() - 400 * DAY))
+    await insert("act_hk_new", new Date(clock.now() - DAY))
     await db.sweepCounters()
     const ids = async () => (await admin.query<{ id: string }>("select id from activity where id like 'act_hk_%' order by id")).rows.map((r) => r.id)
     expect(await ids()).toEqual(["act_hk_new", "act_hk_old"])
-    expect(await db.pruneActivity(new Date(Date.now() - 365 * DAY))).toEqual({ deleted: 1, droppedPartitions: [] })
+    expect(await db.pruneActivity(new Date(clock.now() - 365 * DAY))).toEqual({ deleted: 1, droppedPartitions: [] })
     expect(await ids()).toEqual(["act_hk_new"])
   })
 
   it("should prune whole months by dropping their partitions, and the rows of the month the cut falls in", async () => {
     // two past months of their own (as housekeeping made them when they were ahead)
-    const month = (back: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - back, 1))
-    const name = (m: Date) => `activity_p${m.getUTCFullYear()}${String(m.getUTCMonth() + 1).padStart(2, "0")}`
     for (const back of [3, 2]) {
-      await admin.query(`create table ${name(month(back))} partition of activity for values from ('${month(back).toISOString()}') to ('${month(back - 1).toISOString()}')`)
+      await admin.query(`create table ${partitionOf(month(back))} partition of activity for values from ('${month(back).toISOString()}') to ('${month(back - 1).toISOString()}')`)
     }
     const insert = (id: string, at: Date) =>
       admin.query(
@@ -147,18 +151,17 @@ describe("housekeeping on PostgreSQL", () => {
     await insert("act_pm_2b", new Date(month(2).getTime() + 20 * DAY))
     // the cut falls inside the month two back: the month three back goes whole, one row of the other
     const pruned = await db.pruneActivity(new Date(month(2).getTime() + 10 * DAY))
-    expect(pruned).toEqual({ deleted: 3, droppedPartitions: [name(month(3))] })
+    expect(pruned).toEqual({ deleted: 3, droppedPartitions: [partitionOf(month(3))] })
     const left = await admin.query<{ id: string }>("select id from activity where id like 'act_pm_%' order by id")
     expect(left.rows.map((r) => r.id)).toEqual(["act_pm_2b"])
     const tables = await admin.query<{ name: string }>("select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'activity'::regclass")
-    expect(tables.rows.map((r) => r.name)).not.toContain(name(month(3)))
-    expect(tables.rows.map((r) => r.name)).toContain(name(month(2)))
+    expect(tables.rows.map((r) => r.name)).not.toContain(partitionOf(month(3)))
+    expect(tables.rows.map((r) => r.name)).toContain(partitionOf(month(2)))
   })
 
   it("should create the coming months' partitions when housekeeping runs", async () => {
-    const ahead = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 2, 1))
-    const name = `activity_p${ahead.getUTCFullYear()}${String(ahead.getUTCMonth() + 1).padStart(2, "0")}`
-    const sweeping = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 50 })
+    const name = partitionOf(month(-2))
+    const sweeping = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 50, now: clock.now })
     try {
       // gone after the start (which makes the months ahead too): only a housekeeping run brings it back
       await admin.query(`drop table ${name}`)

@@ -26,3 +26,13 @@ export const middayToday = (): number => {
   const day = Math.floor(Date.now() / 86_400_000) * 86_400_000
   return day + 12 * 3_600_000 + 30_000
 }
+
+/**
+ * A clock that runs at the machine's pace from `startMs` (for example `middayToday()`): for tests
+ * whose steps need time to pass (newest-first orders, leases) but no day to end between them, such
+ * as two edits whose `Edit-Limit-Remaining` are compared.
+ */
+export const runningClock = (startMs: number): { readonly now: () => number } => {
+  const offset = startMs - Date.now()
+  return { now: () => Date.now() + offset }
+}

@@ -43,10 +43,11 @@ const codeOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : undefined
 
 /**
- * The media store on a local folder: keys `YYYY/MM/<random>.<ext>`, each file written to a
- * temporary name and renamed into place, so a reader never sees half an image.
+ * The media store on a local folder: keys `YYYY/MM/<random>.<ext>` (the UTC month of `now`,
+ * default the system clock), each file written to a temporary name and renamed into place, so a
+ * reader never sees half an image.
  */
-export const localMediaStore = (dir: string): Layer.Layer<MediaStore> => {
+export const localMediaStore = (dir: string, now: () => number = Date.now): Layer.Layer<MediaStore> => {
   const root = resolve(dir)
   const pathOf = (key: string): string | undefined => {
     if (!isMediaKey(key)) return undefined
@@ -58,7 +59,7 @@ export const localMediaStore = (dir: string): Layer.Layer<MediaStore> => {
   const put = (bytes: Uint8Array, _contentType: string, extension: string) => {
     const ext = extension.toLowerCase().replace(/^\./, "")
     if (!isExtension(ext)) return Effect.die(new Error(`The media store does not keep '.${extension}' files.`))
-    const key = newKey(ext, new Date())
+    const key = newKey(ext, new Date(now()))
     const path = pathOf(key)
     if (path === undefined) return Effect.die(new Error(`Generated an invalid media key: ${key}`))
     const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`

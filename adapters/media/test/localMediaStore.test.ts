@@ -14,20 +14,24 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const withStore = <A, E>(f: (store: MediaStore["Service"]) => Effect.Effect<A, E>, root = dir) =>
+/** The last millisecond of January 2026 (UTC): the store's clock, unless a test passes another. */
+const JANUARY_ENDS = Date.UTC(2026, 0, 31, 23, 59, 59, 999)
+
+const withStore = <A, E>(f: (store: MediaStore["Service"]) => Effect.Effect<A, E>, root = dir, now = () => JANUARY_ENDS) =>
   Effect.runPromise(Effect.gen(function* () {
     return yield* f(yield* MediaStore)
-  }).pipe(Effect.provide(localMediaStore(root))))
+  }).pipe(Effect.provide(localMediaStore(root, now))))
 
 const listFiles = async (root: string): Promise<Array<string>> =>
   (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
 
 describe("localMediaStore", () => {
-  it("should store bytes under a YYYY/MM/<random>.<ext> key and give them back with their type", async () => {
+  it("should store bytes under a YYYY/MM/<random>.<ext> key of the UTC month and give them back with their type", async () => {
     const bytes = new Uint8Array([1, 2, 3, 4])
     const key = await withStore((s) => s.put(bytes, "image/png", "png"))
-    const now = new Date()
-    expect(key).toMatch(new RegExp(`^${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, "0")}/[A-Za-z0-9_-]{22}\\.png$`))
+    expect(key).toMatch(/^2026\/01\/[A-Za-z0-9_-]{22}\.png$/)
+    // a millisecond later it is February
+    expect(await withStore((s) => s.put(bytes, "image/png", "png"), dir, () => JANUARY_ENDS + 1)).toMatch(/^2026\/02\//)
     const found = await withStore((s) => s.get(key))
     expect(Option.isSome(found)).toBe(true)
     if (Option.isSome(found)) {

@@ -51,7 +51,11 @@ export interface OrmConfig {
   readonly housekeepingIntervalMs?: number
   /** The activity journal's timings (defaults in `activityJournal.ts`). */
   readonly journal?: ActivityJournalOptions
-  /** The clock of the request counters' windows and of OAuth expiries (default `Date.now`; tests pass the one they control). */
+  /**
+   * The clock of the request counters' windows, of OAuth expiries and of housekeeping (which
+   * counters and idempotency keys are stale, which months' partitions are ahead); default
+   * `Date.now`, tests pass the one they control.
+   */
   readonly now?: () => number
 }
 
@@ -143,14 +147,15 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     for (const dir of replayDirs) replayed += await replayJournals(dir, (rows) => write(sql, rows))
     if (replayed > 0) console.log(`activity: wrote ${replayed} entries from the journal of an earlier process`)
   }
+  const now = config.now ?? Date.now
   const beforeSweep = async () => {
-    await ensurePartitionsAhead(sql)
+    await ensurePartitionsAhead(sql, new Date(now()))
     await replay()
   }
-  await ensurePartitionsAhead(sql).catch((e: unknown) => console.error("activity: could not create the coming months' partitions yet:", e instanceof Error ? e.message : e))
+  await ensurePartitionsAhead(sql, new Date(now())).catch((e: unknown) => console.error("activity: could not create the coming months' partitions yet:", e instanceof Error ? e.message : e))
   await replay().catch((e: unknown) => console.error("activity: could not replay the journal of an earlier process yet:", e instanceof Error ? e.message : e))
   const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
-  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep) : () => {}
+  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep, now) : () => {}
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
@@ -174,7 +179,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     flushActivity: activity.flush,
     eventsConnected: bus.connected,
     onEvent: (listener) => bus.subscribe({ event: listener, reset: () => {} }),
-    sweepCounters: () => sweepCounters(sql, Date.now()),
+    sweepCounters: () => sweepCounters(sql, now()),
     pruneActivity: (before) => pruneActivity(sql, before),
     activityBacklog: activity.backlog,
     close: async () => {

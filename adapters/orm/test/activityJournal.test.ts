@@ -35,6 +35,7 @@ const fakeDatabase = (fail: (requestIds: ReadonlyArray<string>) => Error | undef
   const sql: Sql = async <R>(_text: string, params: ReadonlyArray<unknown>) => {
     running++
     mostRunning = Math.max(mostRunning, running)
+    // the statement's latency, not a wait for anything: entries recorded meanwhile must queue behind it
     await new Promise((r) => setTimeout(r, 2))
     running--
     const ids = params[11] as Array<string>

@@ -8,6 +8,7 @@ import { Cause, Exit, ManagedRuntime, Option, type Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openDatabase, type OrmDatabase } from "../src/index.ts"
 import { worldPlan } from "../../../test/persistence/fixtures/world.ts"
+import { middayToday, testClock } from "../../../test/support/clock.ts"
 import { createTestDatabase } from "../../../test/support/databases.ts"
 
 const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
@@ -35,7 +36,8 @@ describe("hot-path SQL on one pooled PostgreSQL connection", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase()
-    db = await openDatabase({ databaseUrl: database.url, poolMax: 1 })
+    // a clock half a minute into its minute: both rounds' hits fall in one request window
+    db = await openDatabase({ databaseUrl: database.url, poolMax: 1, now: testClock(middayToday()).now })
     runtime = ManagedRuntime.make(db.layer)
     const plan = worldPlan("acc_hot", 2)
     await runtime.runPromise(

@@ -11,6 +11,7 @@ const sharedCounter = () => {
   const reserve: Reserve = async (key, windowStart, limit, wanted): Promise<Lease> => {
     inFlight++
     mostInFlight = Math.max(mostInFlight, inFlight)
+    // the statement's latency, not a wait for anything: hits that arrive meanwhile must share this lease
     await new Promise((r) => setTimeout(r, 1))
     inFlight--
     const id = `${key}@${windowStart}`

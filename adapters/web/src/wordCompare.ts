@@ -20,13 +20,16 @@ export const lineText = (line: string): string =>
     .replace(/[\t\n\f\r ]+/g, " ")
     .trim()
 
+/** Unchanged paragraphs shown around each change. */
 const CONTEXT = 2
+/** The shortest run of other unchanged paragraphs that is folded: a fold of one would hide nothing. */
+const FOLD_AT_LEAST = 2
 
 /**
  * The rows comparing two bodies as a reader sees them: the core's line diff of their block
  * lines, each removed line paired with the added line in its place and compared word by word
- * (the core's `diffWords`), long unchanged runs folded to a few lines of context. Lines without
- * text (an opening `<ul>`) are left out.
+ * (the core's `diffWords`), unchanged runs away from any change folded (a reader unfolds them)
+ * with a few lines of context kept. Lines without text (an opening `<ul>`) are left out.
  */
 export const compareRows = (beforeHtml: string, afterHtml: string): ReadonlyArray<CompareRow> => {
   const lines = diffLines(bodyLines(beforeHtml).map(lineText).filter((t) => t !== ""), bodyLines(afterHtml).map(lineText).filter((t) => t !== ""))
@@ -56,15 +59,19 @@ export const compareRows = (beforeHtml: string, afterHtml: string): ReadonlyArra
   const near = rows.map((_, k) => rows.slice(Math.max(0, k - CONTEXT), k + CONTEXT + 1).some((r) => r.kind !== "same"))
   const out: Array<CompareRow> = []
   let gap: Array<string> = []
+  const endGap = () => {
+    if (gap.length >= FOLD_AT_LEAST) out.push({ kind: "gap", texts: gap })
+    else out.push(...gap.map((text) => ({ kind: "same" as const, text })))
+    gap = []
+  }
   rows.forEach((row, k) => {
     if (row.kind === "same" && !near[k]) gap.push(row.text)
     else {
-      if (gap.length > 0) out.push({ kind: "gap", texts: gap })
-      gap = []
+      endGap()
       out.push(row)
     }
   })
-  if (gap.length > 0) out.push({ kind: "gap", texts: gap })
+  endGap()
   return out
 }
 

@@ -38,4 +38,17 @@ describe("word comparison", () => {
     })
     expect(rows[4]).toEqual({ kind: "changed", before: null, after: [{ op: "ins", text: "New end." }] })
   })
+
+  it("should fold a run of unchanged paragraphs only when it hides more than one", () => {
+    const paragraphs = (n: number, changedAt: number, changed: string) =>
+      Array.from({ length: n }, (_, i) => `<p>${i === changedAt ? changed : `p${i + 1}`}</p>`).join("")
+    // three before the change: the first is two away from the context, alone, so it stays
+    const alone = compareRows(paragraphs(4, 3, "old"), paragraphs(4, 3, "new"))
+    expect(alone.map((r) => r.kind)).toEqual(["same", "same", "same", "changed"])
+    // four before it: two fold, two stay as context; after it, five fold
+    const folded = compareRows(paragraphs(12, 4, "old"), paragraphs(12, 4, "new"))
+    expect(folded.map((r) => (r.kind === "gap" ? `gap ${r.texts.join(" ")}` : r.kind))).toEqual(
+      ["gap p1 p2", "same", "same", "changed", "same", "same", "gap p8 p9 p10 p11 p12"],
+    )
+  })
 })
