@@ -320,10 +320,18 @@ describe("Prefer: return=minimal", () => {
     expect(res.headers.get("vary")).toMatch(/prefer/i)
     const answer = await json(res)
     expect(answer.article).not.toHaveProperty("body")
+    expect(res.headers.get("etag")).toBe(`"${answer.article.id}-r${answer.article.revision}"`)
+    expect(res.headers.get("edit-limit-remaining")).toMatch(/^\d+$/)
     const full = await article(answer.article.id)
     const { body: _body, ...rest } = full
     expect(answer.article).toEqual(rest)
     return answer
+  }
+  /** A problem answered exactly as without the preference: no Preference-Applied, no Vary: Prefer. */
+  const expectPlainProblem = async (res: Response, status: number, code: string) => {
+    expect(res.headers.get("preference-applied")).toBeNull()
+    expect(res.headers.get("vary") ?? "").not.toMatch(/prefer/i)
+    return problemOf(res, status, code)
   }
 
   it("should answer PUT, PATCH, restore and featured-image without the article's body, and change the same", async () => {
@@ -355,7 +363,7 @@ describe("Prefer: return=minimal", () => {
   })
 
   it("should answer in full without the preference, with return=representation, or with other preferences only", async () => {
-    for (const prefer of [undefined, "return=representation", "respond-async, wait=10", "handling=lenient"]) {
+    for (const prefer of [undefined, "return=representation", "respond-async, wait=10", "handling=lenient", "return=representation, return=minimal"]) {
       const res = await send("PUT", "/articles/art_a18", { title: `Eighteen ${prefer ?? "none"}` }, prefer ? { headers: { prefer } } : {})
       expect(res.status).toBe(200)
       expect(res.headers.get("preference-applied")).toBeNull()
@@ -383,8 +391,47 @@ describe("Prefer: return=minimal", () => {
     expect((await revisionsOf("art_a19")).length).toBe(count)
   })
 
-  it("should leave errors as they are", async () => {
-    await problemOf(await patch("art_a19", { edits: [{ find: "absent", replace: "x" }] }, { headers: MINIMAL }), 422, "edit_not_applicable")
+  it("should answer every write in full by default, its article byte for byte as GET serves it", async () => {
+    const raw = async (res: Response) => {
+      expect(res.status).toBe(200)
+      expect(res.headers.get("preference-applied")).toBeNull()
+      return res.text()
+    }
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#00f" } }).png().toBuffer()
+    const form = new FormData()
+    form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "b.png")
+    const writes = [
+      () => send("PUT", "/articles/art_a20", { body: "<p>Twenty, rewritten.</p>" }),
+      () => patch("art_a20", { edits: [{ find: "rewritten", replace: "edited" }] }),
+      () => patch("art_a20", { edits: [{ find: "edited", replace: "tried" }] }, { query: "?dry_run=true" }),
+      () => send("POST", "/articles/art_a20/revisions/1/restore"),
+      () => t.api("/api/v1/articles/art_a20/featured-image", { method: "POST", body: form }),
+    ]
+    for (const write of writes) {
+      const text = await raw(await write())
+      const served = await (await send("GET", "/articles/art_a20")).text()
+      const start = text.indexOf('"article":') + '"article":'.length
+      const article = JSON.parse(text).article as { body: string }
+      expect(typeof article.body).toBe("string")
+      // the dry run's article is the one it would store, the others the one stored now
+      if (!text.includes('"dry_run":true')) expect(text.slice(start, start + served.length)).toBe(served)
+      else expect(article.body).toBe("<p>Twenty, tried.</p>")
+    }
+  })
+
+  it("should leave errors as they are, replayed ones included", async () => {
+    await expectPlainProblem(await patch("art_a19", { edits: [{ find: "absent", replace: "x" }] }, { headers: MINIMAL }), 422, "edit_not_applicable")
+    await expectPlainProblem(await send("PUT", "/articles/art_a19", { title: "" }, { headers: MINIMAL }), 400, "invalid_request")
+    await expectPlainProblem(await send("POST", "/articles/art_b1/revisions/1/restore", undefined, { headers: MINIMAL }), 404, "not_found")
+    const key = crypto.randomUUID()
+    const edits = { edits: [{ find: "absent", replace: "x" }] }
+    const first = await patch("art_a21", edits, { headers: { ...MINIMAL, "idempotency-key": key } })
+    const firstText = await first.clone().text()
+    await expectPlainProblem(first, 422, "edit_not_applicable")
+    const replayed = await patch("art_a21", edits, { headers: { ...MINIMAL, "idempotency-key": key } })
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true")
+    expect(await replayed.clone().text()).toBe(firstText)
+    await expectPlainProblem(replayed, 422, "edit_not_applicable")
   })
 })
 
@@ -416,7 +463,17 @@ describe("OpenAPI", () => {
       expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name)).toContain("Prefer")
       expect(Object.keys(doc.paths[path][method].responses["200"].headers)).toContain("Preference-Applied")
     }
-    expect(doc.components.schemas.ArticleWithoutBody.properties).not.toHaveProperty("body")
+    // The write answers' article in both shapes, the minimal one declaring `body` absent.
+    const { Article, ArticleWithoutBody } = doc.components.schemas
+    expect(ArticleWithoutBody.properties.body).toMatchObject({ not: {} })
+    expect(ArticleWithoutBody.required).not.toContain("body")
+    expect(Object.keys(ArticleWithoutBody.properties).sort()).toEqual(Object.keys(Article.properties).sort())
+    for (const result of ["UpdateArticleResult", "RestoreRevisionResult", "FeaturedImageResult"]) {
+      expect(doc.components.schemas[result].properties.article.anyOf).toEqual([
+        { $ref: "#/components/schemas/Article" },
+        { $ref: "#/components/schemas/ArticleWithoutBody" },
+      ])
+    }
   })
 })
 

@@ -78,13 +78,21 @@ describe("the agent tools", () => {
     }
     for (const write of ["update_article", "replace_featured_image", "edit_article", "restore_revision"]) {
       expect(Object.keys((byName.get(write)?.inputSchema.properties ?? {}) as object)).toContain("idempotency_key")
-      expect(Object.keys((byName.get(write)?.inputSchema.properties ?? {}) as object)).toContain("response")
+      const response = (byName.get(write)?.inputSchema.properties as Record<string, { enum?: Array<string>; description?: string }>)["response"]
+      expect(response?.enum).toEqual(["full", "minimal"])
+      expect(response?.description).toMatch(/without its body/)
+      expect(byName.get(write)?.description).toMatch(/response: "minimal" returns the article without its body/)
+      // the result's article is described in both shapes, told apart by the body
+      const article = (byName.get(write)?.outputSchema?.properties as Record<string, { anyOf?: Array<{ properties: Record<string, unknown>; required: Array<string> }> }>)["article"]
+      expect(article?.anyOf?.map((shape) => shape.required.includes("body"))).toEqual([true, false])
+      expect(article?.anyOf?.[1]?.properties["body"]).toMatchObject({ not: {} })
     }
     expect(byName.get("update_article")?.description).toContain("prefer edit_article")
     expect(byName.get("edit_article")?.description).toMatch(/protected_links/)
     expect(byName.get("edit_article")?.description).toMatch(/if_revision/)
     expect(byName.get("edit_article")?.description).toMatch(/restore_revision/)
     expect(client.getInstructions()).toMatch(/edit_article/)
+    expect(client.getInstructions()).toMatch(/With edit_article pass response: "minimal"/)
     expect(client.getInstructions()).toMatch(/restore_revision/)
   })
 })
@@ -190,6 +198,34 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     const fullAgain = ok("update_article", await call("update_article", { article_id: "art_a1_5", title: "Five, full" }))
     expect(typeof fullAgain.article.body).toBe("string")
     expect(problemOf(await call("update_article", { article_id: "art_a1_5", title: "x", response: "short" })).code).toBe("invalid_request")
+  })
+
+  it("should answer the REST JSON of the same call: with Prefer: return=minimal for response minimal, in full by default", async () => {
+    const restWrite = async (method: string, path: string, body: unknown, prefer?: string) => {
+      const res = await fetch(`${server.url}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ALICE.apiKey}`, "content-type": "application/json", ...(prefer !== undefined ? { prefer } : {}) },
+        body: JSON.stringify(body),
+      })
+      expect(res.status).toBe(200)
+      return (await res.json()) as Record<string, any>
+    }
+    // Dry runs write nothing, so the two transports answer the very same article.
+    const edits = [{ find: "more text", replace: "more words" }]
+    const cases: Array<[string, Record<string, unknown>, string, string, Record<string, unknown>]> = [
+      ["edit_article", { edits }, "PATCH", "/articles/art_a1_1?dry_run=true", { edits }],
+      ["update_article", { title: "One, tried" }, "PUT", "/articles/art_a1_1?dry_run=true", { title: "One, tried" }],
+    ]
+    for (const [tool, args, method, path, body] of cases) {
+      const minimal = ok(tool, await call(tool, { article_id: "art_a1_1", ...args, dry_run: true, response: "minimal" }))
+      expect(minimal.article).not.toHaveProperty("body")
+      expect(minimal).toEqual(await restWrite(method, path, body, "return=minimal"))
+      for (const shape of [{}, { response: "full" }]) {
+        const full = ok(tool, await call(tool, { article_id: "art_a1_1", ...args, dry_run: true, ...shape }))
+        expect(typeof full.article.body).toBe("string")
+        expect(full).toEqual(await restWrite(method, path, body))
+      }
+    }
   })
 
   it("should replay an idempotent write in the shape each retry asks for", async () => {

@@ -49,7 +49,7 @@ const INSTRUCTIONS = [
   "To change an article, read it with get_article first: keep every link in its protected_links exactly as it is, and pass its revision as if_revision.",
   "For small changes use edit_article (find and replace, find copied exactly from the body); use update_article only to replace the whole body. Try risky edits with dry_run first.",
   "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice.",
-  "Writes answer the whole article; pass response: \"minimal\" to get it without its body when you do not need to read it back (a small edit then costs a few hundred bytes each way).",
+  "Writes answer the whole article by default. With edit_article pass response: \"minimal\" (the other write tools take it too): the answer then leaves out only the body, so a small edit costs a few hundred bytes each way; call get_article when you do need to read the body again.",
   "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
   "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, edit_not_applicable, protected_link_changed, precondition_failed, rate_limited).",
 ].join(" ")

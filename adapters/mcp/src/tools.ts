@@ -94,7 +94,7 @@ const IDEMPOTENCY =
 
 /** Tells a model how to keep a write's answer small. */
 const MINIMAL =
-  "Pass response: \"minimal\" to get the article back without its body (everything else is kept) when you do not need to read it again; the default answers it in full."
+  "response: \"minimal\" returns the article without its body (title, word count, revision, protected_links and the rest are kept); use it when you do not need to read the result back. The default, \"full\", returns the whole article."
 
 const revisionLine = (r: { number: number; origin: string; created_at: string; reason: string | null; restored_from: number | null; actor: { name: string } }) =>
   `- revision ${r.number} (${r.origin}, ${r.created_at}, by ${r.actor.name})${r.restored_from !== null ? ` restored from ${r.restored_from}` : ""}${r.reason ? `: ${r.reason}` : ""}`

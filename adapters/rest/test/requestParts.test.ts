@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { linkHeader } from "../src/index.ts"
 import { queryObject, strictQuery } from "@content-site/http"
-import { expectedRevisionOf } from "../src/rest/requestParts.ts"
+import { expectedRevisionOf, preferencesOf, prefersMinimal } from "../src/rest/requestParts.ts"
 
 describe("expectedRevisionOf", () => {
   it("should read the revision of this article's entity tag, weak or strong", () => {
@@ -64,5 +64,41 @@ describe("linkHeader", () => {
     const link = linkHeader("https://cs.test", "/api/v1/sites", "", { page: 1, per_page: 20, total: 0, total_pages: 0 })
     expect(link).not.toContain('rel="prev"')
     expect(link).not.toContain('rel="next"')
+  })
+})
+
+describe("prefersMinimal (RFC 7240 Prefer)", () => {
+  it("should ask for a minimal answer on return=minimal, whatever the case, quoting or parameters", () => {
+    for (const header of ["return=minimal", "RETURN=Minimal", 'return="minimal"', "return = minimal", "return=minimal; foo=bar", "wait=5, return=minimal", "respond-async,return=minimal"]) {
+      expect(prefersMinimal(header), header).toBe(true)
+    }
+  })
+
+  it("should not on no header, return=representation, other preferences or other values", () => {
+    for (const header of ["", "return=representation", "respond-async, wait=10", "handling=lenient", "return", "return=", "minimal", "returns=minimal", "return=minimalist"]) {
+      expect(prefersMinimal(header), header).toBe(false)
+    }
+  })
+
+  it("should consider only the first return preference", () => {
+    expect(prefersMinimal("return=representation, return=minimal")).toBe(false)
+    expect(prefersMinimal("return=minimal, return=representation")).toBe(true)
+  })
+
+  it("should not be fooled by commas, semicolons or return=minimal inside a quoted value", () => {
+    expect(prefersMinimal('foo="a, return=minimal"')).toBe(false)
+    expect(prefersMinimal('foo="x;y,z", return=minimal')).toBe(true)
+    expect(prefersMinimal('foo="say \\"hi\\", return=minimal"')).toBe(false)
+  })
+})
+
+describe("preferencesOf", () => {
+  it("should list the preferences in order, names lower-cased, values unquoted, parameters dropped", () => {
+    expect(preferencesOf(' Respond-Async , wait=10, foo="a \\"b\\" c"; p=1,, return=minimal')).toEqual([
+      { name: "respond-async", value: "" },
+      { name: "wait", value: "10" },
+      { name: "foo", value: 'a "b" c' },
+      { name: "return", value: "minimal" },
+    ])
   })
 })

@@ -70,17 +70,26 @@ export const Article = Schema.Struct({
 export type Article = typeof Article.Type
 
 const { body: _body, ...articleFieldsWithoutBody } = Article.fields
-/** An article without its body: what a write answers when a minimal answer was asked for. */
-export const ArticleWithoutBody = Schema.Struct(articleFieldsWithoutBody).annotate({
+/**
+ * An article without its body: what a write answers when a minimal answer was asked for. Made
+ * from the single article's fields; `body` is declared absent, so the two shapes never overlap.
+ */
+export const ArticleWithoutBody = Schema.Struct({
+  ...articleFieldsWithoutBody,
+  body: Schema.optionalKey(Schema.Never.annotate({ description: "Never present: the minimal answer leaves the body out." })),
+}).annotate({
   title: "ArticleWithoutBody",
   description:
-    "The article as a write answers it when a minimal answer was asked for (`Prefer: return=minimal`, MCP `response: \"minimal\"`): everything but `body`.",
+    "The article as a write answers it when a minimal answer was asked for (`Prefer: return=minimal`, MCP `response: \"minimal\"`): every field of the single article but `body`.",
 })
 /** An article without its body. */
 export type ArticleWithoutBody = typeof ArticleWithoutBody.Type
 
 /** The article of a write's answer: in full, or without its body when a minimal answer was asked for. */
-const WrittenArticle = Schema.Union([Article, ArticleWithoutBody])
+const WrittenArticle = Schema.Union([Article, ArticleWithoutBody]).annotate({
+  description:
+    "The article after the write: in full by default; without `body` (an ArticleWithoutBody) when asked for with `Prefer: return=minimal` (MCP: `response: \"minimal\"`).",
+})
 
 /** A write's answer (as JSON) made minimal: its article without `body`, everything else as it was. */
 export const minimalWriteAnswer = <R extends { readonly article: object }>(answer: R): R => {

@@ -50,6 +50,32 @@ describe("JSON Schema of every exported schema", () => {
     expect(validate({ ...article, "word count": 1.5 })).toBe(false)
   })
 
+  it("should tell a write answer's two articles apart: the full one is an Article, the minimal one an ArticleWithoutBody", () => {
+    const article = {
+      id: "art_1", site_id: "site_1", title: "T", url: "https://x.test/a", status: "published",
+      published_at: "2026-11-02T10:00:00.000Z", "target keyword": "k", "word count": 3, "featured image": null,
+      body: "<p>a b c</p>", updated_at: "2026-11-02T10:00:00.000Z", revision: 2,
+      protected_links: [{ type: "backlink", href: "https://x.test", text: "x" }],
+    }
+    const full = { article, revision: null, sanitized: { changed: false, removed: [] } }
+    const minimal = core.minimalWriteAnswer(full)
+    const { body: _body, ...withoutBody } = article
+    expect(minimal).toEqual({ ...full, article: withoutBody })
+    expect(full.article.body).toBe("<p>a b c</p>")
+    const [isArticle, isWithoutBody] = [compile(core.Article), compile(core.ArticleWithoutBody)]
+    expect([isArticle(full.article), isWithoutBody(full.article)]).toEqual([true, false])
+    expect([isArticle(minimal.article), isWithoutBody(minimal.article)]).toEqual([false, true])
+    expect(isWithoutBody({ ...withoutBody, protected_links: undefined })).toBe(false)
+    for (const result of [core.UpdateArticleResult, core.RestoreRevisionResult, core.FeaturedImageResult]) {
+      const validate = compile(result)
+      expect(validate(full)).toBe(true)
+      expect(validate(minimal)).toBe(true)
+      expect(validate({ ...full, article: { ...withoutBody, body: 5 } })).toBe(false)
+    }
+    // The shape an adapter encodes by default is the full article, key for key.
+    expect(JSON.stringify(Schema.encodeUnknownSync(core.UpdateArticleResult)(full))).toBe(JSON.stringify(full))
+  })
+
   it("should keep the descriptions of strings checked by a custom filter", () => {
     for (const schema of [core.Title, core.Body, core.DateBound, core.PeriodParam]) {
       const doc = Schema.toJsonSchemaDocument(schema).schema as { description?: string }

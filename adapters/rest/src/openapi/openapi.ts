@@ -192,14 +192,17 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       in: "header",
       required: false,
       description:
-        "`return=minimal` (RFC 7240) answers the same 200 with the article without its `body` (everything else kept), and says so with `Preference-Applied: return=minimal`; use it when you do not read the body back. Other preferences are ignored. An `Idempotency-Key` replay answers in the shape each request asks for.",
+        "`return=minimal` (RFC 7240) answers the same 200 with the article without its `body` (an `ArticleWithoutBody`: everything else kept), and says so with `Preference-Applied: return=minimal`; use it when you do not read the body back. `return=representation`, no header or other preferences only (ignored) answer in full; only the first `return` preference counts. Errors are the same either way. An `Idempotency-Key` replay answers in the shape each request asks for (the preference is not part of the request it names).",
       schema: { type: "string" },
       example: "return=minimal",
     })
   }
 
   const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS }
-  if (op.minimal === true) successHeaders["Preference-Applied"] = header("`return=minimal` when the answer's article is without its body, as `Prefer` asked.")
+  if (op.minimal === true) {
+    successHeaders["Preference-Applied"] = header("`return=minimal` when the answer's article is without its body, as `Prefer` asked.")
+    successHeaders["Vary"] = header("`Prefer`: the answer's shape depends on it.")
+  }
   if (op.idempotent === true) successHeaders["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
   if (op.paginated) successHeaders.Link = header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).')
   if (op.etag) successHeaders.ETag = header('The article\'s entity tag, `"<article id>-r<revision>"`.')

@@ -37,7 +37,7 @@ import { requestIdOf } from "@content-site/http"
 import { runEffect } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
-import { decodePathId } from "./requestParts.ts"
+import { decodePathId, prefersMinimal } from "./requestParts.ts"
 
 /** The REST API's path prefix. */
 export const API_PREFIX = "/api/v1"
@@ -94,17 +94,6 @@ class Replay {
   }
 }
 
-/**
- * Whether the request's `Prefer` header (RFC 7240) asks for `return=minimal`: preferences are
- * comma-separated, each a token with an optional value (quoted or not) and parameters after `;`;
- * names are case-insensitive. Unknown preferences are ignored.
- */
-export const prefersMinimal = (header: string): boolean =>
-  header.split(",").some((preference) => {
-    const [name, value] = (preference.split(";")[0] ?? "").split("=").map((part) => part.trim())
-    return name?.toLowerCase() === "return" && value?.replace(/^"(.*)"$/, "$1").toLowerCase() === "minimal"
-  })
-
 /** Response headers an idempotent answer keeps for its replays. */
 const REPLAYED_HEADERS = ["ETag", "Edit-Limit-Remaining", "Retry-After"] as const
 
@@ -160,8 +149,12 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
   const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`)
   // `Prefer: return=minimal` on a write that answers an article: the answer without its body.
   const minimal = op.minimal === true && prefersMinimal(ctx.get("Prefer"))
-  if (op.minimal === true) ctx.vary("Prefer")
-  if (minimal) ctx.set("Preference-Applied", "return=minimal")
+  // Said on the 200 only (errors are the same either way).
+  const preferenceHeaders = () => {
+    if (op.minimal !== true) return
+    ctx.vary("Prefer")
+    if (minimal) ctx.set("Preference-Applied", "return=minimal")
+  }
   // The key this call holds once its write claimed it: its answer is recorded for retries.
   let held: { readonly key: string; readonly fingerprint: string } | undefined
   const call: Call = {
@@ -203,6 +196,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     }
     ctx.status = 200
     ctx.type = "application/json"
+    preferenceHeaders()
     // The full answer is kept for replays; a minimal one is made from it for each call that asks.
     const full = JSON.stringify(body)
     ctx.body = minimal ? JSON.stringify(minimalWriteAnswer(body as { article: object })) : full
@@ -215,6 +209,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value)
       ctx.set("Idempotent-Replayed", "true")
       ctx.status = answer.status
+      if (answer.status === 200) preferenceHeaders()
       ctx.body = minimal && answer.status === 200 ? JSON.stringify(minimalWriteAnswer(JSON.parse(answer.body) as { article: object })) : answer.body
       const code = answer.status >= 400 ? ((JSON.parse(answer.body) as { code?: string }).code ?? null) : null
       await record(deps, caller, { ok: answer.status < 400, httpStatus: answer.status, errorCode: code, ...call.ids })

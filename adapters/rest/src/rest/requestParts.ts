@@ -178,3 +178,45 @@ export const expectedRevisionOf = (header: string | undefined, articleId: string
 
 /** The ETag of an article at a revision. */
 export const etagOf = (articleId: string, revision: number): string => `"${articleId}-r${revision}"`
+
+/** Splits at each `separator` outside quoted strings (backslash escapes honoured). */
+const splitOutsideQuotes = (text: string, separator: string): Array<string> => {
+  const parts: Array<string> = []
+  let start = 0
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (quoted) {
+      if (c === "\\") i++
+      else if (c === '"') quoted = false
+    } else if (c === '"') quoted = true
+    else if (c === separator) {
+      parts.push(text.slice(start, i))
+      start = i + 1
+    }
+  }
+  parts.push(text.slice(start))
+  return parts
+}
+
+/**
+ * The preferences of a `Prefer` header (RFC 7240) in the order sent: each name in lower case
+ * with its value unquoted ("" when it has none); parameters after `;` are dropped.
+ */
+export const preferencesOf = (header: string): Array<{ readonly name: string; readonly value: string }> =>
+  splitOutsideQuotes(header, ",").flatMap((element) => {
+    const head = splitOutsideQuotes(element, ";")[0] ?? ""
+    const eq = head.indexOf("=")
+    const name = (eq === -1 ? head : head.slice(0, eq)).trim().toLowerCase()
+    if (name === "") return []
+    const raw = eq === -1 ? "" : head.slice(eq + 1).trim()
+    const value = /^".*"$/s.test(raw) ? raw.slice(1, -1).replace(/\\(.)/gs, "$1") : raw
+    return [{ name, value }]
+  })
+
+/**
+ * Whether a `Prefer` header asks for `return=minimal`. As RFC 7240 says, only the first `return`
+ * preference counts and unknown preferences are ignored; the value is compared case-insensitively.
+ */
+export const prefersMinimal = (header: string): boolean =>
+  preferencesOf(header).find((p) => p.name === "return")?.value.toLowerCase() === "minimal"
