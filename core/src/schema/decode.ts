@@ -22,6 +22,19 @@ export const fieldErrorsOf = (issue: SchemaIssue.Issue, root: string): ReadonlyA
   })
 }
 
+type Decoder = (input: unknown) => Result.Result<unknown, Schema.SchemaError>
+const decoders = new WeakMap<Schema.Top, Decoder>()
+/** The schema's decoder for untrusted input, made once per schema. */
+const decoderOf = (schema: Schema.Codec<any, any, never, never>): Decoder => {
+  let decode = decoders.get(schema)
+  if (decode === undefined) {
+    const parse = Schema.decodeUnknownResult(schema)
+    decode = (input) => parse(input, { onExcessProperty: "error", errors: "all" })
+    decoders.set(schema, decode)
+  }
+  return decode
+}
+
 /**
  * Decodes untrusted input with a core schema, refusing unknown keys, and turns every failure
  * into an `InvalidRequest` whose detail names the offending keys.
@@ -32,7 +45,7 @@ export const decodeInput = <S extends Schema.Codec<any, any, never, never>>(
   what: string,
   root = "",
 ): Effect.Effect<S["Type"], InvalidRequest> => {
-  const result = Schema.decodeUnknownResult(schema)(input, { onExcessProperty: "error", errors: "all" })
+  const result = decoderOf(schema)(input)
   if (Result.isSuccess(result)) return Effect.succeed(result.success)
   const errors = fieldErrorsOf(result.failure.issue, root)
   const unknown = errors.filter((e) => e.message.startsWith("Unknown key"))

@@ -1,5 +1,5 @@
-import { Effect, Option } from "effect"
-import { RateLimited, Unauthenticated } from "../errors.ts"
+import { Context, Effect, Option } from "effect"
+import { RateLimited, Unauthenticated, type Unavailable } from "../errors.ts"
 import { toTimestamp } from "../policy/time.ts"
 import { LimitStore } from "../ports/LimitStore.ts"
 import { Clock, Secrets, Settings } from "../ports/Platform.ts"
@@ -43,31 +43,44 @@ export const recordAuthFailure = (clientAddress: string) =>
  * Authenticates an API key presented by a client: missing, malformed, unknown and revoked keys
  * are all Unauthenticated, and each failure counts against the client's address so keys cannot
  * be guessed at speed.
+ *
+ * Every authenticated call runs this, so it is written as a chain of the ports' effects rather
+ * than a generator (half the cost per call); the steps are, in order: the address's failure
+ * budget, the key's shape, its hash looked up, revocation, `last_used_at` at most once a minute.
  */
 export const authenticateApiKey = (presented: string | undefined, clientAddress: string) =>
-  Effect.gen(function* () {
-    yield* checkAuthFailureBudget(clientAddress)
+  Effect.contextWith((services: Context.Context<Settings | LimitStore | Secrets | ApiKeyRepository | Clock>) => {
+    const { limits } = Context.get(services, Settings)
+    const store = Context.get(services, LimitStore)
     const fail = (detail: string) =>
-      Effect.flatMap(recordAuthFailure(clientAddress), () => Effect.fail(new Unauthenticated({ detail })))
-    if (presented === undefined || presented === "") {
-      return yield* fail("Send your API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.")
-    }
-    if (!API_KEY_PATTERN.test(presented)) return yield* fail("The API key is not valid.")
-    const hash = yield* (yield* Secrets).hashApiKey(presented)
-    const keys = yield* ApiKeyRepository
-    const found = yield* keys.findByHash(hash)
-    if (Option.isNone(found) || found.value.revoked_at !== null) return yield* fail("The API key is not valid or was revoked.")
-    const key = found.value
-    const now = yield* (yield* Clock).now
-    if (key.last_used_at === null || now - Date.parse(key.last_used_at) > 60_000) {
-      yield* keys.touch(key.id, toTimestamp(now))
-    }
-    const principal: Principal = {
-      accountId: key.account_id,
-      actor: { type: "api_key", id: key.id, name: key.name },
-      scope: key.scope,
-    }
-    return principal
+      Effect.flatMap(store.hit(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS), () =>
+        Effect.fail(new Unauthenticated({ detail })),
+      )
+    const budget = store.peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS)
+    return Effect.flatMap(budget, (verdict): Effect.Effect<Principal, RateLimited | Unauthenticated | Unavailable> => {
+      if (verdict.remaining <= 0) {
+        return Effect.fail(new RateLimited({ limit: limits.authFailuresPerMinute, retryAfterSeconds: verdict.resetSeconds }))
+      }
+      if (presented === undefined || presented === "") {
+        return fail("Send your API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.")
+      }
+      if (!API_KEY_PATTERN.test(presented)) return fail("The API key is not valid.")
+      const keys = Context.get(services, ApiKeyRepository)
+      return Effect.flatMap(Effect.flatMap(Context.get(services, Secrets).hashApiKey(presented), keys.findByHash), (found) => {
+        if (Option.isNone(found) || found.value.revoked_at !== null) return fail("The API key is not valid or was revoked.")
+        const key = found.value
+        const principal: Principal = {
+          accountId: key.account_id,
+          actor: { type: "api_key", id: key.id, name: key.name },
+          scope: key.scope,
+        }
+        return Effect.flatMap(Context.get(services, Clock).now, (now) =>
+          key.last_used_at === null || now - Date.parse(key.last_used_at) > 60_000
+            ? Effect.as(keys.touch(key.id, toTimestamp(now)), principal)
+            : Effect.succeed(principal),
+        )
+      })
+    })
   })
 
 /**

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { RateLimited } from "../errors.ts"
 import { LimitStore, type LimitVerdict } from "../ports/LimitStore.ts"
 import { Settings } from "../ports/Platform.ts"
@@ -8,11 +8,13 @@ import { Settings } from "../ports/Platform.ts"
  * instance; over it fails with RateLimited. The verdict feeds the `RateLimit-*` headers.
  */
 export const checkRequestLimit = (accountId: string) =>
-  Effect.gen(function* () {
-    const { limits } = yield* Settings
-    const verdict: LimitVerdict = yield* (yield* LimitStore).hit(`req:${accountId}`, limits.requestsPerMinute, 60)
-    if (!verdict.allowed) {
-      return yield* new RateLimited({ limit: verdict.limit, retryAfterSeconds: Math.max(1, verdict.resetSeconds) })
-    }
-    return verdict
-  })
+  // every call runs this: a chain, not a generator
+  Effect.contextWith((services: Context.Context<Settings | LimitStore>) =>
+    Effect.flatMap(
+      Context.get(services, LimitStore).hit(`req:${accountId}`, Context.get(services, Settings).limits.requestsPerMinute, 60),
+      (verdict: LimitVerdict) =>
+        verdict.allowed
+          ? Effect.succeed(verdict)
+          : Effect.fail(new RateLimited({ limit: verdict.limit, retryAfterSeconds: Math.max(1, verdict.resetSeconds) })),
+    ),
+  )

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { Clock, Ids } from "../ports/Platform.ts"
 import { ActivityLog, ArticleRepository } from "../ports/Repositories.ts"
 import type { Caller } from "./Caller.ts"
@@ -22,17 +22,23 @@ export const recordActivity = (
     readonly articleId?: string | null
   },
 ) =>
-  Effect.gen(function* () {
+  // every call runs this: a chain, not a generator
+  Effect.contextWith((services: Context.Context<Clock | Ids | ActivityLog | ArticleRepository>) => {
     const articleId = outcome.articleId ?? null
-    const siteId =
-      outcome.siteId ??
-      (articleId === null || caller.accountId === null
-        ? null
-        : yield* ArticleRepository.use((articles) => articles.get(caller.accountId, articleId)).pipe(
-            Effect.map((article) => article.site_id),
-            Effect.orElseSucceed(() => null),
-          ))
-    const now = yield* (yield* Clock).now
-    const id = yield* (yield* Ids).make("act")
-    yield* (yield* ActivityLog).record(activityFor(caller, { ...outcome, siteId, id, nowMs: now }))
+    const write = (siteId: string | null) =>
+      Effect.flatMap(Context.get(services, Clock).now, (now) =>
+        Effect.flatMap(Context.get(services, Ids).make("act"), (id) =>
+          Context.get(services, ActivityLog).record(activityFor(caller, { ...outcome, siteId, id, nowMs: now })),
+        ),
+      )
+    if (outcome.siteId != null || articleId === null || caller.accountId === null) return write(outcome.siteId ?? null)
+    return Effect.flatMap(
+      Context.get(services, ArticleRepository)
+        .get(caller.accountId, articleId)
+        .pipe(
+          Effect.map((article): string | null => article.site_id),
+          Effect.orElseSucceed(() => null),
+        ),
+      write,
+    )
   })
