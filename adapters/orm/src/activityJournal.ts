@@ -55,6 +55,11 @@ export interface ActivityJournal {
    * the entry is written to the database directly and the promise says how that went.
    */
   readonly record: (row: ActivityRow) => Promise<void>
+  /**
+   * `record` without a promise when none is needed: undefined once the entry is in the journal
+   * (the usual case, so a caller on the hot path need not wait a turn), else `record`'s promise.
+   */
+  readonly append: (row: ActivityRow) => Promise<void> | undefined
   /** Ships every entry recorded before the call; rejects (keeping them) if the database fails. */
   readonly flush: () => Promise<void>
   /** Entries appended but not yet shipped (for tests and reports). */
@@ -321,26 +326,29 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
     }
   }
 
+  const append = (row: ActivityRow): Promise<void> | undefined => {
+    if (closed) return Promise.reject(new Error("The activity journal is closed."))
+    const line = Buffer.from(`${JSON.stringify(row)}\n`)
+    try {
+      let segment = segments.at(-1)
+      if (segment === undefined || segment.size + line.length > maxSegmentBytes) segment = openSegment()
+      let written = 0
+      while (written < line.length) written += writeSync(segment.fd, line, written)
+      segment.size += line.length
+      segment.entries++
+    } catch (e) {
+      console.error("activity: could not append to the journal; writing the entry to the database directly:", e instanceof Error ? e.message : e)
+      return write(sql, [row])
+    }
+    scheduleSync()
+    if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) shipOnce().catch(() => undefined)
+    else scheduleShip(shipEveryMs)
+    return undefined
+  }
+
   return {
-    record: (row) => {
-      if (closed) return Promise.reject(new Error("The activity journal is closed."))
-      const line = Buffer.from(`${JSON.stringify(row)}\n`)
-      try {
-        let segment = segments.at(-1)
-        if (segment === undefined || segment.size + line.length > maxSegmentBytes) segment = openSegment()
-        let written = 0
-        while (written < line.length) written += writeSync(segment.fd, line, written)
-        segment.size += line.length
-        segment.entries++
-      } catch (e) {
-        console.error("activity: could not append to the journal; writing the entry to the database directly:", e instanceof Error ? e.message : e)
-        return write(sql, [row])
-      }
-      scheduleSync()
-      if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) shipOnce().catch(() => undefined)
-      else scheduleShip(shipEveryMs)
-      return Promise.resolve()
-    },
+    record: (row) => append(row) ?? Promise.resolve(),
+    append,
     flush,
     backlog: unshippedEntries,
     close: async (waitMs) => {

@@ -434,7 +434,11 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
     Layer.succeed(ActivityLog, {
       // the call is answered once its entry is in the journal; the database gets it in a background batch
       // (list first ships what this instance's journal still holds)
-      record: (entry) => Effect.tryPromise({ try: () => activity.record(activityRow(entry)), catch: toUnavailable }),
+      record: (entry) =>
+        Effect.suspend(() => {
+          const pending = activity.append(activityRow(entry))
+          return pending === undefined ? Effect.void : Effect.tryPromise({ try: () => pending, catch: toUnavailable })
+        }),
       list: (accountId, filter, slice) =>
         attempt(async () => {
           const w = where()

@@ -2,7 +2,7 @@
 import { randomBase62, randomIds, systemClock } from "./web.ts"
 import { Secrets } from "@content-site/core"
 import { Effect, Layer } from "effect"
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
+import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
 
 const scryptAsync = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -23,7 +23,8 @@ export const defaultScrypt: ScryptParams = { N: 2 ** 15, r: 8, p: 1 }
 export const nodeSecrets = (params: ScryptParams = defaultScrypt) =>
   Layer.succeed(Secrets, {
     generateApiKey: Effect.sync(() => `cs_${randomBase62(40)}`),
-    hashApiKey: (key) => Effect.sync(() => createHash("sha256").update(key).digest("hex")),
+    // one-shot `hash` (no Hash object): every authenticated request hashes its key
+    hashApiKey: (key) => Effect.sync(() => hash("sha256", key, "hex")),
     hashPassword: (password) =>
       Effect.promise(async () => {
         const salt = randomBytes(16)

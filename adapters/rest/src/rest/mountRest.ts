@@ -57,7 +57,11 @@ const encoders = new WeakMap<Schema.Top, (value: unknown) => unknown>()
 const encoderOf = (schema: Schema.Top) => {
   let encode = encoders.get(schema)
   if (encode === undefined) {
-    encode = Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown, never, never>)
+    // The answer is built by the core's views from data that was validated on its way in: encoding
+    // shapes it for the wire (and drops anything the schema does not name) without running every
+    // field's checks again on every response.
+    const encodeSync = Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown, never, never>)
+    encode = (value) => encodeSync(value, { disableChecks: true })
     encoders.set(schema, encode)
   }
   return encode
@@ -200,7 +204,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     // The full answer is kept for replays; a minimal one is made from it for each call that asks.
     const full = JSON.stringify(body)
     ctx.body = minimal ? JSON.stringify(minimalWriteAnswer(body as { article: object })) : full
-    await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), body: full })
+    if (held !== undefined) await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), body: full })
     // a committed change wrote its entry in its own transaction
     if (reply.committed !== true) await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
   } catch (err) {

@@ -1,6 +1,5 @@
 import { decodeInput, InvalidRequest, NotFound, PathId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
-import type { Schema } from "effect"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
 import { strictQuery } from "@content-site/http"
 
@@ -13,21 +12,36 @@ export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
   throw new Error(Cause.pretty(exit.cause))
 }
 
+/**
+ * Query strings each schema decoded lately, with what they decoded to: decoding is pure, and
+ * clients repeat the same few (`per_page=100`, the next page). Only accepted ones are kept.
+ */
+const decodedQueries = new WeakMap<Schema.Top, Map<string, unknown>>()
+const DECODED_QUERIES_KEPT = 256
+
 /** Decodes the query string with a core schema: unknown parameters and bad values are 400s. */
 export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx: ParameterizedContext, schema: S): S["Type"] => {
+  const querystring = ctx.querystring
+  let kept = decodedQueries.get(schema)
+  const known = kept?.get(querystring)
+  if (known !== undefined) return known as S["Type"]
   const fields = (schema as unknown as { fields?: Record<string, unknown> }).fields
-  const query = strictQuery(ctx.querystring, Object.keys(fields ?? {}))
-  return decodeNow(decodeInput(schema, query, "Query string"))
+  const query = strictQuery(querystring, Object.keys(fields ?? {}))
+  const decoded = decodeNow(decodeInput(schema, query, "Query string"))
+  if (kept === undefined) decodedQueries.set(schema, (kept = new Map()))
+  if (kept.size >= DECODED_QUERIES_KEPT) kept.delete(kept.keys().next().value as string)
+  if (querystring.length <= 512) kept.set(querystring, Object.freeze(decoded))
+  return decoded
 }
 
 const shown = (raw: string): string => (raw.length > 64 ? `${raw.slice(0, 64)}…` : raw)
 
 /** Decodes a path id; an id that cannot exist is a 404 like any unknown id. */
 export const decodePathId = (raw: string | undefined, resource: string): string => {
-  const exit = Effect.runSyncExit(decodeInput(PathId, raw ?? "", "Path"))
-  if (Exit.isSuccess(exit)) return exit.value
+  if (raw !== undefined && isPathId(raw)) return raw
   throw new NotFound({ resource, id: shown(raw ?? "") })
 }
+const isPathId = Schema.is(PathId)
 
 /** Decodes a revision number in a path; anything but a positive integer is a 404. */
 export const decodeRevisionNumber = (raw: string | undefined): number => {
