@@ -12,13 +12,15 @@
  * router alone; Koa with the article's read; Koa with the one write every call owes, its activity
  * entry (the service's journal: appended to a local file before answering, shipped to PostgreSQL in
  * background batches); Koa with the least an uncached GET does, the read and that entry; and for
- * the list, Koa with the list's read (the same statement as the service) and the entry.
+ * the list, Koa with the list's read (the service's own repository call, so the same statement) and
+ * the entry.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Router from "@koa/router"
 import Koa from "koa"
 import pg from "pg"
+import { ArticleRepository } from "@content-site/core"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -124,13 +126,10 @@ export async function run(): Promise<void> {
     const entry = floorLog !== undefined ? activityEntries(floorLog) : undefined
     const readArticle = () =>
       floorDb!.query({ name: "floor_article", text: `select ${ARTICLE_COLUMNS} from articles where id = any($1::text[])`, values: [[articleId]] })
+    // the list's read is the service's own repository call (its statement: a deferred join with the
+    // total from the count tables, chosen to stay fast at scale), run on the service's runtime
     const readList = () =>
-      floorDb!.query({
-        name: "floor_list",
-        text: `select ${SUMMARY_COLUMNS}, count(*) over () as __total from articles where account_id = $1 and site_id = $2
-          order by published_at desc nulls last, id asc limit 100 offset 0`,
-        values: [accountId, site.id],
-      })
+      app.runtime.runPromise(ArticleRepository.use((articles) => articles.list(accountId!, { siteId: site.id }, { limit: 100, offset: 0 })))
     const dbFloors =
       floorDb !== undefined && floorLog !== undefined && entry !== undefined
         ? {
