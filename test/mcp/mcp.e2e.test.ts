@@ -323,6 +323,72 @@ describe("the resource server", () => {
     expect(get.headers.get("allow")).toBe("POST")
   })
 
+  it("should answer the Streamable HTTP checks of a stateless POST like the SDK's transport", async () => {
+    const token = provider.savedTokens?.access_token ?? ""
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
+    const list = { jsonrpc: "2.0", id: 7, method: "tools/list" }
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      fetch(mcpUrl, { method: "POST", headers: { ...headers, ...extra }, body: typeof body === "string" ? body : JSON.stringify(body) })
+    const errorOf = async (response: Response) => ((await response.json()) as { error: { code: number; message: string }; id: null })
+    const notAcceptable = await post(list, { accept: "application/json" })
+    expect(notAcceptable.status).toBe(406)
+    expect((await errorOf(notAcceptable)).error.message).toContain("Not Acceptable")
+    const wrongType = await post(list, { "content-type": "text/plain; a=application/json" })
+    expect(wrongType.status).toBe(415)
+    const notRpc = await post({ hello: "world" })
+    expect(notRpc.status).toBe(400)
+    expect((await errorOf(notRpc)).error.code).toBe(-32700)
+    const tooMany = await post(Array.from({ length: 101 }, (_, i) => ({ ...list, id: i })))
+    expect(tooMany.status).toBe(400)
+    expect((await errorOf(tooMany)).error.code).toBe(-32600)
+    const badVersion = await post(list, { "mcp-protocol-version": "1999-01-01" })
+    expect(badVersion.status).toBe(400)
+    expect((await errorOf(badVersion)).error.message).toContain("Unsupported protocol version")
+    const twoInits = await post([
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "a", version: "1" } } },
+      list,
+    ])
+    expect(twoInits.status).toBe(400)
+    expect((await errorOf(twoInits)).error.code).toBe(-32600)
+    const notification = await post({ jsonrpc: "2.0", method: "notifications/initialized" })
+    expect(notification.status).toBe(202)
+    expect(await notification.text()).toBe("")
+    // a batch: each answer under its own id, in order
+    const batch = await post([list, { ...list, id: "second" }])
+    expect(batch.status).toBe(200)
+    const answers = (await batch.json()) as Array<{ id: unknown; result: { tools: Array<unknown> } }>
+    expect(answers.map((a) => a.id)).toEqual([7, "second"])
+    expect(answers[0]?.result.tools.length).toBeGreaterThan(5)
+  })
+
+  it("should keep the answers of concurrent requests with the same JSON-RPC id apart, and a cancel from touching them", async () => {
+    const token = provider.savedTokens?.access_token ?? ""
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
+    const sites = (await (await fetch(`${server.url}/api/v1/sites`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })).json()) as { data: Array<{ id: string }> }
+    const ids = sites.data.map((site) => site.id)
+    expect(ids.length).toBeGreaterThan(1)
+    const callFor = (siteId: string) =>
+      fetch(mcpUrl, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_articles", arguments: { site_id: siteId } } }),
+      })
+    // every request is id 1; cancels naming id 1 (and the ids the server may use inside) arrive meanwhile
+    const cancels = Array.from({ length: 20 }, (_, i) =>
+      fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: i } }) }),
+    )
+    const calls = Array.from({ length: 12 }, (_, i) => ids[i % ids.length]!)
+    const answers = await Promise.all(calls.map(callFor))
+    for (const cancel of await Promise.all(cancels)) expect(cancel.status).toBe(202)
+    for (const [i, response] of answers.entries()) {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { id: number; result: { isError?: boolean; structuredContent: { data: Array<{ site_id: string }> } } }
+      expect(body.id).toBe(1)
+      expect(body.result.isError).toBeUndefined()
+      for (const article of body.result.structuredContent.data) expect(article.site_id).toBe(calls[i])
+    }
+  })
+
   it("should refuse an expired token", async () => {
     const claims = decodeJwt(provider.savedTokens?.access_token ?? "")
     const key = await importJWK(await signingKey(), "ES256")

@@ -1,6 +1,6 @@
 /**
- * The MCP endpoint (`/mcp`): bearer tokens, DNS-rebinding checks, the stateless SDK server per
- * request, and one tool call's whole life (limit, arguments, idempotency key, the use case, the
+ * The MCP endpoint (`/mcp`): bearer tokens, DNS-rebinding checks, the stateless Streamable HTTP
+ * checks, one SDK server for every request, and one tool call's whole life (limit, arguments, idempotency key, the use case, the
  * answer's shape, the activity entry). Longer than 300 lines because that life is one sequence a
  * reader follows top to bottom; the tools themselves are in `tools.ts`.
  */
@@ -28,14 +28,26 @@ import {
 } from "@content-site/core"
 import { clientAddress, type HttpDeps, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
+import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option } from "effect"
 import { type JWTVerifyGetKey, jwtVerify } from "jose"
 import type { Context, Middleware } from "koa"
 import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
+import { exchangeTransport } from "./exchangeTransport.ts"
 import { toolDefinitions, toolNamed } from "./tools.ts"
 
 /** Largest JSON-RPC body accepted at `/mcp`: a 10 MiB image in base64 plus room for the envelope. */
@@ -65,11 +77,11 @@ const replayedCode = (result: CallToolResult): string | null => {
   }
 }
 
-const jsonRpcError = (ctx: Context, status: number, message: string) => {
+const jsonRpcError = (ctx: Context, status: number, message: string, code = -32000) => {
   ctx.status = status
   ctx.set("Cache-Control", "no-store")
   ctx.type = "application/json"
-  ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null })
+  ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
 }
 
 const requestIdOf = (ctx: Context): string => {
@@ -101,7 +113,7 @@ interface Authenticated {
 }
 
 /**
- * The MCP endpoint at `/mcp`: Streamable HTTP, stateless (a server is built for each request),
+ * The MCP endpoint at `/mcp`: Streamable HTTP, stateless (one SDK server answers every request),
  * Host/Origin checked against the public URL, OAuth access tokens verified for signature, expiry,
  * audience and a live grant. Every tool call counts against the account's limits and is logged.
  */
@@ -122,7 +134,7 @@ export const mcpEndpoint = (options: {
   // token is remembered until it expires. Its grant is still looked up on every call.
   const verifiedTokens = new Map<string, Record<string, unknown>>()
   let verifiedWith: JWTVerifyGetKey | undefined
-  // A Server builds its own Ajv unless given one: share one across the per-request servers.
+  // The tools' output schemas are checked with one Ajv.
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {
@@ -341,24 +353,25 @@ export const mcpEndpoint = (options: {
     return outcome.result
   }
 
-  /** Request headers the Streamable HTTP transport looks at. */
-  const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"] as const
-
-  /**
-   * Ends the per-request server: closing the transport also closes the server. The SDK makes a
-   * "Connection closed" error for handlers still waiting, always, and capturing its stack is a
-   * measurable share of a call; the request is answered by now and nothing waits, so the error
-   * is made without a stack (the closing steps up to it run synchronously).
-   */
-  const closeQuietly = (transport: WebStandardStreamableHTTPServerTransport) => {
-    const limit = Error.stackTraceLimit
-    Error.stackTraceLimit = 0
-    try {
-      void transport.close().catch(() => undefined)
-    } finally {
-      Error.stackTraceLimit = limit
-    }
+  // One SDK Server for every request, over a transport that runs each HTTP request's messages
+  // through it (`exchangeTransport.ts`); a handler finds its request's context by request id.
+  interface Exchange {
+    readonly ctx: Context
+    readonly auth: Authenticated
+    readonly onVerdict: (verdict: LimitVerdict) => void
   }
+  const transport = exchangeTransport<Exchange>()
+  const server = new Server(
+    { name: "content-site", title: "Content-Site", version: "1.0.0" },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const exchange = transport.contextOf(extra.requestId)
+    if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
+    return callTool(exchange.ctx, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
+  })
+  const connected = server.connect(transport)
 
   return async (ctx, next) => {
     if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
@@ -377,55 +390,66 @@ export const mcpEndpoint = (options: {
       return jsonRpcError(ctx, 405, "Method not allowed: this server is stateless; send JSON-RPC messages with POST.")
     }
 
-    let verdict: LimitVerdict | undefined
-    const server = new Server(
-      { name: "content-site", title: "Content-Site", version: "1.0.0" },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
-    )
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
-    server.setRequestHandler(CallToolRequestSchema, (request) =>
-      callTool(ctx, auth, request.params.name, request.params.arguments, (v) => {
-        verdict = v
-      }),
-    )
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    })
-    try {
-      await server.connect(transport)
-      // The headers the transport reads (the Host/Origin checks and authentication are done above).
-      const headers = new Headers()
-      for (const name of TRANSPORT_HEADERS) {
-        const value = ctx.get(name)
-        if (value !== "") headers.set(name, value)
-      }
-      // The body is read here (bounded) and handed over parsed: cheaper than a web stream.
-      const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
-      if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
-      let parsedBody: unknown
-      try {
-        parsedBody = JSON.parse(raw.toString("utf8"))
-      } catch {
-        ctx.status = 400
-        ctx.type = "application/json"
-        ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: invalid JSON" }, id: null })
-        return
-      }
-      const request = new Request(`${publicUrl}${ctx.url}`, { method: "POST", headers })
-      const response = await transport.handleRequest(request, { parsedBody })
-      const text = response.status === 202 || response.body === null ? "" : await response.text()
-      ctx.status = response.status
-      response.headers.forEach((value, name) => {
-        if (name !== "content-length") ctx.set(name, value)
-      })
-      ctx.set("Cache-Control", "no-store")
-      if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
-      if (text !== "") ctx.body = text
-      else ctx.body = null
-    } finally {
-      closeQuietly(transport)
+    // What the SDK's Streamable HTTP transport checks of a stateless POST in JSON-response mode,
+    // in its order and with its answers.
+    const accept = ctx.get("Accept")
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      return jsonRpcError(ctx, 406, "Not Acceptable: Client must accept both application/json and text/event-stream")
     }
+    if (mediaTypeEssence(ctx.get("Content-Type")) !== "application/json") {
+      return jsonRpcError(ctx, 415, "Unsupported Media Type: Content-Type must be application/json")
+    }
+    const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
+    if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
+    let parsedBody: unknown
+    try {
+      parsedBody = JSON.parse(raw.toString("utf8"))
+    } catch {
+      return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
+    }
+    if (Array.isArray(parsedBody) && parsedBody.length > MAX_BATCH_SIZE) {
+      return jsonRpcError(ctx, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`, -32600)
+    }
+    let messages: Array<JSONRPCMessage>
+    try {
+      messages = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).map((m: unknown) => JSONRPCMessageSchema.parse(m))
+    } catch {
+      return jsonRpcError(ctx, 400, "Parse error: Invalid JSON-RPC message", -32700)
+    }
+    if (messages.some(isInitializeRequest)) {
+      if (messages.length > 1) return jsonRpcError(ctx, 400, "Invalid Request: Only one initialization request is allowed", -32600)
+    } else {
+      const version = ctx.get("Mcp-Protocol-Version")
+      if (version !== "" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return jsonRpcError(
+          ctx,
+          400,
+          `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+        )
+      }
+    }
+
+    let verdict: LimitVerdict | undefined
+    await connected
+    const answers = await transport.exchange(messages, {
+      ctx,
+      auth,
+      onVerdict: (v) => {
+        verdict = v
+      },
+    })
+    ctx.set("Cache-Control", "no-store")
+    if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
+    if (answers.length === 0) {
+      // only notifications (or responses): 202 Accepted without a body, as the transport spec
+      // says (the status after the body: Koa turns an empty body into 204)
+      ctx.body = null
+      ctx.status = 202
+      return
+    }
+    ctx.status = 200
+    ctx.type = "application/json"
+    // as the SDK's transport answers: one answer as itself, several as an array
+    ctx.body = JSON.stringify(answers.length === 1 ? answers[0] : answers)
   }
 }

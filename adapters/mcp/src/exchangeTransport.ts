@@ -1,0 +1,84 @@
+/**
+ * One SDK `Server` for every stateless MCP request. The SDK's HTTP transport is single-use in
+ * stateless mode, so the usual pattern builds a `Server` and a transport per request and runs
+ * every message through web `Request`/`Response` objects: about 100 µs a call before any tool
+ * runs. This transport is an SDK `Transport` connected once: each HTTP request hands it the
+ * messages of its body and gets back the answers to its requests. The `Server` (its protocol
+ * handling, request validation and handlers) is the SDK's, unchanged.
+ *
+ * Requests from different clients may carry the same JSON-RPC id, so each is given an id of its
+ * own on the way in and its client's id back on the way out. Client notifications that name a
+ * request by id (`notifications/cancelled`, `notifications/progress`) cannot name one of another
+ * HTTP request on a stateless server, and could name someone else's under the shared ids, so they
+ * are not passed on.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js"
+
+/** Notifications that refer to a request by its id. */
+const REQUEST_BOUND_NOTIFICATIONS = new Set(["notifications/cancelled", "notifications/progress"])
+
+interface Pending<C> {
+  readonly clientId: RequestId
+  readonly context: C
+  readonly answer: (message: JSONRPCMessage) => void
+}
+
+/** The transport, and what an HTTP request does with it. */
+export interface ExchangeTransport<C> extends Transport {
+  /**
+   * Passes the messages of one HTTP request to the server and resolves with the answers to its
+   * requests, in the order of the requests (none when it held only notifications). `context` is
+   * what the handlers of these requests see through `contextOf`.
+   */
+  readonly exchange: (messages: ReadonlyArray<JSONRPCMessage>, context: C) => Promise<Array<JSONRPCMessage>>
+  /** The context of the exchange a request being handled belongs to (by the id the server saw). */
+  readonly contextOf: (requestId: RequestId) => C | undefined
+}
+
+/** A transport for one `Server` shared by every request; contexts of type `C`. */
+export const exchangeTransport = <C>(): ExchangeTransport<C> => {
+  let next = 0
+  const pending = new Map<number, Pending<C>>()
+  const transport: ExchangeTransport<C> = {
+    start: async () => {},
+    close: async () => {
+      transport.onclose?.()
+    },
+    send: async (message) => {
+      // Only answers go back (this server sends no requests or notifications of its own).
+      if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return
+      const waiting = typeof message.id === "number" ? pending.get(message.id) : undefined
+      if (waiting === undefined) return
+      pending.delete(message.id as number)
+      waiting.answer({ ...message, id: waiting.clientId })
+    },
+    exchange: (messages, context) => {
+      const answers: Array<Promise<JSONRPCMessage>> = []
+      for (const message of messages) {
+        if (isJSONRPCRequest(message)) {
+          const id = ++next
+          answers.push(
+            new Promise<JSONRPCMessage>((answer) => {
+              pending.set(id, { clientId: message.id, context, answer })
+            }),
+          )
+          transport.onmessage?.({ ...message, id })
+        } else if (isJSONRPCNotification(message) && !REQUEST_BOUND_NOTIFICATIONS.has(message.method)) {
+          transport.onmessage?.(message)
+        }
+        // A response from the client answers no request of this server: dropped.
+      }
+      return Promise.all(answers)
+    },
+    contextOf: (requestId) => (typeof requestId === "number" ? pending.get(requestId)?.context : undefined),
+  }
+  return transport
+}
