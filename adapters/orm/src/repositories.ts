@@ -446,9 +446,10 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()
-          // the total from the per-day counts, unless filtered by what they do not count (the web page's filters)
+          // the total from the per-day counts, unless filtered by what they do not count (the web page's
+          // filters: article, outcome, actions)
           const counts =
-            filter.articleId === undefined && filter.outcome === undefined
+            filter.articleId === undefined && filter.outcome === undefined && filter.actions === undefined
               ? dayCountedTotal({
                   table: "activity",
                   counts: "activity_counts",
