@@ -10,6 +10,7 @@ import { Migration20261124001206_articleListIndex } from "./Migration20261124001
 import { Migration20261124001831_idempotencyKeys } from "./Migration20261124001831_idempotencyKeys.ts"
 import { Migration20261124002052_activityCounts } from "./Migration20261124002052_activityCounts.ts"
 import { Migration20261124010000_articleCounts } from "./Migration20261124010000_articleCounts.ts"
+import { Migration20261125164511_articleCountsDayIndex } from "./Migration20261125164511_articleCountsDayIndex.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -20,4 +21,5 @@ export const migrationsList = [
   { name: "Migration20261124001831_idempotencyKeys", class: Migration20261124001831_idempotencyKeys },
   { name: "Migration20261124002052_activityCounts", class: Migration20261124002052_activityCounts },
   { name: "Migration20261124010000_articleCounts", class: Migration20261124010000_articleCounts },
+  { name: "Migration20261125164511_articleCountsDayIndex", class: Migration20261125164511_articleCountsDayIndex },
 ]

@@ -213,6 +213,9 @@ export const ActivityCountEntity = defineEntity({
 export const ArticleCountEntity = defineEntity({
   name: "ArticleCount",
   tableName: "article_counts",
+  // A date-filtered list's total without a status sums a range of days over every status: the
+  // primary key puts status before day, so this index reads just those days (index-only).
+  indexes: [{ name: "article_counts_site_day_index", properties: ["accountId", "siteId", "day"], include: ["n"] }],
   properties: {
     accountId: p.string().length(128).primary(),
     siteId: p.string().length(128).primary(),

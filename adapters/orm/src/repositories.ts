@@ -135,11 +135,32 @@ const page = async <R>(
   return { rows: [], total: Number(count[0]?.n ?? 0) }
 }
 
+/** A list's order and its exact inverse (every column flipped, NULLs moved to the other end). */
+interface ListOrder {
+  readonly forward: string
+  readonly reverse: string
+}
+
+/**
+ * From this offset on a page knows the total before it reads its rows (one more, small statement),
+ * so that a page in the second half of the list is read from the other end (see `deferredPage`).
+ */
+const DEEP_OFFSET = 1_000
+
 /**
  * `page` for tables that grow large (articles, activity): a deferred join. The page's keys are found
  * first, in the list's order, by an index that covers the filters (so `OFFSET` skips index entries,
  * not table rows), and only the page's rows are read; the count of all matches is a subquery that
  * the same index answers alone. `key` is the table's primary key columns.
+ *
+ * `OFFSET` still walks every entry it skips, so a page far down costs as much as the list is long.
+ * A deep page (offset at least `DEEP_OFFSET`) therefore reads the total first, and when the page
+ * lies in the second half it reads it in the reverse order (the same index walked backwards) with
+ * offset `total - offset - limit` (the limit shrunk for the last, partial page) and reverses the
+ * rows: the same rows in the same order, walking at most half the list. Both orders must be total
+ * (end with a unique key) for the two to be exact mirrors. The total and the rows are then two
+ * statements, so a write between them can shift such a page by the rows it adds or removes, as it
+ * would between two requests.
  */
 const deferredPage = async <R>(
   sql: Sql,
@@ -147,12 +168,42 @@ const deferredPage = async <R>(
   key: string,
   columns: string,
   w: ReturnType<typeof where>,
-  orderBy: string,
+  order: ListOrder,
   slice: Slice | undefined,
   /** How to count all matches, when something cheaper than counting them exists; `?` are its parameters. */
   total?: { readonly sql: string; readonly params: ReadonlyArray<unknown> },
 ): Promise<{ rows: Array<R>; total: number }> => {
-  if (slice === undefined) return page<R>(sql, table, columns, w, orderBy, slice)
+  if (slice === undefined) return page<R>(sql, table, columns, w, order.forward, slice)
+  const countAll = async (): Promise<number> => {
+    if (total !== undefined) {
+      let n = 0
+      const count = await sql<{ n: number | string | bigint }>(`select ${total.sql.replace(/\?/g, () => `$${++n}`)} as n`, total.params)
+      return Number(count[0]?.n ?? 0)
+    }
+    const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
+    return Number(count[0]?.n ?? 0)
+  }
+  /** The rows of `limit` keys after `offset` in `orderBy`, in that order. */
+  const keyed = (orderBy: string, limit: number, offset: number) => {
+    const params = [...w.params, limit, offset]
+    return sql<R>(
+      `select ${columns}
+      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} limit $${params.length - 1} offset $${params.length}) as keys using (${key})
+      order by ${orderBy}`,
+      params,
+    )
+  }
+  if (slice.offset >= DEEP_OFFSET) {
+    const n = await countAll()
+    if (slice.offset >= n) return { rows: [], total: n }
+    // rows before the page, walked forwards; rows from the page's start to the end, walked backwards
+    if (n - slice.offset < slice.offset) {
+      const limit = Math.min(slice.limit, n - slice.offset)
+      const rows = await keyed(order.reverse, limit, n - slice.offset - limit)
+      return { rows: rows.reverse(), total: n }
+    }
+    return { rows: await keyed(order.forward, slice.limit, slice.offset), total: n }
+  }
   const params = [...w.params, slice.limit, slice.offset]
   const limit = `limit $${params.length - 1} offset $${params.length}`
   let counted = `(select count(*) from ${table} where ${w.sql})`
@@ -165,21 +216,20 @@ const deferredPage = async <R>(
   }
   const rows = await sql<R & { __total: number | string | bigint }>(
     `select ${columns}, ${counted} as __total
-      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} ${limit}) as keys using (${key})
-      order by ${orderBy}`,
+      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${order.forward} ${limit}) as keys using (${key})
+      order by ${order.forward}`,
     params,
   )
   const first = rows[0]
   if (first !== undefined) return { rows: rows.map(({ __total: _, ...row }) => row as R), total: Number(first.__total) }
   if (slice.offset === 0) return { rows: [], total: 0 }
-  if (total !== undefined) {
-    let n = 0
-    const count = await sql<{ n: number | string | bigint }>(`select ${total.sql.replace(/\?/g, () => `$${++n}`)} as n`, total.params)
-    return { rows: [], total: Number(count[0]?.n ?? 0) }
-  }
-  const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
-  return { rows: [], total: Number(count[0]?.n ?? 0) }
+  return { rows: [], total: await countAll() }
 }
+
+/** Article lists: newest published first, the unpublished last, ties by id. */
+const ARTICLE_ORDER: ListOrder = { forward: "published_at desc nulls last, id asc", reverse: "published_at asc nulls first, id desc" }
+/** Activity lists: newest first, ties by id (the key is (id, at)). */
+const ACTIVITY_ORDER: ListOrder = { forward: "at desc, id desc", reverse: "at asc, id asc" }
 
 const DAY_MS = 86_400_000
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
@@ -381,7 +431,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
             to: filter.to,
           })
           const { rows, total } = await deferredPage<Omit<Wire<ArticleRow>, "body">>(
-            sql, "articles", "id", ARTICLE_SUMMARY, w, "published_at desc nulls last, id asc", slice, counts,
+            sql, "articles", "id", ARTICLE_SUMMARY, w, ARTICLE_ORDER, slice, counts,
           )
           return { items: rows.map(articleSummaryOf), total }
         }),
@@ -450,9 +500,10 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()
-          // the total from the per-day counts, unless filtered by what they do not count (the web page's filters)
+          // the total from the per-day counts, unless filtered by what they do not count (the web page's
+          // filters: article, outcome, actions); a deep page's rows are placed by this total too
           const counts =
-            filter.articleId === undefined && filter.outcome === undefined
+            filter.articleId === undefined && filter.outcome === undefined && filter.actions === undefined
               ? dayCountedTotal({
                   table: "activity",
                   counts: "activity_counts",
@@ -462,7 +513,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
                   to: filter.to,
                 })
               : undefined
-          const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, "at desc, id desc", slice, counts)
+          const { rows, total } = await deferredPage<Wire<ActivityRow>>(sql, "activity", "id, at", ACTIVITY, w, ACTIVITY_ORDER, slice, counts)
           return { items: rows.map(activityOf), total }
         }),
     }),
