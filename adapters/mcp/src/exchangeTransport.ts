@@ -13,14 +13,13 @@
  * are not passed on.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type RequestId,
-} from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js"
+
+// The messages here are valid JSON-RPC already (the endpoint parsed them with the SDK's schema;
+// the server writes its own), so their kind is told by their keys, without a schema parse each.
+const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } => "method" in m && "id" in m
+const isNotification = (m: JSONRPCMessage): m is JSONRPCMessage & { method: string } => "method" in m && !("id" in m)
+const isAnswer = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } => ("result" in m || "error" in m) && "id" in m
 
 /** Notifications that refer to a request by its id. */
 const REQUEST_BOUND_NOTIFICATIONS = new Set(["notifications/cancelled", "notifications/progress"])
@@ -54,7 +53,7 @@ export const exchangeTransport = <C>(): ExchangeTransport<C> => {
     },
     send: async (message) => {
       // Only answers go back (this server sends no requests or notifications of its own).
-      if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return
+      if (!isAnswer(message)) return
       const waiting = typeof message.id === "number" ? pending.get(message.id) : undefined
       if (waiting === undefined) return
       pending.delete(message.id as number)
@@ -63,7 +62,7 @@ export const exchangeTransport = <C>(): ExchangeTransport<C> => {
     exchange: (messages, context) => {
       const answers: Array<Promise<JSONRPCMessage>> = []
       for (const message of messages) {
-        if (isJSONRPCRequest(message)) {
+        if (isRequest(message)) {
           const id = ++next
           answers.push(
             new Promise<JSONRPCMessage>((answer) => {
@@ -71,7 +70,7 @@ export const exchangeTransport = <C>(): ExchangeTransport<C> => {
             }),
           )
           transport.onmessage?.({ ...message, id })
-        } else if (isJSONRPCNotification(message) && !REQUEST_BOUND_NOTIFICATIONS.has(message.method)) {
+        } else if (isNotification(message) && !REQUEST_BOUND_NOTIFICATIONS.has(message.method)) {
           transport.onmessage?.(message)
         }
         // A response from the client answers no request of this server: dropped.

@@ -77,6 +77,12 @@ const replayedCode = (result: CallToolResult): string | null => {
   }
 }
 
+/** The site of the article a tool answered with (`get_article`, the writes), or null. */
+const answeredSite = (value: Record<string, unknown>): string | null => {
+  const article = typeof value["article"] === "object" && value["article"] !== null ? (value["article"] as Record<string, unknown>) : value
+  return typeof article["site_id"] === "string" ? article["site_id"] : null
+}
+
 const jsonRpcError = (ctx: Context, status: number, message: string, code = -32000) => {
   ctx.status = status
   ctx.set("Cache-Control", "no-store")
@@ -89,17 +95,35 @@ const requestIdOf = (ctx: Context): string => {
   return typeof id === "string" ? id : crypto.randomUUID()
 }
 
-/** Reads the request body, or undefined when it is larger than `limit` bytes. */
-const readBody = async (ctx: Context, limit: number): Promise<Buffer | undefined> => {
-  const chunks: Array<Buffer> = []
-  let size = 0
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length
-    if (size > limit) return undefined
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks)
-}
+/** Reads the request body, or undefined when it is larger than `limit` bytes (the rest is left unread). */
+const readBody = (ctx: Context, limit: number): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const req = ctx.req
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const done = (value: Buffer | undefined) => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      if (value === undefined) req.pause()
+      resolve(value)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) done(undefined)
+      else chunks.push(chunk)
+    }
+    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    const onError = (error: Error) => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      reject(error)
+    }
+    if (req.readableEnded) return resolve(Buffer.alloc(0))
+    req.on("data", onData)
+    req.once("end", onEnd)
+    req.once("error", onError)
+  })
 
 const rateLimitHeaders = (ctx: Context, verdict: LimitVerdict) => {
   ctx.set("RateLimit-Limit", String(verdict.limit))
@@ -226,22 +250,17 @@ export const mcpEndpoint = (options: {
     if (typeof grantId !== "string" || typeof clientId !== "string" || typeof accountId !== "string") {
       return fail("The access token is invalid.")
     }
+    // one after the other: both are kept in process (or batched), so forking would cost more
     const exit = await runtime.runPromiseExit(
-      Effect.gen(function* () {
-        const [grant, principal] = yield* Effect.all(
-          [
-            OAuthStore.use((store) => store.find("Grant", grantId)),
-            resolveOAuthPrincipal(
-              accountId,
-              { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId },
-              // full access only with the `mcp` scope; `mcp:read` (or anything else) reads only
-              typeof claims["scope"] === "string" && claims["scope"].split(" ").includes(MCP_SCOPE) ? "write" : "read-only",
-            ),
-          ],
-          // one after the other: both are kept in process (or batched), so forking would cost more
-        )
-        return { grant, principal }
-      }),
+      Effect.zip(
+        OAuthStore.use((store) => store.find("Grant", grantId)),
+        resolveOAuthPrincipal(
+          accountId,
+          { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId },
+          // full access only with the `mcp` scope; `mcp:read` (or anything else) reads only
+          typeof claims["scope"] === "string" && claims["scope"].split(" ").includes(MCP_SCOPE) ? "write" : "read-only",
+        ),
+      ).pipe(Effect.map(([grant, principal]) => ({ grant, principal }))),
     )
     if (Exit.isFailure(exit)) {
       const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
@@ -299,7 +318,10 @@ export const mcpEndpoint = (options: {
               if (claim.kind === "replay") return { replay: JSON.parse(claim.answer.body) as CallToolResult }
               held = { key, fingerprint }
             }
-            return { value: (yield* tool.run(caller, args)) as Record<string, unknown> }
+            const value = (yield* tool.run(caller, args)) as Record<string, unknown>
+            // an answer that shows the article shows its site: the entry need not look it up again
+            if (target.articleId != null && target.siteId == null) target = { ...target, siteId: answeredSite(value) }
+            return { value }
           }) as Effect.Effect<{ readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }, unknown>,
         )
         const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined

@@ -88,13 +88,13 @@ export const authenticateApiKey = (presented: string | undefined, clientAddress:
  * the owner allowed (read-only connections may not write).
  */
 export const resolveOAuthPrincipal = (accountId: string, client: { readonly id: string; readonly name: string }, scope: KeyScope) =>
-  Effect.gen(function* () {
-    const account = yield* (yield* AccountRepository).get(accountId).pipe(
+  // every MCP call runs this: a chain, not a generator
+  AccountRepository.use((accounts) =>
+    accounts.get(accountId).pipe(
+      Effect.map((account): Principal => ({ accountId: account.id, actor: { type: "oauth_client", id: client.id, name: client.name }, scope })),
       Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ detail: "The account of this token no longer exists." }))),
-    )
-    const principal: Principal = { accountId: account.id, actor: { type: "oauth_client", id: client.id, name: client.name }, scope }
-    return principal
-  })
+    ),
+  )
 
 /**
  * Checks an email and password; any mismatch is the same Unauthenticated, and an unknown email

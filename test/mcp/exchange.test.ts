@@ -1,0 +1,71 @@
+/**
+ * One SDK server answers every `/mcp` request (`adapters/mcp/src/exchangeTransport.ts`): clients
+ * reuse JSON-RPC ids, so requests handled side by side must each get their own answer under their
+ * own id, and a client's cancel must never reach another client's request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+
+let server: SeededServer
+let headers: Record<string, string>
+
+beforeAll(async () => {
+  // the calls here would spend most of the default 60 requests a minute
+  server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "10000" })
+  const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Exchange Agent")
+  const client = await connect(`${server.url}/mcp`, provider)
+  if (client === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
+  await client.close()
+  headers = { authorization: `Bearer ${provider.savedTokens?.access_token ?? ""}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
+}, 60_000)
+
+afterAll(async () => {
+  await server?.close()
+})
+
+const post = (body: unknown) => fetch(`${server.url}/mcp`, { method: "POST", headers, body: JSON.stringify(body) })
+const getArticle = (id: unknown, articleId: string) =>
+  post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_article", arguments: { article_id: articleId } } })
+
+describe("one server for every request", () => {
+  // first, while the ids the shared server gives out are still small
+  it("should not let a client's cancel reach a call in flight, whatever id it names", async () => {
+    // the cancels come in the call's own batch, so they reach the server while the call runs;
+    // they name ids 0 to 98, which covers the id the server gives the call this early
+    const response = await post([
+      { jsonrpc: "2.0", id: "mine", method: "tools/call", params: { name: "get_article", arguments: { article_id: "art_a1_1" } } },
+      ...Array.from({ length: 99 }, (_, i) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: i, reason: "test" } })),
+    ])
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { id: unknown; result: { isError?: boolean; structuredContent: { id: string } } }
+    expect(body.id).toBe("mine")
+    expect(body.result.isError).toBeUndefined()
+    expect(body.result.structuredContent.id).toBe("art_a1_1")
+  }, 10_000)
+
+  it("should answer concurrent calls that share a JSON-RPC id each with its own article, under that id", async () => {
+    const articles = Array.from({ length: 30 }, (_, i) => `art_a1_${(i % 5) + 1}`)
+    const answers = await Promise.all(articles.map((articleId, i) => getArticle(i % 2 === 0 ? 1 : "same", articleId)))
+    for (const [i, response] of answers.entries()) {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { id: unknown; result: { isError?: boolean; structuredContent: { id: string } } }
+      expect(body.id).toBe(i % 2 === 0 ? 1 : "same")
+      expect(body.result.isError).toBeUndefined()
+      expect(body.result.structuredContent.id).toBe(articles[i])
+    }
+  })
+
+  it("should answer a batch whose requests share an id with one answer each, in order", async () => {
+    const response = await post([
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_article", arguments: { article_id: "art_a1_2" } } },
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_article", arguments: { article_id: "art_a1_3" } } },
+    ])
+    const body = (await response.json()) as Array<{ id: unknown; result: { structuredContent: { id: string } } }>
+    expect(body.map((a) => [a.id, a.result.structuredContent.id])).toEqual([
+      [5, "art_a1_2"],
+      [5, "art_a1_3"],
+    ])
+  })
+
+
+})
