@@ -6,8 +6,10 @@ import { InvalidRequest } from "@content-site/core"
  * unknown parameters instead of slipping past as the prototype's setter.
  */
 export const queryObject = (querystring: string): Record<string, string> => {
-  const params = new URLSearchParams(querystring)
   const out: Record<string, string> = Object.create(null) as Record<string, string>
+  // most requests have none
+  if (querystring === "") return out
+  const params = new URLSearchParams(querystring)
   const repeated = new Set<string>()
   for (const [name, value] of params) {
     if (Object.hasOwn(out, name)) repeated.add(name)
