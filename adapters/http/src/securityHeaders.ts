@@ -14,22 +14,21 @@ export interface SecurityHeaderOptions {
 }
 
 /** The usual security headers on every response (pages and API alike). */
-export const securityHeaders = (options: SecurityHeaderOptions = {}): Middleware => async (ctx, next) => {
-  const apply = () => {
-    const defaults: Record<string, string> = {
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": DEFAULT_CSP,
-      "Referrer-Policy": "no-referrer",
-      "X-Frame-Options": "DENY",
-      "Cross-Origin-Opener-Policy": "same-origin",
-      "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
-      ...(options.hsts === true ? { "Strict-Transport-Security": "max-age=31536000; includeSubDomains" } : {}),
+export const securityHeaders = (options: SecurityHeaderOptions = {}): Middleware => {
+  const defaults: ReadonlyArray<readonly [string, string]> = Object.entries({
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": DEFAULT_CSP,
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
+    ...(options.hsts === true ? { "Strict-Transport-Security": "max-age=31536000; includeSubDomains" } : {}),
+  })
+  return async (ctx, next) => {
+    try {
+      await next()
+    } finally {
+      if (!ctx.headerSent) for (const [name, value] of defaults) if (!ctx.res.hasHeader(name)) ctx.res.setHeader(name, value)
     }
-    for (const [name, value] of Object.entries(defaults)) if (!ctx.response.get(name)) ctx.set(name, value)
-  }
-  try {
-    await next()
-  } finally {
-    if (!ctx.headerSent) apply()
   }
 }
