@@ -70,8 +70,8 @@ const encoderOf = (schema: Schema.Top) => {
 /** The RFC 8288 `Link` header of a page: first, prev, next, last as they apply, absolute URLs. */
 export const linkHeader = (publicUrl: string, path: string, querystring: string, pagination: Pagination): string => {
   const last = Math.max(1, pagination.total_pages)
+  const params = new URLSearchParams(querystring)
   const at = (page: number) => {
-    const params = new URLSearchParams(querystring)
     params.set("page", String(page))
     return `<${publicUrl}${path}?${params.toString()}>`
   }
