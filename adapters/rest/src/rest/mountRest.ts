@@ -38,6 +38,7 @@ import { runEffect } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
 import { decodePathId, prefersMinimal } from "./requestParts.ts"
+import { wireEncoderOf } from "./wireEncoder.ts"
 
 /** The REST API's path prefix. */
 export const API_PREFIX = "/api/v1"
@@ -51,20 +52,6 @@ export const presentedKey = (ctx: ParameterizedContext): string | undefined => {
   }
   const header = ctx.get("X-API-Key").trim()
   return header === "" ? undefined : header
-}
-
-const encoders = new WeakMap<Schema.Top, (value: unknown) => unknown>()
-const encoderOf = (schema: Schema.Top) => {
-  let encode = encoders.get(schema)
-  if (encode === undefined) {
-    // The answer is built by the core's views from data that was validated on its way in: encoding
-    // shapes it for the wire (and drops anything the schema does not name) without running every
-    // field's checks again on every response.
-    const encodeSync = Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown, never, never>)
-    encode = (value) => encodeSync(value, { disableChecks: true })
-    encoders.set(schema, encode)
-  }
-  return encode
 }
 
 /** The RFC 8288 `Link` header of a page: first, prev, next, last as they apply, absolute URLs. */
@@ -191,7 +178,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       throw gateVerdict.failure
     }
     const reply = await op.handle(call)
-    const body = encoderOf(op.response)(reply.value) as Record<string, unknown>
+    const body = wireEncoderOf(op.response)(reply.value) as Record<string, unknown>
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
     if (reply.editsRemaining !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, reply.editsRemaining)))
     if (op.paginated) {
