@@ -56,7 +56,8 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   // Errors Koa reports outside the error funnel: clients that hung up or timed out are not ours to log.
   app.on("error", (err: unknown) => {
     const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined
-    if (code === "ECONNRESET" || code === "EPIPE" || code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ERR_HTTP_REQUEST_TIMEOUT") return
+    // (HPE_INVALID_EOF_STATE: the connection ended in the middle of a request's body)
+    if (code === "ECONNRESET" || code === "EPIPE" || code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "HPE_INVALID_EOF_STATE") return
     if (err instanceof Error && /^(Request timeout|aborted)$/.test(err.message)) return
     console.error(err)
   })

@@ -3,6 +3,7 @@
  * reuse JSON-RPC ids, so requests handled side by side must each get their own answer under their
  * own id, and a client's cancel must never reach another client's request.
  */
+import { connect as connectSocket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
@@ -11,7 +12,8 @@ let headers: Record<string, string>
 
 beforeAll(async () => {
   // the calls here would spend most of the default 60 requests a minute
-  server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "10000" })
+  // a long shutdown grace: a request left waiting would hold the last test's close for minutes
+  server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "10000", SHUTDOWN_GRACE_MS: "300000" })
   const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Exchange Agent")
   const client = await connect(`${server.url}/mcp`, provider)
   if (client === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
@@ -20,7 +22,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  await server?.close()
+  await server?.close() // a second close is a no-op
 })
 
 const post = (body: unknown) => fetch(`${server.url}/mcp`, { method: "POST", headers, body: JSON.stringify(body) })
@@ -68,4 +70,21 @@ describe("one server for every request", () => {
   })
 
 
+
+  // last: it closes the server
+  it("should let the server close at once after a client left in the middle of a body", async () => {
+    const url = new URL(server.url)
+    const socket = connectSocket(Number(url.port), url.hostname)
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${headers["authorization"]}\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",`,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    // the request that lost its client settles, so the drain has nothing to wait for: a request
+    // left waiting would hold this close for the 300 s grace, far past the test's time limit
+    await server.close()
+  }, 30_000)
 })

@@ -94,34 +94,42 @@ const requestIdOf = (ctx: Context): string => {
   return typeof id === "string" ? id : crypto.randomUUID()
 }
 
-/** Reads the request body, or undefined when it is larger than `limit` bytes (the rest is left unread). */
+/**
+ * Reads the request body, or undefined when it is larger than `limit` bytes (the rest is left
+ * unread). Rejects when the client goes away before the body ends, so the request is not left
+ * waiting (the server's drain counts it until it settles).
+ */
 const readBody = (ctx: Context, limit: number): Promise<Buffer | undefined> =>
   new Promise((resolve, reject) => {
     const req = ctx.req
     const chunks: Array<Buffer> = []
     let size = 0
-    const done = (value: Buffer | undefined) => {
+    const stop = () => {
       req.off("data", onData)
       req.off("end", onEnd)
-      req.off("error", onError)
-      if (value === undefined) req.pause()
-      resolve(value)
+      req.off("error", onGone)
+      req.off("close", onGone)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > limit) done(undefined)
-      else chunks.push(chunk)
+      if (size <= limit) return void chunks.push(chunk)
+      stop()
+      req.pause()
+      resolve(undefined)
     }
-    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
-    const onError = (error: Error) => {
-      req.off("data", onData)
-      req.off("end", onEnd)
-      reject(error)
+    const onEnd = () => {
+      stop()
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    }
+    const onGone = (error?: Error) => {
+      stop()
+      reject(error ?? new Error("aborted"))
     }
     if (req.readableEnded) return resolve(Buffer.alloc(0))
     req.on("data", onData)
     req.once("end", onEnd)
-    req.once("error", onError)
+    req.once("error", onGone)
+    req.once("close", onGone)
   })
 
 const rateLimitHeaders = (ctx: Context, verdict: LimitVerdict) => {
