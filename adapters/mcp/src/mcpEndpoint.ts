@@ -1,7 +1,7 @@
 /**
  * The MCP endpoint (`/mcp`): bearer tokens, DNS-rebinding checks, the stateless Streamable HTTP
- * checks, one SDK server for every request, and one tool call's whole life (limit, arguments, idempotency key, the use case, the
- * answer's shape, the activity entry). Longer than 300 lines because that life is one sequence a
+ * checks, one SDK server for every request, and one tool call's whole life (limit, arguments,
+ * idempotency key, the use case, the answer's shape, the activity entry). Longer than 300 lines because that life is one sequence a
  * reader follows top to bottom; the tools themselves are in `tools.ts`.
  */
 import {
@@ -165,7 +165,7 @@ export const mcpEndpoint = (options: {
   // token is remembered until it expires. Its grant is still looked up on every call.
   const verifiedTokens = new Map<string, Record<string, unknown>>()
   let verifiedWith: JWTVerifyGetKey | undefined
-  // The tools' output schemas are checked with one Ajv.
+  // The server's JSON Schema validator: one Ajv, built once.
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {

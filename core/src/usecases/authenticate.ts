@@ -22,15 +22,23 @@ const FAILURE_WINDOW_SECONDS = 60
 
 const failureKey = (clientAddress: string) => `authfail:${clientAddress}`
 
-/** Refuses a client address that failed authentication too often in the last minute. */
+/**
+ * Refuses a client address that failed authentication too often in the last minute (every
+ * authenticated call asks: a chain, not a generator).
+ */
 export const checkAuthFailureBudget = (clientAddress: string) =>
-  Effect.gen(function* () {
-    const { limits } = yield* Settings
-    const verdict = yield* (yield* LimitStore).peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS)
-    if (verdict.remaining <= 0) {
-      return yield* new RateLimited({ limit: limits.authFailuresPerMinute, retryAfterSeconds: verdict.resetSeconds })
-    }
-  })
+  Effect.contextWith((services: Context.Context<Settings | LimitStore>) => failureBudget(services, clientAddress))
+
+const failureBudget = (services: Context.Context<Settings | LimitStore>, clientAddress: string) => {
+  const { limits } = Context.get(services, Settings)
+  return Effect.flatMap(
+    Context.get(services, LimitStore).peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS),
+    (verdict): Effect.Effect<void, RateLimited> =>
+      verdict.remaining <= 0
+        ? Effect.fail(new RateLimited({ limit: limits.authFailuresPerMinute, retryAfterSeconds: verdict.resetSeconds }))
+        : Effect.void,
+  )
+}
 
 /** Counts one authentication failure against a client address. */
 export const recordAuthFailure = (clientAddress: string) =>
@@ -50,17 +58,9 @@ export const recordAuthFailure = (clientAddress: string) =>
  */
 export const authenticateApiKey = (presented: string | undefined, clientAddress: string) =>
   Effect.contextWith((services: Context.Context<Settings | LimitStore | Secrets | ApiKeyRepository | Clock>) => {
-    const { limits } = Context.get(services, Settings)
-    const store = Context.get(services, LimitStore)
-    const fail = (detail: string) =>
-      Effect.flatMap(store.hit(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS), () =>
-        Effect.fail(new Unauthenticated({ detail })),
-      )
-    const budget = store.peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS)
-    return Effect.flatMap(budget, (verdict): Effect.Effect<Principal, RateLimited | Unauthenticated | Unavailable> => {
-      if (verdict.remaining <= 0) {
-        return Effect.fail(new RateLimited({ limit: limits.authFailuresPerMinute, retryAfterSeconds: verdict.resetSeconds }))
-      }
+    const fail = (detail: string) => Effect.flatMap(recordAuthFailure(clientAddress), () => Effect.fail(new Unauthenticated({ detail })))
+    type Outcome = Effect.Effect<Principal, RateLimited | Unauthenticated | Unavailable, Settings | LimitStore>
+    return Effect.flatMap(failureBudget(services, clientAddress), (): Outcome => {
       if (presented === undefined || presented === "") {
         return fail("Send your API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.")
       }
