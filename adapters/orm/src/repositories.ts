@@ -183,12 +183,24 @@ const deferredPage = async <R>(
     const count = await sql<{ n: number | string | bigint }>(`select count(*) as n from ${table} where ${w.sql}`, w.params)
     return Number(count[0]?.n ?? 0)
   }
-  /** The rows of `limit` keys after `offset` in `orderBy`, in that order. */
-  const keyed = (orderBy: string, limit: number, offset: number) => {
+  /**
+   * The rows of `limit` keys after `offset` in `orderBy`, in that order, each with `alsoSelect`
+   * (an expression whose `?` are its parameters) as `__total` when given.
+   */
+  const keyed = <T>(orderBy: string, limit: number, offset: number, alsoSelect?: { readonly sql: string; readonly params: ReadonlyArray<unknown> }) => {
     const params = [...w.params, limit, offset]
-    return sql<R>(
-      `select ${columns}
-      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} limit $${params.length - 1} offset $${params.length}) as keys using (${key})
+    const window = `limit $${params.length - 1} offset $${params.length}`
+    let i = 0
+    const also =
+      alsoSelect === undefined
+        ? ""
+        : `, ${alsoSelect.sql.replace(/\?/g, () => {
+            params.push(alsoSelect.params[i++])
+            return `$${params.length}`
+          })} as __total`
+    return sql<T>(
+      `select ${columns}${also}
+      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${orderBy} ${window}) as keys using (${key})
       order by ${orderBy}`,
       params,
     )
@@ -199,26 +211,17 @@ const deferredPage = async <R>(
     // rows before the page, walked forwards; rows from the page's start to the end, walked backwards
     if (n - slice.offset < slice.offset) {
       const limit = Math.min(slice.limit, n - slice.offset)
-      const rows = await keyed(order.reverse, limit, n - slice.offset - limit)
+      const rows = await keyed<R>(order.reverse, limit, n - slice.offset - limit)
       return { rows: rows.reverse(), total: n }
     }
-    return { rows: await keyed(order.forward, slice.limit, slice.offset), total: n }
+    return { rows: await keyed<R>(order.forward, slice.limit, slice.offset), total: n }
   }
-  const params = [...w.params, slice.limit, slice.offset]
-  const limit = `limit $${params.length - 1} offset $${params.length}`
-  let counted = `(select count(*) from ${table} where ${w.sql})`
-  if (total !== undefined) {
-    let i = 0
-    counted = total.sql.replace(/\?/g, () => {
-      params.push(total.params[i++])
-      return `$${params.length}`
-    })
-  }
-  const rows = await sql<R & { __total: number | string | bigint }>(
-    `select ${columns}, ${counted} as __total
-      from ${table} join (select ${key} from ${table} where ${w.sql} order by ${order.forward} ${limit}) as keys using (${key})
-      order by ${order.forward}`,
-    params,
+  // a shallow page: its rows and the count of all matches in one statement
+  const rows = await keyed<R & { __total: number | string | bigint }>(
+    order.forward,
+    slice.limit,
+    slice.offset,
+    total ?? { sql: `(select count(*) from ${table} where ${w.sql})`, params: [] },
   )
   const first = rows[0]
   if (first !== undefined) return { rows: rows.map(({ __total: _, ...row }) => row as R), total: Number(first.__total) }

@@ -28,9 +28,10 @@ export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx:
   const fields = (schema as unknown as { fields?: Record<string, unknown> }).fields
   const query = strictQuery(querystring, Object.keys(fields ?? {}))
   const decoded = decodeNow(decodeInput(schema, query, "Query string"))
+  if (querystring.length > 512) return decoded
   if (kept === undefined) decodedQueries.set(schema, (kept = new Map()))
   if (kept.size >= DECODED_QUERIES_KEPT) kept.delete(kept.keys().next().value as string)
-  if (querystring.length <= 512) kept.set(querystring, Object.freeze(decoded))
+  kept.set(querystring, Object.freeze(decoded))
   return decoded
 }
 
