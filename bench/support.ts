@@ -15,7 +15,7 @@ export interface CannonResult {
 
 /** One load result as a line: req/s, p50 and p99, and any errors. */
 export const fmt = (r: CannonResult): string =>
-  `${r.requests.average.toFixed(0).padStart(7)} req/s  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
+  `${r.requests.average.toFixed(0).padStart(7)} req/s  mean ${r.latency.average.toFixed(2).padStart(6)} ms  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms${r.errors + r.non2xx > 0 ? `  (errors ${r.errors}, non-2xx ${r.non2xx})` : ""}`
 
 /** autocannon's promise form. */
 export type Cannon = (options: {
@@ -29,8 +29,18 @@ export type Cannon = (options: {
 
 const require = createRequire(import.meta.url)
 
-/** autocannon, loaded from the test workspace's dependencies. */
-export const autocannon = require("autocannon") as Cannon
+const cannon = require("autocannon") as (options: Parameters<Cannon>[0] & { workers?: number }) => Promise<CannonResult>
+
+/**
+ * Worker threads the load generator runs in (`BENCH_WORKERS`, default 1; 0 runs it on the bench's
+ * own event loop). On the event loop it shares one thread with the servers it measures: every
+ * microsecond it spends building requests and parsing answers is one the server under test cannot
+ * spend, and a bare server's figure is then mostly the generator's own speed.
+ */
+export const WORKERS = Number(process.env.BENCH_WORKERS ?? 1)
+
+/** autocannon, loaded from the test workspace's dependencies, in its own worker thread(s). */
+export const autocannon: Cannon = (options) => cannon(WORKERS > 0 ? { ...options, workers: WORKERS } : options)
 
 /** Seconds per load case (`BENCH_SECONDS`, default 4). */
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
