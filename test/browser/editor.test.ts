@@ -75,28 +75,46 @@ const api = async <T>(path: string): Promise<T> => {
 /** The body the form would save: the hidden textarea the editor keeps filled. */
 const body = (page: Page): Promise<string> => page.inputValue("#body")
 
-/** Puts the caret (or a selection) in the editor's text, as a person clicking there would. */
+/**
+ * Puts the caret (or a selection) in the editor's text, as a person clicking there would, and waits
+ * until ProseMirror has taken it. ProseMirror reads the DOM selection only in its `selectionchange`
+ * listener, and Chromium dispatches that event later, in a task of its own (a change made while one
+ * is still pending, for instance after ProseMirror's own update on an undo, waits for that one).
+ * A key pressed before it is handled acts on ProseMirror's previous selection: Control+x cuts other
+ * text, Control+v pastes at the old caret.
+ */
 const select = async (page: Page, from: { text: string; offset: number }, to?: { text: string; offset: number }): Promise<void> => {
   await page.focus(".editor-content")
-  await page.evaluate(
-    ([from, to]) => {
-      const find = (p: { text: string; offset: number }): [Node, number] => {
-        const walker = document.createTreeWalker(document.querySelector(".editor-content")!, NodeFilter.SHOW_TEXT)
-        for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
-          const i = n.nodeValue!.indexOf(p.text)
-          if (i >= 0 && n.parentElement?.closest(".pm-protected") === null) return [n, i + p.offset]
-        }
-        throw new Error(`no text ${p.text}`)
-      }
-      const [a, ao] = find(from)
-      const [b, bo] = to === undefined ? [a, ao] : find(to)
-      document.getSelection()!.setBaseAndExtent(a, ao, b, bo)
-    },
-    [from, to] as const,
-  )
-  // ProseMirror reads the DOM selection on selectionchange; wait until it has.
-  await expect.poll(() => page.evaluate(() => document.getSelection()!.rangeCount)).toBe(1)
   await page.waitForFunction(() => document.querySelector(".editor-content")!.classList.contains("ProseMirror-focused"))
+  // True once a selectionchange event has been dispatched with this selection in place: ProseMirror's
+  // listener runs in that same dispatch, so before any later key press. False when something moved
+  // the selection again first (ProseMirror restores its own after a fresh focus): then set it again.
+  await expect
+    .poll(() =>
+      page.evaluate(
+        ([from, to]) =>
+          new Promise<boolean>((resolve) => {
+            const find = (p: { text: string; offset: number }): [Node, number] => {
+              const walker = document.createTreeWalker(document.querySelector(".editor-content")!, NodeFilter.SHOW_TEXT)
+              for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+                const i = n.nodeValue!.indexOf(p.text)
+                if (i >= 0 && n.parentElement?.closest(".pm-protected") === null) return [n, i + p.offset]
+              }
+              throw new Error(`no text ${p.text}`)
+            }
+            const [a, ao] = find(from)
+            const [b, bo] = to === undefined ? [a, ao] : find(to)
+            const selection = document.getSelection()!
+            const isSet = () => selection.anchorNode === a && selection.anchorOffset === ao && selection.focusNode === b && selection.focusOffset === bo
+            // Already there: setting it again dispatches no event, and ProseMirror read it when it got there.
+            if (isSet()) return resolve(true)
+            document.addEventListener("selectionchange", () => resolve(isSet()), { once: true })
+            selection.setBaseAndExtent(a, ao, b, bo)
+          }),
+        [from, to] as const,
+      ),
+    )
+    .toBe(true)
 }
 
 const lockMessage = (page: Page) => page.locator("#lock-message")
