@@ -26,5 +26,5 @@ export const requestId = (options: RequestIdOptions = {}): Middleware => async (
   ctx.set("X-Request-Id", id)
   await next()
   // Some downstream code (error handlers, redirects) may reset headers: make sure it survives.
-  if (!ctx.headerSent) ctx.set("X-Request-Id", id)
+  if (!ctx.headerSent && ctx.response.get("X-Request-Id") !== id) ctx.set("X-Request-Id", id)
 }

@@ -15,11 +15,20 @@ export class Defect extends Error {
 /**
  * Runs a core effect through the runtime: resolves with its value, rejects with the core's tagged
  * error (a domain failure) or with a `Defect` (anything else). Interruption counts as a defect.
+ * An effect that finishes without waiting (a cached key, a journaled entry) settles at once.
  */
-export const runEffect = async <A, E extends CoreError>(runtime: AppRuntime, effect: Effect.Effect<A, E, CoreServices>): Promise<A> => {
-  const exit = await runtime.runPromiseExit(effect)
-  if (Exit.isSuccess(exit)) return exit.value
-  const error = Cause.findErrorOption(exit.cause)
-  if (Option.isSome(error) && isCoreError(error.value)) throw error.value
-  throw new Defect(Cause.pretty(exit.cause))
+export const runEffect = <A, E extends CoreError>(runtime: AppRuntime, effect: Effect.Effect<A, E, CoreServices>): Promise<A> => {
+  const fiber = runtime.runFork(effect)
+  const exit = fiber.pollUnsafe()
+  if (exit !== undefined) return settled(exit)
+  return new Promise<A>((resolve, reject) => {
+    fiber.addObserver((done) => (Exit.isSuccess(done) ? resolve(done.value) : reject(failureOf(done.cause))))
+  })
+}
+
+const settled = <A, E>(exit: Exit.Exit<A, E>): Promise<A> => (Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(failureOf(exit.cause)))
+
+const failureOf = <E>(cause: Cause.Cause<E>): unknown => {
+  const error = Cause.findErrorOption(cause)
+  return Option.isSome(error) && isCoreError(error.value) ? error.value : new Defect(Cause.pretty(cause))
 }

@@ -30,6 +30,9 @@ export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN)))
   examples: ["art_1"],
 })
 
+/** Whether a string is an `Id`: the schema's own pattern, without the schema's parser (every path id is checked). */
+export const isId = (s: string): boolean => ID_PATTERN.test(s)
+
 const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** An RFC 3339 UTC timestamp with milliseconds, as every response writes it. */

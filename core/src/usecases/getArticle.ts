@@ -3,9 +3,6 @@ import { ArticleRepository } from "../ports/Repositories.ts"
 import type { Caller } from "./Caller.ts"
 import { articleView } from "./views.ts"
 
-/** One article with its full HTML body; another account's article is NotFound. */
+/** One article with its full HTML body; another account's article is NotFound (every GET runs it: a chain). */
 export const getArticle = (caller: Caller, articleId: string) =>
-  Effect.gen(function* () {
-    const articles = yield* ArticleRepository
-    return articleView(yield* articles.get(caller.accountId, articleId))
-  })
+  ArticleRepository.use((articles) => Effect.map(articles.get(caller.accountId, articleId), articleView))

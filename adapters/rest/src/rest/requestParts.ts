@@ -1,4 +1,4 @@
-import { decodeInput, InvalidRequest, NotFound, PathId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
+import { decodeInput, InvalidRequest, NotFound, isId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
 import { strictQuery } from "@content-site/http"
@@ -39,10 +39,9 @@ const shown = (raw: string): string => (raw.length > 64 ? `${raw.slice(0, 64)}â€
 
 /** Decodes a path id; an id that cannot exist is a 404 like any unknown id. */
 export const decodePathId = (raw: string | undefined, resource: string): string => {
-  if (raw !== undefined && isPathId(raw)) return raw
+  if (raw !== undefined && isId(raw)) return raw
   throw new NotFound({ resource, id: shown(raw ?? "") })
 }
-const isPathId = Schema.is(PathId)
 
 /** Decodes a revision number in a path; anything but a positive integer is a 404. */
 export const decodeRevisionNumber = (raw: string | undefined): number => {
