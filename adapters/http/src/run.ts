@@ -1,5 +1,5 @@
 import { type CoreError, type CoreServices, isCoreError } from "@content-site/core"
-import { Cause, type Effect, Exit, Option } from "effect"
+import { Cause, type Effect, Exit, type Fiber, Option } from "effect"
 import type { AppRuntime } from "./deps.ts"
 
 /** A failure that is not a domain error: answered as 500 `internal`, logged with its cause. */
@@ -24,6 +24,19 @@ export const runEffect = <A, E extends CoreError>(runtime: AppRuntime, effect: E
   return new Promise<A>((resolve, reject) => {
     fiber.addObserver((done) => (Exit.isSuccess(done) ? resolve(done.value) : reject(failureOf(done.cause))))
   })
+}
+
+/**
+ * The exit of an effect run through the runtime, as `runPromiseExit` answers it; one that finishes
+ * without waiting settles at once.
+ */
+export const runExit = <A, E, R>(
+  runtime: { readonly runFork: <A2, E2>(effect: Effect.Effect<A2, E2, R>) => Fiber.Fiber<A2, E2> },
+  effect: Effect.Effect<A, E, R>,
+): Promise<Exit.Exit<A, E>> => {
+  const fiber = runtime.runFork(effect)
+  const exit = fiber.pollUnsafe()
+  return exit !== undefined ? Promise.resolve(exit) : new Promise((resolve) => fiber.addObserver(resolve))
 }
 
 const settled = <A, E>(exit: Exit.Exit<A, E>): Promise<A> => (Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(failureOf(exit.cause)))

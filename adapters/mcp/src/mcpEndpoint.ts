@@ -26,7 +26,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, type HttpDeps, strictQuery } from "@content-site/http"
+import { clientAddress, type HttpDeps, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js"
@@ -258,7 +258,8 @@ export const mcpEndpoint = (options: {
       return fail("The access token is invalid.")
     }
     // one after the other: both are kept in process (or batched), so forking would cost more
-    const exit = await runtime.runPromiseExit(
+    const exit = await runExit(
+      runtime,
       Effect.zip(
         OAuthStore.use((store) => store.find("Grant", grantId)),
         resolveOAuthPrincipal(
@@ -308,7 +309,8 @@ export const mcpEndpoint = (options: {
     }
     // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
     // the tool, the key's answer, then the log.
-    const outcome = await runtime.runPromise(
+    const run = await runExit(
+      runtime,
       Effect.gen(function* () {
         let held: { readonly key: string; readonly fingerprint: string } | undefined
         const exit = yield* Effect.exit(
@@ -367,6 +369,8 @@ export const mcpEndpoint = (options: {
         return { exit, error, problem, logged, result }
       }),
     )
+    if (Exit.isFailure(run)) throw Cause.squash(run.cause)
+    const outcome = run.value
     const { exit, error, problem } = outcome
     if (Exit.isFailure(exit) && problem?.code === "internal") console.error(`[${requestId}] MCP tool ${name} failed\n${Cause.pretty(exit.cause)}`)
     if (Exit.isFailure(outcome.logged)) console.error(`[${requestId}] could not record MCP activity\n${Cause.pretty(outcome.logged.cause)}`)
