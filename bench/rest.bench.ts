@@ -81,7 +81,7 @@ const activityEntries = (log: ActivityJournal, fields: EntryFields) => {
     const i = n++
     return log.record({
       id: `act_floor_${tag}_${i}`,
-      at: new Date(),
+      at: new Date().toISOString(),
       channel: "api",
       ...fields,
       status: "200",

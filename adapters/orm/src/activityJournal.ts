@@ -29,7 +29,7 @@ import { readFile, rename, unlink } from "node:fs/promises"
 import { join } from "node:path"
 import { ownerAlive, processStartTime } from "./dataDirLock.ts"
 import { isDataError, isUniqueViolation } from "./failures.ts"
-import type { ActivityRow } from "./mapping.ts"
+import type { JournalRow } from "./mapping.ts"
 import { ensurePartitions, isMissingPartition } from "./partitions.ts"
 import { json, type Sql } from "./sql.ts"
 
@@ -54,12 +54,12 @@ export interface ActivityJournal {
    * Appends the entry to the journal; resolves at once when it is there. When the disk refuses it,
    * the entry is written to the database directly and the promise says how that went.
    */
-  readonly record: (row: ActivityRow) => Promise<void>
+  readonly record: (row: JournalRow) => Promise<void>
   /**
    * `record` without a promise when none is needed: undefined once the entry is in the journal
    * (the usual case, so a caller on the hot path need not wait a turn), else `record`'s promise.
    */
-  readonly append: (row: ActivityRow) => Promise<void> | undefined
+  readonly append: (row: JournalRow) => Promise<void> | undefined
   /** Ships every entry recorded before the call; rejects (keeping them) if the database fails. */
   readonly flush: () => Promise<void>
   /** Entries appended but not yet shipped (for tests and reports). */
@@ -95,10 +95,10 @@ const INSERT = `insert into activity (id, account_id, at, channel, actor, action
   on conflict (channel, request_id, at) do nothing`
 
 /** The rows as the statement's twelve column arrays. */
-const columns = (rows: ReadonlyArray<ActivityRow>): Array<Array<unknown>> => [
+const columns = (rows: ReadonlyArray<JournalRow>): Array<Array<unknown>> => [
   rows.map((r) => r.id),
   rows.map((r) => r.accountId ?? null),
-  rows.map((r) => r.at.toISOString()),
+  rows.map((r) => r.at),
   rows.map((r) => r.channel),
   rows.map((r) => json(r.actor)),
   rows.map((r) => r.action),
@@ -111,7 +111,7 @@ const columns = (rows: ReadonlyArray<ActivityRow>): Array<Array<unknown>> => [
 ]
 
 /** The first entry of each (channel, request id): one statement cannot skip a copy of its own rows. */
-const firstOfEach = (rows: ReadonlyArray<ActivityRow>): Array<ActivityRow> => {
+const firstOfEach = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
   const seen = new Set<string>()
   return rows.filter((r) => {
     const key = `${r.channel}\u0000${r.requestId}`
@@ -127,14 +127,14 @@ const firstOfEach = (rows: ReadonlyArray<ActivityRow>): Array<ActivityRow> => {
  * again cannot help: the rows are written one by one and the refused ones dropped, so one bad
  * entry does not hold back the others.
  */
-export const write = async (sql: Sql, rows: ReadonlyArray<ActivityRow>): Promise<void> => {
+export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<void> => {
   const unique = firstOfEach(rows)
   if (unique.length === 0) return
   try {
     await sql(INSERT, columns(unique))
   } catch (e) {
     if (isMissingPartition(e)) {
-      const times = unique.map((r) => r.at.getTime())
+      const times = unique.map((r) => Date.parse(r.at))
       await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)))
       await sql(INSERT, columns(unique))
       return
@@ -149,11 +149,10 @@ export const write = async (sql: Sql, rows: ReadonlyArray<ActivityRow>): Promise
   }
 }
 
-/** An entry as read back from a journal line (its time was written as an ISO string). */
-const rowOf = (line: string): ActivityRow | undefined => {
+/** An entry as read back from a journal line (its time is the RFC 3339 text it was written with). */
+const rowOf = (line: string): JournalRow | undefined => {
   try {
-    const raw = JSON.parse(line) as ActivityRow & { at: string }
-    return { ...raw, at: new Date(raw.at) }
+    return JSON.parse(line) as JournalRow
   } catch {
     return undefined // a line cut short by a crash of the machine: its call may not have been answered
   }
@@ -262,10 +261,10 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
   }
 
   /** Reads the next entries of the oldest unshipped segment: the rows and the bytes they take. */
-  const nextBatch = async (segment: Segment): Promise<{ rows: Array<ActivityRow>; bytes: number }> => {
+  const nextBatch = async (segment: Segment): Promise<{ rows: Array<JournalRow>; bytes: number }> => {
     const buffer = Buffer.allocUnsafe(Math.min(readBytes, segment.size - segment.shipped))
     const got = await readAt(segment.fd, buffer, segment.shipped)
-    const rows: Array<ActivityRow> = []
+    const rows: Array<JournalRow> = []
     let at = 0
     while (rows.length < batchSize) {
       const end = buffer.indexOf(10, at)
@@ -326,7 +325,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
     }
   }
 
-  const append = (row: ActivityRow): Promise<void> | undefined => {
+  const append = (row: JournalRow): Promise<void> | undefined => {
     if (closed) return Promise.reject(new Error("The activity journal is closed."))
     const line = Buffer.from(`${JSON.stringify(row)}\n`)
     try {
@@ -390,7 +389,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
  */
 export const replayJournals = async (
   dir: string,
-  write: (rows: ReadonlyArray<ActivityRow>) => Promise<void>,
+  write: (rows: ReadonlyArray<JournalRow>) => Promise<void>,
   batchSize = 2_000,
 ): Promise<number> => {
   let names: Array<string>
@@ -420,7 +419,7 @@ export const replayJournals = async (
       }
       path = claimed
     }
-    const rows = (await readFile(path, "utf8")).split("\n").filter((l) => l !== "").map(rowOf).filter((r): r is ActivityRow => r !== undefined)
+    const rows = (await readFile(path, "utf8")).split("\n").filter((l) => l !== "").map(rowOf).filter((r): r is JournalRow => r !== undefined)
     for (let i = 0; i < rows.length; i += batchSize) await write(rows.slice(i, i + batchSize))
     await unlink(path)
     written += rows.length

@@ -208,6 +208,25 @@ export const activityOf = (r: Wire<ActivityRow>): ActivityRecord => ({
   duration_ms: r.durationMs,
   request_id: r.requestId,
 })
+/**
+ * An entry as the activity journal keeps it: its time as the RFC 3339 text the core wrote (a
+ * journal line, and the statement that ships it, take it as it is: no Date made and written back).
+ */
+export type JournalRow = Omit<ActivityRow, "at"> & { at: string }
+export const journalRow = (e: ActivityRecord): JournalRow => ({
+  id: e.id,
+  accountId: e.account_id,
+  at: e.at,
+  channel: e.channel,
+  actor: e.actor ? { type: e.actor.type, id: e.actor.id, name: e.actor.name } : null,
+  action: e.action,
+  siteId: e.site_id,
+  articleId: e.article_id,
+  status: String(e.status),
+  errorCode: e.error_code,
+  durationMs: e.duration_ms,
+  requestId: e.request_id,
+})
 export const activityRow = (e: ActivityRecord): Row<ActivityRow> => ({
   id: e.id,
   accountId: e.account_id,

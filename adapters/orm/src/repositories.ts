@@ -33,7 +33,7 @@ import {
   accountOf,
   accountRow,
   activityOf,
-  activityRow,
+  journalRow,
   apiKeyOf,
   apiKeyRow,
   articleOf,
@@ -489,7 +489,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
       // (list first ships what this instance's journal still holds)
       record: (entry) =>
         Effect.suspend(() => {
-          const pending = activity.append(activityRow(entry))
+          const pending = activity.append(journalRow(entry))
           return pending === undefined ? Effect.void : Effect.tryPromise({ try: () => pending, catch: toUnavailable })
         }),
       list: (accountId, filter, slice) =>

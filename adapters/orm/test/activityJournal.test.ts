@@ -9,10 +9,10 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { eventually } from "../../../test/support/eventually.ts"
 import { journalDir, openActivityJournal, replayJournals, type ActivityJournal } from "../src/activityJournal.ts"
-import type { ActivityRow } from "../src/mapping.ts"
+import type { JournalRow } from "../src/mapping.ts"
 import type { Sql } from "../src/sql.ts"
 
-const row = (requestId: string, at = new Date("2026-11-22T10:00:00.000Z")): ActivityRow => ({
+const row = (requestId: string, at = "2026-11-22T10:00:00.000Z"): JournalRow => ({
   id: `act_${requestId}`,
   accountId: "acc",
   at,
@@ -136,7 +136,7 @@ describe("activity journal", () => {
     const db = fakeDatabase()
     const journal = open(dir, db.sql, { shipEveryMs: 10_000 })
     await journal.record(row("twice"))
-    await journal.record({ ...row("twice"), id: "act_other", at: new Date("2026-11-22T10:00:01.000Z") })
+    await journal.record({ ...row("twice"), id: "act_other", at: "2026-11-22T10:00:01.000Z" })
     await journal.record({ ...row("twice"), channel: "mcp" })
     await journal.flush()
     expect(db.statements).toEqual([["twice", "twice"]])
@@ -216,7 +216,7 @@ describe("activity journal", () => {
     const dir = tempDir()
     const journal = open(dir, fakeDatabase(() => sqlError("08006")).sql, { shipEveryMs: 10_000, retryMs: 60_000 })
     await journal.record(row("live"))
-    const written: Array<ActivityRow> = []
+    const written: Array<JournalRow> = []
     expect(await replayJournals(dir, async (rows) => void written.push(...rows))).toBe(0)
     writeFileSync(join(dir, `${GONE}-123-abc.0.jsonl`), `${JSON.stringify(row("x"))}\n${JSON.stringify(row("y"))}\n{"id":"act_z","requ`)
     writeFileSync(join(dir, `${GONE}-123-abc.1.jsonl`), `${JSON.stringify(row("w"))}\n`)
@@ -224,7 +224,7 @@ describe("activity journal", () => {
     writeFileSync(join(dir, `${GONE}-456-def.jsonl`), `${JSON.stringify(row("v"))}\n`)
     expect(await replayJournals(dir, async (rows) => void written.push(...rows))).toBe(4)
     expect(written.map((r) => r.requestId)).toEqual(["x", "y", "w", "v"])
-    expect(written[0]!.at).toEqual(new Date("2026-11-22T10:00:00.000Z"))
+    expect(written[0]!.at).toBe("2026-11-22T10:00:00.000Z")
     expect(await replayJournals(dir, async (rows) => void written.push(...rows))).toBe(0)
     expect(journaled(dir)).toEqual(["live"])
   })
