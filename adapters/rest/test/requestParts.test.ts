@@ -65,6 +65,18 @@ describe("linkHeader", () => {
     expect(link).not.toContain('rel="prev"')
     expect(link).not.toContain('rel="next"')
   })
+
+  it("should answer a header asked again from what it is made of, never another page's or list's", () => {
+    const at = (base: string, path: string, query: string, page: number, totalPages: number) =>
+      linkHeader(base, path, query, { page, per_page: 20, total: totalPages * 20, total_pages: totalPages })
+    const first = at("https://cs.test", "/api/v1/sites/s/articles", "per_page=20", 2, 3)
+    expect(at("https://cs.test", "/api/v1/sites/s/articles", "per_page=20", 2, 3)).toBe(first)
+    expect(at("https://cs.test", "/api/v1/sites/s/articles", "per_page=20", 2, 4)).toContain("page=4>; rel=\"last\"")
+    expect(at("https://cs.test", "/api/v1/sites/s/articles", "per_page=20", 3, 3)).not.toContain('rel="next"')
+    expect(at("https://cs.test", "/api/v1/sites/t/articles", "per_page=20", 2, 3)).toContain("/sites/t/articles")
+    expect(at("https://cs.test", "/api/v1/sites/s/articles", "per_page=20&status=draft", 2, 3)).toContain("status=draft")
+    expect(at("https://other.test", "/api/v1/sites/s/articles", "per_page=20", 2, 3)).toContain("<https://other.test/")
+  })
 })
 
 describe("prefersMinimal (RFC 7240 Prefer)", () => {
