@@ -227,17 +227,4 @@ export const journalRow = (e: ActivityRecord): JournalRow => ({
   durationMs: e.duration_ms,
   requestId: e.request_id,
 })
-export const activityRow = (e: ActivityRecord): Row<ActivityRow> => ({
-  id: e.id,
-  accountId: e.account_id,
-  at: date(e.at),
-  channel: e.channel,
-  actor: e.actor ? { type: e.actor.type, id: e.actor.id, name: e.actor.name } : null,
-  action: e.action,
-  siteId: e.site_id,
-  articleId: e.article_id,
-  status: String(e.status),
-  errorCode: e.error_code,
-  durationMs: e.duration_ms,
-  requestId: e.request_id,
-})
+export const activityRow = (e: ActivityRecord): Row<ActivityRow> => ({ ...journalRow(e), at: date(e.at) })
