@@ -18,12 +18,8 @@ export class Defect extends Error {
  * An effect that finishes without waiting (a cached key, a journaled entry) settles at once.
  */
 export const runEffect = <A, E extends CoreError>(runtime: AppRuntime, effect: Effect.Effect<A, E, CoreServices>): Promise<A> => {
-  const fiber = runtime.runFork(effect)
-  const exit = fiber.pollUnsafe()
-  if (exit !== undefined) return settled(exit)
-  return new Promise<A>((resolve, reject) => {
-    fiber.addObserver((done) => (Exit.isSuccess(done) ? resolve(done.value) : reject(failureOf(done.cause))))
-  })
+  const exit = exitOf(runtime.runFork(effect))
+  return exit instanceof Promise ? exit.then(valueOf) : settled(exit)
 }
 
 /**
@@ -34,12 +30,20 @@ export const runExit = <A, E, R>(
   runtime: { readonly runFork: <A2, E2>(effect: Effect.Effect<A2, E2, R>) => Fiber.Fiber<A2, E2> },
   effect: Effect.Effect<A, E, R>,
 ): Promise<Exit.Exit<A, E>> => {
-  const fiber = runtime.runFork(effect)
-  const exit = fiber.pollUnsafe()
-  return exit !== undefined ? Promise.resolve(exit) : new Promise((resolve) => fiber.addObserver(resolve))
+  const exit = exitOf(runtime.runFork(effect))
+  return exit instanceof Promise ? exit : Promise.resolve(exit)
 }
 
+/** A forked fiber's exit: at once when it finished without waiting, else when it ends. */
+const exitOf = <A, E>(fiber: Fiber.Fiber<A, E>): Exit.Exit<A, E> | Promise<Exit.Exit<A, E>> =>
+  fiber.pollUnsafe() ?? new Promise((resolve) => fiber.addObserver(resolve))
+
 const settled = <A, E>(exit: Exit.Exit<A, E>): Promise<A> => (Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(failureOf(exit.cause)))
+
+const valueOf = <A, E>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw failureOf(exit.cause)
+}
 
 const failureOf = <E>(cause: Cause.Cause<E>): unknown => {
   const error = Cause.findErrorOption(cause)

@@ -38,6 +38,7 @@ import { runEffect } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
 import { decodePathId, prefersMinimal } from "./requestParts.ts"
+import { textMemo } from "./textMemo.ts"
 import { wireEncoderOf } from "./wireEncoder.ts"
 
 /** The REST API's path prefix. */
@@ -55,21 +56,13 @@ export const presentedKey = (ctx: ParameterizedContext): string | undefined => {
 }
 
 /** Link headers made, by everything they are made of (a list is mostly asked again as it was). */
-const links = new Map<string, string>()
-const LINKS_KEPT = 256
+const links = textMemo<string>(256, 1024)
 
 /** The RFC 8288 `Link` header of a page: first, prev, next, last as they apply, absolute URLs. */
-export const linkHeader = (publicUrl: string, path: string, querystring: string, pagination: Pagination): string => {
-  if (querystring.length > 512) return makeLinkHeader(publicUrl, path, querystring, pagination)
-  const key = `${pagination.page}/${pagination.total_pages} ${publicUrl}${path}?${querystring}`
-  let header = links.get(key)
-  if (header === undefined) {
-    header = makeLinkHeader(publicUrl, path, querystring, pagination)
-    if (links.size >= LINKS_KEPT) links.delete(links.keys().next().value as string)
-    links.set(key, header)
-  }
-  return header
-}
+export const linkHeader = (publicUrl: string, path: string, querystring: string, pagination: Pagination): string =>
+  links(`${pagination.page}/${pagination.total_pages} ${publicUrl}${path}?${querystring}`, () =>
+    makeLinkHeader(publicUrl, path, querystring, pagination),
+  )
 
 const makeLinkHeader = (publicUrl: string, path: string, querystring: string, pagination: Pagination): string => {
   const last = Math.max(1, pagination.total_pages)

@@ -2,6 +2,7 @@ import { decodeInput, InvalidRequest, NotFound, isId, PayloadTooLarge, RevisionN
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
 import { strictQuery } from "@content-site/http"
+import { textMemo } from "./textMemo.ts"
 
 /** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
 export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
@@ -16,23 +17,17 @@ export const decodeNow = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
  * Query strings each schema decoded lately, with what they decoded to: decoding is pure, and
  * clients repeat the same few (`per_page=100`, the next page). Only accepted ones are kept.
  */
-const decodedQueries = new WeakMap<Schema.Top, Map<string, unknown>>()
-const DECODED_QUERIES_KEPT = 256
+const decodedQueries = new WeakMap<Schema.Top, ReturnType<typeof textMemo<unknown>>>()
 
 /** Decodes the query string with a core schema: unknown parameters and bad values are 400s. */
 export const decodeQuery = <S extends Schema.Codec<any, any, never, never>>(ctx: ParameterizedContext, schema: S): S["Type"] => {
+  let decoded = decodedQueries.get(schema)
+  if (decoded === undefined) decodedQueries.set(schema, (decoded = textMemo<unknown>(256, 512)))
   const querystring = ctx.querystring
-  let kept = decodedQueries.get(schema)
-  const known = kept?.get(querystring)
-  if (known !== undefined) return known as S["Type"]
-  const fields = (schema as unknown as { fields?: Record<string, unknown> }).fields
-  const query = strictQuery(querystring, Object.keys(fields ?? {}))
-  const decoded = decodeNow(decodeInput(schema, query, "Query string"))
-  if (querystring.length > 512) return decoded
-  if (kept === undefined) decodedQueries.set(schema, (kept = new Map()))
-  if (kept.size >= DECODED_QUERIES_KEPT) kept.delete(kept.keys().next().value as string)
-  kept.set(querystring, Object.freeze(decoded))
-  return decoded
+  return decoded(querystring, () => {
+    const fields = (schema as unknown as { fields?: Record<string, unknown> }).fields
+    return Object.freeze(decodeNow(decodeInput(schema, strictQuery(querystring, Object.keys(fields ?? {})), "Query string")))
+  }) as S["Type"]
 }
 
 const shown = (raw: string): string => (raw.length > 64 ? `${raw.slice(0, 64)}…` : raw)
