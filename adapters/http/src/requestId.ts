@@ -20,8 +20,8 @@ export const requestIdOf = (ctx: ParameterizedContext): string => {
 
 /** Sets `ctx.state.requestId` and the `X-Request-Id` response header on every response. */
 export const requestId = (options: RequestIdOptions = {}): Middleware => async (ctx, next) => {
-  const incoming = ctx.get("X-Request-Id")
-  const id = options.trustIncoming === true && SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`
+  const incoming = options.trustIncoming === true ? ctx.get("X-Request-Id") : ""
+  const id = SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`
   ctx.state.requestId = id
   ctx.set("X-Request-Id", id)
   await next()

@@ -69,6 +69,22 @@ describe("response encoding", () => {
     expect(compared).toBeGreaterThanOrEqual(6 * responses.length)
   })
 
+  it("should copy keys that JavaScript or JSON would have to escape, and none it was not given", () => {
+    const odd = Schema.Struct({
+      'say "hi"': Schema.String,
+      "back\\slash": Schema.String,
+      "${template}": Schema.Number,
+      "line\nbreak": Schema.optional(Schema.String),
+      "`tick`": Schema.Struct({ "word count": Schema.Number, "');": Schema.NullOr(Schema.String) }),
+    })
+    expect(isCompiled(odd)).toBe(true)
+    const value = { 'say "hi"': "a", "back\\slash": "b", "${template}": 1, "`tick`": { "word count": 2, "');": null, extra: 3 }, other: 4 }
+    expect(wireEncoderOf(odd)(value)).toStrictEqual(generalEncoder(odd)(value))
+    expect(Object.keys(wireEncoderOf(odd)(value) as object)).toEqual(['say "hi"', "back\\slash", "${template}", "`tick`"])
+    const proto = Schema.Struct({ ["__proto__"]: Schema.String })
+    expect(isCompiled(proto)).toBe(false)
+  })
+
   it("should leave a schema with a transformation to the general encoder", () => {
     const withNumber = Schema.Struct({ n: Schema.NumberFromString, name: Schema.String })
     expect(isCompiled(withNumber)).toBe(false)

@@ -3,8 +3,25 @@ import { InvalidRequest } from "../errors.ts"
 
 const DAY_MS = 86_400_000
 
-/** An instant as the service writes it: RFC 3339 UTC with milliseconds. */
-export const toTimestamp = (ms: number): string => new Date(ms).toISOString()
+/** The first instant of the year 10000, from which `toISOString` writes six-digit years. */
+const YEAR_10000_MS = 253_402_300_800_000
+
+// Every call of a request writes instants of the same second or so: the text of the second last
+// written is kept, and an instant within it is that text and its milliseconds.
+let keptSecond = Number.NaN
+let keptSecondText = ""
+
+/** An instant as the service writes it: RFC 3339 UTC with milliseconds (as `toISOString`). */
+export const toTimestamp = (ms: number): string => {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms >= YEAR_10000_MS) return new Date(ms).toISOString()
+  const second = Math.floor(ms / 1000)
+  if (second !== keptSecond) {
+    keptSecondText = new Date(second * 1000).toISOString().slice(0, 20)
+    keptSecond = second
+  }
+  const milli = ms - second * 1000
+  return `${keptSecondText}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`
+}
 
 /** The UTC calendar date `YYYY-MM-DD` of an instant. */
 export const toCalendarDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10)

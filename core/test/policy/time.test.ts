@@ -1,10 +1,41 @@
+import fc from "fast-check"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { resolveDateRange, resolvePeriod, secondsToNextUtcMidnight } from "../../src/index.ts"
+import { resolveDateRange, resolvePeriod, secondsToNextUtcMidnight, toTimestamp } from "../../src/index.ts"
 
 const run = <A, E>(eff: Effect.Effect<A, E>) => Effect.runSyncExit(eff)
 const failureTag = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: { _tag?: string } } | undefined)?.error?._tag : undefined
+
+const iso = (ms: number): string => {
+  try {
+    return new Date(ms).toISOString()
+  } catch (error) {
+    return `throws ${(error as Error).name}`
+  }
+}
+const timestamp = (ms: number): string => {
+  try {
+    return toTimestamp(ms)
+  } catch (error) {
+    return `throws ${(error as Error).name}`
+  }
+}
+
+describe("toTimestamp", () => {
+  it("should write what toISOString writes, for instants in order, out of order, and at the edges", () => {
+    const year10000 = 253_402_300_800_000
+    const instants = fc.oneof(
+      fc.integer({ min: 1_700_000_000_000, max: 1_700_000_003_000 }),
+      fc.integer({ min: -year10000, max: 2 * year10000 }),
+      fc.double({ min: -1e16, max: 1e16 }),
+      fc.constantFrom(0, -1, 9, 10, 99, 100, 999, 1000, 1_700_000_000_009, 1_700_000_000_099, 1_700_000_000_100, year10000 - 1, year10000, 8.64e15, 8.64e15 + 1, Number.NaN, Infinity, 1.5, 1_700_000_000_999.9),
+    )
+    fc.assert(fc.property(fc.array(instants, { maxLength: 20 }), (list) => list.every((ms) => timestamp(ms) === iso(ms))), { numRuns: 2000 })
+    const now = Date.now()
+    for (const ms of [now, now + 1, now + 999, now - 1000, now]) expect(toTimestamp(ms)).toBe(new Date(ms).toISOString())
+  })
+})
 
 describe("resolveDateRange", () => {
   it("should treat a bare to date as the end of that UTC day", () => {
