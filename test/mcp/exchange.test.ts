@@ -4,6 +4,7 @@
  * own id, and a client's cancel must never reach another client's request.
  */
 import { connect as connectSocket } from "node:net"
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
@@ -69,7 +70,38 @@ describe("one server for every request", () => {
     ])
   })
 
+  it("should refuse a tools/call the SDK's schema refuses, or one asking for a task, with a JSON-RPC error", async () => {
+    const calls = [
+      { name: 7, arguments: {} },
+      { arguments: { article_id: "art_a1_1" } },
+      { name: "get_article", arguments: "art_a1_1" },
+      { name: "get_article", arguments: { article_id: "art_a1_1" }, task: { ttl: 60_000 } },
+    ]
+    for (const [i, params] of calls.entries()) {
+      const body = (await (await post({ jsonrpc: "2.0", id: i, method: "tools/call", params })).json()) as { id: unknown; result?: unknown; error?: { code: number } }
+      expect(body.id, JSON.stringify(params)).toBe(i)
+      expect(body.result, JSON.stringify(params)).toBeUndefined()
+      expect(body.error?.code, JSON.stringify(params)).toBeTypeOf("number")
+    }
+  })
 
+  it("should answer every kind of tool result in the SDK's CallToolResult shape", async () => {
+    const calls = [
+      { name: "get_article", arguments: { article_id: "art_a1_1" } },
+      { name: "get_article", arguments: { article_id: "art_nobody" } },
+      { name: "get_article", arguments: { article_id: 5 } },
+      { name: "list_sites", arguments: {} },
+      { name: "list_articles", arguments: { site_id: "site_a1", per_page: 2 } },
+    ]
+    const kinds = new Set<string>()
+    for (const [i, params] of calls.entries()) {
+      const body = (await (await post({ jsonrpc: "2.0", id: i, method: "tools/call", params })).json()) as { result: unknown }
+      const parsed = CallToolResultSchema.safeParse(body.result)
+      expect(parsed.success, JSON.stringify(body.result).slice(0, 200)).toBe(true)
+      kinds.add(parsed.data?.isError === true ? "error" : "structured")
+    }
+    expect([...kinds].sort()).toEqual(["error", "structured"])
+  })
 
   // last: it closes the server
   it("should let the server close at once after a client left in the middle of a body", async () => {

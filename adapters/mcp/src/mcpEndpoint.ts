@@ -28,10 +28,12 @@ import {
 } from "@content-site/core"
 import { clientAddress, type HttpDeps, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -39,6 +41,8 @@ import {
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
+  type ServerRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option } from "effect"
@@ -399,7 +403,12 @@ export const mcpEndpoint = (options: {
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  // Registered as the protocol layer registers any handler (the request parsed with the SDK's
+  // CallToolRequestSchema, a protocol error if it does not parse). `Server.setRequestHandler`
+  // would wrap it to parse the request a second time and to parse every result with
+  // CallToolResultSchema: a tools/call with `task` is refused anyway (no tasks capability), and
+  // every result here is made by `callTool` in the two shapes the SDK's client checks in the tests.
+  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
     const exchange = transport.contextOf(extra.requestId)
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
     return callTool(exchange.ctx, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
