@@ -312,31 +312,35 @@ export const mcpEndpoint = (options: {
       articleId: typeof raw["article_id"] === "string" ? raw["article_id"] : null,
     }
     // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
-    // the tool, the key's answer, then the log.
+    // the tool, the key's answer, then the log (every call runs this: a chain, not a generator).
+    let held: { readonly key: string; readonly fingerprint: string } | undefined
+    type Attempt = { readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }
+    const attempt = Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => {
+      onVerdict(verdict)
+      return Effect.flatMap(decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`), (args) => {
+        target = tool.target(args)
+        const answer = Effect.map(tool.run(caller, args), (answered): Attempt => {
+          const value = answered as Record<string, unknown>
+          // an answer that shows the article shows its site: the entry need not look it up again
+          if (target.articleId != null && target.siteId == null) target = { ...target, siteId: answeredSite(value) }
+          return { value }
+        })
+        const key = tool.idempotent === true && typeof args.idempotency_key === "string" ? (args.idempotency_key as string) : undefined
+        if (key === undefined) return answer
+        // The answer's shape (`response`) is not part of the request: a replay answers in the shape asked for now.
+        const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
+        return Effect.flatMap(requestFingerprint({ tool: name, args: rest }), (fingerprint) =>
+          Effect.flatMap(claimIdempotencyKey(caller, key, fingerprint), (claim) => {
+            if (claim.kind === "replay") return Effect.succeed<Attempt>({ replay: JSON.parse(claim.answer.body) as CallToolResult })
+            held = { key, fingerprint }
+            return answer
+          }),
+        )
+      })
+    })
     const run = await runExit(
       runtime,
-      Effect.gen(function* () {
-        let held: { readonly key: string; readonly fingerprint: string } | undefined
-        const exit = yield* Effect.exit(
-          Effect.gen(function* () {
-            onVerdict(yield* checkRequestLimit(caller.accountId))
-            const args = yield* decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`)
-            target = tool.target(args)
-            const key = tool.idempotent === true && typeof args.idempotency_key === "string" ? (args.idempotency_key as string) : undefined
-            if (key !== undefined) {
-              // The answer's shape (`response`) is not part of the request: a replay answers in the shape asked for now.
-              const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
-              const fingerprint = yield* requestFingerprint({ tool: name, args: rest })
-              const claim = yield* claimIdempotencyKey(caller, key, fingerprint)
-              if (claim.kind === "replay") return { replay: JSON.parse(claim.answer.body) as CallToolResult }
-              held = { key, fingerprint }
-            }
-            const value = (yield* tool.run(caller, args)) as Record<string, unknown>
-            // an answer that shows the article shows its site: the entry need not look it up again
-            if (target.articleId != null && target.siteId == null) target = { ...target, siteId: answeredSite(value) }
-            return { value }
-          }) as Effect.Effect<{ readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }, unknown>,
-        )
+      Effect.flatMap(Effect.exit(attempt), (exit) => {
         const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
         const problem = Exit.isSuccess(exit)
           ? undefined
@@ -348,21 +352,25 @@ export const mcpEndpoint = (options: {
             ? exit.value.replay
             : { content: [{ type: "text", text: tool.render(exit.value.value) }], structuredContent: exit.value.value }
           : { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] }
-        if (held !== undefined) {
-          const { key, fingerprint } = held
-          const kept = yield* Effect.exit(
-            (problem === undefined || isRecordableStatus(problem.status)
-              ? recordIdempotentAnswer(caller, key, fingerprint, { status: problem?.status ?? 200, headers: {}, body: JSON.stringify(result) })
-              : releaseIdempotencyKey(caller, key, fingerprint)) as Effect.Effect<void, unknown>,
-          )
-          if (Exit.isFailure(kept)) console.error(`[${requestId}] could not keep the idempotency key's answer\n${Cause.pretty(kept.cause)}`)
-        }
+        const keep =
+          held === undefined
+            ? Effect.void
+            : Effect.map(
+                Effect.exit(
+                  (problem === undefined || isRecordableStatus(problem.status)
+                    ? recordIdempotentAnswer(caller, held.key, held.fingerprint, { status: problem?.status ?? 200, headers: {}, body: JSON.stringify(result) })
+                    : releaseIdempotencyKey(caller, held.key, held.fingerprint)) as Effect.Effect<void, unknown>,
+                ),
+                (kept) => {
+                  if (Exit.isFailure(kept)) console.error(`[${requestId}] could not keep the idempotency key's answer\n${Cause.pretty(kept.cause)}`)
+                },
+              )
         const replayed = Exit.isSuccess(exit) && "replay" in exit.value ? exit.value.replay : undefined
         // a committed change wrote its entry in its own transaction
-        const logged =
+        const log: Effect.Effect<Exit.Exit<void, unknown>> =
           Exit.isSuccess(exit) && "value" in exit.value && tool.committed?.(exit.value.value) === true
-            ? Exit.void
-            : yield* Effect.exit(
+            ? Effect.succeed(Exit.void)
+            : Effect.exit(
                 recordActivity(caller, {
                   ok: problem === undefined && replayed?.isError !== true,
                   errorCode: problem?.code ?? (replayed?.isError === true ? replayedCode(replayed) : null),
@@ -370,7 +378,7 @@ export const mcpEndpoint = (options: {
                   articleId: target.articleId ?? null,
                 }) as Effect.Effect<void, unknown>,
               )
-        return { exit, error, problem, logged, result }
+        return Effect.flatMap(keep, () => Effect.map(log, (logged) => ({ exit, error, problem, logged, result })))
       }),
     )
     if (Exit.isFailure(run)) throw Cause.squash(run.cause)
@@ -413,7 +421,9 @@ export const mcpEndpoint = (options: {
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
     return callTool(exchange.ctx, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
   })
-  const connected = server.connect(transport)
+  const connected = server.connect(transport).then(() => {
+    transport.handRequestsTo(server)
+  })
 
   return async (ctx, next) => {
     if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
