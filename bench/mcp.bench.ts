@@ -37,6 +37,8 @@ const sdkRoundMicros = async (text: string): Promise<{ perRequest: number; share
   shared.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text }], structuredContent: { text } }))
   const transport = exchangeTransport<undefined>()
   await shared.connect(transport)
+  // as the endpoint does: requests enter the protocol without its onmessage's kind checks
+  transport.handRequestsTo(shared)
   const exchange = async () => {
     JSON.stringify(await transport.exchange([JSONRPCMessageSchema.parse(message)], undefined))
   }
