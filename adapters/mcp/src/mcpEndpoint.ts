@@ -210,10 +210,10 @@ export const mcpEndpoint = (options: {
       challenge(ctx)
       return undefined
     }
-    const address = clientAddress(ctx)
     // A signed token cannot be guessed, so the per-address failure budget is consulted only when a
     // presented credential fails: over it, 429; otherwise the failure is counted and answered 401.
     const fail = async (description: string) => {
+      const address = clientAddress(ctx)
       const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
       if (Exit.isFailure(budget)) {
         const error = Option.getOrUndefined(Cause.findErrorOption(budget.cause))

@@ -1,6 +1,6 @@
 /** OAuthStore on MikroORM: payloads of the OAuth server's models and web sessions, with expiry. */
 import { OAuthStore, type StoredPayload } from "@content-site/core"
-import { Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { OAuthPayloadEntity } from "./entities.ts"
 import { attempt } from "./failures.ts"
 import type { Em, Orm } from "./orm.ts"
@@ -68,9 +68,14 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
     })
   const millis = (v: string | Date | null): number | null => (v === null ? null : v instanceof Date ? v.getTime() : Date.parse(v))
   const find = (model: string, id: string) =>
-    attempt(async () => {
+    Effect.suspend(() => {
+      // a kept grant answers without waiting: every MCP call checks its grant
       const cached = isCached(model) ? grants.get(id) : undefined
-      if (cached !== undefined && (cached.expiresAt === null || cached.expiresAt > now())) return Option.some(cached.payload)
+      if (cached !== undefined && (cached.expiresAt === null || cached.expiresAt > now())) return Effect.succeed(Option.some(cached.payload))
+      return findStored(model, id)
+    })
+  const findStored = (model: string, id: string) =>
+    attempt(async () => {
       const ticket = grants.ticket()
       const row = await lookupOf(model)(id)
       if (row === undefined) return Option.none<StoredPayload>()
