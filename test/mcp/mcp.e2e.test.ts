@@ -618,7 +618,8 @@ describe("connected clients", () => {
     const clientId = flow.client?.client_id ?? ""
     const listed = await listConnectedClients(deps, "acc_alice")
     expect(listed.find((c) => c.clientId === clientId)).toMatchObject({ name: "Revoked Agent", redirectHost: "127.0.0.1:1" })
-    expect(listed.find((c) => c.clientId === clientId)?.lastUsedAt).not.toBeNull()
+    // the first call notes its use without holding up its answer: it is listed soon after
+    await expect.poll(async () => (await listConnectedClients(deps, "acc_alice")).find((c) => c.clientId === clientId)?.lastUsedAt ?? null, { timeout: 5_000 }).not.toBeNull()
     const token = flow.savedTokens?.access_token ?? ""
     expect((await rawToolCall(token)).status).toBe(200)
     expect(await revokeConnectedClient(deps, "acc_bob", clientId)).toBe(false)

@@ -167,11 +167,13 @@ describe("activity journal on PostgreSQL", () => {
   it("should give every call answered before a SIGKILL under load exactly one entry, after the next instance starts", async () => {
     const killedDir = mkdtempSync(join(tmpdir(), "cs-journal-kill-"))
     const server = await startServer({ DATABASE_URL: database.url, DATA_DIR: killedDir })
+    // holds the activity table for the last moments before the kill
+    const locker = new pg.Client({ connectionString: database.url })
+    await locker.connect()
     const answered: Array<string> = []
     let stop = false
-    // A list of the activity ships the journal first: the last moments before the kill are calls
-    // that do not, so that entries of answered calls are still in the journal only when it comes
-    // (with an activity list in flight at the kill, everything answered could already be shipped).
+    // A list of the activity ships the journal first (and would wait on the lock below): the last
+    // moments before the kill are calls that do not.
     let flushing = true
     try {
       const paths = ["/api/v1/sites", "/api/v1/articles/art_missing", "/api/v1/activity?per_page=1"]
@@ -188,10 +190,13 @@ describe("activity journal on PostgreSQL", () => {
         }
       }
       const clients = Array.from({ length: 8 }, (_, n) => client(n))
-      // under load until a few hundred calls are answered, a hundred more without activity lists,
-      // then killed mid-flight
+      // under load until a few hundred calls are answered, a hundred more without activity lists
+      // while no batch can reach the table (a batch in flight waits on the lock), then killed
+      // mid-flight: the entries of those calls are in the journal only when the kill comes
       expect(await eventually(() => answered.length, (n) => n >= 300, 20_000)).toBeGreaterThanOrEqual(300)
       flushing = false
+      await locker.query("begin")
+      await locker.query("lock table activity in exclusive mode")
       const switched = answered.length
       expect(await eventually(() => answered.length, (n) => n >= switched + 100, 20_000)).toBeGreaterThanOrEqual(switched + 100)
       server.child.kill("SIGKILL")
@@ -199,6 +204,10 @@ describe("activity journal on PostgreSQL", () => {
     } finally {
       stop = true
       server.child.kill("SIGKILL")
+      // the killed instance's batch waiting on the lock goes with it (its backend does not know yet)
+      await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'", [database.name])
+      await locker.query("rollback")
+      await locker.end()
     }
     const counts = async () =>
       new Map(
