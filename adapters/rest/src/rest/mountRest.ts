@@ -195,8 +195,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       ctx.set("Link", linkHeader(deps.publicUrl, `${API_PREFIX}${ctx.path.slice(API_PREFIX.length)}`, ctx.querystring, pagination))
     }
     ctx.status = 200
-    // (what `ctx.type = "application/json"` sets, without looking the type up)
-    ctx.set("Content-Type", "application/json; charset=utf-8")
+    ctx.type = "application/json"
     preferenceHeaders()
     // The full answer is kept for replays; a minimal one is made from it for each call that asks.
     const full = JSON.stringify(body)
