@@ -13,7 +13,8 @@ import { CallToolRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotoc
 import { exchangeTransport } from "../adapters/mcp/src/exchangeTransport.ts"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { connect, ScriptedOAuthProvider } from "../test/mcp/support.ts"
-import { alternating, autocannon, CONNECTIONS, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
+import { contractFloor } from "./contractFloor.ts"
+import { alternating, autocannon, type CannonResult, CONNECTIONS, floorJournal, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
 /**
  * The MCP SDK's own cost of one stateless `tools/call` of a tool answering the same bytes, without
@@ -82,17 +83,58 @@ export async function run(): Promise<void> {
     console.log(`  REST GET /articles/{id}   ${seqRest.toFixed(0).padStart(7)} req/s`)
     console.log(`  MCP  get_article          ${seqMcp.toFixed(0).padStart(7)} req/s   ratio ${(seqMcp / seqRest).toFixed(2)}x (goal >= 0.8x)`)
 
-    const { rest: rRest, mcp: rMcp } = await alternating({
-      rest: () => autocannon({ url: restUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth }),
-      mcp: () => autocannon({ url: mcpUrl, connections: CONNECTIONS, duration: SECONDS, method: "POST", headers: mcpHeaders, body: mcpBody }),
-    })
-    console.log(`concurrent (${CONNECTIONS} keep-alive connections, ${SECONDS} s, median of ${ROUNDS} alternating rounds)`)
-    console.log(`  REST GET /articles/{id}   ${fmt(rRest)}`)
-    console.log(`  MCP  get_article          ${fmt(rMcp)}   ratio ${(rMcp.requests.average / rRest.requests.average).toFixed(2)}x (goal >= 0.8x)`)
-    const floor = await sdkRoundMicros("x".repeat(restBytes))
-    console.log(
-      `SDK's own cost of a call (no HTTP/auth/storage): ${floor.perRequest.toFixed(0)} µs with a Server + web transport per request, ${floor.shared.toFixed(0)} µs through the endpoint's one Server; REST's whole request under load: ${(1e6 / rRest.requests.average).toFixed(0)} µs of wall time per request`,
-    )
+    // The contract's least work for both calls, without the service's pipelines (contractFloor.ts):
+    // how MCP with the SDK compares with REST when neither carries more than the contract asks.
+    const journalled = await floorJournal(bench.databaseUrl)
+    const accountId = (await journalled?.db.query<{ id: string }>("select account_id as id from articles where id = $1", [articleId]))?.rows[0]?.id
+    const key = (await journalled?.db.query<{ id: string; name: string }>("select id, name from api_keys where account_id = $1 and revoked_at is null order by created_at limit 1", [accountId]))?.rows[0]
+    const clientId = provider.client?.client_id
+    const least =
+      journalled !== undefined && accountId !== undefined && key !== undefined && clientId !== undefined
+        ? await contractFloor(app, journalled.journal, { accountId, key: { ...key, secret: app.demo.apiKey }, client: { id: clientId, name: "Bench Agent", token } }, articleId)
+        : undefined
+    try {
+      if (least !== undefined) {
+        const [restSame, mcpSame] = await Promise.all([
+          fetch(least.getUrl, { headers: auth }).then((r) => r.text()),
+          fetch(least.mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody }).then((r) => r.text()),
+        ])
+        const service = await (await fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody })).text()
+        if (restSame.length !== restBytes || mcpSame !== service) throw new Error("the contract's floor does not answer the service's bytes")
+      }
+      const cases: Record<string, () => Promise<CannonResult>> = {
+        rest: () => autocannon({ url: restUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth }),
+        mcp: () => autocannon({ url: mcpUrl, connections: CONNECTIONS, duration: SECONDS, method: "POST", headers: mcpHeaders, body: mcpBody }),
+        ...(least !== undefined
+          ? {
+              restLeast: () => autocannon({ url: least.getUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth }),
+              mcpLeast: () => autocannon({ url: least.mcpUrl, connections: CONNECTIONS, duration: SECONDS, method: "POST", headers: mcpHeaders, body: mcpBody }),
+            }
+          : {}),
+      }
+      const results = await alternating(cases)
+      const rRest = results["rest"]!
+      const rMcp = results["mcp"]!
+      console.log(`concurrent (${CONNECTIONS} keep-alive connections, ${SECONDS} s, median of ${ROUNDS} alternating rounds)`)
+      console.log(`  REST GET /articles/{id}   ${fmt(rRest)}`)
+      console.log(`  MCP  get_article          ${fmt(rMcp)}   ratio ${(rMcp.requests.average / rRest.requests.average).toFixed(2)}x (goal >= 0.8x)`)
+      const [restLeast, mcpLeast] = [results["restLeast"], results["mcpLeast"]]
+      if (restLeast !== undefined && mcpLeast !== undefined) {
+        console.log(`the contract's least work (no pipeline; the SDK kept for MCP)`)
+        console.log(`  REST GET /articles/{id}   ${fmt(restLeast)}`)
+        console.log(`  MCP  get_article          ${fmt(mcpLeast)}   ratio ${(mcpLeast.requests.average / restLeast.requests.average).toFixed(2)}x`)
+        console.log(
+          `  the service's pipelines:  REST ${(rRest.requests.average / restLeast.requests.average).toFixed(2)}x of its least, MCP ${(rMcp.requests.average / mcpLeast.requests.average).toFixed(2)}x of its least`,
+        )
+      }
+      const floor = await sdkRoundMicros("x".repeat(restBytes))
+      console.log(
+        `SDK's own cost of a call (no HTTP/auth/storage): ${floor.perRequest.toFixed(0)} µs with a Server + web transport per request, ${floor.shared.toFixed(0)} µs through the endpoint's one Server; REST's whole request under load: ${(1e6 / rRest.requests.average).toFixed(0)} µs of wall time per request`,
+      )
+    } finally {
+      await least?.close()
+      await journalled?.close()
+    }
   } finally {
     await bench.close()
   }

@@ -23,14 +23,11 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Router from "@koa/router"
 import Koa from "koa"
-import pg from "pg"
 import { ArticleRepository } from "@content-site/core"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { openActivityJournal, type ActivityJournal } from "../adapters/orm/src/activityJournal.ts"
+import type { ActivityJournal } from "../adapters/orm/src/activityJournal.ts"
+import { contractFloor } from "./contractFloor.ts"
 import { buildArticle } from "./editPolicy.bench.ts"
-import { alternating, autocannon, type CannonResult, CONNECTIONS, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
+import { alternating, autocannon, type CannonResult, CONNECTIONS, floorJournal, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -130,15 +127,13 @@ export async function run(): Promise<void> {
     const bareList = await bareServer(listBody, "application/json; charset=utf-8")
     const floorGet = await koaFloor(getPath, getBody, "application/json; charset=utf-8")
     bares.push(bareGet.server, bareList.server, floorGet.server)
-    // the database floors need PostgreSQL (the embedded database belongs to the service's process):
-    // their journal ships entries over a pool of its own, as large as the service's (10 connections)
-    const floorDb = bench.databaseUrl !== undefined ? new pg.Pool({ connectionString: bench.databaseUrl, max: 10 }) : undefined
+    // the database floors need PostgreSQL (the embedded database belongs to the service's process)
+    const floorJournalled = await floorJournal(bench.databaseUrl)
+    const floorDb = floorJournalled?.db
+    const floorLog = floorJournalled?.journal
     const accountId = (await floorDb?.query<{ id: string }>("select account_id as id from sites where id = $1", [site.id]))?.rows[0]?.id
     const key = (await floorDb?.query<{ id: string; name: string }>("select id, name from api_keys where account_id = $1 and revoked_at is null order by created_at limit 1", [accountId]))?.rows[0]
     const caller = { accountId: accountId ?? null, actor: key !== undefined ? { type: "api_key" as const, id: key.id, name: key.name } : null }
-    const journalDir = await mkdtemp(join(tmpdir(), "cs-bench-journal-"))
-    const floorLog =
-      floorDb !== undefined ? openActivityJournal(journalDir, async <R>(text: string, params: ReadonlyArray<unknown>) => (await floorDb.query(text, [...params])).rows as Array<R>) : undefined
     const articleEntry = { ...caller, action: "GET /api/v1/articles/{id}", siteId: site.id, articleId }
     const entry = floorLog !== undefined ? activityEntries(floorLog, articleEntry) : undefined
     const listEntry = floorLog !== undefined ? activityEntries(floorLog, { ...caller, action: "GET /api/v1/sites/{id}/articles", siteId: site.id, articleId: null }) : undefined
@@ -164,10 +159,18 @@ export async function run(): Promise<void> {
           }
         : undefined
     if (dbFloors !== undefined) bares.push(dbFloors.read.server, dbFloors.log.server, dbFloors.readLog.server, dbFloors.listReadLog.server)
+    // the least the contract asks of this GET, without the service's pipeline (contractFloor.ts)
+    const contract =
+      floorLog !== undefined && accountId !== undefined && key !== undefined
+        ? await contractFloor(app, floorLog, { accountId, key: { ...key, secret: app.demo.apiKey } }, articleId)
+        : undefined
+    if (contract !== undefined) {
+      const same = await (await fetch(contract.getUrl, { headers: auth })).text()
+      if (same !== getBody) throw new Error("the contract's floor does not answer the service's bytes")
+    }
     closers.push(async () => {
-      await floorLog?.close(2_000)
-      await floorDb?.end()
-      await rm(journalDir, { recursive: true, force: true })
+      await contract?.close()
+      await floorJournalled?.close()
     })
 
     const cases = {
@@ -196,6 +199,7 @@ export async function run(): Promise<void> {
             floorLog: () => load(dbFloors.log.url),
             floorReadLog: () => load(dbFloors.readLog.url),
             floorListReadLog: () => load(`${dbFloors.listReadLog.url}?per_page=100`),
+            ...(contract !== undefined ? { floorContract: () => load(contract.getUrl, { headers: auth }) } : {}),
           }
         : {}
     const results: Record<string, CannonResult | undefined> = await alternating({ ...cases, ...floorCases })
@@ -236,6 +240,7 @@ export async function run(): Promise<void> {
     if (results.floorRead !== undefined) console.log(`Koa + article read      ${fmt(results.floorRead)}  ${ratio(results.floorRead)}`)
     if (results.floorLog !== undefined) console.log(`Koa + journaled entry   ${fmt(results.floorLog)}  ${ratio(results.floorLog)}`)
     if (results.floorReadLog !== undefined) console.log(`Koa + read + entry      ${fmt(results.floorReadLog)}  ${ratio(results.floorReadLog)}`)
+    if (results.floorContract !== undefined) console.log(`contract's least work   ${fmt(results.floorContract)}  ${ratio(results.floorContract)}`)
     console.log(`REST GET article        ${fmt(rGet)}  ${ratio(rGet)}`)
     const listRatio = (r: CannonResult) => `${(r.requests.average / rBareList.requests.average).toFixed(2)}x bare`
     console.log(`bare list               ${fmt(rBareList)}`)
@@ -246,6 +251,12 @@ export async function run(): Promise<void> {
     console.log(`GET/bare throughput   ${(rGet.requests.average / rBareGet.requests.average).toFixed(2)}x (aim >= 0.35; Koa alone: ${(rFloorGet.requests.average / rBareGet.requests.average).toFixed(2)}x)`)
     if (results.floorReadLog !== undefined) {
       console.log(`GET/its floor         ${(rGet.requests.average / results.floorReadLog.requests.average).toFixed(2)}x (must be >= 0.90: within 10 % of Koa + read + journaled entry)`)
+      if (results.floorContract !== undefined) {
+        const least = results.floorContract.requests.average
+        console.log(
+          `                      the contract's least work reaches ${(least / results.floorReadLog.requests.average).toFixed(2)}x of that floor; the service ${(rGet.requests.average / least).toFixed(2)}x of the contract's least`,
+        )
+      }
     }
     console.log(`list/bare throughput  ${(rList.requests.average / rBareList.requests.average).toFixed(2)}x (aim >= 0.2)`)
     if (results.floorListReadLog !== undefined) {

@@ -4,6 +4,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer, type StartedServer } from "../apps/server/server.ts"
+import { type ActivityJournal, openActivityJournal } from "../adapters/orm/src/activityJournal.ts"
 
 /** The parts of an autocannon result the benches print. */
 export interface CannonResult {
@@ -151,6 +152,30 @@ export const startBenchServer = async (prefix: string, extraEnv: Record<string, 
       await app.close()
       await db?.drop().catch(() => {})
       await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * An activity journal like the service's for the floors, on the bench's PostgreSQL database: its
+ * entries ship over a pool of its own as large as the service's (10 connections). Undefined on the
+ * embedded database, which belongs to the service's process.
+ */
+export const floorJournal = async (
+  databaseUrl: string | undefined,
+): Promise<{ readonly journal: ActivityJournal; readonly db: import("pg").Pool; readonly close: () => Promise<void> } | undefined> => {
+  if (databaseUrl === undefined) return undefined
+  const pg = require("pg") as typeof import("pg")
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const dir = await mkdtemp(join(tmpdir(), "cs-bench-journal-"))
+  const journal = openActivityJournal(dir, async <R>(text: string, params: ReadonlyArray<unknown>) => (await db.query(text, [...params])).rows as Array<R>)
+  return {
+    journal,
+    db,
+    close: async () => {
+      await journal.close(10_000)
+      await db.end()
+      await rm(dir, { recursive: true, force: true })
     },
   }
 }
