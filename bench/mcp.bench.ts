@@ -3,7 +3,8 @@
  * one shared SDK server, OAuth token verified and the grant checked on each call, the call logged)
  * against REST `GET /api/v1/articles/{id}` of the same article, in the same run on the same server: one request
  * at a time, then under concurrent keep-alive load (autocannon). Goal: MCP >= 0.8x REST under 10
- * connections.
+ * connections. Beside them, the contract's least work for both calls (`contractFloor.ts`: no
+ * pipeline, the SDK kept for MCP), to tell the SDK's share of the gap from the pipelines'.
  * The server runs on PostgreSQL when reachable (a throw-away database), else the embedded one.
  * Nothing here asserts a time.
  */

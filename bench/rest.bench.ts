@@ -17,7 +17,10 @@
  * the list, Koa with the list's read and the entry. Both reads are the service's own repository
  * calls on its runtime: the same statements, and article reads of requests handled side by side
  * share one statement as in the service (a floor reading with a statement per request is slower
- * than the service under load, so it is not a floor).
+ * than the service under load, so it is not a floor). Last, the contract's least work for the GET
+ * (`contractFloor.ts`): the read and the entry plus only what the contract asks of every GET (the
+ * key checked, the limit counted, the view encoded and serialised, the contract's headers),
+ * without the service's pipeline; what it costs over the floor no implementation avoids.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
