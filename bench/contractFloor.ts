@@ -11,9 +11,10 @@
  * - the activity entry appended to a journal like the service's (shipped in the background);
  * - the headers the contract names: `X-Request-Id`, `Cache-Control: no-store`, `RateLimit-*`,
  *   `ETag` (REST), `X-Content-Type-Options` and a CSP with `frame-ancestors 'none'`;
- * - over MCP, additionally: the Streamable HTTP checks (`Accept`, `Content-Type`), the body read
- *   and parsed with the SDK's `JSONRPCMessageSchema`, the call through one shared SDK `Server`
- *   (the endpoint's transport), and the tool's text rendering beside `structuredContent`.
+ * - over MCP, additionally: the Streamable HTTP checks (`Host` and `Origin`, `Accept`,
+ *   `Content-Type`), the body read and parsed with the SDK's `JSONRPCMessageSchema`, the call
+ *   through one shared SDK `Server` (the endpoint's transport), and the tool's text rendering
+ *   beside `structuredContent`.
  * Whatever the service adds over this is its pipeline; what this costs over the issue's floor
  * (Koa + read + journaled entry) no implementation of the contract avoids.
  */
@@ -129,6 +130,9 @@ export const contractFloor = async (app: StartedServer, journal: ActivityJournal
     ctx.body = JSON.stringify(encode(value))
   })
   router.post("/mcp", async (ctx) => {
+    // the transport's DNS-rebinding checks: the Host ours, a browser Origin too when sent
+    const origin = ctx.get("Origin")
+    if (ctx.host !== host || (origin !== "" && origin !== base)) return void (ctx.status = 403)
     const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get("Authorization"))
     if (m === null || !tokens.has(m[1]!)) return void (ctx.status = 401)
     const accept = ctx.get("Accept")
@@ -145,7 +149,8 @@ export const contractFloor = async (app: StartedServer, journal: ActivityJournal
   koa.use(router.routes())
   const http: HttpServer = createServer(koa.callback())
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
-  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+  const host = `127.0.0.1:${(http.address() as AddressInfo).port}`
+  const base = `http://${host}`
   return {
     getUrl: `${base}/api/v1/articles/${articleId}`,
     mcpUrl: `${base}/mcp`,

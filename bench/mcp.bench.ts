@@ -74,7 +74,8 @@ export async function run(): Promise<void> {
     const mcpUrl = `${app.url}/mcp`
     const mcpHeaders = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }
     const mcpBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: articleId } } })
-    const restBytes = (await (await fetch(restUrl, { headers: auth })).text()).length
+    const restBody = await (await fetch(restUrl, { headers: auth })).text()
+    const restBytes = restBody.length
     const mcpBytes = (await (await fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody })).text()).length
 
     console.log(`database: ${bench.database}; article ${articleId}: REST ${restBytes} B, MCP ${mcpBytes} B (structuredContent + text rendering)`)
@@ -101,7 +102,7 @@ export async function run(): Promise<void> {
           fetch(least.mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody }).then((r) => r.text()),
         ])
         const service = await (await fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody })).text()
-        if (restSame.length !== restBytes || mcpSame !== service) throw new Error("the contract's floor does not answer the service's bytes")
+        if (restSame !== restBody || mcpSame !== service) throw new Error("the contract's floor does not answer the service's bytes")
       }
       const cases: Record<string, () => Promise<CannonResult>> = {
         rest: () => autocannon({ url: restUrl, connections: CONNECTIONS, duration: SECONDS, headers: auth }),
