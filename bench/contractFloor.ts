@@ -16,7 +16,8 @@
  *   through one shared SDK `Server` (the endpoint's transport), and the tool's text rendering
  *   beside `structuredContent`.
  * Whatever the service adds over this is its pipeline; what this costs over the issue's floor
- * (Koa + read + journaled entry) no implementation of the contract avoids.
+ * (Koa + read + journaled entry) no implementation of the contract that makes each answer when
+ * asked avoids.
  */
 import { hash, randomUUID } from "node:crypto"
 import { createServer, type Server as HttpServer } from "node:http"

@@ -20,7 +20,8 @@
  * than the service under load, so it is not a floor). Last, the contract's least work for the GET
  * (`contractFloor.ts`): the read and the entry plus only what the contract asks of every GET (the
  * key checked, the limit counted, the view encoded and serialised, the contract's headers),
- * without the service's pipeline; what it costs over the floor no implementation avoids.
+ * without the service's pipeline; what it costs over the floor no implementation that makes each
+ * answer when asked avoids.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
