@@ -9,6 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
+import { onTestFinished } from "vitest"
 import { responseChecker } from "./openapiCheck.ts"
 
 const ADMIN_URL = process.env.E2E_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -262,11 +263,30 @@ const revokeFixtureKey = async (server: StartedServer) => {
   await server.runtime.runPromise(revokeApiKey("acc_a", "key_a_rev")).catch(() => {})
 }
 
-/** A fresh directory under the OS temp dir for a server's DATA_DIR (media), removed at exit. */
+/**
+ * A fresh directory under the OS temp dir for a server's DATA_DIR (media, the activity journal),
+ * removed when the test that asked for it ends; call it inside a test (a hook makes its own with
+ * `scratchDirs`). A test worker ends without an `exit` event, so that event cannot be relied on.
+ */
 export const scratchDir = (): string => {
   const dir = mkdtempSync(join(tmpdir(), "cs-e2e-"))
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/** Fresh directories for servers started in hooks, and a way to remove them all once those servers are closed. */
+export const scratchDirs = () => {
+  const made: Array<string> = []
+  return {
+    make: (): string => {
+      const dir = mkdtempSync(join(tmpdir(), "cs-e2e-"))
+      made.push(dir)
+      return dir
+    },
+    removeAll: () => {
+      for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** The JSON of a response (throws when not JSON). */

@@ -2,18 +2,19 @@ import { listActivity } from "@content-site/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
-import { json, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
+import { json, KEYS, scratchDirs, startTestServer, type TestServer } from "./helpers.ts"
 
 // Both instances run on a clock the test moves: no minute or UTC day ends unless the test says so.
 const clock = testClock(middayToday())
 let t: TestServer
 let second: StartedServer
+const dirs = scratchDirs()
 beforeAll(async () => {
   const env = { RATE_LIMIT_PER_MINUTE: "5", DAILY_EDIT_LIMIT: "2", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }
   t = await startTestServer(env, { now: clock.now })
   // A second instance on the same database: limits are shared by every instance.
   second = await startServer({
-    env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: scratchDir(), ...env },
+    env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", DATABASE_URL: t.databaseUrl, DATA_DIR: dirs.make(), ...env },
     now: clock.now,
     quiet: true,
   })
@@ -21,6 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await second?.close()
   await t?.close()
+  dirs.removeAll()
 })
 
 const bCaller = (requestId: string) => ({
