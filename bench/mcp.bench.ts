@@ -79,9 +79,11 @@ export async function run(): Promise<void> {
     const mcpBytes = (await (await fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody })).text()).length
 
     console.log(`database: ${bench.database}; article ${articleId}: REST ${restBytes} B, MCP ${mcpBytes} B (structuredContent + text rendering)`)
-    const seqRest = await sequential(SEQUENTIAL, () => fetch(restUrl, { headers: auth }))
-    const seqMcp = await sequential(SEQUENTIAL, () => fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody }))
-    console.log(`sequential (${SEQUENTIAL} requests, one at a time)`)
+    const { rest: seqRest, mcp: seqMcp } = await sequential(SEQUENTIAL, {
+      rest: () => fetch(restUrl, { headers: auth }),
+      mcp: () => fetch(mcpUrl, { method: "POST", headers: mcpHeaders, body: mcpBody }),
+    })
+    console.log(`sequential (${SEQUENTIAL} requests each, one at a time, median of ${ROUNDS} alternating rounds)`)
     console.log(`  REST GET /articles/{id}   ${seqRest.toFixed(0).padStart(7)} req/s`)
     console.log(`  MCP  get_article          ${seqMcp.toFixed(0).padStart(7)} req/s   ratio ${(seqMcp / seqRest).toFixed(2)}x (goal >= 0.8x)`)
 

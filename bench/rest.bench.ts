@@ -233,10 +233,10 @@ export async function run(): Promise<void> {
     const mixedRatio = (r: { get: CannonResult; put: CannonResult }) => r.put.latency.average / r.get.latency.average
     const mixed = [...mixedRounds].sort((a, b) => mixedRatio(a) - mixedRatio(b))[Math.floor((mixedRounds.length - 1) / 2)]!
 
-    const seqGet = await sequential(SEQUENTIAL, () => fetch(`${app.url}${getPath}`, { headers: auth }))
-    const seqPut = await sequential(SEQUENTIAL, () =>
-      fetch(`${app.url}${getPath}?dry_run=true`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: putBody }),
-    )
+    const { get: seqGet, put: seqPut } = await sequential(SEQUENTIAL, {
+      get: () => fetch(`${app.url}${getPath}`, { headers: auth }),
+      put: () => fetch(`${app.url}${getPath}?dry_run=true`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: putBody }),
+    })
 
     console.log(`bare GET article        ${fmt(rBareGet)}`)
     console.log(`Koa floor GET article   ${fmt(rFloorGet)}`)
@@ -274,7 +274,7 @@ export async function run(): Promise<void> {
     const meanRatio = (put: CannonResult) => `mean ${(put.latency.average / rGet.latency.average).toFixed(2)}x (p50 ${(Math.max(put.latency.p50, 1) / Math.max(rGet.latency.p50, 1)).toFixed(2)}x)`
     console.log(`                      each under its own ${CONNECTIONS} connections: ${meanRatio(rPut)}, article-shaped body ${meanRatio(rPutArticle)}`)
     console.log(
-      `one at a time (${SEQUENTIAL} each): GET ${(1000 / seqGet).toFixed(2)} ms, dry-run PUT ${(1000 / seqPut).toFixed(2)} ms, PUT/GET ${(seqGet / seqPut).toFixed(2)}x`,
+      `one at a time (${SEQUENTIAL} each, median of ${ROUNDS} alternating rounds): GET ${(1000 / seqGet).toFixed(2)} ms, dry-run PUT ${(1000 / seqPut).toFixed(2)} ms, PUT/GET ${(seqGet / seqPut).toFixed(2)}x`,
     )
   } finally {
     for (const s of bares) await new Promise((resolve) => s.close(resolve))

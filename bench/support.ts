@@ -80,19 +80,38 @@ export const pgDatabase = async (prefix: string): Promise<{ url: string; drop: (
   }
 }
 
-/** Requests per one-at-a-time case (`BENCH_SEQUENTIAL`, default 400). */
+/** Requests per one-at-a-time case, over all its rounds (`BENCH_SEQUENTIAL`, default 400). */
 export const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400)
 
-/** Sends `n` requests one after the other (after 20 to warm up) and answers requests per second. */
-export const sequential = async (n: number, send: () => Promise<Response>): Promise<number> => {
-  for (let i = 0; i < 20; i++) await (await send()).arrayBuffer()
-  const started = performance.now()
-  for (let i = 0; i < n; i++) {
+/**
+ * Sends requests one at a time for each case in turn, `rounds` rounds of `n / rounds` requests
+ * (after 20 of each to warm up), and answers each case's requests per second in its median round:
+ * a case and the one it is compared with meet the same drift (a case measured alone first on a
+ * fresh server was once 40 % slower than the same case a minute later).
+ */
+export const sequential = async <K extends string>(
+  n: number,
+  cases: Record<K, () => Promise<Response>>,
+  rounds: number = ROUNDS,
+): Promise<Record<K, number>> => {
+  const names = Object.keys(cases) as Array<K>
+  const once = async (send: () => Promise<Response>) => {
     const response = await send()
     await response.arrayBuffer()
     if (response.status !== 200) throw new Error(`status ${response.status}`)
   }
-  return n / ((performance.now() - started) / 1000)
+  for (const name of names) for (let i = 0; i < 20; i++) await once(cases[name])
+  const per = Math.max(1, Math.round(n / rounds))
+  const rates = new Map<K, Array<number>>(names.map((name) => [name, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names) {
+      const started = performance.now()
+      for (let i = 0; i < per; i++) await once(cases[name])
+      rates.get(name)!.push(per / ((performance.now() - started) / 1000))
+    }
+  }
+  const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
+  return Object.fromEntries(names.map((name) => [name, median(rates.get(name)!)])) as Record<K, number>
 }
 
 /**
