@@ -32,6 +32,7 @@ import type { StartedServer } from "../apps/server/server.ts"
 import { exchangeTransport } from "../adapters/mcp/src/exchangeTransport.ts"
 import { tools } from "../adapters/mcp/src/tools.ts"
 import type { ActivityJournal } from "../adapters/orm/src/activityJournal.ts"
+import { activityEntries } from "./support.ts"
 import { wireEncoderOf } from "../adapters/rest/src/rest/wireEncoder.ts"
 
 /** The two routes of the contract's floor, on one server. */
@@ -77,24 +78,13 @@ export const contractFloor = async (app: StartedServer, journal: ActivityJournal
   const encode = wireEncoderOf(Article)
   const render = tools.find((t) => t.name === "get_article")!.render
   let counted = 0
-  let entries = 0
-  const tag = Math.random().toString(36).slice(2, 8)
   const read = async () => articleView(await app.runtime.runPromise(ArticleRepository.use((articles) => articles.get(caller.accountId, articleId))))
-  const entry = (requestId: string, channel: "api" | "mcp", actor: { type: "api_key" | "oauth_client"; id: string; name: string }, action: string, siteId: string) =>
-    journal.record({
-      id: `act_contract_${tag}_${entries++}`,
-      at: new Date().toISOString(),
-      channel,
-      accountId: caller.accountId,
-      actor,
-      action,
-      siteId,
-      articleId,
-      status: channel === "api" ? "200" : "ok",
-      errorCode: null,
-      durationMs: 0,
-      requestId,
-    })
+  // the entries name the article's site, as the service's do
+  const subject = { accountId: caller.accountId, siteId: (await read()).site_id, articleId }
+  const apiEntry = activityEntries(journal, { ...subject, actor: { type: "api_key", id: caller.key.id, name: caller.key.name }, action: "GET /api/v1/articles/{id}" })
+  const mcpEntry = caller.client !== undefined
+    ? activityEntries(journal, { ...subject, channel: "mcp", actor: { type: "oauth_client", id: caller.client.id, name: caller.client.name }, action: "get_article" })
+    : undefined
   const answered = (ctx: Koa.Context, requestId: string) => {
     counted++
     ctx.set("X-Request-Id", requestId)
@@ -110,7 +100,7 @@ export const contractFloor = async (app: StartedServer, journal: ActivityJournal
     const requestId = transport.contextOf(extra.requestId) ?? ""
     // as the endpoint answers: the use case's value itself
     const value = await read()
-    await entry(requestId, "mcp", { type: "oauth_client", id: caller.client!.id, name: caller.client!.name }, "get_article", value.site_id)
+    await mcpEntry!(requestId)
     return { content: [{ type: "text", text: render(value) }], structuredContent: value as unknown as Record<string, unknown> }
   })
   await server.connect(transport)
@@ -124,7 +114,7 @@ export const contractFloor = async (app: StartedServer, journal: ActivityJournal
     if (key === undefined) return void (ctx.status = 401)
     const requestId = `req_${randomUUID().replaceAll("-", "")}`
     const value = await read()
-    await entry(requestId, "api", { type: "api_key", id: key.id, name: key.name }, "GET /api/v1/articles/{id}", value.site_id)
+    await apiEntry(requestId)
     answered(ctx, requestId)
     ctx.set("ETag", `"${value.id}-r${value.revision}"`)
     ctx.type = "application/json; charset=utf-8"

@@ -28,10 +28,9 @@ import type { AddressInfo } from "node:net"
 import Router from "@koa/router"
 import Koa from "koa"
 import { ArticleRepository } from "@content-site/core"
-import type { ActivityJournal } from "../adapters/orm/src/activityJournal.ts"
 import { contractFloor } from "./contractFloor.ts"
 import { buildArticle } from "./editPolicy.bench.ts"
-import { alternating, autocannon, type CannonResult, CONNECTIONS, floorJournal, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
+import { activityEntries, alternating, autocannon, type CannonResult, CONNECTIONS, floorJournal, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
 
 const bareServer = async (body: string, contentType: string): Promise<{ url: string; server: Server }> => {
@@ -61,38 +60,6 @@ const koaFloor = async (path: string, body: string, contentType: string, work?: 
   const server = createServer(app.callback())
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, server }
-}
-
-/** What an entry names: the service's own entry for the same call names the same things. */
-interface EntryFields {
-  readonly accountId: string | null
-  readonly actor: { readonly type: "api_key"; readonly id: string; readonly name: string } | null
-  readonly action: string
-  readonly siteId: string | null
-  readonly articleId: string | null
-}
-
-/**
- * Appends one activity entry per call to a journal like the service's (shipped in the background),
- * naming what the service's entry for the same call names (account, key, action, site, article):
- * an entry of the account counts in the count table when shipped, an entry of no one does not.
- */
-const activityEntries = (log: ActivityJournal, fields: EntryFields) => {
-  let n = 0
-  const tag = Math.random().toString(36).slice(2, 8)
-  return () => {
-    const i = n++
-    return log.record({
-      id: `act_floor_${tag}_${i}`,
-      at: new Date().toISOString(),
-      channel: "api",
-      ...fields,
-      status: "200",
-      errorCode: null,
-      durationMs: 0,
-      requestId: `floor_${tag}_${i}`,
-    })
-  }
 }
 
 const load = (url: string, extra: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>

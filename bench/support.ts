@@ -198,3 +198,39 @@ export const floorJournal = async (
     },
   }
 }
+
+/** What a floor's entry names: the service's own entry for the same call names the same things. */
+export interface EntryFields {
+  readonly accountId: string | null
+  readonly actor: { readonly type: "api_key" | "oauth_client"; readonly id: string; readonly name: string } | null
+  readonly channel?: "api" | "mcp"
+  readonly action: string
+  readonly siteId: string | null
+  readonly articleId: string | null
+}
+
+/**
+ * Appends one activity entry per call to a journal like the service's (shipped in the background),
+ * naming what the service's entry for the same call names (account, credential, action, site,
+ * article): an entry of the account counts in the count table when shipped, an entry of no one
+ * does not. The entry carries `requestId` when given (the answer's `X-Request-Id`), else one of
+ * its own.
+ */
+export const activityEntries = (log: ActivityJournal, fields: EntryFields) => {
+  let n = 0
+  const tag = Math.random().toString(36).slice(2, 8)
+  const channel = fields.channel ?? "api"
+  return (requestId?: string) => {
+    const i = n++
+    return log.record({
+      id: `act_floor_${tag}_${i}`,
+      at: new Date().toISOString(),
+      ...fields,
+      channel,
+      status: channel === "api" ? "200" : "ok",
+      errorCode: null,
+      durationMs: 0,
+      requestId: requestId ?? `floor_${tag}_${i}`,
+    })
+  }
+}

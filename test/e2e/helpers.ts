@@ -269,9 +269,9 @@ const revokeFixtureKey = async (server: StartedServer) => {
  * `scratchDirs`). A test worker ends without an `exit` event, so that event cannot be relied on.
  */
 export const scratchDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), "cs-e2e-"))
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
+  const dirs = scratchDirs()
+  onTestFinished(dirs.removeAll)
+  return dirs.make()
 }
 
 /** Fresh directories for servers started in hooks, and a way to remove them all once those servers are closed. */
