@@ -83,6 +83,14 @@ export const ArticleStatus = Schema.Literals(["draft", "scheduled", "published",
 /** Article lifecycle states; set only by the platform (import, editor). */
 export type ArticleStatus = typeof ArticleStatus.Type
 
+/**
+ * What may be an API key: `cs_` and up to 128 letters, digits or `_`. Keys the service makes are
+ * `cs_` and 40 base62 characters; an import may set a known plaintext key for tests in this wider
+ * shape (the contract's own example is `cs_test_known_plaintext`), and such a key must then work.
+ * Anything else is refused before any lookup.
+ */
+export const API_KEY_PATTERN = /^cs_[A-Za-z0-9_]{1,128}$/
+
 /** The scope of an API key. */
 export const KeyScope = Schema.Literals(["write", "read-only"]).annotate({ title: "KeyScope" })
 /** The scope of an API key. */

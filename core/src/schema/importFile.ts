@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
+import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
 import { DateBound } from "./queries.ts"
 
@@ -41,7 +41,7 @@ export const ImportSite = Schema.Struct({
 export const ImportApiKey = Schema.Struct({
   id: Schema.optionalKey(Id),
   name: StorableString,
-  key: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(/^cs_[A-Za-z0-9_]{32,128}$/)))),
+  key: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(API_KEY_PATTERN)))),
   scope: KeyScope,
 })
 

@@ -4,7 +4,7 @@ import { toTimestamp } from "../policy/time.ts"
 import { LimitStore } from "../ports/LimitStore.ts"
 import { Clock, Secrets, Settings } from "../ports/Platform.ts"
 import { AccountRepository, ApiKeyRepository } from "../ports/Repositories.ts"
-import type { Actor, KeyScope } from "../schema/common.ts"
+import { API_KEY_PATTERN, type Actor, type KeyScope } from "../schema/common.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { SignInEmail } from "../schema/writes.ts"
 
@@ -15,8 +15,6 @@ export interface Principal {
   readonly scope: KeyScope
 }
 
-/** The shape of an API key: `cs_` and at least 32 base62 characters. */
-export const API_KEY_PATTERN = /^cs_[A-Za-z0-9]{32,128}$/
 
 const FAILURE_WINDOW_SECONDS = 60
 

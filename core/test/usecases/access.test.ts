@@ -24,9 +24,20 @@ describe("authenticateApiKey", () => {
     expect(ro.scope).toBe("read-only")
   })
 
+  it("should accept a known plaintext key set by an import in the contract's example shape", async () => {
+    const w = await makeWorld()
+    await w.run(
+      importData({
+        accounts: [{ id: "acc_known", email: "known@example.test", password: "secret", api_keys: [{ id: "key_known", name: "ci", key: "cs_test_known_plaintext", scope: "write" }] }],
+      }),
+    )
+    const p = await w.run(authenticateApiKey("cs_test_known_plaintext", "1.1.1.1"))
+    expect(p).toEqual({ accountId: "acc_known", actor: { type: "api_key", id: "key_known", name: "ci" }, scope: "write" })
+  })
+
   it("should refuse missing, malformed and unknown keys alike", async () => {
     const w = await makeWorld()
-    for (const key of [undefined, "", "nope", "cs_short", `cs_${"z".repeat(40)}`]) {
+    for (const key of [undefined, "", "nope", "cs_", "cs_short", "cs_with space", `cs_${"z".repeat(129)}`, `cs_${"z".repeat(40)}`]) {
       expect(failureTag(await w.exit(authenticateApiKey(key, "2.2.2.2")))).toBe("Unauthenticated")
     }
   })
