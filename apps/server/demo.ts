@@ -1,5 +1,5 @@
 /**
- * Demo data: on a database without the demo account, imports `demo-data.json` (one account with
+ * Demo data: on an empty database (no account at all), imports `demo-data.json` (one account with
  * three sites, 30 articles and 40 backlinks) through the core `importData` use case and creates a
  * fresh write API key, returned once so the server can print it. Dates in the file are relative
  * to DEMO_BASE_DATE and are moved forward to today, so the demo always covers the last 3 months.
@@ -39,7 +39,7 @@ export const demoData = (now: number = Date.now()): DemoFile => {
 }
 
 /**
- * Seeds the demo account unless it exists already; returns its sign-in and a new write API key
+ * Seeds the demo account into an empty database; returns its sign-in and a new write API key
  * (shown once), or null when nothing was seeded.
  */
 export const seedDemo = async (
@@ -50,7 +50,8 @@ export const seedDemo = async (
   return runtime.runPromise(
     Effect.gen(function* () {
       const accounts = yield* AccountRepository
-      if (Option.isSome(yield* accounts.findByEmail(owner.email))) return null
+      // only into an empty database: an operator's own accounts never gain a known sign-in
+      if (yield* accounts.hasAny) return null
       yield* importData(file)
       const account = Option.getOrThrow(yield* accounts.findByEmail(owner.email))
       const { key } = yield* createApiKey(account.id, { name: "Demo key", scope: "write" })

@@ -206,6 +206,10 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(Option.getOrNull(await run(AccountRepository.use((r) => r.findByEmail(account.email))))).toEqual(account)
         expect(Option.isNone(await run(AccountRepository.use((r) => r.findByEmail(`nobody-${uid("x")}@example.test`))))).toBe(true)
       })
+      it("should say whether any account exists", async () => {
+        await run(AccountRepository.use((r) => r.insert(makeWorld().account)))
+        expect(await run(AccountRepository.use((r) => r.hasAny))).toBe(true)
+      })
       it("should answer NotFound for an unknown account", async () => {
         expect(await failure(AccountRepository.use((r) => r.get(uid("acc"))))).toBe("NotFound")
       })

@@ -46,6 +46,7 @@ export const memoryRepositories = (state: MemoryState) =>
         return a ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "account", id }))
       },
       insert: (account) => Effect.sync(() => void state.accounts.set(account.id, account)),
+      hasAny: Effect.sync(() => state.accounts.size > 0),
     }),
     Layer.succeed(ApiKeyRepository, {
       findByHash: (hash) => Effect.sync(() => Option.fromUndefinedOr([...state.apiKeys.values()].find((k) => k.key_hash === hash))),

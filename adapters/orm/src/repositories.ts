@@ -342,6 +342,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           em.create(AccountEntity, accountRow(account))
           await em.flush()
         }),
+      hasAny: Effect.map(query<{ any: boolean }>("select exists (select 1 from accounts) as any", []), (rs) => rs[0]?.any === true),
     }),
     Layer.succeed(ApiKeyRepository, {
       findByHash: (hash) =>

@@ -1,5 +1,5 @@
 /** The demo data and its seeding, on memory storage: what it seeds, not how a database stores it (that is the persistence tests' job). */
-import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, type CoreServices } from "@content-site/core"
+import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, createAccount, type CoreServices } from "@content-site/core"
 import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, systemClock, webCryptoSecrets } from "@content-site/platform/web"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
@@ -48,6 +48,30 @@ describe("demo data", () => {
       const now = Date.now()
       expect(Math.min(...published)).toBeGreaterThan(now - 95 * 86_400_000)
       expect(Math.max(...published)).toBeLessThanOrEqual(now + 86_400_000)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("should seed nothing into a database that holds accounts already", async () => {
+    const state = makeMemoryState()
+    const runtime = ManagedRuntime.make(
+      Layer.mergeAll(
+        memoryStorage(state),
+        systemClock,
+        randomIds,
+        webCryptoSecrets(1_000),
+        settingsLayer("http://localhost:3000"),
+        headerImageInspector,
+        inlineHtmlAnalyzer,
+        tableImageFetcher(new Map()),
+      ) as Layer.Layer<CoreServices>,
+    )
+    try {
+      await runtime.runPromise(createAccount({ email: "owner@example.test", password: "owner-password-1", name: "Owner" }))
+      expect(await seedDemo(runtime)).toBeNull()
+      expect([...state.accounts.values()].map((a) => a.email)).toEqual(["owner@example.test"])
+      expect(state.sites.size).toBe(0)
     } finally {
       await runtime.dispose()
     }

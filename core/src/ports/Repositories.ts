@@ -22,6 +22,8 @@ export class AccountRepository extends Context.Service<AccountRepository, {
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<AccountRecord>, Unavailable>
   readonly get: (id: string) => Effect.Effect<AccountRecord, NotFound | Unavailable>
   readonly insert: (account: AccountRecord) => Effect.Effect<void, Unavailable>
+  /** Whether any account exists: the demo is seeded only into an empty database. */
+  readonly hasAny: Effect.Effect<boolean, Unavailable>
 }>()("core/AccountRepository") {}
 
 /** API keys, looked up by the hash of their secret. */
