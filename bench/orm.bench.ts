@@ -42,7 +42,6 @@ const benchPlan = (accountId: string): ImportPlan => {
         account_id: accountId,
         name: "bench",
         scope: "write",
-        prefix: "cs_bench",
         key_hash: `${accountId}_hash`,
         created_at: "2026-11-01T00:00:00.000Z",
         last_used_at: null,

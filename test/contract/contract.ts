@@ -221,7 +221,6 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         account_id: accountId,
         name: "ci",
         scope: "write" as const,
-        prefix: "cs_abcdefg",
         key_hash: uid("hash"),
         created_at: T(created_at),
         last_used_at: null,

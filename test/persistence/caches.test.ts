@@ -33,7 +33,6 @@ const keyRecord = (id: string): ApiKeyRecord => ({
   account_id: ACCOUNT,
   name: id,
   scope: "write",
-  prefix: `cs_${id}`.slice(0, 12),
   key_hash: `hash_${id}`,
   created_at: "2026-11-01T00:00:00.000Z",
   last_used_at: null,

@@ -11,6 +11,7 @@ import { Migration20261124001831_idempotencyKeys } from "./Migration202611240018
 import { Migration20261124002052_activityCounts } from "./Migration20261124002052_activityCounts.ts"
 import { Migration20261124010000_articleCounts } from "./Migration20261124010000_articleCounts.ts"
 import { Migration20261125164511_articleCountsDayIndex } from "./Migration20261125164511_articleCountsDayIndex.ts"
+import { Migration20261126012839_apiKeysWithoutPrefix } from "./Migration20261126012839_apiKeysWithoutPrefix.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -22,4 +23,5 @@ export const migrationsList = [
   { name: "Migration20261124002052_activityCounts", class: Migration20261124002052_activityCounts },
   { name: "Migration20261124010000_articleCounts", class: Migration20261124010000_articleCounts },
   { name: "Migration20261125164511_articleCountsDayIndex", class: Migration20261125164511_articleCountsDayIndex },
+  { name: "Migration20261126012839_apiKeysWithoutPrefix", class: Migration20261126012839_apiKeysWithoutPrefix },
 ]

@@ -49,7 +49,6 @@ export const ApiKeyEntity = defineEntity({
     accountId: p.string().length(128).index("api_keys_account_id_index"),
     name: p.text(),
     scope: p.string().length(16),
-    prefix: p.string().length(32),
     keyHash: p.string().length(128).unique("api_keys_key_hash_unique"),
     createdAt: p.datetime(3),
     lastUsedAt: p.datetime(3).nullable(),

@@ -52,7 +52,7 @@ export const accountRow = (a: AccountRecord): Row<AccountRow> => ({
 })
 
 export interface ApiKeyRow {
-  id: string; accountId: string; name: string; scope: string; prefix: string; keyHash: string
+  id: string; accountId: string; name: string; scope: string; keyHash: string
   createdAt: Date; lastUsedAt?: Date | null; revokedAt?: Date | null
 }
 export const apiKeyOf = (r: Wire<ApiKeyRow>): ApiKeyRecord => ({
@@ -60,7 +60,6 @@ export const apiKeyOf = (r: Wire<ApiKeyRow>): ApiKeyRecord => ({
   account_id: r.accountId,
   name: r.name,
   scope: r.scope as KeyScope,
-  prefix: r.prefix,
   key_hash: r.keyHash,
   created_at: iso(r.createdAt),
   last_used_at: isoOrNull(r.lastUsedAt),
@@ -71,7 +70,6 @@ export const apiKeyRow = (k: ApiKeyRecord): Row<ApiKeyRow> => ({
   accountId: k.account_id,
   name: k.name,
   scope: k.scope,
-  prefix: k.prefix,
   keyHash: k.key_hash,
   createdAt: date(k.created_at),
   lastUsedAt: dateOrNull(k.last_used_at),

@@ -55,7 +55,7 @@ import { nativeSql, type Sql } from "./sql.ts"
 
 /** Column lists aliased to the entities' property names, so the mapping helpers read the rows. */
 const ACCOUNT = `id, email, name, password_hash as "passwordHash", created_at as "createdAt"`
-const API_KEY = `id, account_id as "accountId", name, scope, prefix, key_hash as "keyHash", created_at as "createdAt",
+const API_KEY = `id, account_id as "accountId", name, scope, key_hash as "keyHash", created_at as "createdAt",
   last_used_at as "lastUsedAt", revoked_at as "revokedAt"`
 const ARTICLE_SUMMARY = `id, account_id as "accountId", site_id as "siteId", title, url, status, published_at as "publishedAt",
   target_keyword as "targetKeyword", word_count as "wordCount", featured_image as "featuredImage",

@@ -50,7 +50,6 @@ describe("hot-path SQL on one pooled PostgreSQL connection", () => {
               account_id: "acc_hot",
               name: "hot",
               scope: "write",
-              prefix: "cs_hot",
               key_hash: "hash_hot",
               created_at: "2026-11-01T00:00:00.000Z",
               last_used_at: null,

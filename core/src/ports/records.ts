@@ -16,8 +16,6 @@ export interface ApiKeyRecord {
   readonly account_id: string
   readonly name: string
   readonly scope: KeyScope
-  /** First characters of the key, shown so a person can tell keys apart. */
-  readonly prefix: string
   readonly key_hash: string
   readonly created_at: string
   readonly last_used_at: string | null

@@ -12,7 +12,6 @@ export interface ApiKeyView {
   readonly id: string
   readonly name: string
   readonly scope: KeyScope
-  readonly prefix: string
   readonly created_at: string
   readonly last_used_at: string | null
   readonly revoked_at: string | null
@@ -22,7 +21,6 @@ const keyView = (k: ApiKeyRecord): ApiKeyView => ({
   id: k.id,
   name: k.name,
   scope: k.scope,
-  prefix: k.prefix,
   created_at: k.created_at,
   last_used_at: k.last_used_at,
   revoked_at: k.revoked_at,
@@ -40,7 +38,6 @@ export const createApiKey = (accountId: string, input: { readonly name: string; 
       account_id: accountId,
       name: name.trim() || "API key",
       scope: input.scope,
-      prefix: key.slice(0, 10),
       key_hash: yield* secrets.hashApiKey(key),
       created_at: toTimestamp(now),
       last_used_at: null,

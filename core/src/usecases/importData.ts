@@ -58,7 +58,6 @@ export const importData = (input: unknown) =>
           account_id: accountId,
           name: k.name,
           scope: k.scope,
-          prefix: plaintext.slice(0, 10),
           key_hash: yield* secrets.hashApiKey(plaintext),
           created_at: now,
           last_used_at: null,

@@ -73,10 +73,10 @@ export const connectContent = (input: {
             ? html`<p class="empty">No active keys.</p>`
             : html`<div class="table-wrap"><table class="stacked">
                 <caption class="visually-hidden">Active API keys</caption>
-                <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+                <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
                 <tbody>${active.map(
                   (k) => html`<tr>
-                    <td data-label="Name">${k.name}</td><td data-label="Key"><code>${k.prefix}…</code></td>
+                    <td data-label="Name">${k.name}</td><td data-label="Key id"><code>${k.id}</code></td>
                     <td data-label="Access">${badge(k.scope === "write" ? "Write" : "Read-only", k.scope === "write" ? "scheduled" : "neutral")}</td>
                     <td data-label="Created">${when(k.created_at)}</td><td data-label="Last used">${when(k.last_used_at)}</td>
                     <td><form method="post" action="/connect/keys/${encodeURIComponent(k.id)}/revoke" data-confirm="Revoke the key “${k.name}”? Programs using it stop working at once.">
@@ -87,7 +87,7 @@ export const connectContent = (input: {
         ${
           revoked.length > 0
             ? html`<details><summary>${revoked.length} revoked key${revoked.length === 1 ? "" : "s"}</summary>
-                <ul>${revoked.map((k) => html`<li>${k.name} <code>${k.prefix}…</code> · revoked ${when(k.revoked_at)}</li>`)}</ul></details>`
+                <ul>${revoked.map((k) => html`<li>${k.name} <code>${k.id}</code> · revoked ${when(k.revoked_at)}</li>`)}</ul></details>`
             : ""
         }
         <p class="hint">Send the key as <code>Authorization: Bearer &lt;key&gt;</code> or <code>X-API-Key: &lt;key&gt;</code> to <code>${base}/api/v1/…</code>. <a href="/api/docs">API reference</a></p>
