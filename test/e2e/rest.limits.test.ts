@@ -118,5 +118,23 @@ describe("unauthenticated failures per client address", () => {
     expect(res.status).toBe(429)
     expect((await json(res)).code).toBe("rate_limited")
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
+
+    // A live key from that address is refused the same way (or guessing would go on behind the
+    // budget): the same answer as for a guess, nothing that tells the two apart ...
+    const live = await t.api("/api/v1/sites/site_a1/articles", { key: KEYS.a })
+    expect(live.status).toBe(429)
+    expect((await json(live)).code).toBe("rate_limited")
+    expect(live.headers.get("ratelimit-remaining")).toBeNull()
+    expect(res.headers.get("ratelimit-remaining")).toBeNull()
+    // ... and the refusal is logged on the key's account, naming the site in its path.
+    const aCaller = { ...bCaller("req_test_log_a"), accountId: "acc_a", actor: { type: "api_key" as const, id: "key_a", name: "a write" } }
+    const log = await t.server.runtime.runPromise(listActivity(aCaller, { per_page: 100 }))
+    expect(log.data.find((e) => e.request_id === live.headers.get("x-request-id"))).toMatchObject({
+      status: 429,
+      error_code: "rate_limited",
+      action: "GET /api/v1/sites/{id}/articles",
+      site_id: "site_a1",
+      actor: { type: "api_key", id: "key_a" },
+    })
   })
 })

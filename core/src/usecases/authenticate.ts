@@ -4,6 +4,7 @@ import { toTimestamp } from "../policy/time.ts"
 import { LimitStore } from "../ports/LimitStore.ts"
 import { Clock, Secrets, Settings } from "../ports/Platform.ts"
 import { AccountRepository, ApiKeyRepository } from "../ports/Repositories.ts"
+import type { ApiKeyRecord } from "../ports/records.ts"
 import { API_KEY_PATTERN, type Actor, type KeyScope } from "../schema/common.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { SignInEmail } from "../schema/writes.ts"
@@ -67,11 +68,7 @@ export const authenticateApiKey = (presented: string | undefined, clientAddress:
       return Effect.flatMap(Effect.flatMap(Context.get(services, Secrets).hashApiKey(presented), keys.findByHash), (found) => {
         if (Option.isNone(found) || found.value.revoked_at !== null) return fail("The API key is not valid or was revoked.")
         const key = found.value
-        const principal: Principal = {
-          accountId: key.account_id,
-          actor: { type: "api_key", id: key.id, name: key.name },
-          scope: key.scope,
-        }
+        const principal = principalOf(key)
         return Effect.flatMap(Context.get(services, Clock).now, (now) =>
           key.last_used_at === null || now - Date.parse(key.last_used_at) > 60_000
             ? Effect.as(keys.touch(key.id, toTimestamp(now)), principal)
@@ -80,6 +77,26 @@ export const authenticateApiKey = (presented: string | undefined, clientAddress:
       })
     })
   })
+
+const principalOf = (key: ApiKeyRecord): Principal => ({
+  accountId: key.account_id,
+  actor: { type: "api_key", id: key.id, name: key.name },
+  scope: key.scope,
+})
+
+/**
+ * Whom a presented API key speaks for, if it is a live key: nothing is counted or touched. A
+ * call refused by its address's failure budget is refused whatever key it carries (or guessing
+ * would go on behind the budget), with the same answer; this only lets such a refusal still be
+ * logged on the account of a live key (the contract: a call refused for a limit is logged).
+ */
+export const principalOfApiKey = (presented: string | undefined) =>
+  presented === undefined || !API_KEY_PATTERN.test(presented)
+    ? Effect.succeed(Option.none<Principal>())
+    : Effect.flatMap(
+        Effect.flatMap(Secrets.use((secrets) => secrets.hashApiKey(presented)), (hash) => ApiKeyRepository.use((keys) => keys.findByHash(hash))),
+        (found) => Effect.succeed(Option.map(Option.filter(found, (key) => key.revoked_at === null), principalOf)),
+      )
 
 /**
  * Resolves the account behind an OAuth access token's subject for an MCP client; `scope` is what

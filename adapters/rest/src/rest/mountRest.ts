@@ -15,6 +15,7 @@ import {
   isCoreError,
   isRecordableStatus,
   minimalWriteAnswer,
+  principalOfApiKey,
   NotFound,
   type Pagination,
   type Principal,
@@ -111,17 +112,10 @@ const idempotencyKeyOf = (ctx: ParameterizedContext): string | undefined => {
  * before anything is logged) and the account's request limit, run as one effect. Sets
  * `Cache-Control` and `RateLimit-*`; answers the caller and the limit's verdict.
  */
-const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: string) => {
+const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: string, subject: () => Subject = noSubject) => {
   const startedAt = Date.now()
   ctx.set("Cache-Control", "no-store")
-  const gate = await runEffect(
-    deps.runtime,
-    Effect.flatMap(authenticateApiKey(presentedKey(ctx), clientAddress(ctx)), (principal) =>
-      Effect.map(Effect.result(checkRequestLimit(principal.accountId)), (verdict) => ({ principal, verdict })),
-    ),
-  )
-  const principal: Principal = gate.principal
-  const caller: Caller = {
+  const callerOf = (principal: Principal): Caller => ({
     accountId: principal.accountId,
     actor: principal.actor,
     scope: principal.scope,
@@ -129,7 +123,23 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
     requestId: requestIdOf(ctx),
     action,
     startedAt,
-  }
+  })
+  const presented = presentedKey(ctx)
+  const gate = await runEffect(
+    deps.runtime,
+    Effect.flatMap(authenticateApiKey(presented, clientAddress(ctx)), (principal) =>
+      Effect.map(Effect.result(checkRequestLimit(principal.accountId)), (verdict) => ({ principal, verdict })),
+    ),
+  ).catch(async (err: unknown) => {
+    // Over its address's failure budget a call is refused whatever key it carries (the account's
+    // limit is in the Result above, never thrown); the refusal is still logged on a live key's account.
+    if (coreErrorOf(err)?._tag === "RateLimited") {
+      const holder = await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>())
+      if (Option.isSome(holder)) await record(deps, callerOf(holder.value), { ok: false, httpStatus: 429, errorCode: "rate_limited", ...subject() })
+    }
+    throw err
+  })
+  const caller = callerOf(gate.principal)
   if (Result.isFailure(gate.verdict)) {
     const err = gate.verdict.failure
     if (err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
@@ -146,7 +156,7 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
  * the outcome, refused calls included.
  */
 const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
-  const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`)
+  const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`, () => subjectOfPath(op, ctx))
   // `Prefer: return=minimal` on a write that answers an article: the answer without its body.
   const minimal = op.minimal === true && prefersMinimal(ctx.get("Prefer"))
   // Said on the 200 only (errors are the same either way).
@@ -250,16 +260,31 @@ const keptHeaders = (ctx: ParameterizedContext, contentType: string): Record<str
 }
 
 /** Sets the call's site or article id from the operation's `{id}` path parameter, when it is a valid id. */
-const noteSubjectOfPath = (op: Operation, call: Call): void => {
-  const raw = (call.ctx.params as Record<string, string | undefined> | undefined)?.["id"]
-  if (raw === undefined) return
+/** The site or article an activity entry names. */
+interface Subject {
+  readonly siteId: string | null
+  readonly articleId: string | null
+}
+const noSubject = (): Subject => ({ siteId: null, articleId: null })
+
+/** The site or article in an operation's path, for the entry of a call refused before it ran. */
+const subjectOfPath = (op: Operation, ctx: ParameterizedContext): Subject => {
+  const raw = (ctx.params as Record<string, string | undefined> | undefined)?.["id"]
+  if (raw === undefined) return noSubject()
   try {
     const id = decodePathId(raw, "resource")
-    if (op.path.startsWith("/articles/")) call.ids.articleId = id
-    else if (op.path.startsWith("/sites/")) call.ids.siteId = id
+    if (op.path.startsWith("/articles/")) return { siteId: null, articleId: id }
+    if (op.path.startsWith("/sites/")) return { siteId: id, articleId: null }
   } catch {
     // Not an id: the entry names no subject.
   }
+  return noSubject()
+}
+
+const noteSubjectOfPath = (op: Operation, call: Call): void => {
+  const subject = subjectOfPath(op, call.ctx)
+  if (subject.articleId !== null) call.ids.articleId = subject.articleId
+  if (subject.siteId !== null) call.ids.siteId = subject.siteId
 }
 
 const record = async (
