@@ -287,8 +287,12 @@ export const mcpEndpoint = (options: {
     return { principal: exit.value.principal, clientId }
   }
 
+  /**
+   * Runs one tool call. `requestId` is the call's own: its activity entry and its problem carry
+   * it, and the activity log keeps one entry per request id.
+   */
   const callTool = async (
-    ctx: Context,
+    requestId: string,
     auth: Authenticated,
     name: string,
     rawArgs: unknown,
@@ -296,7 +300,6 @@ export const mcpEndpoint = (options: {
   ): Promise<CallToolResult> => {
     const tool = toolNamed(name)
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
-    const requestId = requestIdOf(ctx)
     const caller: Caller = {
       accountId: auth.principal.accountId,
       actor: auth.principal.actor,
@@ -401,7 +404,10 @@ export const mcpEndpoint = (options: {
   // One SDK Server for every request, over a transport that runs each HTTP request's messages
   // through it (`exchangeTransport.ts`); a handler finds its request's context by request id.
   interface Exchange {
-    readonly ctx: Context
+    /** The HTTP request's id (`X-Request-Id`). */
+    readonly requestId: string
+    /** The body held more than one message: each tool call gets an id of its own (below). */
+    readonly batch: boolean
     readonly auth: Authenticated
     readonly onVerdict: (verdict: LimitVerdict) => void
   }
@@ -419,7 +425,10 @@ export const mcpEndpoint = (options: {
   Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
     const exchange = transport.contextOf(extra.requestId)
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
-    return callTool(exchange.ctx, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
+    // The activity log keeps one entry per request id (so that a replayed journal never writes
+    // one twice): the calls of a batch are told apart by their position in it, `<id>.<n>`.
+    const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
+    return callTool(requestId, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
   })
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
@@ -486,7 +495,8 @@ export const mcpEndpoint = (options: {
     let verdict: LimitVerdict | undefined
     await connected
     const answers = await transport.exchange(messages, {
-      ctx,
+      requestId: requestIdOf(ctx),
+      batch: messages.length > 1,
       auth,
       onVerdict: (v) => {
         verdict = v
