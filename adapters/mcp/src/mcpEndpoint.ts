@@ -33,7 +33,7 @@ import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
-  type CallToolRequest,
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -68,6 +68,20 @@ const INSTRUCTIONS = [
   "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
   "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, edit_not_applicable, protected_link_changed, precondition_failed, rate_limited).",
 ].join(" ")
+
+/**
+ * `tools/call` as the SDK's schema parses it, except `arguments`: the SDK's asks for an object
+ * and answers anything else with a JSON-RPC internal error (the zod issues as its message). Here
+ * any value passes, so that the tool refuses it as it refuses any bad argument: an
+ * `invalid_request` tool result, logged. A call without a string `name` (or a bad `_meta` or
+ * `task`) is still refused by the SDK with a protocol error. (The SDK's own zod schema, extended
+ * with its own methods: no second zod.)
+ */
+const ToolCallRequestSchema = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.omit({ arguments: true }).loose() })
+/** What the handler reads of a parsed `tools/call`. */
+interface ToolCallRequest {
+  readonly params: { readonly name: string; readonly arguments?: unknown }
+}
 
 /** The problem code of a replayed tool error. */
 const replayedCode = (result: CallToolResult): string | null => {
@@ -320,7 +334,8 @@ export const mcpEndpoint = (options: {
     type Attempt = { readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }
     const attempt = Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => {
       onVerdict(verdict)
-      return Effect.flatMap(decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`), (args) => {
+      // no arguments are no arguments; `null`, an array or a string are refused like any bad argument
+      return Effect.flatMap(decodeInput(tool.input, rawArgs === undefined ? {} : rawArgs, `Arguments of ${name}`), (args) => {
         target = tool.target(args)
         const answer = Effect.map(tool.run(caller, args), (answered): Attempt => {
           const value = answered as Record<string, unknown>
@@ -418,11 +433,11 @@ export const mcpEndpoint = (options: {
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
   // Registered as the protocol layer registers any handler (the request parsed with the SDK's
-  // CallToolRequestSchema, a protocol error if it does not parse). `Server.setRequestHandler`
+  // CallToolRequestSchema, bar `arguments`, a protocol error if it does not parse). `Server.setRequestHandler`
   // would wrap it to parse the request a second time and to parse every result with
   // CallToolResultSchema: a tools/call with `task` is refused anyway (no tasks capability), and
   // every result here is made by `callTool` in the two shapes the SDK's client checks in the tests.
-  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+  Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, (request: ToolCallRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
     const exchange = transport.contextOf(extra.requestId)
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
     // The activity log keeps one entry per request id (so that a replayed journal never writes
