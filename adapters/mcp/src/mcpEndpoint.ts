@@ -16,6 +16,7 @@ import {
   isRecordableStatus,
   type LimitVerdict,
   OAuthStore,
+  peekRequestLimit,
   type Principal,
   recordActivity,
   recordAuthFailure,
@@ -100,11 +101,12 @@ const answeredSite = (value: Record<string, unknown>): string | null => {
   return typeof article["site_id"] === "string" ? article["site_id"] : null
 }
 
-const jsonRpcError = (ctx: Context, status: number, message: string, code = -32000) => {
+const jsonRpcError = (ctx: Context, status: number, message: string, code = -32000): undefined => {
   ctx.status = status
   ctx.set("Cache-Control", "no-store")
   ctx.type = "application/json"
   ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
+  return undefined
 }
 
 const requestIdOf = (ctx: Context): string => {
@@ -449,18 +451,11 @@ export const mcpEndpoint = (options: {
     transport.handRequestsTo(server)
   })
 
-  return async (ctx, next) => {
-    if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
-    strictQuery(ctx.querystring, [])
-    // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
-    // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
-    const host = ctx.host
-    const origin = ctx.get("Origin")
-    if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
-    if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
-
-    const auth = await authenticate(ctx)
-    if (auth === undefined) return
+  /**
+   * Answers an authenticated request to `/mcp`: the Streamable HTTP checks, then its messages
+   * through the server. Resolves with the verdict of the last count its tool calls made, if any.
+   */
+  const answer = async (ctx: Context, auth: Authenticated): Promise<LimitVerdict | undefined> => {
     if (ctx.method !== "POST") {
       ctx.set("Allow", "POST")
       return jsonRpcError(ctx, 405, "Method not allowed: this server is stateless; send JSON-RPC messages with POST.")
@@ -518,17 +513,43 @@ export const mcpEndpoint = (options: {
       },
     })
     ctx.set("Cache-Control", "no-store")
-    if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
     if (answers.length === 0) {
       // only notifications (or responses): 202 Accepted without a body, as the transport spec
       // says (the status after the body: Koa turns an empty body into 204)
       ctx.body = null
       ctx.status = 202
-      return
+      return verdict
     }
     ctx.status = 200
     ctx.type = "application/json"
     // as the SDK's transport answers: one answer as itself, several as an array
     ctx.body = JSON.stringify(answers.length === 1 ? answers[0] : answers)
+    return verdict
+  }
+
+  /** The account's per-minute limit as it stands, or undefined when the limit store cannot tell. */
+  const currentLimit = async (auth: Authenticated): Promise<LimitVerdict | undefined> => {
+    const exit = await runtime.runPromiseExit(peekRequestLimit(auth.principal.accountId))
+    return Exit.isSuccess(exit) ? exit.value : undefined
+  }
+
+  return async (ctx, next) => {
+    if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
+    strictQuery(ctx.querystring, [])
+    // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
+    // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
+    const host = ctx.host
+    const origin = ctx.get("Origin")
+    if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
+    if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
+
+    const auth = await authenticate(ctx)
+    if (auth === undefined) return
+    // Only tool calls count against the account's requests a minute: the protocol's own messages
+    // (initialize, tools/list, notifications) would spend an agent's budget on plumbing. Every
+    // other answer shows the limit as it stands, read without counting (a tool call's answer
+    // has its verdict already: no second read on that path).
+    const verdict = (await answer(ctx, auth)) ?? (await currentLimit(auth))
+    if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
   }
 }
