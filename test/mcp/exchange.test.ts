@@ -70,12 +70,13 @@ describe("one server for every request", () => {
     ])
   })
 
-  it("should refuse a tools/call the SDK's schema refuses, or one asking for a task, with a JSON-RPC error", async () => {
+  it("should refuse a tools/call without a tool name, or one asking for a task, with a JSON-RPC error", async () => {
     const calls = [
       { name: 7, arguments: {} },
       { arguments: { article_id: "art_a1_1" } },
-      { name: "get_article", arguments: "art_a1_1" },
+      { name: 7, arguments: "art_a1_1" },
       { name: "get_article", arguments: { article_id: "art_a1_1" }, task: { ttl: 60_000 } },
+      { name: "get_article", arguments: { article_id: "art_a1_1" }, task: "soon" },
     ]
     for (const [i, params] of calls.entries()) {
       const body = (await (await post({ jsonrpc: "2.0", id: i, method: "tools/call", params })).json()) as { id: unknown; result?: unknown; error?: { code: number } }
@@ -101,6 +102,31 @@ describe("one server for every request", () => {
       kinds.add(parsed.data?.isError === true ? "error" : "structured")
     }
     expect([...kinds].sort()).toEqual(["error", "structured"])
+  })
+
+  it("should answer arguments that are not an object with an invalid_request tool error, logged as a refused call", async () => {
+    const cases: Array<unknown> = ["oops", ["art_a1_1"], null, 5, true]
+    const requestIds: Array<string | null> = []
+    for (const [i, args] of cases.entries()) {
+      const response = await post({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "get_article", arguments: args } })
+      expect(response.status).toBe(200)
+      requestIds.push(response.headers.get("x-request-id"))
+      const body = (await response.json()) as { id: unknown; error?: unknown; result: { isError?: boolean; structuredContent?: unknown; content: Array<{ type: string; text: string }> } }
+      expect(body.error, JSON.stringify(args)).toBeUndefined()
+      expect(body.id).toBe(i)
+      expect(body.result.isError).toBe(true)
+      expect(body.result.structuredContent).toBeUndefined()
+      expect(body.result.content).toHaveLength(1)
+      const problem = JSON.parse(body.result.content[0]?.text ?? "") as { code: string; status: number; detail: string; errors: Array<unknown>; request_id: string }
+      expect(problem).toMatchObject({ code: "invalid_request", status: 400, request_id: requestIds[i] })
+      expect(problem.detail).toContain("get_article")
+      expect(problem.errors.length).toBeGreaterThan(0)
+    }
+    const log = await fetch(`${server.url}/api/v1/activity?channel=mcp&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    const entries = ((await log.json()) as { data: Array<{ action: string; status: string; error_code: string | null; request_id: string }> }).data
+    const refused = entries.filter((e) => requestIds.includes(e.request_id))
+    expect(refused).toHaveLength(cases.length)
+    expect(refused.every((e) => e.action === "get_article" && e.status === "error" && e.error_code === "invalid_request")).toBe(true)
   })
 
   // last: it closes the server

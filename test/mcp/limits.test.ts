@@ -49,6 +49,79 @@ describe("limits shared with REST", () => {
   })
 })
 
+describe("RateLimit headers of responses without a tool call", () => {
+  let counted: StartedServer
+  let post: (body: unknown, init?: { method?: string }) => Promise<Response>
+  const standing = testClock(middayToday())
+  beforeAll(async () => {
+    counted = await startSeeded({ RATE_LIMIT_PER_MINUTE: "4" }, { now: standing.now })
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Headers Agent")
+    const connected = await connect(`${counted.url}/mcp`, provider)
+    if (connected === undefined) throw new Error("could not connect")
+    await connected.close()
+    const headers = {
+      authorization: `Bearer ${provider.savedTokens?.access_token ?? ""}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    }
+    post = (body, init = {}) =>
+      fetch(`${counted.url}/mcp`, { method: init.method ?? "POST", headers, ...(init.method === "GET" ? {} : { body: JSON.stringify(body) }) })
+  }, 60_000)
+  afterAll(async () => {
+    await counted?.close()
+  })
+
+  const limitOf = (response: Response) => ({
+    limit: response.headers.get("ratelimit-limit"),
+    remaining: response.headers.get("ratelimit-remaining"),
+    reset: Number(response.headers.get("ratelimit-reset")),
+  })
+  const list = { jsonrpc: "2.0", id: 1, method: "tools/list" }
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "headers", version: "1" } },
+  }
+  const toolCall = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_sites", arguments: {} } }
+
+  it("should carry the account's RateLimit-* headers on initialize, tools/list and notifications, without counting them", async () => {
+    const before = await post(list)
+    expect(before.status).toBe(200)
+    // 30 s into the minute: the window ends in 30 s
+    expect(limitOf(before)).toEqual({ limit: "4", remaining: "4", reset: 30 })
+    // more protocol messages than the limit: none of them is counted
+    const plumbing = [await post(initialize), await post(list), await post({ jsonrpc: "2.0", method: "notifications/initialized" }), await post(list), await post(list)]
+    expect(plumbing.map((r) => r.status)).toEqual([200, 200, 202, 200, 200])
+    for (const response of plumbing) expect(limitOf(response)).toEqual({ limit: "4", remaining: "4", reset: 30 })
+    // a tool call is counted, and the next protocol answer shows it
+    const call = await post(toolCall)
+    expect(((await call.json()) as { result: { isError?: boolean } }).result.isError).toBeUndefined()
+    expect(limitOf(call)).toMatchObject({ limit: "4", remaining: "3" })
+    const after = await post(list)
+    expect(after.headers.get("ratelimit-limit")).toBe("4")
+    expect(Number(after.headers.get("ratelimit-remaining"))).toBeLessThanOrEqual(3)
+    // and the budget the protocol left untouched lets the remaining calls through
+    for (let i = 0; i < 3; i++) expect(((await (await post(toolCall)).json()) as { result: { isError?: boolean } }).result.isError, `call ${i + 2}`).toBeUndefined()
+    const over = (await (await post(toolCall)).json()) as { result: { isError?: boolean; content: Array<{ text: string }> } }
+    expect(JSON.parse(over.result.content[0]?.text ?? "{}")).toMatchObject({ code: "rate_limited" })
+    const spent = await post(list)
+    expect(spent.status).toBe(200)
+    expect(limitOf(spent)).toEqual({ limit: "4", remaining: "0", reset: 30 })
+  })
+
+  it("should carry them on the endpoint's own refusals of an authenticated request", async () => {
+    const get = await post(undefined, { method: "GET" })
+    expect(get.status).toBe(405)
+    expect(get.headers.get("ratelimit-limit")).toBe("4")
+    const broken = await post("{")
+    expect(broken.status).toBe(400)
+    expect(broken.headers.get("ratelimit-limit")).toBe("4")
+    expect(broken.headers.get("ratelimit-remaining")).not.toBeNull()
+    expect(broken.headers.get("ratelimit-reset")).not.toBeNull()
+  })
+})
+
 describe("client registration", () => {
   let limited: StartedServer
   beforeAll(async () => {

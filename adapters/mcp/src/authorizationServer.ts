@@ -27,6 +27,25 @@ export const MCP_READ_SCOPE = "mcp:read"
 /** Every scope of the MCP resource, as advertised (clients ask for both; the owner picks at consent). */
 export const MCP_SCOPES: ReadonlyArray<string> = [MCP_SCOPE, MCP_READ_SCOPE]
 
+/**
+ * The scope an authorization request asks for, as the consent page and the grant see it. No MCP
+ * scope at all (no `scope`, an empty one, `offline_access` alone) is the default, `mcp`. Whenever
+ * `mcp` is asked for, `mcp:read` is added: the person may grant reading only instead (the code
+ * and the token carry only requested scopes, so a read-only grant needs it requested), and it is
+ * narrower than `mcp`, so a client registered for `mcp` may have it. A client's registered
+ * `scope`, when it has one, still bounds the default.
+ */
+export const requestedScope = (asked: string | undefined, registered: string | undefined): string => {
+  const scopes = new Set((asked ?? "").split(" ").filter((s) => s !== ""))
+  const allowed = (scope: string) => registered === undefined || registered.split(" ").includes(scope)
+  if (!scopes.has(MCP_SCOPE) && !scopes.has(MCP_READ_SCOPE)) {
+    if (allowed(MCP_SCOPE)) scopes.add(MCP_SCOPE)
+    else if (allowed(MCP_READ_SCOPE)) scopes.add(MCP_READ_SCOPE)
+  }
+  if (scopes.has(MCP_SCOPE)) scopes.add(MCP_READ_SCOPE)
+  return [...scopes].join(" ")
+}
+
 /** Keys every instance shares: the token signing keys and the cookie/CSRF secrets. */
 export interface SharedKeys {
   readonly signing: SigningKeys
@@ -134,6 +153,15 @@ export const createAuthorizationServer = (options: {
       names: { interaction: "cs_oauth_interaction", resume: "cs_oauth_resume", session: "cs_oauth_session" },
     },
     scopes: [...MCP_SCOPES, "offline_access"],
+    // The provider's documented way to give a parameter a default (its validators run on every
+    // authorization and pushed request, after the request's own checks): without an MCP scope
+    // the request would end in access_denied with nothing to consent to.
+    extraParams: {
+      scope: (ctx, value, client) => {
+        const scope = requestedScope(value, client.scope)
+        ctx.oidc.params!["scope"] = scope === "" ? undefined : scope
+      },
+    },
     responseTypes: ["code"],
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],

@@ -28,6 +28,8 @@ const REQUEST_BOUND_NOTIFICATIONS = new Set(["notifications/cancelled", "notific
 interface Pending<C> {
   readonly clientId: RequestId
   readonly context: C
+  /** The 1-based position of the request's message in its exchange's messages. */
+  readonly position: number
   readonly answer: (message: JSONRPCMessage) => void
 }
 
@@ -54,6 +56,11 @@ export interface ExchangeTransport<C> extends Transport {
   readonly exchange: (messages: ReadonlyArray<JSONRPCMessage>, context: C) => Promise<Array<JSONRPCMessage>>
   /** The context of the exchange a request being handled belongs to (by the id the server saw). */
   readonly contextOf: (requestId: RequestId) => C | undefined
+  /**
+   * The 1-based position of a request being handled among the messages of its exchange (by the
+   * id the server saw), so that each request of a batch can be told from the others.
+   */
+  readonly positionOf: (requestId: RequestId) => number | undefined
 }
 
 /** A transport for one `Server` shared by every request; contexts of type `C`. */
@@ -76,12 +83,13 @@ export const exchangeTransport = <C>(): ExchangeTransport<C> => {
     },
     exchange: (messages, context) => {
       const answers: Array<Promise<JSONRPCMessage>> = []
-      for (const message of messages) {
+      for (let index = 0; index < messages.length; index++) {
+        const message = messages[index]!
         if (isRequest(message)) {
           const id = ++next
           answers.push(
             new Promise<JSONRPCMessage>((answer) => {
-              pending.set(id, { clientId: message.id, context, answer })
+              pending.set(id, { clientId: message.id, context, position: index + 1, answer })
             }),
           )
           if (requestEntry !== undefined) requestEntry({ ...message, id }, undefined)
@@ -100,6 +108,7 @@ export const exchangeTransport = <C>(): ExchangeTransport<C> => {
       return requestEntry !== undefined
     },
     contextOf: (requestId) => (typeof requestId === "number" ? pending.get(requestId)?.context : undefined),
+    positionOf: (requestId) => (typeof requestId === "number" ? pending.get(requestId)?.position : undefined),
   }
   return transport
 }

@@ -29,9 +29,13 @@ const send = (ctx: Context, page: Page, status = 200) => {
   ctx.body = page.html
 }
 
-/** Whether the app asked for the read-only scope too, so the owner may allow reading only. */
-const readOnlyOffered = (params: Record<string, unknown>): boolean =>
-  typeof params["scope"] === "string" && params["scope"].split(" ").includes(MCP_READ_SCOPE)
+/**
+ * Whether the app asked for full access (`mcp`; asking for no scope is asking for it, see
+ * `requestedScope`): the owner then picks full access or reading only. Otherwise it asked for
+ * `mcp:read` alone and can be granted nothing more.
+ */
+const fullAccessAsked = (params: Record<string, unknown>): boolean =>
+  typeof params["scope"] === "string" && params["scope"].split(" ").includes(MCP_SCOPE)
 
 const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,128})(?:\/(login|confirm))?$/
 
@@ -104,7 +108,7 @@ export const interactionPages = (options: {
       }
       const accountId = details.session?.accountId
       if (accountId === undefined) return send(ctx, errorPage("You are not signed in.", "Start again from your app."), 400)
-      return send(ctx, consentPage({ uid, csrf, client, accountEmail: await accountEmail(accountId), readOnlyOffered: readOnlyOffered(details.params) }))
+      return send(ctx, consentPage({ uid, csrf, client, accountEmail: await accountEmail(accountId), fullAccessAsked: fullAccessAsked(details.params) }))
     }
 
     if (ctx.method !== "POST" || step === undefined) {
@@ -171,13 +175,19 @@ export const interactionPages = (options: {
     }
     if (missing.missingOIDCScope && missing.missingOIDCScope.length > 0) grant.addOIDCScope(missing.missingOIDCScope.join(" "))
     if (missing.missingOIDCClaims && missing.missingOIDCClaims.length > 0) grant.addOIDCClaims([...missing.missingOIDCClaims])
+    // `mcp` only when the app asked for it and the person left the choice on full access; every
+    // other scope asked for (`mcp:read`, always asked for with `mcp`) is granted.
     for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
       const others = scopes.filter((x) => x !== MCP_SCOPE)
       if (indicator === mcpUrl && others.length > 0) grant.addResourceScope(indicator, others.join(" "))
     }
-    if (readOnlyOffered(details.params) && form.get("access") === "read") {
-      // Read-only: `mcp:read` granted and `mcp` refused, so the consent is complete (no new prompt)
-      // and the access token carries `mcp:read` only.
+    if (!fullAccessAsked(details.params)) {
+      // Read-only asked for: `mcp` is neither granted nor refused, so that a later request of the
+      // app for full access asks the person again. A posted `access=write` changes nothing.
+      grant.addResourceScope(mcpUrl, MCP_READ_SCOPE)
+    } else if (form.get("access") === "read") {
+      // Read-only chosen: `mcp:read` granted and `mcp` refused, so the consent is complete (no new
+      // prompt) and the access token carries `mcp:read` only.
       grant.addResourceScope(mcpUrl, MCP_READ_SCOPE)
       grant.rejectResourceScope(mcpUrl, MCP_SCOPE)
     } else {

@@ -16,6 +16,7 @@ import {
   isRecordableStatus,
   type LimitVerdict,
   OAuthStore,
+  peekRequestLimit,
   type Principal,
   recordActivity,
   recordAuthFailure,
@@ -33,7 +34,7 @@ import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
-  type CallToolRequest,
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -69,6 +70,20 @@ const INSTRUCTIONS = [
   "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, edit_not_applicable, protected_link_changed, precondition_failed, rate_limited).",
 ].join(" ")
 
+/**
+ * `tools/call` as the SDK's schema parses it, except `arguments`: the SDK's asks for an object
+ * and answers anything else with a JSON-RPC internal error (the zod issues as its message). Here
+ * any value passes, so that the tool refuses it as it refuses any bad argument: an
+ * `invalid_request` tool result, logged. A call without a string `name` (or a bad `_meta` or
+ * `task`) is still refused by the SDK with a protocol error. (The SDK's own zod schema, extended
+ * with its own methods: no second zod.)
+ */
+const ToolCallRequestSchema = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.omit({ arguments: true }).loose() })
+/** What the handler reads of a parsed `tools/call`. */
+interface ToolCallRequest {
+  readonly params: { readonly name: string; readonly arguments?: unknown }
+}
+
 /** The problem code of a replayed tool error. */
 const replayedCode = (result: CallToolResult): string | null => {
   const first = result.content[0]
@@ -86,11 +101,12 @@ const answeredSite = (value: Record<string, unknown>): string | null => {
   return typeof article["site_id"] === "string" ? article["site_id"] : null
 }
 
-const jsonRpcError = (ctx: Context, status: number, message: string, code = -32000) => {
+const jsonRpcError = (ctx: Context, status: number, message: string, code = -32000): undefined => {
   ctx.status = status
   ctx.set("Cache-Control", "no-store")
   ctx.type = "application/json"
   ctx.body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
+  return undefined
 }
 
 const requestIdOf = (ctx: Context): string => {
@@ -287,8 +303,12 @@ export const mcpEndpoint = (options: {
     return { principal: exit.value.principal, clientId }
   }
 
+  /**
+   * Runs one tool call. `requestId` is the call's own: its activity entry and its problem carry
+   * it, and the activity log keeps one entry per request id.
+   */
   const callTool = async (
-    ctx: Context,
+    requestId: string,
     auth: Authenticated,
     name: string,
     rawArgs: unknown,
@@ -296,7 +316,6 @@ export const mcpEndpoint = (options: {
   ): Promise<CallToolResult> => {
     const tool = toolNamed(name)
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
-    const requestId = requestIdOf(ctx)
     const caller: Caller = {
       accountId: auth.principal.accountId,
       actor: auth.principal.actor,
@@ -317,7 +336,8 @@ export const mcpEndpoint = (options: {
     type Attempt = { readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }
     const attempt = Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => {
       onVerdict(verdict)
-      return Effect.flatMap(decodeInput(tool.input, rawArgs ?? {}, `Arguments of ${name}`), (args) => {
+      // no arguments are no arguments; `null`, an array or a string are refused like any bad argument
+      return Effect.flatMap(decodeInput(tool.input, rawArgs === undefined ? {} : rawArgs, `Arguments of ${name}`), (args) => {
         target = tool.target(args)
         const answer = Effect.map(tool.run(caller, args), (answered): Attempt => {
           const value = answered as Record<string, unknown>
@@ -401,7 +421,10 @@ export const mcpEndpoint = (options: {
   // One SDK Server for every request, over a transport that runs each HTTP request's messages
   // through it (`exchangeTransport.ts`); a handler finds its request's context by request id.
   interface Exchange {
-    readonly ctx: Context
+    /** The HTTP request's id (`X-Request-Id`). */
+    readonly requestId: string
+    /** The body held more than one message: each tool call gets an id of its own (below). */
+    readonly batch: boolean
     readonly auth: Authenticated
     readonly onVerdict: (verdict: LimitVerdict) => void
   }
@@ -412,31 +435,27 @@ export const mcpEndpoint = (options: {
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
   // Registered as the protocol layer registers any handler (the request parsed with the SDK's
-  // CallToolRequestSchema, a protocol error if it does not parse). `Server.setRequestHandler`
+  // CallToolRequestSchema, bar `arguments`, a protocol error if it does not parse). `Server.setRequestHandler`
   // would wrap it to parse the request a second time and to parse every result with
   // CallToolResultSchema: a tools/call with `task` is refused anyway (no tasks capability), and
   // every result here is made by `callTool` in the two shapes the SDK's client checks in the tests.
-  Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+  Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, (request: ToolCallRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
     const exchange = transport.contextOf(extra.requestId)
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
-    return callTool(exchange.ctx, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
+    // The activity log keeps one entry per request id (so that a replayed journal never writes
+    // one twice): the calls of a batch are told apart by their position in it, `<id>.<n>`.
+    const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
+    return callTool(requestId, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
   })
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
   })
 
-  return async (ctx, next) => {
-    if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
-    strictQuery(ctx.querystring, [])
-    // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
-    // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
-    const host = ctx.host
-    const origin = ctx.get("Origin")
-    if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
-    if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
-
-    const auth = await authenticate(ctx)
-    if (auth === undefined) return
+  /**
+   * Answers an authenticated request to `/mcp`: the Streamable HTTP checks, then its messages
+   * through the server. Resolves with the verdict of the last count its tool calls made, if any.
+   */
+  const answer = async (ctx: Context, auth: Authenticated): Promise<LimitVerdict | undefined> => {
     if (ctx.method !== "POST") {
       ctx.set("Allow", "POST")
       return jsonRpcError(ctx, 405, "Method not allowed: this server is stateless; send JSON-RPC messages with POST.")
@@ -486,24 +505,51 @@ export const mcpEndpoint = (options: {
     let verdict: LimitVerdict | undefined
     await connected
     const answers = await transport.exchange(messages, {
-      ctx,
+      requestId: requestIdOf(ctx),
+      batch: messages.length > 1,
       auth,
       onVerdict: (v) => {
         verdict = v
       },
     })
     ctx.set("Cache-Control", "no-store")
-    if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
     if (answers.length === 0) {
       // only notifications (or responses): 202 Accepted without a body, as the transport spec
       // says (the status after the body: Koa turns an empty body into 204)
       ctx.body = null
       ctx.status = 202
-      return
+      return verdict
     }
     ctx.status = 200
     ctx.type = "application/json"
     // as the SDK's transport answers: one answer as itself, several as an array
     ctx.body = JSON.stringify(answers.length === 1 ? answers[0] : answers)
+    return verdict
+  }
+
+  /** The account's per-minute limit as it stands, or undefined when the limit store cannot tell. */
+  const currentLimit = async (auth: Authenticated): Promise<LimitVerdict | undefined> => {
+    const exit = await runtime.runPromiseExit(peekRequestLimit(auth.principal.accountId))
+    return Exit.isSuccess(exit) ? exit.value : undefined
+  }
+
+  return async (ctx, next) => {
+    if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
+    strictQuery(ctx.querystring, [])
+    // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
+    // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
+    const host = ctx.host
+    const origin = ctx.get("Origin")
+    if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
+    if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
+
+    const auth = await authenticate(ctx)
+    if (auth === undefined) return
+    // Only tool calls count against the account's requests a minute: the protocol's own messages
+    // (initialize, tools/list, notifications) would spend an agent's budget on plumbing. Every
+    // other answer shows the limit as it stands, read without counting (a tool call's answer
+    // has its verdict already: no second read on that path).
+    const verdict = (await answer(ctx, auth)) ?? (await currentLimit(auth))
+    if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
   }
 }

@@ -107,28 +107,28 @@ export const signInPage = (options: {
   return layout("Sign in", `<h1>Sign in</h1>\n${intro}\n${error}\n${continueForm}\n${form}`, redirectSource(options.client.redirectUri))
 }
 
-/** The consent page: names the client, its redirect host and the account; what it may do; Allow and Deny. */
+/**
+ * The consent page: names the client, its redirect host and the account; what it may do; Allow
+ * and Deny. An app asking for full access may be given it (checked) or reading only; an app
+ * asking for reading only is told it gets exactly that.
+ */
 export const consentPage = (options: {
   readonly uid: string
   readonly csrf: string
   readonly client: ClientView
   readonly accountEmail: string
-  /** The app asked for the read-only scope too, so the owner may allow reading only. */
-  readonly readOnlyOffered: boolean
+  /** The app asked for full access (`mcp`, or no scope), so the owner picks full or read-only. */
+  readonly fullAccessAsked: boolean
 }): Page => {
   const action = `/oauth/interaction/${encodeURIComponent(options.uid)}/confirm`
-  const access = options.readOnlyOffered
+  const access = options.fullAccessAsked
     ? `<fieldset>
 <legend>It will be able to:</legend>
 <label class="choice"><input type="radio" name="access" value="write" checked> <span><strong>Read and edit</strong>: read your websites, articles, backlinks and period summaries, and edit article titles and bodies and replace featured images</span></label>
 <label class="choice"><input type="radio" name="access" value="read"> <span><strong>Read only</strong>: read your websites, articles, backlinks and period summaries; every edit it tries is refused</span></label>
 </fieldset>
 <p class="muted">Edits never remove protected links, and every change is a revision you can restore.</p>`
-    : `<p>It will be able to:</p>
-<ul>
-<li>read your websites, articles, backlinks and period summaries;</li>
-<li>edit article titles and bodies and replace featured images (protected links always stay as they are; every change is a revision you can restore).</li>
-</ul>`
+    : `<p>It asks for read-only access. It will be able to read your websites, articles, backlinks and period summaries; every edit it tries is refused.</p>`
   const body = `<h1>Allow access?</h1>
 <p><strong>${esc(options.client.name)}</strong> wants to use your Content-Site account <strong>${esc(options.accountEmail)}</strong>.</p>
 <p class="muted">After you allow it, it will be sent back to <code>${esc(options.client.redirectHost)}</code>.</p>

@@ -45,4 +45,18 @@ describe("exchangeTransport", () => {
     expect(plain.viaOnmessage).toEqual(["tools/call", "tools/list", "no/such"])
     expect((expected[2] as { error?: { code: number } }).error?.code).toBe(-32601)
   })
+
+  it("should tell each request's 1-based position among its exchange's messages", async () => {
+    const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } })
+    const transport = exchangeTransport<string>()
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => ({
+      content: [{ type: "text", text: `${String(request.params.arguments?.["say"])}@${transport.positionOf(extra.requestId)}` }],
+    }))
+    await server.connect(transport)
+    transport.handRequestsTo(server)
+    const texts = (answers: Array<JSONRPCMessage>) => answers.map((a) => (a as unknown as { result: { content: Array<{ text: string }> } }).result.content[0]?.text)
+    // the same client id twice, and a notification between: positions count every message
+    expect(texts(await transport.exchange([call(1, "a"), { jsonrpc: "2.0", method: "notifications/initialized" }, call(1, "b")], "ctx"))).toEqual(["a@1", "b@3"])
+    expect(texts(await transport.exchange([call(1, "alone")], "ctx"))).toEqual(["alone@1"])
+  })
 })

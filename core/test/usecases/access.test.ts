@@ -7,6 +7,7 @@ import {
   importData,
   listActivity,
   listApiKeys,
+  peekRequestLimit,
   recordActivity,
   revokeApiKey,
   verifyCredentials,
@@ -118,6 +119,19 @@ describe("checkRequestLimit", () => {
     expect((await w.run(checkRequestLimit("acc_b"))).remaining).toBe(2)
     w.clock.advance(60_000)
     expect((await w.run(checkRequestLimit("acc_a"))).remaining).toBe(2)
+  })
+})
+
+describe("peekRequestLimit", () => {
+  it("should read the account's minute as it stands without counting, and never fail over the limit", async () => {
+    const w = await makeWorld({ requestsPerMinute: 2 })
+    for (let i = 0; i < 5; i++) expect(await w.run(peekRequestLimit("acc_a"))).toMatchObject({ limit: 2, remaining: 2, resetSeconds: 60 })
+    expect((await w.run(checkRequestLimit("acc_a"))).remaining).toBe(1)
+    expect((await w.run(peekRequestLimit("acc_a"))).remaining).toBe(1)
+    expect((await w.run(checkRequestLimit("acc_a"))).remaining).toBe(0)
+    expect(failureOf(await w.exit(checkRequestLimit("acc_a")))._tag).toBe("RateLimited")
+    expect(await w.run(peekRequestLimit("acc_a"))).toMatchObject({ allowed: false, remaining: 0 })
+    expect((await w.run(peekRequestLimit("acc_b"))).remaining).toBe(2)
   })
 })
 

@@ -1,0 +1,189 @@
+/**
+ * What the consent page offers and what the token then carries, through the real OAuth flow
+ * (registration, authorize with PKCE S256, sign-in, consent, token): a client asking for no scope
+ * gets `mcp`; whenever full access is asked for (or nothing), the person may grant read-only
+ * instead; a client that asked for `mcp:read` only is offered nothing more.
+ */
+import { listConnectedClients } from "@content-site/mcp"
+import { createHash, randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ALICE, formOf, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+
+let server: SeededServer
+let mcpUrl: string
+
+beforeAll(async () => {
+  server = await startSeeded()
+  mcpUrl = `${server.url}/mcp`
+}, 60_000)
+
+afterAll(async () => {
+  await server?.close()
+})
+
+const decodeJwt = (token: string) => JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as Record<string, unknown>
+
+interface Flow {
+  readonly clientId: string
+  /** The consent page as the person saw it. */
+  readonly consent: string
+  readonly error: string | undefined
+  /** The token response (scope and the access token's own `scope` claim), when a code came back. */
+  readonly token?: { readonly scope: Array<string>; readonly claim: Array<string>; readonly access_token: string }
+}
+
+/**
+ * Registers a client, sends the person to /oauth/authorize with `scope` (left out when undefined),
+ * lets them sign in and answer the consent page (`access`: the radio they pick, if any), and
+ * exchanges the code with its PKCE verifier.
+ */
+const authorize = async (name: string, scope: string | undefined, person: { readonly decision?: "allow" | "deny"; readonly access?: "read" | "write" } = {}): Promise<Flow> => {
+  const provider = new ScriptedOAuthProvider({ ...ALICE, decision: person.decision ?? "allow", ...(person.access ? { access: person.access } : {}) }, name)
+  const register = await fetch(`${server.url}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(provider.clientMetadata),
+  })
+  expect(register.status).toBe(201)
+  const { client_id: clientId } = (await register.json()) as { client_id: string }
+  const verifier = randomBytes(32).toString("base64url")
+  const url = new URL(`${server.url}/oauth/authorize`)
+  url.search = new URLSearchParams({
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: provider.redirectUrl,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    resource: mcpUrl,
+    state: "st",
+    ...(scope !== undefined ? { scope } : {}),
+  }).toString()
+  await provider.redirectToAuthorization(url)
+  const flow = { clientId, consent: provider.lastPage, error: provider.authorizationError }
+  if (provider.authorizationCode === undefined) return flow
+  const response = await fetch(`${server.url}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: provider.authorizationCode,
+      redirect_uri: provider.redirectUrl,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: mcpUrl,
+    }),
+  })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as { scope: string; access_token: string }
+  return {
+    ...flow,
+    token: { scope: body.scope.split(" "), claim: String(decodeJwt(body.access_token)["scope"]).split(" "), access_token: body.access_token },
+  }
+}
+
+/** The radios of the consent page named `access`: value and whether it is checked. */
+const radiosOf = (html: string) =>
+  [...html.matchAll(/<input type="radio" name="access" value="([^"]+)"([^>]*)>/g)].map((m) => ({ value: m[1], checked: / checked/.test(m[2] ?? "") }))
+
+/** The page's submit buttons and their visible text. */
+const buttonsOf = (html: string) => [...html.matchAll(/<button[^>]*type="submit"[^>]*>([^<]*)<\/button>/g)].map((m) => m[1])
+
+/** A tools/call with the token: whether the write tool was refused for scope. */
+const writeRefused = async (accessToken: string): Promise<boolean> => {
+  const response = await fetch(mcpUrl, {
+    method: "POST",
+    headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "update_article", arguments: { article_id: "art_a1_1", title: "Checked by a dry run", dry_run: true } },
+    }),
+  })
+  const { result } = (await response.json()) as { result: { isError?: boolean; content: Array<{ text: string }> } }
+  if (result.isError !== true) return false
+  expect(JSON.parse(result.content[0]?.text ?? "{}")).toMatchObject({ code: "insufficient_scope" })
+  return true
+}
+
+/** The access /connect shows for a client. */
+const listedAccess = async (clientId: string) =>
+  (await listConnectedClients({ runtime: server.runtime, publicUrl: server.url, env: {} }, "acc_alice")).find((c) => c.clientId === clientId)?.access
+
+describe("a client asking for no scope", () => {
+  it("should get the consent page and, allowed as it stands, a token with mcp (full access)", async () => {
+    for (const [i, scope] of [undefined, "", "offline_access"].entries()) {
+      const flow = await authorize(`No Scope Agent ${i}`, scope)
+      expect(flow.error, `scope ${JSON.stringify(scope)}`).toBeUndefined()
+      expect(flow.consent).toContain(">Allow</button>")
+      expect(radiosOf(flow.consent)).toEqual([
+        { value: "write", checked: true },
+        { value: "read", checked: false },
+      ])
+      expect(flow.token?.scope).toContain("mcp")
+      expect(flow.token?.claim).toContain("mcp")
+      expect(await writeRefused(flow.token?.access_token ?? "")).toBe(false)
+      expect(await listedAccess(flow.clientId)).toBe("write")
+    }
+  })
+
+  it("should let the person grant read-only instead: the token carries mcp:read only", async () => {
+    const flow = await authorize("No Scope Reader", undefined, { access: "read" })
+    expect(flow.token?.scope).not.toContain("mcp")
+    expect(flow.token?.claim).toEqual(["mcp:read"])
+    expect(await writeRefused(flow.token?.access_token ?? "")).toBe(true)
+    expect(await listedAccess(flow.clientId)).toBe("read")
+  })
+
+  it("should still send the person back with access_denied when they click Deny", async () => {
+    const flow = await authorize("No Scope Denied", undefined, { decision: "deny" })
+    expect(flow.error).toBe("access_denied")
+    expect(flow.token).toBeUndefined()
+  })
+})
+
+describe("a client asking for mcp", () => {
+  it("should offer full access (checked) or read-only on a page that keeps its two buttons and CSRF token", async () => {
+    const flow = await authorize("Full Agent", "mcp")
+    expect(radiosOf(flow.consent)).toEqual([
+      { value: "write", checked: true },
+      { value: "read", checked: false },
+    ])
+    expect(buttonsOf(flow.consent)).toEqual(["Allow", "Deny"])
+    expect(formOf(flow.consent, "/confirm").fields["csrf"]).toBeTruthy()
+    expect(flow.consent).not.toContain("<script")
+    expect(flow.token?.claim).toContain("mcp")
+    expect(await writeRefused(flow.token?.access_token ?? "")).toBe(false)
+  })
+
+  it("should give a token with mcp:read only when the person picks read-only", async () => {
+    const flow = await authorize("Full Agent Read", "mcp", { access: "read" })
+    expect(flow.token?.scope).not.toContain("mcp")
+    expect(flow.token?.claim).toEqual(["mcp:read"])
+    expect(await writeRefused(flow.token?.access_token ?? "")).toBe(true)
+    expect(await listedAccess(flow.clientId)).toBe("read")
+  })
+})
+
+describe("a client asking for mcp:read only", () => {
+  it("should offer read-only access only, say so, and keep its two buttons and CSRF token", async () => {
+    const flow = await authorize("Reader Agent", "mcp:read")
+    expect(radiosOf(flow.consent).filter((r) => r.value === "write")).toEqual([])
+    expect(flow.consent).not.toContain('value="write"')
+    expect(flow.consent).not.toContain("Read and edit")
+    expect(flow.consent).toContain("read-only access")
+    expect(flow.consent).not.toMatch(/edit article titles/i)
+    expect(buttonsOf(flow.consent)).toEqual(["Allow", "Deny"])
+    expect(formOf(flow.consent, "/confirm").fields["csrf"]).toBeTruthy()
+    expect(flow.token?.claim).toEqual(["mcp:read"])
+    expect(await writeRefused(flow.token?.access_token ?? "")).toBe(true)
+    expect(await listedAccess(flow.clientId)).toBe("read")
+  })
+
+  it("should grant reading only even when the form is posted with access=write", async () => {
+    const flow = await authorize("Forging Reader", "mcp:read", { access: "write" })
+    expect(flow.token?.scope).not.toContain("mcp")
+    expect(flow.token?.claim).toEqual(["mcp:read"])
+    expect(await listedAccess(flow.clientId)).toBe("read")
+  })
+})
