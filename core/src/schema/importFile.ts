@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
+import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
 
 /** An article in an import file. */
@@ -22,6 +23,13 @@ export const ImportBacklink = (() => {
   return Schema.Struct({
     id: Schema.optionalKey(Id),
     ...fields,
+    // A date that exists and PostgreSQL stores (years 0001 to 9999), as for `from`/`to`.
+    date_acquired: fields.date_acquired.pipe(
+      Schema.check(Schema.makeFilter((s: string) => {
+        const bound = parseDateBound(s, false)
+        return "refused" in bound ? bound.refused : undefined
+      })),
+    ),
     source_domain: StorableString,
     anchor_text: StorableString,
     anchor_type: StorableString,
