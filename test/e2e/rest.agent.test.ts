@@ -137,6 +137,30 @@ describe("PATCH /articles/{id}", () => {
     await problemOf(await patch("art_a08", { title: "x" }, { key: KEYS.aRead }), 403, "insufficient_scope")
   })
 
+  it("should refuse what a PUT's body refuses: text that cannot be stored (400 naming the edit) and a body over 1 MiB (400, not 413)", async () => {
+    const before = await article("art_a22")
+    for (const [edits, path] of [
+      [[{ find: "some words", replace: "\ud800" }], "edits/0/replace"],
+      [[{ find: "Body", replace: "Body" }, { find: "some words", replace: "a\u0000b" }], "edits/1/replace"],
+    ] as const) {
+      for (const query of ["", "?dry_run=true"]) {
+        const body = await problemOf(await patch("art_a22", { edits }, { query }), 400, "invalid_request")
+        expect(body.errors).toEqual([{ path, message: expect.stringMatching(/NUL .*unpaired surrogates/) }])
+      }
+    }
+    expect(await article("art_a22")).toEqual(before)
+    // 1 MiB less one byte of UTF-8, then edits that add two bytes ("é" is two)
+    const big = `<p>x${"a".repeat(1024 * 1024 - 9)}</p>`
+    expect((await send("PUT", "/articles/art_a22", { body: big })).status).toBe(200)
+    const full = await article("art_a22")
+    for (const query of ["", "?dry_run=true"]) {
+      const body = await problemOf(await patch("art_a22", { edits: [{ find: "<p>x", replace: "<p>éé" }] }, { query }), 400, "invalid_request")
+      expect(body.detail).toMatch(/edits would make the body larger than 1 MiB/)
+      expect(body.errors).toEqual([{ path: "body", message: expect.stringMatching(/larger than 1 MiB/) }])
+    }
+    expect((await article("art_a22")).revision).toBe(full.revision)
+  })
+
   it("should make the edits on the newest body when the article changed in between", async () => {
     const results = await Promise.all(
       Array.from({ length: 4 }, (_, i) => patch("art_a09", { edits: [{ find: "some words.", replace: `some words. Edit ${i}.` }] })),

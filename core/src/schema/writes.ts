@@ -14,6 +14,12 @@ export const MAX_IMAGE_SIDE = 8000
 
 const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
 
+/** Whether an HTML body is within the body limit, 1 MiB of UTF-8 (a PUT's body, a PATCH's edited body). */
+export const isWithinBodyLimit = (s: string): boolean => s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES
+
+/** The message of a body over the body limit. */
+export const BODY_LIMIT_MESSAGE = "Expected at most 1 MiB of HTML"
+
 /** An article title: 1 to 300 characters after trimming. */
 // Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
 export const Title = Schema.String.annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.`, maxLength: MAX_TITLE_LENGTH }).pipe(
@@ -32,9 +38,7 @@ export const Body = Schema.String.annotate({
     "The new full HTML body (at most 1 MiB). It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
 }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) =>
-      s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES ? undefined : "Expected at most 1 MiB of HTML",
-    ),
+    Schema.makeFilter((s: string) => (isWithinBodyLimit(s) ? undefined : BODY_LIMIT_MESSAGE)),
     storableText,
   ),
 )
