@@ -469,6 +469,16 @@ describe("OpenAPI, docs and health", () => {
     for (const name of ["Article", "ArticleListItem", "Website", "Backlink", "Revision", "RevisionSummary", "ActivityEntry", "PeriodSummary", "Problem"]) {
       expect(doc.components.schemas).toHaveProperty(name)
     }
+    // Character limits, in code points like the server counts them, for clients that validate first.
+    const schemas = doc.components.schemas
+    const jsonBody = (method: string, path: string) => doc.paths[path][method].requestBody.content["application/json"].schema
+    expect(jsonBody("put", "/articles/{id}").properties.title).toMatchObject({ minLength: 1 })
+    expect(jsonBody("put", "/articles/{id}").properties.reason).toMatchObject({ maxLength: 500 })
+    expect(jsonBody("patch", "/articles/{id}").properties.reason).toMatchObject({ maxLength: 500 })
+    expect(schemas.TextEdit.properties.find).toMatchObject({ minLength: 1 })
+    expect(schemas.FeaturedImageUrlBody.properties.alt).toMatchObject({ maxLength: 500 })
+    const image = doc.paths["/articles/{id}/featured-image"].post.requestBody.content
+    expect(image["multipart/form-data"].schema.properties.alt).toMatchObject({ type: "string", maxLength: 500 })
   })
 
   it("should render the reference page from local assets under a CSP that allows them", async () => {

@@ -81,6 +81,26 @@ describe("PUT /articles/{id}", () => {
     await problemOf(await put("art_a04", { body: "x", reason: "r".repeat(501) }), 400, "invalid_request")
   })
 
+  it("should count a title's and a reason's characters as code points: 300 and 500 emoji fit, one more does not", async () => {
+    const emoji = (n: number) => "\u{1F600}".repeat(n)
+    const ok = await put("art_a12", { title: emoji(300), reason: emoji(500) })
+    expect(ok.status).toBe(200)
+    const body = await json(ok)
+    expect(body.article.title).toBe(emoji(300))
+    const revision = await json(await t.api(`/api/v1/articles/art_a12/revisions/${body.revision.number}`))
+    expect(revision.reason).toBe(emoji(500))
+    expect((await put("art_a12", { title: emoji(151) })).status).toBe(200)
+    const long = await problemOf(await put("art_a12", { title: emoji(301) }), 400, "invalid_request")
+    expect(long.errors.map((e: { path: string }) => e.path)).toEqual(["title"])
+    const reason = await problemOf(await put("art_a12", { title: "t", reason: emoji(501) }), 400, "invalid_request")
+    expect(reason.errors.map((e: { path: string }) => e.path)).toEqual(["reason"])
+    const image = await postImage("art_a12", formWith({ image: new Blob([await png(20, 20)], { type: "image/png" }), alt: emoji(500) }))
+    expect(image.status).toBe(200)
+    expect((await json(image)).article["featured image"].alt).toBe(emoji(500))
+    const alt = await problemOf(await postImage("art_a12", formWith({ image: new Blob([await png(20, 20)], { type: "image/png" }), alt: emoji(501) })), 400, "invalid_request")
+    expect(alt.errors.map((e: { path: string }) => e.path)).toEqual(["alt"])
+  })
+
   it("should refuse removing, changing or forging protected blocks with 422 listing each block", async () => {
     const removed = await problemOf(await put("art_a1", { body: `<p>Then ${PROTECTED_INTERNAL}.</p>` }), 422, "protected_link_changed")
     expect(removed.blocks).toEqual([expect.objectContaining({ kind: "removed", href: "https://partner.test/offer" })])

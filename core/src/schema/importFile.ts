@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
+import { ArticleStatus, HttpUrl, Id, isCharacterCountBetween, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
@@ -7,7 +7,7 @@ import { DateBound } from "./queries.ts"
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
   id: Schema.optionalKey(Id),
-  title: Schema.String.pipe(Schema.check(Schema.isBetweenLength(1, 300), storableText)),
+  title: Schema.String.pipe(Schema.check(isCharacterCountBetween(1, 300), storableText)),
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),

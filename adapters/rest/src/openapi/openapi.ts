@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 document, generated from the operation table and the core's schemas. */
 import {
   ActivityEntry,
+  Alt,
   Article,
   ArticleListItem,
   Backlink,
@@ -248,7 +249,8 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
           type: "object",
           properties: {
             image: { type: "string", contentMediaType: "application/octet-stream", description: "The image file (JPEG, PNG, WebP, GIF or AVIF; at most 10 MiB)." },
-            alt: { type: "string", maxLength: 500, description: "Alternative text of the image." },
+            // the JSON body's own `alt`: one schema, the one the form field is decoded with
+            alt: table.schemaOf(Alt),
           },
           required: ["image"],
           additionalProperties: false,
