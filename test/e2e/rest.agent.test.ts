@@ -127,6 +127,12 @@ describe("PATCH /articles/{id}", () => {
     expect(dryBody.article.body).not.toContain("<script")
     expect((await article("art_a08")).revision).toBe(a.revision)
     await problemOf(await patch("art_a08", { title: "x" }, { headers: { "if-match": `"art_a08-r${a.revision + 5}"` } }), 412, "precondition_failed")
+    for (const header of [`W/"art_a08-r${a.revision}"`, `"art_a08-r99999999999999999999"`, `"art_a07-r${a.revision}"`]) {
+      const refused = await problemOf(await patch("art_a08", { edits: [{ find: "words", replace: "words" }], title: "weak" }, { headers: { "if-match": header } }), 412, "precondition_failed")
+      expect(refused.detail, header).not.toMatch(/not 0/)
+    }
+    const listed = await patch("art_a08", { title: "Listed 8" }, { headers: { "if-match": `"art_a08-r${a.revision + 5}", "art_a08-r${a.revision}"` }, query: "?dry_run=true" })
+    expect(listed.status).toBe(200)
     const ok = await patch("art_a08", { edits: [{ find: "words", replace: "words" }], title: "Renamed 8" }, { headers: { "if-match": `"art_a08-r${a.revision}"` } })
     expect(ok.status).toBe(200)
     await problemOf(await patch("art_a08", {}), 400, "invalid_request")
@@ -217,6 +223,15 @@ describe("POST /articles/{id}/revisions/{number}/restore", () => {
     expect(again.status).toBe(200)
     expect((await json(again)).revision).toBeNull()
     await problemOf(await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": '"art_a11-r1"' } }), 412, "precondition_failed")
+    // If-Match on a restore: any listed tag may match, a weak one never does
+    const current = (await article("art_a11")).revision
+    for (const header of [`W/"art_a11-r${current}"`, `"art_a11-r${current}0000000000000000000"`, `"art_a10-r${current}"`]) {
+      const refused = await problemOf(await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": header } }), 412, "precondition_failed")
+      expect(refused.detail, header).not.toMatch(/not 0/)
+    }
+    const listed = await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": `"art_a11-r1", "art_a11-r${current}"` } })
+    expect(listed.status).toBe(200)
+    expect((await json(listed)).revision).toMatchObject({ number: current + 1, restored_from: 2 })
     await problemOf(await send("POST", "/articles/art_a11/revisions/99/restore"), 404, "not_found")
     await problemOf(await send("POST", "/articles/art_a11/revisions/1/restore", { url: "x" }), 400, "invalid_request")
     await problemOf(await send("POST", "/articles/art_a11/revisions/1/restore", undefined, { key: KEYS.aRead }), 403, "insufficient_scope")

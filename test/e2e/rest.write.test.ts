@@ -158,7 +158,7 @@ describe("PUT /articles/{id}", () => {
     await problemOf(await put("art_a06", { title: "x" }, { query: "?dry_run=maybe" }), 400, "invalid_request")
   })
 
-  it("should honour If-Match: current tag, W/ prefix and * apply; a stale or foreign tag is 412; a malformed one 400", async () => {
+  it("should honour If-Match: the current tag, any tag of a list and * apply; a stale, weak or foreign tag is 412; a malformed one 400", async () => {
     const etag = (await t.api("/api/v1/articles/art_a07")).headers.get("etag") as string
     expect(etag).toBe('"art_a07-r1"')
     const ok = await put("art_a07", { title: "If-Match one" }, { headers: { "If-Match": etag } })
@@ -166,10 +166,21 @@ describe("PUT /articles/{id}", () => {
     const stale = await problemOf(await put("art_a07", { title: "stale" }, { headers: { "If-Match": etag } }), 412, "precondition_failed")
     expect(stale.detail).toContain("revision 2")
     await problemOf(await put("art_a07", { title: "stale" }, { headers: { "If-Match": etag }, query: "?dry_run=true" }), 412, "precondition_failed")
-    expect((await put("art_a07", { title: "weak" }, { headers: { "If-Match": 'W/"art_a07-r2"' } })).status).toBe(200)
+    // RFC 9110 13.1.1: the condition holds when any listed tag matches, compared strongly
+    expect((await put("art_a07", { title: "listed" }, { headers: { "If-Match": '"art_a07-r2", "art_a07-r1"' } })).status).toBe(200)
+    expect((await put("art_a07", { title: "listed again" }, { headers: { "If-Match": '"art_a07-r1", "art_a07-r3"' } })).status).toBe(200)
+    const both = await problemOf(await put("art_a07", { title: "both stale" }, { headers: { "If-Match": '"art_a07-r2", "art_a07-r1"' } }), 412, "precondition_failed")
+    expect(both.detail).toMatch(/revision 4, not 2 or 1/)
+    const weak = await problemOf(await put("art_a07", { title: "weak" }, { headers: { "If-Match": 'W/"art_a07-r4"' } }), 412, "precondition_failed")
+    for (const header of ['"art_a08-r1"', '"art_a07-r99999999999999999999"', 'W/"art_a07-r4", "art_a08-r4"']) {
+      const refused = await problemOf(await put("art_a07", { title: "foreign" }, { headers: { "If-Match": header } }), 412, "precondition_failed")
+      expect(refused.detail, header).toBe(weak.detail)
+    }
+    expect(weak.detail).toMatch(/revision 4, and the precondition names no revision of this article/)
+    expect(weak.detail).not.toMatch(/not 0/)
     expect((await put("art_a07", { title: "star" }, { headers: { "If-Match": "*" } })).status).toBe(200)
-    await problemOf(await put("art_a07", { title: "foreign" }, { headers: { "If-Match": '"art_a08-r1"' } }), 412, "precondition_failed")
     await problemOf(await put("art_a07", { title: "bad" }, { headers: { "If-Match": "art_a07-r4" } }), 400, "invalid_request")
+    await problemOf(await put("art_a07", { title: "bad" }, { headers: { "If-Match": '"art_a07-r5" "art_a07-r4"' } }), 400, "invalid_request")
     expect((await json(await t.api("/api/v1/articles/art_a07"))).title).toBe("star")
   })
 

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import { EditConflict, EditNotApplicable, InvalidRequest, PreconditionFailed } from "../errors.ts"
+import { EditConflict, EditNotApplicable, InvalidRequest } from "../errors.ts"
 import { applyTextEdits, unstorableEditTexts } from "../policy/textEdits.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import { isWithinBodyLimit, type EditArticleBody } from "../schema/writes.ts"
 import type { Caller } from "./Caller.ts"
-import { requireWriteScope } from "./guards.ts"
+import { requireRevision, requireWriteScope } from "./guards.ts"
 import { updateArticle, type UpdateOptions } from "./updateArticle.ts"
 
 /** How often an edit is re-applied when another writer changed the article between the read and the write. */
@@ -37,7 +37,7 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
     const attempt = (n: number): ReturnType<typeof once> =>
       once().pipe(
         Effect.catchTag("PreconditionFailed", (error) =>
-          options.expectedRevision !== undefined
+          options.expectedRevisions !== undefined
             ? Effect.fail(error)
             : n + 1 < MAX_ATTEMPTS
               ? attempt(n + 1)
@@ -47,9 +47,7 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
     const once = () =>
       Effect.gen(function* () {
         const current = yield* articles.get(caller.accountId, articleId)
-        if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
-          return yield* new PreconditionFailed({ expected: options.expectedRevision, current: current.revision })
-        }
+        yield* requireRevision(options.expectedRevisions, current.revision)
         const applied = applyTextEdits(current.body, edits)
         if ("mismatches" in applied) return yield* new EditNotApplicable({ errors: applied.mismatches })
         if (!isWithinBodyLimit(applied.text)) {
@@ -58,7 +56,7 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
             errors: [{ path: "body", message: "The edits would make the body larger than 1 MiB of HTML" }],
           })
         }
-        return yield* updateArticle(caller, articleId, { ...fields, body: applied.text }, { ...options, expectedRevision: current.revision })
+        return yield* updateArticle(caller, articleId, { ...fields, body: applied.text }, { ...options, expectedRevisions: [current.revision] })
       })
     return yield* attempt(0)
   })

@@ -100,8 +100,16 @@ describe("editArticle", () => {
 
   it("should answer PreconditionFailed for a stale if_revision and refuse a read-only caller", async () => {
     const w = await makeWorld()
-    const stale = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevision: 5 }))
-    expect(failureOf(stale)).toMatchObject({ _tag: "PreconditionFailed", expected: 5, current: 1 })
+    const stale = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [5] }))
+    expect(failureOf(stale)).toMatchObject({ _tag: "PreconditionFailed", expected: [5], current: 1 })
+    const none = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [] }))
+    expect(failureOf(none)).toMatchObject({ _tag: "PreconditionFailed", expected: [], current: 1 })
+    const any = await w.run(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [4, 1] }))
+    expect(any.result.revision?.number).toBe(2)
+    const restore = await w.exit(restoreRevision(caller(), "art_2", 1, undefined, { expectedRevisions: [] }))
+    expect(failureOf(restore)).toMatchObject({ _tag: "PreconditionFailed", expected: [], current: 2 })
+    const restored = await w.run(restoreRevision(caller(), "art_2", 1, undefined, { expectedRevisions: [1, 2] }))
+    expect(restored.result.revision?.restored_from).toBe(1)
     const ro = await w.exit(editArticle({ ...caller(), scope: "read-only" }, "art_2", { title: "x" }, plain))
     expect(failureTag(ro)).toBe("InsufficientScope")
   })

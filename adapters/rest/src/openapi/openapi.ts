@@ -171,7 +171,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       in: "header",
       required: false,
       description:
-        'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`, `W/` tolerated); otherwise 412 `precondition_failed`. `*` means no condition; a value that is not an entity tag is a 400.',
+        'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`), or at any of a comma-separated list of them; otherwise 412 `precondition_failed`. Tags are compared strongly: a weak `W/` tag never matches. `*` means no condition; a value that is not a list of entity tags is a 400.',
       schema: { type: "string" },
     })
   }
