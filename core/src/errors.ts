@@ -33,7 +33,8 @@ export class EditConflict extends Data.TaggedError("EditConflict")<{ readonly de
 
 /** The caller's `If-Match` / `if_revision` no longer matches the article. */
 export class PreconditionFailed extends Data.TaggedError("PreconditionFailed")<{
-  readonly expected: number
+  /** The revisions the precondition accepts; none when its tags name no revision of this article. */
+  readonly expected: ReadonlyArray<number>
   readonly current: number
 }> {}
 

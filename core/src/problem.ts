@@ -21,7 +21,9 @@ const detailOf = (error: CoreError): string => {
     case "NotFound":
       return `No ${error.resource} with id '${error.id}' on this account.`
     case "PreconditionFailed":
-      return `The article is at revision ${error.current}, not ${error.expected}: fetch it again and re-apply your change.`
+      return error.expected.length === 0
+        ? `The article is at revision ${error.current}, and the precondition names no revision of this article (If-Match takes its ETag, "<article id>-r<revision>", compared strongly: a weak W/ tag never matches): fetch it again and re-apply your change.`
+        : `The article is at revision ${error.current}, not ${error.expected.join(" or ")}: fetch it again and re-apply your change.`
     case "ProtectedLinkChanged":
       return `The edit removes, changes or forges ${error.blocks.length} protected link block(s); keep every element carrying data-service-protected exactly as it is (moving it is allowed).`
     case "EditNotApplicable":

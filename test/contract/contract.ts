@@ -45,6 +45,10 @@ const uid = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(counter+
 
 const T = (s: string) => new Date(s).toISOString()
 
+/** The first and last instants a range may name (the core's INSTANT_RANGE). */
+const FIRST_INSTANT = "0001-01-01T00:00:00.000Z"
+const LAST_INSTANT = "9999-12-31T23:59:59.999Z"
+
 /** Records of one account: sites, articles (with first revisions), backlinks. */
 export const makeWorld = () => {
   const accountId = uid("acc")
@@ -336,6 +340,18 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const drafts = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id, status: "draft" }, undefined)))
         expect(ids(drafts)).toEqual([articles[3]!.id])
       })
+      it("should count and list the ranges at the ends of the calendar, 0001-01-01 to 9999-12-31 UTC", async () => {
+        const { accountId, main, articles } = await seed()
+        const list = (filter: { from?: string; to?: string }) => run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id, ...filter }, { offset: 0, limit: 10 })))
+        const dated = articles.filter((a) => a.published_at !== null).length
+        for (const filter of [{ from: FIRST_INSTANT }, { to: LAST_INSTANT }, { from: FIRST_INSTANT, to: LAST_INSTANT }]) {
+          const res = await list(filter)
+          expect(res.items, JSON.stringify(filter)).toHaveLength(dated)
+          expect(res.total, JSON.stringify(filter)).toBe(dated)
+        }
+        expect(await list({ from: LAST_INSTANT })).toEqual({ items: [], total: 0 })
+        expect(await list({ to: FIRST_INSTANT })).toEqual({ items: [], total: 0 })
+      })
       it("should page articles and report the total of all that matched", async () => {
         const { accountId, main, articles } = await seed()
         const res = await run(ArticleRepository.use((r) => r.list(accountId, { siteId: main.id }, { offset: 2, limit: 2 })))
@@ -549,6 +565,17 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await run(ActivityLog.use((l) => l.list(accountId, { articleId: "art_x" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e1])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "error" }, { offset: 0, limit: 10 })))).items).toEqual([e3, e2])
         expect((await run(ActivityLog.use((l) => l.list(accountId, { outcome: "ok" }, { offset: 0, limit: 10 })))).items).toEqual([e1])
+      })
+      it("should count and list the ranges at the ends of the calendar, 0001-01-01 to 9999-12-31 UTC", async () => {
+        const { accountId } = await seed()
+        const entries = [activityOf(accountId, "2026-11-20T10:00:00Z"), activityOf(accountId, "2026-11-21T10:00:00Z")]
+        for (const e of entries) await run(ActivityLog.use((l) => l.record(e)))
+        const list = (filter: ActivityFilter) => run(ActivityLog.use((l) => l.list(accountId, filter, { offset: 0, limit: 10 })))
+        for (const filter of [{ from: FIRST_INSTANT }, { to: LAST_INSTANT }, { from: FIRST_INSTANT, to: LAST_INSTANT }]) {
+          expect(await list(filter), JSON.stringify(filter)).toEqual({ items: [entries[1], entries[0]], total: 2 })
+        }
+        expect(await list({ from: LAST_INSTANT })).toEqual({ items: [], total: 0 })
+        expect(await list({ to: FIRST_INSTANT })).toEqual({ items: [], total: 0 })
       })
       it("should filter by a list of actions, combined with the other filters, an empty list matching nothing", async () => {
         const { accountId } = await seed()

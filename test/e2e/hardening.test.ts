@@ -83,16 +83,19 @@ describe("strict query strings on every route (review point 8)", () => {
     })
   }
 
-  it("should refuse a month outside 1970 to 9999 instead of summarising 1900", async () => {
-    for (const period of ["0000-01", "0099-12", "1900-01", "1969-12"]) {
+  it("should summarise any month from 0001 to 9999 as itself (not 0099 as 1999) and refuse the year 0000", async () => {
+    for (const period of ["0000-01", "0000-12"]) {
       const res = await t.api(`/api/v1/sites/site_a1/stats?period=${period}`)
       expect(res.status, period).toBe(400)
       expect((await json(res)).errors[0].path).toBe("period")
     }
-    for (const period of ["1970-01", "9999-12"]) {
+    for (const period of ["0001-01", "0099-12", "1900-01", "1969-12", "1970-01", "9999-12"]) {
       const res = await t.api(`/api/v1/sites/site_a1/stats?period=${period}`)
       expect(res.status, period).toBe(200)
-      expect((await json(res)).period.from.slice(0, 7)).toBe(period)
+      const stats = await json(res)
+      expect(stats.period.from.slice(0, 7), period).toBe(period)
+      expect(stats.period.to.slice(0, 7), period).toBe(period)
+      expect([stats.articles.count, stats.backlinks.count], period).toEqual([0, 0])
     }
   })
 })

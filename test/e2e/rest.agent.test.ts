@@ -127,6 +127,12 @@ describe("PATCH /articles/{id}", () => {
     expect(dryBody.article.body).not.toContain("<script")
     expect((await article("art_a08")).revision).toBe(a.revision)
     await problemOf(await patch("art_a08", { title: "x" }, { headers: { "if-match": `"art_a08-r${a.revision + 5}"` } }), 412, "precondition_failed")
+    for (const header of [`W/"art_a08-r${a.revision}"`, `"art_a08-r99999999999999999999"`, `"art_a07-r${a.revision}"`]) {
+      const refused = await problemOf(await patch("art_a08", { edits: [{ find: "words", replace: "words" }], title: "weak" }, { headers: { "if-match": header } }), 412, "precondition_failed")
+      expect(refused.detail, header).not.toMatch(/not 0/)
+    }
+    const listed = await patch("art_a08", { title: "Listed 8" }, { headers: { "if-match": `"art_a08-r${a.revision + 5}", "art_a08-r${a.revision}"` }, query: "?dry_run=true" })
+    expect(listed.status).toBe(200)
     const ok = await patch("art_a08", { edits: [{ find: "words", replace: "words" }], title: "Renamed 8" }, { headers: { "if-match": `"art_a08-r${a.revision}"` } })
     expect(ok.status).toBe(200)
     await problemOf(await patch("art_a08", {}), 400, "invalid_request")
@@ -135,6 +141,30 @@ describe("PATCH /articles/{id}", () => {
     await problemOf(await patch("art_a08", { edits: [{ find: "a" }] }), 400, "invalid_request")
     await problemOf(await patch("art_a08", { body: "<p>x</p>" }), 400, "invalid_request")
     await problemOf(await patch("art_a08", { title: "x" }, { key: KEYS.aRead }), 403, "insufficient_scope")
+  })
+
+  it("should refuse what a PUT's body refuses: text that cannot be stored (400 naming the edit) and a body over 1 MiB (400, not 413)", async () => {
+    const before = await article("art_a22")
+    for (const [edits, path] of [
+      [[{ find: "some words", replace: "\ud800" }], "edits/0/replace"],
+      [[{ find: "Body", replace: "Body" }, { find: "some words", replace: "a\u0000b" }], "edits/1/replace"],
+    ] as const) {
+      for (const query of ["", "?dry_run=true"]) {
+        const body = await problemOf(await patch("art_a22", { edits }, { query }), 400, "invalid_request")
+        expect(body.errors).toEqual([{ path, message: expect.stringMatching(/NUL .*unpaired surrogates/) }])
+      }
+    }
+    expect(await article("art_a22")).toEqual(before)
+    // 1 MiB less one byte of UTF-8, then edits that add two bytes ("é" is two)
+    const big = `<p>x${"a".repeat(1024 * 1024 - 9)}</p>`
+    expect((await send("PUT", "/articles/art_a22", { body: big })).status).toBe(200)
+    const full = await article("art_a22")
+    for (const query of ["", "?dry_run=true"]) {
+      const body = await problemOf(await patch("art_a22", { edits: [{ find: "<p>x", replace: "<p>éé" }] }, { query }), 400, "invalid_request")
+      expect(body.detail).toMatch(/edits would make the body larger than 1 MiB/)
+      expect(body.errors).toEqual([{ path: "body", message: expect.stringMatching(/larger than 1 MiB/) }])
+    }
+    expect((await article("art_a22")).revision).toBe(full.revision)
   })
 
   it("should make the edits on the newest body when the article changed in between", async () => {
@@ -193,6 +223,15 @@ describe("POST /articles/{id}/revisions/{number}/restore", () => {
     expect(again.status).toBe(200)
     expect((await json(again)).revision).toBeNull()
     await problemOf(await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": '"art_a11-r1"' } }), 412, "precondition_failed")
+    // If-Match on a restore: any listed tag may match, a weak one never does
+    const current = (await article("art_a11")).revision
+    for (const header of [`W/"art_a11-r${current}"`, `"art_a11-r${current}0000000000000000000"`, `"art_a10-r${current}"`]) {
+      const refused = await problemOf(await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": header } }), 412, "precondition_failed")
+      expect(refused.detail, header).not.toMatch(/not 0/)
+    }
+    const listed = await send("POST", "/articles/art_a11/revisions/2/restore", undefined, { headers: { "if-match": `"art_a11-r1", "art_a11-r${current}"` } })
+    expect(listed.status).toBe(200)
+    expect((await json(listed)).revision).toMatchObject({ number: current + 1, restored_from: 2 })
     await problemOf(await send("POST", "/articles/art_a11/revisions/99/restore"), 404, "not_found")
     await problemOf(await send("POST", "/articles/art_a11/revisions/1/restore", { url: "x" }), 400, "invalid_request")
     await problemOf(await send("POST", "/articles/art_a11/revisions/1/restore", undefined, { key: KEYS.aRead }), 403, "insufficient_scope")

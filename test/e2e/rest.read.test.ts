@@ -229,6 +229,15 @@ describe("strict requests", () => {
     ["/api/v1/sites/site_a1/articles?bogus=1", "bogus"],
     ["/api/v1/sites/site_a1/articles?page=1&page=2", "page"],
     ["/api/v1/sites/site_a1/backlinks?to=not-a-date", "to"],
+    // instants outside 0001-01-01 to 9999-12-31 UTC (the last is 10000-01-01T00:59:59Z)
+    ["/api/v1/sites/site_a1/articles?from=0000-01-01", "from"],
+    ["/api/v1/sites/site_a1/articles?to=0000-01-01", "to"],
+    ["/api/v1/sites/site_a1/articles?from=0000-01-01T00:00:00Z", "from"],
+    ["/api/v1/sites/site_a1/articles?from=9999-12-31T23:59:59-01:00", "from"],
+    ["/api/v1/sites/site_a1/backlinks?from=9999-12-31T23:59:59-01:00", "from"],
+    ["/api/v1/activity?from=0000-01-01", "from"],
+    ["/api/v1/activity?to=9999-12-31T23:59:59-01:00", "to"],
+    ["/api/v1/sites/site_a1/stats?period=0000-01", "period"],
     ["/api/v1/sites/site_a1/stats?period=bogus", "period"],
     ["/api/v1/sites/site_a1/stats?period=2026-13", "period"],
     ["/api/v1/activity?channel=bogus", "channel"],
@@ -242,6 +251,32 @@ describe("strict requests", () => {
       if (name !== "") expect(`${body.detail} ${JSON.stringify(body.errors)}`).toContain(name)
     })
   }
+
+  it("should say why a date out of range is refused, not pass it to the database", async () => {
+    const body = await expectProblem(await t.api("/api/v1/sites/site_a1/articles?from=0000-01-01T00:00:00Z"), 400, "invalid_request")
+    expect(body.errors).toEqual([{ path: "from", message: expect.stringMatching(/between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z/) }])
+    expect(body.detail).not.toMatch(/field value|postgres|database/i)
+  })
+
+  it("should accept the whole range, 0001-01-01 to 9999-12-31, and months of the first century", async () => {
+    const all = await json(await t.api("/api/v1/sites/site_a1/articles?per_page=100"))
+    const dated = all.data.filter((a: { published_at: string | null }) => a.published_at !== null)
+    for (const query of ["from=0001-01-01", "to=9999-12-31", "from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z"]) {
+      const res = await t.api(`/api/v1/sites/site_a1/articles?per_page=100&${query}`)
+      expect(res.status, query).toBe(200)
+      const page = await json(res)
+      expect(page.data, query).toEqual(dated)
+      expect(page.pagination.total, query).toBe(dated.length)
+    }
+    const backlinks = await json(await t.api("/api/v1/sites/site_a1/backlinks?from=9999-12-31T23:59:59.999Z"))
+    expect(backlinks.data).toEqual([])
+    const activity = await t.api("/api/v1/activity?from=0001-01-01&to=9999-12-31")
+    expect(activity.status).toBe(200)
+    const stats = await json(await t.api("/api/v1/sites/site_a1/stats?period=0001-01"))
+    expect(stats.period).toEqual({ key: "0001-01", from: "0001-01-01", to: "0001-01-31" })
+    expect([stats.articles.count, stats.articles["word count"], stats.backlinks.count]).toEqual([0, 0, 0])
+    expect((await json(await t.api("/api/v1/sites/site_a1/stats?period=0099-12"))).period).toEqual({ key: "0099-12", from: "0099-12-01", to: "0099-12-31" })
+  })
 
   it("should answer bad path ids and revision numbers with 404 not_found", async () => {
     for (const path of [
@@ -434,6 +469,16 @@ describe("OpenAPI, docs and health", () => {
     for (const name of ["Article", "ArticleListItem", "Website", "Backlink", "Revision", "RevisionSummary", "ActivityEntry", "PeriodSummary", "Problem"]) {
       expect(doc.components.schemas).toHaveProperty(name)
     }
+    // Character limits, in code points like the server counts them, for clients that validate first.
+    const schemas = doc.components.schemas
+    const jsonBody = (method: string, path: string) => doc.paths[path][method].requestBody.content["application/json"].schema
+    expect(jsonBody("put", "/articles/{id}").properties.title).toMatchObject({ minLength: 1 })
+    expect(jsonBody("put", "/articles/{id}").properties.reason).toMatchObject({ maxLength: 500 })
+    expect(jsonBody("patch", "/articles/{id}").properties.reason).toMatchObject({ maxLength: 500 })
+    expect(schemas.TextEdit.properties.find).toMatchObject({ minLength: 1 })
+    expect(schemas.FeaturedImageUrlBody.properties.alt).toMatchObject({ maxLength: 500 })
+    const image = doc.paths["/articles/{id}/featured-image"].post.requestBody.content
+    expect(image["multipart/form-data"].schema.properties.alt).toMatchObject({ type: "string", maxLength: 500 })
   })
 
   it("should render the reference page from local assets under a CSP that allows them", async () => {

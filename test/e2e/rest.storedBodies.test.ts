@@ -64,14 +64,16 @@ describe("an article whose stored body is over today's input limits", () => {
     }
   })
 
-  it("should hold a PATCH whose result is still over 1 MiB to the limit (413), not fail", async () => {
+  it("should hold a PATCH whose result is still over 1 MiB to the limit (the 400 of a PUT with that body), not fail", async () => {
     const res = await t.api("/api/v1/articles/art_a22", {
       method: "PATCH",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ edits: [{ find: "<p>Start: ", replace: "<p>Begin: " }] }),
     })
-    expect(res.status).toBe(413)
-    expect((await json(res)).code).toBe("payload_too_large")
+    expect(res.status).toBe(400)
+    const problem = await json(res)
+    expect(problem.code).toBe("invalid_request")
+    expect(problem.errors).toEqual([{ path: "body", message: expect.stringMatching(/larger than 1 MiB/) }])
   })
 
   it("should restore the big revision over a small one, and diff the two", async () => {

@@ -81,6 +81,26 @@ describe("PUT /articles/{id}", () => {
     await problemOf(await put("art_a04", { body: "x", reason: "r".repeat(501) }), 400, "invalid_request")
   })
 
+  it("should count a title's and a reason's characters as code points: 300 and 500 emoji fit, one more does not", async () => {
+    const emoji = (n: number) => "\u{1F600}".repeat(n)
+    const ok = await put("art_a12", { title: emoji(300), reason: emoji(500) })
+    expect(ok.status).toBe(200)
+    const body = await json(ok)
+    expect(body.article.title).toBe(emoji(300))
+    const revision = await json(await t.api(`/api/v1/articles/art_a12/revisions/${body.revision.number}`))
+    expect(revision.reason).toBe(emoji(500))
+    expect((await put("art_a12", { title: emoji(151) })).status).toBe(200)
+    const long = await problemOf(await put("art_a12", { title: emoji(301) }), 400, "invalid_request")
+    expect(long.errors.map((e: { path: string }) => e.path)).toEqual(["title"])
+    const reason = await problemOf(await put("art_a12", { title: "t", reason: emoji(501) }), 400, "invalid_request")
+    expect(reason.errors.map((e: { path: string }) => e.path)).toEqual(["reason"])
+    const image = await postImage("art_a12", formWith({ image: new Blob([await png(20, 20)], { type: "image/png" }), alt: emoji(500) }))
+    expect(image.status).toBe(200)
+    expect((await json(image)).article["featured image"].alt).toBe(emoji(500))
+    const alt = await problemOf(await postImage("art_a12", formWith({ image: new Blob([await png(20, 20)], { type: "image/png" }), alt: emoji(501) })), 400, "invalid_request")
+    expect(alt.errors.map((e: { path: string }) => e.path)).toEqual(["alt"])
+  })
+
   it("should refuse removing, changing or forging protected blocks with 422 listing each block", async () => {
     const removed = await problemOf(await put("art_a1", { body: `<p>Then ${PROTECTED_INTERNAL}.</p>` }), 422, "protected_link_changed")
     expect(removed.blocks).toEqual([expect.objectContaining({ kind: "removed", href: "https://partner.test/offer" })])
@@ -138,7 +158,7 @@ describe("PUT /articles/{id}", () => {
     await problemOf(await put("art_a06", { title: "x" }, { query: "?dry_run=maybe" }), 400, "invalid_request")
   })
 
-  it("should honour If-Match: current tag, W/ prefix and * apply; a stale or foreign tag is 412; a malformed one 400", async () => {
+  it("should honour If-Match: the current tag, any tag of a list and * apply; a stale, weak or foreign tag is 412; a malformed one 400", async () => {
     const etag = (await t.api("/api/v1/articles/art_a07")).headers.get("etag") as string
     expect(etag).toBe('"art_a07-r1"')
     const ok = await put("art_a07", { title: "If-Match one" }, { headers: { "If-Match": etag } })
@@ -146,10 +166,21 @@ describe("PUT /articles/{id}", () => {
     const stale = await problemOf(await put("art_a07", { title: "stale" }, { headers: { "If-Match": etag } }), 412, "precondition_failed")
     expect(stale.detail).toContain("revision 2")
     await problemOf(await put("art_a07", { title: "stale" }, { headers: { "If-Match": etag }, query: "?dry_run=true" }), 412, "precondition_failed")
-    expect((await put("art_a07", { title: "weak" }, { headers: { "If-Match": 'W/"art_a07-r2"' } })).status).toBe(200)
+    // RFC 9110 13.1.1: the condition holds when any listed tag matches, compared strongly
+    expect((await put("art_a07", { title: "listed" }, { headers: { "If-Match": '"art_a07-r2", "art_a07-r1"' } })).status).toBe(200)
+    expect((await put("art_a07", { title: "listed again" }, { headers: { "If-Match": '"art_a07-r1", "art_a07-r3"' } })).status).toBe(200)
+    const both = await problemOf(await put("art_a07", { title: "both stale" }, { headers: { "If-Match": '"art_a07-r2", "art_a07-r1"' } }), 412, "precondition_failed")
+    expect(both.detail).toMatch(/revision 4, not 2 or 1/)
+    const weak = await problemOf(await put("art_a07", { title: "weak" }, { headers: { "If-Match": 'W/"art_a07-r4"' } }), 412, "precondition_failed")
+    for (const header of ['"art_a08-r1"', '"art_a07-r99999999999999999999"', 'W/"art_a07-r4", "art_a08-r4"']) {
+      const refused = await problemOf(await put("art_a07", { title: "foreign" }, { headers: { "If-Match": header } }), 412, "precondition_failed")
+      expect(refused.detail, header).toBe(weak.detail)
+    }
+    expect(weak.detail).toMatch(/revision 4, and the precondition names no revision of this article/)
+    expect(weak.detail).not.toMatch(/not 0/)
     expect((await put("art_a07", { title: "star" }, { headers: { "If-Match": "*" } })).status).toBe(200)
-    await problemOf(await put("art_a07", { title: "foreign" }, { headers: { "If-Match": '"art_a08-r1"' } }), 412, "precondition_failed")
     await problemOf(await put("art_a07", { title: "bad" }, { headers: { "If-Match": "art_a07-r4" } }), 400, "invalid_request")
+    await problemOf(await put("art_a07", { title: "bad" }, { headers: { "If-Match": '"art_a07-r5" "art_a07-r4"' } }), 400, "invalid_request")
     expect((await json(await t.api("/api/v1/articles/art_a07"))).title).toBe("star")
   })
 

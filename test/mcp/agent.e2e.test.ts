@@ -148,6 +148,10 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     expect(stale.code).toBe("precondition_failed")
     const invalid = problemOf(await call("edit_article", { article_id: "art_a1_3", edits: [] }))
     expect(invalid.code).toBe("invalid_request")
+    for (const replace of ["\ud800", "a\u0000b"]) {
+      const unstorable = problemOf(await call("edit_article", { article_id: "art_a1_3", edits: [{ find: "more text", replace }] }))
+      expect(unstorable).toMatchObject({ code: "invalid_request", errors: [{ path: "edits/0/replace" }] })
+    }
     expect((await rest("/articles/art_a1_3")).revision).toBe(1)
   })
 

@@ -1,6 +1,6 @@
 import { ArticleRepository, ArticleWriter, DataImporter, LimitStore } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { Effect, type Exit, ManagedRuntime, type Layer } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime, type Layer } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, databaseUrl } from "../support/databases.ts"
@@ -68,6 +68,20 @@ describe("database faults", () => {
     expect(await recovered(read)).toBe("success")
     const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
     expect(article.title).not.toBe("into the void")
+  })
+
+  it("should answer a value the database refuses as a defect, not Unavailable, and stay ready", async () => {
+    // Input the core failed to validate: PostgreSQL has no year 0, and a text value holds no NUL.
+    const list = await runtime.runPromiseExit(
+      ArticleRepository.use((r) => r.list("acc_fault", { siteId: "acc_fault_site", from: "0000-01-01T00:00:00.000Z" }, undefined)),
+    )
+    expect(tagOf(list)).toBe("defect")
+    expect(Exit.isFailure(list) && Cause.pretty(list.cause)).toMatch(/out of range/)
+    const nul = await edit("a\u0000b")
+    expect(tagOf(nul)).toBe("defect")
+    expect(await db.ready()).toBe(true)
+    const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
+    expect(article.title).not.toContain("\u0000")
   })
 
   it("should leave no partial state when a process is killed in the middle of edits", async () => {

@@ -78,6 +78,9 @@ export interface ToolSpec {
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
 
+/** `if_revision`, the one revision a write may apply to, as the use cases' list of acceptable revisions. */
+const revisionsOf = (ifRevision: number | undefined): ReadonlyArray<number> | undefined => (ifRevision === undefined ? undefined : [ifRevision])
+
 const LIMITS =
   "Limits: 60 requests per minute per account (shared with the REST API), page size per_page 1 to 100 (default 20)."
 
@@ -261,7 +264,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
     run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, response: _shape, ...body }) =>
       Effect.map(
-        updateArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }),
+        updateArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevisions: revisionsOf(if_revision) }),
         (outcome) => outcome.result,
       ),
     committed: (r: typeof UpdateArticleResult.Type) => r.revision !== null,
@@ -287,7 +290,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     output: UpdateArticleResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
     run: (caller, { article_id, dry_run, if_revision, idempotency_key: _key, response: _shape, ...body }) =>
-      Effect.map(editArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevision: if_revision }), (outcome) => outcome.result),
+      Effect.map(editArticle(caller, article_id, body, { dryRun: dry_run === true, expectedRevisions: revisionsOf(if_revision) }), (outcome) => outcome.result),
     committed: (r: typeof UpdateArticleResult.Type) => r.revision !== null,
     render: editOutcome,
   },
@@ -358,7 +361,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     output: RestoreRevisionResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
     run: (caller, args: typeof RestoreRevisionArgs.Type) =>
-      Effect.map(restoreRevision(caller, args.article_id, args.number, args.reason, { expectedRevision: args.if_revision }), (outcome) => outcome.result),
+      Effect.map(restoreRevision(caller, args.article_id, args.number, args.reason, { expectedRevisions: revisionsOf(args.if_revision) }), (outcome) => outcome.result),
     committed: (r: typeof RestoreRevisionResult.Type) => r.revision !== null,
     render: (r: typeof RestoreRevisionResult.Type) =>
       [

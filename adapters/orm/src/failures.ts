@@ -1,4 +1,11 @@
-/** Database failures as the core sees them: EditConflict for lost races, Unavailable for the rest. */
+/**
+ * Database failures as the core sees them: EditConflict for lost races in an edit, Unavailable
+ * when the database cannot serve the call now (a retry later can succeed), and a defect for
+ * anything else: a statement the database refuses for what it says (a data exception from a
+ * value the service failed to validate, a syntax error) fails again on every retry, so it is a
+ * 500 `internal` logged with its cause, never a 503 that tells the client to retry while
+ * `/readyz` says ready.
+ */
 import { EditConflict, Unavailable } from "@content-site/core"
 import { Effect } from "effect"
 
@@ -7,6 +14,21 @@ const CONFLICT_STATES = new Set([
   "40001", // serialization_failure
   "40P01", // deadlock_detected
   "23505", // unique_violation
+])
+
+/** SQLSTATE classes of a database that cannot serve now, whatever the statement. */
+const UNAVAILABLE_CLASSES = new Set([
+  "08", // connection exception
+  "28", // invalid authorization (the service's credentials are refused)
+  "53", // insufficient resources (disk full, out of memory, too many connections)
+  "57", // operator intervention (shutdown, crash, cannot connect now, database dropped, statement timeout)
+  "58", // system error (I/O)
+])
+
+/** Single SQLSTATEs of a database that cannot serve now. */
+const UNAVAILABLE_STATES = new Set([
+  "3D000", // invalid_catalog_name: the database is gone (dropped while the service runs)
+  "25006", // read_only_sql_transaction: connected to a standby, as during a failover
 ])
 
 /** The SQLSTATE of a database error (looked up through `cause`/`previous`), if any. */
@@ -40,16 +62,47 @@ export const isDataError = (error: unknown): boolean => {
   return state !== undefined && (state.startsWith("22") || state.startsWith("23"))
 }
 
-/** Any database error as Unavailable: nothing was written, the caller may retry. */
+/**
+ * Whether the database could not serve the call now, so that a retry later can succeed: an error
+ * without a SQLSTATE (the connection refused, broken or timed out, the pool exhausted, the client
+ * closed), a SQLSTATE of an unreachable or failing database, or a lost race (a retry runs alone).
+ * A JavaScript TypeError, RangeError, ReferenceError or SyntaxError is a fault of the code.
+ */
+export const isUnavailable = (error: unknown): boolean => {
+  const state = stateOf(error)
+  if (state === undefined) {
+    return !(error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError)
+  }
+  // 08P01 protocol_violation is in the connection class but about the message sent (a NUL in a
+  // text parameter is one): sending it again fails again.
+  if (state === "08P01") return false
+  return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) || UNAVAILABLE_STATES.has(state) || CONFLICT_STATES.has(state)
+}
+
+/** A database error as Unavailable: nothing was written, the caller may retry. */
 export const toUnavailable = (error: unknown): Unavailable =>
   new Unavailable({ detail: `The database is unavailable: ${messageOf(error)}` })
 
-/** A failure of the edit transaction: a lost race is EditConflict, anything else Unavailable. */
-export const toEditFailure = (error: unknown): EditConflict | Unavailable =>
+/** A failure of the edit transaction: a lost race is EditConflict, an unavailable database Unavailable, anything else none (a defect). */
+export const editFailureOf = (error: unknown): EditConflict | Unavailable | undefined =>
   isConflict(error)
     ? new EditConflict({ detail: "Another change to this article was being written; nothing was changed. Retry." })
-    : toUnavailable(error)
+    : isUnavailable(error)
+      ? toUnavailable(error)
+      : undefined
 
-/** Runs a database call; any failure becomes Unavailable. */
+/**
+ * Runs a database call: a failure `domainError` names becomes that error, any other a defect
+ * (the error itself, so that it is logged with its cause and answered 500 without its text).
+ */
+export const tryDatabase = <A, E>(f: () => Promise<A>, domainError: (error: unknown) => E | undefined): Effect.Effect<A, E> =>
+  Effect.tryPromise({ try: f, catch: (error) => error }).pipe(
+    Effect.catch((error) => {
+      const known = domainError(error)
+      return known === undefined ? Effect.die(error) : Effect.fail(known)
+    }),
+  )
+
+/** Runs a database call; a failure of an unavailable database becomes Unavailable, any other a defect. */
 export const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, Unavailable> =>
-  Effect.tryPromise({ try: f, catch: toUnavailable })
+  tryDatabase(f, (error) => (isUnavailable(error) ? toUnavailable(error) : undefined))

@@ -28,7 +28,7 @@ import type { ActivityJournal } from "./activityJournal.ts"
 import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
 import type { EventBus } from "./bus.ts"
 import { AccountEntity, ActivityEntity, ApiKeyEntity } from "./entities.ts"
-import { attempt, toUnavailable } from "./failures.ts"
+import { attempt } from "./failures.ts"
 import {
   accountOf,
   accountRow,
@@ -236,6 +236,12 @@ const ACTIVITY_ORDER: ListOrder = { forward: "at desc, id desc", reverse: "at as
 
 const DAY_MS = 86_400_000
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+/**
+ * The midnight that begins 9999-12-31, the last day a range may reach (the core's INSTANT_RANGE).
+ * The one after it has a six-digit year in `toISOString`, which neither a `day` text nor a
+ * PostgreSQL timestamp reads: a range reaching that day ends with a part day instead.
+ */
+const LAST_MIDNIGHT_MS = 253_402_214_400_000
 
 /**
  * The number of rows matching `match` (column = value) whose `at` column lies between two instants,
@@ -266,9 +272,9 @@ const dayCountedTotal = (spec: {
   const toMs = to !== undefined ? Date.parse(instant(to)) : undefined
   // whole days from the first midnight at or after `from` to the last one after which `to` ends a day
   const wholeFrom = fromMs !== undefined ? Math.ceil(fromMs / DAY_MS) * DAY_MS : undefined
-  const wholeTo = toMs !== undefined ? Math.floor((toMs + 1) / DAY_MS) * DAY_MS : undefined
-  if (wholeFrom !== undefined && wholeTo !== undefined && wholeFrom >= wholeTo) {
-    return { sql: rows(() => `${at} >= ${p(instant(from!))}`, () => `${at} <= ${p(instant(to!))}`), params }
+  const wholeTo = toMs !== undefined ? Math.min(Math.floor((toMs + 1) / DAY_MS) * DAY_MS, LAST_MIDNIGHT_MS) : undefined
+  if (wholeFrom !== undefined && (wholeTo !== undefined ? wholeFrom >= wholeTo : wholeFrom > LAST_MIDNIGHT_MS)) {
+    return { sql: rows(() => `${at} >= ${p(instant(from!))}`, () => (to !== undefined ? `${at} <= ${p(instant(to))}` : "true")), params }
   }
   const who = matching()
   const dated = from !== undefined || to !== undefined ? ` and day <> ''` : ""
@@ -491,7 +497,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
       record: (entry) =>
         Effect.suspend(() => {
           const pending = activity.append(journalRow(entry))
-          return pending === undefined ? Effect.void : Effect.tryPromise({ try: () => pending, catch: toUnavailable })
+          return pending === undefined ? Effect.void : attempt(() => pending)
         }),
       list: (accountId, filter, slice) =>
         attempt(async () => {

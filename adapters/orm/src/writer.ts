@@ -12,7 +12,7 @@ import {
 import { LockMode } from "@mikro-orm/core"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { ArticleEntity, RevisionEntity } from "./entities.ts"
-import { attempt, toEditFailure } from "./failures.ts"
+import { attempt, editFailureOf, tryDatabase } from "./failures.ts"
 import { activityRow, articleOf, revisionRow } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
 import { insertActivity } from "./repositories.ts"
@@ -67,8 +67,8 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
       Effect.gen(function* () {
         const context = yield* Effect.context<R>()
         const runPlan = Effect.runPromiseExitWith(context)
-        const outcome = yield* Effect.tryPromise({
-          try: () =>
+        const outcome = yield* tryDatabase(
+          () =>
             (orm.em.fork() as Em).transactional(async (em): Promise<Outcome<E>> => {
               await em.execute(`set local lock_timeout = ${Math.max(1, Math.round(options.lockTimeoutMs))}`)
               // SELECT ... FOR UPDATE: concurrent changes of this article queue here, one after another
@@ -108,11 +108,11 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
                 committed: { article, revision, editsRemaining: budget === null || used === null ? null : Math.max(0, budget.limit - used) },
               }
             }),
-          catch: (error) =>
+          (error) =>
             error instanceof BudgetSpent
               ? new DailyEditLimit({ limit: error.budget.limit, retryAfterSeconds: error.budget.retryAfterSeconds })
-              : toEditFailure(error),
-        })
+              : editFailureOf(error),
+        )
         switch (outcome.kind) {
           case "missing":
             return yield* new NotFound({ resource: "article", id: articleId })

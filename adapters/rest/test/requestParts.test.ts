@@ -1,28 +1,44 @@
 import { describe, expect, it } from "vitest"
 import { linkHeader } from "../src/index.ts"
 import { queryObject, strictQuery } from "@content-site/http"
-import { expectedRevisionOf, preferencesOf, prefersMinimal } from "../src/rest/requestParts.ts"
+import { expectedRevisionsOf, preferencesOf, prefersMinimal } from "../src/rest/requestParts.ts"
 
-describe("expectedRevisionOf", () => {
-  it("should read the revision of this article's entity tag, weak or strong", () => {
-    expect(expectedRevisionOf('"art_1-r3"', "art_1")).toBe(3)
-    expect(expectedRevisionOf('W/"art_1-r12"', "art_1")).toBe(12)
-    expect(expectedRevisionOf('"other-r1", "art_1-r4"', "art_1")).toBe(4)
+describe("expectedRevisionsOf", () => {
+  it("should read the revision of this article's strong entity tag", () => {
+    expect(expectedRevisionsOf('"art_1-r3"', "art_1")).toEqual([3])
+    expect(expectedRevisionsOf(' "art_1-r12" ', "art_1")).toEqual([12])
+  })
+
+  it("should read every tag of a list, any of which may match", () => {
+    expect(expectedRevisionsOf('"art_1-r2", "art_1-r1"', "art_1")).toEqual([2, 1])
+    expect(expectedRevisionsOf('"other-r1", "art_1-r4"', "art_1")).toEqual([4])
+    expect(expectedRevisionsOf('"art_1-r4","art_1-r5"\t, ,"x"', "art_1")).toEqual([4, 5])
+    // a comma inside a tag is part of it, not a separator
+    expect(expectedRevisionsOf('"a,b", "art_1-r6"', "art_1")).toEqual([6])
+  })
+
+  it("should compare strongly: a weak tag names no revision", () => {
+    expect(expectedRevisionsOf('W/"art_1-r4"', "art_1")).toEqual([])
+    expect(expectedRevisionsOf('W/"art_1-r4", "art_1-r5"', "art_1")).toEqual([5])
   })
 
   it("should mean no condition when absent or *", () => {
-    expect(expectedRevisionOf(undefined, "art_1")).toBeUndefined()
-    expect(expectedRevisionOf("*", "art_1")).toBeUndefined()
+    expect(expectedRevisionsOf(undefined, "art_1")).toBeUndefined()
+    expect(expectedRevisionsOf("*", "art_1")).toBeUndefined()
+    expect(expectedRevisionsOf(" * ", "art_1")).toBeUndefined()
   })
 
-  it("should ask for revision 0 (never matches) for another article's or a foreign tag", () => {
-    expect(expectedRevisionOf('"art_2-r3"', "art_1")).toBe(0)
-    expect(expectedRevisionOf('"abc"', "art_1")).toBe(0)
-    expect(expectedRevisionOf('"art_1-r0"', "art_1")).toBe(0)
+  it("should name no revision (never matches) for another article's tag, a foreign tag or a revision no article can reach", () => {
+    for (const header of ['"art_2-r3"', '"abc"', '"art_1-r0"', '"art_1-r03"', '"art_1-r1.0"', '"art_1-r99999999999999999999"', '"art_1-r9007199254740993"', '""']) {
+      expect(expectedRevisionsOf(header, "art_1"), header).toEqual([])
+    }
+    expect(expectedRevisionsOf('"art_1-r9007199254740991"', "art_1")).toEqual([9007199254740991])
   })
 
-  it("should refuse a value that is not an entity tag with InvalidRequest", () => {
-    expect(() => expectedRevisionOf("art_1-r3", "art_1")).toThrow(expect.objectContaining({ _tag: "InvalidRequest" }))
+  it("should refuse a value that is not a list of entity tags with InvalidRequest", () => {
+    for (const header of ["art_1-r3", '"art_1-r3" "art_1-r4"', '"art_1-r3", *', ",", '"unterminated', 'w/"art_1-r3"', '"art_1-r3"x']) {
+      expect(() => expectedRevisionsOf(header, "art_1"), header).toThrow(expect.objectContaining({ _tag: "InvalidRequest" }))
+    }
   })
 })
 

@@ -1,4 +1,20 @@
-import type { EditMismatch } from "../errors.ts"
+import type { EditMismatch, FieldError } from "../errors.ts"
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "../schema/common.ts"
+
+/**
+ * The texts of edits that a PUT's body would refuse (a NUL, an unpaired surrogate: see
+ * `isStorableText`), as field errors naming them (`edits/<index>/find` or `/replace`). A `find`
+ * counts too: matched in a stored body, an unpaired surrogate can only match half of a pair,
+ * and replacing it would leave the other half unpaired.
+ */
+export const unstorableEditTexts = (
+  edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>,
+): ReadonlyArray<FieldError> =>
+  edits.flatMap((edit, index) =>
+    (["find", "replace"] as const)
+      .filter((field) => !isStorableText(edit[field]))
+      .map((field) => ({ path: `edits/${index}/${field}`, message: UNSTORABLE_TEXT_MESSAGE })),
+  )
 
 /** How many times `find` occurs in `text`, overlapping occurrences included (`aa` is twice in `aaa`). */
 export const occurrences = (text: string, find: string): number => {

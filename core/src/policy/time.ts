@@ -32,7 +32,32 @@ export const secondsToNextUtcMidnight = (ms: number): number => {
   return Math.max(1, Math.ceil((next - ms) / 1000))
 }
 
+/**
+ * The first and last instants a `from`/`to` may name: years 0001 to 9999 in UTC. RFC 3339 writes
+ * four-digit years, and outside them PostgreSQL refuses the value (it has no year 0) or the
+ * service's own writing of it (`toISOString` gives six-digit years from 10000 on) stops being a date.
+ */
+export const INSTANT_RANGE = { firstMs: -62_135_596_800_000, lastMs: YEAR_10000_MS - 1 } as const
+
+/** The sentence of a `from`/`to` outside `INSTANT_RANGE`. */
+export const OUT_OF_RANGE_MESSAGE =
+  "Out of range: a date or date-time must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z once its offset is applied"
+
+const NOT_A_DATE_MESSAGE = "Not a real date or date-time"
+
 const isBareDate = (s: string) => s.length === 10
+
+/**
+ * The instant a `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) names, as milliseconds
+ * (a bare date is the start of its UTC day, or its end when `end`), or why it is refused: a
+ * calendar date that does not exist (`2026-02-31`, which `Date.parse` would roll over) or an
+ * instant outside `INSTANT_RANGE`.
+ */
+export const parseDateBound = (s: string, end: boolean): { readonly ms: number } | { readonly refused: string } => {
+  const ms = parseBound(s, end)
+  if (ms === null) return { refused: NOT_A_DATE_MESSAGE }
+  return ms < INSTANT_RANGE.firstMs || ms > INSTANT_RANGE.lastMs ? { refused: OUT_OF_RANGE_MESSAGE } : { ms }
+}
 
 const parseBound = (s: string, end: boolean): number | null => {
   if (isBareDate(s)) {
@@ -58,23 +83,33 @@ export interface InstantRange {
 
 /**
  * Resolves `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) into inclusive UTC instants:
- * a bare `to` date means the end of that UTC day; `from` after `to` is refused.
+ * a bare `to` date means the end of that UTC day; a date that does not exist, an instant outside
+ * `INSTANT_RANGE` and `from` after `to` are refused.
  */
 export const resolveDateRange = (query: { readonly from?: string; readonly to?: string }): Effect.Effect<InstantRange, InvalidRequest> => {
   const errors: Array<{ path: string; message: string }> = []
-  const from = query.from === undefined ? undefined : parseBound(query.from, false)
-  const to = query.to === undefined ? undefined : parseBound(query.to, true)
-  if (from === null) errors.push({ path: "from", message: "Not a real date or date-time" })
-  if (to === null) errors.push({ path: "to", message: "Not a real date or date-time" })
-  if (errors.length > 0) return Effect.fail(new InvalidRequest({ detail: "from/to must be real dates.", errors }))
-  if (from != null && to != null && from > to) {
+  const from = query.from === undefined ? undefined : parseDateBound(query.from, false)
+  const to = query.to === undefined ? undefined : parseDateBound(query.to, true)
+  if (from !== undefined && "refused" in from) errors.push({ path: "from", message: from.refused })
+  if (to !== undefined && "refused" in to) errors.push({ path: "to", message: to.refused })
+  if (errors.length > 0) {
+    return Effect.fail(
+      new InvalidRequest({
+        detail: `from/to must be real dates or date-times from 0001-01-01 to 9999-12-31 (UTC): ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`,
+        errors,
+      }),
+    )
+  }
+  const fromMs = from !== undefined && "ms" in from ? from.ms : undefined
+  const toMs = to !== undefined && "ms" in to ? to.ms : undefined
+  if (fromMs !== undefined && toMs !== undefined && fromMs > toMs) {
     return Effect.fail(
       new InvalidRequest({ detail: "from must not be after to.", errors: [{ path: "from", message: "from is after to" }] }),
     )
   }
   return Effect.succeed({
-    ...(from != null ? { from: toTimestamp(from) } : {}),
-    ...(to != null ? { to: toTimestamp(to) } : {}),
+    ...(fromMs !== undefined ? { from: toTimestamp(fromMs) } : {}),
+    ...(toMs !== undefined ? { to: toTimestamp(toMs) } : {}),
   })
 }
 
@@ -95,15 +130,23 @@ export interface Period {
   readonly toInstant: string
 }
 
+/** The first instant of a UTC month (a month out of 0 to 11 rolls into the year before or after). */
+const monthStart = (year: number, month0: number): number => {
+  // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999.
+  const date = new Date(0)
+  date.setUTCFullYear(year, month0, 1)
+  return date.getTime()
+}
+
 const monthPeriod = (key: string, year: number, month0: number): Period => {
-  const start = Date.UTC(year, month0, 1)
-  const end = Date.UTC(year, month0 + 1, 1) - 1
+  const start = monthStart(year, month0)
+  const end = monthStart(year, month0 + 1) - 1
   return { key, from: toCalendarDate(start), to: toCalendarDate(end), fromInstant: toTimestamp(start), toInstant: toTimestamp(end) }
 }
 
 /**
  * Resolves a `period` (`this_month`, `last_month`, `last_30_days` — today and the 29 days
- * before — or `YYYY-MM`) at the instant `nowMs`, in UTC.
+ * before — or `YYYY-MM`, 0001-01 to 9999-12) at the instant `nowMs`, in UTC.
  */
 export const resolvePeriod = (key: string, nowMs: number): Effect.Effect<Period, InvalidRequest> => {
   const now = new Date(nowMs)
@@ -115,7 +158,8 @@ export const resolvePeriod = (key: string, nowMs: number): Effect.Effect<Period,
     const end = today + DAY_MS - 1
     return Effect.succeed({ key, from: toCalendarDate(start), to: toCalendarDate(end), fromInstant: toTimestamp(start), toInstant: toTimestamp(end) })
   }
-  const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(key)
+  // Years 0001 to 9999, as INSTANT_RANGE: there is no year 0000.
+  const m = /^((?!0000)\d{4})-(0[1-9]|1[0-2])$/.exec(key)
   if (m) return Effect.succeed(monthPeriod(key, Number(m[1]), Number(m[2]) - 1))
   return Effect.fail(
     new InvalidRequest({

@@ -21,6 +21,46 @@ export const storableText = Schema.makeFilter((s: string) => (isStorableText(s) 
 /** A string PostgreSQL can store as given (see `storableText`). */
 export const StorableString = Schema.String.pipe(Schema.check(storableText))
 
+/**
+ * How many characters a string holds, counted as the contract and JSON Schema's `minLength` and
+ * `maxLength` count them: Unicode code points. JavaScript's `length` counts UTF-16 code units,
+ * two for an emoji or any other character beyond U+FFFF; an unpaired surrogate counts one.
+ */
+export const characterCount = (s: string): number => {
+  let pairs = 0
+  for (let i = 0; i < s.length - 1; i++) {
+    const unit = s.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = s.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++
+        i++
+      }
+    }
+  }
+  return s.length - pairs
+}
+
+/**
+ * At least `min` and at most `max` characters (code points, see `characterCount`). Its JSON Schema
+ * is the exact `minLength`/`maxLength`, which count code points too; `Schema.isMaxLength` counts
+ * code units, so it refused 151 emoji where the published schema allowed 300.
+ */
+export const isCharacterCountBetween = (min: number, max: number) =>
+  Schema.makeFilter(
+    // A string has no more code points than code units, and no fewer than half as many.
+    (s: string) =>
+      (s.length <= max || characterCount(s) <= max) && (s.length >= 2 * min || characterCount(s) >= min)
+        ? undefined
+        : min === 0
+          ? `Expected at most ${max} characters`
+          : `Expected ${min} to ${max} characters`,
+    { toJsonSchema: () => (min === 0 ? { maxLength: max } : { minLength: min, maxLength: max }) },
+  )
+
+/** At most `max` characters (code points, see `characterCount`); JSON Schema `maxLength`. */
+export const isMaxCharacters = (max: number) => isCharacterCountBetween(0, max)
+
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/
 
 /** An opaque object identifier (site, article, backlink, revision, account, key). */
@@ -52,7 +92,7 @@ export const CalendarDate = Schema.String.pipe(Schema.check(Schema.isPattern(DAT
 })
 
 /** An absolute http(s) URL as stored for articles, backlinks and images. */
-export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/i), Schema.isMaxLength(2048), storableText)).annotate({
+export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/i), isMaxCharacters(2048), storableText)).annotate({
   title: "HttpUrl",
   format: "uri",
 })

@@ -1,12 +1,13 @@
 import { Schema } from "effect"
-import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
+import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isCharacterCountBetween, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
+import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
 
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
   id: Schema.optionalKey(Id),
-  title: Schema.String.pipe(Schema.check(Schema.isBetweenLength(1, 300), storableText)),
+  title: Schema.String.pipe(Schema.check(isCharacterCountBetween(1, 300), storableText)),
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
@@ -22,6 +23,13 @@ export const ImportBacklink = (() => {
   return Schema.Struct({
     id: Schema.optionalKey(Id),
     ...fields,
+    // A date that exists and PostgreSQL stores (years 0001 to 9999), as for `from`/`to`.
+    date_acquired: fields.date_acquired.pipe(
+      Schema.check(Schema.makeFilter((s: string) => {
+        const bound = parseDateBound(s, false)
+        return "refused" in bound ? bound.refused : undefined
+      })),
+    ),
     source_domain: StorableString,
     anchor_text: StorableString,
     anchor_type: StorableString,

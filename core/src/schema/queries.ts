@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { parseDateBound } from "../policy/time.ts"
 import { ArticleStatus, Channel, Id } from "./common.ts"
 
 /** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
@@ -30,14 +31,17 @@ const DATE_OR_DATETIME =
 /** `from`/`to`: a `YYYY-MM-DD` date or an RFC 3339 date-time; both ends inclusive. */
 // Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
 export const DateBound = Schema.String.annotate({
-  description: "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive. A bare date for `to` means the end of that UTC day.",
+  description:
+    "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive, from 0001-01-01 to 9999-12-31 in UTC. A bare date for `to` means the end of that UTC day.",
 }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) =>
-      DATE_OR_DATETIME.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s))
-        ? undefined
-        : "Expected a date YYYY-MM-DD or an RFC 3339 date-time such as 2026-11-02T10:00:00Z",
-    ),
+    Schema.makeFilter((s: string) => {
+      if (!DATE_OR_DATETIME.test(s)) return "Expected a date YYYY-MM-DD or an RFC 3339 date-time such as 2026-11-02T10:00:00Z"
+      // The one reading of these values (resolveDateRange reads them so too): a date that does
+      // not exist or an instant outside years 0001 to 9999 UTC never reaches storage.
+      const bound = parseDateBound(s, false)
+      return "refused" in bound ? bound.refused : undefined
+    }),
   ),
 )
 
@@ -71,19 +75,16 @@ export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields 
 /** Query of `GET /sites/{id}/backlinks`. */
 export type ListBacklinksQuery = typeof ListBacklinksQuery.Type
 
-/** The first and last years a `YYYY-MM` period may name. */
-export const PERIOD_YEARS = { first: 1970, last: 9999 } as const
-
-/** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC, years 1970 to 9999). */
+/** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC, 0001-01 to 9999-12). */
 export const PeriodParam = Schema.String.annotate({
-  description: `\`this_month\` (default), \`last_month\`, \`last_30_days\` or a UTC month \`YYYY-MM\` from ${PERIOD_YEARS.first}-01 to ${PERIOD_YEARS.last}-12.`,
+  description: "`this_month` (default), `last_month`, `last_30_days` or a UTC month `YYYY-MM` from 0001-01 to 9999-12.",
 }).pipe(
   Schema.check(
     Schema.makeFilter((s: string) =>
-      // Years below 1970 are refused, 0000 to 0099 especially: Date.UTC reads them as 1900 to 1999.
-      /^(this_month|last_month|last_30_days|(19[7-9]\d|[2-9]\d{3})-(0[1-9]|1[0-2]))$/.test(s)
+      // Every four-digit year but 0000: PostgreSQL has none (1 BC comes right before 0001).
+      /^(this_month|last_month|last_30_days|(?!0000)\d{4}-(0[1-9]|1[0-2]))$/.test(s)
         ? undefined
-        : `Expected this_month, last_month, last_30_days or a month YYYY-MM from ${PERIOD_YEARS.first}-01 to ${PERIOD_YEARS.last}-12`,
+        : "Expected this_month, last_month, last_30_days or a month YYYY-MM from 0001-01 to 9999-12",
     ),
   ),
 )

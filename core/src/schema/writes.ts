@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, StorableString, storableText } from "./common.ts"
+import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, StorableString, storableText } from "./common.ts"
 
 /** Largest accepted body, in UTF-8 bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -14,14 +14,24 @@ export const MAX_IMAGE_SIDE = 8000
 
 const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
 
-/** An article title: 1 to 300 characters after trimming. */
+/** Whether an HTML body is within the body limit, 1 MiB of UTF-8 (a PUT's body, a PATCH's edited body). */
+export const isWithinBodyLimit = (s: string): boolean => s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES
+
+/** The message of a body over the body limit. */
+export const BODY_LIMIT_MESSAGE = "Expected at most 1 MiB of HTML"
+
+/** An article title: 1 to 300 characters (code points, see `characterCount`) after trimming. */
 // Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
-export const Title = Schema.String.annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.`, maxLength: MAX_TITLE_LENGTH }).pipe(
+export const Title = Schema.String.annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.` }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) => {
-      const n = s.trim().length
-      return n >= 1 && n <= MAX_TITLE_LENGTH ? undefined : `Expected 1 to ${MAX_TITLE_LENGTH} characters after trimming`
-    }),
+    Schema.makeFilter(
+      (s: string) => {
+        const n = characterCount(s.trim())
+        return n >= 1 && n <= MAX_TITLE_LENGTH ? undefined : `Expected 1 to ${MAX_TITLE_LENGTH} characters after trimming`
+      },
+      // Whitespace around the title is not counted, so JSON Schema can bound only the least length.
+      { toJsonSchema: () => [{ minLength: 1 }, true] },
+    ),
     storableText,
   ),
 )
@@ -32,17 +42,15 @@ export const Body = Schema.String.annotate({
     "The new full HTML body (at most 1 MiB). It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
 }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) =>
-      s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES ? undefined : "Expected at most 1 MiB of HTML",
-    ),
+    Schema.makeFilter((s: string) => (isWithinBodyLimit(s) ? undefined : BODY_LIMIT_MESSAGE)),
     storableText,
   ),
 )
 
-/** Why the change was made, kept on the revision. */
-export const Reason = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_REASON_LENGTH), storableText)).annotate({
+/** Why the change was made, kept on the revision: at most 500 characters (code points). */
+export const Reason = Schema.String.annotate({
   description: `Why the change was made (at most ${MAX_REASON_LENGTH} characters); kept on the revision.`,
-})
+}).pipe(Schema.check(isMaxCharacters(MAX_REASON_LENGTH), storableText))
 
 /** The JSON body of `PUT /articles/{id}`: at least one of `title` and `body`; nothing else may change. */
 export const UpdateArticleBody = Schema.Struct({
@@ -61,16 +69,19 @@ export const UpdateArticleBody = Schema.Struct({
 /** The JSON body of `PUT /articles/{id}`. */
 export type UpdateArticleBody = typeof UpdateArticleBody.Type
 
-/** Alt text of a featured image. */
-export const Alt = Schema.String.pipe(Schema.check(Schema.isMaxLength(500), storableText)).annotate({
-  description: "Alternative text of the image (at most 500 characters).",
-})
+/** Largest alt text of a featured image, in characters. */
+export const MAX_ALT_LENGTH = 500
+
+/** Alt text of a featured image: at most 500 characters (code points). */
+export const Alt = Schema.String.annotate({
+  description: `Alternative text of the image (at most ${MAX_ALT_LENGTH} characters).`,
+}).pipe(Schema.check(isMaxCharacters(MAX_ALT_LENGTH), storableText))
 
 /** The JSON body of `POST /articles/{id}/featured-image`: an https URL to fetch. */
 export const FeaturedImageUrlBody = Schema.Struct({
-  url: Schema.String.pipe(Schema.check(Schema.isMaxLength(2048), storableText)).annotate({
+  url: Schema.String.annotate({
     description: "An https URL of a JPEG, PNG, WebP, GIF or AVIF image on a public host.",
-  }),
+  }).pipe(Schema.check(isMaxCharacters(2048), storableText)),
   alt: Schema.optionalKey(Alt),
 }).annotate({ title: "FeaturedImageUrlBody" })
 /** The JSON body of `POST /articles/{id}/featured-image`. */
@@ -83,16 +94,16 @@ export const ImageMimeType = Schema.Literals(["image/jpeg", "image/png", "image/
 export const MAX_KEY_NAME_LENGTH = 100
 
 /** The name of an API key, as its owner gives it. */
-export const ApiKeyName = Schema.String.pipe(Schema.check(Schema.isMaxLength(MAX_KEY_NAME_LENGTH), storableText)).annotate({
+export const ApiKeyName = Schema.String.annotate({
   description: `A name for the key (at most ${MAX_KEY_NAME_LENGTH} characters).`,
-})
+}).pipe(Schema.check(isMaxCharacters(MAX_KEY_NAME_LENGTH), storableText))
 
 /** An email address typed at sign-in (looked up, never stored as typed). */
-export const SignInEmail = Schema.String.pipe(Schema.check(Schema.isMaxLength(320), storableText))
+export const SignInEmail = Schema.String.pipe(Schema.check(isMaxCharacters(320), storableText))
 
 /** A new account's email, password and name (admin command line, import). */
 export const NewAccount = Schema.Struct({
-  email: Schema.String.pipe(Schema.check(Schema.isMaxLength(320), storableText)),
+  email: Schema.String.pipe(Schema.check(isMaxCharacters(320), storableText)),
   password: StorableString,
   name: Schema.optionalKey(StorableString),
   id: Schema.optionalKey(Id),
@@ -175,9 +186,9 @@ export const TextEdit = Schema.Struct({
   find: Schema.String.annotate({
     description:
       "Exact text of the current body (the HTML as GET / get_article serves it) to replace; it must occur exactly once there.",
-  }).pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(MAX_BODY_BYTES))),
+  }).pipe(Schema.check(isCharacterCountBetween(1, MAX_BODY_BYTES))),
   replace: Schema.String.annotate({ description: "The text that takes its place (may be empty)." }).pipe(
-    Schema.check(Schema.isMaxLength(MAX_BODY_BYTES)),
+    Schema.check(isMaxCharacters(MAX_BODY_BYTES)),
   ),
 }).annotate({ title: "TextEdit" })
 /** One find-and-replace edit. */

@@ -110,7 +110,10 @@ export const makeRewriteBatch = (options: RewriteBatchOptions) => {
         ...(line.body !== undefined ? { body: line.body } : {}),
         ...(line.reason !== undefined ? { reason: line.reason } : {}),
       }
-      const edit = updateArticle(caller, line.article_id, input, { dryRun: options.dryRun, expectedRevision: line.if_revision })
+      const edit = updateArticle(caller, line.article_id, input, {
+        dryRun: options.dryRun,
+        expectedRevisions: line.if_revision === undefined ? undefined : [line.if_revision],
+      })
 
       if (options.dryRun) {
         const current = yield* (yield* ArticleRepository).get(account_id, line.article_id)

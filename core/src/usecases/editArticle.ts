@@ -1,22 +1,22 @@
 import { Effect } from "effect"
-import { EditConflict, EditNotApplicable, PayloadTooLarge, PreconditionFailed } from "../errors.ts"
-import { applyTextEdits } from "../policy/textEdits.ts"
+import { EditConflict, EditNotApplicable, InvalidRequest } from "../errors.ts"
+import { applyTextEdits, unstorableEditTexts } from "../policy/textEdits.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
-import { MAX_BODY_BYTES, type EditArticleBody } from "../schema/writes.ts"
+import { isWithinBodyLimit, type EditArticleBody } from "../schema/writes.ts"
 import type { Caller } from "./Caller.ts"
-import { requireWriteScope } from "./guards.ts"
+import { requireRevision, requireWriteScope } from "./guards.ts"
 import { updateArticle, type UpdateOptions } from "./updateArticle.ts"
 
 /** How often an edit is re-applied when another writer changed the article between the read and the write. */
 const MAX_ATTEMPTS = 3
 
-const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
-
 /**
  * Edits an article by find and replace (PATCH, `edit_article`): each `find` must occur exactly
  * once in the current body (as it is served), the edits apply in order, and the resulting body
  * then goes through `updateArticle`, the same pipeline as a full edit (sanitising, protected
- * blocks, precondition, dry run, daily limit, revision, answer).
+ * blocks, precondition, dry run, daily limit, revision, answer). What a full edit's body may not
+ * hold, the edits may not bring: text that cannot be stored is refused by its edit
+ * (`edits/<index>/replace`), and an edited body over 1 MiB as a full edit's body is (400).
  *
  * The edits are made on the body of one revision and written only if the article is still at
  * that revision, so a change made in between is never overwritten: without the caller's own
@@ -27,13 +27,17 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
     const edits = input.edits ?? []
+    const unstorable = unstorableEditTexts(edits)
+    if (unstorable.length > 0) {
+      return yield* new InvalidRequest({ detail: `Edits: ${unstorable.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors: unstorable })
+    }
     const fields = { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) }
     if (edits.length === 0) return yield* updateArticle(caller, articleId, fields, options)
     const articles = yield* ArticleRepository
     const attempt = (n: number): ReturnType<typeof once> =>
       once().pipe(
         Effect.catchTag("PreconditionFailed", (error) =>
-          options.expectedRevision !== undefined
+          options.expectedRevisions !== undefined
             ? Effect.fail(error)
             : n + 1 < MAX_ATTEMPTS
               ? attempt(n + 1)
@@ -43,15 +47,16 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
     const once = () =>
       Effect.gen(function* () {
         const current = yield* articles.get(caller.accountId, articleId)
-        if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
-          return yield* new PreconditionFailed({ expected: options.expectedRevision, current: current.revision })
-        }
+        yield* requireRevision(options.expectedRevisions, current.revision)
         const applied = applyTextEdits(current.body, edits)
         if ("mismatches" in applied) return yield* new EditNotApplicable({ errors: applied.mismatches })
-        if (utf8Length(applied.text) > MAX_BODY_BYTES) {
-          return yield* new PayloadTooLarge({ detail: "The edited body would be larger than 1 MiB." })
+        if (!isWithinBodyLimit(applied.text)) {
+          return yield* new InvalidRequest({
+            detail: "The edits would make the body larger than 1 MiB, the most an article body may hold (as for PUT); nothing was changed.",
+            errors: [{ path: "body", message: "The edits would make the body larger than 1 MiB of HTML" }],
+          })
         }
-        return yield* updateArticle(caller, articleId, { ...fields, body: applied.text }, { ...options, expectedRevision: current.revision })
+        return yield* updateArticle(caller, articleId, { ...fields, body: applied.text }, { ...options, expectedRevisions: [current.revision] })
       })
     return yield* attempt(0)
   })

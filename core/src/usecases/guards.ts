@@ -1,6 +1,15 @@
 import { Effect } from "effect"
-import { InsufficientScope } from "../errors.ts"
+import { InsufficientScope, PreconditionFailed } from "../errors.ts"
 import type { Caller } from "./Caller.ts"
+
+/**
+ * Fails unless a write's precondition holds for the article's current revision: none given
+ * (`undefined`), or the article is at one of the revisions named. `If-Match` may list several
+ * tags and holds when any of them matches; tags that name no revision of the article give an
+ * empty list, which never holds.
+ */
+export const requireRevision = (expected: ReadonlyArray<number> | undefined, current: number): Effect.Effect<void, PreconditionFailed> =>
+  expected === undefined || expected.includes(current) ? Effect.void : Effect.fail(new PreconditionFailed({ expected, current }))
 
 /** Fails unless the caller may write (a read-only key or a read-only agent connection may not). */
 export const requireWriteScope = (caller: Caller): Effect.Effect<void, InsufficientScope> =>

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
-import { PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
+import { ProtectedLinkChanged } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { RevisionRepository } from "../ports/Repositories.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
-import { requireWriteScope } from "./guards.ts"
+import { requireRevision, requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 import { countWords } from "../html/index.ts"
 import { decodeInput } from "../schema/decode.ts"
@@ -13,8 +13,8 @@ import { Reason } from "../schema/writes.ts"
 
 /** Options of a restore. */
 export interface RestoreOptions {
-  /** Restore only if the article is still at this revision (If-Match / if_revision). */
-  readonly expectedRevision?: number | undefined
+  /** Restore only if the article is still at one of these revisions (If-Match / if_revision; see `UpdateOptions`). */
+  readonly expectedRevisions?: ReadonlyArray<number> | undefined
 }
 
 /**
@@ -33,9 +33,7 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
-        if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
-          return yield* new PreconditionFailed({ expected: options.expectedRevision, current: current.revision })
-        }
+        yield* requireRevision(options.expectedRevisions, current.revision)
         const violations = compareProtectedBlocks(extractProtectedBlocks(current.body), targetBlocks)
         if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
         if (

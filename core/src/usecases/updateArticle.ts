@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { DailyEditLimit, PreconditionFailed, ProtectedLinkChanged } from "../errors.ts"
+import { DailyEditLimit, ProtectedLinkChanged } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { isRefusal } from "../html/sanitizeArticleHtml.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
@@ -10,15 +10,18 @@ import type { UpdateArticleBody } from "../schema/writes.ts"
 import type { UpdateArticleResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
-import { requireWriteScope } from "./guards.ts"
+import { requireRevision, requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 
 /** Options of an article edit. */
 export interface UpdateOptions {
   /** Run every check, write nothing, count nothing. */
   readonly dryRun: boolean
-  /** Apply only if the article is still at this revision (If-Match / if_revision). */
-  readonly expectedRevision?: number | undefined
+  /**
+   * Apply only if the article is still at one of these revisions (If-Match, whose tags may name
+   * several; if_revision names one); an empty list never holds. Absent: no condition.
+   */
+  readonly expectedRevisions?: ReadonlyArray<number> | undefined
 }
 
 /** The answer of an edit, with the edits left today for `Edit-Limit-Remaining`. */
@@ -40,10 +43,7 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     const analyzer = yield* HtmlAnalyzer
     const title = input.title?.trim()
 
-    const checkPrecondition = (current: ArticleRecord) =>
-      options.expectedRevision !== undefined && options.expectedRevision !== current.revision
-        ? Effect.fail(new PreconditionFailed({ expected: options.expectedRevision, current: current.revision }))
-        : Effect.void
+    const checkPrecondition = (current: ArticleRecord) => requireRevision(options.expectedRevisions, current.revision)
 
     // The article first (it exists, it is the caller's, it is at the expected revision): a body
     // sent for any other article costs no HTML work. A dry run also needs today's edit count.

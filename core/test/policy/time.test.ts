@@ -1,11 +1,24 @@
 import fc from "fast-check"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { resolveDateRange, resolvePeriod, secondsToNextUtcMidnight, toTimestamp } from "../../src/index.ts"
+import {
+  calendarDatesOf,
+  decodeInput,
+  ListActivityQuery,
+  ListArticlesQuery,
+  OUT_OF_RANGE_MESSAGE,
+  resolveDateRange,
+  resolvePeriod,
+  secondsToNextUtcMidnight,
+  StatsQuery,
+  toTimestamp,
+} from "../../src/index.ts"
 
 const run = <A, E>(eff: Effect.Effect<A, E>) => Effect.runSyncExit(eff)
 const failureTag = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: { _tag?: string } } | undefined)?.error?._tag : undefined
+const failureOf = <A, E>(exit: Exit.Exit<A, E>) =>
+  Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: { _tag?: string; detail?: string; errors?: unknown } } | undefined)?.error : undefined
 
 const iso = (ms: number): string => {
   try {
@@ -60,6 +73,53 @@ describe("resolveDateRange", () => {
   it("should leave both ends open when neither is given", () => {
     expect(Effect.runSync(resolveDateRange({}))).toEqual({})
   })
+  it("should refuse instants before 0001-01-01 or after 9999-12-31 UTC, naming the end, offsets applied", () => {
+    const cases: ReadonlyArray<readonly ["from" | "to", string]> = [
+      ["from", "0000-01-01"],
+      ["to", "0000-12-31"],
+      ["from", "0000-01-01T00:00:00Z"],
+      ["to", "0000-12-31T23:59:59.999Z"],
+      // 0001-01-01T00:00 at +00:01 is 0000-12-31T23:59 in UTC
+      ["from", "0001-01-01T00:00:00+00:01"],
+      // 9999-12-31T23:59:59 at -01:00 is 10000-01-01T00:59:59 in UTC
+      ["from", "9999-12-31T23:59:59-01:00"],
+      ["to", "9999-12-31T23:00:00-01:00"],
+    ]
+    for (const [end, value] of cases) {
+      const error = failureOf(run(resolveDateRange({ [end]: value })))
+      expect(error?._tag, value).toBe("InvalidRequest")
+      expect(error?.errors, value).toEqual([{ path: end, message: OUT_OF_RANGE_MESSAGE }])
+      expect(error?.detail, value).toMatch(/0001-01-01 to 9999-12-31/)
+    }
+  })
+  it("should accept the first and last instants of the range", () => {
+    expect(Effect.runSync(resolveDateRange({ from: "0001-01-01", to: "9999-12-31" }))).toEqual({
+      from: "0001-01-01T00:00:00.000Z",
+      to: "9999-12-31T23:59:59.999Z",
+    })
+    expect(Effect.runSync(resolveDateRange({ from: "0001-01-01T00:59:00+00:59", to: "9999-12-31T22:59:59.999-01:00" }))).toEqual({
+      from: "0001-01-01T00:00:00.000Z",
+      to: "9999-12-31T23:59:59.999Z",
+    })
+  })
+  it("should refuse the same values when the query is decoded, REST and MCP alike", () => {
+    for (const schema of [ListArticlesQuery, ListActivityQuery]) {
+      for (const value of ["0000-01-01", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59-01:00", "2026-02-31"]) {
+        const error = failureOf(run(decodeInput(schema, { from: value }, "Query")))
+        expect(error?._tag, value).toBe("InvalidRequest")
+        expect(error?.errors, value).toEqual([expect.objectContaining({ path: "from" })])
+      }
+      expect(Effect.runSync(decodeInput(schema, { from: "0001-01-01", to: "9999-12-31T23:59:59.999Z" }, "Query"))).toMatchObject({ from: "0001-01-01" })
+    }
+  })
+})
+
+describe("calendarDatesOf", () => {
+  it("should give the calendar dates of the range's ends, at the ends of the range too", () => {
+    const range = Effect.runSync(resolveDateRange({ from: "0001-01-01", to: "9999-12-31T23:59:59.999Z" }))
+    expect(calendarDatesOf(range)).toEqual({ fromDate: "0001-01-01", toDate: "9999-12-31" })
+    expect(calendarDatesOf(Effect.runSync(resolveDateRange({ from: "2026-11-02T23:30:00-01:00" })))).toEqual({ fromDate: "2026-11-03" })
+  })
 })
 
 describe("resolvePeriod", () => {
@@ -81,8 +141,27 @@ describe("resolvePeriod", () => {
     expect([p.key, p.from, p.to]).toEqual(["2028-02", "2028-02-01", "2028-02-29"])
   })
   it("should refuse anything else", () => {
-    for (const bad of ["2026-13", "this_week", "2026-1", ""]) {
+    for (const bad of ["2026-13", "this_week", "2026-1", "", "0000-01", "0000-12", "10000-01"]) {
       expect(failureTag(run(resolvePeriod(bad, now)))).toBe("InvalidRequest")
+    }
+  })
+  it("should resolve any month from 0001-01 to 9999-12, the years 0001 to 0099 as themselves", () => {
+    const month = (key: string) => {
+      const p = Effect.runSync(resolvePeriod(key, now))
+      return [p.from, p.to, p.fromInstant, p.toInstant]
+    }
+    expect(month("0001-01")).toEqual(["0001-01-01", "0001-01-31", "0001-01-01T00:00:00.000Z", "0001-01-31T23:59:59.999Z"])
+    expect(month("0099-12")).toEqual(["0099-12-01", "0099-12-31", "0099-12-01T00:00:00.000Z", "0099-12-31T23:59:59.999Z"])
+    expect(month("0004-02")).toEqual(["0004-02-01", "0004-02-29", "0004-02-01T00:00:00.000Z", "0004-02-29T23:59:59.999Z"])
+    expect(month("1969-07")).toEqual(["1969-07-01", "1969-07-31", "1969-07-01T00:00:00.000Z", "1969-07-31T23:59:59.999Z"])
+    expect(month("9999-12")).toEqual(["9999-12-01", "9999-12-31", "9999-12-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"])
+  })
+  it("should accept those months when the query is decoded, and refuse 0000", () => {
+    for (const period of ["0001-01", "0099-12", "1969-07", "9999-12"]) {
+      expect(Effect.runSync(decodeInput(StatsQuery, { period }, "Query"))).toEqual({ period })
+    }
+    for (const period of ["0000-01", "0000-12"]) {
+      expect(failureOf(run(decodeInput(StatsQuery, { period }, "Query")))?.errors).toEqual([expect.objectContaining({ path: "period" })])
     }
   })
 })

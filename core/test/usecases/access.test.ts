@@ -182,6 +182,42 @@ describe("importData", () => {
     expect([...w.state.accounts.values()].some((a) => a.email === "c@example.com")).toBe(false)
   })
 
+  it("should refuse dates that do not exist or lie outside the years 0001 to 9999, naming them", async () => {
+    const w = await makeWorld()
+    const article = { title: "T", url: "https://e.test/t", status: "published", body: "<p>a</p>" }
+    const backlink = { source_domain: "n.test", source_url: "https://n.test/p", target_url: "https://e.test/t", anchor_text: "a", anchor_type: "exact", category: "industry" }
+    const file = {
+      accounts: [
+        {
+          email: "e@example.com",
+          password: "x",
+          sites: [
+            {
+              name: "E",
+              url: "https://e.test",
+              articles: [
+                { ...article, published_at: "0000-06-01T00:00:00Z" },
+                { ...article, url: "https://e.test/u", published_at: "2026-02-31" },
+              ],
+              backlinks: [
+                { ...backlink, date_acquired: "0000-01-01" },
+                { ...backlink, date_acquired: "2026-02-30" },
+              ],
+            },
+          ],
+        },
+      ],
+    }
+    const error = failureOf(await w.exit(importData(file))) as InvalidRequest
+    expect(error.errors.map((e) => e.path)).toEqual([
+      "accounts[0].sites[0].articles[0].published_at",
+      "accounts[0].sites[0].articles[1].published_at",
+      "accounts[0].sites[0].backlinks[0].date_acquired",
+      "accounts[0].sites[0].backlinks[1].date_acquired",
+    ])
+    expect([...w.state.accounts.values()].some((a) => a.email === "e@example.com")).toBe(false)
+  })
+
   it("should derive the same ids for entries without ids on every run", async () => {
     const w = await makeWorld()
     const file = { accounts: [{ email: "d@example.com", password: "x", sites: [{ name: "D", url: "https://d.test", articles: [{ title: "T", url: "https://d.test/t", status: "draft", body: "<p>a</p>" }] }] }] }

@@ -6,6 +6,7 @@ import {
   editArticle,
   getArticle,
   getRevision,
+  MAX_BODY_BYTES,
   occurrences,
   restoreRevision,
   updateArticle,
@@ -49,10 +50,66 @@ describe("editArticle", () => {
     expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
   })
 
+  it("should refuse a find or replace that a PUT's body would refuse (NUL, unpaired surrogate), naming the edit, writing nothing", async () => {
+    const w = await makeWorld()
+    for (const dryRun of [false, true]) {
+      for (const [edits, paths] of [
+        [[{ find: "two", replace: "\ud800" }], ["edits/0/replace"]],
+        [[{ find: "two", replace: "a\u0000b" }], ["edits/0/replace"]],
+        [[{ find: "one", replace: "1" }, { find: "two", replace: "x\udc00" }], ["edits/1/replace"]],
+        // half of a pair found in a body would leave the other half unpaired
+        [[{ find: "\ud83d", replace: "x" }], ["edits/0/find"]],
+        [[{ find: "t\u0000", replace: "\ud83d" }], ["edits/0/find", "edits/0/replace"]],
+      ] as const) {
+        const exit = await w.exit(editArticle(caller(), "art_2", { edits }, { dryRun }))
+        const error = failureOf(exit) as { _tag: string; errors: ReadonlyArray<{ path: string; message: string }> }
+        expect(error._tag, JSON.stringify(edits)).toBe("InvalidRequest")
+        expect(error.errors.map((e) => e.path), JSON.stringify(edits)).toEqual(paths)
+        expect(error.errors[0]?.message).toMatch(/NUL .*unpaired surrogates/)
+      }
+    }
+    const article = await w.run(getArticle(caller(), "art_2"))
+    expect([article.revision, article.body]).toEqual([1, "<p>one two three</p>"])
+    // a whole pair is text like any other
+    const emoji = await w.run(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "\ud83d\ude00" }] }, plain))
+    expect(emoji.result.article.body).toBe("<p>one \ud83d\ude00 three</p>")
+  })
+
+  it("should refuse as a PUT's body would (400, not 413) edits that make the body larger than 1 MiB, and accept 1 MiB exactly", async () => {
+    const w = await makeWorld()
+    // 1 MiB less one byte of UTF-8
+    const big = `<p>x${"a".repeat(MAX_BODY_BYTES - 9)}</p>`
+    await w.run(updateArticle(caller(), "art_2", { body: big }, plain))
+    const revision = (await w.run(getArticle(caller(), "art_2"))).revision
+    for (const dryRun of [true, false]) {
+      // "é" is two bytes of UTF-8 and one UTF-16 code unit: 1 MiB and 1 byte
+      const over = failureOf(await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "x", replace: "éé" }] }, { dryRun }))) as {
+        _tag: string
+        detail: string
+        errors: ReadonlyArray<{ path: string; message: string }>
+      }
+      expect(over._tag).toBe("InvalidRequest")
+      expect(over.detail).toMatch(/edits would make the body larger than 1 MiB/)
+      expect(over.errors).toEqual([{ path: "body", message: expect.stringMatching(/larger than 1 MiB/) }])
+    }
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(revision)
+    const exact = await w.run(editArticle(caller(), "art_2", { edits: [{ find: "x", replace: "é" }] }, plain))
+    expect(new TextEncoder().encode(exact.result.article.body).byteLength).toBe(MAX_BODY_BYTES)
+    expect(exact.result.revision?.number).toBe(revision + 1)
+  })
+
   it("should answer PreconditionFailed for a stale if_revision and refuse a read-only caller", async () => {
     const w = await makeWorld()
-    const stale = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevision: 5 }))
-    expect(failureOf(stale)).toMatchObject({ _tag: "PreconditionFailed", expected: 5, current: 1 })
+    const stale = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [5] }))
+    expect(failureOf(stale)).toMatchObject({ _tag: "PreconditionFailed", expected: [5], current: 1 })
+    const none = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [] }))
+    expect(failureOf(none)).toMatchObject({ _tag: "PreconditionFailed", expected: [], current: 1 })
+    const any = await w.run(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [4, 1] }))
+    expect(any.result.revision?.number).toBe(2)
+    const restore = await w.exit(restoreRevision(caller(), "art_2", 1, undefined, { expectedRevisions: [] }))
+    expect(failureOf(restore)).toMatchObject({ _tag: "PreconditionFailed", expected: [], current: 2 })
+    const restored = await w.run(restoreRevision(caller(), "art_2", 1, undefined, { expectedRevisions: [1, 2] }))
+    expect(restored.result.revision?.restored_from).toBe(1)
     const ro = await w.exit(editArticle({ ...caller(), scope: "read-only" }, "art_2", { title: "x" }, plain))
     expect(failureTag(ro)).toBe("InsufficientScope")
   })

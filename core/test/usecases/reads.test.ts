@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { getArticle, getStats, listArticles, listBacklinks, listSites, type NotFound } from "../../src/index.ts"
+import { getArticle, getStats, listActivity, listArticles, listBacklinks, listSites, type NotFound } from "../../src/index.ts"
 import { caller, failureOf, failureTag, makeWorld } from "./harness.ts"
 
 describe("read use cases", () => {
@@ -28,6 +28,31 @@ describe("read use cases", () => {
     expect(articles.pagination.total).toBe(0)
     const backlinks = await w.run(listBacklinks(caller(), "site_a", { from: "2001-01-01", to: "2001-01-31" }))
     expect(backlinks.data).toEqual([])
+  })
+
+  it("should refuse a range outside the years 0001 to 9999 UTC rather than list everything or ask the storage", async () => {
+    const w = await makeWorld()
+    // 9999-12-31T23:59:59-01:00 is in the year 10000 in UTC, whose ISO text has six digits
+    const late = { from: "9999-12-31T23:59:59-01:00" }
+    const early = { to: "0000-12-31" }
+    for (const query of [late, early]) {
+      const failures = [
+        failureOf(await w.exit(listBacklinks(caller(), "site_a", query))),
+        failureOf(await w.exit(listArticles(caller(), "site_a", query))),
+        failureOf(await w.exit(listActivity(caller(), query))),
+      ]
+      for (const failure of failures) expect(failure).toMatchObject({ _tag: "InvalidRequest", errors: [{ path: Object.keys(query)[0] }] })
+    }
+    const all = await w.run(listBacklinks(caller(), "site_a", { from: "0001-01-01", to: "9999-12-31" }))
+    expect(all.pagination.total).toBe(3)
+    expect((await w.run(listBacklinks(caller(), "site_a", { from: "9999-12-31T23:59:59.999Z" }))).data).toEqual([])
+  })
+
+  it("should summarise a month of the first century as that month, with nothing in it", async () => {
+    const w = await makeWorld()
+    const stats = await w.run(getStats(caller(), "site_a", { period: "0026-11" }))
+    expect(stats.period).toEqual({ key: "0026-11", from: "0026-11-01", to: "0026-11-30" })
+    expect([stats.articles.count, stats.backlinks.count]).toEqual([0, 0])
   })
 
   it("should order articles by published_at descending with unpublished last, and never list bodies", async () => {

@@ -7,6 +7,7 @@ import {
   type ProtectedLinkChanged,
   replaceFeaturedImage,
   restoreRevision,
+  toProblem,
   updateArticle,
   type DailyEditLimit,
   type PreconditionFailed,
@@ -25,7 +26,7 @@ describe("updateArticle", () => {
       w.exit(updateArticle(caller(), "art_missing", { body }, { dryRun: true })),
       w.exit(updateArticle(caller(), "art_missing", { body }, plain)),
       w.exit(updateArticle(caller(), "art_b", { body }, plain)),
-      w.exit(updateArticle(caller(), "art_2", { body }, { dryRun: false, expectedRevision: 7 })),
+      w.exit(updateArticle(caller(), "art_2", { body }, { dryRun: false, expectedRevisions: [7] })),
     ])
     expect(refusals.map(failureTag)).toEqual(["InsufficientScope", "NotFound", "NotFound", "NotFound", "PreconditionFailed"])
     expect(seen).toEqual([])
@@ -106,7 +107,7 @@ describe("updateArticle", () => {
     const removed = failureOf(await w.exit(updateArticle(caller(), "art_1", { body: "<p>gone</p>" }, { dryRun: true }))) as ProtectedLinkChanged
     expect(removed._tag).toBe("ProtectedLinkChanged")
     expect(removed.blocks.map((b) => b.kind)).toEqual(["removed", "removed"])
-    const stale = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: true, expectedRevision: 7 })))
+    const stale = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: true, expectedRevisions: [7] })))
     expect(stale._tag).toBe("PreconditionFailed")
     expect((await w.run(getArticle(caller(), "art_1"))).revision).toBe(1)
     expect((await w.run(listRevisions(caller(), "art_1", {}))).pagination.total).toBe(1)
@@ -115,10 +116,30 @@ describe("updateArticle", () => {
   it("should refuse a stale expected revision with PreconditionFailed", async () => {
     const w = await makeWorld()
     await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
-    const error = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, expectedRevision: 1 }))) as PreconditionFailed
-    expect([error._tag, error.expected, error.current]).toEqual(["PreconditionFailed", 1, 2])
-    const ok = await w.run(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, expectedRevision: 2 }))
+    const error = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, expectedRevisions: [1] }))) as PreconditionFailed
+    expect([error._tag, error.expected, error.current]).toEqual(["PreconditionFailed", [1], 2])
+    expect(toProblem(error, "req_1", "https://cs.test").detail).toMatch(/revision 2, not 1:/)
+    const ok = await w.run(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, expectedRevisions: [2] }))
     expect(ok.result.revision?.number).toBe(3)
+  })
+
+  it("should apply when the article is at any one of the expected revisions, and never when none is named", async () => {
+    const w = await makeWorld()
+    // If-Match: "art_2-r3", "art_2-r1" at revision 1
+    const ok = await w.run(updateArticle(caller(), "art_2", { title: "Second" }, { dryRun: false, expectedRevisions: [3, 1] }))
+    expect(ok.result.revision?.number).toBe(2)
+    const stale = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: true, expectedRevisions: [3, 1] }))) as PreconditionFailed
+    expect([stale.expected, stale.current]).toEqual([[3, 1], 2])
+    expect(toProblem(stale, "req_1", "https://cs.test").detail).toMatch(/revision 2, not 3 or 1:/)
+    // tags of another article, weak tags or a revision past any number: nothing can match
+    for (const dryRun of [true, false]) {
+      const none = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun, expectedRevisions: [] }))) as PreconditionFailed
+      expect([none._tag, none.expected, none.current]).toEqual(["PreconditionFailed", [], 2])
+      const detail = toProblem(none, "req_1", "https://cs.test").detail
+      expect(detail).toMatch(/names no revision of this article/)
+      expect(detail).not.toMatch(/not 0|not\s*:/)
+    }
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
   })
 
   it("should refuse a read-only key", async () => {

@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 document, generated from the operation table and the core's schemas. */
 import {
   ActivityEntry,
+  Alt,
   Article,
   ArticleListItem,
   Backlink,
@@ -170,7 +171,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       in: "header",
       required: false,
       description:
-        'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`, `W/` tolerated); otherwise 412 `precondition_failed`. `*` means no condition; a value that is not an entity tag is a 400.',
+        'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`), or at any of a comma-separated list of them; otherwise 412 `precondition_failed`. Tags are compared strongly: a weak `W/` tag never matches. `*` means no condition; a value that is not a list of entity tags is a 400.',
       schema: { type: "string" },
     })
   }
@@ -248,7 +249,8 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
           type: "object",
           properties: {
             image: { type: "string", contentMediaType: "application/octet-stream", description: "The image file (JPEG, PNG, WebP, GIF or AVIF; at most 10 MiB)." },
-            alt: { type: "string", maxLength: 500, description: "Alternative text of the image." },
+            // the JSON body's own `alt`: one schema, the one the form field is decoded with
+            alt: table.schemaOf(Alt),
           },
           required: ["image"],
           additionalProperties: false,

@@ -52,7 +52,7 @@ import type { ParameterizedContext } from "koa"
 import type { AppRuntime } from "@content-site/http"
 import { runEffect } from "@content-site/http"
 import { readFeaturedImage } from "./featuredImage.ts"
-import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionOf, readJson } from "./requestParts.ts"
+import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionsOf, readJson } from "./requestParts.ts"
 
 /** Operations without query parameters still refuse unknown ones. */
 const emptyQuery = Schema.Struct({})
@@ -215,7 +215,7 @@ export const operations: ReadonlyArray<Operation> = [
     tag: "Articles",
     summary: "Edit an article's title and/or body",
     description:
-      "JSON `{ title?, body?, reason? }` with at least one of `title`, `body`; any other key is a 400 naming it. The body is sanitised like the editor does and the response says what was removed. Every protected block of the current body must survive unchanged (moving is fine), otherwise 422 `protected_link_changed` lists each offending block. `If-Match` with the article's ETag makes the edit conditional (412 when it changed; `*` means no condition; a value that is not an entity tag is a 400). `?dry_run=true` runs every check and writes nothing. An edit identical to the current article creates no revision (`revision: null`) and counts no edit.",
+      "JSON `{ title?, body?, reason? }` with at least one of `title`, `body`; any other key is a 400 naming it. The body is sanitised like the editor does and the response says what was removed. Every protected block of the current body must survive unchanged (moving is fine), otherwise 422 `protected_link_changed` lists each offending block. `If-Match` with the article's ETag makes the edit conditional (412 when it changed; any tag of a list may match; a weak tag never does; `*` means no condition; a value that is not an entity tag is a 400). `?dry_run=true` runs every check and writes nothing. An edit identical to the current article creates no revision (`revision: null`) and counts no edit.",
     pathParams: [articleParam],
     query: UpdateArticleQuery,
     body: { json: UpdateArticleBody },
@@ -241,12 +241,12 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = articleId(call)
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
-      const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
+      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
       const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
       const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevision: expectedRevision ?? null })
-      const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevision }))
+      await call.claim({ id, input, dryRun, expectedRevisions: expectedRevisions ?? null })
+      const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
       return {
@@ -264,7 +264,7 @@ export const operations: ReadonlyArray<Operation> = [
     tag: "Articles",
     summary: "Edit parts of an article's body (find and replace) and/or its title",
     description:
-      "JSON `{ edits?: [{ find, replace }], title?, reason? }` with a non-empty `edits` or a `title`. Each `find` is matched in the current body exactly as `GET` serves it and must occur there exactly once; the edits apply in order, each on the result of the one before. A `find` found 0 or 2+ times is a 422 `edit_not_applicable` whose `errors` name each such edit (`edits/0/find`) with its `count`. The result then goes through everything a `PUT` does: sanitising, protected blocks (422 `protected_link_changed`), `If-Match` (412), `?dry_run=true`, the daily edit limit, a new revision. Without `If-Match` the edits are made on the newest body: a change made by someone else meanwhile is never overwritten. Send a few hundred bytes instead of the whole body.",
+      "JSON `{ edits?: [{ find, replace }], title?, reason? }` with a non-empty `edits` or a `title`. Each `find` is matched in the current body exactly as `GET` serves it and must occur there exactly once; the edits apply in order, each on the result of the one before. A `find` found 0 or 2+ times is a 422 `edit_not_applicable` whose `errors` name each such edit (`edits/0/find`) with its `count`. The result then goes through everything a `PUT` does: sanitising, protected blocks (422 `protected_link_changed`), `If-Match` (412), `?dry_run=true`, the daily edit limit, a new revision. What a `PUT` body refuses the edits may not bring: a NUL or an unpaired surrogate in a `find` or `replace` is a 400 naming the edit (`edits/0/replace`), and edits that make the body larger than 1 MiB are the 400 a `PUT` body over 1 MiB gets. Without `If-Match` the edits are made on the newest body: a change made by someone else meanwhile is never overwritten. Send a few hundred bytes instead of the whole body.",
     pathParams: [articleParam],
     query: UpdateArticleQuery,
     body: { json: EditArticleBody },
@@ -291,12 +291,12 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = articleId(call)
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
-      const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
+      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
       const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
       const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevision: expectedRevision ?? null })
-      const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevision }))
+      await call.claim({ id, input, dryRun, expectedRevisions: expectedRevisions ?? null })
+      const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
       return {
@@ -453,13 +453,13 @@ export const operations: ReadonlyArray<Operation> = [
       const id = articleId(call)
       const number = decodeRevisionNumber(call.ctx.params.number)
       decodeQuery(call.ctx, emptyQuery)
-      const expectedRevision = expectedRevisionOf(call.ctx.get("If-Match") || undefined, id)
+      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       const hasBody = (call.ctx.request.length ?? 0) > 0 || call.ctx.get("Transfer-Encoding") !== ""
       const input = hasBody
         ? decodeNow(decodeInput(RestoreRevisionBody, await readJson(call.ctx, MAX_RESTORE_JSON_BYTES), "Request body"))
         : {}
-      await call.claim({ id, number, input, expectedRevision: expectedRevision ?? null })
-      const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, { expectedRevision }))
+      await call.claim({ id, number, input, expectedRevisions: expectedRevisions ?? null })
+      const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, { expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
       return {

@@ -157,32 +157,49 @@ export const readJson = async (ctx: ParameterizedContext, limit: number): Promis
   }
 }
 
-const ENTITY_TAG = /^\s*(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*$/
+/**
+ * One element of an `If-Match` list (RFC 9110 5.6.1, 8.8.3): an entity tag, weak or strong, with
+ * optional whitespace around it, up to the next comma or the end. An element may be empty (`a, , b`).
+ */
+const LIST_ELEMENT = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(,|$)/y
+
+const notAnEntityTag = (articleId: string) =>
+  new InvalidRequest({
+    detail: `If-Match must be * or a list of entity tags such as "${articleId}-r3" as sent in the ETag header.`,
+    errors: [{ path: "If-Match", message: "Not an entity tag" }],
+  })
 
 /**
- * Reads `If-Match` for an article: absent or `*` means no precondition; each entity tag
- * `"<article id>-r<n>"` (a `W/` prefix is tolerated) names a revision. A well-formed tag of
- * another article (or not of our form) can never match: it asks for revision 0, which the core
- * refuses with 412 `precondition_failed`. A header that is not a list of entity tags is a 400.
+ * Reads `If-Match` for an article: absent or `*` means no precondition (`undefined`); otherwise
+ * the revisions its tags name, any of which may match (RFC 9110 13.1.1). Tags are compared
+ * strongly: only a strong `"<article id>-r<n>"` names revision n, so a weak `W/` tag, another
+ * article's tag or one naming no possible revision names none, and a list of only such tags is
+ * empty: it never matches (412 `precondition_failed`). A header that is not a list of entity
+ * tags is a 400.
  */
-export const expectedRevisionOf = (header: string | undefined, articleId: string): number | undefined => {
+export const expectedRevisionsOf = (header: string | undefined, articleId: string): ReadonlyArray<number> | undefined => {
   if (header === undefined || header.trim() === "") return undefined
   if (header.trim() === "*") return undefined
-  const tags = header.split(",").map((part) => {
-    const m = ENTITY_TAG.exec(part)
-    if (m === null) {
-      throw new InvalidRequest({
-        detail: `If-Match must be an entity tag such as "${articleId}-r3" as sent in the ETag header.`,
-        errors: [{ path: "If-Match", message: "Not an entity tag" }],
-      })
-    }
-    return m[1] ?? ""
-  })
   const prefix = `${articleId}-r`
-  for (const tag of tags) {
-    if (tag.startsWith(prefix) && /^[1-9]\d{0,14}$/.test(tag.slice(prefix.length))) return Number(tag.slice(prefix.length))
+  const revisions: Array<number> = []
+  let tags = 0
+  for (let at = 0; ; ) {
+    LIST_ELEMENT.lastIndex = at
+    const element = LIST_ELEMENT.exec(header)
+    if (element === null) throw notAnEntityTag(articleId)
+    const [, weak, opaque, end] = element
+    if (opaque !== undefined) {
+      tags++
+      const digits = opaque.startsWith(prefix) ? opaque.slice(prefix.length) : ""
+      // The ETag writes the revision in plain decimal; any other spelling is another tag.
+      const revision = /^[1-9]\d*$/.test(digits) ? Number(digits) : Number.NaN
+      if (weak === undefined && Number.isSafeInteger(revision)) revisions.push(revision)
+    }
+    if (end === "") break
+    at = LIST_ELEMENT.lastIndex
   }
-  return 0
+  if (tags === 0) throw notAnEntityTag(articleId)
+  return revisions
 }
 
 /** The ETag of an article at a revision. */

@@ -105,7 +105,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           deps,
           Effect.flatMap(
             decodeInput(UpdateArticleBody, { title: form.title, body: form.body, ...(form.reason === "" ? {} : { reason: form.reason }) }, "Edit"),
-            (input) => updateArticle(s.caller, id, input, { dryRun: false, expectedRevision: startedFrom }),
+            (input) => updateArticle(s.caller, id, input, { dryRun: false, expectedRevisions: startedFrom === undefined ? undefined : [startedFrom] }),
           ),
         )
         if (Result.isSuccess(outcome)) {
@@ -137,7 +137,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
               }
             : e._tag === "PreconditionFailed"
               ? {
-                  message: `Someone saved revision ${e.current} while you were editing revision ${e.expected}. Compare it in the revision list; saving again applies your text over revision ${e.current}.`,
+                  message: `Someone saved revision ${e.current} while you were editing revision ${e.expected.join(" or ")}. Compare it in the revision list; saving again applies your text over revision ${e.current}.`,
                   blocks: [],
                   details: [],
                 }
@@ -178,7 +178,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         deps,
         Effect.flatMap(
           decodeInput(UpdateArticleBody, { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }) }, "Edit"),
-          (input) => updateArticle(s.caller, id, input, { dryRun: true, expectedRevision: startedFrom }),
+          (input) => updateArticle(s.caller, id, input, { dryRun: true, expectedRevisions: startedFrom === undefined ? undefined : [startedFrom] }),
         ),
       )
       ctx.set("Cache-Control", "no-store")
@@ -228,7 +228,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         violations: [],
         refused:
           e._tag === "PreconditionFailed"
-            ? `Someone saved revision ${e.current} while you were editing revision ${e.expected}; saving will be refused. Reload the page to edit the current text.`
+            ? `Someone saved revision ${e.current} while you were editing revision ${e.expected.join(" or ")}; saving will be refused. Reload the page to edit the current text.`
             : e._tag === "InvalidRequest"
               ? `Saving will be refused: ${e.errors.map((x) => `${x.path}: ${x.message}`).join("; ") || e.detail}`
               : `Saving will be refused: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}`,
