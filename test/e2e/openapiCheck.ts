@@ -48,3 +48,13 @@ export const responseChecker = (doc: Json): ResponseChecker => {
     },
   }
 }
+
+/** Compiles any schema of the document (a request body's, a parameter's) against its components. */
+export const schemaCompiler = (doc: Json): ((schema: unknown) => (value: unknown) => boolean) => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  ajv.addSchema({ $id: "openapi", components: doc.components }, "openapi")
+  return (schema) => {
+    const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')) as Json)
+    return (value) => validate(value) === true
+  }
+}

@@ -4,6 +4,7 @@ import { importData } from "@content-site/core"
 import { Browser } from "../mcp/support.ts"
 import { EXPECTED_SUMMARY, PERIOD, PERIOD_ARTICLES, periodSite } from "../support/periodFixture.ts"
 import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
+import { schemaCompiler } from "./openapiCheck.ts"
 
 /** Account C: its own site on the edges of a fixed month, and an activity log no other test writes to. */
 const C = { email: "owner-c@example.com", password: "password-c-123", key: "cs_CCCCcccc1111222233334444555566667777" }
@@ -479,6 +480,26 @@ describe("OpenAPI, docs and health", () => {
     expect(schemas.FeaturedImageUrlBody.properties.alt).toMatchObject({ maxLength: 500 })
     const image = doc.paths["/articles/{id}/featured-image"].post.requestBody.content
     expect(image["multipart/form-data"].schema.properties.alt).toMatchObject({ type: "string", maxLength: 500 })
+
+    // What the server refuses, the document refuses too: a client validating first learns the same.
+    const compile = schemaCompiler(doc)
+    const putBody = compile(jsonBody("put", "/articles/{id}"))
+    expect([{}, { reason: "r" }, { title: "T" }, { body: "<p>b</p>" }, { title: "T", body: "<p>b</p>", reason: "r" }].map(putBody)).toEqual([false, false, true, true, true])
+    const patchBody = compile(jsonBody("patch", "/articles/{id}"))
+    expect([{}, { edits: [] }, { reason: "r" }, { title: "T" }, { edits: [{ find: "a", replace: "b" }] }].map(patchBody)).toEqual([false, false, false, true, true])
+    const parameter = (path: string, name: string) =>
+      (doc.paths[path].get.parameters as Array<{ name: string; schema: unknown }>).find((p) => p.name === name)!.schema as Record<string, unknown>
+    const period = compile(parameter("/sites/{id}/stats", "period"))
+    expect(["this_month", "last_month", "last_30_days", "2026-11", "1969-12", "0001-01", "0000-01", "2026-13", "2026-1", "month"].map(period)).toEqual([
+      true, true, true, true, true, true, false, false, false, false,
+    ])
+    expect(parameter("/sites/{id}/stats", "period")["default"]).toBe("this_month")
+    const from = compile(parameter("/sites/{id}/articles", "from"))
+    expect(["2026-11-02", "2026-11-02T10:00:00Z", "2026-11-02T10:00:00.5+01:00", "2026/11/02", "2026-11-02 10:00", "yesterday"].map(from)).toEqual([
+      true, true, true, false, false, false,
+    ])
+    expect(parameter("/sites/{id}/articles", "page")["default"]).toBe(1)
+    expect(parameter("/sites/{id}/articles", "per_page")["default"]).toBe(20)
   })
 
   it("should render the reference page from local assets under a CSP that allows them", async () => {

@@ -24,6 +24,15 @@ describe("tool input schemas", () => {
     expect(edit?.["replace"]).toMatchObject({ maxLength: 1024 * 1024 })
   })
 
+  it("should keep every input schema a plain object schema, with no anyOf, oneOf or allOf at the top", () => {
+    // Some model APIs refuse a tool whose input schema combines schemas at the top level; the
+    // REST bodies publish their "at least one of" rules, the tools say them in their descriptions.
+    for (const tool of toolDefinitions) {
+      expect(tool.inputSchema.type, tool.name).toBe("object")
+      for (const combinator of ["anyOf", "oneOf", "allOf", "not"]) expect(tool.inputSchema, `${tool.name} ${combinator}`).not.toHaveProperty(combinator)
+    }
+  })
+
   it("should accept and refuse astral texts at the limits exactly as the tool's own decoder does", () => {
     const cases: ReadonlyArray<readonly [string, Record<string, unknown>, boolean]> = [
       ["update_article", { article_id: "art_1", title: EMOJI.repeat(300), reason: EMOJI.repeat(500) }, true],

@@ -11,19 +11,19 @@ export const DEFAULT_PER_PAGE = 20
  * A whole number in a query string or path, written in decimal digits only: `1e1`, `+2`, `0x10`,
  * `2.0`, ` 3` and the empty string are refused rather than read as numbers.
  */
-const intFromString = (description: string, minimum: number, maximum: number) =>
+const intFromString = (description: string, minimum: number, maximum: number, byDefault?: number) =>
   Schema.String.pipe(
     Schema.check(
       Schema.makeFilter((s: string) => (/^[0-9]{1,16}$/.test(s) ? undefined : "Expected a whole number written in decimal digits only")),
     ),
     Schema.decodeTo(Schema.NumberFromString),
-    Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate({ description })),
+    Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate(byDefault === undefined ? { description } : { description, default: byDefault })),
   )
 
 /** `page`: 1-based page number, at least 1; never clamped. */
-export const PageParam = intFromString("1-based page number (default 1).", 1, Number.MAX_SAFE_INTEGER)
+export const PageParam = intFromString("1-based page number (default 1).", 1, Number.MAX_SAFE_INTEGER, 1)
 /** `per_page`: items per page, 1 to 100; never clamped. */
-export const PerPageParam = intFromString(`Items per page, 1 to ${PER_PAGE_CEILING} (default ${DEFAULT_PER_PAGE}).`, 1, PER_PAGE_CEILING)
+export const PerPageParam = intFromString(`Items per page, 1 to ${PER_PAGE_CEILING} (default ${DEFAULT_PER_PAGE}).`, 1, PER_PAGE_CEILING, DEFAULT_PER_PAGE)
 
 const DATE_OR_DATETIME =
   /^\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/
@@ -41,7 +41,7 @@ export const DateBound = Schema.String.annotate({
       // not exist or an instant outside years 0001 to 9999 UTC never reaches storage.
       const bound = parseDateBound(s, false)
       return "refused" in bound ? bound.refused : undefined
-    }),
+    }, { toJsonSchema: () => ({ pattern: DATE_OR_DATETIME.source }) }),
   ),
 )
 
@@ -75,16 +75,19 @@ export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields 
 /** Query of `GET /sites/{id}/backlinks`. */
 export type ListBacklinksQuery = typeof ListBacklinksQuery.Type
 
+// Every four-digit year but 0000: PostgreSQL has none (1 BC comes right before 0001).
+const PERIOD_PATTERN = /^(this_month|last_month|last_30_days|(?!0000)\d{4}-(0[1-9]|1[0-2]))$/
+
 /** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC, 0001-01 to 9999-12). */
 export const PeriodParam = Schema.String.annotate({
+  default: "this_month",
   description: "`this_month` (default), `last_month`, `last_30_days` or a UTC month `YYYY-MM` from 0001-01 to 9999-12.",
 }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) =>
-      // Every four-digit year but 0000: PostgreSQL has none (1 BC comes right before 0001).
-      /^(this_month|last_month|last_30_days|(?!0000)\d{4}-(0[1-9]|1[0-2]))$/.test(s)
-        ? undefined
-        : "Expected this_month, last_month, last_30_days or a month YYYY-MM from 0001-01 to 9999-12",
+    Schema.makeFilter(
+      (s: string) =>
+        PERIOD_PATTERN.test(s) ? undefined : "Expected this_month, last_month, last_30_days or a month YYYY-MM from 0001-01 to 9999-12",
+      { toJsonSchema: () => ({ pattern: PERIOD_PATTERN.source }) },
     ),
   ),
 )

@@ -52,19 +52,21 @@ export const Reason = Schema.String.annotate({
   description: `Why the change was made (at most ${MAX_REASON_LENGTH} characters); kept on the revision.`,
 }).pipe(Schema.check(isMaxCharacters(MAX_REASON_LENGTH), storableText))
 
+const needsTitleOrBody = (published: boolean) =>
+  Schema.makeFilter(
+    (o: { title?: string; body?: string }) => (o.title !== undefined || o.body !== undefined ? undefined : "Expected at least one of title, body"),
+    // Published in the OpenAPI document; not in a tool's input schema, where some model APIs
+    // refuse `anyOf` at the top (the tool's description says it).
+    published ? { toJsonSchema: () => ({ anyOf: [{ required: ["title"] }, { required: ["body"] }] }) } : undefined,
+  )
+
 /** The JSON body of `PUT /articles/{id}`: at least one of `title` and `body`; nothing else may change. */
 export const UpdateArticleBody = Schema.Struct({
   title: Schema.optionalKey(Title),
   body: Schema.optionalKey(Body),
   reason: Schema.optionalKey(Reason),
 })
-  .pipe(
-    Schema.check(
-      Schema.makeFilter((o: { title?: string; body?: string }) =>
-        o.title !== undefined || o.body !== undefined ? undefined : "Expected at least one of title, body",
-      ),
-    ),
-  )
+  .pipe(Schema.check(needsTitleOrBody(true)))
   .annotate({ title: "UpdateArticleBody", description: "Edit an article's title and/or body." })
 /** The JSON body of `PUT /articles/{id}`. */
 export type UpdateArticleBody = typeof UpdateArticleBody.Type
@@ -142,13 +144,7 @@ export const UpdateArticleArgs = Schema.Struct({
   idempotency_key: Schema.optionalKey(IdempotencyKey),
   response: responseArg,
 })
-  .pipe(
-    Schema.check(
-      Schema.makeFilter((o: { title?: string; body?: string }) =>
-        o.title !== undefined || o.body !== undefined ? undefined : "Expected at least one of title, body",
-      ),
-    ),
-  )
+  .pipe(Schema.check(needsTitleOrBody(false)))
   .annotate({ title: "UpdateArticleArgs" })
 
 /** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
@@ -200,9 +196,13 @@ const Edits = Schema.Array(TextEdit)
   })
   .pipe(Schema.check(Schema.isMaxLength(MAX_EDITS)))
 
-const needsEditsOrTitle = Schema.makeFilter((o: { edits?: ReadonlyArray<unknown>; title?: string }) =>
-  (o.edits !== undefined && o.edits.length > 0) || o.title !== undefined ? undefined : "Expected a non-empty edits or a title",
-)
+const needsEditsOrTitle = (published: boolean) =>
+  Schema.makeFilter(
+    (o: { edits?: ReadonlyArray<unknown>; title?: string }) =>
+      (o.edits !== undefined && o.edits.length > 0) || o.title !== undefined ? undefined : "Expected a non-empty edits or a title",
+    // as needsTitleOrBody: in the OpenAPI document only
+    published ? { toJsonSchema: () => ({ anyOf: [{ required: ["edits"], properties: { edits: { minItems: 1 } } }, { required: ["title"] }] }) } : undefined,
+  )
 
 /** The JSON body of `PATCH /articles/{id}`: small edits of the body and/or a new title. */
 export const EditArticleBody = Schema.Struct({
@@ -210,7 +210,7 @@ export const EditArticleBody = Schema.Struct({
   title: Schema.optionalKey(Title),
   reason: Schema.optionalKey(Reason),
 })
-  .pipe(Schema.check(needsEditsOrTitle))
+  .pipe(Schema.check(needsEditsOrTitle(true)))
   .annotate({ title: "EditArticleBody", description: "Change parts of an article's body by find and replace, and/or its title." })
 /** The JSON body of `PATCH /articles/{id}`. */
 export type EditArticleBody = typeof EditArticleBody.Type
@@ -245,7 +245,7 @@ export const EditArticleArgs = Schema.Struct({
   idempotency_key: idempotencyKeyArg,
   response: responseArg,
 })
-  .pipe(Schema.check(needsEditsOrTitle))
+  .pipe(Schema.check(needsEditsOrTitle(false)))
   .annotate({ title: "EditArticleArgs" })
 
 /** Arguments of the MCP tool `restore_revision`. */
