@@ -79,6 +79,8 @@ export class ImageFetchFailed extends Data.TaggedError("ImageFetchFailed")<{ rea
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly limit: number
   readonly retryAfterSeconds: number
+  /** What was counted, for the problem's sentence; the account's requests a minute when absent. */
+  readonly counted?: string
 }> {}
 
 /** The account's article changes for this UTC day are used up. */

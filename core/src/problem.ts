@@ -29,7 +29,7 @@ const detailOf = (error: CoreError): string => {
     case "EditNotApplicable":
       return `${error.errors.length} edit(s) cannot be applied: each find must occur exactly once in the current body (as get_article / GET serves it); make it longer to be unique, or fetch the article again.`
     case "RateLimited":
-      return `More than ${error.limit} requests in a minute; retry in ${error.retryAfterSeconds} s.`
+      return `More than ${error.limit} ${error.counted ?? "requests in a minute"}; retry in ${error.retryAfterSeconds} s.`
     case "DailyEditLimit":
       return `The account's ${error.limit} article changes for today (UTC) are used up; retry after midnight UTC, in ${error.retryAfterSeconds} s.`
   }

@@ -116,7 +116,9 @@ describe("unauthenticated failures per client address", () => {
     expect(statuses).toEqual([401, 401, 401, 429])
     const res = await t.api("/api/v1/sites", { key: "cs_guessguessguessguessguessguessguess" })
     expect(res.status).toBe(429)
-    expect((await json(res)).code).toBe("rate_limited")
+    const refusal = await json(res)
+    expect(refusal.code).toBe("rate_limited")
+    expect(refusal.detail).toMatch(/^More than 3 failed authentications from this address in a minute; retry in \d+ s\.$/)
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
 
     // A live key from that address is refused the same way (or guessing would go on behind the

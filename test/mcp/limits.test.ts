@@ -144,7 +144,9 @@ describe("client registration", () => {
     expect(refused.status).toBe(429)
     expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
-    expect(((await refused.json()) as { code: string }).code).toBe("rate_limited")
+    const problem = (await refused.json()) as { code: string; detail: string }
+    expect(problem.code).toBe("rate_limited")
+    expect(problem.detail).toMatch(/^More than 2 client registrations from this address in an hour; retry in \d+ s\.$/)
     // the rest of the authorization server is not affected
     expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200)
   })

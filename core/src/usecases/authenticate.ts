@@ -34,7 +34,11 @@ const failureBudget = (services: Context.Context<Settings | LimitStore>, clientA
     Context.get(services, LimitStore).peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS),
     (verdict): Effect.Effect<void, RateLimited> =>
       verdict.remaining <= 0
-        ? Effect.fail(new RateLimited({ limit: limits.authFailuresPerMinute, retryAfterSeconds: verdict.resetSeconds }))
+        ? Effect.fail(new RateLimited({
+            limit: limits.authFailuresPerMinute,
+            retryAfterSeconds: verdict.resetSeconds,
+            counted: "failed authentications from this address in a minute",
+          }))
         : Effect.void,
   )
 }

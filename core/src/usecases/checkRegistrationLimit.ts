@@ -14,7 +14,11 @@ export const checkRegistrationLimit = (clientAddress: string) =>
     const { limits } = yield* Settings
     const verdict = yield* (yield* LimitStore).hit(`oauthreg:${clientAddress}`, limits.clientRegistrationsPerHour, REGISTRATION_WINDOW_SECONDS)
     if (!verdict.allowed) {
-      return yield* new RateLimited({ limit: verdict.limit, retryAfterSeconds: Math.max(1, verdict.resetSeconds) })
+      return yield* new RateLimited({
+        limit: verdict.limit,
+        retryAfterSeconds: Math.max(1, verdict.resetSeconds),
+        counted: "client registrations from this address in an hour",
+      })
     }
     return verdict
   })
