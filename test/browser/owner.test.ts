@@ -235,14 +235,24 @@ describe("the pages as a site owner lives with them", () => {
   it("should keep an edit sent after the session expired, and ask before leaving unsaved changes", async () => {
     const { context, page } = await newContext()
     await signIn(page)
-    // A form sent from another site carries no session cookie: its text is kept for a sign-in
-    // that comes after it, never planted into the editor of a session that was alive all along.
-    const planted = await fetch(`${url}/articles/art_long/edit`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ title: "Planted title", body: "<p>planted</p>" }).toString(),
-      redirect: "manual",
-    })
+    // A form sent from another site carries no session cookie (SameSite) and no checkable CSRF
+    // token: nothing of it is kept, so no sign-in can be offered its text as the person's own.
+    const sendForm = (headers: Record<string, string>) =>
+      fetch(`${url}/articles/art_long/edit`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams({ title: "Planted title", body: "<p>planted</p>" }).toString(),
+        redirect: "manual",
+      })
+    const foreign: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site", origin: "https://evil.test" }, { "sec-fetch-site": "same-site" }, { origin: "https://evil.test" }, {}]
+    for (const headers of foreign) {
+      const crossSite = await sendForm(headers)
+      expect(crossSite.status, JSON.stringify(headers)).toBe(303)
+      expect(crossSite.headers.get("set-cookie") ?? "", JSON.stringify(headers)).not.toContain("cs_draft=")
+    }
+    // One sent from this site's own page is kept for a sign-in that comes after it, and never
+    // offered to a session that was alive all along.
+    const planted = await sendForm({ "sec-fetch-site": "same-origin", origin: new URL(url).origin })
     expect(planted.status).toBe(303)
     const plantedCookie = /cs_draft=([\w-]+)/.exec(planted.headers.get("set-cookie") ?? "")?.[1]
     expect(plantedCookie).toBeDefined()

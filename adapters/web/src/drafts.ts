@@ -78,10 +78,26 @@ export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string 
 }
 
 /**
+ * Whether a form was sent from a page of this service, as the browser tells: `Sec-Fetch-Site`
+ * (every current browser sends it), else `Origin` against the public URL. Neither said: not known
+ * to be, so no.
+ */
+const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
+  const site = ctx.get("Sec-Fetch-Site")
+  if (site !== "") return site === "same-origin"
+  const origin = ctx.get("Origin")
+  return origin !== "" && origin === new URL(deps.publicUrl).origin
+}
+
+/**
  * Keeps an edit that arrived without a live session, under a fresh cookie of this browser only,
- * until the person signs in again and it is offered back.
+ * until the person signs in again and it is offered back. Only an edit sent from this service's
+ * own edit page is kept: without a session its form's CSRF token cannot be checked, and a form
+ * another site sends (with no session cookie, SameSite) would otherwise be offered to the person
+ * as their own text at their next sign-in.
  */
 export const keepPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, draft: Draft): Promise<void> => {
+  if (!sentFromOwnPage(ctx, deps)) return
   const value = token()
   await put(deps, pendingKey(value), { ...draft, keptAt: Date.now() })
   setCookie(ctx, deps, PENDING_DRAFT_COOKIE, value, DRAFT_TTL_SECONDS)
