@@ -9,7 +9,7 @@ import { type HttpDeps, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
-import { noteError, recordWebActivity, runCoreOrThrow, webCaller } from "./call.ts"
+import { noteError, noteOutcome, recordWebActivity, runCoreOrThrow, webCaller } from "./call.ts"
 import { FormError, type FormFields, readForm } from "./forms.ts"
 import { type Html, toString } from "./html.ts"
 import { page, type NavKey } from "./layout.ts"
@@ -45,6 +45,12 @@ export const EDITOR_BUNDLE = new URL("../dist/editor.js", import.meta.url)
 
 /** Thrown when a form's CSRF token does not match. */
 export class CsrfRejected extends Error {}
+
+/**
+ * How a POST refused for its CSRF token (missing or wrong) is logged: 403 with the code the pages
+ * have always given it, `invalid_request` (the request is not one the person's session made).
+ */
+export const CSRF_REFUSED = { status: 403, code: "invalid_request" } as const
 
 /** A signed-in request's context. */
 export interface Signed {
@@ -227,10 +233,13 @@ export const makePageKit = (deps: HttpDeps) => {
         await fn(ctx, { account, session, caller })
       } catch (error) {
         thrown = error
+        // A refusal is logged as one, with its code: never as "Done".
         if (isCoreError(error)) noteError(ctx, error)
+        else if (error instanceof CsrfRejected) noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
+        else if (error instanceof FormError) noteOutcome(ctx, error.status, error.code)
         renderFailure(ctx, error, account, session.csrf)
       } finally {
-        await recordWebActivity(ctx, deps, thrown instanceof CsrfRejected || thrown instanceof FormError ? undefined : thrown)
+        await recordWebActivity(ctx, deps, thrown)
       }
     }
 

@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, importData, makeRewriteBatch, OAuthStore } from "@content-site/core"
+import { ArticleWriter, getArticle, importData, listActivity, makeRewriteBatch, OAuthStore } from "@content-site/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
@@ -324,5 +324,57 @@ describe("web pages over HTTP", () => {
     expect(bad.status).toBe(400)
     expect(await bad.text()).toContain("role=\"alert\"")
     expect((await c.request("/activity?status=bogus")).status).toBe(400)
+  })
+})
+
+/** The web activity entry of a response (found by its request id), as the log keeps it. */
+const entryOf = async (res: Response) => {
+  const requestId = res.headers.get("x-request-id")
+  const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_log", action: "TEST", startedAt: Date.now() }
+  for (let page = 1; ; page++) {
+    const got = await server.runtime.runPromise(listActivity(caller, { channel: "web", page, per_page: 5 }))
+    const found = got.data.find((e) => e.request_id === requestId)
+    if (found !== undefined) return found
+    if (page >= got.pagination.total_pages) return undefined
+  }
+}
+
+describe("refused web actions in the activity log", () => {
+  it("should log a POST refused for its CSRF token as 403 with a code, never as done", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const image = new FormData()
+    image.set("image", new Blob([new Uint8Array([1, 2, 3])], { type: "image/png" }), "x.png")
+    const refused = [
+      ["POST /connect/keys", await c.request("/connect/keys", { method: "POST", form: { name: "Sneaky", scope: "write" } })],
+      ["POST /connect/clients/{id}/revoke", await c.request("/connect/clients/client_any/revoke", { method: "POST", form: { _csrf: "forged-token-value-000000", confirmed: "yes" } })],
+      ["POST /articles/{id}/revisions/{number}/restore", await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { confirmed: "yes" } })],
+      ["POST /articles/{id}/image", await c.request("/articles/art_p3/image", { method: "POST", body: image })],
+    ] as const
+    for (const [action, res] of refused) {
+      expect(res.status, action).toBe(403)
+      expect(await entryOf(res), action).toMatchObject({ action, channel: "web", status: 403, error_code: "invalid_request" })
+    }
+  })
+
+  it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const res = await c.request("/articles/art_p3/edit", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: "JSON" }) })
+    expect(res.status).toBe(415)
+    expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/edit", article_id: "art_p3", status: 415, error_code: "unsupported_media_type" })
+  })
+
+  it("should log revoking an unknown or another account's agent as 404 not_found, like an unknown key", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/connect")
+    const res = await c.request("/connect/clients/bogus_client/revoke", { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
+    expect(res.status).toBe(303)
+    expect(await (await c.request("/connect")).text()).toContain("No such connected agent.")
+    expect(await entryOf(res)).toMatchObject({ action: "POST /connect/clients/{id}/revoke", status: 404, error_code: "not_found" })
+    const key = await c.request("/connect/keys/key_bogus/revoke", { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
+    expect(key.status).toBe(404)
+    expect(await entryOf(key)).toMatchObject({ action: "POST /connect/keys/{id}/revoke", status: 404, error_code: "not_found" })
   })
 })
