@@ -3,7 +3,7 @@
  * signed-in wrapper that logs every action, failure pages, CSRF-checked forms. Each room of the
  * pages (`pages/*.routes.ts`) mounts its routes with it; `mountWeb.ts` lists the rooms.
  */
-import { type AccountRecord, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, type Website } from "@content-site/core"
+import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
 import { type HttpDeps, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
@@ -132,11 +132,24 @@ export const articleId = (ctx: Ctx): string => {
   return id
 }
 
+/**
+ * The body's refusals in words, by the core's message: a body has more than one limit, and the
+ * person must be told which one it broke. Anything else reads as the core says it.
+ */
+const bodySentence = (message: string): string | undefined =>
+  message === BODY_LIMIT_MESSAGE
+    ? "The body must be at most 1 MiB of HTML."
+    : message === `HTML must not be nested deeper than ${MAX_NESTING_DEPTH} elements`
+      ? `The body is HTML nested deeper than ${MAX_NESTING_DEPTH} elements.`
+      : message === UNSTORABLE_TEXT_MESSAGE
+        ? "The body must not contain NUL (U+0000) characters or unpaired surrogates."
+        : undefined
+
 /** Validation problems as sentences a person reads, one per field. */
 export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): ReadonlyArray<string> => {
-  const known: Record<string, string> = {
+  const known: Record<string, string | ((message: string) => string | undefined)> = {
     title: `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
-    body: "The body must be at most 1 MiB of HTML.",
+    body: bodySentence,
     reason: `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
     from: "The start date must be a date such as 2026-11-01.",
     to: "The end date must be a date such as 2026-11-30, not before the start date.",
@@ -145,7 +158,9 @@ export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonl
   }
   const out = errors.map((x) => {
     const field = x.path.split(".").pop() ?? ""
-    if (known[field] !== undefined) return known[field]
+    const sentence = known[field]
+    const said = typeof sentence === "function" ? sentence(x.message) : sentence
+    if (said !== undefined) return said
     const message = x.message.trim().replace(/\.$/, "")
     return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`
   })

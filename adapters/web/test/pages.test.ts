@@ -378,3 +378,27 @@ describe("refused web actions in the activity log", () => {
     expect(await entryOf(key)).toMatchObject({ action: "POST /connect/keys/{id}/revoke", status: 404, error_code: "not_found" })
   })
 })
+
+describe("a refused edit's reasons", () => {
+  /** Posts an edit of art_p3 and returns the kept draft's page. */
+  const refusedEdit = async (body: string) => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    const res = await c.request("/articles/art_p3/edit", { method: "POST", form: { _csrf: csrf, title: "Plain", body } })
+    expect(res.status).toBe(303)
+    return (await c.request(res.headers.get("location")!.replace(/#.*$/, ""))).text()
+  }
+
+  it("should say that a body nested too deep is too deep, not too large", async () => {
+    const page = await refusedEdit(`${"<div>".repeat(300)}deep${"</div>".repeat(300)}`)
+    expect(page).toContain("The body is HTML nested deeper than 256 elements.")
+    expect(page).not.toContain("1 MiB")
+  })
+
+  it("should say that a body over 1 MiB is too large", async () => {
+    const page = await refusedEdit(`<p>${"a".repeat(1024 * 1024)}</p>`)
+    expect(page).toContain("The body must be at most 1 MiB of HTML.")
+    expect(page).not.toContain("nested deeper")
+  })
+})
