@@ -402,3 +402,34 @@ describe("a refused edit's reasons", () => {
     expect(page).not.toContain("nested deeper")
   })
 })
+
+describe("an image upload whose form cannot be read", () => {
+  it("should be refused as a POST without a valid token (403, logged so) when no token was read", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    for (const type of ["multipart/form-data; boundary=xx", "multipart/form-data"]) {
+      const res = await c.request("/articles/art_p3/image", { method: "POST", headers: { "Content-Type": type }, body: "garbage" })
+      expect(res.status, type).toBe(403)
+      expect(await res.text(), type).toContain("Form expired")
+      expect(await entryOf(res), type).toMatchObject({ action: "POST /articles/{id}/image", status: 403, error_code: "invalid_request" })
+    }
+  })
+
+  it("should still say what went wrong with the upload when the form's token came first and was valid", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    const broken = `--xx\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--xx\r\nContent-Disposition: form-data; name="image"; filename="x.png"\r\nContent-Type: image/png\r\n\r\nnot ended`
+    const res = await c.request("/articles/art_p3/image", { method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=xx" }, body: broken })
+    expect(res.status).toBe(303)
+    expect(await (await c.request("/articles/art_p3")).text()).toContain("The upload could not be read.")
+    expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/image", status: 400, error_code: "invalid_request" })
+    const large = new FormData()
+    large.set("_csrf", csrf)
+    large.set("image", new Blob([new Uint8Array(10 * 1024 * 1024 + 1)], { type: "image/png" }), "large.png")
+    const tooLarge = await c.request("/articles/art_p3/image", { method: "POST", body: large })
+    expect(tooLarge.status).toBe(303)
+    expect(await (await c.request("/articles/art_p3")).text()).toContain("The image is larger than 10 MiB.")
+    expect(await entryOf(tooLarge)).toMatchObject({ status: 413, error_code: "payload_too_large" })
+  })
+})
