@@ -151,7 +151,8 @@ export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonl
     title: `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
     body: bodySentence,
     reason: `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
-    from: "The start date must be a date such as 2026-11-01.",
+    // The core refuses a start after the end on `from`: a valid date, then, but not that one.
+    from: (message) => (message === "from is after to" ? "The start date must not be after the end date." : "The start date must be a date such as 2026-11-01."),
     to: "The end date must be a date such as 2026-11-30, not before the start date.",
     channel: "The channel must be API, Agent (MCP) or Web.",
     page: "The page must be a whole number from 1.",

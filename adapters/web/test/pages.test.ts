@@ -322,7 +322,14 @@ describe("web pages over HTTP", () => {
     expect((await c.request("/activity?status=error")).status).toBe(200)
     const bad = await c.request("/activity?from=2026-11-10&to=2026-11-01")
     expect(bad.status).toBe(400)
-    expect(await bad.text()).toContain("role=\"alert\"")
+    const said = await bad.text()
+    expect(said).toContain("role=\"alert\"")
+    // Both are dates: what is wrong is their order.
+    expect(said).toContain("The start date must not be after the end date.")
+    expect(said).not.toContain("must be a date such as")
+    const notDate = await c.request("/activity?from=yesterday")
+    expect(notDate.status).toBe(400)
+    expect(await notDate.text()).toContain("The start date must be a date such as 2026-11-01.")
     expect((await c.request("/activity?status=bogus")).status).toBe(400)
   })
 })
@@ -431,5 +438,16 @@ describe("an image upload whose form cannot be read", () => {
     expect(tooLarge.status).toBe(303)
     expect(await (await c.request("/articles/art_p3")).text()).toContain("The image is larger than 10 MiB.")
     expect(await entryOf(tooLarge)).toMatchObject({ status: 413, error_code: "payload_too_large" })
+  })
+})
+
+describe("the editor's preview", () => {
+  it("should not be logged: a dry run changes nothing (docs/editor.md)", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    const res = await c.request("/articles/art_p3/preview", { method: "POST", form: { _csrf: csrf, title: "Plain", body: "<p>Previewed.</p>" } })
+    expect(res.status).toBe(200)
+    expect(await entryOf(res)).toBeUndefined()
   })
 })

@@ -64,4 +64,9 @@ describe("sentences", () => {
     expect(sentences([{ path: "body", message: UNSTORABLE_TEXT_MESSAGE }])).toEqual(["The body must not contain NUL (U+0000) characters or unpaired surrogates."])
     expect(sentences([{ path: "body", message: "some new reason" }])).toEqual(["Some new reason."])
   })
+
+  it("should tell a start date after the end date by the order, not as a malformed date", () => {
+    expect(sentences([{ path: "from", message: "from is after to" }])).toEqual(["The start date must not be after the end date."])
+    expect(sentences([{ path: "from", message: "Expected a date" }])).toEqual(["The start date must be a date such as 2026-11-01."])
+  })
 })
