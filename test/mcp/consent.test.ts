@@ -187,3 +187,69 @@ describe("a client asking for mcp:read only", () => {
     expect(await listedAccess(flow.clientId)).toBe("read")
   })
 })
+
+describe("the activity log", () => {
+  const SIGN_IN = "POST /oauth/interaction/{uid}/login (sign in)"
+  const ALLOW_FULL = "POST /oauth/interaction/{uid}/confirm (allow mcp)"
+  const ALLOW_READ = "POST /oauth/interaction/{uid}/confirm (allow mcp:read)"
+
+  /** Alice's web entries, newest first, as a client reads them. */
+  const webEntries = async () => {
+    const response = await fetch(`${server.url}/api/v1/activity?channel=web&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { data: Array<Record<string, unknown>> }).data
+  }
+  /** The entries written since `before` was read. */
+  const newSince = async (before: ReadonlyArray<Record<string, unknown>>) => {
+    const seen = new Set(before.map((e) => e["id"]))
+    return (await webEntries()).filter((e) => !seen.has(e["id"]))
+  }
+
+  it("should log the agent sign-in and the Allow with the access granted, channel web, the person as actor", async () => {
+    const before = await webEntries()
+    await authorize("Logged Agent", "mcp")
+    const entries = await newSince(before)
+    expect(entries.map((e) => e["action"]).sort()).toEqual([ALLOW_FULL, SIGN_IN])
+    for (const e of entries) {
+      expect(e).toMatchObject({ channel: "web", account_id: "acc_alice", status: 303, error_code: null, actor: { type: "user", id: "acc_alice" } })
+    }
+    expect(new Set(entries.map((e) => e["request_id"])).size).toBe(2)
+  })
+
+  it("should name read-only access when the person grants reading only", async () => {
+    const before = await webEntries()
+    await authorize("Logged Reader", "mcp", { access: "read" })
+    expect((await newSince(before)).map((e) => e["action"]).sort()).toEqual([ALLOW_READ, SIGN_IN])
+  })
+
+  it("should log the sign-in but no connection when the person clicks Deny", async () => {
+    const before = await webEntries()
+    const flow = await authorize("Logged Denied", "mcp", { decision: "deny" })
+    expect(flow.error).toBe("access_denied")
+    expect((await newSince(before)).map((e) => e["action"])).toEqual([SIGN_IN])
+  })
+
+  it("should log no sign-in refused for a wrong password (there is no account to log it on, as on /)", async () => {
+    const before = await webEntries()
+    const provider = new ScriptedOAuthProvider({ ...ALICE, password: "not-the-password", decision: "allow" }, "Wrong Password Agent")
+    const register = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(provider.clientMetadata),
+    })
+    const { client_id: clientId } = (await register.json()) as { client_id: string }
+    const url = new URL(`${server.url}/oauth/authorize`)
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: "code",
+      redirect_uri: provider.redirectUrl,
+      code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
+      code_challenge_method: "S256",
+      resource: mcpUrl,
+      scope: "mcp",
+    }).toString()
+    await provider.redirectToAuthorization(url)
+    expect(provider.signInStatus).toBe(401)
+    expect(await newSince(before)).toEqual([])
+  })
+})

@@ -1,5 +1,5 @@
-import { type AccountRecord, AccountRepository, isCoreError, verifyCredentials } from "@content-site/core"
-import { clientAddress, type HttpDeps, signedInAccount, startSession, strictQuery } from "@content-site/http"
+import { type AccountRecord, AccountRepository, type Caller, isCoreError, recordActivity, userPrincipal, verifyCredentials } from "@content-site/core"
+import { clientAddress, type HttpDeps, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -36,6 +36,20 @@ const send = (ctx: Context, page: Page, status = 200) => {
  */
 const fullAccessAsked = (params: Record<string, unknown>): boolean =>
   typeof params["scope"] === "string" && params["scope"].split(" ").includes(MCP_SCOPE)
+
+/**
+ * What these pages log, in the web pages' naming (method and route, then what it did): they are
+ * web pages a person acts on, so the entries have channel `web` and the person as actor, like a
+ * sign-in on `/` and an agent revoked on `/connect`. The access granted is in the name because an
+ * entry has no field for it, and the client is not, so that the names stay a fixed set that the
+ * pages' "Changes only" filter can list (the web adapter's `activityWords.ts` tells them in words).
+ */
+const AGENT_SIGN_IN_ACTION = "POST /oauth/interaction/{uid}/login (sign in)"
+/** The logged action of an Allow on the consent page, by the access granted. */
+const AGENT_ALLOWED_ACTIONS = {
+  write: "POST /oauth/interaction/{uid}/confirm (allow mcp)",
+  read: "POST /oauth/interaction/{uid}/confirm (allow mcp:read)",
+} as const
 
 const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,128})(?:\/(login|confirm))?$/
 
@@ -74,9 +88,19 @@ export const interactionPages = (options: {
     return { name: client?.clientName ?? clientId, redirectUri, redirectHost }
   }
 
-  const accountEmail = async (accountId: string): Promise<string> => {
+  const accountOf = async (accountId: string): Promise<AccountRecord | null> => {
     const exit = await runtime.runPromiseExit(AccountRepository.use((accounts) => accounts.get(accountId)))
-    return Exit.isSuccess(exit) ? exit.value.email : accountId
+    return Exit.isSuccess(exit) ? exit.value : null
+  }
+  const accountEmail = async (accountId: string): Promise<string> => (await accountOf(accountId))?.email ?? accountId
+
+  /**
+   * One activity entry for what the person did here, as the web pages record theirs. A log that
+   * cannot be written does not undo the sign-in or the connection (the pages do the same).
+   */
+  const logDone = async (ctx: Context, account: AccountRecord, action: string, startedAt: number): Promise<void> => {
+    const caller: Caller = { ...userPrincipal(account), channel: "web", requestId: requestIdOf(ctx), action, startedAt }
+    await runtime.runPromise(recordActivity(caller, { ok: true, httpStatus: ctx.status })).catch(() => undefined)
   }
 
   const signedIn = (ctx: Context): Promise<AccountRecord | null> => signedInAccount(ctx, deps).catch(() => null)
@@ -116,6 +140,7 @@ export const interactionPages = (options: {
       ctx.set("Allow", step === undefined ? "GET" : "POST")
       return
     }
+    const startedAt = Date.now()
     const form = await readForm(ctx)
     if (!csrfMatches(uid, form.get("csrf"))) {
       return send(ctx, errorPage("The form was out of date.", "Reload the page and try again."), 403)
@@ -149,11 +174,15 @@ export const interactionPages = (options: {
       }
       const target = await provider().interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
       ctx.status = 303
-      return ctx.redirect(target)
+      ctx.redirect(target)
+      // Like `/`, a sign-in is logged once it succeeded ("Continue as" included: the person chose
+      // the account for this agent); a refused one has no account to log it on.
+      return logDone(ctx, account, AGENT_SIGN_IN_ACTION, startedAt)
     }
 
     // step === "confirm"
     if (promptName !== "consent" || details.session?.accountId === undefined) return ctx.redirect(`/oauth/interaction/${uid}`)
+    // Deny creates nothing and is not logged, like a confirmation the person cancels on the pages.
     if (form.get("decision") !== "allow") {
       const target = await provider().interactionResult(
         ctx.req,
@@ -165,6 +194,7 @@ export const interactionPages = (options: {
       return ctx.redirect(target)
     }
     const accountId = details.session.accountId
+    const account = await accountOf(accountId)
     const grant = details.grantId
       ? ((await provider().Grant.find(details.grantId)) ?? new (provider().Grant)({ accountId, clientId: String(params.client_id) }))
       : new (provider().Grant)({ accountId, clientId: String(params.client_id) })
@@ -181,6 +211,7 @@ export const interactionPages = (options: {
       const others = scopes.filter((x) => x !== MCP_SCOPE)
       if (indicator === mcpUrl && others.length > 0) grant.addResourceScope(indicator, others.join(" "))
     }
+    const granted = !fullAccessAsked(details.params) || form.get("access") === "read" ? "read" : "write"
     if (!fullAccessAsked(details.params)) {
       // Read-only asked for: `mcp` is neither granted nor refused, so that a later request of the
       // app for full access asks the person again. A posted `access=write` changes nothing.
@@ -199,6 +230,7 @@ export const interactionPages = (options: {
     const grantId = await grant.save()
     const target = await provider().interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
     ctx.status = 303
-    return ctx.redirect(target)
+    ctx.redirect(target)
+    if (account !== null) await logDone(ctx, account, AGENT_ALLOWED_ACTIONS[granted], startedAt)
   }
 }

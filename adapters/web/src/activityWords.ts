@@ -44,6 +44,10 @@ const ACTIONS: Readonly<Record<string, ActionWords>> = {
   "POST /connect/keys": { verb: "Created an API key", change: true },
   "POST /connect/keys/{id}/revoke": { verb: "Revoked an API key", change: true },
   "POST /connect/clients/{id}/revoke": { verb: "Disconnected an agent", change: true },
+  // the agent sign-in and consent pages (the MCP adapter's `interactions.ts`)
+  "POST /oauth/interaction/{uid}/login (sign in)": { verb: "Signed in to connect an agent", change: false },
+  "POST /oauth/interaction/{uid}/confirm (allow mcp)": { verb: "Connected an agent (read and edit)", change: true },
+  "POST /oauth/interaction/{uid}/confirm (allow mcp:read)": { verb: "Connected an agent (read only)", change: true },
 }
 
 /** The logged actions that change something: the "changes only" filter. */

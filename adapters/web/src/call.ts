@@ -89,7 +89,8 @@ export const recordWebActivity = async (ctx: ParameterizedContext, deps: HttpDep
   const call = (ctx.state as { webCall?: WebCallState }).webCall
   if (call === undefined || call.committed) return
   const status = call.status ?? (thrown === undefined ? ctx.status : isCoreError(thrown) ? problemKindOf(thrown).status : 500)
-  const errorCode = call.errorCode ?? (isCoreError(thrown) ? problemKindOf(thrown).code : thrown === undefined ? null : "internal")
+  // A refusal whose code nobody noted still gets one, so that it never reads as "Done".
+  const errorCode = call.errorCode ?? (isCoreError(thrown) ? problemKindOf(thrown).code : thrown === undefined && status < 500 ? "invalid_request" : "internal")
   await deps.runtime
     .runPromise(
       recordActivity(call.caller, {

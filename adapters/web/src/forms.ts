@@ -9,9 +9,12 @@ export type FormFields = Readonly<Record<string, string>>
 /** Why a form could not be read. */
 export class FormError extends Error {
   readonly status: number
+  /** The problem code its activity entry carries: the contract's code for the status. */
+  readonly code: string
   constructor(status: number, message: string) {
     super(message)
     this.status = status
+    this.code = status === 415 ? "unsupported_media_type" : status === 413 ? "payload_too_large" : "invalid_request"
   }
 }
 

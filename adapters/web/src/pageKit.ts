@@ -3,13 +3,13 @@
  * signed-in wrapper that logs every action, failure pages, CSRF-checked forms. Each room of the
  * pages (`pages/*.routes.ts`) mounts its routes with it; `mountWeb.ts` lists the rooms.
  */
-import { type AccountRecord, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, type Website } from "@content-site/core"
+import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
 import { type HttpDeps, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
-import { noteError, recordWebActivity, runCoreOrThrow, webCaller } from "./call.ts"
+import { noteError, noteOutcome, recordWebActivity, runCoreOrThrow, webCaller } from "./call.ts"
 import { FormError, type FormFields, readForm } from "./forms.ts"
 import { type Html, toString } from "./html.ts"
 import { page, type NavKey } from "./layout.ts"
@@ -45,6 +45,12 @@ export const EDITOR_BUNDLE = new URL("../dist/editor.js", import.meta.url)
 
 /** Thrown when a form's CSRF token does not match. */
 export class CsrfRejected extends Error {}
+
+/**
+ * How a POST refused for its CSRF token (missing or wrong) is logged: 403 with the code the pages
+ * have always given it, `invalid_request` (the request is not one the person's session made).
+ */
+export const CSRF_REFUSED = { status: 403, code: "invalid_request" } as const
 
 /** A signed-in request's context. */
 export interface Signed {
@@ -126,20 +132,36 @@ export const articleId = (ctx: Ctx): string => {
   return id
 }
 
+/**
+ * The body's refusals in words, by the core's message: a body has more than one limit, and the
+ * person must be told which one it broke. Anything else reads as the core says it.
+ */
+const bodySentence = (message: string): string | undefined =>
+  message === BODY_LIMIT_MESSAGE
+    ? "The body must be at most 1 MiB of HTML."
+    : message === `HTML must not be nested deeper than ${MAX_NESTING_DEPTH} elements`
+      ? `The body is HTML nested deeper than ${MAX_NESTING_DEPTH} elements.`
+      : message === UNSTORABLE_TEXT_MESSAGE
+        ? "The body must not contain NUL (U+0000) characters or unpaired surrogates."
+        : undefined
+
 /** Validation problems as sentences a person reads, one per field. */
 export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): ReadonlyArray<string> => {
-  const known: Record<string, string> = {
+  const known: Record<string, string | ((message: string) => string | undefined)> = {
     title: `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
-    body: "The body must be at most 1 MiB of HTML.",
+    body: bodySentence,
     reason: `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
-    from: "The start date must be a date such as 2026-11-01.",
+    // The core refuses a start after the end on `from`: a valid date, then, but not that one.
+    from: (message) => (message === "from is after to" ? "The start date must not be after the end date." : "The start date must be a date such as 2026-11-01."),
     to: "The end date must be a date such as 2026-11-30, not before the start date.",
     channel: "The channel must be API, Agent (MCP) or Web.",
     page: "The page must be a whole number from 1.",
   }
   const out = errors.map((x) => {
     const field = x.path.split(".").pop() ?? ""
-    if (known[field] !== undefined) return known[field]
+    const sentence = known[field]
+    const said = typeof sentence === "function" ? sentence(x.message) : sentence
+    if (said !== undefined) return said
     const message = x.message.trim().replace(/\.$/, "")
     return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`
   })
@@ -227,10 +249,13 @@ export const makePageKit = (deps: HttpDeps) => {
         await fn(ctx, { account, session, caller })
       } catch (error) {
         thrown = error
+        // A refusal is logged as one, with its code: never as "Done".
         if (isCoreError(error)) noteError(ctx, error)
+        else if (error instanceof CsrfRejected) noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
+        else if (error instanceof FormError) noteOutcome(ctx, error.status, error.code)
         renderFailure(ctx, error, account, session.csrf)
       } finally {
-        await recordWebActivity(ctx, deps, thrown instanceof CsrfRejected || thrown instanceof FormError ? undefined : thrown)
+        await recordWebActivity(ctx, deps, thrown)
       }
     }
 

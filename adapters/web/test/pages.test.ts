@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, importData, makeRewriteBatch, OAuthStore } from "@content-site/core"
+import { ArticleWriter, getArticle, importData, listActivity, makeRewriteBatch, OAuthStore } from "@content-site/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
@@ -322,7 +322,132 @@ describe("web pages over HTTP", () => {
     expect((await c.request("/activity?status=error")).status).toBe(200)
     const bad = await c.request("/activity?from=2026-11-10&to=2026-11-01")
     expect(bad.status).toBe(400)
-    expect(await bad.text()).toContain("role=\"alert\"")
+    const said = await bad.text()
+    expect(said).toContain("role=\"alert\"")
+    // Both are dates: what is wrong is their order.
+    expect(said).toContain("The start date must not be after the end date.")
+    expect(said).not.toContain("must be a date such as")
+    const notDate = await c.request("/activity?from=yesterday")
+    expect(notDate.status).toBe(400)
+    expect(await notDate.text()).toContain("The start date must be a date such as 2026-11-01.")
     expect((await c.request("/activity?status=bogus")).status).toBe(400)
+  })
+})
+
+/** The web activity entry of a response (found by its request id), as the log keeps it. */
+const entryOf = async (res: Response) => {
+  const requestId = res.headers.get("x-request-id")
+  const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_log", action: "TEST", startedAt: Date.now() }
+  for (let page = 1; ; page++) {
+    const got = await server.runtime.runPromise(listActivity(caller, { channel: "web", page, per_page: 5 }))
+    const found = got.data.find((e) => e.request_id === requestId)
+    if (found !== undefined) return found
+    if (page >= got.pagination.total_pages) return undefined
+  }
+}
+
+describe("refused web actions in the activity log", () => {
+  it("should log a POST refused for its CSRF token as 403 with a code, never as done", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const image = new FormData()
+    image.set("image", new Blob([new Uint8Array([1, 2, 3])], { type: "image/png" }), "x.png")
+    const refused = [
+      ["POST /connect/keys", await c.request("/connect/keys", { method: "POST", form: { name: "Sneaky", scope: "write" } })],
+      ["POST /connect/clients/{id}/revoke", await c.request("/connect/clients/client_any/revoke", { method: "POST", form: { _csrf: "forged-token-value-000000", confirmed: "yes" } })],
+      ["POST /articles/{id}/revisions/{number}/restore", await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { confirmed: "yes" } })],
+      ["POST /articles/{id}/image", await c.request("/articles/art_p3/image", { method: "POST", body: image })],
+    ] as const
+    for (const [action, res] of refused) {
+      expect(res.status, action).toBe(403)
+      expect(await entryOf(res), action).toMatchObject({ action, channel: "web", status: 403, error_code: "invalid_request" })
+    }
+  })
+
+  it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const res = await c.request("/articles/art_p3/edit", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: "JSON" }) })
+    expect(res.status).toBe(415)
+    expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/edit", article_id: "art_p3", status: 415, error_code: "unsupported_media_type" })
+  })
+
+  it("should log revoking an unknown or another account's agent as 404 not_found, like an unknown key", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/connect")
+    const res = await c.request("/connect/clients/bogus_client/revoke", { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
+    expect(res.status).toBe(303)
+    expect(await (await c.request("/connect")).text()).toContain("No such connected agent.")
+    expect(await entryOf(res)).toMatchObject({ action: "POST /connect/clients/{id}/revoke", status: 404, error_code: "not_found" })
+    const key = await c.request("/connect/keys/key_bogus/revoke", { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
+    expect(key.status).toBe(404)
+    expect(await entryOf(key)).toMatchObject({ action: "POST /connect/keys/{id}/revoke", status: 404, error_code: "not_found" })
+  })
+})
+
+describe("a refused edit's reasons", () => {
+  /** Posts an edit of art_p3 and returns the kept draft's page. */
+  const refusedEdit = async (body: string) => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    const res = await c.request("/articles/art_p3/edit", { method: "POST", form: { _csrf: csrf, title: "Plain", body } })
+    expect(res.status).toBe(303)
+    return (await c.request(res.headers.get("location")!.replace(/#.*$/, ""))).text()
+  }
+
+  it("should say that a body nested too deep is too deep, not too large", async () => {
+    const page = await refusedEdit(`${"<div>".repeat(300)}deep${"</div>".repeat(300)}`)
+    expect(page).toContain("The body is HTML nested deeper than 256 elements.")
+    expect(page).not.toContain("1 MiB")
+  })
+
+  it("should say that a body over 1 MiB is too large", async () => {
+    const page = await refusedEdit(`<p>${"a".repeat(1024 * 1024)}</p>`)
+    expect(page).toContain("The body must be at most 1 MiB of HTML.")
+    expect(page).not.toContain("nested deeper")
+  })
+})
+
+describe("an image upload whose form cannot be read", () => {
+  it("should be refused as a POST without a valid token (403, logged so) when no token was read", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    for (const type of ["multipart/form-data; boundary=xx", "multipart/form-data"]) {
+      const res = await c.request("/articles/art_p3/image", { method: "POST", headers: { "Content-Type": type }, body: "garbage" })
+      expect(res.status, type).toBe(403)
+      expect(await res.text(), type).toContain("Form expired")
+      expect(await entryOf(res), type).toMatchObject({ action: "POST /articles/{id}/image", status: 403, error_code: "invalid_request" })
+    }
+  })
+
+  it("should still say what went wrong with the upload when the form's token came first and was valid", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    const broken = `--xx\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--xx\r\nContent-Disposition: form-data; name="image"; filename="x.png"\r\nContent-Type: image/png\r\n\r\nnot ended`
+    const res = await c.request("/articles/art_p3/image", { method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=xx" }, body: broken })
+    expect(res.status).toBe(303)
+    expect(await (await c.request("/articles/art_p3")).text()).toContain("The upload could not be read.")
+    expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/image", status: 400, error_code: "invalid_request" })
+    const large = new FormData()
+    large.set("_csrf", csrf)
+    large.set("image", new Blob([new Uint8Array(10 * 1024 * 1024 + 1)], { type: "image/png" }), "large.png")
+    const tooLarge = await c.request("/articles/art_p3/image", { method: "POST", body: large })
+    expect(tooLarge.status).toBe(303)
+    expect(await (await c.request("/articles/art_p3")).text()).toContain("The image is larger than 10 MiB.")
+    expect(await entryOf(tooLarge)).toMatchObject({ status: 413, error_code: "payload_too_large" })
+  })
+})
+
+describe("the editor's preview", () => {
+  it("should not be logged: a dry run changes nothing (docs/editor.md)", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    const res = await c.request("/articles/art_p3/preview", { method: "POST", form: { _csrf: csrf, title: "Plain", body: "<p>Previewed.</p>" } })
+    expect(res.status).toBe(200)
+    expect(await entryOf(res)).toBeUndefined()
   })
 })

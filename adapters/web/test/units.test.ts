@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { compareRows, lineText } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
+import { sentences } from "../src/pageKit.ts"
+import { BODY_LIMIT_MESSAGE, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE } from "@content-site/core"
 
 describe("html", () => {
   it("should escape interpolated text in content and attributes", () => {
@@ -50,5 +52,21 @@ describe("word comparison", () => {
     expect(folded.map((r) => (r.kind === "gap" ? `gap ${r.texts.join(" ")}` : r.kind))).toEqual(
       ["gap p1 p2", "same", "same", "changed", "same", "same", "gap p8 p9 p10 p11 p12"],
     )
+  })
+})
+
+describe("sentences", () => {
+  it("should tell each of the body's refusals by its reason, not all as too large", () => {
+    expect(sentences([{ path: "body", message: BODY_LIMIT_MESSAGE }])).toEqual(["The body must be at most 1 MiB of HTML."])
+    expect(sentences([{ path: "body", message: `HTML must not be nested deeper than ${MAX_NESTING_DEPTH} elements` }])).toEqual([
+      `The body is HTML nested deeper than ${MAX_NESTING_DEPTH} elements.`,
+    ])
+    expect(sentences([{ path: "body", message: UNSTORABLE_TEXT_MESSAGE }])).toEqual(["The body must not contain NUL (U+0000) characters or unpaired surrogates."])
+    expect(sentences([{ path: "body", message: "some new reason" }])).toEqual(["Some new reason."])
+  })
+
+  it("should tell a start date after the end date by the order, not as a malformed date", () => {
+    expect(sentences([{ path: "from", message: "from is after to" }])).toEqual(["The start date must not be after the end date."])
+    expect(sentences([{ path: "from", message: "Expected a date" }])).toEqual(["The start date must be a date such as 2026-11-01."])
   })
 })

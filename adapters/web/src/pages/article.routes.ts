@@ -10,7 +10,7 @@ import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, 
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, type Signed, articleId, isId, pageNumber, queryOf, redirect, removedText, sentences, type PageKit } from "../pageKit.ts"
+import { type Ctx, type Signed, articleId, CSRF_REFUSED, isId, pageNumber, queryOf, redirect, removedText, sentences, type PageKit } from "../pageKit.ts"
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
@@ -91,7 +91,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         const fields = await readForm(ctx)
         if (!csrfOk(ctx, s.session, fields["_csrf"])) {
           // A form from an earlier sign-in: nothing is saved, and the text is kept all the same.
-          noteOutcome(ctx, 403, "invalid_request")
+          noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
           const draftId = await keepDraft(deps, s.session, draftOf(id, fields, {
             message: "This form was opened before you last signed in, so it was not saved. Your text is kept below: check it and save again.",
             blocks: [],

@@ -20,6 +20,11 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
       try {
         await upload.single("image")(ctx as never, async () => {})
       } catch (error) {
+        // A form that could not be read has only the fields read before it broke off (the page's
+        // form sends `_csrf` first): without a valid token among them it is refused like any POST
+        // without one, and nothing is said about its upload.
+        const readSoFar = ((ctx.req as { body?: unknown }).body ?? {}) as Record<string, unknown>
+        if (!csrfOk(ctx, s.session, readSoFar["_csrf"])) throw new CsrfRejected()
         const code = (error as { code?: unknown }).code
         noteOutcome(ctx, code === "LIMIT_FILE_SIZE" ? 413 : 400, code === "LIMIT_FILE_SIZE" ? "payload_too_large" : "invalid_request")
         await setFlash(deps, s.session, {

@@ -107,6 +107,8 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
         }))
       }
       const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId)
+      // An unknown client (or another account's) is logged as a revoked key's would be: not found.
+      if (!done) noteOutcome(ctx, 404, "not_found")
       await setFlash(deps, s.session, done ? { kind: "success", message: "The agent is disconnected; its access stopped." } : { kind: "error", message: "No such connected agent." })
       redirect(ctx, "/connect")
     }),
