@@ -148,9 +148,15 @@ const bodySentence = (message: string): string | undefined =>
 /** Validation problems as sentences a person reads, one per field. */
 export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): ReadonlyArray<string> => {
   const known: Record<string, string | ((message: string) => string | undefined)> = {
-    title: `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
+    title: (message) =>
+      message === UNSTORABLE_TEXT_MESSAGE
+        ? "The title must not contain NUL (U+0000) characters or unpaired surrogates."
+        : `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
     body: bodySentence,
-    reason: `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
+    reason: (message) =>
+      message === UNSTORABLE_TEXT_MESSAGE
+        ? "The reason must not contain NUL (U+0000) characters or unpaired surrogates."
+        : `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
     // The core refuses a start after the end on `from`: a valid date, then, but not that one.
     from: (message) => (message === "from is after to" ? "The start date must not be after the end date." : "The start date must be a date such as 2026-11-01."),
     to: "The end date must be a date such as 2026-11-30, not before the start date.",

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest"
 import { compareRows, lineText } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
-import { BODY_LIMIT_MESSAGE, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE } from "@content-site/core"
+import { BODY_LIMIT_MESSAGE, decodeInput, type InvalidRequest, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE, UpdateArticleBody } from "@content-site/core"
+import { Cause, Effect, Exit, Option } from "effect"
 
 describe("html", () => {
   it("should escape interpolated text in content and attributes", () => {
@@ -63,6 +64,18 @@ describe("sentences", () => {
     ])
     expect(sentences([{ path: "body", message: UNSTORABLE_TEXT_MESSAGE }])).toEqual(["The body must not contain NUL (U+0000) characters or unpaired surrogates."])
     expect(sentences([{ path: "body", message: "some new reason" }])).toEqual(["Some new reason."])
+  })
+
+  it("should tell a title's or reason's unstorable characters as such, not as a length, as the decoder words them", () => {
+    const errorsOf = (input: Record<string, string>) => {
+      const exit = Effect.runSyncExit(decodeInput(UpdateArticleBody, input, "Edit"))
+      if (Exit.isSuccess(exit)) throw new Error("decoded")
+      return (Cause.findErrorOption(exit.cause).pipe(Option.getOrThrow) as InvalidRequest).errors
+    }
+    expect(sentences(errorsOf({ title: "a\u0000b" }))).toEqual(["The title must not contain NUL (U+0000) characters or unpaired surrogates."])
+    expect(sentences(errorsOf({ title: "t", reason: "a\ud800b" }))).toEqual(["The reason must not contain NUL (U+0000) characters or unpaired surrogates."])
+    expect(sentences(errorsOf({ title: " " }))).toEqual(["The title must be 1 to 300 characters long, not counting spaces at either end."])
+    expect(sentences(errorsOf({ title: "t", reason: "r".repeat(501) }))).toEqual(["The reason must be at most 500 characters long."])
   })
 
   it("should tell a start date after the end date by the order, not as a malformed date", () => {
