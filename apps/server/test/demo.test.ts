@@ -1,25 +1,29 @@
 /** The demo data and its seeding, on memory storage: what it seeds, not how a database stores it (that is the persistence tests' job). */
 import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, createAccount, type CoreServices } from "@content-site/core"
-import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
+import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, type MemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, systemClock, webCryptoSecrets } from "@content-site/platform/web"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { demoData, seedDemo } from "../demo.ts"
 
+/** A core runtime over memory storage of the given state. */
+const runtimeOn = (state: MemoryState) =>
+  ManagedRuntime.make(
+    Layer.mergeAll(
+      memoryStorage(state),
+      systemClock,
+      randomIds,
+      webCryptoSecrets(1_000),
+      settingsLayer("http://localhost:3000"),
+      headerImageInspector,
+      inlineHtmlAnalyzer,
+      tableImageFetcher(new Map()),
+    ) as Layer.Layer<CoreServices>,
+  )
+
 describe("demo data", () => {
   it("should seed the demo account once with sites, articles, backlinks and a fresh write key", async () => {
-    const runtime = ManagedRuntime.make(
-      Layer.mergeAll(
-        memoryStorage(makeMemoryState()),
-        systemClock,
-        randomIds,
-        webCryptoSecrets(1_000),
-        settingsLayer("http://localhost:3000"),
-        headerImageInspector,
-        inlineHtmlAnalyzer,
-        tableImageFetcher(new Map()),
-      ) as Layer.Layer<CoreServices>,
-    )
+    const runtime = runtimeOn(makeMemoryState())
     try {
       const demo = await seedDemo(runtime)
       expect(demo?.email).toBe("demo@example.com")
@@ -55,18 +59,7 @@ describe("demo data", () => {
 
   it("should seed nothing into a database that holds accounts already", async () => {
     const state = makeMemoryState()
-    const runtime = ManagedRuntime.make(
-      Layer.mergeAll(
-        memoryStorage(state),
-        systemClock,
-        randomIds,
-        webCryptoSecrets(1_000),
-        settingsLayer("http://localhost:3000"),
-        headerImageInspector,
-        inlineHtmlAnalyzer,
-        tableImageFetcher(new Map()),
-      ) as Layer.Layer<CoreServices>,
-    )
+    const runtime = runtimeOn(state)
     try {
       await runtime.runPromise(createAccount({ email: "owner@example.test", password: "owner-password-1", name: "Owner" }))
       expect(await seedDemo(runtime)).toBeNull()
