@@ -1,5 +1,7 @@
 import { listActivity } from "@content-site/core"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/eventually.ts"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
 import { json, KEYS, scratchDirs, startTestServer, type TestServer } from "./helpers.ts"
@@ -112,8 +114,36 @@ describe("daily edit limit", () => {
 describe("unauthenticated failures per client address", () => {
   it("should refuse further attempts from an address after too many failures", async () => {
     const statuses: Array<number> = []
-    for (let i = 0; i < 4; i++) statuses.push((await t.api("/api/v1/sites", { key: `cs_guess${String(i).repeat(32)}` })).status)
+    const guesses: Array<string> = []
+    for (let i = 0; i < 4; i++) {
+      const guess = await t.api("/api/v1/sites", { key: `cs_guess${String(i).repeat(32)}` })
+      statuses.push(guess.status)
+      guesses.push(guess.headers.get("x-request-id")!)
+    }
     expect(statuses).toEqual([401, 401, 401, 429])
+    // Every API call is logged, refused ones before any account was known too: with no account
+    // and no actor, so that they are in no account's view of the log.
+    const db = new pg.Client({ connectionString: t.databaseUrl })
+    await db.connect()
+    try {
+      const rows = await eventually(
+        async () =>
+          (
+            await db.query<{ request_id: string; account_id: string | null; actor: unknown; channel: string; action: string; status: string; error_code: string }>(
+              "select request_id, account_id, actor, channel, action, status, error_code from activity where request_id = any($1) order by at, request_id",
+              [guesses],
+            )
+          ).rows,
+        (r) => r.length === 4,
+        10_000,
+      )
+      expect(rows.map((r) => [r.account_id, r.actor, r.channel, r.action, r.status, r.error_code])).toEqual([
+        ...[0, 1, 2].map(() => [null, null, "api", "GET /api/v1/sites", "401", "unauthenticated"]),
+        [null, null, "api", "GET /api/v1/sites", "429", "rate_limited"],
+      ])
+    } finally {
+      await db.end()
+    }
     const res = await t.api("/api/v1/sites", { key: "cs_guessguessguessguessguessguessguess" })
     expect(res.status).toBe(429)
     const refusal = await json(res)

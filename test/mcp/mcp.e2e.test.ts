@@ -6,10 +6,12 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { Option } from "effect"
 import { importJWK, type JWK, SignJWT } from "jose"
+import pg from "pg"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/eventually.ts"
 import { EXPECTED_SUMMARY, PERIOD } from "../support/periodFixture.ts"
-import { ALICE, BOB, Browser, connect, formOf, ScriptedOAuthProvider, startSeeded } from "./support.ts"
+import { ALICE, BOB, Browser, connect, formOf, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
@@ -93,6 +95,28 @@ describe("discovery", () => {
       `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
     )
     expect(((await response.json()) as { code: string }).code).toBe("unauthenticated")
+
+    // Logged like every connector call, with no account and no actor (in no account's view).
+    const wrongToken = await fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer not-a-token" }, body: "{}" })
+    expect(wrongToken.status).toBe(401)
+    const ids = [response.headers.get("x-request-id")!, wrongToken.headers.get("x-request-id")!]
+    const db = new pg.Client({ connectionString: (server as SeededServer).databaseUrl })
+    await db.connect()
+    try {
+      const rows = await eventually(
+        async () =>
+          (await db.query("select request_id, account_id, actor, channel, action, status, error_code from activity where request_id = any($1)", [ids])).rows as Array<
+            Record<string, unknown>
+          >,
+        (r) => r.length === 2,
+        10_000,
+      )
+      expect(rows.map((r) => [r["request_id"], r["account_id"], r["actor"], r["channel"], r["action"], r["status"], r["error_code"]]).sort()).toEqual(
+        ids.map((id) => [id, null, null, "mcp", "POST /mcp", "error", "unauthenticated"]).sort(),
+      )
+    } finally {
+      await db.end()
+    }
   })
 
   it("should serve RFC 9728 protected resource metadata naming the authorization server", async () => {

@@ -188,6 +188,21 @@ export const mcpEndpoint = (options: {
   // The server's JSON Schema validator: one Ajv, built once.
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
+  /**
+   * Logs a request refused before any token named an account (every connector call is logged):
+   * no account and no actor, so it is in no account's view of the log. Its answer is sent
+   * whether or not the entry could be written.
+   */
+  const logRefused = (ctx: Context, code: string): Promise<void> =>
+    runtime
+      .runPromise(
+        recordActivity(
+          { accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now() },
+          { ok: false, errorCode: code },
+        ) as Effect.Effect<void>,
+      )
+      .catch((err: unknown) => console.error(`[${requestIdOf(ctx)}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
+
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {
     const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPES.join(" ")}"`]
     if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`)
@@ -224,6 +239,7 @@ export const mcpEndpoint = (options: {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (header === "" && ctx.get("X-API-Key") === "") {
       challenge(ctx)
+      await logRefused(ctx, "unauthenticated")
       return undefined
     }
     // A signed token cannot be guessed, so the per-address failure budget is consulted only when a
@@ -239,10 +255,12 @@ export const mcpEndpoint = (options: {
         ctx.set("Cache-Control", "no-store")
         ctx.type = "application/problem+json"
         ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
+        await logRefused(ctx, "rate_limited")
         return undefined
       }
       await runtime.runPromise(recordAuthFailure(address) as Effect.Effect<void>).catch(() => undefined)
       challenge(ctx, { code: "invalid_token", description })
+      await logRefused(ctx, "unauthenticated")
       return undefined
     }
     const token = match?.[1]

@@ -1,5 +1,18 @@
 import type { Actor, Channel, KeyScope } from "../schema/common.ts"
 
+/**
+ * Who a logged call was made by, as its activity entry names it: a caller, or nobody known (a
+ * call refused before any key or token named an account has a null account and actor).
+ */
+export interface LoggedCaller {
+  readonly accountId: string | null
+  readonly actor: Actor | null
+  readonly channel: Channel
+  readonly requestId: string
+  readonly action: string
+  readonly startedAt: number
+}
+
 /** Who is calling, through which channel, and which request this is: every use case is scoped by it. */
 export interface Caller {
   readonly accountId: string

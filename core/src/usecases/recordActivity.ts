@@ -1,7 +1,7 @@
 import { Context, Effect } from "effect"
 import { Clock, Ids } from "../ports/Platform.ts"
 import { ActivityLog, ArticleRepository } from "../ports/Repositories.ts"
-import type { Caller } from "./Caller.ts"
+import type { LoggedCaller } from "./Caller.ts"
 import { activityFor } from "./views.ts"
 
 /**
@@ -10,10 +10,12 @@ import { activityFor } from "./views.ts"
  * the transport could not tell the site (the call failed before reading the article), it is looked
  * up here; a missing or foreign article, or a database that cannot answer, leaves it null. A change
  * already wrote its entry in its own transaction; the log is idempotent by request id, so
- * recording again is harmless.
+ * recording again is harmless. A call no key or token named an account for (401, or refused by
+ * its address's failure budget) is recorded too, with a null account and actor: every API and
+ * connector call is in the log (the seed), such an entry in no account's view of it.
  */
 export const recordActivity = (
-  caller: Caller,
+  caller: LoggedCaller,
   outcome: {
     readonly ok: boolean
     readonly httpStatus?: number

@@ -1,6 +1,6 @@
 import type { ActivityRecord, ArticleRecord, ArticleSummaryRecord, BacklinkRecord, RevisionRecord } from "../ports/records.ts"
 import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, RevisionSummary } from "../schema/resources.ts"
-import type { Caller } from "./Caller.ts"
+import type { LoggedCaller } from "./Caller.ts"
 import { toTimestamp } from "../policy/time.ts"
 import { extractProtectedBlocks } from "../html/extractProtectedBlocks.ts"
 
@@ -67,7 +67,7 @@ export const etagOf = (a: { readonly id: string; readonly revision: number }): s
 
 /** The activity entry describing a call's outcome. */
 export const activityFor = (
-  caller: Caller,
+  caller: LoggedCaller,
   outcome: {
     readonly id: string
     readonly nowMs: number

@@ -14,6 +14,7 @@ import {
   IdempotencyKey,
   isCoreError,
   isRecordableStatus,
+  type LoggedCaller,
   minimalWriteAnswer,
   principalOfApiKey,
   NotFound,
@@ -131,11 +132,21 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
       Effect.map(Effect.result(checkRequestLimit(principal.accountId)), (verdict) => ({ principal, verdict })),
     ),
   ).catch(async (err: unknown) => {
-    // Over its address's failure budget a call is refused whatever key it carries (the account's
-    // limit is in the Result above, never thrown); the refusal is still logged on a live key's account.
-    if (coreErrorOf(err)?._tag === "RateLimited") {
-      const holder = await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>())
-      if (Option.isSome(holder)) await record(deps, callerOf(holder.value), { ok: false, httpStatus: 429, errorCode: "rate_limited", ...subject() })
+    // Refused before an account was known: still logged (every API call is). Over its address's
+    // failure budget a call is refused whatever key it carries (the account's limit is in the
+    // Result above, never thrown), and with the limit store away it cannot be let through: on a
+    // live key's account when it carried one (as far as the keys can still be read); a key that
+    // is missing, unknown or revoked, or one that cannot be looked up, with no account (in no
+    // account's view of the log).
+    const core = coreErrorOf(err)
+    if (core?._tag === "RateLimited" || core?._tag === "Unauthenticated" || core?._tag === "Unavailable") {
+      const { status, code } = problemKindOf(core)
+      const holder =
+        core._tag === "Unauthenticated" ? Option.none<Principal>() : await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>())
+      const caller: LoggedCaller = Option.isSome(holder)
+        ? callerOf(holder.value)
+        : { accountId: null, actor: null, channel: "api", requestId: requestIdOf(ctx), action, startedAt }
+      await record(deps, caller, { ok: false, httpStatus: status, errorCode: code, ...(caller.accountId === null ? noSubject() : subject()) })
     }
     throw err
   })
@@ -289,7 +300,7 @@ const noteSubjectOfPath = (op: Operation, call: Call): void => {
 
 const record = async (
   deps: HttpDeps,
-  caller: Caller,
+  caller: LoggedCaller,
   outcome: { ok: boolean; httpStatus: number; errorCode: string | null; siteId: string | null; articleId: string | null },
 ) => {
   // The activity entry must not turn an answered call into an error: a failure to log is reported, not sent.
