@@ -41,10 +41,13 @@ describe("Redis outage (request counters in Redis)", () => {
       await proxy.cut(mode)
       // Answered (not hung: the test's own timeout would catch that) and refused; how fast is `npm run bench redis`.
       expect(tagOf(await hit(key))).toBe("Unavailable")
+      // Not ready meanwhile: every authenticated call needs the counters.
+      expect(await db.ready()).toBe(false)
       await proxy.restore()
       // Poll until the client has reconnected; the refused attempts count nothing.
       const last = await eventually(async () => tagOf(await hit(key)), (tag) => tag === "success", 15_000)
       expect(last).toBe("success")
+      expect(await db.ready()).toBe(true)
       counted++
     }
     // Counting went on where it stopped: the window kept the hits made before the outage, and

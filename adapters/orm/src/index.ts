@@ -169,7 +169,15 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   return {
     layer,
     kind: config.databaseUrl ? "postgresql" : "pglite",
-    ready: () => withTimeout(fork().execute("select 1").then(() => true), connectTimeoutMs, false),
+    // Ready when the database answers and, when the request counters live in Redis, Redis too:
+    // without it every authenticated call is refused (503), so a balancer must know.
+    ready: async () => {
+      const [database, counters] = await Promise.all([
+        withTimeout(fork().execute("select 1").then(() => true), connectTimeoutMs, false),
+        redis === undefined ? Promise.resolve(true) : withTimeout(redis.ping().then(() => true), connectTimeoutMs, false),
+      ])
+      return database && counters
+    },
     migrate: async () => {
       await orm.migrator.up()
     },
