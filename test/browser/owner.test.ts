@@ -169,7 +169,7 @@ describe("the pages as a site owner lives with them", () => {
     expect(await page.inputValue("#email")).toBe(OWNER.email)
     await page.fill("#password", OWNER.password)
     await Promise.all([page.waitForURL(/\/sites$/), page.click("button[type=submit]")])
-    expect(await page.textContent("nav[aria-label=Main]")).toContain("API & agents")
+    expect(await page.textContent("nav[aria-label=Main]")).toContain("Connect Site")
 
     // A protected link removed: refused, the page opens on the message, under ?draft=…#edit-error.
     const stored = String((await api("/articles/art_o1")).json["body"])
@@ -504,7 +504,7 @@ describe("the pages as a site owner lives with them", () => {
     const { context, page } = await newContext(PHONE)
     await signIn(page, EMPTY)
     expect(await page.textContent("main")).toContain("Websites are added to your account by the Content-Site team")
-    expect(await page.getAttribute("main a:has-text('API & agents')", "href")).toBe("/connect")
+    expect(await page.getAttribute("main a:has-text('Connect Site')", "href")).toBe("/connect")
     await check(page, "no-sites")
     // The API reference links back to the app.
     await page.goto(`${url}/api/docs`)
@@ -551,7 +551,7 @@ describe("the pages as a site owner lives with them", () => {
     }
   }, 90_000)
 
-  it("should offer read-only access on the consent page, which names the API & agents page and fits a phone", async () => {
+  it("should offer read-only access on the consent page, which names the Connect Site page and fits a phone", async () => {
     const register = await fetch(`${url}/oauth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -578,7 +578,7 @@ describe("the pages as a site owner lives with them", () => {
       await page.click("button:has-text('Sign in')")
       await page.getByRole("button", { name: "Allow" }).waitFor()
       expect(await page.getByLabel(/Read only/).count()).toBe(1)
-      expect(await page.getAttribute("a:has-text('API & agents')", "href")).toBe("/connect")
+      expect(await page.getAttribute("a:has-text('Connect Site')", "href")).toBe("/connect")
       await check(page, "oauth-consent")
       await context.close()
     }

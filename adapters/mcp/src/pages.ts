@@ -135,7 +135,7 @@ export const consentPage = (options: {
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">
 ${access}
-<p class="muted">You can disconnect it at any time on the <a href="/connect">API &amp; agents</a> page of Content-Site.</p>
+<p class="muted">You can disconnect it at any time on the <a href="/connect">Connect Site</a> page of Content-Site.</p>
 <div class="actions">
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

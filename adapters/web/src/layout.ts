@@ -51,7 +51,7 @@ export const page = (frame: PageFrame, content: Interpolation): Html => html`<!d
             <ul>
               ${navItem("sites", "/sites", "Sites", frame.nav)}
               ${navItem("activity", "/activity", "Activity", frame.nav)}
-              ${navItem("connect", "/connect", "API & agents", frame.nav)}
+              ${navItem("connect", "/connect", "Connect Site", frame.nav)}
             </ul>
           </nav>
           <form class="signout" method="post" action="/signout">

@@ -20,6 +20,6 @@ export const requireWriteScope = (caller: Caller): Effect.Effect<void, Insuffici
           detail:
             caller.actor.type === "oauth_client"
               ? "This agent was allowed read-only access; to let it edit articles, connect it again and choose “Read and edit”."
-              : "This API key is read-only; create a write key on the API & agents page (Connect Site) to edit articles.",
+              : "This API key is read-only; create a write key on the Connect Site page (/connect) to edit articles.",
         }),
       )

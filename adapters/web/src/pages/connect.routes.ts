@@ -1,4 +1,4 @@
-/** Routes: API & agents (`/connect`): keys shown once, revoking keys and agent connections (confirmed first). */
+/** Routes: Connect Site (`/connect`): keys shown once, revoking keys and agent connections (confirmed first). */
 import type Router from "@koa/router"
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "@content-site/core"
 import { noteOutcome, runCoreOrThrow } from "../call.ts"
@@ -22,7 +22,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       status,
       s,
       "connect",
-      "API & agents",
+      "Connect Site",
       connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError }),
       await takeFlash(deps, s.session),
       true,

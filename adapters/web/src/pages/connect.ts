@@ -14,7 +14,7 @@ export interface ConnectedClientView {
   readonly access?: "write" | "read"
 }
 
-/** The "API & agents" page (the specification's "Connect Site"): API keys and agent (MCP) clients. */
+/** The "Connect Site" page (the specification's name): API keys and agent (MCP) clients. */
 export const connectContent = (input: {
   publicUrl: string
   keys: ReadonlyArray<ApiKeyView>
@@ -30,7 +30,7 @@ export const connectContent = (input: {
   const active = input.keys.filter((k) => k.revoked_at === null)
   const revoked = input.keys.filter((k) => k.revoked_at !== null)
   const curl = (key: string) => `curl -H "Authorization: Bearer ${key}" ${base}/api/v1/sites`
-  return html`<div class="page-head"><div><h1>API &amp; agents</h1><p class="muted">Connect Site: give your own programs an API key, or connect an AI agent (a chat assistant or code editor) over MCP.</p></div></div>
+  return html`<div class="page-head"><div><h1>Connect Site</h1><p class="muted">API keys and AI agents: give your own programs an API key, or connect an AI agent (a chat assistant or code editor) over MCP.</p></div></div>
   ${
     input.shownBefore
       ? html`<div class="notice notice-info" role="status" id="new-key" tabindex="-1" autofocus><p>That new key was shown once and is not shown again. If you did not copy it, revoke it below and create another.</p></div>`

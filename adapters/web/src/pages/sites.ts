@@ -32,7 +32,7 @@ export const sitesContent = (sites: Page<Website>, stats: ReadonlyMap<string, Pe
       ? html`<section class="card" aria-labelledby="no-sites-title">
           <h2 id="no-sites-title">No websites on this account yet</h2>
           <p>Websites are added to your account by the Content-Site team when a site joins the service (an operator imports them); you cannot add one here. Once a site is added, its articles, backlinks and monthly numbers appear on this page.</p>
-          <p>Meanwhile you can prepare: create an API key or connect an AI agent on <a href="/connect">API &amp; agents</a>. Both will see your sites as soon as they are added.</p>
+          <p>Meanwhile you can prepare: create an API key or connect an AI agent on <a href="/connect">Connect Site</a>. Both will see your sites as soon as they are added.</p>
         </section>`
       : html`<div class="grid">${sites.data.map((s) => siteCard(s, stats.get(s.id) ?? null))}</div>`
   }
