@@ -130,14 +130,15 @@ describe("unauthenticated failures per client address", () => {
         async () =>
           (
             await db.query<{ request_id: string; account_id: string | null; actor: unknown; channel: string; action: string; status: string; error_code: string }>(
-              "select request_id, account_id, actor, channel, action, status, error_code from activity where request_id = any($1) order by at, request_id",
+              "select request_id, account_id, actor, channel, action, status, error_code from activity where request_id = any($1)",
               [guesses],
             )
           ).rows,
         (r) => r.length === 4,
         10_000,
       )
-      expect(rows.map((r) => [r.account_id, r.actor, r.channel, r.action, r.status, r.error_code])).toEqual([
+      const byRequest = new Map(rows.map((r) => [r.request_id, [r.account_id, r.actor, r.channel, r.action, r.status, r.error_code]]))
+      expect(guesses.map((id) => byRequest.get(id))).toEqual([
         ...[0, 1, 2].map(() => [null, null, "api", "GET /api/v1/sites", "401", "unauthenticated"]),
         [null, null, "api", "GET /api/v1/sites", "429", "rate_limited"],
       ])

@@ -14,6 +14,8 @@ beforeAll(async () => {
   const connected = await connect(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Limits Agent"))
   if (connected === undefined) throw new Error("could not connect")
   client = connected
+  // Connecting made requests too (every request counts): the test starts in a fresh minute.
+  clock.advance(60_000)
 }, 60_000)
 
 afterAll(async () => {
@@ -59,6 +61,8 @@ describe("RateLimit headers of responses without a tool call", () => {
     const connected = await connect(`${counted.url}/mcp`, provider)
     if (connected === undefined) throw new Error("could not connect")
     await connected.close()
+    // Connecting made requests too (every request counts): the tests start in a fresh minute.
+    standing.advance(60_000)
     const headers = {
       authorization: `Bearer ${provider.savedTokens?.access_token ?? ""}`,
       "content-type": "application/json",
@@ -85,29 +89,38 @@ describe("RateLimit headers of responses without a tool call", () => {
   }
   const toolCall = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_sites", arguments: {} } }
 
-  it("should carry the account's RateLimit-* headers on initialize, tools/list and notifications, without counting them", async () => {
+  it("should count initialize, tools/list and notifications like any request, and refuse them over the limit with 429, logged", async () => {
     const before = await post(list)
     expect(before.status).toBe(200)
     // 30 s into the minute: the window ends in 30 s
-    expect(limitOf(before)).toEqual({ limit: "4", remaining: "4", reset: 30 })
-    // more protocol messages than the limit: none of them is counted
-    const plumbing = [await post(initialize), await post(list), await post({ jsonrpc: "2.0", method: "notifications/initialized" }), await post(list), await post(list)]
-    expect(plumbing.map((r) => r.status)).toEqual([200, 200, 202, 200, 200])
-    for (const response of plumbing) expect(limitOf(response)).toEqual({ limit: "4", remaining: "4", reset: 30 })
-    // a tool call is counted, and the next protocol answer shows it
+    expect(limitOf(before)).toEqual({ limit: "4", remaining: "3", reset: 30 })
+    // every request counts (the specification: "all requests"), the protocol's own too
+    const plumbing = [await post(initialize), await post({ jsonrpc: "2.0", method: "notifications/initialized" }), await post(list)]
+    expect(plumbing.map((r) => r.status)).toEqual([200, 202, 200])
+    expect(plumbing.map((r) => limitOf(r).remaining)).toEqual(["2", "1", "0"])
+    // over the limit the request is refused as a whole: 429 with the problem and Retry-After
+    const refused = await post(list)
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    expect(refused.headers.get("retry-after")).toBe("30")
+    expect(limitOf(refused)).toEqual({ limit: "4", remaining: "0", reset: 30 })
+    const problem = (await refused.json()) as { code: string; request_id: string }
+    expect(problem.code).toBe("rate_limited")
+    expect(problem.request_id).toBe(refused.headers.get("x-request-id"))
+    // a tool call shares the budget: a tool error, as every refused tool call is
+    const over = (await (await post(toolCall)).json()) as { result: { isError?: boolean; content: Array<{ text: string }> } }
+    expect(over.result.isError).toBe(true)
+    expect(JSON.parse(over.result.content[0]?.text ?? "{}")).toMatchObject({ code: "rate_limited" })
+
+    // In the next minute the budget is back; the refused request is in the log with its method.
+    standing.advance(60_000)
     const call = await post(toolCall)
     expect(((await call.json()) as { result: { isError?: boolean } }).result.isError).toBeUndefined()
     expect(limitOf(call)).toMatchObject({ limit: "4", remaining: "3" })
-    const after = await post(list)
-    expect(after.headers.get("ratelimit-limit")).toBe("4")
-    expect(Number(after.headers.get("ratelimit-remaining"))).toBeLessThanOrEqual(3)
-    // and the budget the protocol left untouched lets the remaining calls through
-    for (let i = 0; i < 3; i++) expect(((await (await post(toolCall)).json()) as { result: { isError?: boolean } }).result.isError, `call ${i + 2}`).toBeUndefined()
-    const over = (await (await post(toolCall)).json()) as { result: { isError?: boolean; content: Array<{ text: string }> } }
-    expect(JSON.parse(over.result.content[0]?.text ?? "{}")).toMatchObject({ code: "rate_limited" })
-    const spent = await post(list)
-    expect(spent.status).toBe(200)
-    expect(limitOf(spent)).toEqual({ limit: "4", remaining: "0", reset: 30 })
+    const log = await fetch(`${counted.url}/api/v1/activity?channel=mcp&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    expect(log.status).toBe(200)
+    const entries = ((await log.json()) as { data: Array<{ action: string; status: string; error_code: string | null; request_id: string }> }).data
+    expect(entries.find((e) => e.request_id === problem.request_id)).toMatchObject({ action: "tools/list", status: "error", error_code: "rate_limited" })
   })
 
   it("should carry them on the endpoint's own refusals of an authenticated request", async () => {

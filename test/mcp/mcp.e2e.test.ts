@@ -72,7 +72,8 @@ const rawToolCall = (token: string, extraHeaders: Record<string, string> = {}) =
   })
 
 beforeAll(async () => {
-  server = await startSeeded({ IMAGE_FETCH_ALLOW_PRIVATE: "false" })
+  // Many calls within a minute: the request limit is not what these tests are about (limits.test.ts).
+  server = await startSeeded({ IMAGE_FETCH_ALLOW_PRIVATE: "false", RATE_LIMIT_PER_MINUTE: "100000" })
   mcpUrl = `${server.url}/mcp`
   provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" })
   const connected = await connect(mcpUrl, provider)

@@ -520,7 +520,35 @@ export const mcpEndpoint = (options: {
       }
     }
 
+    // Every request counts against the account's requests a minute (the specification: "all
+    // requests"). One that carries tool calls counts each call as it runs (a call over the limit
+    // is a tool error, as every tool refusal is); any other (initialize, tools/list, ping,
+    // notifications) counts once here and, over the limit, is refused as a whole with 429.
     let verdict: LimitVerdict | undefined
+    if (!messages.some((m) => (m as { method?: unknown }).method === "tools/call")) {
+      const counted = await runtime.runPromiseExit(checkRequestLimit(auth.principal.accountId))
+      if (Exit.isFailure(counted)) {
+        const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))
+        if (error === undefined || error._tag !== "RateLimited") throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(counted.cause))
+        const requestId = requestIdOf(ctx)
+        ctx.status = 429
+        ctx.set("Retry-After", String(error.retryAfterSeconds))
+        ctx.set("Cache-Control", "no-store")
+        ctx.type = "application/problem+json"
+        ctx.body = JSON.stringify(toProblem(error, requestId, publicUrl))
+        const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
+        await runtime
+          .runPromise(
+            recordActivity(
+              { ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() },
+              { ok: false, errorCode: "rate_limited" },
+            ) as Effect.Effect<void>,
+          )
+          .catch((err: unknown) => console.error(`[${requestId}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
+        return { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }
+      }
+      verdict = counted.value
+    }
     await connected
     const answers = await transport.exchange(messages, {
       requestId: requestIdOf(ctx),

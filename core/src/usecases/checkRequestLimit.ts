@@ -24,8 +24,8 @@ export const checkRequestLimit = (accountId: string) =>
 
 /**
  * Reads the account's per-minute limit as it stands, without counting a request: the
- * `RateLimit-*` headers of an answer that is not counted (MCP protocol messages such as
- * `initialize` or `tools/list`). Never fails for being over the limit.
+ * `RateLimit-*` headers of an answer that is not counted (the MCP endpoint's own refusals of an
+ * authenticated request: 405, 406, 415, 413, 400). Never fails for being over the limit.
  */
 export const peekRequestLimit = (accountId: string) =>
   Effect.contextWith((services: Context.Context<Settings | LimitStore>) =>
