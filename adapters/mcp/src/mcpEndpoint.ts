@@ -18,6 +18,7 @@ import {
   OAuthStore,
   peekRequestLimit,
   type Principal,
+  type RateLimited,
   recordActivity,
   recordAuthFailure,
   recordIdempotentAnswer,
@@ -203,6 +204,15 @@ export const mcpEndpoint = (options: {
       )
       .catch((err: unknown) => console.error(`[${requestIdOf(ctx)}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
 
+  /** A request refused over a limit, as an HTTP answer: 429, the problem, `Retry-After`. */
+  const refuseOverLimit = (ctx: Context, error: RateLimited) => {
+    ctx.status = 429
+    ctx.set("Retry-After", String(error.retryAfterSeconds))
+    ctx.set("Cache-Control", "no-store")
+    ctx.type = "application/problem+json"
+    ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
+  }
+
   const challenge = (ctx: Context, error?: { code: string; description: string }) => {
     const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPES.join(" ")}"`]
     if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`)
@@ -250,11 +260,7 @@ export const mcpEndpoint = (options: {
       if (Exit.isFailure(budget)) {
         const error = Option.getOrUndefined(Cause.findErrorOption(budget.cause))
         if (error === undefined || error._tag !== "RateLimited") throw new Error(Cause.pretty(budget.cause))
-        ctx.set("Retry-After", String(error.retryAfterSeconds))
-        ctx.status = 429
-        ctx.set("Cache-Control", "no-store")
-        ctx.type = "application/problem+json"
-        ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
+        refuseOverLimit(ctx, error)
         await logRefused(ctx, "rate_limited")
         return undefined
       }
@@ -531,11 +537,7 @@ export const mcpEndpoint = (options: {
         const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))
         if (error === undefined || error._tag !== "RateLimited") throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(counted.cause))
         const requestId = requestIdOf(ctx)
-        ctx.status = 429
-        ctx.set("Retry-After", String(error.retryAfterSeconds))
-        ctx.set("Cache-Control", "no-store")
-        ctx.type = "application/problem+json"
-        ctx.body = JSON.stringify(toProblem(error, requestId, publicUrl))
+        refuseOverLimit(ctx, error)
         const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
         await runtime
           .runPromise(
