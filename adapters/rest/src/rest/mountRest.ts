@@ -134,15 +134,15 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
   ).catch(async (err: unknown) => {
     // Refused before an account was known: still logged (every API call is). Over its address's
     // failure budget a call is refused whatever key it carries (the account's limit is in the
-    // Result above, never thrown), and with the limit store away it cannot be let through: on a
-    // live key's account when it carried one (as far as the keys can still be read); a key that
-    // is missing, unknown or revoked, or one that cannot be looked up, with no account (in no
-    // account's view of the log).
+    // Result above, never thrown): on a live key's account when it carried one. A key that is
+    // missing, unknown or revoked, and a call the database or the counters could not serve, with
+    // no account (in no account's view of the log; the key is not looked up again then, which
+    // would wait for an unreachable database a second time).
     const core = coreErrorOf(err)
     if (core?._tag === "RateLimited" || core?._tag === "Unauthenticated" || core?._tag === "Unavailable") {
       const { status, code } = problemKindOf(core)
       const holder =
-        core._tag === "Unauthenticated" ? Option.none<Principal>() : await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>())
+        core._tag === "RateLimited" ? await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>()) : Option.none<Principal>()
       const caller: LoggedCaller = Option.isSome(holder)
         ? callerOf(holder.value)
         : { accountId: null, actor: null, channel: "api", requestId: requestIdOf(ctx), action, startedAt }
