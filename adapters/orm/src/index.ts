@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { journalDir, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
-import { AccountEntity, ApiKeyEntity } from "./entities.ts"
+import { ApiKeyEntity } from "./entities.ts"
 import { ormIdempotencyStore } from "./idempotency.ts"
 import { ormDataImporter } from "./importer.ts"
 import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
@@ -66,8 +66,6 @@ export interface OrmDatabase {
   readonly ready: () => Promise<boolean>
   /** Runs pending migrations; idempotent. */
   readonly migrate: () => Promise<void>
-  /** No accounts yet (demo seeding). */
-  readonly isEmpty: () => Promise<boolean>
   /** The owner of an API key, for the admin command line (`key revoke KEY_ID`). */
   readonly keyOwner: (keyId: string) => Promise<string | null>
   /** SQL that would bring the database's schema to the entities' (empty when migrations are complete). */
@@ -181,7 +179,6 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     migrate: async () => {
       await orm.migrator.up()
     },
-    isEmpty: async () => (await fork().count(AccountEntity, {})) === 0,
     schemaDiff: async () => (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim(),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
     flushActivity: activity.flush,

@@ -133,30 +133,33 @@ export const articleId = (ctx: Ctx): string => {
 }
 
 /**
- * The body's refusals in words, by the core's message: a body has more than one limit, and the
- * person must be told which one it broke. Anything else reads as the core says it.
+ * A text field's refusal in words, by the core's message: text that cannot be stored is told as
+ * such, any other refusal as `otherwise` (a title's or reason's length; undefined: as the core
+ * says it).
  */
-const bodySentence = (message: string): string | undefined =>
+const unstorableOr =
+  (field: string, otherwise: (message: string) => string | undefined) =>
+  (message: string): string | undefined =>
+    message === UNSTORABLE_TEXT_MESSAGE ? `The ${field} must not contain NUL (U+0000) characters or unpaired surrogates.` : otherwise(message)
+
+/**
+ * The body's refusals in words: a body has more than one limit, and the person must be told
+ * which one it broke. Anything else reads as the core says it.
+ */
+const bodySentence = unstorableOr("body", (message) =>
   message === BODY_LIMIT_MESSAGE
     ? "The body must be at most 1 MiB of HTML."
     : message === `HTML must not be nested deeper than ${MAX_NESTING_DEPTH} elements`
       ? `The body is HTML nested deeper than ${MAX_NESTING_DEPTH} elements.`
-      : message === UNSTORABLE_TEXT_MESSAGE
-        ? "The body must not contain NUL (U+0000) characters or unpaired surrogates."
-        : undefined
+      : undefined,
+)
 
 /** Validation problems as sentences a person reads, one per field. */
 export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): ReadonlyArray<string> => {
   const known: Record<string, string | ((message: string) => string | undefined)> = {
-    title: (message) =>
-      message === UNSTORABLE_TEXT_MESSAGE
-        ? "The title must not contain NUL (U+0000) characters or unpaired surrogates."
-        : `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`,
+    title: unstorableOr("title", () => `The title must be 1 to ${MAX_TITLE_LENGTH} characters long, not counting spaces at either end.`),
     body: bodySentence,
-    reason: (message) =>
-      message === UNSTORABLE_TEXT_MESSAGE
-        ? "The reason must not contain NUL (U+0000) characters or unpaired surrogates."
-        : `The reason must be at most ${MAX_REASON_LENGTH} characters long.`,
+    reason: unstorableOr("reason", () => `The reason must be at most ${MAX_REASON_LENGTH} characters long.`),
     // The core refuses a start after the end on `from`: a valid date, then, but not that one.
     from: (message) => (message === "from is after to" ? "The start date must not be after the end date." : "The start date must be a date such as 2026-11-01."),
     to: "The end date must be a date such as 2026-11-30, not before the start date.",

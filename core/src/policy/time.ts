@@ -48,6 +48,14 @@ const NOT_A_DATE_MESSAGE = "Not a real date or date-time"
 const isBareDate = (s: string) => s.length === 10
 
 /**
+ * A `period` month, `YYYY-MM`, as a pattern source (year, month): years 0001 to 9999 as
+ * `INSTANT_RANGE` (PostgreSQL has no year 0000; 1 BC comes right before 0001), written without a
+ * lookahead, which some JSON Schema validators outside JavaScript do not support.
+ */
+export const PERIOD_MONTH = "(000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(0[1-9]|1[0-2])"
+const PERIOD_MONTH_ONLY = new RegExp(`^${PERIOD_MONTH}$`)
+
+/**
  * The instant a `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) names, as milliseconds
  * (a bare date is the start of its UTC day, or its end when `end`), or why it is refused: a
  * calendar date that does not exist (`2026-02-31`, which `Date.parse` would roll over) or an
@@ -158,8 +166,7 @@ export const resolvePeriod = (key: string, nowMs: number): Effect.Effect<Period,
     const end = today + DAY_MS - 1
     return Effect.succeed({ key, from: toCalendarDate(start), to: toCalendarDate(end), fromInstant: toTimestamp(start), toInstant: toTimestamp(end) })
   }
-  // Years 0001 to 9999, as INSTANT_RANGE: there is no year 0000.
-  const m = /^((?!0000)\d{4})-(0[1-9]|1[0-2])$/.exec(key)
+  const m = PERIOD_MONTH_ONLY.exec(key)
   if (m) return Effect.succeed(monthPeriod(key, Number(m[1]), Number(m[2]) - 1))
   return Effect.fail(
     new InvalidRequest({

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { parseDateBound } from "../policy/time.ts"
+import { PERIOD_MONTH, parseDateBound } from "../policy/time.ts"
 import { ArticleStatus, Channel, Id } from "./common.ts"
 
 /** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
@@ -75,9 +75,7 @@ export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields 
 /** Query of `GET /sites/{id}/backlinks`. */
 export type ListBacklinksQuery = typeof ListBacklinksQuery.Type
 
-// Every four-digit year but 0000: PostgreSQL has none (1 BC comes right before 0001). Written
-// without a lookahead, which some JSON Schema validators outside JavaScript do not support.
-const PERIOD_PATTERN = /^(this_month|last_month|last_30_days|(000[1-9]|00[1-9]\d|0[1-9]\d\d|[1-9]\d{3})-(0[1-9]|1[0-2]))$/
+const PERIOD_PATTERN = new RegExp(`^(this_month|last_month|last_30_days|${PERIOD_MONTH})$`)
 
 /** `period`: `this_month`, `last_month`, `last_30_days` or `YYYY-MM` (UTC, 0001-01 to 9999-12). */
 export const PeriodParam = Schema.String.annotate({
