@@ -54,6 +54,14 @@ import { runEffect } from "@content-site/http"
 import { readFeaturedImage } from "./featuredImage.ts"
 import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionsOf, readJson } from "./requestParts.ts"
 
+/**
+ * The `If-Match` part of a write's idempotency fingerprint, in the shape it had when `If-Match`
+ * named one revision (a number, or null without one), so that a key used before If-Match took a
+ * list still names the same request; only a list of several (or none) is written as the list.
+ */
+const preconditionPart = (revisions: ReadonlyArray<number> | undefined): number | ReadonlyArray<number> | null =>
+  revisions === undefined ? null : revisions.length === 1 ? revisions[0]! : revisions
+
 /** Operations without query parameters still refuse unknown ones. */
 const emptyQuery = Schema.Struct({})
 
@@ -245,7 +253,7 @@ export const operations: ReadonlyArray<Operation> = [
       const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
       const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
       const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevisions: expectedRevisions ?? null })
+      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) })
       const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
@@ -295,7 +303,7 @@ export const operations: ReadonlyArray<Operation> = [
       const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
       const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
       const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevisions: expectedRevisions ?? null })
+      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) })
       const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
@@ -458,7 +466,7 @@ export const operations: ReadonlyArray<Operation> = [
       const input = hasBody
         ? decodeNow(decodeInput(RestoreRevisionBody, await readJson(call.ctx, MAX_RESTORE_JSON_BYTES), "Request body"))
         : {}
-      await call.claim({ id, number, input, expectedRevisions: expectedRevisions ?? null })
+      await call.claim({ id, number, input, expectedRevision: preconditionPart(expectedRevisions) })
       const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, { expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
