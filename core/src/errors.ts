@@ -28,8 +28,23 @@ export class InsufficientScope extends Data.TaggedError("InsufficientScope")<{ r
 /** The object does not exist or belongs to another account: the two are indistinguishable. */
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly resource: string; readonly id: string }> {}
 
-/** A concurrent writer won and this change could not be applied safely. */
-export class EditConflict extends Data.TaggedError("EditConflict")<{ readonly detail: string }> {}
+/** One unit two writers changed differently (`base_revision` merges): the HTML (or title) of each side. */
+export interface MergeConflictView {
+  /** `title`, or `body/<index>`: the base revision's first top-level block the conflict covers. */
+  readonly unit: string
+  readonly base: string
+  readonly theirs: string
+  readonly mine: string
+}
+
+/**
+ * A concurrent writer won and this change could not be applied safely; after a three-way merge,
+ * `conflicts` lists the units both writers changed differently.
+ */
+export class EditConflict extends Data.TaggedError("EditConflict")<{
+  readonly detail: string
+  readonly conflicts?: ReadonlyArray<MergeConflictView>
+}> {}
 
 /** The caller's `If-Match` / `if_revision` no longer matches the article. */
 export class PreconditionFailed extends Data.TaggedError("PreconditionFailed")<{

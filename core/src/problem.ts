@@ -47,6 +47,7 @@ export const toProblem = (error: CoreError, requestId: string, publicUrl: string
     request_id: requestId,
     ...(error._tag === "InvalidRequest" || error._tag === "EditNotApplicable" ? { errors: error.errors } : {}),
     ...(error._tag === "ProtectedLinkChanged" ? { blocks: error.blocks } : {}),
+    ...(error._tag === "EditConflict" && error.conflicts !== undefined ? { conflicts: error.conflicts } : {}),
     ...(error._tag === "RateLimited" || error._tag === "DailyEditLimit" ? { retry_after: error.retryAfterSeconds } : {}),
   }
 }

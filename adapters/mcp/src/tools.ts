@@ -114,6 +114,11 @@ const editOutcome = (r: typeof UpdateArticleResult.Type) =>
       : r.revision === null
         ? "Nothing changed: the edit is identical to the current article."
         : `Saved as revision ${r.revision.number}.`,
+    ...(r.merge === undefined
+      ? []
+      : [
+          `Merged: your edit was written against revision ${r.merge.base} and the article was at revision ${r.merge.theirs}; ${r.merge.merged_units} change(s) made since were kept alongside yours.`,
+        ]),
     `Article ${r.article.id} "${r.article.title}" is at revision ${r.article.revision}, ${r.article["word count"]} words.`,
     r.sanitized.changed
       ? `The sanitiser removed: ${r.sanitized.removed.map((x) => `${x.what} x${x.count}`).join(", ")}.`
@@ -249,7 +254,8 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "To change a sentence or a paragraph, prefer edit_article: it sends only the text to find and its replacement, and cannot lose the rest of the body.",
       "The body is sanitised like the editor does (scripts, iframes, event handlers, javascript: URLs are removed; the result says what was removed).",
       "Every element carrying data-service-protected in the current body must stay exactly as it is (moving it is allowed); removing, changing or adding one is refused with protected_link_changed, listing the blocks.",
-      "Use dry_run: true to check an edit without writing anything. Pass if_revision (the revision from get_article) to refuse the edit with precondition_failed if the article changed since; then get_article again and re-apply.",
+      "Use dry_run: true to check an edit without writing anything.",
+      "Pass base_revision (the revision you read with get_article): if somebody changed the article meanwhile, your edit is merged with theirs block by block (the result's merge says so) instead of erasing it; if you both changed the same paragraph or the title differently, the answer is edit_conflict with conflicts (base, theirs, mine for each) and nothing is written: get_article again and redo your change on the new text. Alternatively pass if_revision to refuse the edit with precondition_failed on any change since (not both).",
       "Each real change is a new revision; an edit identical to the current article writes nothing (revision null).",
       "Undo a change with restore_revision.",
       IDEMPOTENCY,

@@ -1,5 +1,8 @@
-import { analyzeArticleHtml, HtmlAnalyzer } from "@content-site/core"
-import { Layer } from "effect"
+import { analyzeArticleHtml, HtmlAnalyzer, mergeArticle } from "@content-site/core"
+import { Effect, Layer } from "effect"
 
 /** The article-HTML policy run in the calling thread: for tests and embedders without worker threads. */
-export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlAnalyzer, { analyze: analyzeArticleHtml })
+export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlAnalyzer, {
+  analyze: analyzeArticleHtml,
+  merge: (base, theirs, mine) => Effect.sync(() => mergeArticle(base, theirs, mine)),
+})

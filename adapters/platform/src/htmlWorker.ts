@@ -2,7 +2,7 @@
  * The task a worker thread of `workerHtmlAnalyzer` runs: the core's pure `analyzeArticleHtml`,
  * unchanged, with its answer as plain data (errors do not cross threads as their classes).
  */
-import { analyzeArticleHtml, type AnalyzedHtml, type HtmlRefusal } from "@content-site/core"
+import { analyzeArticleHtml, type AnalyzedHtml, type ArticleMerge, type HtmlRefusal, mergeArticle, type MergeSide } from "@content-site/core"
 import { Effect } from "effect"
 
 /** What a worker answers for one body. */
@@ -18,4 +18,9 @@ export default function analyze(html: string): HtmlWorkerAnswer {
       onFailure: (error): HtmlWorkerAnswer => ({ ok: false, error: { ...error, _tag: error._tag } }),
     }),
   )
+}
+
+/** Merges three sides of an article (piscina calls it by name: `{ name: "merge" }`). */
+export function merge(task: { readonly base: MergeSide; readonly theirs: MergeSide; readonly mine: MergeSide }): ArticleMerge {
+  return mergeArticle(task.base, task.theirs, task.mine)
 }

@@ -1,4 +1,4 @@
-import { type AnalyzedHtml, HtmlAnalyzer, type HtmlRefusal, InvalidRequest, PayloadTooLarge, Unavailable } from "@content-site/core"
+import { type AnalyzedHtml, type ArticleMerge, HtmlAnalyzer, type HtmlRefusal, InvalidRequest, PayloadTooLarge, Unavailable } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
@@ -60,6 +60,20 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
               if ("answer" in outcome) return outcome.answer.ok ? Effect.succeed(outcome.answer.value) : Effect.fail(rebuild(outcome.answer))
               if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
               // A worker that failed otherwise (ended past its heap, crashed) is a defect, not a refusal.
+              return Effect.die(outcome.thrown)
+            },
+          ),
+        merge: (base, theirs, mine) =>
+          Effect.flatMap(
+            Effect.promise(() =>
+              pool.run({ base, theirs, mine }, { name: "merge" }).then(
+                (merged: ArticleMerge) => ({ merged }),
+                (thrown: unknown) => ({ thrown }),
+              ),
+            ),
+            (outcome): Effect.Effect<ArticleMerge, Unavailable> => {
+              if ("merged" in outcome) return Effect.succeed(outcome.merged)
+              if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
               return Effect.die(outcome.thrown)
             },
           ),

@@ -15,3 +15,4 @@ export {
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"
 export { bodyLines, diffBodies, diffLines, diffWords, type BodyDiff, type DiffLine, type WordChange } from "./diffBodies.ts"
+export { bodyUnits, MAX_MERGE_UNITS, mergeArticle, settleMerge, type ArticleMerge, type ConflictChoice, type MergeChunk, type MergeConflict, type MergeSide } from "./mergeArticle.ts"

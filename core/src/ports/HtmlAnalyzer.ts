@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Unavailable } from "../errors.ts"
 import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
+import type { ArticleMerge, MergeSide } from "../html/mergeArticle.ts"
 
 /**
  * Where the article-HTML policy runs. `analyze` answers exactly what the pure
@@ -12,4 +13,6 @@ import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
  */
 export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   readonly analyze: (html: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable>
+  /** Answers exactly what the pure `mergeArticle` answers for the same three sides (sanitised bodies). */
+  readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide) => Effect.Effect<ArticleMerge, Unavailable>
 }>()("core/HtmlAnalyzer") {}

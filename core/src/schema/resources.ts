@@ -221,12 +221,33 @@ export const ProtectedBlockViolationSchema = Schema.Struct({
   text: Schema.String,
 }).annotate({ title: "ProtectedBlockViolation" })
 
+/** One unit two writers changed differently, in an `edit_conflict` after a three-way merge. */
+export const MergeConflictSchema = Schema.Struct({
+  unit: Schema.String.annotate({
+    description:
+      "`title`, or `body/<index>`: the 0-based index of the first top-level block of the base revision's body that the conflict covers (for an insertion, the block it comes before).",
+  }),
+  base: Schema.String.annotate({ description: "The unit in `base_revision` (HTML of its blocks, or the title); empty where it had none." }),
+  theirs: Schema.String.annotate({ description: "The unit in the article's current revision." }),
+  mine: Schema.String.annotate({ description: "The unit in the request (sanitised)." }),
+}).annotate({ title: "MergeConflict" })
+
+/** What a three-way merge (`base_revision` behind the current revision) did. */
+export const MergeSummary = Schema.Struct({
+  base: Schema.Int.annotate({ description: "The revision the request was written against (`base_revision`)." }),
+  theirs: Schema.Int.annotate({ description: "The article's current revision, whose changes were merged in." }),
+  merged_units: Schema.Int.annotate({
+    description: "Changes kept from `theirs` that the request would otherwise have undone: the title, and each run of body blocks only they changed.",
+  }),
+}).annotate({ title: "MergeSummary" })
+
 /** The answer to a successful (or dry-run) article edit. */
 export const UpdateArticleResult = Schema.Struct({
   article: WrittenArticle,
   revision: Schema.NullOr(RevisionSummary),
   sanitized: SanitizeReportSchema,
   dry_run: Schema.optionalKey(Schema.Boolean),
+  merge: Schema.optionalKey(MergeSummary),
 }).annotate({
   title: "UpdateArticleResult",
   description:
@@ -291,6 +312,7 @@ export const Problem = Schema.Struct({
     ),
   ),
   blocks: Schema.optionalKey(Schema.Array(ProtectedBlockViolationSchema)),
+  conflicts: Schema.optionalKey(Schema.Array(MergeConflictSchema)),
   retry_after: Schema.optionalKey(Schema.Int),
 }).annotate({ title: "Problem", description: "RFC 9457 problem details, `application/problem+json`." })
 /** An RFC 9457 problem. */

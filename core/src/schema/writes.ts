@@ -60,11 +60,21 @@ const needsTitleOrBody = (published: boolean) =>
     published ? { toJsonSchema: () => ({ anyOf: [{ required: ["title"] }, { required: ["body"] }] }) } : undefined,
   )
 
+/** Largest revision number a request may name (PostgreSQL's integer). */
+export const MAX_REVISION_NUMBER = 2_147_483_647
+
+/** The revision an edit was written against, for a three-way merge with what changed since. */
+export const BaseRevision = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
+  description:
+    "The revision your title and body were written against (the `revision` you read). If the article has moved on since, your change is merged three ways with the newer one, block by block: blocks only one side changed take that side, and the answer's `merge` says what was kept; blocks both changed differently are a 409 `edit_conflict` listing `conflicts`, and nothing is written. Not together with If-Match / if_revision.",
+})
+
 /** The JSON body of `PUT /articles/{id}`: at least one of `title` and `body`; nothing else may change. */
 export const UpdateArticleBody = Schema.Struct({
   title: Schema.optionalKey(Title),
   body: Schema.optionalKey(Body),
   reason: Schema.optionalKey(Reason),
+  base_revision: Schema.optionalKey(BaseRevision),
 })
   .pipe(Schema.check(needsTitleOrBody(true)))
   .annotate({ title: "UpdateArticleBody", description: "Edit an article's title and/or body." })
@@ -141,6 +151,7 @@ export const UpdateArticleArgs = Schema.Struct({
       description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
     }),
   ),
+  base_revision: Schema.optionalKey(BaseRevision),
   idempotency_key: Schema.optionalKey(IdempotencyKey),
   response: responseArg,
 })

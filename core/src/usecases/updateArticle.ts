@@ -1,12 +1,12 @@
 import { Effect } from "effect"
-import { DailyEditLimit, ProtectedLinkChanged } from "../errors.ts"
+import { DailyEditLimit, EditConflict, InvalidRequest, type NotFound, ProtectedLinkChanged, type Unavailable } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { isRefusal } from "../html/sanitizeArticleHtml.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
-import { ArticleRepository } from "../ports/Repositories.ts"
+import { ArticleRepository, RevisionRepository } from "../ports/Repositories.ts"
 import type { ArticleRecord } from "../ports/records.ts"
-import type { UpdateArticleBody } from "../schema/writes.ts"
+import { MAX_REASON_LENGTH, type UpdateArticleBody } from "../schema/writes.ts"
 import type { UpdateArticleResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
@@ -35,8 +35,89 @@ export interface UpdateOutcome {
  * protected block of the current body must survive unchanged, and a real change becomes one
  * revision tagged with the caller's origin, written atomically with its activity entry and
  * counted against the daily edit limit. An edit identical to the current article writes nothing.
+ *
+ * With `base_revision` behind the current revision, the edit is first merged three ways with
+ * what changed since (`mergeArticle`): a clean merge is saved like any edit, with `merge` in the
+ * answer and the reason saying so; a conflict is an EditConflict listing it, and writes nothing.
+ * The merge is made against one revision and written only if the article is still there; if
+ * another writer came in between, it is made again (a few times, then EditConflict).
  */
 export const updateArticle = (caller: Caller, articleId: string, input: UpdateArticleBody, options: UpdateOptions) =>
+  input.base_revision === undefined ? applyUpdate(caller, articleId, input, options) : mergeUpdate(caller, articleId, input, input.base_revision, options)
+
+/** How often a merge is made again when another writer changed the article between the read and the write. */
+const MAX_MERGE_ATTEMPTS = 3
+
+const mergedReason = (reason: string | undefined, theirs: number): string => {
+  const note = `merged with revision ${theirs}`
+  if (reason === undefined || reason.trim() === "") return `Merged with revision ${theirs}`
+  const room = MAX_REASON_LENGTH - note.length - 3
+  const kept = [...reason]
+  return `${kept.length > room ? `${kept.slice(0, room - 1).join("")}…` : reason} (${note})`
+}
+
+const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody, base: number, options: UpdateOptions) =>
+  Effect.gen(function* () {
+    yield* requireWriteScope(caller)
+    if (options.expectedRevisions !== undefined) {
+      return yield* new InvalidRequest({
+        detail: "base_revision and If-Match (or if_revision) cannot be sent together: base_revision merges with newer changes, a precondition refuses them. Send one.",
+        errors: [{ path: "base_revision", message: "Not together with If-Match or if_revision" }],
+      })
+    }
+    const articles = yield* ArticleRepository
+    const revisions = yield* RevisionRepository
+    const analyzer = yield* HtmlAnalyzer
+    const { base_revision: _, ...fields } = input
+    // Mine is sanitised once: the merge compares sanitised bodies block by block.
+    const mine = input.body === undefined ? undefined : yield* analyzer.analyze(input.body)
+    const attempt = (n: number): Effect.Effect<UpdateOutcome, Effect.Error<ReturnType<typeof applyUpdate>> | EditConflict | InvalidRequest | NotFound | Unavailable, Effect.Services<ReturnType<typeof applyUpdate>> | RevisionRepository> =>
+      Effect.gen(function* () {
+        const current = yield* articles.get(caller.accountId, articleId)
+        if (base > current.revision) {
+          return yield* new InvalidRequest({
+            detail: `base_revision ${base} is newer than the article, which is at revision ${current.revision}.`,
+            errors: [{ path: "base_revision", message: `Expected at most ${current.revision}, the current revision` }],
+          })
+        }
+        if (base === current.revision) return yield* applyUpdate(caller, articleId, fields, { ...options, expectedRevisions: [current.revision] })
+        const baseRevision = yield* revisions.get(caller.accountId, articleId, base)
+        const merge = yield* analyzer.merge(
+          { title: baseRevision.title, body: baseRevision.body },
+          { title: current.title, body: current.body },
+          { title: fields.title?.trim() ?? baseRevision.title, body: mine?.html ?? baseRevision.body },
+        )
+        if (merge.title === null || merge.body === null) {
+          return yield* new EditConflict({
+            detail: `Revision ${current.revision} changed ${merge.conflicts.length === 1 ? "a part" : `${merge.conflicts.length} parts`} of the article that your edit (written against revision ${base}) changed differently; nothing was changed. Each conflict shows base, theirs and mine: settle them and send the result with base_revision ${current.revision}.`,
+            conflicts: merge.conflicts,
+          })
+        }
+        const outcome = yield* applyUpdate(
+          caller,
+          articleId,
+          { title: merge.title, body: merge.body, reason: mergedReason(fields.reason, current.revision) },
+          { ...options, expectedRevisions: [current.revision] },
+        )
+        return {
+          ...outcome,
+          result: {
+            ...outcome.result,
+            sanitized: mine?.report ?? { changed: false, removed: [] },
+            merge: { base, theirs: current.revision, merged_units: merge.mergedUnits },
+          },
+        } satisfies UpdateOutcome
+      }).pipe(
+        Effect.catchTag("PreconditionFailed", () =>
+          n + 1 < MAX_MERGE_ATTEMPTS
+            ? attempt(n + 1)
+            : Effect.fail(new EditConflict({ detail: "The article kept changing while your edit was merged; nothing was changed. Retry." })),
+        ),
+      )
+    return yield* attempt(0)
+  })
+
+const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticleBody, "base_revision">, options: UpdateOptions) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
     const articles = yield* ArticleRepository

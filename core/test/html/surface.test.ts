@@ -8,6 +8,7 @@ describe("the html module", () => {
   it("should export exactly its public surface", () => {
     expect(Object.keys(html).sort()).toEqual([
       "ALLOWED_URL_SCHEMES",
+      "MAX_MERGE_UNITS",
       "MAX_NESTING_DEPTH",
       "MAX_PARSED_NODES",
       "SAFE_URL",
@@ -15,6 +16,7 @@ describe("the html module", () => {
       "applyEditPolicy",
       "articleSchema",
       "bodyLines",
+      "bodyUnits",
       "checkProtectedBlocks",
       "compareProtectedBlocks",
       "countWords",
@@ -23,8 +25,10 @@ describe("the html module", () => {
       "diffWords",
       "extractProtectedBlocks",
       "knownProtectedBlocks",
+      "mergeArticle",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
+      "settleMerge",
     ])
   })
 

@@ -1,7 +1,7 @@
 import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { analyzeArticleHtml, HtmlAnalyzer as HtmlAnalyzerTag } from "../../src/index.ts"
+import { analyzeArticleHtml, HtmlAnalyzer as HtmlAnalyzerTag, mergeArticle } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
@@ -121,6 +121,7 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         seen.push(html)
         return analyzeArticleHtml(html)
       }),
+    merge: (base, theirs, mine) => Effect.sync(() => mergeArticle(base, theirs, mine)),
   })
 
 let seq = 0

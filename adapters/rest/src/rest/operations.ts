@@ -10,6 +10,7 @@ import {
   BacklinkPage,
   type Caller,
   type CoreError,
+  InvalidRequest,
   type CoreServices,
   decodeInput,
   DiffQuery,
@@ -223,7 +224,7 @@ export const operations: ReadonlyArray<Operation> = [
     tag: "Articles",
     summary: "Edit an article's title and/or body",
     description:
-      "JSON `{ title?, body?, reason? }` with at least one of `title`, `body`; any other key is a 400 naming it. The body is sanitised like the editor does and the response says what was removed. Every protected block of the current body must survive unchanged (moving is fine), otherwise 422 `protected_link_changed` lists each offending block. `If-Match` with the article's ETag makes the edit conditional (412 when it changed; any tag of a list may match; a weak tag never does; `*` means no condition; a value that is not an entity tag is a 400). `?dry_run=true` runs every check and writes nothing. An edit identical to the current article creates no revision (`revision: null`) and counts no edit.",
+      "JSON `{ title?, body?, reason? }` with at least one of `title`, `body`; any other key is a 400 naming it. The body is sanitised like the editor does and the response says what was removed. Every protected block of the current body must survive unchanged (moving is fine), otherwise 422 `protected_link_changed` lists each offending block. `If-Match` with the article's ETag makes the edit conditional (412 when it changed; any tag of a list may match; a weak tag never does; `*` means no condition; a value that is not an entity tag is a 400). `?dry_run=true` runs every check and writes nothing. An edit identical to the current article creates no revision (`revision: null`) and counts no edit. `base_revision` (the revision the edit was written against) makes a change made since by someone else merge with yours instead of being erased: block by block, each block only one side changed takes that side, and the answer's `merge` says what was kept; blocks (or the title) both changed differently are a 409 `edit_conflict` whose `conflicts` give base, theirs and mine of each, and nothing is written. `base_revision` with `If-Match` is a 400.",
     pathParams: [articleParam],
     query: UpdateArticleQuery,
     body: { json: UpdateArticleBody },
@@ -252,6 +253,12 @@ export const operations: ReadonlyArray<Operation> = [
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
       const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
+      if (input.base_revision !== undefined && call.ctx.get("If-Match") !== "") {
+        throw new InvalidRequest({
+          detail: "base_revision and If-Match cannot be sent together: base_revision merges with newer changes, If-Match refuses them. Send one.",
+          errors: [{ path: "base_revision", message: "Not together with If-Match" }],
+        })
+      }
       const dryRun = query.dry_run === "true"
       await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) })
       const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))

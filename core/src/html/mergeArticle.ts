@@ -1,0 +1,394 @@
+import type { Element, RootContent } from "hast"
+import { diffArrays } from "diff"
+import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
+import { toProtectedBlock } from "./protectedBlock.ts"
+import { serializeNodes } from "./serializeHtml.ts"
+import { isWhiteSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
+
+/**
+ * Three-way merge of an article (base, theirs, mine) over its units: the title as one unit and
+ * each top-level block element of the (sanitised) body as one, a run of inline content between
+ * blocks as one more. A unit changed on one side takes that side, changed the same way on both
+ * is taken once, changed differently on both is a conflict. The two alignments (base to mine,
+ * base to theirs) are jsdiff's Myers diffs of the units, each with a work budget; combining them
+ * into regions is done here, because the merge must know the base range of every change (to
+ * turn a change that would duplicate a protected link into a conflict) and because changes to
+ * neighbouring units are not a conflict (a diff3 over lines of text treats them as one).
+ */
+
+/** One side of a merge: an article's title and its sanitised body. */
+export interface MergeSide {
+  readonly title: string
+  readonly body: string
+}
+
+/** One conflicting unit: the HTML (or title) of each side; "" where a side has none there. */
+export interface MergeConflict {
+  /** `title`, or `body/<index>`: the 0-based index of the base body's first unit the conflict covers (for an insertion, the unit it comes before). */
+  readonly unit: string
+  readonly base: string
+  readonly theirs: string
+  readonly mine: string
+}
+
+/** How one region of the body was settled. */
+export type Resolution = "same" | "mine" | "theirs" | "both" | "conflict"
+
+/** One region of the merged body: the base's units there, each side's, and which the result takes. */
+export interface MergeChunk {
+  /** Index of the region's first unit in the base body. */
+  readonly baseIndex: number
+  readonly base: string
+  readonly theirs: string
+  readonly mine: string
+  readonly resolution: Resolution
+}
+
+/** The outcome of a three-way merge. */
+export interface ArticleMerge {
+  /** The merged title, or null when the titles conflict. */
+  readonly title: string | null
+  /** The merged body, or null when any body region conflicts. */
+  readonly body: string | null
+  readonly titleResolution: Resolution
+  /** The body regions in order; `mergedBody` joins them where none conflicts. */
+  readonly chunks: ReadonlyArray<MergeChunk>
+  /** Every conflict, the title's first: empty for a clean merge. */
+  readonly conflicts: ReadonlyArray<MergeConflict>
+  /** Changes taken from theirs: the title when only they changed it, and each body region only they changed. */
+  readonly mergedUnits: number
+  /** Whether a side had too many changed units to align within the budget, so its changed middle was compared as one unit. */
+  readonly coarse: boolean
+}
+
+/** A unit of a body: its HTML as written (with the whitespace after it) and what identifies it. */
+interface Unit {
+  /** The unit's HTML followed by the whitespace that separated it from the next. */
+  readonly raw: string
+  /** The unit's HTML without surrounding whitespace: units compare by it. */
+  readonly key: string
+  readonly inline: boolean
+  /** Canonical forms of the protected blocks inside it. */
+  readonly protectedKeys: ReadonlyArray<string>
+}
+
+/** Aligned units past this many (both sides of one diff together) are compared as one changed middle. */
+export const MAX_MERGE_UNITS = 4096
+// Myers' algorithm costs about (items on both sides) x (edits): one budget of that product per alignment.
+const WORK_BUDGET = 4_000_000
+
+const INLINE_BOUNDARIES: ReadonlySet<string> = new Set(["br", "img"])
+const isBlock = (node: RootContent): node is Element =>
+  node.type === "element" && WORD_BOUNDARY_ELEMENTS.has(node.tagName) && !INLINE_BOUNDARIES.has(node.tagName)
+const isBlank = (node: RootContent): boolean => {
+  if (node.type === "comment") return true
+  if (node.type !== "text") return false
+  for (let i = 0; i < node.value.length; i++) if (!isWhiteSpace(node.value.charCodeAt(i))) return false
+  return true
+}
+const trimHtmlSpace = (s: string): string => s.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "")
+
+const unitOf = (nodes: ReadonlyArray<RootContent>, inline: boolean, after: string): Unit => {
+  const { html, protectedElements } = serializeNodes(nodes, { collectProtected: true })
+  return { raw: html + after, key: trimHtmlSpace(html), inline, protectedKeys: protectedElements.map((e) => toProtectedBlock(e).canonical) }
+}
+
+/**
+ * The units of a sanitised body, in order; their `raw` texts joined give the body back as the
+ * serialiser writes it. Linear in the body: one parse (within the stored form's budget), one
+ * serialisation. A body that cannot be parsed within it is one unit.
+ */
+export const bodyUnits = (html: string): ReadonlyArray<Unit> => {
+  const root = parseHtmlFragment(html, storedFormBudget(html))
+  if (root === TOO_DEEP || root === TOO_LARGE) return html === "" ? [] : [{ raw: html, key: trimHtmlSpace(html), inline: false, protectedKeys: [] }]
+  const units: Array<Unit> = []
+  const children = root.children
+  let i = 0
+  let leading = ""
+  while (i < children.length && isBlank(children[i]!)) leading += serializeNodes([children[i++]!]).html
+  while (i < children.length) {
+    const start = i
+    const block = isBlock(children[i]!)
+    if (block) i++
+    else while (i < children.length && !isBlock(children[i]!)) i++
+    // Whitespace after a unit belongs to it; an inline run keeps its own trailing whitespace.
+    let end = i
+    if (!block) while (end > start && isBlank(children[end - 1]!)) end--
+    let after = ""
+    for (let j = end; j < i; j++) after += serializeNodes([children[j]!]).html
+    while (i < children.length && isBlank(children[i]!)) after += serializeNodes([children[i++]!]).html
+    if (end > start) units.push(unitOf(children.slice(start, end), !block, after))
+  }
+  if (leading !== "" && units.length > 0) units[0] = { ...units[0]!, raw: leading + units[0]!.raw }
+  return units
+}
+
+/** A change one side made to the base: base units [oStart, oEnd) become `units`. */
+interface Hunk {
+  readonly oStart: number
+  readonly oEnd: number
+  readonly units: ReadonlyArray<number>
+}
+
+/** The hunks that turn `base` into `side` (unit ids), within a work budget; past it, one hunk for the changed middle. */
+const hunksOf = (base: ReadonlyArray<number>, side: ReadonlyArray<number>): { hunks: ReadonlyArray<Hunk>; coarse: boolean } => {
+  let start = 0
+  while (start < base.length && start < side.length && base[start] === side[start]) start++
+  let endO = base.length
+  let endS = side.length
+  while (endO > start && endS > start && base[endO - 1] === side[endS - 1]) {
+    endO--
+    endS--
+  }
+  if (start === endO && start === endS) return { hunks: [], coarse: false }
+  const middleO = base.slice(start, endO)
+  const middleS = side.slice(start, endS)
+  const items = middleO.length + middleS.length
+  const changes =
+    items <= MAX_MERGE_UNITS
+      ? diffArrays(middleO as Array<number>, middleS as Array<number>, { maxEditLength: Math.max(64, Math.floor(WORK_BUDGET / Math.max(1, items))) })
+      : undefined
+  if (changes === undefined) return { hunks: [{ oStart: start, oEnd: endO, units: middleS }], coarse: true }
+  const hunks: Array<Hunk> = []
+  let o = start
+  let open: { oStart: number; oEnd: number; units: Array<number> } | null = null
+  for (const change of changes) {
+    if (!change.added && !change.removed) {
+      if (open !== null) hunks.push(open)
+      open = null
+      o += change.count
+      continue
+    }
+    open ??= { oStart: o, oEnd: o, units: [] }
+    if (change.removed) {
+      o += change.count
+      open.oEnd = o
+    } else open.units.push(...change.value)
+  }
+  if (open !== null) hunks.push(open)
+  return { hunks, coarse: false }
+}
+
+const overlaps = (a: Hunk, b: Hunk): boolean =>
+  a.oStart === a.oEnd && b.oStart === b.oEnd ? a.oStart === b.oStart : a.oStart < b.oEnd && b.oStart < a.oEnd
+const sameIds = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
+
+/** A side's units over base [rs, re), its hunks there applied. */
+const sideOver = (base: ReadonlyArray<number>, hunks: ReadonlyArray<Hunk>, rs: number, re: number): Array<number> => {
+  const out: Array<number> = []
+  let pos = rs
+  for (const h of hunks) {
+    for (; pos < h.oStart; pos++) out.push(base[pos]!)
+    out.push(...h.units)
+    pos = h.oEnd
+  }
+  for (; pos < re; pos++) out.push(base[pos]!)
+  return out
+}
+
+interface Region {
+  readonly oStart: number
+  readonly oEnd: number
+  readonly mine: ReadonlyArray<number>
+  readonly theirs: ReadonlyArray<number>
+  readonly resolution: Resolution
+}
+
+/**
+ * Settles each region of the base that either side changed. Hunks of the two sides whose base
+ * ranges overlap (or that both insert at one point) make one region, grown until nothing else
+ * overlaps it; a region only one side changed takes that side. Linear in the hunks.
+ */
+const regionsOf = (base: ReadonlyArray<number>, mine: ReadonlyArray<Hunk>, theirs: ReadonlyArray<Hunk>): Array<Region> => {
+  const tagged = [...mine.map((h) => ({ h, side: "mine" as const })), ...theirs.map((h) => ({ h, side: "theirs" as const }))]
+  // Insertions before replacements at one point: an insertion at a replaced range's start comes before it.
+  tagged.sort((a, b) => a.h.oStart - b.h.oStart || a.h.oEnd - b.h.oEnd)
+  const regions: Array<Region> = []
+  let k = 0
+  while (k < tagged.length) {
+    const group = [tagged[k++]!]
+    let rs = group[0]!.h.oStart
+    let re = group[0]!.h.oEnd
+    while (k < tagged.length && group.some((g) => overlaps(g.h, tagged[k]!.h))) {
+      const next = tagged[k++]!
+      group.push(next)
+      rs = Math.min(rs, next.h.oStart)
+      re = Math.max(re, next.h.oEnd)
+    }
+    const ofSide = (side: "mine" | "theirs") => group.filter((g) => g.side === side).map((g) => g.h)
+    const m = sideOver(base, ofSide("mine"), rs, re)
+    const t = sideOver(base, ofSide("theirs"), rs, re)
+    const o = base.slice(rs, re)
+    const resolution: Resolution = sameIds(m, t) ? (sameIds(m, o) ? "same" : "both") : sameIds(m, o) ? "theirs" : sameIds(t, o) ? "mine" : "conflict"
+    regions.push({ oStart: rs, oEnd: re, mine: m, theirs: t, resolution })
+  }
+  return regions
+}
+
+const joinRaw = (units: ReadonlyArray<Unit>): string => {
+  let out = ""
+  units.forEach((unit, i) => {
+    const previous = units[i - 1]
+    // Two runs of inline content from different places must not run their words together.
+    if (previous !== undefined && previous.inline && unit.inline && !/[\t\n\f\r ]$/.test(out)) out += "\n"
+    out += unit.raw
+  })
+  return out
+}
+
+const countKeys = (units: ReadonlyArray<Unit>): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const unit of units) for (const key of unit.protectedKeys) counts.set(key, (counts.get(key) ?? 0) + 1)
+  return counts
+}
+
+/**
+ * Merges three versions of an article: `base` (the revision mine was written against),
+ * `theirs` (the current article) and `mine` (the edit). Bodies must be sanitised. Work: one parse
+ * and serialisation of each body, and two alignments of at most `MAX_MERGE_UNITS` units within a
+ * budget of `WORK_BUDGET` (items x edits), past which a side's changed middle is one unit.
+ *
+ * A protected link is never lost or doubled by the merge: where both sides hold a protected
+ * block the same number of times and the merged body would not, the regions that moved it become
+ * conflicts.
+ */
+export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide): ArticleMerge => {
+  const ids = new Map<string, number>()
+  const split = (html: string): { ids: Array<number>; units: ReadonlyArray<Unit> } => {
+    const units = bodyUnits(html)
+    return {
+      units,
+      ids: units.map((unit) => {
+        let id = ids.get(unit.key)
+        if (id === undefined) ids.set(unit.key, (id = ids.size))
+        return id
+      }),
+    }
+  }
+  const o = split(base.body)
+  const m = split(mine.body)
+  const t = split(theirs.body)
+  const mineHunks = hunksOf(o.ids, m.ids)
+  const theirHunks = hunksOf(o.ids, t.ids)
+  const regions = regionsOf(o.ids, mineHunks.hunks, theirHunks.hunks)
+
+  // Regions in base order, with the unchanged stretches between them: each side's units are
+  // read at its own position, so every unit keeps the whitespace its side wrote after it.
+  interface Chunk {
+    readonly baseIndex: number
+    readonly o: ReadonlyArray<Unit>
+    readonly mine: ReadonlyArray<Unit>
+    readonly theirs: ReadonlyArray<Unit>
+    resolution: Resolution
+  }
+  const chunks: Array<Chunk> = []
+  let pos = 0
+  let mPos = 0
+  let tPos = 0
+  const push = (oEnd: number, mineLength: number, theirLength: number, resolution: Resolution): void => {
+    chunks.push({
+      baseIndex: pos,
+      o: o.units.slice(pos, oEnd),
+      mine: m.units.slice(mPos, (mPos += mineLength)),
+      theirs: t.units.slice(tPos, (tPos += theirLength)),
+      resolution,
+    })
+    pos = oEnd
+  }
+  const same = (end: number): void => {
+    if (end > pos) push(end, end - pos, end - pos, "same")
+  }
+  for (const region of regions) {
+    same(region.oStart)
+    push(region.oEnd, region.mine.length, region.theirs.length, region.resolution)
+  }
+  same(o.ids.length)
+
+  // An unchanged unit's whitespace after it is the side's that changed it (theirs when both did).
+  const taken = (chunk: Chunk): ReadonlyArray<Unit> =>
+    chunk.resolution === "mine" || chunk.resolution === "both"
+      ? chunk.mine
+      : chunk.resolution === "conflict"
+        ? []
+        : chunk.resolution === "same"
+          ? chunk.theirs.map((unit, i) => (unit.raw === chunk.o[i]!.raw ? chunk.mine[i]! : unit))
+          : chunk.theirs
+
+  // Protected links: a block both sides hold equally often must be there as often in the result.
+  const mineCounts = countKeys(m.units)
+  const theirCounts = countKeys(t.units)
+  // A conflict counts what either side would bring there, whichever the person then takes.
+  const resultCounts = countKeys(chunks.flatMap((chunk) => (chunk.resolution === "conflict" ? [] : taken(chunk))))
+  for (const chunk of chunks) {
+    if (chunk.resolution !== "conflict") continue
+    const mineHere = countKeys(chunk.mine)
+    const theirsHere = countKeys(chunk.theirs)
+    for (const key of new Set([...mineHere.keys(), ...theirsHere.keys()])) {
+      resultCounts.set(key, (resultCounts.get(key) ?? 0) + Math.max(mineHere.get(key) ?? 0, theirsHere.get(key) ?? 0))
+    }
+  }
+  const broken = new Set<string>()
+  for (const [key, count] of theirCounts) if (mineCounts.get(key) === count && resultCounts.get(key) !== count) broken.add(key)
+  for (const [key, count] of mineCounts) if (!theirCounts.has(key) && resultCounts.has(key) && resultCounts.get(key)! > count) broken.add(key)
+  if (broken.size > 0) {
+    for (const chunk of chunks) {
+      // Only a change one side made alone is undone into a conflict: what both agree on stays.
+      if (chunk.resolution !== "mine" && chunk.resolution !== "theirs") continue
+      const touched = [...chunk.o, ...chunk.mine, ...chunk.theirs].some((unit) => unit.protectedKeys.some((key) => broken.has(key)))
+      if (touched) chunk.resolution = "conflict"
+    }
+  }
+
+  const html = (list: ReadonlyArray<Unit>): string => trimHtmlSpace(joinRaw(list))
+  const titleResolution: Resolution =
+    mine.title === theirs.title
+      ? mine.title === base.title
+        ? "same"
+        : "both"
+      : mine.title === base.title
+        ? "theirs"
+        : theirs.title === base.title
+          ? "mine"
+          : "conflict"
+  const conflicts: Array<MergeConflict> = []
+  if (titleResolution === "conflict") conflicts.push({ unit: "title", base: base.title, theirs: theirs.title, mine: mine.title })
+  const outChunks: Array<MergeChunk> = chunks.map((chunk) => {
+    const c: MergeChunk = {
+      baseIndex: chunk.baseIndex,
+      base: html(chunk.o),
+      theirs: html(chunk.theirs),
+      mine: html(chunk.mine),
+      resolution: chunk.resolution,
+    }
+    if (c.resolution === "conflict") conflicts.push({ unit: `body/${c.baseIndex}`, base: c.base, theirs: c.theirs, mine: c.mine })
+    return c
+  })
+  return {
+    title: titleResolution === "conflict" ? null : titleResolution === "mine" || titleResolution === "both" ? mine.title : theirs.title,
+    titleResolution,
+    chunks: outChunks,
+    conflicts,
+    mergedUnits: (titleResolution === "theirs" ? 1 : 0) + chunks.filter((chunk) => chunk.resolution === "theirs").length,
+    body: outChunks.some((chunk) => chunk.resolution === "conflict") ? null : joinRaw(chunks.flatMap(taken)),
+    coarse: mineHunks.coarse || theirHunks.coarse,
+  }
+}
+
+/** How a person settled one conflict: one side's version, or their own HTML. */
+export type ConflictChoice = { readonly take: "mine" | "theirs" } | { readonly html: string }
+
+/**
+ * The body a person settled: every region as the merge took it, each conflicting one as chosen
+ * (`choices` keyed by the conflict's `unit`; an unsettled conflict keeps mine, so that nothing
+ * the person wrote is lost). The result is to be sanitised like any body sent in.
+ */
+export const settleMerge = (merge: ArticleMerge, choices: ReadonlyMap<string, ConflictChoice>): string =>
+  merge.chunks
+    .map((chunk) => {
+      if (chunk.resolution !== "conflict") return chunk.resolution === "mine" || chunk.resolution === "both" ? chunk.mine : chunk.theirs
+      const choice = choices.get(`body/${chunk.baseIndex}`)
+      return choice === undefined ? chunk.mine : "html" in choice ? choice.html : choice.take === "mine" ? chunk.mine : chunk.theirs
+    })
+    .filter((html) => html !== "")
+    .join("\n")
+

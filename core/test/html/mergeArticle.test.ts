@@ -1,0 +1,180 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { bodyUnits, MAX_MERGE_UNITS, mergeArticle, settleMerge } from "../../src/html/mergeArticle.ts"
+import { extractProtectedBlocks } from "../../src/html/index.ts"
+
+const P = (text: string): string => `<p>${text}</p>`
+const LINK = '<p>See <a href="https://partner.test/" data-service-protected="backlink">partner</a>.</p>'
+const body = (...blocks: ReadonlyArray<string>): string => blocks.join("\n")
+const side = (title: string, ...blocks: ReadonlyArray<string>) => ({ title, body: body(...blocks) })
+const protectedCount = (html: string): number => extractProtectedBlocks(html).length
+
+describe("bodyUnits", () => {
+  it("should split a body into its top-level blocks, inline runs as one unit, and give the body back", () => {
+    const html = 'lead <b>in</b>\n<p>a</p><h2>T</h2>\n\n<ul><li>x</li></ul>tail'
+    const units = bodyUnits(html)
+    expect(units.map((u) => u.key)).toEqual(["lead <b>in</b>", "<p>a</p>", "<h2>T</h2>", "<ul><li>x</li></ul>", "tail"])
+    expect(units.map((u) => u.raw).join("")).toBe(html)
+  })
+
+  it("should list the protected blocks inside each unit", () => {
+    const units = bodyUnits(body(P("a"), LINK))
+    expect(units.map((u) => u.protectedKeys.length)).toEqual([0, 1])
+  })
+})
+
+describe("mergeArticle", () => {
+  const base = side("Title", P("one"), P("two"), P("three"), P("four"))
+
+  it("should keep both sides' changes to different blocks, even neighbouring ones", () => {
+    const theirs = side("Title", P("one"), P("TWO"), P("three"), P("four"))
+    const mine = side("Title", P("one"), P("two"), P("THREE"), P("four"))
+    const merge = mergeArticle(base, theirs, mine)
+    expect(merge.conflicts).toEqual([])
+    expect(merge.body).toBe(body(P("one"), P("TWO"), P("THREE"), P("four")))
+    expect(merge.mergedUnits).toBe(1)
+  })
+
+  it("should take the title from the side that changed it, and count it as merged when it was theirs", () => {
+    const merge = mergeArticle(base, { ...base, title: "New" }, side("Title", P("one"), P("two"), P("three"), P("FOUR")))
+    expect(merge.title).toBe("New")
+    expect(merge.body).toBe(body(P("one"), P("two"), P("three"), P("FOUR")))
+    expect(merge.mergedUnits).toBe(1)
+  })
+
+  it("should take a change made identically on both sides once", () => {
+    const changed = side("Title", P("one"), P("2"), P("three"), P("four"), P("five"))
+    const merge = mergeArticle(base, changed, changed)
+    expect(merge.conflicts).toEqual([])
+    expect(merge.body).toBe(changed.body)
+    expect(merge.mergedUnits).toBe(0)
+  })
+
+  it("should report a block changed differently on both sides as a conflict with each side's HTML", () => {
+    const merge = mergeArticle(base, side("Title", P("one"), P("theirs"), P("three"), P("four")), side("Title", P("one"), P("mine"), P("three"), P("four")))
+    expect(merge.body).toBeNull()
+    expect(merge.conflicts).toEqual([{ unit: "body/1", base: P("two"), theirs: P("theirs"), mine: P("mine") }])
+  })
+
+  it("should report differing titles as the title's conflict", () => {
+    const merge = mergeArticle(base, { ...base, title: "Theirs" }, { ...base, title: "Mine" })
+    expect(merge.title).toBeNull()
+    expect(merge.conflicts).toEqual([{ unit: "title", base: "Title", theirs: "Theirs", mine: "Mine" }])
+  })
+
+  it("should treat two different insertions at one place as a conflict, and one side's deletion beside the other's change as clean", () => {
+    const insert = mergeArticle(base, side("Title", P("one"), P("x"), P("two"), P("three"), P("four")), side("Title", P("one"), P("y"), P("two"), P("three"), P("four")))
+    expect(insert.conflicts).toEqual([{ unit: "body/1", base: "", theirs: P("x"), mine: P("y") }])
+    const clean = mergeArticle(base, side("Title", P("one"), P("three"), P("four")), side("Title", P("one"), P("two"), P("three"), P("FOUR")))
+    expect(clean.body).toBe(body(P("one"), P("three"), P("FOUR")))
+  })
+
+  it("should make a conflict of a protected link both sides moved to different places, rather than keep it twice", () => {
+    // Enough text around the link that each side's alignment is a deletion and an insertion of it.
+    const rest = [P("b1"), P("b2"), P("b3"), P("c1"), P("c2"), P("c3")]
+    const withLink = side("Title", P("a"), LINK, ...rest)
+    const theirs = side("Title", P("a"), ...rest, LINK)
+    const mine = side("Title", P("a"), ...rest.slice(0, 3), LINK, ...rest.slice(3))
+    const merge = mergeArticle(withLink, theirs, mine)
+    expect(merge.body).toBeNull()
+    expect(merge.conflicts.length).toBeGreaterThan(0)
+    expect(merge.conflicts.every((c) => c.mine.includes("partner") || c.theirs.includes("partner"))).toBe(true)
+  })
+
+  it("should keep the other side's whitespace when one side changed nothing", () => {
+    const theirs = { title: "Title", body: "<p>one</p><p>TWO</p>\n\n<p>three</p>" }
+    const merge = mergeArticle(base, theirs, base)
+    expect(merge.body).toBe(theirs.body)
+  })
+
+  it("should compare a middle of more than MAX_MERGE_UNITS units as one unit, and say so", () => {
+    const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => P(`${tag}${i}`))
+    const big = side("Title", P("head"), ...many(MAX_MERGE_UNITS, "b"), P("tail"))
+    const theirBlocks = many(MAX_MERGE_UNITS, "b")
+    theirBlocks[5] = P("theirs")
+    const theirs = side("Title", P("HEAD"), ...theirBlocks, P("tail"))
+    const mine = side("Title", P("head"), ...many(MAX_MERGE_UNITS, "m"), P("TAIL"))
+    const merge = mergeArticle(big, theirs, mine)
+    expect(merge.coarse).toBe(true)
+    // Mine's changed middle is one unit from the second block to the last: theirs' change of the
+    // first block stays apart from it and merges, their change inside it conflicts.
+    expect(merge.conflicts).toHaveLength(1)
+    expect(merge.conflicts[0]!.unit).toBe("body/1")
+    expect(merge.conflicts[0]!.mine.startsWith(P("m0"))).toBe(true)
+  })
+
+  it("should settle conflicts as chosen, and keep mine where nothing was chosen", () => {
+    const merge = mergeArticle(
+      base,
+      side("Title", P("one"), P("theirs 2"), P("three"), P("theirs 4")),
+      side("Title", P("one"), P("mine 2"), P("three"), P("mine 4")),
+    )
+    expect(merge.conflicts.map((c) => c.unit)).toEqual(["body/1", "body/3"])
+    expect(settleMerge(merge, new Map([["body/1", { take: "theirs" as const }]]))).toBe(body(P("one"), P("theirs 2"), P("three"), P("mine 4")))
+    expect(settleMerge(merge, new Map([["body/3", { html: P("both 4") }]]))).toBe(body(P("one"), P("mine 2"), P("three"), P("both 4")))
+  })
+})
+
+describe("mergeArticle properties", () => {
+  // Bodies as lists of paragraphs drawn from a small alphabet (so sides share and repeat blocks), one of them protected.
+  const block = fc.constantFrom(P("a"), P("b"), P("c"), P("d"), P("e"), "<h2>h</h2>", LINK)
+  const blocks = fc.array(block, { maxLength: 8 })
+  const title = fc.constantFrom("T", "U", "V")
+  const article = fc.record({ title, blocks }).map(({ title, blocks }) => side(title, ...blocks))
+
+  it("should give the other side when one side is unchanged", () => {
+    fc.assert(
+      fc.property(article, article, (base, other) => {
+        const mineUnchanged = mergeArticle(base, other, base)
+        expect(mineUnchanged.conflicts).toEqual([])
+        expect(mineUnchanged.title).toBe(other.title)
+        expect(mineUnchanged.body).toBe(other.body)
+        const theirsUnchanged = mergeArticle(base, base, other)
+        expect(theirsUnchanged.conflicts).toEqual([])
+        expect(theirsUnchanged.body).toBe(other.body)
+      }),
+    )
+  })
+
+  it("should keep both sides' changes when they touch different blocks", () => {
+    // Base of distinct blocks; each side rewrites its own half.
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 8 }), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), (n, flips) => {
+        const baseBlocks = Array.from({ length: n }, (_, i) => P(`base ${i}`))
+        const half = Math.floor(n / 2)
+        const theirs = baseBlocks.map((b, i) => (i < half && flips[i] ? P(`theirs ${i}`) : b))
+        const mine = baseBlocks.map((b, i) => (i >= half && flips[i] ? P(`mine ${i}`) : b))
+        const merge = mergeArticle(side("T", ...baseBlocks), side("T", ...theirs), side("T", ...mine))
+        expect(merge.conflicts).toEqual([])
+        expect(merge.body).toBe(body(...baseBlocks.map((b, i) => (i < half ? theirs[i]! : mine[i]!))))
+      }),
+    )
+  })
+
+  it("should never lose or double a protected link both sides keep", () => {
+    fc.assert(
+      fc.property(article, article, article, (base, theirs, mine) => {
+        const merge = mergeArticle(base, theirs, mine)
+        if (merge.body === null) return
+        const t = protectedCount(theirs.body)
+        if (t === protectedCount(mine.body)) expect(protectedCount(merge.body)).toBe(t)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("should be symmetric in which side is mine, up to conflicts", () => {
+    fc.assert(
+      fc.property(article, article, article, (base, a, b) => {
+        const ab = mergeArticle(base, a, b)
+        const ba = mergeArticle(base, b, a)
+        expect(ab.conflicts.length === 0).toBe(ba.conflicts.length === 0)
+        expect(ab.title).toBe(ba.title)
+        expect(ab.conflicts.map((c) => [c.unit, c.base, c.theirs, c.mine])).toEqual(ba.conflicts.map((c) => [c.unit, c.base, c.mine, c.theirs]))
+        // Same blocks, up to whitespace between them (each side keeps its own).
+        if (ab.body !== null) expect(bodyUnits(ab.body).map((u) => u.key)).toEqual(bodyUnits(ba.body!).map((u) => u.key))
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
