@@ -66,4 +66,32 @@ describe("two instances on one PostgreSQL database", () => {
     expect(await revokeConnectedClient(deps, "acc_alice", provider.client?.client_id ?? "")).toBe(true)
     expect((await toolCallAt(first, first.url, token)).status).toBe(401)
   }, 60_000)
+
+  it("should merge an update_article written against an older revision with another agent's edit made since", async () => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Merging Agent")
+    const atFirst = await connect(`${first.url}/mcp`, provider)
+    const atSecond = await connect(`${first.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Other Agent"))
+    type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> }
+    const call = async (client: typeof atFirst, name: string, args: Record<string, unknown>) => (await client!.callTool({ name, arguments: args })) as Result
+    const read = await call(atFirst, "get_article", { article_id: "art_a1_2" })
+    const base = read.structuredContent.revision as number
+    const original = read.structuredContent.body as string
+    const theirs = await call(atSecond, "update_article", { article_id: "art_a1_2", body: `${original}<p>Added by the other agent.</p>` })
+    expect(theirs.isError).toBeFalsy()
+    const mine = await call(atFirst, "update_article", { article_id: "art_a1_2", title: "Retitled", base_revision: base })
+    expect(mine.isError).toBeFalsy()
+    expect(mine.structuredContent.merge).toEqual({ base, theirs: base + 1, merged_units: 1 })
+    expect(mine.structuredContent.article.title).toBe("Retitled")
+    expect(mine.structuredContent.article.body).toContain("Added by the other agent.")
+    expect(mine.content[0]!.text).toContain(`Merged: your edit was written against revision ${base}`)
+    const conflict = await call(atFirst, "update_article", { article_id: "art_a1_2", title: "Mine again", base_revision: base })
+    expect(conflict.isError).toBe(true)
+    const problem = JSON.parse(conflict.content[0]!.text)
+    expect(problem.code).toBe("edit_conflict")
+    expect(problem.conflicts).toEqual([{ unit: "title", base: read.structuredContent.title, theirs: "Retitled", mine: "Mine again" }])
+    const both = await call(atFirst, "update_article", { article_id: "art_a1_2", title: "x", base_revision: base, if_revision: base })
+    expect(JSON.parse(both.content[0]!.text).errors).toEqual([{ path: "base_revision", message: "Not together with If-Match or if_revision" }])
+    await atFirst?.close()
+    await atSecond?.close()
+  }, 60_000)
 })

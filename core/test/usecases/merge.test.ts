@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest"
+import { type EditConflict, getArticle, getRevision, type InvalidRequest, toProblem, updateArticle } from "../../src/index.ts"
+import { caller, failureOf, failureTag, makeWorld } from "./harness.ts"
+
+const plain = { dryRun: false }
+const body = (...paragraphs: ReadonlyArray<string>): string => paragraphs.map((p) => `<p>${p}</p>`).join("\n")
+
+/** A world where art_2 is at revision 2 (four paragraphs) and then revision 3 (theirs: the first paragraph changed by an agent). */
+const twoWriters = async () => {
+  const w = await makeWorld()
+  await w.run(updateArticle(caller(), "art_2", { body: body("one", "two", "three", "four") }, plain))
+  await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { body: body("ONE by agent", "two", "three", "four") }, plain))
+  return w
+}
+
+describe("updateArticle with base_revision", () => {
+  it("should merge an edit written against an older revision with the change made since, and say so", async () => {
+    const w = await twoWriters()
+    const out = await w.run(
+      updateArticle(caller({ channel: "web" }), "art_2", { body: body("one", "two", "three", "FOUR by person"), base_revision: 2, reason: "fix ending" }, plain),
+    )
+    expect(out.result.article.body).toBe(body("ONE by agent", "two", "three", "FOUR by person"))
+    expect(out.result.merge).toEqual({ base: 2, theirs: 3, merged_units: 1 })
+    expect(out.result.revision).toMatchObject({ number: 4, origin: "editor", reason: "fix ending (merged with revision 3)" })
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(4)
+  })
+
+  it("should refuse a conflicting edit with EditConflict listing each side, and write nothing", async () => {
+    const w = await twoWriters()
+    const exit = await w.exit(updateArticle(caller(), "art_2", { body: body("one mine", "two", "three", "four"), base_revision: 2 }, plain))
+    const error = failureOf(exit) as EditConflict
+    expect(error._tag).toBe("EditConflict")
+    expect(error.conflicts).toEqual([{ unit: "body/0", base: "<p>one</p>", theirs: "<p>ONE by agent</p>", mine: "<p>one mine</p>" }])
+    expect(toProblem(error, "req_1", "https://x.test")).toMatchObject({ status: 409, code: "edit_conflict", conflicts: error.conflicts })
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(3)
+  })
+
+  it("should answer a dry run exactly as the call, writing nothing", async () => {
+    const w = await twoWriters()
+    const clean = await w.run(updateArticle(caller(), "art_2", { body: body("one", "two", "THREE"), base_revision: 2 }, { dryRun: true }))
+    expect(clean.result).toMatchObject({ revision: null, dry_run: true, merge: { base: 2, theirs: 3, merged_units: 1 } })
+    expect(clean.result.article.body).toBe(body("ONE by agent", "two", "THREE"))
+    const conflict = await w.exit(updateArticle(caller(), "art_2", { title: "x", body: body("uno", "two"), base_revision: 2 }, { dryRun: true }))
+    expect(failureTag(conflict)).toBe("EditConflict")
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(3)
+  })
+
+  it("should merge a title-only edit with a body changed since, and conflict on two different titles", async () => {
+    const w = await twoWriters()
+    const out = await w.run(updateArticle(caller(), "art_2", { title: "New title", base_revision: 2 }, plain))
+    expect(out.result.article).toMatchObject({ title: "New title", body: body("ONE by agent", "two", "three", "four") })
+    const exit = await w.exit(updateArticle(caller(), "art_2", { title: "Another", base_revision: 3 }, plain))
+    expect((failureOf(exit) as EditConflict).conflicts).toEqual([{ unit: "title", base: "Tulips", theirs: "New title", mine: "Another" }])
+  })
+
+  it("should apply an edit at the current revision as a plain edit, with no merge", async () => {
+    const w = await twoWriters()
+    const out = await w.run(updateArticle(caller(), "art_2", { body: body("x"), base_revision: 3 }, plain))
+    expect(out.result.merge).toBeUndefined()
+    expect(out.result.revision?.reason).toBeNull()
+  })
+
+  it("should refuse base_revision with a precondition, and one newer than the article, naming base_revision", async () => {
+    const w = await twoWriters()
+    const both = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x", base_revision: 2 }, { dryRun: false, expectedRevisions: [3] }))) as InvalidRequest
+    expect(both.errors.map((e) => e.path)).toEqual(["base_revision"])
+    const ahead = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x", base_revision: 9 }, plain))) as InvalidRequest
+    expect(ahead._tag).toBe("InvalidRequest")
+    expect(ahead.errors.map((e) => e.path)).toEqual(["base_revision"])
+    expect(failureTag(await w.exit(updateArticle(caller({ scope: "read-only" }), "art_2", { title: "x", base_revision: 2 }, plain)))).toBe("InsufficientScope")
+  })
+
+  it("should check protected links against the current body after merging", async () => {
+    const w = await makeWorld()
+    const start = await w.run(getArticle(caller(), "art_1"))
+    // Theirs adds a closing paragraph; mine, written before it, changes the intro.
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_1", { body: `${start.body}\n<p>Closing words.</p>` }, plain))
+    const out = await w.run(updateArticle(caller(), "art_1", { body: start.body.replace("Intro text", "Better intro"), base_revision: 1 }, plain))
+    expect(out.result.article.body).toContain("Better intro")
+    expect(out.result.article.body).toContain("Closing words.")
+    expect(out.result.article.protected_links.map((l) => l.href)).toEqual(["https://partner.test/x", "/internal"])
+    // Mine, written against revision 1, removes a protected link theirs kept: refused as any PUT would be.
+    const removes = await w.exit(updateArticle(caller(), "art_1", { body: "<p>Intro text about gardens.</p>", base_revision: 1 }, plain))
+    expect(failureTag(removes)).toBe("ProtectedLinkChanged")
+  })
+
+  it("should keep the merged result's revision readable with the reason saying what it merged", async () => {
+    const w = await twoWriters()
+    await w.run(updateArticle(caller(), "art_2", { body: body("one", "TWO"), base_revision: 2 }, plain))
+    const revision = await w.run(getRevision(caller(), "art_2", 4))
+    expect(revision.reason).toBe("Merged with revision 3")
+    expect(revision.body).toBe(body("ONE by agent", "TWO"))
+  })
+})
