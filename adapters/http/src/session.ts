@@ -24,6 +24,8 @@ export interface Flash {
   readonly kind: "success" | "error" | "info"
   readonly message: string
   readonly details?: ReadonlyArray<string>
+  /** A link shown after the message (for example to the revision an edit was merged with). */
+  readonly link?: { readonly href: string; readonly text: string }
 }
 
 /** A signed-in web session. */

@@ -291,13 +291,25 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     const key = keyOf()
     submit.disabled = true
     try {
-      const res = await fetch(previewUrl, { method: "POST", body: new URLSearchParams(new FormData(form) as unknown as Record<string, string>), headers: { Accept: "application/json" } })
+      let res: Response
+      try {
+        res = await fetch(previewUrl, { method: "POST", body: new URLSearchParams(new FormData(form) as unknown as Record<string, string>), headers: { Accept: "application/json" } })
+      } catch {
+        throw new PreviewUnavailable("the network did not answer (are you offline?)")
+      }
+      // Signed out, the preview answers the sign-in page instead of its JSON.
+      if (res.redirected || !(res.headers.get("content-type") ?? "").includes("json")) {
+        throw new PreviewUnavailable("you are signed out. Saving keeps your text and asks you to sign in again")
+      }
+      if (!res.ok) throw new PreviewUnavailable(`the server answered ${res.status}`)
       const result = (await res.json()) as PreviewResult
       renderPreview(preview, result)
       previewedKey = key
-      submit.textContent = "Confirm and save"
-    } catch {
-      renderPreview(preview, { changed: true, title_changed: false, body_changed: true, removed: [], protected: { ok: true, violations: [], count: 0 }, refused: "The preview could not be loaded; you can still save." })
+      // A save the preview knows will be refused is not invited: the button keeps its own words.
+      const refused = result.refused !== null || !result.protected.ok
+      submit.textContent = refused ? submitLabel : result.merge !== null && result.merge.conflicts > 0 ? "Continue to compare" : "Confirm and save"
+    } catch (error) {
+      renderUnavailable(preview, error instanceof PreviewUnavailable ? error.message : "something went wrong")
       previewedKey = key
     } finally {
       submit.disabled = false
@@ -314,30 +326,59 @@ interface PreviewResult {
   readonly removed: ReadonlyArray<{ what: string; count: number }>
   readonly protected: { ok: boolean; count: number; violations: ReadonlyArray<{ kind: string; href: string | null; text: string }> }
   readonly refused: string | null
+  readonly merge: { readonly with: string; readonly kept: number; readonly conflicts: number } | null
 }
 
-const KIND: Record<string, string> = { removed: "Removed", changed: "Changed", forged: "Added (not allowed)" }
+/** The preview could not be had; its message says why. */
+class PreviewUnavailable extends Error {}
+
+const KIND: Record<string, string> = { removed: "Removed", changed: "Changed", forged: "Added (not allowed)", hidden: "Hidden or struck (not allowed)" }
+
+/** A preview that could not be loaded says why, and claims nothing about the text. */
+const renderUnavailable = (preview: HTMLElement, why: string): void => {
+  preview.hidden = false
+  preview.classList.remove("stale")
+  preview.setAttribute("tabindex", "-1")
+  preview.className = "edit-preview notice notice-error"
+  preview.replaceChildren(h("p", {}, h("strong", {}, "No preview: "), `${why}.`), h("p", { class: "hint" }, "Nothing was checked. You can try again, or save."))
+}
 
 const renderPreview = (preview: HTMLElement, r: PreviewResult): void => {
   preview.hidden = false
   preview.classList.remove("stale")
   preview.setAttribute("tabindex", "-1")
-  preview.className = `edit-preview notice ${r.refused !== null || !r.protected.ok ? "notice-error" : "notice-info"}`
+  const refused = r.refused !== null || !r.protected.ok
+  preview.className = `edit-preview notice ${refused ? "notice-error" : "notice-info"}`
   const items: Array<Node> = []
   const li = (...c: Array<Node | string>) => items.push(h("li", {}, ...c))
-  if (r.refused !== null) li(r.refused)
-  if (!r.changed) li("Nothing changed: saving makes no new revision.")
+  if (refused) {
+    // A refusal is the whole story: the rest of the list would describe a save that will not happen.
+    if (r.refused !== null) li(r.refused)
+  } else if (r.merge !== null && r.merge.conflicts > 0) {
+    li(`Someone saved ${r.merge.with} since you opened this page, and changed ${r.merge.conflicts === 1 ? "a part" : `${r.merge.conflicts} parts`} you changed too. Saving opens a page where you see their version beside yours and choose; nothing is lost.`)
+  } else if (r.merge !== null) {
+    li(`Someone saved ${r.merge.with} since you opened this page. Saving merges your changes with theirs${r.merge.kept > 0 ? ` (${r.merge.kept} of their changes kept)` : ""}.`)
+    li(r.changed ? "Saving makes a new revision." : "Nothing else changes: saving makes no new revision.")
+  } else if (!r.changed) li("Nothing changed: saving makes no new revision.")
   else li(`Saving makes a new revision (${[r.title_changed ? "title" : "", r.body_changed ? "body" : ""].filter(Boolean).join(" and ")} changed).`)
-  if (r.removed.length === 0) li("The sanitiser keeps everything.")
-  else li("The sanitiser will remove: ", h("ul", {}, ...r.removed.map((x) => h("li", {}, `${x.count} × ${x.what}`))))
-  if (r.protected.ok) li(r.protected.count === 0 ? "No protected links." : `Protected links: all ${r.protected.count} kept.`)
-  else {
-    li(
-      "Protected links: saving will be refused because of these:",
-      h("ul", {}, ...r.protected.violations.map((v) => h("li", {}, `${KIND[v.kind] ?? v.kind}: “${v.text || "(no text)"}”${v.href ? ` → ${v.href}` : ""}`))),
-    )
+  // Until a conflict is settled nothing else about the result is known: claim nothing more.
+  const conflict = r.merge !== null && r.merge.conflicts > 0
+  if (!conflict) {
+    if (r.removed.length === 0) li("The sanitiser keeps everything.")
+    else li("The sanitiser will remove: ", h("ul", {}, ...r.removed.map((x) => h("li", {}, `${x.count} × ${x.what}`))))
+    if (r.protected.ok) li(r.protected.count === 0 ? "No protected links." : `Protected links: all ${r.protected.count} kept.`)
+    else {
+      li(
+        "Protected links: saving will be refused because of these:",
+        h("ul", {}, ...r.protected.violations.map((v) => h("li", {}, `${KIND[v.kind] ?? v.kind}: “${v.text || "(no text)"}”${v.href ? ` → ${v.href}` : ""}`))),
+      )
+    }
   }
-  preview.replaceChildren(h("p", {}, h("strong", {}, "Before you save:")), h("ul", {}, ...items), h("p", { class: "hint" }, "Press the button again to save, or keep editing."))
+  preview.replaceChildren(
+    h("p", {}, h("strong", {}, refused ? "Saving will be refused:" : "Before you save:")),
+    h("ul", {}, ...items),
+    h("p", { class: "hint" }, refused ? "Change the text above first; your text stays here." : "Press the button again to save, or keep editing."),
+  )
 }
 
 const start = (): void => {

@@ -17,6 +17,8 @@ export interface EditRefusal {
   readonly message: string
   readonly blocks: ReadonlyArray<ProtectedBlockViolation>
   readonly details: ReadonlyArray<string>
+  /** The revision the edit conflicts with: the draft is settled on the conflict page. */
+  readonly conflictWith?: number
 }
 
 /** An edit that was not saved: what the person typed, and why it was refused. */

@@ -27,6 +27,7 @@ export const flashBox = (flash: Flash | null | undefined): Html =>
     ? html`<div class="notice notice-${flash.kind}" role="${flash.kind === "error" ? "alert" : "status"}">
         <p>${flash.message}</p>
         ${flash.details && flash.details.length > 0 ? html`<ul>${flash.details.map((d) => html`<li>${d}</li>`)}</ul>` : ""}
+        ${flash.link ? html`<p><a href="${flash.link.href}">${flash.link.text}</a></p>` : ""}
       </div>`
     : html``
 

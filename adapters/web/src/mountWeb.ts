@@ -13,6 +13,7 @@ import { mountStaticRoutes } from "./pages/static.routes.ts"
 import { mountSignInRoutes } from "./pages/signIn.routes.ts"
 import { mountSitesRoutes } from "./pages/sites.routes.ts"
 import { mountArticleRoutes } from "./pages/article.routes.ts"
+import { mountMergeRoutes } from "./pages/merge.routes.ts"
 import { mountArticleImageRoutes } from "./pages/articleImage.routes.ts"
 import { mountRevisionRoutes } from "./pages/revision.routes.ts"
 import { mountActivityRoutes } from "./pages/activity.routes.ts"
@@ -32,6 +33,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   mountSignInRoutes(router, kit)
   mountSitesRoutes(router, kit)
   mountArticleRoutes(router, kit)
+  mountMergeRoutes(router, kit)
   mountArticleImageRoutes(router, kit)
   mountRevisionRoutes(router, kit)
   mountActivityRoutes(router, kit)

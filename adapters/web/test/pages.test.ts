@@ -44,7 +44,11 @@ const fixture = {
       email: "two@example.com",
       password: "password-two",
       name: "Two",
-      sites: [{ id: "site_p2", name: "Second", url: "https://two.test", articles: [{ id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" }] }],
+      sites: [{ id: "site_p2", name: "Second", url: "https://two.test", articles: [
+        { id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" },
+        { id: "art_m1", title: "Merge one", url: "https://two.test/m1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>One</p>" },
+        { id: "art_m2", title: "Merge two", url: "https://two.test/m2", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+      ] }],
     },
   ],
 }
@@ -210,10 +214,62 @@ describe("web pages over HTTP", () => {
       expect(text).toContain("https://evil.test/")
       expect(text).toContain('<code id="keep-1">&lt;a data-service-protected=&quot;backlink&quot; href=&quot;https://partner.test/&quot;&gt;partner&lt;/a&gt;</code>')
     }
-    // A stale form (revision 1) is refused, not silently applied over revision 2.
+    // A stale form (revision 1) whose title conflicts with revision 2's is never applied over it:
+    // it waits on the conflict page, their title beside the person's.
     const stale = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Stale", body: '<p>Bye <a href="https://partner.test/" data-service-protected="backlink">partner</a></p>' } })
     expect(stale.status).toBe(303)
-    expect(await (await c.request(stale.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain("Someone saved revision 2 while you were editing revision 1")
+    expect(stale.headers.get("location")).toMatch(/^\/articles\/art_p1\/merge\?draft=/)
+    const conflict = await (await c.request(stale.headers.get("location")!)).text()
+    expect(conflict).toContain("Your edit and revision 2 changed the same parts")
+    expect(conflict).toContain("T2")
+    expect(conflict).toContain("Stale")
+    expect(await (await c.request("/articles/art_p1")).text()).toContain("<h1>T2</h1>")
+  })
+
+  it("should merge a stale form's change with the revision saved meanwhile, and say with which", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m1")
+    // Someone saves a new title meanwhile; the person, still on revision 1, changes the body.
+    expect((await c.request("/articles/art_m1/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Their title", body: "<p>One</p>" } })).status).toBe(303)
+    const saved = await c.request("/articles/art_m1/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge one", body: "<p>One, rewritten by me</p>" } })
+    expect(saved.headers.get("location")).toBe("/articles/art_m1")
+    const page = await (await c.request("/articles/art_m1")).text()
+    expect(page).toContain("<h1>Their title</h1>")
+    expect(page).toContain("&lt;p&gt;One, rewritten by me&lt;/p&gt;")
+    expect(page).toContain("Saved as revision 3. Merged with revision 2 by Two (Editor): 1 of their changes kept beside yours.")
+    expect(page).toContain('<a href="/articles/art_m1/revisions/2">See revision 2</a>')
+  })
+
+  it("should settle a conflict part by part on the conflict page, refusing a form without a choice for each", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m2")
+    expect((await c.request("/articles/art_m2/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge two", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
+    const mine = await c.request("/articles/art_m2/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge two", body: "<p>Mine first</p>\n<p>Shared</p>", reason: "my take" } })
+    const at = mine.headers.get("location")!
+    expect(at).toMatch(/^\/articles\/art_m2\/merge\?draft=/)
+    const form = await (await c.request(at)).text()
+    const draft = /name="draft" value="([^"]+)"/.exec(form)![1]!
+    expect(form).toContain('name="theirs" value="2"')
+    expect(form).toContain("Their version (revision 2, by Two (Editor))")
+    expect(form).toContain('name="choice_body_0" value="theirs" required>')
+    expect(form).not.toMatch(/name="choice_body_0" value="[a-z]+"[^>]* checked/)
+    // No choice: not saved, the page comes back with the text as it was.
+    const none = await c.request("/articles/art_m2/merge", { method: "POST", form: { _csrf: csrf, draft, theirs: "2", reason: "my take" } })
+    expect(none.status).toBe(400)
+    expect(await none.text()).toContain("Choose a version for each part (1 without a choice)")
+    expect(await (await c.request("/articles/art_m2")).text()).toContain("Theirs first")
+    // An edited version of the part: saved on top of theirs, the rest as merged.
+    const settled = await c.request("/articles/art_m2/merge", {
+      method: "POST",
+      form: { _csrf: csrf, draft, theirs: "2", reason: "my take", choice_body_0: "edit", edit_body_0: "<p>Both of ours</p>" },
+    })
+    expect(settled.status).toBe(303)
+    expect(settled.headers.get("location")).toBe("/articles/art_m2")
+    const page = await (await c.request("/articles/art_m2")).text()
+    expect(page).toContain("Saved as revision 3. You settled the conflicting part.")
+    expect(page).toContain("&lt;p&gt;Both of ours&lt;/p&gt;\n&lt;p&gt;Shared&lt;/p&gt;")
   })
 
   it("should refuse a restore that would drop a protected link the platform added since, and show the rewrite tag", async () => {

@@ -7,10 +7,11 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrT
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft } from "../drafts.ts"
+import { draftUrl, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, type Signed, articleId, CSRF_REFUSED, isId, pageNumber, queryOf, redirect, removedText, sentences, type PageKit } from "../pageKit.ts"
+import { type Ctx, type Signed, articleId, CSRF_REFUSED, isId, pageNumber, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
@@ -53,8 +54,6 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       true,
     )
   }
-
-  const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`
 
   router.get(
     "/articles/:id",
@@ -100,55 +99,40 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           return redirect(ctx, draftUrl(id, draftId))
         }
         const form = draftOf(id, fields, { message: "", blocks: [], details: [] })
-        const startedFrom = form.revision === 0 ? undefined : form.revision
+        const base = form.revision === 0 ? undefined : form.revision
+        // The page always sends the revision it was opened at: a change saved meanwhile by
+        // anyone is merged with this one, and what both changed differently is settled by the person.
         const outcome = await runCore(
           deps,
           Effect.flatMap(
-            decodeInput(UpdateArticleBody, { title: form.title, body: form.body, ...(form.reason === "" ? {} : { reason: form.reason }) }, "Edit"),
-            (input) => updateArticle(s.caller, id, input, { dryRun: false, expectedRevisions: startedFrom === undefined ? undefined : [startedFrom] }),
+            decodeInput(
+              UpdateArticleBody,
+              { title: form.title, body: form.body, ...(form.reason === "" ? {} : { reason: form.reason }), ...(base === undefined ? {} : { base_revision: base }) },
+              "Edit",
+            ),
+            (input) => updateArticle(s.caller, id, input, { dryRun: false }),
           ),
         )
         if (Result.isSuccess(outcome)) {
           const { result } = outcome.success
           if (result.revision !== null) noteCommitted(ctx)
           await dropDraft(deps, s.session, fields["draft"])
-          const removed = removedText(result.sanitized.removed)
-          await setFlash(
-            deps,
-            s.session,
-            result.revision === null
-              ? { kind: "info", message: "Nothing changed, so no new revision was made.", details: removed }
-              : {
-                  kind: "success",
-                  message: `Saved as revision ${result.revision.number}.${result.sanitized.changed ? " The sanitiser removed some markup:" : ""}`,
-                  details: removed,
-                },
-          )
+          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs))
+          await setFlash(deps, s.session, savedFlash(id, result, theirsBy))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
         }
         const e = outcome.failure
         noteError(ctx, e)
-        const refusal: EditRefusal | null =
-          e._tag === "ProtectedLinkChanged"
-            ? {
-                message: "Your edit removes, changes or adds protected links. Keep each of them exactly as it is (you may move them):",
-                blocks: e.blocks,
-                details: [],
-              }
-            : e._tag === "PreconditionFailed"
-              ? {
-                  message: `Someone saved revision ${e.current} while you were editing revision ${e.expected.join(" or ")}. Compare it in the revision list; saving again applies your text over revision ${e.current}.`,
-                  blocks: [],
-                  details: [],
-                }
-              : e._tag === "InvalidRequest"
-                ? { message: "Please correct the following:", blocks: [], details: sentences(e.errors) }
-                : e._tag === "DailyEditLimit" || e._tag === "EditConflict"
-                  ? { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] }
-                  : null
+        await dropDraft(deps, s.session, fields["draft"])
+        if (e._tag === "EditConflict" && e.conflicts !== undefined && base !== undefined) {
+          // Nothing is lost: the text waits on the conflict page, where the person chooses part by part.
+          const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+          const kept = { ...form, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } }
+          return redirect(ctx, mergeUrl(id, await keepDraft(deps, s.session, kept)))
+        }
+        const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
         // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
-        await dropDraft(deps, s.session, fields["draft"])
         const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
         redirect(ctx, draftUrl(id, await keepDraft(deps, s.session, kept)))
       },
@@ -171,18 +155,24 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       const id = articleId(ctx)
       noteSubject(ctx, { articleId: id })
       const fields = await postedForm(ctx, s.session)
-      const startedFrom = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
+      const base = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
       const reason = (fields["reason"] ?? "").trim()
       const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+      // The same call the save makes, as a dry run: what it answers is what saving will do.
       const outcome = await runCore(
         deps,
         Effect.flatMap(
-          decodeInput(UpdateArticleBody, { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }) }, "Edit"),
-          (input) => updateArticle(s.caller, id, input, { dryRun: true, expectedRevisions: startedFrom === undefined ? undefined : [startedFrom] }),
+          decodeInput(
+            UpdateArticleBody,
+            { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }), ...(base === undefined ? {} : { base_revision: base }) },
+            "Edit",
+          ),
+          (input) => updateArticle(s.caller, id, input, { dryRun: true }),
         ),
       )
       ctx.set("Cache-Control", "no-store")
       ctx.type = "application/json"
+      const theirsBy = async (n: number) => `revision ${n} by ${await runCoreOrThrow(deps, whoMade(s.caller, id, n))}`
       if (Result.isSuccess(outcome)) {
         const { result } = outcome.success
         const next = result.article
@@ -194,12 +184,26 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           protectedCount: extractProtectedBlocks(current.body).length,
           violations: [],
           refused: null,
+          merge: result.merge === undefined ? null : { with: await theirsBy(result.merge.theirs), kept: result.merge.merged_units, conflicts: 0 },
         })
         return
       }
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
       noteError(ctx, e)
+      if (e._tag === "EditConflict" && e.conflicts !== undefined) {
+        ctx.body = editPreview({
+          titleChanged: e.conflicts.some((c) => c.unit === "title"),
+          bodyChanged: true,
+          removed: [],
+          protectedOk: true,
+          protectedCount: extractProtectedBlocks(current.body).length,
+          violations: [],
+          refused: null,
+          merge: { with: await theirsBy(current.revision), kept: 0, conflicts: e.conflicts.length },
+        })
+        return
+      }
       // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
       // (off the event loop, like the edit), unless the body itself was what was refused.
       const sanitized =
@@ -216,6 +220,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           protectedCount: extractProtectedBlocks(current.body).length,
           violations: e.blocks,
           refused: null,
+          merge: null,
         })
         return
       }
@@ -226,10 +231,9 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         protectedOk: true,
         protectedCount: extractProtectedBlocks(current.body).length,
         violations: [],
+        merge: null,
         refused:
-          e._tag === "PreconditionFailed"
-            ? `Someone saved revision ${e.current} while you were editing revision ${e.expected.join(" or ")}; saving will be refused. Reload the page to edit the current text.`
-            : e._tag === "InvalidRequest"
+          e._tag === "InvalidRequest"
               ? `Saving will be refused: ${e.errors.map((x) => `${x.path}: ${x.message}`).join("; ") || e.detail}`
               : `Saving will be refused: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}`,
       })

@@ -10,8 +10,13 @@ export interface EditPreview {
   readonly removed: ReadonlyArray<{ readonly what: string; readonly count: number }>
   /** The protected-links verdict: how many the article has, and how the edit breaks them. */
   readonly protected: { readonly ok: boolean; readonly count: number; readonly violations: ReadonlyArray<ProtectedBlockViolation> }
-  /** Why saving would be refused for another reason (stale revision, invalid input), else null. */
+  /** Why saving would be refused for another reason (invalid input, limits), else null. */
   readonly refused: string | null
+  /**
+   * Someone saved since the page was opened: saving merges with their revision (`with` names it
+   * and who made it), keeping `kept` of their changes, or opens the conflict page for `conflicts` parts.
+   */
+  readonly merge: { readonly with: string; readonly kept: number; readonly conflicts: number } | null
 }
 
 /** The JSON answer of `POST /articles/{id}/preview`. */
@@ -23,6 +28,7 @@ export const editPreview = (v: {
   protectedCount: number
   violations: ReadonlyArray<ProtectedBlockViolation>
   refused: string | null
+  merge: EditPreview["merge"]
 }): EditPreview => ({
   changed: v.titleChanged || v.bodyChanged,
   title_changed: v.titleChanged,
@@ -30,4 +36,5 @@ export const editPreview = (v: {
   removed: v.removed,
   protected: { ok: v.protectedOk, count: v.protectedCount, violations: v.violations },
   refused: v.refused,
+  merge: v.merge,
 })

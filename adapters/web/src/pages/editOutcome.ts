@@ -1,0 +1,58 @@
+/** What the article page and the conflict page both do with an edit's outcome: who made a revision, refusals, the saved message. */
+import { type Caller, type CoreError, getRevision, type Revision, toProblem, type UpdateArticleResult } from "@content-site/core"
+import type { Flash, HttpDeps } from "@content-site/http"
+import { requestIdOf } from "@content-site/http"
+import { Effect } from "effect"
+import type { EditRefusal } from "../drafts.ts"
+import { type Ctx, removedText, sentences } from "../pageKit.ts"
+
+const ORIGIN_WORDS: Readonly<Record<Revision["origin"], string>> = { api: "API", mcp: "Agent (MCP)", editor: "Editor", rewrite: "Rewrite job" }
+
+/** Who made a revision, as a person reads it: the key's, agent's or person's name and how ("ci (API)"). */
+export const madeBy = (revision: Pick<Revision, "actor" | "origin">): string => `${revision.actor.name} (${ORIGIN_WORDS[revision.origin]})`
+
+/** Reads who made revision `n` of an article. */
+export const whoMade = (caller: Caller, articleId: string, n: number) => Effect.map(getRevision(caller, articleId, n), madeBy)
+
+/** The article page's address showing a kept draft and why it was not saved. */
+export const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`
+/** The conflict page's address for a kept draft. */
+export const mergeUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}/merge?draft=${draftId}`
+
+/** Why an edit was not saved, in the page's words; null for an error the page does not handle (it is thrown). */
+export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal | null =>
+  e._tag === "ProtectedLinkChanged"
+    ? { message: "Your edit removes, changes or adds protected links. Keep each of them exactly as it is (you may move them):", blocks: e.blocks, details: [] }
+    : e._tag === "PreconditionFailed"
+      ? {
+          message: `Someone saved revision ${e.current} while you were editing revision ${e.expected.join(" or ")}. Your text is below; saving it now merges it with revision ${e.current}.`,
+          blocks: [],
+          details: [],
+        }
+      : e._tag === "InvalidRequest"
+        ? { message: "Please correct the following:", blocks: [], details: sentences(e.errors) }
+        : e._tag === "DailyEditLimit" || e._tag === "EditConflict"
+          ? { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] }
+          : null
+
+/** The message after a saved edit: the revision made, whose changes it was merged with, what the sanitiser removed. */
+export const savedFlash = (id: string, result: UpdateArticleResult, theirsBy: string | null, settled = 0): Flash => {
+  const removed = removedText(result.sanitized.removed)
+  if (result.revision === null) return { kind: "info", message: "Nothing changed, so no new revision was made.", details: removed }
+  const merge = result.merge
+  return {
+    kind: "success",
+    message: [
+      `Saved as revision ${result.revision.number}.`,
+      settled > 0 ? `You settled ${settled === 1 ? "the conflicting part" : `${settled} conflicting parts`}.` : "",
+      merge !== undefined
+        ? `Merged with revision ${merge.theirs}${theirsBy === null ? "" : ` by ${theirsBy}`}: ${merge.merged_units === 0 ? "none of their changes needed merging" : `${merge.merged_units} of their changes kept beside yours`}.`
+        : "",
+      result.sanitized.changed ? "The sanitiser removed some markup:" : "",
+    ]
+      .filter((s) => s !== "")
+      .join(" "),
+    details: removed,
+    ...(merge !== undefined ? { link: { href: `/articles/${encodeURIComponent(id)}/revisions/${merge.theirs}`, text: `See revision ${merge.theirs}` } } : {}),
+  }
+}

@@ -1,0 +1,148 @@
+/** Routes: the conflict page, where a person settles the parts their edit and a newer revision changed differently. */
+import type Router from "@koa/router"
+import {
+  type ArticleMerge,
+  type ConflictChoice,
+  decodeInput,
+  getArticle,
+  getRevision,
+  HtmlAnalyzer,
+  settleMerge,
+  UpdateArticleBody,
+  updateArticle,
+} from "@content-site/core"
+import { setFlash } from "@content-site/http"
+import { Effect, Result } from "effect"
+import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import { type Draft, dropDraft, findDraft, keepDraft } from "../drafts.ts"
+import { queryParam } from "../forms.ts"
+import { type Ctx, articleId, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
+import { draftUrl, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
+import { mergeContent, mergeFields } from "./merge.ts"
+
+export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
+  const { deps, render, signedIn, postedForm } = kit
+
+  /** The three-way merge of a draft (mine, written against its revision) with revision `theirs` of the article. */
+  const mergeOf = (s: Signed, id: string, draft: Draft, theirs: number) =>
+    runCoreOrThrow(
+      deps,
+      Effect.gen(function* () {
+        const analyzer = yield* HtmlAnalyzer
+        const [base, their, mine] = yield* Effect.all(
+          [getRevision(s.caller, id, draft.revision), getRevision(s.caller, id, theirs), analyzer.analyze(draft.body)],
+          { concurrency: 3 },
+        )
+        const merge: ArticleMerge = yield* analyzer.merge(
+          { title: base.title, body: base.body },
+          { title: their.title, body: their.body },
+          { title: draft.title.trim(), body: mine.html },
+        )
+        return { merge, theirsBy: madeBy(their) }
+      }),
+    )
+
+  const show = async (
+    ctx: Ctx,
+    s: Signed,
+    status: number,
+    id: string,
+    draftId: string,
+    draft: Draft,
+    theirs: number,
+    chosen: ReadonlyMap<string, { take: "theirs" | "mine" | "edit"; html: string }>,
+    error: string | null,
+  ) => {
+    const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
+    noteSubject(ctx, { siteId: article.site_id, articleId: id })
+    const { merge, theirsBy } = await mergeOf(s, id, draft, theirs)
+    // Settled meanwhile (their change was undone, say): the text goes back to the edit form.
+    if (merge.conflicts.length === 0) return redirect(ctx, draftUrl(id, draftId))
+    render(
+      ctx,
+      status,
+      s,
+      "sites",
+      `Settle a conflict · ${article.title}`,
+      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, mergedUnits: merge.mergedUnits, reason: draft.reason, csrf: s.session.csrf, chosen, error }),
+      null,
+      true,
+    )
+  }
+
+  router.get(
+    "/articles/:id/merge",
+    signedIn("GET /articles/{id}/merge", async (ctx, s) => {
+      const id = articleId(ctx)
+      queryOf(ctx, ["draft"])
+      const draftId = queryParam(ctx, "draft")
+      const draft = await findDraft(deps, s.session, id, draftId)
+      if (draft === null || draftId === undefined) return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
+      if (draft.refusal.conflictWith === undefined) return redirect(ctx, draftUrl(id, draftId))
+      const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
+      // Always against the newest revision: a page reloaded after yet another save shows what conflicts now.
+      await show(ctx, s, 200, id, draftId, draft, article.revision, new Map(), null)
+    }),
+  )
+
+  router.post(
+    "/articles/:id/merge",
+    signedIn("POST /articles/{id}/merge", async (ctx, s) => {
+      const id = articleId(ctx)
+      noteSubject(ctx, { articleId: id })
+      const fields = await postedForm(ctx, s.session)
+      const draftId = fields["draft"]
+      const draft = await findDraft(deps, s.session, id, draftId)
+      if (draft === null || draftId === undefined) return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
+      const theirs = /^[1-9][0-9]{0,8}$/.test(fields["theirs"] ?? "") ? Number(fields["theirs"]) : null
+      if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
+      const { merge } = await mergeOf(s, id, draft, theirs)
+      const reason = (fields["reason"] ?? "").trim()
+      const chosen = new Map<string, { take: "theirs" | "mine" | "edit"; html: string }>()
+      for (const c of merge.conflicts) {
+        const names = mergeFields(c.unit)
+        const take = fields[names.choice]
+        if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, { take, html: fields[names.edit] ?? "" })
+      }
+      const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
+      if (missing > 0) {
+        // Replacing their version is a choice made here, never a default: each part needs one.
+        const kept = { ...draft, reason }
+        return show(ctx, s, 400, id, draftId, kept, theirs, chosen, `Choose a version for each part (${missing} without a choice), then save again.`)
+      }
+      const choices = new Map<string, ConflictChoice>(
+        [...chosen].map(([unit, c]) => [unit, c.take === "edit" ? { html: c.html } : { take: c.take }] as const),
+      )
+      const title = chosen.get("title")
+      const settledTitle = title === undefined ? merge.title! : title.take === "edit" ? title.html : title.take === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
+      const body = settleMerge(merge, choices)
+      const outcome = await runCore(
+        deps,
+        Effect.flatMap(
+          decodeInput(UpdateArticleBody, { title: settledTitle, body, ...(reason === "" ? {} : { reason }), base_revision: theirs }, "Edit"),
+          (input) => updateArticle(s.caller, id, input, { dryRun: false }),
+        ),
+      )
+      if (Result.isSuccess(outcome)) {
+        const { result } = outcome.success
+        if (result.revision !== null) noteCommitted(ctx)
+        await dropDraft(deps, s.session, draftId)
+        const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs))
+        await setFlash(deps, s.session, savedFlash(id, result, theirsBy, merge.conflicts.length))
+        return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+      }
+      const e = outcome.failure
+      noteError(ctx, e)
+      await dropDraft(deps, s.session, draftId)
+      const settled: Draft = { ...draft, title: settledTitle, body, reason, revision: theirs }
+      if (e._tag === "EditConflict" && e.conflicts !== undefined) {
+        // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.
+        const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+        return redirect(ctx, mergeUrl(id, await keepDraft(deps, s.session, { ...settled, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } })))
+      }
+      const refusal = refusalOf(ctx, deps, e)
+      if (refusal === null) throw e
+      redirect(ctx, draftUrl(id, await keepDraft(deps, s.session, { ...settled, refusal })))
+    }),
+  )
+}
