@@ -49,7 +49,7 @@ export const mergeContent = (v: MergeView): Html => {
       <p>Nothing is saved yet, and nothing is lost: you edited revision ${v.base}, and meanwhile ${v.theirsBy} saved
       <a href="/articles/${id}/revisions/${v.theirs}">revision ${v.theirs}</a>.
       ${v.mergedUnits > 0 ? `${v.mergedUnits} of their changes touch other parts and are kept beside yours. ` : ""}
-      Below are the ${v.conflicts.length === 1 ? "part" : `${v.conflicts.length} parts`} you both changed differently:
+      Below ${v.conflicts.length === 1 ? "is the part" : `are the ${v.conflicts.length} parts`} you both changed differently:
       choose a version for each (or write one), then save. Everything else of yours is saved as you wrote it.</p>
     </div>
     <form method="post" action="/articles/${id}/merge" class="stack">
