@@ -210,15 +210,16 @@ describe("the pages as a site owner lives with them", () => {
     await assertRefused("")
     await check(page, "article-refused")
 
-    // A conflict: someone saved meanwhile.
+    // A conflict: someone saved another title meanwhile. Nothing is applied over it: the conflict
+    // page shows both titles, the person's kept in its field.
     await page.setViewportSize(DESKTOP)
     await page.goto(`${url}/articles/art_conf`)
     expect((await api("/articles/art_conf", { method: "PUT", body: { title: "Conflicts, edited by a script" } })).status).toBe(200)
     await page.fill("#title", "Conflicts, edited by hand")
-    await Promise.all([page.waitForURL(/draft=/), save(page)])
-    await expect.poll(() => activeId(page)).toBe("edit-error")
-    expect(await page.textContent("#edit-error")).toContain("Someone saved revision 2 while you were editing revision 1")
-    expect(await page.inputValue("#title")).toBe("Conflicts, edited by hand")
+    await Promise.all([page.waitForURL(/\/merge\?draft=/), save(page)])
+    expect(await page.textContent("h1")).toBe("Your edit and revision 2 changed the same parts")
+    expect(await page.textContent("fieldset.merge-unit")).toContain("Conflicts, edited by a script")
+    expect(await page.inputValue("#edit_title")).toBe("Conflicts, edited by hand")
 
     // Validation: messages read as sentences.
     await page.goto(`${url}/articles/art_conf`)
@@ -432,7 +433,7 @@ describe("the pages as a site owner lives with them", () => {
     await page.goto(`${url}/activity?status=error`)
     expect((await rows.allTextContents()).every((r) => r.includes("Refused") || r.includes("Failed"))).toBe(true)
     await page.goto(`${url}/activity?from=yesterday`)
-    expect(await page.textContent("[role=alert]")).toContain("The start date must be a date such as 2026-11-01.")
+    expect(await page.textContent("[role=alert]")).toContain("From must be a date such as 2026-11-01.")
     await expect.poll(() => activeId(page)).toBe("filter-error")
 
     // The article's own activity: its changes by API and web, not its views.

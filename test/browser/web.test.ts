@@ -149,7 +149,10 @@ describe("web pages in Chromium", () => {
     await page.fill("#reason", "trim")
     await page.click("text=Save as new revision")
     await expect.poll(() => page.locator("#edit-preview").textContent()).toContain("saving will be refused")
-    await page.click("text=Confirm and save")
+    // A preview that knows the save will be refused does not invite "Confirm and save".
+    expect(await page.locator("form[action$='/edit'] button[type=submit]").textContent()).toBe("Save as new revision")
+    expect(await page.locator("#edit-preview").textContent()).not.toContain("Saving makes a new revision")
+    await page.click("text=Save as new revision")
     await page.waitForSelector("#edit-error")
     const refusal = await page.textContent("#edit-error")
     expect(refusal).toContain("Not saved")

@@ -223,7 +223,11 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   surface.append(lockMessage)
   syncToolbar(view.state)
 
+  // The mode goes with the form, so a page that comes back after a refused save opens as it was left.
+  const modeField = form.querySelector<HTMLInputElement>('input[name="mode"]') ?? h("input", { type: "hidden", name: "mode" }) as HTMLInputElement
+  if (modeField.parentElement === null) form.append(modeField)
   const setMode = (visual: boolean) => {
+    modeField.value = visual ? "visual" : "source"
     visualButton.setAttribute("aria-pressed", String(visual))
     sourceButton.setAttribute("aria-pressed", String(!visual))
     toolbar.hidden = !visual
@@ -260,13 +264,22 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     textarea.focus()
   })
   textarea.addEventListener("input", () => invalidatePreview())
+  // "Copy" beside a refused save's protected links copies their HTML, which only the HTML source
+  // takes as a link (the visual editor would paste it as text): it opens the source to paste into.
+  document.addEventListener("click", (event) => {
+    const button = (event.target as Element | null)?.closest?.("[data-copy^='keep-']")
+    if (!button || visualButton.getAttribute("aria-pressed") !== "true") return
+    sourceButton.click()
+    notice.className = "editor-notice notice notice-info"
+    notice.textContent = "The link's HTML is copied, and the HTML source is open: paste it where the link belongs (the visual editor would paste it as text)."
+  })
 
   if ("reason" in initial) {
     setMode(false)
     notice.className = "editor-notice notice notice-info"
     notice.textContent = `This article opens in HTML source mode: ${initial.reason}. Editing the HTML keeps everything exactly.`
   } else {
-    setMode(true)
+    setMode(textarea.getAttribute("data-mode") !== "source")
   }
 
   // ---- preview before saving -------------------------------------------------------------------

@@ -70,6 +70,10 @@ const CODE_WORDS: Readonly<Record<string, string>> = Object.fromEntries(
 export const outcomeWords = (e: ActivityEntry): string => {
   if (!failed(e)) return "Done"
   const code = e.error_code ?? ""
+  // A scope refusal says what it means for the caller: the key or the agent may only read.
+  if (code === "insufficient_scope") {
+    return `Refused: ${e.actor?.type === "oauth_client" ? "the agent was allowed to read only" : e.actor?.type === "api_key" ? "the key is read-only" : "read-only access"}`
+  }
   const what = CODE_WORDS[code] ?? (code === "" ? "error" : code.replace(/_/g, " "))
   const status = typeof e.status === "number" ? e.status : 400
   return status >= 500 || code === "internal" || code === "unavailable" ? `Failed: ${what}` : `Refused: ${what}`

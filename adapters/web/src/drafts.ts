@@ -30,6 +30,8 @@ export interface Draft {
   /** The revision the person started from (optimistic concurrency). */
   readonly revision: number
   readonly refusal: EditRefusal
+  /** The editor's mode when it was sent ("source" reopens in HTML source). */
+  readonly mode?: "visual" | "source"
   /** When a pending draft was kept (ms): only a session started after it takes it. */
   readonly keptAt?: number
 }

@@ -161,8 +161,9 @@ export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonl
     body: bodySentence,
     reason: unstorableOr("reason", () => `The reason must be at most ${MAX_REASON_LENGTH} characters long.`),
     // The core refuses a start after the end on `from`: a valid date, then, but not that one.
-    from: (message) => (message === "from is after to" ? "The start date must not be after the end date." : "The start date must be a date such as 2026-11-01."),
-    to: "The end date must be a date such as 2026-11-30, not before the start date.",
+    // The filters' own labels, From and To, so the sentence points at the field to change.
+    from: (message) => (message === "from is after to" ? "From must not be after To." : "From must be a date such as 2026-11-01."),
+    to: "To must be a date such as 2026-11-30, not before From.",
     channel: "The channel must be API, Agent (MCP) or Web.",
     page: "The page must be a whole number from 1.",
   }

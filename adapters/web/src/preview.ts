@@ -13,7 +13,8 @@ export const PREVIEW_STYLE = [
   "table{border-collapse:collapse}td,th{border:1px solid #d9dee6;padding:.3rem .5rem}",
   "blockquote{border-left:4px solid #d9dee6;margin-left:0;padding-left:1rem;color:#4b5563}",
   "pre{background:#f1f3f6;padding:.75rem;overflow:auto}",
-  "[data-service-protected]{outline:2px dashed #7c3aed;outline-offset:2px;background:#f3edff;border-radius:3px}",
+  // The outline sits outside the link: a margin as wide as its offset keeps the spaces around it visible.
+  "[data-service-protected]{outline:2px dashed #7c3aed;outline-offset:2px;background:#f3edff;border-radius:3px;margin:0 4px}",
   "[data-service-protected]::before{content:'PROTECTED';font:700 10px/1.7 system-ui,sans-serif;letter-spacing:.04em;color:#fff;background:#6d28d9;border-radius:3px;padding:0 4px;margin-right:4px;display:inline-block;text-decoration:none;vertical-align:1px}",
 ].join("")
 

@@ -21,7 +21,8 @@ export const day = (date: string | null): Html => {
   return html`<time datetime="${date.slice(0, 10)}">${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}</time>`
 }
 
-const ORIGIN_LABEL: Record<Origin, string> = { api: "API", mcp: "MCP", editor: "Editor", rewrite: "Rewrite" }
+// The words the activity log uses for the same channels: an agent's revisions are "Agent (MCP)" everywhere.
+const ORIGIN_LABEL: Record<Origin, string> = { api: "API", mcp: "Agent (MCP)", editor: "Editor", rewrite: "Rewrite" }
 
 /** The origin tag of a revision. */
 export const originTag = (origin: Origin): Html => html`<span class="tag tag-${origin}">${ORIGIN_LABEL[origin]}</span>`
@@ -33,6 +34,22 @@ export const badge = (text: string, tone: string): Html => html`<span class="bad
 export const num = (n: number): string => n.toLocaleString("en-GB")
 
 /** Previous/next page navigation that keeps the other query parameters. */
+const pageLink = (basePath: string, query: Record<string, string | undefined>, pageParam: string, anchor: string) => (n: number) => {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "" && k !== pageParam) q.set(k, v)
+  q.set(pageParam, String(n))
+  return `${basePath}?${q.toString()}${anchor}`
+}
+
+/**
+ * What an empty page of a list says: past the last page, that it is (with a link to the last);
+ * otherwise that nothing matches (`none`).
+ */
+export const emptyPage = (p: Pagination, none: string, basePath: string, query: Record<string, string | undefined>, pageParam = "page"): Html =>
+  p.total > 0 && p.page > p.total_pages
+    ? html`<p class="empty">Page ${p.page} is past the end: there ${p.total_pages === 1 ? "is only 1 page" : `are only ${p.total_pages} pages`}. <a href="${pageLink(basePath, query, pageParam, "")(p.total_pages)}">Go to page ${p.total_pages}</a>.</p>`
+    : html`<p class="empty">${none}</p>`
+
 export const pager = (
   p: Pagination,
   basePath: string,
@@ -42,12 +59,7 @@ export const pager = (
   anchor = "",
 ): Html => {
   if (p.total_pages <= 1) return html``
-  const link = (n: number) => {
-    const q = new URLSearchParams()
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "" && k !== pageParam) q.set(k, v)
-    q.set(pageParam, String(n))
-    return `${basePath}?${q.toString()}${anchor}`
-  }
+  const link = pageLink(basePath, query, pageParam, anchor)
   return html`<nav class="pager" aria-label="${label}">
     ${p.page > 1 ? html`<a class="button button-quiet" href="${link(p.page - 1)}" rel="prev">← Previous</a>` : html`<span></span>`}
     <span class="pager-info">Page ${p.page} of ${Math.max(1, p.total_pages)} · ${num(p.total)} in all</span>

@@ -381,11 +381,11 @@ describe("web pages over HTTP", () => {
     const said = await bad.text()
     expect(said).toContain("role=\"alert\"")
     // Both are dates: what is wrong is their order.
-    expect(said).toContain("The start date must not be after the end date.")
+    expect(said).toContain("From must not be after To.")
     expect(said).not.toContain("must be a date such as")
     const notDate = await c.request("/activity?from=yesterday")
     expect(notDate.status).toBe(400)
-    expect(await notDate.text()).toContain("The start date must be a date such as 2026-11-01.")
+    expect(await notDate.text()).toContain("From must be a date such as 2026-11-01.")
     expect((await c.request("/activity?status=bogus")).status).toBe(400)
   })
 })

@@ -79,7 +79,7 @@ describe("sentences", () => {
   })
 
   it("should tell a start date after the end date by the order, not as a malformed date", () => {
-    expect(sentences([{ path: "from", message: "from is after to" }])).toEqual(["The start date must not be after the end date."])
-    expect(sentences([{ path: "from", message: "Expected a date" }])).toEqual(["The start date must be a date such as 2026-11-01."])
+    expect(sentences([{ path: "from", message: "from is after to" }])).toEqual(["From must not be after To."])
+    expect(sentences([{ path: "from", message: "Expected a date" }])).toEqual(["From must be a date such as 2026-11-01."])
   })
 })

@@ -31,7 +31,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     const flash = await takeFlash(deps, s.session)
     const form: EditForm = draft === null
       ? { title: article.title, body: article.body, reason: "", revision: article.revision, draftId: null }
-      : { title: draft.draft.title, body: draft.draft.body, reason: draft.draft.reason, revision: draft.draft.revision, draftId: draft.id }
+      : { title: draft.draft.title, body: draft.draft.body, reason: draft.draft.reason, revision: draft.draft.revision, draftId: draft.id, ...(draft.draft.mode === undefined ? {} : { mode: draft.draft.mode }) }
     render(
       ctx,
       200,
@@ -76,6 +76,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     reason: (fields["reason"] ?? "").trim().slice(0, 1000),
     revision: /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : 0,
     refusal,
+    ...(fields["mode"] === "source" ? { mode: "source" as const } : {}),
   })
 
 
@@ -92,7 +93,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           // A form from an earlier sign-in: nothing is saved, and the text is kept all the same.
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
           const draftId = await keepDraft(deps, s.session, draftOf(id, fields, {
-            message: "This form was opened before you last signed in, so it was not saved. Your text is kept below: check it and save again.",
+            message: "This form was opened before you last signed in, so it was not saved.",
             blocks: [],
             details: [],
           }))
@@ -141,7 +142,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         if (!isId(id)) return
         const fields = await readForm(ctx)
         await keepPendingDraft(ctx, deps, draftOf(id, fields, {
-          message: "Your session had expired, so this edit was not saved. Your text is kept below: check it and save again.",
+          message: "Your session had expired, so this edit was not saved.",
           blocks: [],
           details: [],
         }))

@@ -16,6 +16,8 @@ export interface EditForm {
   readonly revision: number
   /** The kept draft this form shows, if any (dropped once saved). */
   readonly draftId: string | null
+  /** The editor's mode the draft was sent from. */
+  readonly mode?: "visual" | "source"
 }
 
 /** Everything the article page shows. */
@@ -45,10 +47,17 @@ const protectedBlocksOf = (body: string) => {
 /** Whether a revision is the article as it was imported (its origin stays `editor`). */
 export const isImport = (r: Pick<RevisionSummary, "actor">): boolean => r.actor.type === "system" && r.actor.id === "import"
 
-/** Who made a revision and when, with "Imported" for the imported first revision. */
-export const revisionByline = (r: RevisionSummary): Html =>
-  html`${isImport(r) ? html`<span class="tag tag-import">Imported</span>` : r.actor.name} · ${when(r.created_at)}${
-    r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""
+/** Who made a revision, named as what they are: "API key “ci”", "agent “Claude”", a person's name. */
+const madeByWords = (r: RevisionSummary): string =>
+  r.origin === "api" ? `API key “${r.actor.name}”` : r.origin === "mcp" ? `agent “${r.actor.name}”` : r.actor.name
+
+/** A revision's tag: "Imported" for the imported first revision (once, instead of its origin), else its origin. */
+export const revisionTag = (r: RevisionSummary): Html => (isImport(r) ? html`<span class="tag tag-import">Imported</span>` : originTag(r.origin))
+
+/** Who made a revision and when (the imported one says only when), and what it restored or changed. */
+export const revisionByline = (r: RevisionSummary, imageChanged = false): Html =>
+  html`${isImport(r) ? "" : html`${madeByWords(r)} · `}${when(r.created_at)}${r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""}${
+    imageChanged ? " · featured image changed" : ""
   }`
 
 /** The exact HTML of protected links, each ready to copy back into the body. */
@@ -58,14 +67,15 @@ export const protectedHtmlList = (blocks: ReadonlyArray<{ readonly canonical: st
   )}</ol>`
 
 /** A revision row with its tags, who, when, reason, and its diff and restore actions. */
-export const revisionItem = (article: Article, r: RevisionSummary, csrf: string): Html => {
+export const revisionItem = (article: Article, r: RevisionSummary, csrf: string, before?: RevisionSummary): Html => {
   const isCurrent = r.number === article.revision
   const base = `/articles/${encodeURIComponent(article.id)}/revisions/${r.number}`
+  const imageChanged = before !== undefined && before["featured image"]?.url !== r["featured image"]?.url
   return html`<li>
     <div>
-      <strong>Revision ${r.number}</strong> ${originTag(r.origin)}
+      <strong>Revision ${r.number}</strong> ${revisionTag(r)}
       ${isCurrent ? html`<span class="current-mark">Current</span>` : ""}
-      <div class="muted">${revisionByline(r)}</div>
+      <div class="muted">${revisionByline(r, imageChanged)}</div>
     </div>
     <div class="rev-actions">
       ${isCurrent ? "" : html`<a class="button button-quiet button-small" href="${base}">Compare<span class="visually-hidden"> revision ${r.number} with current</span></a>
@@ -109,11 +119,6 @@ export const articleContent = (v: ArticleView): Html => {
   </div>
   <div class="layout-2">
     <div>
-      <section class="card" aria-labelledby="preview-title">
-        <h2 id="preview-title">Article</h2>
-        ${articlePreview(a.body, a.title)}
-        <p class="legend"><span class="lock">Protected</span> Protected links (inserted backlinks and internal links) are outlined. They cannot be removed or changed, only moved.</p>
-      </section>
       <section class="card" aria-labelledby="edit-title" id="edit">
         <h2 id="edit-title">Edit</h2>
         ${
@@ -127,7 +132,7 @@ export const articleContent = (v: ArticleView): Html => {
                     ? html`<p>The article's protected links, exactly as they must stay (copy each back into the body):</p>${protectedHtmlList(blocks, "keep")}`
                     : ""
                 }
-                <p class="hint">Your text is kept below.</p>
+                <p class="hint">Your text is kept below: check it and save again.</p>
               </div>`
             : v.missingDraft
               ? html`<div class="notice notice-info" role="status" id="edit-error" tabindex="-1" autofocus><p>That unsaved edit is no longer kept here (it was saved, is more than a day old, or was made in another browser). The form shows the current article.</p></div>`
@@ -141,7 +146,7 @@ export const articleContent = (v: ArticleView): Html => {
           <div>
             <label for="body">Body (HTML)</label>
             <p class="hint" id="body-hint">Scripts, frames, styles and event handlers are removed when you save. Keep every element with <code>data-service-protected</code> exactly as it is.</p>
-            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false"${v.editor ? html` data-editor data-preview="/articles/${id}/preview"` : ""}>
+            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false"${v.editor ? html` data-editor data-preview="/articles/${id}/preview"${v.form.mode === "source" ? html` data-mode="source"` : ""}` : ""}>
 ${v.form.body}</textarea>
           </div>
           <div><label for="reason">Reason <span class="muted">(optional)</span></label><input type="text" id="reason" name="reason" value="${v.form.reason}" maxlength="500"></div>
@@ -149,6 +154,11 @@ ${v.form.body}</textarea>
           <div><button type="submit" class="button">Save as new revision</button></div>
         </form>
         ${v.editor ? html`<link rel="stylesheet" href="/static/editor.css"><script src="/static/editor.js" defer></script>` : ""}
+      </section>
+      <section class="card" aria-labelledby="preview-title">
+        <h2 id="preview-title">The article as readers see it</h2>
+        ${articlePreview(a.body, a.title)}
+        <p class="legend"><span class="lock">Protected</span> Protected links (inserted backlinks and internal links) are outlined. They cannot be removed or changed, only moved.</p>
       </section>
     </div>
     <div>
@@ -183,7 +193,7 @@ ${v.form.body}</textarea>
       </section>
       <section class="card" aria-labelledby="revisions-title" id="revisions">
         <h2 id="revisions-title">Revisions</h2>
-        <ul class="revisions">${v.revisions.data.map((r) => revisionItem(a, r, v.csrf))}</ul>
+        <ul class="revisions">${v.revisions.data.map((r, i) => revisionItem(a, r, v.csrf, v.revisions.data[i + 1]))}</ul>
         ${pager(v.revisions.pagination, `/articles/${id}`, v.query, "rev_page", "Revision pages", "#revisions")}
       </section>
     </div>

@@ -76,7 +76,7 @@ export const connectContent = (input: {
                 <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
                 <tbody>${active.map(
                   (k) => html`<tr>
-                    <td data-label="Name">${k.name}</td><td data-label="Key id"><code>${k.id}</code></td>
+                    <td data-label="Name">${k.name}</td><td data-label="Key id"><code class="key-id">${k.id}</code></td>
                     <td data-label="Access">${badge(k.scope === "write" ? "Write" : "Read-only", k.scope === "write" ? "scheduled" : "neutral")}</td>
                     <td data-label="Created">${when(k.created_at)}</td><td data-label="Last used">${when(k.last_used_at)}</td>
                     <td><form method="post" action="/connect/keys/${encodeURIComponent(k.id)}/revoke" data-confirm="Revoke the key “${k.name}”? Programs using it stop working at once.">
@@ -106,14 +106,17 @@ export const connectContent = (input: {
             ? html`<p class="empty">Agent connections are not available on this server.</p>`
             : input.clients.length === 0
               ? html`<p class="empty">No agents connected yet.</p>`
-              : html`<ul class="protected-list">${input.clients.map(
-                  (c) => html`<li>
-                    <strong>${c.name}</strong> <span class="muted">(${c.redirectHost})</span> ${badge(c.access === "read" ? "Read-only" : "Read and edit", c.access === "read" ? "neutral" : "scheduled")}<br>
-                    <span class="muted">Connected ${when(c.connectedAt)} · last used ${when(c.lastUsedAt)}</span>
+              : html`<ul class="protected-list">${input.clients.map((c) => {
+                  // Two registrations under one name are told apart by when each was first seen and by their client id.
+                  const twins = input.clients!.filter((x) => x.name === c.name)
+                  const which = twins.length > 1 ? html` <span class="muted">(${twins.indexOf(c) + 1} of ${twins.length} named so, client <code class="key-id">${c.clientId.slice(-8)}</code>)</span>` : ""
+                  return html`<li>
+                    <strong>${c.name}</strong>${which} <span class="muted">(${c.redirectHost})</span> ${badge(c.access === "read" ? "Read-only" : "Read and edit", c.access === "read" ? "neutral" : "scheduled")}<br>
+                    <span class="muted">First seen ${when(c.connectedAt)} · last used ${when(c.lastUsedAt)}</span>
                     <form method="post" action="/connect/clients/${encodeURIComponent(c.clientId)}/revoke" data-confirm="Disconnect ${c.name}? Its access stops at once.">
-                      ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Revoke<span class="visually-hidden"> ${c.name}</span></button></form>
-                  </li>`,
-                )}</ul>`
+                      ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Disconnect<span class="visually-hidden"> ${c.name}</span></button></form>
+                  </li>`
+                })}</ul>`
         }
       </section>
     </div>

@@ -3,9 +3,9 @@ import { bodyLines, type DiffLine, diffLines } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { extractProtectedBlocks } from "@content-site/core"
-import { originTag, violationList } from "../ui.ts"
+import { violationList } from "../ui.ts"
 import { wordComparison } from "../wordCompare.ts"
-import { protectedHtmlList, revisionByline } from "./article.ts"
+import { protectedHtmlList, revisionByline, revisionTag } from "./article.ts"
 
 const CONTEXT = 3
 
@@ -73,7 +73,7 @@ export const revisionContent = (input: {
   </ol></nav>
   <div class="page-head">
     <div>
-      <h1>Revision ${r.number} ${originTag(r.origin)}</h1>
+      <h1>Revision ${r.number} ${revisionTag(r)}</h1>
       <p class="muted">${revisionByline(r)}${r.reason ? html` · ${r.reason}` : ""}</p>
     </div>
     <a class="button button-quiet" href="/articles/${id}#revisions">Back to the article</a>

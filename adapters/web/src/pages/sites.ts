@@ -1,6 +1,6 @@
 import type { ArticleListItem, Backlink, Page, PeriodSummary, Website } from "@content-site/core"
 import { type Html, html } from "../html.ts"
-import { badge, day, num, pager, when } from "../ui.ts"
+import { badge, day, emptyPage, num, pager, when } from "../ui.ts"
 
 /** One site card on the sites overview. */
 const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<section class="card" aria-labelledby="site-${site.id}">
@@ -101,7 +101,7 @@ export const siteContent = (input: {
 
 const articleTable = (articles: Page<ArticleListItem>, base: string, query: Record<string, string | undefined>): Html =>
   articles.data.length === 0
-    ? html`<p class="empty">No articles match these filters.</p>`
+    ? emptyPage(articles.pagination, "No articles match these filters.", base, query)
     : html`<div class="table-wrap"><table class="stacked">
         <caption class="visually-hidden">Articles</caption>
         <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Target keyword</th><th scope="col" class="num">Words</th></tr></thead>
@@ -119,7 +119,7 @@ const articleTable = (articles: Page<ArticleListItem>, base: string, query: Reco
 
 const backlinkTable = (backlinks: Page<Backlink>, base: string, query: Record<string, string | undefined>): Html =>
   backlinks.data.length === 0
-    ? html`<p class="empty">No backlinks match these filters.</p>`
+    ? emptyPage(backlinks.pagination, "No backlinks match these filters.", base, query)
     : html`<div class="table-wrap"><table class="stacked">
         <caption class="visually-hidden">Backlinks</caption>
         <thead><tr><th scope="col">Acquired</th><th scope="col">Source</th><th scope="col">Anchor</th><th scope="col">Type</th><th scope="col">Category</th><th scope="col">Target</th></tr></thead>
