@@ -1,4 +1,4 @@
-import { launchChromium } from "../support/browser.ts"
+import { launchChromium, seriousViolations } from "../support/browser.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./helpers.ts"
 
@@ -35,6 +35,12 @@ describe("/api/docs in a browser", () => {
       expect(await page.locator(".opblock").count()).toBe(operations.length)
       expect(problems).toEqual([])
       expect(external).toEqual([])
+      // The renderer is themed and configured until axe finds nothing serious, folded and open.
+      expect(await seriousViolations(page)).toEqual([])
+      await page.locator(".opblock-summary-control").first().click()
+      await page.waitForSelector(".opblock-body")
+      expect(await page.getAttribute("#servers", "aria-label")).toBe("Server")
+      expect(await seriousViolations(page)).toEqual([])
     } finally {
       await browser.close()
     }

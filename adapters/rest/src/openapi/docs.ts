@@ -26,6 +26,7 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Content-Site API reference</title>
 <link rel="stylesheet" href="/api/docs/swagger-ui.css">
+<link rel="stylesheet" href="/api/docs/theme.css">
 <link rel="icon" type="image/png" href="/api/docs/favicon-32x32.png">
 </head>
 <body>
@@ -37,9 +38,48 @@ const PAGE = `<!doctype html>
 </html>
 `
 
+// Without deep links an operation's summary is one button (a link inside it was a nested control).
+// Swagger UI renders the server select without a label and scrolled code blocks out of the tab
+// order: both are mended as they appear, so every part stays shown and reachable.
 const INIT = `window.addEventListener("load", function () {
-  window.ui = SwaggerUIBundle({ url: "/api/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: true, tryItOutEnabled: false });
+  window.ui = SwaggerUIBundle({ url: "/api/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: false, tryItOutEnabled: false });
+  var mend = function () {
+    var servers = document.getElementById("servers");
+    if (servers && !servers.hasAttribute("aria-label")) servers.setAttribute("aria-label", "Server");
+    document.querySelectorAll(".highlight-code pre, .microlight").forEach(function (code) {
+      if (!code.hasAttribute("tabindex")) { code.setAttribute("tabindex", "0"); code.setAttribute("role", "region"); code.setAttribute("aria-label", "Example"); }
+    });
+  };
+  new MutationObserver(mend).observe(document.getElementById("swagger-ui"), { childList: true, subtree: true });
+  mend();
 });
+`
+
+/**
+ * The reference page's theme over Swagger UI's own: its colours darkened or lightened until
+ * every text meets WCAG AA contrast (4.5:1) on its background.
+ */
+const THEME = `.swagger-ui .opblock .opblock-summary-method { color: #fff; text-shadow: none; }
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1d4ed8; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #9a3412; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #166534; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f766e; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b91c1c; }
+.swagger-ui .info .title small { background: #374151; }
+.swagger-ui .info .title small pre, .swagger-ui .info .title small.version-stamp { background: #166534; }
+.swagger-ui .info .title small pre, .swagger-ui .info .title small .version { color: #fff; }
+.swagger-ui .info .url, .swagger-ui .info a { color: #1d4ed8; }
+.swagger-ui .btn.authorize { color: #166534; border-color: #166534; }
+.swagger-ui .btn.authorize span, .swagger-ui .btn > span { color: inherit; }
+.swagger-ui .btn { color: #1f2937; }
+.swagger-ui .parameter__in, .swagger-ui .parameter__type, .swagger-ui .prop-format, .swagger-ui .response-col_links, .swagger-ui .opblock-description-wrapper p, .swagger-ui .renderedMarkdown p { color: #374151; }
+.swagger-ui .parameter__name.required span, .swagger-ui .parameter__name.required::after { color: #b91c1c; }
+.swagger-ui .opblock-summary-path, .swagger-ui .opblock-summary-description { color: #111827; }
+.swagger-ui .model-title, .swagger-ui .model, .swagger-ui .prop-type { color: #1f2937; }
+.swagger-ui .tab li, .swagger-ui .opblock-section-header h4, .swagger-ui .response-col_status { color: #111827; }
+.swagger-ui .json-schema-2020-12-expand-deep-button { color: #1d4ed8; }
+.swagger-ui .highlight-code .microlight { background: #1f2937 !important; }
+.swagger-ui .highlight-code .microlight, .swagger-ui .highlight-code .microlight * { color: #f9fafb !important; }
 `
 
 /**
@@ -69,6 +109,12 @@ export const mountDocs = (router: Router, app: Koa, deps: HttpDeps): void => {
       return
     }
     const name = rest.slice(1)
+    if (name === "theme.css") {
+      ctx.set("Cache-Control", "no-cache")
+      ctx.type = "text/css; charset=utf-8"
+      ctx.body = THEME
+      return
+    }
     if (name === "init.js") {
       ctx.set("Cache-Control", "no-cache")
       ctx.type = "text/javascript; charset=utf-8"
