@@ -9,11 +9,15 @@ export interface Page {
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
 
+// The web pages' colours, header and brand mark, so the sign-in an agent opens is plainly this service's.
 const STYLE = `
-:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0b5cad;--danger:#b42318}
-@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--accent:#4c9aff;--danger:#f97066}}
+:root{--fg:#1c2330;--muted:#5a6475;--bg:#f6f7f9;--card:#fff;--line:#d9dee6;--accent:#1d4ed8;--danger:#b42318}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+.site-header{background:#111827;color:#fff}
+.site-header .bar{max-width:1180px;margin:0 auto;padding:.6rem 1.25rem;display:flex;gap:1.25rem;align-items:center}
+.brand{color:#fff;font-weight:700;display:flex;gap:.5rem;align-items:center}
+.brand-mark{background:var(--accent);border-radius:6px;padding:.1rem .35rem;font-size:.8rem;letter-spacing:.05em}
 main{max-width:28rem;margin:8vh auto;padding:2rem;background:var(--card);border:1px solid var(--line);border-radius:12px}
 h1{font-size:1.4rem;margin:0 0 1rem}
 p{margin:.5rem 0}
@@ -50,6 +54,7 @@ const layout = (title: string, body: string, formTargets: ReadonlyArray<string>)
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
+<header class="site-header"><div class="bar"><span class="brand"><span class="brand-mark" aria-hidden="true">CS</span> Content-Site</span></div></header>
 <main>
 ${body}
 </main>
@@ -135,7 +140,7 @@ export const consentPage = (options: {
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">
 ${access}
-<p class="muted">You can disconnect it at any time on the <a href="/connect">Connect Site</a> page of Content-Site.</p>
+<p class="muted">You can disconnect it at any time on the <a href="/connect" target="_blank" rel="noopener">Connect Site</a> page of Content-Site (it opens in a new tab, so this page stays open).</p>
 <div class="actions">
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
