@@ -360,6 +360,8 @@ describe("web pages over HTTP", () => {
     const page = await (await c.request("/connect")).text()
     expect(page).toContain("Test Agent")
     expect(page).toContain("agent.test")
+    // The button says what the confirmation says: Disconnect.
+    expect(page).toContain('class="button button-danger button-small">Disconnect<span class="visually-hidden"> Test Agent</span></button>')
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
     const asked = await c.request("/connect/clients/client_web_1/revoke", { method: "POST", form: { _csrf: csrf } })
     expect(asked.status).toBe(200)
@@ -370,6 +372,24 @@ describe("web pages over HTTP", () => {
     const after = await (await c.request("/connect")).text()
     expect(after).toContain("The agent is disconnected")
     expect(after).not.toContain("Test Agent")
+  })
+
+  it("should tell apart two agents registered under one name, by when each was first seen and its client id", async () => {
+    await server.runtime.runPromise(
+      Effect.gen(function* () {
+        const store = yield* OAuthStore
+        for (const [n, iat] of [[1, 1_700_000_000], [2, 1_700_086_400]] as const) {
+          yield* store.upsert("Client", `client_twin_${n}`, { client_id: `client_twin_${n}`, client_name: "Twin Agent", redirect_uris: ["https://twin.test/cb"] }, undefined)
+          yield* store.upsert("Grant", `grant_twin_${n}`, { accountId: "acc_p1", clientId: `client_twin_${n}`, iat }, 3600)
+        }
+      }),
+    )
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const page = await (await c.request("/connect")).text()
+    expect(page).toContain('(1 of 2 named so, client <code class="key-id">t_twin_1</code>)')
+    expect(page).toContain('(2 of 2 named so, client <code class="key-id">t_twin_2</code>)')
+    expect(page.split("First seen").length - 1).toBeGreaterThanOrEqual(2)
   })
 
   it("should filter the activity log and say so when a filter is invalid", async () => {
