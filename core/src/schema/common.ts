@@ -138,3 +138,6 @@ export type KeyScope = typeof KeyScope.Type
 
 /** A backlink's category. */
 export const BacklinkCategory = Schema.Literals(["industry", "local"]).annotate({ title: "BacklinkCategory" })
+
+/** Largest revision number a request may name: PostgreSQL's integer, which stores them (2^31 - 1). */
+export const MAX_REVISION_NUMBER = 2_147_483_647

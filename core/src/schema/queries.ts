@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PERIOD_MONTH, parseDateBound } from "../policy/time.ts"
-import { ArticleStatus, Channel, Id } from "./common.ts"
+import { ArticleStatus, Channel, Id, MAX_REVISION_NUMBER } from "./common.ts"
 
 /** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
 export const PER_PAGE_CEILING = 100
@@ -120,12 +120,12 @@ export const UpdateArticleQuery = Schema.Struct({
 /** A path id (site, article). */
 export const PathId = Id
 /** A revision number in a path. */
-export const RevisionNumberParam = intFromString("Revision number (1, 2, ...).", 1, Number.MAX_SAFE_INTEGER)
+export const RevisionNumberParam = intFromString("Revision number (1, 2, ...).", 1, MAX_REVISION_NUMBER)
 
 /** Query of `GET /articles/{id}/diff`: `from` required, `to` defaults to the current revision. */
 export const DiffQuery = Schema.Struct({
-  from: intFromString("The older revision number.", 1, Number.MAX_SAFE_INTEGER),
-  to: Schema.optionalKey(intFromString("The newer revision number (default: the current revision).", 1, Number.MAX_SAFE_INTEGER)),
+  from: intFromString("The older revision number.", 1, MAX_REVISION_NUMBER),
+  to: Schema.optionalKey(intFromString("The newer revision number (default: the current revision).", 1, MAX_REVISION_NUMBER)),
 }).annotate({ title: "DiffQuery" })
 /** Query of `GET /articles/{id}/diff`. */
 export type DiffQuery = typeof DiffQuery.Type

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, StorableString, storableText } from "./common.ts"
+import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, StorableString, storableText } from "./common.ts"
 
 /** Largest accepted body, in UTF-8 bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -59,9 +59,6 @@ const needsTitleOrBody = (published: boolean) =>
     // refuse `anyOf` at the top (the tool's description says it).
     published ? { toJsonSchema: () => ({ anyOf: [{ required: ["title"] }, { required: ["body"] }] }) } : undefined,
   )
-
-/** Largest revision number a request may name (PostgreSQL's integer). */
-export const MAX_REVISION_NUMBER = 2_147_483_647
 
 /** The revision an edit was written against, for a three-way merge with what changed since. */
 export const BaseRevision = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
@@ -147,7 +144,7 @@ export const UpdateArticleArgs = Schema.Struct({
   reason: Schema.optionalKey(Reason),
   dry_run: Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." })),
   if_revision: Schema.optionalKey(
-    Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+    Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
       description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
     }),
   ),
@@ -236,12 +233,12 @@ export type RestoreRevisionBody = typeof RestoreRevisionBody.Type
 
 const dryRunArg = Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." }))
 const ifRevisionArg = Schema.optionalKey(
-  Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+  Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
     description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
   }),
 )
 const idempotencyKeyArg = Schema.optionalKey(IdempotencyKey)
-const revisionNumberArg = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+const revisionNumberArg = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
   description: "A revision number (1, 2, ...), from list_revisions.",
 })
 

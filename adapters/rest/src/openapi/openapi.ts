@@ -7,6 +7,7 @@ import {
   Backlink,
   type CoreError,
   Pagination,
+  MAX_REVISION_NUMBER,
   PathId,
   Problem,
   problemKinds,
@@ -146,7 +147,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       in: "path",
       required: true,
       description: p.description,
-      schema: p.kind === "id" ? table.schemaOf(PathId) : { type: "integer", minimum: 1 },
+      schema: p.kind === "id" ? table.schemaOf(PathId) : { type: "integer", minimum: 1, maximum: MAX_REVISION_NUMBER },
     })
   }
   if (op.query !== undefined) {
