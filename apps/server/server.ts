@@ -8,6 +8,7 @@ import type { AppRuntime } from "@content-site/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import { createServer, type RequestListener, type Server } from "node:http"
+import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { composeApp, type Surface } from "./compose.ts"
@@ -115,6 +116,46 @@ const listen = (server: Server, port: number, host: string) =>
   })
 
 
+// What Node's parser refuses, by its error code: the status Node itself would answer, with its title and a sentence.
+const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string, string, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, "request_header_fields_too_large", "Request header fields too large", "The request's headers are larger than the server accepts."],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "request_timeout", "Request timeout", "The request was not received in time."],
+  ERR_HTTP_HEADERS_TIMEOUT: [408, "request_timeout", "Request timeout", "The request's headers were not received in time."],
+}
+
+/**
+ * Answers a request that Node's HTTP parser refused (a control character in a header, a malformed
+ * request line, headers too large) as every other refusal is answered: a problem body with an
+ * `X-Request-Id`, instead of Node's bare status line. Written to the socket, as there is no
+ * request or response object; only when no answer has begun on it, as Node's own handler does.
+ */
+const answerClientError =
+  (publicUrl: () => string) =>
+  (error: Error & { code?: string }, socket: Duplex): void => {
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+      socket.destroy()
+      return
+    }
+    const [status, code, title, detail] = PARSER_REFUSALS[error.code ?? ""] ?? [400, "invalid_request", "Invalid request", "The request could not be read as HTTP (for example a control character in a header value)."]
+    const requestId = `req_${randomUUID().replaceAll("-", "")}`
+    const body = JSON.stringify({ type: `${publicUrl()}/problems/${code}`, title, status, code, detail, request_id: requestId })
+    socket.end(
+      [
+        `HTTP/1.1 ${status} ${title}`,
+        "Content-Type: application/problem+json; charset=utf-8",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "Cache-Control: no-store",
+        "X-Content-Type-Options: nosniff",
+        "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'",
+        `X-Request-Id: ${requestId}`,
+        "Connection: close",
+        "",
+        body,
+      ].join("\r\n"),
+    )
+  }
+
 /**
  * Starts the whole service: storage (PostgreSQL with DATABASE_URL, else the embedded database;
  * memory for tests that ask), the core runtime, the Koa app with REST, MCP and pages, and the
@@ -135,6 +176,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   let origin = config.publicUrl ?? ""
   let handle: RequestListener = startingUp(() => origin)
   server.on("request", (req, res) => handle(req, res))
+  server.on("clientError", answerClientError(() => origin))
   const address = await listen(server, config.port, config.host)
   const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host
   const url = `http://${hostForUrl.includes(":") ? `[${hostForUrl}]` : hostForUrl}:${address.port}`

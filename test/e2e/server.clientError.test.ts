@@ -1,0 +1,54 @@
+import { connect } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "./helpers.ts"
+
+// Requests Node's own HTTP parser refuses never reach the app: they are answered all the same as
+// problems with an X-Request-Id, as the docs promise of every response.
+let t: TestServer
+beforeAll(async () => {
+  t = await startTestServer({}, { storage: "memory", seed: false })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+/** Sends raw bytes and reads the whole answer until the server closes the connection. */
+const raw = (bytes: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const { port, hostname } = new URL(t.url)
+    const socket = connect(Number(port), hostname, () => socket.write(bytes))
+    let out = ""
+    socket.setEncoding("latin1")
+    socket.on("data", (chunk: string) => (out += chunk))
+    socket.on("end", () => resolve(out))
+    socket.on("error", reject)
+  })
+
+const parse = (answer: string) => {
+  const [head, body] = answer.split("\r\n\r\n", 2) as [string, string]
+  const [statusLine, ...lines] = head.split("\r\n")
+  const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
+  return { status: Number(statusLine!.split(" ")[1]), headers, problem: JSON.parse(body) as Record<string, unknown> }
+}
+
+describe("requests the HTTP parser refuses", () => {
+  it("should answer a control character in a header value with a 400 problem and its X-Request-Id", async () => {
+    const answer = parse(await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Bad: a\u0001b\r\n\r\n`))
+    expect(answer.status).toBe(400)
+    expect(answer.headers.get("content-type")).toBe("application/problem+json; charset=utf-8")
+    expect(answer.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/)
+    expect(answer.problem).toMatchObject({ status: 400, code: "invalid_request", request_id: answer.headers.get("x-request-id") })
+  })
+
+  it("should answer a malformed request line the same way", async () => {
+    const answer = parse(await raw("GET\u0000 / HTTP/1.1\r\n\r\n"))
+    expect(answer.status).toBe(400)
+    expect(answer.problem["request_id"]).toBe(answer.headers.get("x-request-id"))
+  })
+
+  it("should answer headers over Node's limit with a 431 problem", async () => {
+    const answer = parse(await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`))
+    expect(answer.status).toBe(431)
+    expect(answer.problem).toMatchObject({ status: 431, code: "request_header_fields_too_large" })
+  })
+})
