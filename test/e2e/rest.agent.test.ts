@@ -278,6 +278,17 @@ describe("Idempotency-Key", () => {
     await problemOf(await send("PUT", "/articles/art_a13", { title: "x" }, { headers: { "idempotency-key": "bad key with spaces" } }), 400, "invalid_request")
   })
 
+  it("should refuse an Idempotency-Key sent empty, naming the header once", async () => {
+    const before = (await revisionsOf("art_a13")).length
+    for (const value of ["", "bad key with spaces"]) {
+      const problem = await problemOf(await send("PUT", "/articles/art_a13", { title: "Empty key" }, { headers: { "idempotency-key": value } }), 400, "invalid_request")
+      expect(problem.errors).toEqual([{ path: "Idempotency-Key", message: expect.any(String) }])
+      expect(problem.detail.startsWith("The Idempotency-Key header is not valid:")).toBe(true)
+      expect(problem.detail.split("Idempotency-Key").length - 1).toBe(1)
+    }
+    expect((await revisionsOf("art_a13")).length).toBe(before)
+  })
+
   it("should replay PATCH, restore and featured-image answers, errors included", async () => {
     const pk = crypto.randomUUID()
     const p1 = await patch("art_a14", { edits: [{ find: "some words", replace: "a few words" }] }, { headers: { "idempotency-key": pk } })

@@ -273,6 +273,10 @@ describe("POST /articles/{id}/featured-image", () => {
     await problemOf(await postImage("art_a10", formWith({ photo: new Blob([await png(4, 4)]) })), 400, "invalid_request")
     const extra = await problemOf(await postImage("art_a10", formWith({ image: new Blob([await png(4, 4)]), status: "draft" })), 400, "invalid_request")
     expect(extra.detail).toContain("'status'")
+    // The image sent as a text field: told to send it as a file, never that 'image' cannot be set.
+    const text = await problemOf(await postImage("art_a10", formWith({ image: "https://example.test/photo.jpg" })), 400, "invalid_request")
+    expect(text.errors).toEqual([{ path: "image", message: "Expected a file, got a text field" }])
+    expect(text.detail).not.toContain("cannot be set here")
     await problemOf(await postImage("art_a10", "hello", { type: "text/plain" }), 415, "unsupported_media_type")
     await problemOf(await postImage("art_a10", JSON.stringify({ url: "https://example.com/a.png", site_id: "x" })), 400, "invalid_request")
     await problemOf(await postImage("art_a10", "--x\r\nbroken", { type: "multipart/form-data; boundary=zzz" }), 400, "invalid_request")

@@ -39,6 +39,12 @@ export const readFeaturedImage = async (
     const file = (ctx.request as { file?: MulterFile }).file
     const fields = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, unknown>
     const unknown = Object.keys(fields).filter((k) => k !== "alt")
+    if (unknown.includes("image")) {
+      throw new InvalidRequest({
+        detail: "The form's field 'image' is text; send the image as a file in field 'image' (for example curl -F 'image=@photo.jpg'), or JSON { \"url\": \"https://...\" } to fetch one.",
+        errors: [{ path: "image", message: "Expected a file, got a text field" }],
+      })
+    }
     if (unknown.length > 0) {
       throw new InvalidRequest({
         detail: `Form fields ${unknown.map((k) => `'${k}'`).join(", ")} cannot be set here; send 'image' and optionally 'alt'.`,

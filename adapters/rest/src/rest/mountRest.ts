@@ -12,6 +12,7 @@ import {
   decodeInput,
   editsRemaining,
   IdempotencyKey,
+  InvalidRequest,
   isCoreError,
   isRecordableStatus,
   type LoggedCaller,
@@ -101,11 +102,14 @@ const REPLAYED_HEADERS = ["ETag", "Edit-Limit-Remaining", "Retry-After"] as cons
 
 /** The `Idempotency-Key` of a request, decoded (a malformed one is a 400), or undefined. */
 const idempotencyKeyOf = (ctx: ParameterizedContext): string | undefined => {
+  // Sent but empty is not absent: a client that meant a key and lost it must hear so.
+  if (ctx.headers["idempotency-key"] === undefined) return undefined
   const raw = ctx.get("Idempotency-Key")
-  if (raw === "") return undefined
-  const exit = Effect.runSyncExit(decodeInput(IdempotencyKey, raw, "Idempotency-Key", "Idempotency-Key"))
+  const exit = Effect.runSyncExit(decodeInput(IdempotencyKey, raw, "Idempotency-Key"))
   if (exit._tag === "Success") return exit.value
-  throw Option.getOrThrow(Cause.findErrorOption(exit.cause))
+  const error = Option.getOrThrow(Cause.findErrorOption(exit.cause))
+  const message = error.errors[0]?.message ?? "Expected 1 to 255 visible ASCII characters"
+  throw new InvalidRequest({ detail: `The Idempotency-Key header is not valid: ${message} (a UUID is typical).`, errors: [{ path: "Idempotency-Key", message }] })
 }
 
 /**
