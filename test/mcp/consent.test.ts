@@ -100,9 +100,14 @@ const writeRefused = async (accessToken: string): Promise<boolean> => {
       params: { name: "update_article", arguments: { article_id: "art_a1_1", title: "Checked by a dry run", dry_run: true } },
     }),
   })
-  const { result } = (await response.json()) as { result: { isError?: boolean; content: Array<{ text: string }> } }
-  if (result.isError !== true) return false
-  expect(JSON.parse(result.content[0]?.text ?? "{}")).toMatchObject({ code: "insufficient_scope" })
+  // Refused for its scope: the specification's challenge, HTTP 403 with the scope to ask for.
+  if (response.status !== 403) {
+    const { result } = (await response.json()) as { result: { isError?: boolean } }
+    expect(result.isError).not.toBe(true)
+    return false
+  }
+  expect(response.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="mcp"')
+  expect(await response.json()).toMatchObject({ code: "insufficient_scope" })
   return true
 }
 

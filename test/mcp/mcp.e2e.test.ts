@@ -675,11 +675,27 @@ describe("read-only connections", () => {
     expect(scope).not.toContain("mcp")
     okContent("list_sites", await call("list_sites", {}, readOnly))
     okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, readOnly))
-    const edit = problemOf(await call("update_article", { article_id: "art_b1_1", title: "Not allowed" }, readOnly))
-    expect(edit["code"]).toBe("insufficient_scope")
-    expect(String(edit["detail"])).toContain("read-only")
-    const image = problemOf(await call("replace_featured_image", { article_id: "art_b1_1", url: "https://images.example.com/x.png" }, readOnly))
-    expect(image["code"]).toBe("insufficient_scope")
+    // A write tool gets the specification's scope challenge: HTTP 403 naming the scope to ask for.
+    const writeWith = (name: string, args: Record<string, unknown>) =>
+      fetch(mcpUrl, {
+        method: "POST",
+        headers: { authorization: `Bearer ${flow.savedTokens?.access_token ?? ""}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } }),
+      })
+    for (const [name, args] of [
+      ["update_article", { article_id: "art_b1_1", title: "Not allowed" }],
+      ["replace_featured_image", { article_id: "art_b1_1", url: "https://images.example.com/x.png" }],
+    ] as const) {
+      const refused = await writeWith(name, args)
+      expect(refused.status).toBe(403)
+      const challenge = refused.headers.get("www-authenticate") ?? ""
+      expect(challenge).toContain('error="insufficient_scope"')
+      expect(challenge).toContain('scope="mcp"')
+      expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`)
+      const problem = (await refused.json()) as Record<string, unknown>
+      expect(problem["code"]).toBe("insufficient_scope")
+      expect(String(problem["detail"])).toContain("read-only")
+    }
     const after = okContent("get_article", await call("get_article", { article_id: "art_b1_1" }, readOnly)) as { title: string }
     expect(after.title).not.toBe("Not allowed")
     const deps = { runtime: server.runtime, publicUrl: server.url, env: {} }

@@ -11,6 +11,7 @@ import {
   claimIdempotencyKey,
   decodeInput,
   internalProblem,
+  InsufficientScope,
   isCoreError,
   minimalWriteAnswer,
   isRecordableStatus,
@@ -523,6 +524,35 @@ export const mcpEndpoint = (options: {
           400,
           `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
         )
+      }
+    }
+
+    // A write tool called under a read-only grant gets the specification's scope challenge, an
+    // HTTP 403 naming the scope to ask for, so that a client can ask the person for more and retry.
+    if (auth.principal.scope !== "write") {
+      const writes = messages
+        .filter((m) => (m as { method?: unknown }).method === "tools/call")
+        .map((m) => (m as { params?: { name?: unknown } }).params?.name)
+        .filter((name): name is string => typeof name === "string" && toolNamed(name)?.annotations.readOnlyHint === false)
+      if (writes.length > 0) {
+        const error = new InsufficientScope({
+          detail: "This agent was allowed read-only access (scope mcp:read); writing needs the scope mcp. Ask the person to connect it again and allow “Read and edit”.",
+        })
+        const requestId = requestIdOf(ctx)
+        ctx.status = 403
+        ctx.set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${MCP_SCOPE}", resource_metadata="${resourceMetadata}", error_description="Writing needs the scope ${MCP_SCOPE}"`)
+        ctx.set("Cache-Control", "no-store")
+        ctx.type = "application/problem+json"
+        ctx.body = JSON.stringify(toProblem(error, requestId, publicUrl))
+        await runtime
+          .runPromise(
+            recordActivity(
+              { ...auth.principal, channel: "mcp", requestId, action: [...new Set(writes)].join(", "), startedAt: Date.now() },
+              { ok: false, errorCode: "insufficient_scope" },
+            ) as Effect.Effect<void>,
+          )
+          .catch((err: unknown) => console.error(`[${requestId}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
+        return undefined
       }
     }
 
