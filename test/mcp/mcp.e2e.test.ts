@@ -375,6 +375,13 @@ describe("the resource server", () => {
     ])
     expect(twoInits.status).toBe(400)
     expect((await errorOf(twoInits)).error.code).toBe(-32600)
+    // The newest revision the SDK speaks is answered as asked; an older one a client still sends, too;
+    // one the server does not know gets the newest.
+    for (const [asked, answered] of [["2025-11-25", "2025-11-25"], ["2025-06-18", "2025-06-18"], ["2025-03-26", "2025-03-26"], ["2031-01-01", "2025-11-25"]] as const) {
+      const init = await post({ jsonrpc: "2.0", id: 9, method: "initialize", params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: "v", version: "1" } } })
+      expect(init.status).toBe(200)
+      expect(((await init.json()) as { result: { protocolVersion: string } }).result.protocolVersion, asked).toBe(answered)
+    }
     const notification = await post({ jsonrpc: "2.0", method: "notifications/initialized" })
     expect(notification.status).toBe(202)
     expect(await notification.text()).toBe("")
