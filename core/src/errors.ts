@@ -57,7 +57,7 @@ export interface EditMismatch {
   /** `edits/<index>/find`. */
   readonly path: string
   readonly message: string
-  /** How many times `find` occurs (0, or 2 and more). */
+  /** How many times `find` occurs, counted up to 2: 0, or 2 for "2 or more" (the search stops at the second). */
   readonly count: number
 }
 

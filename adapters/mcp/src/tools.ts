@@ -275,7 +275,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     title: "Edit part of an article (find and replace)",
     description: [
       "Change part of an article's body by find and replace, and/or its title: the preferred way to fix a sentence, a word or a paragraph, since only the changed text travels and the rest of the body cannot be lost.",
-      "First read the article with get_article. Each find must be copied exactly from that body (the HTML as served, tags and entities included) and occur there exactly once; edits apply in order, each on the result of the one before. A find found 0 or 2+ times is refused with edit_not_applicable, naming the edit (edits/0/find) and the count: add surrounding text to make it unique.",
+      "First read the article with get_article. Each find must be copied exactly from that body (the HTML as served, tags and entities included) and occur there exactly once; edits apply in order, each on the result of the one before. A find found 0 or 2+ times is refused with edit_not_applicable, naming the edit (edits/0/find) and the count (0, or 2 meaning 2 or more): add surrounding text to make it unique.",
       "Keep every link listed in protected_links exactly as it is (moving it is fine); removing or changing one is refused with protected_link_changed.",
       "Pass if_revision (from get_article) to be refused with precondition_failed if somebody changed the article since; without it the edits are made on the newest body. dry_run: true checks without writing.",
       "The result is sanitised like any edit and saved as a new revision; undo it with restore_revision (the previous number is the saved revision minus one).",

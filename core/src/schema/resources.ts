@@ -286,7 +286,7 @@ export const Problem = Schema.Struct({
       Schema.Struct({
         path: Schema.String,
         message: Schema.String,
-        count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs." })),
+        count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs, counted up to 2: 0, or 2 for \"2 or more\" (the search stops at the second occurrence)." })),
       }),
     ),
   ),
