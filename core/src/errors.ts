@@ -2,7 +2,7 @@ import { Data } from "effect"
 
 /** One offending protected block in a refused edit or restore. */
 export interface ProtectedBlockViolation {
-  readonly kind: "removed" | "changed" | "forged"
+  readonly kind: "removed" | "changed" | "forged" | "hidden"
   readonly href: string | null
   readonly text: string
 }

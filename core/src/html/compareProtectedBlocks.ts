@@ -13,8 +13,11 @@ const violation = (kind: ProtectedBlockViolation["kind"], block: ProtectedBlock)
  * blocks (order is free: moving a block is allowed; two identical current blocks need two in
  * the new body). Every current block without an identical new one is `changed` when an
  * unmatched new block of the same tag has its `href` (or, failing that, its text), and
- * `removed` otherwise; every unmatched new block is `forged`. A violation carries the current
- * block's `href` and text, or the new block's for `forged`.
+ * `removed` otherwise; every unmatched new block is `forged`. A current block whose identical
+ * new block an ancestor hides or strikes (`del`, `s`, a `details` outside its summary, `[hidden]`,
+ * `[aria-hidden="true"]`), when the current one was not so hidden, is `hidden`: byte-identical
+ * but no longer shown as it was. A violation carries the current block's `href` and text, or the
+ * new block's for `forged`.
  */
 export const compareProtectedBlocks = (
   current: ReadonlyArray<ProtectedBlock>,
@@ -27,11 +30,32 @@ export const compareProtectedBlocks = (
     else list.push(index)
   })
   const used = new Array<boolean>(next.length).fill(false)
-  const unmatched: Array<ProtectedBlock> = []
-  for (const block of current) {
-    const index = available.get(block.canonical)?.shift()
-    if (index === undefined) unmatched.push(block)
+  // An identical new block that is shown, or hidden as the current one already was; a visible
+  // current block takes a visible new one first, so a hidden copy beside it is the one refused.
+  const take = (block: ProtectedBlock, hiddenToo: boolean): number | undefined => {
+    const list = available.get(block.canonical)
+    if (list === undefined) return undefined
+    const at = list.findIndex((i) => next[i]!.hidden === block.hidden || (hiddenToo && next[i]!.hidden))
+    if (at < 0) return undefined
+    return list.splice(at, 1)[0]
+  }
+  // Per current block, in order: matched (null), hidden where it was not, or still to pair.
+  const verdicts: Array<"hidden" | "unmatched" | null> = current.map(() => null)
+  const pending: Array<number> = []
+  current.forEach((block, i) => {
+    const index = take(block, false)
+    if (index === undefined) pending.push(i)
     else used[index] = true
+  })
+  for (const i of pending) {
+    const block = current[i]!
+    // Identical but hidden where it was not (a hidden current block may be shown again).
+    const index = block.hidden ? take({ ...block, hidden: false }, false) : take(block, true)
+    if (index === undefined) verdicts[i] = "unmatched"
+    else {
+      used[index] = true
+      if (next[index]!.hidden && !block.hidden) verdicts[i] = "hidden"
+    }
   }
   const pairWith = (block: ProtectedBlock, same: (candidate: ProtectedBlock) => boolean): boolean => {
     const index = next.findIndex((candidate, i) => !used[i] && candidate.tag === block.tag && same(candidate))
@@ -40,12 +64,18 @@ export const compareProtectedBlocks = (
     return true
   }
   // Pair by href first, for every block, then by text: a changed href with the same text is a change.
-  const kinds: Array<ProtectedBlockViolation["kind"] | null> = unmatched.map((block) =>
-    block.href !== null && pairWith(block, (candidate) => candidate.href === block.href) ? "changed" : null,
+  const kinds: Array<ProtectedBlockViolation["kind"] | null> = current.map((block, i) =>
+    verdicts[i] === "hidden"
+      ? "hidden"
+      : verdicts[i] === "unmatched" && block.href !== null && pairWith(block, (candidate) => candidate.href === block.href)
+        ? "changed"
+        : null,
   )
-  const violations: Array<ProtectedBlockViolation> = unmatched.map((block, i) =>
-    violation(kinds[i] ?? (pairWith(block, (candidate) => candidate.text === block.text) ? "changed" : "removed"), block),
-  )
+  const violations: Array<ProtectedBlockViolation> = []
+  current.forEach((block, i) => {
+    if (verdicts[i] === null) return
+    violations.push(violation(kinds[i] ?? (pairWith(block, (candidate) => candidate.text === block.text) ? "changed" : "removed"), block))
+  })
   next.forEach((block, index) => {
     if (!used[index]) violations.push(violation("forged", block))
   })

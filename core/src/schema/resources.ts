@@ -216,7 +216,10 @@ export const SanitizeReportSchema = Schema.Struct({
 
 /** One offending protected block. */
 export const ProtectedBlockViolationSchema = Schema.Struct({
-  kind: Schema.Literals(["removed", "changed", "forged"]),
+  kind: Schema.Literals(["removed", "changed", "forged", "hidden"]).annotate({
+    description:
+      "removed: not in the new body; changed: its href, text or an attribute differs; forged: a new element claims data-service-protected; hidden: moved into an element that hides or strikes it (del, s, a details outside its summary, [hidden], [aria-hidden=\"true\"]).",
+  }),
   href: Schema.NullOr(Schema.String),
   text: Schema.String,
 }).annotate({ title: "ProtectedBlockViolation" })
