@@ -14,4 +14,20 @@ export {
   type SanitizedHtml,
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"
-export { bodyLines, diffBodies, diffLines, diffWords, type BodyDiff, type DiffLine, type WordChange } from "./diffBodies.ts"
+export {
+  bodyLines,
+  compareBodies,
+  diffBodies,
+  diffLines,
+  diffWords,
+  GRANULARITY_NOTES,
+  lineText,
+  type BodyComparison,
+  type BodyDiff,
+  type CompareOptions,
+  type DiffGranularity,
+  type DiffLine,
+  type ReadingRow,
+  type WordChange,
+} from "./diffBodies.ts"
+export { DIFF_BUDGET, makeDiffBudget, type DiffBudget } from "./diffBudget.ts"
