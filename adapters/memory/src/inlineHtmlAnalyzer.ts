@@ -1,5 +1,9 @@
-import { analyzeArticleHtml, HtmlAnalyzer } from "@content-site/core"
-import { Layer } from "effect"
+import { analyzeArticleHtml, compareBodies, HtmlAnalyzer, makeDiffBudget, readStoredBody } from "@content-site/core"
+import { Effect, Layer } from "effect"
 
 /** The article-HTML policy run in the calling thread: for tests and embedders without worker threads. */
-export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlAnalyzer, { analyze: analyzeArticleHtml })
+export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlAnalyzer, {
+  analyze: analyzeArticleHtml,
+  readStored: (html) => Effect.sync(() => readStoredBody(html)),
+  compare: (fromHtml, toHtml, options) => Effect.sync(() => compareBodies(fromHtml, toHtml, options, makeDiffBudget())),
+})

@@ -1,8 +1,19 @@
 /**
  * The task a worker thread of `workerHtmlAnalyzer` runs: the core's pure `analyzeArticleHtml`,
- * unchanged, with its answer as plain data (errors do not cross threads as their classes).
+ * unchanged, with its answer as plain data (errors do not cross threads as their classes); and,
+ * by name, the core's `compareBodies` and `readStoredBody`, whose answers are plain data.
  */
-import { analyzeArticleHtml, type AnalyzedHtml, type HtmlRefusal } from "@content-site/core"
+import {
+  analyzeArticleHtml,
+  type AnalyzedHtml,
+  type BodyComparison,
+  compareBodies,
+  type CompareOptions,
+  type HtmlRefusal,
+  makeDiffBudget,
+  readStoredBody,
+  type StoredBody,
+} from "@content-site/core"
 import { Effect } from "effect"
 
 /** What a worker answers for one body. */
@@ -18,4 +29,21 @@ export default function analyze(html: string): HtmlWorkerAnswer {
       onFailure: (error): HtmlWorkerAnswer => ({ ok: false, error: { ...error, _tag: error._tag } }),
     }),
   )
+}
+
+/** What a worker is given to compare two bodies (piscina calls `compare` by name). */
+export interface CompareTask {
+  readonly fromHtml: string
+  readonly toHtml: string
+  readonly options: CompareOptions
+}
+
+/** Compares two bodies with a fresh budget: the core's pure `compareBodies`, unchanged. */
+export function compare(task: CompareTask): BodyComparison {
+  return compareBodies(task.fromHtml, task.toHtml, task.options, makeDiffBudget())
+}
+
+/** Reads a stored body's protected blocks and word count: the core's pure `readStoredBody`, unchanged. */
+export function readStored(html: string): StoredBody {
+  return readStoredBody(html)
 }

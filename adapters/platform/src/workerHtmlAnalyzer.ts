@@ -1,8 +1,18 @@
-import { type AnalyzedHtml, HtmlAnalyzer, type HtmlRefusal, InvalidRequest, PayloadTooLarge, Unavailable } from "@content-site/core"
+import {
+  type AnalyzedHtml,
+  type BodyComparison,
+  type CompareOptions,
+  HtmlAnalyzer,
+  type HtmlRefusal,
+  InvalidRequest,
+  PayloadTooLarge,
+  type StoredBody,
+  Unavailable,
+} from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
-import type { HtmlWorkerAnswer } from "./htmlWorker.ts"
+import type { CompareTask, HtmlWorkerAnswer } from "./htmlWorker.ts"
 
 /** How the worker pool is sized. */
 export interface HtmlWorkerOptions {
@@ -25,7 +35,8 @@ const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
  * The article-HTML policy on a pool of worker threads (piscina), each running the core's pure
  * `analyzeArticleHtml` unchanged: sanitising a body, up to a second of work for the largest,
  * never holds the event loop, so health checks and other requests are answered meanwhile. The
- * pool is closed with the runtime.
+ * same pool, and its queue, runs the comparisons of two bodies (`compareBodies`) and the reading
+ * of a stored body (`readStoredBody`) of diffs and restores. The pool is closed with the runtime.
  */
 export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer<HtmlAnalyzer> =>
   Layer.effect(
@@ -47,7 +58,25 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
         (pool) => Effect.promise(() => pool.destroy()),
       )
       const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
+      // Another task of the pool, by the name of its function in htmlWorker.ts.
+      const runNamed = <A>(name: "compare" | "readStored", task: unknown): Effect.Effect<A, Unavailable> =>
+        Effect.flatMap(
+          Effect.promise(() =>
+            pool.run(task, { name }).then(
+              (answer: A) => ({ answer }),
+              (thrown: unknown) => ({ thrown }),
+            ),
+          ),
+          (outcome): Effect.Effect<A, Unavailable> => {
+            if ("answer" in outcome) return Effect.succeed(outcome.answer)
+            if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
+            return Effect.die(outcome.thrown)
+          },
+        )
       return {
+        readStored: (html: string) => runNamed<StoredBody>("readStored", html),
+        compare: (fromHtml: string, toHtml: string, options: CompareOptions) =>
+          runNamed<BodyComparison>("compare", { fromHtml, toHtml, options } satisfies CompareTask),
         analyze: (html: string) =>
           Effect.flatMap(
             Effect.promise(() =>

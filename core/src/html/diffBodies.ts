@@ -335,6 +335,8 @@ export interface CompareOptions {
   readonly labels?: { readonly from: string; readonly to: string }
   /** Also the rows a reader sees (`ReadingRow`), each changed line paired and compared word by word. */
   readonly reading?: boolean
+  /** Also the two titles compared word by word (pages), first, within the same budget. */
+  readonly titles?: { readonly from: string; readonly to: string }
 }
 
 /** One comparison of two bodies, all its parts within one budget. */
@@ -345,6 +347,8 @@ export interface BodyComparison {
   readonly lines: ReadonlyArray<DiffLine>
   /** The rows a reader sees, when asked (`reading`); else null. Lines without text are left out. */
   readonly rows: ReadonlyArray<ReadingRow> | null
+  /** The word diff of the titles, when asked (`titles`) and they differ; else null. */
+  readonly title: ReadonlyArray<WordChange> | null
   /** What the comparison spent: `used` (at most `limit`) and the coarse fallbacks' `fallback`. */
   readonly work: { readonly limit: number; readonly used: number; readonly fallback: number }
 }
@@ -366,6 +370,8 @@ export const compareBodies = (
   options: CompareOptions = {},
   budget: DiffBudget = makeDiffBudget(),
 ): BodyComparison => {
+  const titles = options.titles
+  const title = titles === undefined || titles.from === titles.to ? null : diffWords(titles.from, titles.to, budget)
   const before = linesOf(fromHtml)
   const after = linesOf(toHtml)
   const beforeHtml = before.map((line) => line.html)
@@ -458,6 +464,7 @@ export const compareBodies = (
     diff: { unified, added_words: added, removed_words: removed, granularity, note: GRANULARITY_NOTES[granularity] },
     lines,
     rows,
+    title,
     work: { limit: budget.limit, used: budget.used, fallback: budget.fallback },
   }
 }

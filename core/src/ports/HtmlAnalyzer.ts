@@ -1,5 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Unavailable } from "../errors.ts"
+import type { BodyComparison, CompareOptions } from "../html/diffBodies.ts"
+import type { StoredBody } from "../html/extractProtectedBlocks.ts"
 import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
 
 /**
@@ -9,7 +11,13 @@ import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
  * the calling thread (tests, embedders) or on a pool of worker threads (a server, so that one big
  * body does not hold up every other request). It fails with Unavailable only when it cannot take
  * the work now (every worker busy and the queue full): the caller may retry later.
+ *
+ * The same holds for the other work on bodies that can grow with a 1 MiB body: `readStored`
+ * answers the pure `readStoredBody` (a stored body's protected blocks and word count: restores)
+ * and `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page).
  */
 export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   readonly analyze: (html: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable>
+  readonly readStored: (html: string) => Effect.Effect<StoredBody, Unavailable>
+  readonly compare: (fromHtml: string, toHtml: string, options: CompareOptions) => Effect.Effect<BodyComparison, Unavailable>
 }>()("core/HtmlAnalyzer") {}

@@ -271,6 +271,13 @@ export const RevisionDiff = Schema.Struct({
     }),
     added_words: Schema.Int.annotate({ description: "Words of the newer body that the older lacks there." }),
     removed_words: Schema.Int.annotate({ description: "Words of the older body that the newer lacks there." }),
+    granularity: Schema.Literals(["word", "block", "whole"]).annotate({
+      description:
+        "How finely the bodies were compared within one comparison's budget of work: word (lines and words aligned); block (lines aligned, the words of each changed line counted as removed and added whole); whole (only the lines both share at the start and the end kept, every line between shown removed and added). See note.",
+    }),
+    note: Schema.NullOr(Schema.String).annotate({
+      description: "When granularity is not word: a sentence saying the comparison is coarser and what that means; else null.",
+    }),
   }),
 }).annotate({ title: "RevisionDiff", description: "What changed from revision `from` to revision `to`." })
 /** What changed between two revisions. */

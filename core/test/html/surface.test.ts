@@ -8,6 +8,8 @@ describe("the html module", () => {
   it("should export exactly its public surface", () => {
     expect(Object.keys(html).sort()).toEqual([
       "ALLOWED_URL_SCHEMES",
+      "DIFF_BUDGET",
+      "GRANULARITY_NOTES",
       "MAX_NESTING_DEPTH",
       "MAX_PARSED_NODES",
       "SAFE_URL",
@@ -16,6 +18,7 @@ describe("the html module", () => {
       "articleSchema",
       "bodyLines",
       "checkProtectedBlocks",
+      "compareBodies",
       "compareProtectedBlocks",
       "countWords",
       "diffBodies",
@@ -23,6 +26,9 @@ describe("the html module", () => {
       "diffWords",
       "extractProtectedBlocks",
       "knownProtectedBlocks",
+      "lineText",
+      "makeDiffBudget",
+      "readStoredBody",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
     ])
