@@ -298,6 +298,14 @@ describe("one budget per comparison", () => {
     expect(rows[399]).toEqual({ kind: "changed", before: [{ op: "del", text: expect.any(String) }], after: [{ op: "ins", text: expect.any(String) }] })
   })
 
+  it("should compare the titles first, in the same budget, when asked", () => {
+    const plain = compareBodies("<p>a</p>", "<p>a</p>")
+    const titled = compareBodies("<p>a</p>", "<p>a</p>", { titles: { from: "Old roses", to: "New roses" } })
+    expect(titled.title).toEqual([{ op: "del", text: "Old" }, { op: "ins", text: "New" }, { op: "same", text: " roses" }])
+    expect(titled.work.used).toBeGreaterThan(plain.work.used)
+    expect(compareBodies("<p>a</p>", "<p>a</p>", { titles: { from: "Same", to: "Same" } }).title).toBeNull()
+  })
+
   it("should keep a word diff within its budget and rebuild both texts past it", () => {
     const a = Array.from({ length: 5_000 }, (_, i) => `a${i}`).join(" ")
     const b = Array.from({ length: 5_000 }, (_, i) => `b${i}`).join(" ")

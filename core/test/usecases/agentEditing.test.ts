@@ -6,6 +6,7 @@ import {
   editArticle,
   getArticle,
   getRevision,
+  learnProtectedBlocks,
   MAX_BODY_BYTES,
   occurrences,
   restoreRevision,
@@ -227,5 +228,17 @@ describe("diffs and restores through the HtmlAnalyzer port", () => {
       editArticle(caller(), "art_1", { edits: [{ find: `<summary>${link}</summary>more`, replace: `<summary>more</summary>${link}` }] }, plain),
     )
     expect(failureOf(hidden)).toMatchObject({ blocks: [{ kind: "hidden" }] })
+  })
+})
+
+describe("learnProtectedBlocks", () => {
+  it("should read an unknown stored body's protected links where the analyzer runs, once", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const body = `<p><a href="https://learn.test/${Date.now()}" data-service-protected="backlink">learn</a></p>`
+    await w.run(learnProtectedBlocks(body))
+    await w.run(learnProtectedBlocks(body))
+    await w.run(learnProtectedBlocks("<p>no links</p>"))
+    expect(seen).toEqual([`readStored: ${body}`])
   })
 })
