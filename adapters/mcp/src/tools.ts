@@ -327,7 +327,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     name: "diff_revisions",
     title: "Show what changed between two revisions",
     description: [
-      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ.",
+      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ. body.granularity says how finely they were compared within the comparison's budget of work (word; block: words of changed lines counted whole; whole: the differing middle replaced whole), with a note when coarser than word.",
       "from is the older revision number, to the newer one (default: the current revision). Use it to check what an edit really changed, or what a restore would bring back.",
       LIMITS,
     ].join(" "),
