@@ -1,4 +1,4 @@
-import { analyzeArticleHtml, compareBodies, HtmlAnalyzer, makeDiffBudget, readStoredBody } from "@content-site/core"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, readStoredBody } from "@content-site/core"
 import { Effect, Layer } from "effect"
 
 /** The article-HTML policy run in the calling thread: for tests and embedders without worker threads. */
@@ -6,4 +6,5 @@ export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlA
   analyze: analyzeArticleHtml,
   readStored: (html) => Effect.sync(() => readStoredBody(html)),
   compare: (fromHtml, toHtml, options) => Effect.sync(() => compareBodies(fromHtml, toHtml, options, makeDiffBudget())),
+  applyEdits: (text, edits) => Effect.sync(() => applyTextEdits(text, edits)),
 })

@@ -5,6 +5,8 @@
  */
 import {
   analyzeArticleHtml,
+  applyTextEdits,
+  type TextEditsResult,
   type AnalyzedHtml,
   type BodyComparison,
   compareBodies,
@@ -46,4 +48,15 @@ export function compare(task: CompareTask): BodyComparison {
 /** Reads a stored body's protected blocks and word count: the core's pure `readStoredBody`, unchanged. */
 export function readStored(html: string): StoredBody {
   return readStoredBody(html)
+}
+
+/** What a worker is given to apply find-and-replace edits (piscina calls `applyEdits` by name). */
+export interface EditsTask {
+  readonly text: string
+  readonly edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>
+}
+
+/** Applies find-and-replace edits: the core's pure `applyTextEdits`, unchanged. */
+export function applyEdits(task: EditsTask): TextEditsResult {
+  return applyTextEdits(task.text, task.edits)
 }

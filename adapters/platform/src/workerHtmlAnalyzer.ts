@@ -7,12 +7,13 @@ import {
   InvalidRequest,
   PayloadTooLarge,
   type StoredBody,
+  type TextEditsResult,
   Unavailable,
 } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
-import type { CompareTask, HtmlWorkerAnswer } from "./htmlWorker.ts"
+import type { CompareTask, EditsTask, HtmlWorkerAnswer } from "./htmlWorker.ts"
 
 /** How the worker pool is sized. */
 export interface HtmlWorkerOptions {
@@ -35,8 +36,9 @@ const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
  * The article-HTML policy on a pool of worker threads (piscina), each running the core's pure
  * `analyzeArticleHtml` unchanged: sanitising a body, up to a second of work for the largest,
  * never holds the event loop, so health checks and other requests are answered meanwhile. The
- * same pool, and its queue, runs the comparisons of two bodies (`compareBodies`) and the reading
- * of a stored body (`readStoredBody`) of diffs and restores. The pool is closed with the runtime.
+ * same pool, and its queue, runs the comparisons of two bodies (`compareBodies`), the reading
+ * of a stored body (`readStoredBody`) and the find-and-replace edits (`applyTextEdits`) of diffs,
+ * restores and PATCHes. The pool is closed with the runtime.
  */
 export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer<HtmlAnalyzer> =>
   Layer.effect(
@@ -59,7 +61,7 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
       )
       const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
       // Another task of the pool, by the name of its function in htmlWorker.ts.
-      const runNamed = <A>(name: "compare" | "readStored", task: unknown): Effect.Effect<A, Unavailable> =>
+      const runNamed = <A>(name: "compare" | "readStored" | "applyEdits", task: unknown): Effect.Effect<A, Unavailable> =>
         Effect.flatMap(
           Effect.promise(() =>
             pool.run(task, { name }).then(
@@ -77,6 +79,8 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
         readStored: (html: string) => runNamed<StoredBody>("readStored", html),
         compare: (fromHtml: string, toHtml: string, options: CompareOptions) =>
           runNamed<BodyComparison>("compare", { fromHtml, toHtml, options } satisfies CompareTask),
+        applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>) =>
+          runNamed<TextEditsResult>("applyEdits", { text, edits } satisfies EditsTask),
         analyze: (html: string) =>
           Effect.flatMap(
             Effect.promise(() =>

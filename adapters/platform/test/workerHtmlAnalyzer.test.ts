@@ -1,4 +1,4 @@
-import { analyzeArticleHtml, compareBodies, HtmlAnalyzer, makeDiffBudget, readStoredBody } from "@content-site/core"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, readStoredBody } from "@content-site/core"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { workerHtmlAnalyzer } from "../src/index.ts"
@@ -73,5 +73,13 @@ describe("workerHtmlAnalyzer: diffs and stored bodies", () => {
     const compared = await work
     expect(compared.diff.added_words).toBe(500)
     expect(ticks).toBeGreaterThan(10)
+  })
+})
+
+describe("workerHtmlAnalyzer: find-and-replace edits", () => {
+  it("should answer what applyTextEdits answers", async () => {
+    const edits = [{ find: "b", replace: "x" }, { find: "a", replace: "y" }]
+    const out = await runtime.runPromise(HtmlAnalyzer.use((a) => a.applyEdits("a b a", edits)))
+    expect(out).toStrictEqual(applyTextEdits("a b a", edits))
   })
 })

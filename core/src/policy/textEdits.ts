@@ -71,22 +71,30 @@ export const findAtMostTwice = (text: string, find: string): FindResult => {
  */
 export const occurrences = (text: string, find: string): number => findAtMostTwice(text, find).at.length
 
+/** The text with every edit made, or every edit that could not be made. */
+export type TextEditsResult = { readonly text: string } | { readonly mismatches: ReadonlyArray<EditMismatch> }
+
 /**
  * Applies find-and-replace edits in order, each on the result of the one before. Every `find`
  * must occur exactly once in the text it is applied to; an edit that does not is skipped and
  * reported (`edits/<index>/find` with its count: 0, or 2 for "2 or more", the search stopping at
  * the second occurrence), and the later edits are still checked, against the text with the
  * applicable earlier edits made. Each edit is one linear search (`findAtMostTwice`) and is applied
- * where that search found it. Answers the new text, or every mismatch.
+ * where that search found it: at most 2 × (text + find) characters compared an edit, the text
+ * being the one that edit is applied to; `work.comparisons`, when given, adds them up. Answers the
+ * new text, or every mismatch.
  */
 export const applyTextEdits = (
   text: string,
   edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>,
-): { readonly text: string } | { readonly mismatches: ReadonlyArray<EditMismatch> } => {
+  work: { comparisons: number } = { comparisons: 0 },
+): TextEditsResult => {
   let out = text
   const mismatches: Array<EditMismatch> = []
   edits.forEach((edit, index) => {
-    const found = findAtMostTwice(out, edit.find).at
+    const search = findAtMostTwice(out, edit.find)
+    work.comparisons += search.comparisons
+    const found = search.at
     const count = found.length
     if (count !== 1) {
       mismatches.push({

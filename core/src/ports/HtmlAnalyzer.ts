@@ -3,6 +3,7 @@ import type { Unavailable } from "../errors.ts"
 import type { BodyComparison, CompareOptions } from "../html/diffBodies.ts"
 import type { StoredBody } from "../html/extractProtectedBlocks.ts"
 import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
+import type { TextEditsResult } from "../policy/textEdits.ts"
 
 /**
  * Where the article-HTML policy runs. `analyze` answers exactly what the pure
@@ -14,10 +15,16 @@ import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
  *
  * The same holds for the other work on bodies that can grow with a 1 MiB body: `readStored`
  * answers the pure `readStoredBody` (a stored body's protected blocks and word count: restores)
- * and `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page).
+ * and `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page),
+ * `applyEdits` the pure `applyTextEdits` (PATCH, `edit_article`: up to 100 linear searches of the
+ * body).
  */
 export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   readonly analyze: (html: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable>
   readonly readStored: (html: string) => Effect.Effect<StoredBody, Unavailable>
   readonly compare: (fromHtml: string, toHtml: string, options: CompareOptions) => Effect.Effect<BodyComparison, Unavailable>
+  readonly applyEdits: (
+    text: string,
+    edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>,
+  ) => Effect.Effect<TextEditsResult, Unavailable>
 }>()("core/HtmlAnalyzer") {}

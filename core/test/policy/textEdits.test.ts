@@ -64,3 +64,14 @@ describe("applyTextEdits", () => {
     expect(applyTextEdits("abcabd", [{ find: "abd", replace: "X" }])).toEqual({ text: "abcX" })
   })
 })
+
+describe("applyTextEdits: work", () => {
+  it("should compare at most 2 x (text + find) characters an edit, added up over the edits", () => {
+    const text = "a".repeat(100_000)
+    const edits = Array.from({ length: 100 }, () => ({ find: "a".repeat(5_000), replace: "" }))
+    const work = { comparisons: 0 }
+    const out = applyTextEdits(text, edits, work)
+    expect("mismatches" in out && out.mismatches).toHaveLength(100)
+    expect(work.comparisons).toBeLessThanOrEqual(100 * 2 * (text.length + 5_000))
+  })
+})

@@ -231,6 +231,18 @@ describe("diffs and restores through the HtmlAnalyzer port", () => {
   })
 })
 
+describe("editArticle through the HtmlAnalyzer port", () => {
+  it("should make the edits where the analyzer runs, after the precondition", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const stale = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [7] }))
+    expect(failureTag(stale)).toBe("PreconditionFailed")
+    expect(seen).toEqual([])
+    await w.run(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, plain))
+    expect(seen[0]).toBe("applyEdits: 1")
+  })
+})
+
 describe("learnProtectedBlocks", () => {
   it("should read an unknown stored body's protected links where the analyzer runs, once", async () => {
     const seen: Array<string> = []

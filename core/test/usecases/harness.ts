@@ -1,7 +1,7 @@
 import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { analyzeArticleHtml, compareBodies, type CompareOptions, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, readStoredBody } from "../../src/index.ts"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, type CompareOptions, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, readStoredBody } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
@@ -133,6 +133,11 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
       Effect.sync(() => {
         seen.push(`compare: ${fromHtml} | ${toHtml}`)
         return compareBodies(fromHtml, toHtml, options, makeDiffBudget())
+      }),
+    applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>) =>
+      Effect.sync(() => {
+        seen.push(`applyEdits: ${edits.length}`)
+        return applyTextEdits(text, edits)
       }),
   })
 
