@@ -316,7 +316,7 @@ interface PreviewResult {
   readonly refused: string | null
 }
 
-const KIND: Record<string, string> = { removed: "Removed", changed: "Changed", forged: "Added (not allowed)" }
+const KIND: Record<string, string> = { removed: "Removed", changed: "Changed", forged: "Added (not allowed)", hidden: "Hidden or struck through" }
 
 const renderPreview = (preview: HTMLElement, r: PreviewResult): void => {
   preview.hidden = false
