@@ -498,6 +498,9 @@ describe("OpenAPI", () => {
     }
     expect(doc.paths["/articles/{id}"].patch.responses["422"].description).toContain("edit_not_applicable")
     expect(doc.components.schemas.Article.required).toContain("protected_links")
+    // The diff says how finely it compared; a protected link can be refused as hidden.
+    expect(JSON.stringify(doc.components.schemas.RevisionDiff)).toContain('"granularity"')
+    expect(JSON.stringify(doc.components.schemas.ProtectedBlockViolation)).toContain('"hidden"')
     for (const [path, method] of [["/articles/{id}", "put"], ["/articles/{id}", "patch"], ["/articles/{id}/featured-image", "post"], ["/articles/{id}/revisions/{number}/restore", "post"]] as const) {
       expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name)).toContain("Prefer")
       expect(Object.keys(doc.paths[path][method].responses["200"].headers)).toContain("Preference-Applied")
