@@ -17,66 +17,78 @@ const violation = (kind: ProtectedBlockViolation["kind"], block: ProtectedBlock)
  * new block an ancestor hides or strikes (`del`, `s`, a `details` outside its summary, `[hidden]`,
  * `[aria-hidden="true"]`), when the current one was not so hidden, is `hidden`: byte-identical
  * but no longer shown as it was. A violation carries the current block's `href` and text, or the
- * new block's for `forged`.
+ * new block's for `forged`. Linear: at most 4 × (current + new blocks) steps (`work.steps`,
+ * when given, counts them), whatever the blocks.
  */
 export const compareProtectedBlocks = (
   current: ReadonlyArray<ProtectedBlock>,
   next: ReadonlyArray<ProtectedBlock>,
+  work: { steps: number } = { steps: 0 },
 ): ReadonlyArray<ProtectedBlockViolation> => {
-  const available = new Map<string, Array<number>>()
-  next.forEach((block, index) => {
-    const list = available.get(block.canonical)
-    if (list === undefined) available.set(block.canonical, [index])
-    else list.push(index)
-  })
   const used = new Array<boolean>(next.length).fill(false)
-  // An identical new block that is shown, or hidden as the current one already was; a visible
-  // current block takes a visible new one first, so a hidden copy beside it is the one refused.
-  const take = (block: ProtectedBlock, hiddenToo: boolean): number | undefined => {
-    const list = available.get(block.canonical)
-    if (list === undefined) return undefined
-    const at = list.findIndex((i) => next[i]!.hidden === block.hidden || (hiddenToo && next[i]!.hidden))
-    if (at < 0) return undefined
-    return list.splice(at, 1)[0]
+  // Queues of new blocks by a key, in document order, each read from its head: a used entry is
+  // passed over once, so all the pairing is linear in the blocks (`work.steps` counts entries read).
+  type Queue = { readonly items: Array<number>; head: number }
+  const queues = (key: (block: ProtectedBlock) => string | null): Map<string, Queue> => {
+    const map = new Map<string, Queue>()
+    next.forEach((block, index) => {
+      const k = key(block)
+      if (k === null) return
+      const queue = map.get(k)
+      if (queue === undefined) map.set(k, { items: [index], head: 0 })
+      else queue.items.push(index)
+    })
+    return map
   }
+  const takeFrom = (queue: Queue | undefined): number | undefined => {
+    if (queue === undefined) return undefined
+    while (queue.head < queue.items.length) {
+      work.steps++
+      const index = queue.items[queue.head++]!
+      if (!used[index]) {
+        used[index] = true
+        return index
+      }
+    }
+    return undefined
+  }
+  const shown = queues((block) => (block.hidden ? null : block.canonical))
+  const hiddenCopies = queues((block) => (block.hidden ? block.canonical : null))
   // Per current block, in order: matched (null), hidden where it was not, or still to pair.
   const verdicts: Array<"hidden" | "unmatched" | null> = current.map(() => null)
   const pending: Array<number> = []
+  // An identical new block placed as the current one is (shown, or hidden already) first, so a
+  // hidden copy beside a shown one is the one refused.
   current.forEach((block, i) => {
-    const index = take(block, false)
-    if (index === undefined) pending.push(i)
-    else used[index] = true
+    work.steps++
+    if (takeFrom((block.hidden ? hiddenCopies : shown).get(block.canonical)) === undefined) pending.push(i)
   })
   for (const i of pending) {
     const block = current[i]!
+    work.steps++
     // Identical but hidden where it was not (a hidden current block may be shown again).
-    const index = block.hidden ? take({ ...block, hidden: false }, false) : take(block, true)
-    if (index === undefined) verdicts[i] = "unmatched"
-    else {
-      used[index] = true
-      if (next[index]!.hidden && !block.hidden) verdicts[i] = "hidden"
-    }
+    if (block.hidden) {
+      if (takeFrom(shown.get(block.canonical)) === undefined) verdicts[i] = "unmatched"
+    } else if (takeFrom(hiddenCopies.get(block.canonical)) !== undefined) verdicts[i] = "hidden"
+    else verdicts[i] = "unmatched"
   }
-  const pairWith = (block: ProtectedBlock, same: (candidate: ProtectedBlock) => boolean): boolean => {
-    const index = next.findIndex((candidate, i) => !used[i] && candidate.tag === block.tag && same(candidate))
-    if (index < 0) return false
-    used[index] = true
-    return true
-  }
+  const byHref = queues((block) => (block.href === null ? null : `${block.tag}\u0000${block.href}`))
+  const byText = queues((block) => `${block.tag}\u0000${block.text}`)
   // Pair by href first, for every block, then by text: a changed href with the same text is a change.
   const kinds: Array<ProtectedBlockViolation["kind"] | null> = current.map((block, i) =>
     verdicts[i] === "hidden"
       ? "hidden"
-      : verdicts[i] === "unmatched" && block.href !== null && pairWith(block, (candidate) => candidate.href === block.href)
+      : verdicts[i] === "unmatched" && block.href !== null && takeFrom(byHref.get(`${block.tag}\u0000${block.href}`)) !== undefined
         ? "changed"
         : null,
   )
   const violations: Array<ProtectedBlockViolation> = []
   current.forEach((block, i) => {
     if (verdicts[i] === null) return
-    violations.push(violation(kinds[i] ?? (pairWith(block, (candidate) => candidate.text === block.text) ? "changed" : "removed"), block))
+    violations.push(violation(kinds[i] ?? (takeFrom(byText.get(`${block.tag}\u0000${block.text}`)) !== undefined ? "changed" : "removed"), block))
   })
   next.forEach((block, index) => {
+    work.steps++
     if (!used[index]) violations.push(violation("forged", block))
   })
   return violations

@@ -273,3 +273,35 @@ describe("applyEditPolicy: a protected link moved where it is hidden or struck",
     expect(failureOf(check)).toMatchObject({ blocks: hidden })
   })
 })
+
+describe("compareProtectedBlocks: work", () => {
+  const block = (i: number, prefix: string, hidden = false) => ({
+    canonical: `<a data-service-protected="" href="https://${prefix}${i}.test/">${prefix}${i}</a>`,
+    tag: "a",
+    type: "",
+    href: `https://${prefix}${i}.test/`,
+    text: `${prefix}${i}`,
+    hidden,
+  })
+
+  it("should take at most 4 x (current + new blocks) steps, however many are unmatched", () => {
+    // Every current block removed, every new one forged: pairing each with a scan of the new ones was quadratic.
+    const current = Array.from({ length: 1_000 }, (_, i) => block(i, "kept"))
+    const next = Array.from({ length: 50_000 }, (_, i) => block(i, "forged"))
+    const work = { steps: 0 }
+    const violations = compareProtectedBlocks(current, next, work)
+    expect(violations.filter((v) => v.kind === "removed")).toHaveLength(1_000)
+    expect(violations.filter((v) => v.kind === "forged")).toHaveLength(50_000)
+    expect(work.steps).toBeLessThanOrEqual(4 * (current.length + next.length))
+  })
+
+  it("should take at most 4 x (current + new blocks) steps with many identical copies, hidden or not", () => {
+    const current = Array.from({ length: 1_000 }, () => block(0, "same"))
+    const next = [...Array.from({ length: 20_000 }, () => block(0, "same", true)), ...Array.from({ length: 500 }, () => block(0, "same"))]
+    const work = { steps: 0 }
+    const violations = compareProtectedBlocks(current, next, work)
+    expect(violations.filter((v) => v.kind === "hidden")).toHaveLength(500)
+    expect(violations.filter((v) => v.kind === "forged")).toHaveLength(19_500)
+    expect(work.steps).toBeLessThanOrEqual(4 * (current.length + next.length))
+  })
+})
