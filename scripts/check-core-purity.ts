@@ -6,8 +6,9 @@
  * parse without source positions (see core/src/html/parseHtmlFragment.ts).
  *
  * Small pure-JS libraries that run under Deno, each with its reason:
- * - `diff` (jsdiff): Myers' diff for revision diffs (core/src/html/diffBodies.ts); no
- *   dependencies, no Node APIs, ES modules; a well-kept library rather than a hand-written LCS.
+ * - `diff` (jsdiff): the unified-diff writer (`formatPatch`) of revision diffs
+ *   (core/src/html/diffBodies.ts); no dependencies, no Node APIs, ES modules. The alignment is
+ *   the core's own (core/src/html/diffBudget.ts), so that its work is counted against a budget.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative } from "node:path"

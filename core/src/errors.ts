@@ -2,7 +2,7 @@ import { Data } from "effect"
 
 /** One offending protected block in a refused edit or restore. */
 export interface ProtectedBlockViolation {
-  readonly kind: "removed" | "changed" | "forged"
+  readonly kind: "removed" | "changed" | "forged" | "hidden"
   readonly href: string | null
   readonly text: string
 }
@@ -72,7 +72,7 @@ export interface EditMismatch {
   /** `edits/<index>/find`. */
   readonly path: string
   readonly message: string
-  /** How many times `find` occurs (0, or 2 and more). */
+  /** How many times `find` occurs, counted up to 2: 0, or 2 for "2 or more" (the search stops at the second). */
   readonly count: number
 }
 

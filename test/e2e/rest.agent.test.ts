@@ -199,7 +199,7 @@ describe("GET /articles/{id}/diff", () => {
     )
     expect(diff.body).toMatchObject({ added_words: 4, removed_words: 0 })
     const same = await json(await send("GET", `/articles/art_a10/diff?from=${start.revision}&to=${start.revision}`))
-    expect(same).toEqual({ from: start.revision, to: start.revision, title: null, body: { unified: "", added_words: 0, removed_words: 0 } })
+    expect(same).toEqual({ from: start.revision, to: start.revision, title: null, body: { unified: "", added_words: 0, removed_words: 0, granularity: "word", note: null } })
   })
 
   it("should refuse bad numbers and unknown revisions", async () => {
@@ -509,6 +509,9 @@ describe("OpenAPI", () => {
     }
     expect(doc.paths["/articles/{id}"].patch.responses["422"].description).toContain("edit_not_applicable")
     expect(doc.components.schemas.Article.required).toContain("protected_links")
+    // The diff says how finely it compared; a protected link can be refused as hidden.
+    expect(JSON.stringify(doc.components.schemas.RevisionDiff)).toContain('"granularity"')
+    expect(JSON.stringify(doc.components.schemas.ProtectedBlockViolation)).toContain('"hidden"')
     for (const [path, method] of [["/articles/{id}", "put"], ["/articles/{id}", "patch"], ["/articles/{id}/featured-image", "post"], ["/articles/{id}/revisions/{number}/restore", "post"]] as const) {
       expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name)).toContain("Prefer")
       expect(Object.keys(doc.paths[path][method].responses["200"].headers)).toContain("Preference-Applied")

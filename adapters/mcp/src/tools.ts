@@ -281,7 +281,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     title: "Edit part of an article (find and replace)",
     description: [
       "Change part of an article's body by find and replace, and/or its title: the preferred way to fix a sentence, a word or a paragraph, since only the changed text travels and the rest of the body cannot be lost.",
-      "First read the article with get_article. Each find must be copied exactly from that body (the HTML as served, tags and entities included) and occur there exactly once; edits apply in order, each on the result of the one before. A find found 0 or 2+ times is refused with edit_not_applicable, naming the edit (edits/0/find) and the count: add surrounding text to make it unique.",
+      "First read the article with get_article. Each find must be copied exactly from that body (the HTML as served, tags and entities included) and occur there exactly once; edits apply in order, each on the result of the one before. A find found 0 or 2+ times is refused with edit_not_applicable, naming the edit (edits/0/find) and the count (0, or 2 meaning 2 or more): add surrounding text to make it unique.",
       "Keep every link listed in protected_links exactly as it is (moving it is fine); removing or changing one is refused with protected_link_changed.",
       "Pass if_revision (from get_article) to be refused with precondition_failed if somebody changed the article since; without it the edits are made on the newest body. dry_run: true checks without writing.",
       "The result is sanitised like any edit and saved as a new revision; undo it with restore_revision (the previous number is the saved revision minus one).",
@@ -333,7 +333,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     name: "diff_revisions",
     title: "Show what changed between two revisions",
     description: [
-      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ.",
+      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ. body.granularity says how finely they were compared within the comparison's budget of work (word; block: words of changed lines counted whole; whole: the differing middle replaced whole), with a note when coarser than word.",
       "from is the older revision number, to the newer one (default: the current revision). Use it to check what an edit really changed, or what a restore would bring back.",
       LIMITS,
     ].join(" "),

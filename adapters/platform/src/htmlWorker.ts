@@ -1,8 +1,24 @@
 /**
  * The task a worker thread of `workerHtmlAnalyzer` runs: the core's pure `analyzeArticleHtml`,
- * unchanged, with its answer as plain data (errors do not cross threads as their classes).
+ * unchanged, with its answer as plain data (errors do not cross threads as their classes); and,
+ * by name, the core's `compareBodies` and `readStoredBody`, whose answers are plain data.
  */
-import { analyzeArticleHtml, type AnalyzedHtml, type ArticleMerge, type HtmlRefusal, mergeArticle, type MergeSide } from "@content-site/core"
+import {
+  analyzeArticleHtml,
+  type ArticleMerge,
+  mergeArticle,
+  type MergeSide,
+  applyTextEdits,
+  type TextEditsResult,
+  type AnalyzedHtml,
+  type BodyComparison,
+  compareBodies,
+  type CompareOptions,
+  type HtmlRefusal,
+  makeDiffBudget,
+  readStoredBody,
+  type StoredBody,
+} from "@content-site/core"
 import { Effect } from "effect"
 
 /** What a worker answers for one body. */
@@ -23,4 +39,32 @@ export default function analyze(html: string): HtmlWorkerAnswer {
 /** Merges three sides of an article (piscina calls it by name: `{ name: "merge" }`). */
 export function merge(task: { readonly base: MergeSide; readonly theirs: MergeSide; readonly mine: MergeSide }): ArticleMerge {
   return mergeArticle(task.base, task.theirs, task.mine)
+}
+
+/** What a worker is given to compare two bodies (piscina calls `compare` by name). */
+export interface CompareTask {
+  readonly fromHtml: string
+  readonly toHtml: string
+  readonly options: CompareOptions
+}
+
+/** Compares two bodies with a fresh budget: the core's pure `compareBodies`, unchanged. */
+export function compare(task: CompareTask): BodyComparison {
+  return compareBodies(task.fromHtml, task.toHtml, task.options, makeDiffBudget())
+}
+
+/** Reads a stored body's protected blocks and word count: the core's pure `readStoredBody`, unchanged. */
+export function readStored(html: string): StoredBody {
+  return readStoredBody(html)
+}
+
+/** What a worker is given to apply find-and-replace edits (piscina calls `applyEdits` by name). */
+export interface EditsTask {
+  readonly text: string
+  readonly edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>
+}
+
+/** Applies find-and-replace edits: the core's pure `applyTextEdits`, unchanged. */
+export function applyEdits(task: EditsTask): TextEditsResult {
+  return applyTextEdits(task.text, task.edits)
 }

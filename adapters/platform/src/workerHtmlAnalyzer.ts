@@ -1,8 +1,20 @@
-import { type AnalyzedHtml, type ArticleMerge, HtmlAnalyzer, type HtmlRefusal, InvalidRequest, PayloadTooLarge, Unavailable } from "@content-site/core"
+import {
+  type AnalyzedHtml,
+  type ArticleMerge,
+  type BodyComparison,
+  type CompareOptions,
+  HtmlAnalyzer,
+  type HtmlRefusal,
+  InvalidRequest,
+  PayloadTooLarge,
+  type StoredBody,
+  type TextEditsResult,
+  Unavailable,
+} from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
-import type { HtmlWorkerAnswer } from "./htmlWorker.ts"
+import type { CompareTask, EditsTask, HtmlWorkerAnswer } from "./htmlWorker.ts"
 
 /** How the worker pool is sized. */
 export interface HtmlWorkerOptions {
@@ -25,7 +37,9 @@ const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
  * The article-HTML policy on a pool of worker threads (piscina), each running the core's pure
  * `analyzeArticleHtml` unchanged: sanitising a body, up to a second of work for the largest,
  * never holds the event loop, so health checks and other requests are answered meanwhile. The
- * pool is closed with the runtime.
+ * same pool, and its queue, runs the comparisons of two bodies (`compareBodies`), the reading
+ * of a stored body (`readStoredBody`), the find-and-replace edits (`applyTextEdits`) and the
+ * three-way merges (`mergeArticle`) of diffs, restores, PATCHes and edits with `base_revision`. The pool is closed with the runtime.
  */
 export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer<HtmlAnalyzer> =>
   Layer.effect(
@@ -47,7 +61,27 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
         (pool) => Effect.promise(() => pool.destroy()),
       )
       const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
+      // Another task of the pool, by the name of its function in htmlWorker.ts.
+      const runNamed = <A>(name: "compare" | "readStored" | "applyEdits" | "merge", task: unknown): Effect.Effect<A, Unavailable> =>
+        Effect.flatMap(
+          Effect.promise(() =>
+            pool.run(task, { name }).then(
+              (answer: A) => ({ answer }),
+              (thrown: unknown) => ({ thrown }),
+            ),
+          ),
+          (outcome): Effect.Effect<A, Unavailable> => {
+            if ("answer" in outcome) return Effect.succeed(outcome.answer)
+            if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
+            return Effect.die(outcome.thrown)
+          },
+        )
       return {
+        readStored: (html: string) => runNamed<StoredBody>("readStored", html),
+        compare: (fromHtml: string, toHtml: string, options: CompareOptions) =>
+          runNamed<BodyComparison>("compare", { fromHtml, toHtml, options } satisfies CompareTask),
+        applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>) =>
+          runNamed<TextEditsResult>("applyEdits", { text, edits } satisfies EditsTask),
         analyze: (html: string) =>
           Effect.flatMap(
             Effect.promise(() =>
@@ -63,20 +97,7 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
               return Effect.die(outcome.thrown)
             },
           ),
-        merge: (base, theirs, mine) =>
-          Effect.flatMap(
-            Effect.promise(() =>
-              pool.run({ base, theirs, mine }, { name: "merge" }).then(
-                (merged: ArticleMerge) => ({ merged }),
-                (thrown: unknown) => ({ thrown }),
-              ),
-            ),
-            (outcome): Effect.Effect<ArticleMerge, Unavailable> => {
-              if ("merged" in outcome) return Effect.succeed(outcome.merged)
-              if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
-              return Effect.die(outcome.thrown)
-            },
-          ),
+        merge: (base, theirs, mine) => runNamed<ArticleMerge>("merge", { base, theirs, mine }),
       }
     }),
   )

@@ -71,6 +71,7 @@ const KIND_TEXT: Record<ProtectedBlockViolation["kind"], string> = {
   removed: "Removed",
   changed: "Changed",
   forged: "Not allowed to add",
+  hidden: "Hidden or struck through",
 }
 
 /** The list of protected blocks that a refused edit or restore would break. */
@@ -78,5 +79,5 @@ export const violationList = (blocks: ReadonlyArray<ProtectedBlockViolation>): H
   html`<ul class="violations">${blocks.map(
     (b) => html`<li><strong>${KIND_TEXT[b.kind]}:</strong> the protected link “${b.text || "(no text)"}”${
       b.href ? html` → <code>${b.href}</code>` : ""
-    }${b.kind === "forged" ? " (only the platform can mark a block as protected)" : b.kind === "changed" ? " (its link, text or attributes differ)" : " (it must stay in the article)"}</li>`,
+    }${b.kind === "forged" ? " (only the platform can mark a block as protected)" : b.kind === "changed" ? " (its link, text or attributes differ)" : b.kind === "hidden" ? " (it is inside a deletion, strike-through, collapsed details or hidden element: it must stay visible)" : " (it must stay in the article)"}</li>`,
   )}</ul>`

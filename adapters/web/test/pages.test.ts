@@ -306,6 +306,8 @@ describe("web pages over HTTP", () => {
     expect(text).toContain("Not restored.")
     expect(text).toContain("new partner")
     expect(text).toContain("https://partner.test/new")
+    // The revision compared with the current article, by the analyzer (one comparison).
+    expect(text).toContain('class="legend compare-legend"')
     const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_2", action: "TEST", startedAt: Date.now() }
     const article = await server.runtime.runPromise(getArticle(caller, "art_p3"))
     expect([article.revision, article.body]).toEqual([2, body])

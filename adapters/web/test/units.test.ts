@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { compareRows, lineText } from "../src/wordCompare.ts"
+import { foldRows } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
-import { BODY_LIMIT_MESSAGE, decodeInput, type InvalidRequest, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE, UpdateArticleBody } from "@content-site/core"
+import { BODY_LIMIT_MESSAGE, compareBodies, decodeInput, lineText, type InvalidRequest, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE, UpdateArticleBody } from "@content-site/core"
 import { Cause, Effect, Exit, Option } from "effect"
 
 describe("html", () => {
@@ -22,6 +22,8 @@ describe("html", () => {
     expect(escapeHtml("`x`")).toBe("&#96;x&#96;")
   })
 })
+
+const compareRows = (before: string, after: string) => foldRows(compareBodies(before, after, { reading: true }).rows ?? [])
 
 describe("word comparison", () => {
   it("should read a stored line as text: tags dropped, references decoded, spaces collapsed", () => {

@@ -1,13 +1,15 @@
 import type { Element, ElementContent, RootContent } from "hast"
-import { diffArrays, diffWordsWithSpace, formatPatch, type StructuredPatchHunk } from "diff"
+import { formatPatch, type StructuredPatchHunk } from "diff"
 import { articleSchema } from "./articleSchema.ts"
 import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { serializeNodes } from "./serializeHtml.ts"
 import { isWhiteSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
+import { alignIds, type DiffBudget, internTokens, makeDiffBudget, type Run, trimAlign } from "./diffBudget.ts"
 
 /**
  * Diffs of article bodies, for agents (a unified diff with word counts) and for pages (line and
- * word changes). The alignment is jsdiff's (Myers' O(ND) algorithm); the HTML is split here.
+ * word changes). The HTML is split here; the alignment (Myers' O(ND) algorithm) spends one
+ * budget per comparison (`diffBudget.ts`), and past it the comparison is coarser and says so.
  */
 
 /** One line of a line diff: unchanged, removed or added, with its 1-based line numbers. */
@@ -34,13 +36,29 @@ export interface BodyDiff {
   readonly added_words: number
   /** Words of the old body that the new one lacks there. */
   readonly removed_words: number
+  /**
+   * How finely the bodies were compared within the comparison's budget: `word` (lines aligned,
+   * words aligned), `block` (lines aligned; the words of each changed line counted whole) or
+   * `whole` (only the lines both share at the start and the end aligned; everything between
+   * shown removed and added whole, its words counted so).
+   */
+  readonly granularity: DiffGranularity
+  /** Says, when the comparison is coarser than word by word, why and what that means; else null. */
+  readonly note: string | null
 }
 
-// Myers' algorithm costs about (items on both sides) x (edits). Past a budget of that product a
-// diff stops aligning and reports the differing middle as replaced: still a true diff, only a
-// longer one, and the same answer every time (a time limit would not be).
-const WORK_BUDGET = 4_000_000
-const maxEditLength = (items: number): number => Math.max(64, Math.floor(WORK_BUDGET / Math.max(1, items)))
+/** How finely a comparison could compare two bodies within its budget, finest first. */
+export type DiffGranularity = "word" | "block" | "whole"
+
+/** The sentence a comparison coarser than word by word carries. */
+export const GRANULARITY_NOTES: Readonly<Record<DiffGranularity, string | null>> = {
+  word: null,
+  block:
+    "The bodies are too long to compare word by word within one comparison's budget of work: lines are aligned exactly, and the words of each changed line are counted (and shown) as removed and added whole.",
+  whole:
+    "The bodies differ too much to align line by line within one comparison's budget of work: the lines both share at the start and at the end are kept, and every line between is shown removed and added whole.",
+}
+
 const CONTEXT = 3
 
 const dropped: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
@@ -143,56 +161,46 @@ const linesOf = (html: string): ReadonlyArray<BodyLine> => {
  */
 export const bodyLines = (html: string): ReadonlyArray<string> => linesOf(html).map((line) => line.html)
 
-/** The changes between two lists, by jsdiff, or the differing middle as one replacement when that is too long to align. */
-const alignLists = <T>(
-  before: ReadonlyArray<T>,
-  after: ReadonlyArray<T>,
-  equals: (a: T, b: T) => boolean,
-): ReadonlyArray<{ readonly op: "same" | "del" | "ins"; readonly items: ReadonlyArray<T> }> => {
-  const changes = diffArrays(before as Array<T>, after as Array<T>, {
-    comparator: equals,
-    maxEditLength: maxEditLength(before.length + after.length),
-  })
-  if (changes !== undefined) {
-    return changes.map((change) => ({ op: change.added ? "ins" : change.removed ? "del" : "same", items: change.value }))
-  }
-  let start = 0
-  while (start < before.length && start < after.length && equals(before[start]!, after[start]!)) start++
-  let endA = before.length
-  let endB = after.length
-  while (endA > start && endB > start && equals(before[endA - 1]!, after[endB - 1]!)) {
-    endA--
-    endB--
-  }
-  return [
-    { op: "same" as const, items: before.slice(0, start) },
-    { op: "del" as const, items: before.slice(start, endA) },
-    { op: "ins" as const, items: after.slice(start, endB) },
-    { op: "same" as const, items: before.slice(endA) },
-  ].filter((part) => part.items.length > 0)
+/**
+ * The runs aligning two lists of strings within the budget, or undefined (nothing more spent
+ * than was tried) when they do not fit: interned, then aligned.
+ */
+const alignStrings = (budget: DiffBudget, before: ReadonlyArray<string>, after: ReadonlyArray<string>): ReadonlyArray<Run> | undefined => {
+  const ids = internTokens(budget, before, after)
+  return ids === undefined ? undefined : alignIds(budget, ids[0], ids[1])
 }
-
-const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
 
 const sameText = (a: string, b: string): boolean => a === b
 
-/**
- * The line diff of two lists of lines (for example `bodyLines` of two bodies, or two titles):
- * every line of both, in order, marked unchanged, removed or added.
- */
-export const diffLines = (before: ReadonlyArray<string>, after: ReadonlyArray<string>): ReadonlyArray<DiffLine> => {
+/** Every item of both lists along the runs, numbered on each side. */
+const linesAlong = (runs: ReadonlyArray<Run>, before: ReadonlyArray<string>, after: ReadonlyArray<string>): Array<DiffLine> => {
   const out: Array<DiffLine> = []
   let oldNo = 0
   let newNo = 0
-  for (const part of alignLists(before, after, sameText)) {
-    for (const text of part.items) {
-      if (part.op === "same") out.push({ op: "same", text, oldNo: ++oldNo, newNo: ++newNo })
-      else if (part.op === "del") out.push({ op: "del", text, oldNo: ++oldNo, newNo: null })
-      else out.push({ op: "ins", text, oldNo: null, newNo: ++newNo })
+  for (const run of runs) {
+    for (let i = 0; i < run.count; i++) {
+      if (run.op === "same") {
+        out.push({ op: "same", text: before[oldNo]!, oldNo: oldNo + 1, newNo: newNo + 1 })
+        oldNo++
+        newNo++
+      } else if (run.op === "del") out.push({ op: "del", text: before[oldNo++]!, oldNo, newNo: null })
+      else out.push({ op: "ins", text: after[newNo++]!, oldNo: null, newNo })
     }
   }
   return out
 }
+
+/**
+ * The line diff of two lists of lines (for example `bodyLines` of two bodies, or two titles):
+ * every line of both, in order, marked unchanged, removed or added. Spends the given budget
+ * (a fresh one by default); past it, the lines between those both lists share at the start
+ * and at the end are all removed and added.
+ */
+export const diffLines = (
+  before: ReadonlyArray<string>,
+  after: ReadonlyArray<string>,
+  budget: DiffBudget = makeDiffBudget(),
+): ReadonlyArray<DiffLine> => linesAlong(alignStrings(budget, before, after) ?? trimAlign(budget, before, after, sameText), before, after)
 
 /** Unified-diff hunks of a full line diff, with `CONTEXT` unchanged lines around each change. */
 const hunksOf = (lines: ReadonlyArray<DiffLine>): Array<StructuredPatchHunk> => {
@@ -240,55 +248,27 @@ const hunksOf = (lines: ReadonlyArray<DiffLine>): Array<StructuredPatchHunk> => 
   return hunks
 }
 
-/**
- * Diffs two article bodies: a unified diff of their `bodyLines` (3 lines of context, headers
- * `--- from` / `+++ to` or the given labels; "" when the bodies have the same lines) and the
- * number of words removed and added. Words are counted as `"word count"` counts them, by a
- * word diff of the bodies' texts, so changing one word of a paragraph is 1 removed and 1 added,
- * not the whole paragraph twice.
- */
-export const diffBodies = (
-  fromHtml: string,
-  toHtml: string,
-  labels: { readonly from: string; readonly to: string } = { from: "from", to: "to" },
-): BodyDiff => {
-  const before = linesOf(fromHtml)
-  const after = linesOf(toHtml)
-  const lines = diffLines(
-    before.map((line) => line.html),
-    after.map((line) => line.html),
-  )
-  // Words are diffed over the whole text, not line by line: how a line diff pairs up repeated
-  // lines must not change how many words an edit is said to touch.
-  let added = 0
-  let removed = 0
-  for (const part of alignLists(before.flatMap((line) => line.words), after.flatMap((line) => line.words), sameText)) {
-    if (part.op === "del") removed += part.items.length
-    else if (part.op === "ins") added += part.items.length
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
+
+// Words, runs of whitespace, and any other character (a surrogate pair whole) each make a token.
+const WORD_TOKENS = /[\p{L}\p{N}\p{M}_]+|\s+|[^]/gu
+
+/** A word diff's pieces along the runs of the two texts' tokens, neighbours of one kind joined. */
+const piecesAlong = (runs: ReadonlyArray<Run>, before: ReadonlyArray<string>, after: ReadonlyArray<string>): Array<WordChange> => {
+  const out: Array<WordChange> = []
+  let i = 0
+  let j = 0
+  for (const run of runs) {
+    const tokens = run.op === "ins" ? after.slice(j, j + run.count) : before.slice(i, i + run.count)
+    if (run.op !== "ins") i += run.count
+    if (run.op !== "del") j += run.count
+    out.push({ op: run.op, text: tokens.join("") })
   }
-  const hunks = hunksOf(lines)
-  const unified =
-    hunks.length === 0
-      ? ""
-      : formatPatch(
-          { oldFileName: labels.from, newFileName: labels.to, oldHeader: undefined, newHeader: undefined, hunks },
-          { includeIndex: false, includeUnderline: false, includeFileHeaders: true },
-        )
-  return { unified, added_words: added, removed_words: removed }
+  return out.filter((piece) => piece.text !== "")
 }
 
-/**
- * A word diff of two texts, for pages: every piece is a word, a punctuation mark or a run of
- * whitespace, marked unchanged, removed (`del`) or added (`ins`). The `same` and `del` pieces
- * joined give `fromText`, the `same` and `ins` pieces give `toText`.
- */
-export const diffWords = (fromText: string, toText: string): ReadonlyArray<WordChange> => {
-  const changes = diffWordsWithSpace(fromText, toText, { maxEditLength: maxEditLength(fromText.length / 4 + toText.length / 4) })
-  if (changes !== undefined) {
-    return changes
-      .filter((change) => change.value !== "")
-      .map((change) => ({ op: change.added ? "ins" : change.removed ? "del" : "same", text: change.value }))
-  }
+/** The coarse word diff once the budget is out: the texts' shared start and end, the middle replaced. */
+const trimWords = (budget: DiffBudget, fromText: string, toText: string): Array<WordChange> => {
   let start = 0
   while (start < fromText.length && start < toText.length && fromText[start] === toText[start]) start++
   // Never split a surrogate pair.
@@ -303,6 +283,7 @@ export const diffWords = (fromText: string, toText: string): ReadonlyArray<WordC
     endA++
     endB++
   }
+  budget.fallback += start + (fromText.length - endA) + 1
   const pieces: Array<WordChange> = [
     { op: "same", text: fromText.slice(0, start) },
     { op: "del", text: fromText.slice(start, endA) },
@@ -311,3 +292,191 @@ export const diffWords = (fromText: string, toText: string): ReadonlyArray<WordC
   ]
   return pieces.filter((piece) => piece.text !== "")
 }
+
+/** A word diff within the budget, or undefined (nothing more spent than was tried) when it does not fit. */
+const alignWords = (budget: DiffBudget, fromText: string, toText: string): Array<WordChange> | undefined => {
+  const before = fromText.match(WORD_TOKENS) ?? []
+  const after = toText.match(WORD_TOKENS) ?? []
+  const runs = alignStrings(budget, before, after)
+  return runs === undefined ? undefined : piecesAlong(runs, before, after)
+}
+
+/**
+ * A word diff of two texts, for pages: every piece is a word, a punctuation mark or a run of
+ * whitespace, marked unchanged, removed (`del`) or added (`ins`). The `same` and `del` pieces
+ * joined give `fromText`, the `same` and `ins` pieces give `toText`. Spends the given budget (a
+ * fresh one by default); past it, the middle between the texts' shared start and end is
+ * replaced whole.
+ */
+export const diffWords = (fromText: string, toText: string, budget: DiffBudget = makeDiffBudget()): ReadonlyArray<WordChange> =>
+  alignWords(budget, fromText, toText) ?? trimWords(budget, fromText, toText)
+
+/** One row of a comparison as a reader sees it: a line of text both share, or a changed one with its word changes. */
+export type ReadingRow =
+  | { readonly kind: "same"; readonly text: string }
+  | { readonly kind: "changed"; readonly before: ReadonlyArray<WordChange> | null; readonly after: ReadonlyArray<WordChange> | null }
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" }
+
+/** The readable text of one line of stored (serialised) body HTML: tags dropped, references decoded, whitespace collapsed. */
+export const lineText = (line: string): string =>
+  line
+    .replace(/<(?:br|img)\b[^>]*>/gi, " ")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(?:#(\d+)|#x([0-9a-f]+)|([a-z]+));/gi, (m, dec: string | undefined, hex: string | undefined, name: string | undefined) =>
+      dec !== undefined ? String.fromCodePoint(Number(dec)) : hex !== undefined ? String.fromCodePoint(parseInt(hex, 16)) : (ENTITIES[name!.toLowerCase()] ?? m),
+    )
+    .replace(/[\t\n\f\r ]+/g, " ")
+    .trim()
+
+/** What `compareBodies` is asked for besides the unified diff. */
+export interface CompareOptions {
+  /** Labels of the unified diff's headers (default `from` / `to`). */
+  readonly labels?: { readonly from: string; readonly to: string }
+  /** Also the rows a reader sees (`ReadingRow`), each changed line paired and compared word by word. */
+  readonly reading?: boolean
+  /** Also the two titles compared word by word (pages), first, within the same budget. */
+  readonly titles?: { readonly from: string; readonly to: string }
+}
+
+/** One comparison of two bodies, all its parts within one budget. */
+export interface BodyComparison {
+  /** The agents' answer: unified diff, words added and removed, granularity. */
+  readonly diff: BodyDiff
+  /** The line diff of both bodies' `bodyLines` (the unified diff's lines, every one). */
+  readonly lines: ReadonlyArray<DiffLine>
+  /** The rows a reader sees, when asked (`reading`); else null. Lines without text are left out. */
+  readonly rows: ReadonlyArray<ReadingRow> | null
+  /** The word diff of the titles, when asked (`titles`) and they differ; else null. */
+  readonly title: ReadonlyArray<WordChange> | null
+  /** What the comparison spent: `used` (at most `limit`) and the coarse fallbacks' `fallback`. */
+  readonly work: { readonly limit: number; readonly used: number; readonly fallback: number }
+}
+
+const coarser = (a: DiffGranularity, b: DiffGranularity): DiffGranularity => (a === "whole" || b === "whole" ? "whole" : a === "block" || b === "block" ? "block" : "word")
+
+/**
+ * Compares two article bodies with one budget of work (`makeDiffBudget`; the REST diff, the MCP
+ * tool and the revision page each make one comparison): their `bodyLines` aligned, the words
+ * added and removed counted by aligning the words of both whole texts (not line by line: how a
+ * line diff pairs repeated lines must not change how many words an edit touches), and, when
+ * asked, each changed line paired and compared word by word for a reader. Each part spends the
+ * same budget; a part that does not fit falls back to a coarser comparison (`granularity`, with
+ * its `note`): linear, one pass over the lines and words at most.
+ */
+export const compareBodies = (
+  fromHtml: string,
+  toHtml: string,
+  options: CompareOptions = {},
+  budget: DiffBudget = makeDiffBudget(),
+): BodyComparison => {
+  const titles = options.titles
+  const title = titles === undefined || titles.from === titles.to ? null : diffWords(titles.from, titles.to, budget)
+  const before = linesOf(fromHtml)
+  const after = linesOf(toHtml)
+  const beforeHtml = before.map((line) => line.html)
+  const afterHtml = after.map((line) => line.html)
+  let granularity: DiffGranularity = "word"
+  let lineRuns = alignStrings(budget, beforeHtml, afterHtml)
+  if (lineRuns === undefined) {
+    granularity = "whole"
+    lineRuns = trimAlign(budget, beforeHtml, afterHtml, sameText)
+  }
+  const lines = linesAlong(lineRuns, beforeHtml, afterHtml)
+
+  let added = 0
+  let removed = 0
+  const wordRuns = granularity === "word" ? alignStrings(budget, before.flatMap((line) => line.words), after.flatMap((line) => line.words)) : undefined
+  if (wordRuns !== undefined) {
+    for (const run of wordRuns) {
+      if (run.op === "del") removed += run.count
+      else if (run.op === "ins") added += run.count
+    }
+  } else {
+    granularity = coarser(granularity, "block")
+    // The words of every line removed or added, whole.
+    let i = 0
+    let j = 0
+    for (const run of lineRuns) {
+      budget.fallback += run.count
+      for (let k = 0; k < run.count; k++) {
+        if (run.op !== "ins") {
+          if (run.op === "del") removed += before[i]!.words.length
+          i++
+        }
+        if (run.op !== "del") {
+          if (run.op === "ins") added += after[j]!.words.length
+          j++
+        }
+      }
+    }
+  }
+
+  let rows: Array<ReadingRow> | null = null
+  if (options.reading === true) {
+    rows = []
+    let k = 0
+    while (k < lines.length) {
+      const line = lines[k]!
+      if (line.op === "same") {
+        const text = lineText(line.text)
+        if (text !== "") rows.push({ kind: "same", text })
+        k++
+        continue
+      }
+      const dels: Array<string> = []
+      const inss: Array<string> = []
+      for (; k < lines.length && lines[k]!.op !== "same"; k++) {
+        const text = lineText(lines[k]!.text)
+        if (text !== "") (lines[k]!.op === "del" ? dels : inss).push(text)
+      }
+      for (let p = 0; p < Math.max(dels.length, inss.length); p++) {
+        const d = dels[p]
+        const n = inss[p]
+        if (d !== undefined && n !== undefined) {
+          if (d === n) {
+            rows.push({ kind: "same", text: d })
+            continue
+          }
+          const words = granularity === "word" ? alignWords(budget, d, n) : undefined
+          if (words !== undefined) {
+            rows.push({ kind: "changed", before: words.filter((w) => w.op !== "ins"), after: words.filter((w) => w.op !== "del") })
+            continue
+          }
+          granularity = coarser(granularity, "block")
+          budget.fallback += 1
+        }
+        rows.push({ kind: "changed", before: d !== undefined ? [{ op: "del", text: d }] : null, after: n !== undefined ? [{ op: "ins", text: n }] : null })
+      }
+    }
+  }
+
+  const hunks = hunksOf(lines)
+  const labels = options.labels ?? { from: "from", to: "to" }
+  const unified =
+    hunks.length === 0
+      ? ""
+      : formatPatch(
+          { oldFileName: labels.from, newFileName: labels.to, oldHeader: undefined, newHeader: undefined, hunks },
+          { includeIndex: false, includeUnderline: false, includeFileHeaders: true },
+        )
+  return {
+    diff: { unified, added_words: added, removed_words: removed, granularity, note: GRANULARITY_NOTES[granularity] },
+    lines,
+    rows,
+    title,
+    work: { limit: budget.limit, used: budget.used, fallback: budget.fallback },
+  }
+}
+
+/**
+ * Diffs two article bodies: a unified diff of their `bodyLines` (3 lines of context, headers
+ * `--- from` / `+++ to` or the given labels; "" when the bodies have the same lines) and the
+ * number of words removed and added, within one budget (`compareBodies`).
+ */
+export const diffBodies = (
+  fromHtml: string,
+  toHtml: string,
+  labels: { readonly from: string; readonly to: string } = { from: "from", to: "to" },
+  budget: DiffBudget = makeDiffBudget(),
+): BodyDiff => compareBodies(fromHtml, toHtml, { labels }, budget).diff

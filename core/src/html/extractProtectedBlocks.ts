@@ -42,3 +42,20 @@ export const extractProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlo
   rememberProtectedBlocks(html, result.blocks)
   return result.blocks
 }
+
+/** What a stored body holds that a restore needs: its protected blocks and its word count. */
+export interface StoredBody {
+  readonly blocks: ReadonlyArray<ProtectedBlock>
+  readonly wordCount: number
+}
+
+/**
+ * The protected blocks and `"word count"` of a stored body (the current body, a revision) from
+ * one parse, with the stored form's bound (linear in its length, as `extractProtectedBlocks`);
+ * throws (a defect) on a body the sanitiser still refuses, which no stored body is.
+ */
+export const readStoredBody = (html: string): StoredBody => {
+  const result = analyzeHtml(html, { storedForm: true })
+  if (isRefusal(result)) throw new Error(`readStoredBody: ${result.detail}`)
+  return { blocks: result.blocks, wordCount: result.wordCount }
+}

@@ -4,7 +4,7 @@ export { MAX_PARSED_NODES } from "./parseHtmlFragment.ts"
 export { applyEditPolicy, type EditPolicyResult } from "./applyEditPolicy.ts"
 export { checkProtectedBlocks, compareProtectedBlocks } from "./compareProtectedBlocks.ts"
 export { countWords } from "./countWords.ts"
-export { extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "./extractProtectedBlocks.ts"
+export { extractProtectedBlocks, knownProtectedBlocks, readStoredBody, rememberProtectedBlocks, type StoredBody } from "./extractProtectedBlocks.ts"
 export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,
@@ -14,5 +14,21 @@ export {
   type SanitizedHtml,
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"
-export { bodyLines, diffBodies, diffLines, diffWords, type BodyDiff, type DiffLine, type WordChange } from "./diffBodies.ts"
 export { bodyUnits, MAX_MERGE_UNITS, mergeArticle, settleMerge, type ArticleMerge, type ConflictChoice, type MergeChunk, type MergeConflict, type MergeSide } from "./mergeArticle.ts"
+export {
+  bodyLines,
+  compareBodies,
+  diffBodies,
+  diffLines,
+  diffWords,
+  GRANULARITY_NOTES,
+  lineText,
+  type BodyComparison,
+  type BodyDiff,
+  type CompareOptions,
+  type DiffGranularity,
+  type DiffLine,
+  type ReadingRow,
+  type WordChange,
+} from "./diffBodies.ts"
+export { DIFF_BUDGET, makeDiffBudget, type DiffBudget } from "./diffBudget.ts"

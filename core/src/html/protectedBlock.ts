@@ -13,6 +13,11 @@ export interface ProtectedBlock {
   readonly href: string | null
   /** The element's text, whitespace collapsed and trimmed. */
   readonly text: string
+  /**
+   * An ancestor hides or strikes it: `del`, `s`, `[hidden]`, `[aria-hidden="true"]`, or a
+   * `details` outside that details' summary. Not part of `canonical` (the block is the same).
+   */
+  readonly hidden: boolean
 }
 
 const firstHref = (element: Element): string | null => {
@@ -30,8 +35,8 @@ const firstHref = (element: Element): string | null => {
 const protectedType = (value: unknown): string =>
   Array.isArray(value) ? value.join(" ") : value === true ? "" : typeof value === "string" || typeof value === "number" ? String(value) : ""
 
-/** The canonical protected block of an element of a sanitised tree. */
-export const toProtectedBlock = (element: Element): ProtectedBlock => {
+/** The canonical protected block of an element of a sanitised tree, hidden or not by its ancestors. */
+export const toProtectedBlock = (element: Element, hidden = false): ProtectedBlock => {
   let text = ""
   const { html } = serializeNodes([element], {
     canonical: true,
@@ -45,5 +50,6 @@ export const toProtectedBlock = (element: Element): ProtectedBlock => {
     type: protectedType(element.properties["dataServiceProtected"]),
     href: firstHref(element),
     text: text.replace(/[\t\n\f\r ]+/g, " ").trim(),
+    hidden,
   }
 }

@@ -200,6 +200,7 @@ interface Round {
   readonly html: string
   readonly tree: Root
   readonly protectedElements: ReadonlyArray<Element>
+  readonly protectedHidden: ReadonlyArray<boolean>
   readonly wordCount: number
 }
 
@@ -209,10 +210,10 @@ const round = (input: string, removed: Removed, stored: boolean): Round | HtmlRe
   if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
   const tree = sanitize(parsed, articleSchema) as Root
   const words = makeWordCounter()
-  const { html, protectedElements } = serializeRoot(tree, { collectProtected: true, onText: words.add, onBoundary: words.boundary })
+  const { html, protectedElements, protectedHidden } = serializeRoot(tree, { collectProtected: true, onText: words.add, onBoundary: words.boundary })
   // Checked on every round, so a later round never re-parses more than the limit.
   if (!stored && !fits(html)) return sanitizedTooLarge()
-  return { html, tree, protectedElements, wordCount: words.count() }
+  return { html, tree, protectedElements, protectedHidden, wordCount: words.count() }
 }
 
 /** How many parse-sanitise-serialise rounds may run before the markup is given up on. */
@@ -281,7 +282,7 @@ export const analyzeHtml = (input: string, options: AnalyzeOptions = {}): Analyz
       changed: entries.length > 0 || html !== first.html,
       removed: entries.map(([what, count]) => ({ what, count })),
     },
-    blocks: last.protectedElements.map(toProtectedBlock),
+    blocks: last.protectedElements.map((element, i) => toProtectedBlock(element, last.protectedHidden[i] === true)),
     wordCount: last.wordCount,
   }
 }

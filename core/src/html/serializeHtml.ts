@@ -54,6 +54,20 @@ export interface Serialized {
   readonly html: string
   /** Outermost elements carrying `data-service-protected`, in document order. */
   readonly protectedElements: ReadonlyArray<Element>
+  /** For each of `protectedElements`, whether an ancestor hides or strikes it: `del`, `s`, `[hidden]`, `[aria-hidden="true"]`, or a `details` outside its summary. */
+  readonly protectedHidden: ReadonlyArray<boolean>
+}
+
+const STRIKING: ReadonlySet<string> = new Set(["del", "s"])
+
+/** Whether an element hides or strikes its content: `del`, `s`, `[hidden]`, `[aria-hidden="true"]`. */
+const hidesContent = (element: Element): boolean => {
+  const { hidden, ariaHidden } = element.properties
+  return (
+    STRIKING.has(element.tagName) ||
+    (hidden !== undefined && hidden !== null && hidden !== false) ||
+    String(Array.isArray(ariaHidden) ? ariaHidden.join(" ") : ariaHidden).trim().toLowerCase() === "true"
+  )
 }
 
 interface Frame {
@@ -62,6 +76,11 @@ interface Frame {
   readonly endTag: string
   readonly protectedRoot: boolean
   readonly block: boolean
+  /** The frame's nodes are hidden or struck (inside `del`, `s`, `[hidden]`, `[aria-hidden=true]`, or a `details` outside its summary). */
+  readonly hidden: boolean
+  /** The frame's nodes are a `details`'s children, and whether its summary (the first `summary` child) was met. */
+  readonly details: boolean
+  summarySeen: boolean
 }
 
 /** Options of `serializeNodes`. */
@@ -91,6 +110,7 @@ export const serializeNodes = (
   const onBoundary = options.onBoundary
   const collect = options.collectProtected === true
   const protectedElements: Array<Element> = []
+  const protectedHidden: Array<boolean> = []
   let insideProtected = 0
   let html = ""
   // Adjacent text nodes are written as one, so that splitting text does not change the output.
@@ -102,7 +122,7 @@ export const serializeNodes = (
     }
   }
   const stack: Array<Frame> = []
-  let frame: Frame = { nodes, index: 0, endTag: "", protectedRoot: false, block: false }
+  let frame: Frame = { nodes, index: 0, endTag: "", protectedRoot: false, block: false, hidden: false, details: false, summarySeen: false }
   for (;;) {
     if (frame.index < frame.nodes.length) {
       const node = frame.nodes[frame.index++]!
@@ -118,10 +138,26 @@ export const serializeNodes = (
           html += "\n"
         }
         const isProtected = collect && node.properties["dataServiceProtected"] != null && node.properties["dataServiceProtected"] !== false
-        if (isProtected && insideProtected === 0) protectedElements.push(node)
+        // A details shows its first summary child; the rest only when a reader opens it.
+        const isSummary = frame.details && tag === "summary" && !frame.summarySeen
+        if (isSummary) frame.summarySeen = true
+        const hidden = frame.hidden || (frame.details && !isSummary)
+        if (isProtected && insideProtected === 0) {
+          protectedElements.push(node)
+          protectedHidden.push(hidden)
+        }
         if (isProtected) insideProtected++
         stack.push(frame)
-        frame = { nodes: node.children, index: 0, endTag: `</${tag}>`, protectedRoot: isProtected, block }
+        frame = {
+          nodes: node.children,
+          index: 0,
+          endTag: `</${tag}>`,
+          protectedRoot: isProtected,
+          block,
+          hidden: hidden || (collect && hidesContent(node)),
+          details: tag === "details",
+          summarySeen: false,
+        }
       } else if (node.type === "text") {
         if (onText !== undefined) onText(node.value)
         pending += node.value
@@ -136,7 +172,7 @@ export const serializeNodes = (
       frame = parent
     }
   }
-  return { html, protectedElements }
+  return { html, protectedElements, protectedHidden }
 }
 
 /** Serialises a hast root (see `serializeNodes`). */

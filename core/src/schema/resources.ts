@@ -216,7 +216,10 @@ export const SanitizeReportSchema = Schema.Struct({
 
 /** One offending protected block. */
 export const ProtectedBlockViolationSchema = Schema.Struct({
-  kind: Schema.Literals(["removed", "changed", "forged"]),
+  kind: Schema.Literals(["removed", "changed", "forged", "hidden"]).annotate({
+    description:
+      "removed: not in the new body; changed: its href, text or an attribute differs; forged: a new element claims data-service-protected; hidden: moved into an element that hides or strikes it (del, s, a details outside its summary, [hidden], [aria-hidden=\"true\"]).",
+  }),
   href: Schema.NullOr(Schema.String),
   text: Schema.String,
 }).annotate({ title: "ProtectedBlockViolation" })
@@ -289,6 +292,13 @@ export const RevisionDiff = Schema.Struct({
     }),
     added_words: Schema.Int.annotate({ description: "Words of the newer body that the older lacks there." }),
     removed_words: Schema.Int.annotate({ description: "Words of the older body that the newer lacks there." }),
+    granularity: Schema.Literals(["word", "block", "whole"]).annotate({
+      description:
+        "How finely the bodies were compared within one comparison's budget of work: word (lines and words aligned); block (lines aligned, the words of each changed line counted as removed and added whole); whole (only the lines both share at the start and the end kept, every line between shown removed and added). See note.",
+    }),
+    note: Schema.NullOr(Schema.String).annotate({
+      description: "When granularity is not word: a sentence saying the comparison is coarser and what that means; else null.",
+    }),
   }),
 }).annotate({ title: "RevisionDiff", description: "What changed from revision `from` to revision `to`." })
 /** What changed between two revisions. */
@@ -307,7 +317,7 @@ export const Problem = Schema.Struct({
       Schema.Struct({
         path: Schema.String,
         message: Schema.String,
-        count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs." })),
+        count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs, counted up to 2: 0, or 2 for \"2 or more\" (the search stops at the second occurrence)." })),
       }),
     ),
   ),

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { diffBodies } from "../html/diffBodies.ts"
+import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleRepository, RevisionRepository } from "../ports/Repositories.ts"
 import type { RevisionDiff } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
@@ -8,13 +8,15 @@ import type { Caller } from "./Caller.ts"
  * What changed from revision `from` to revision `to` (default: the current one) of an article:
  * both titles when they differ, and the core's body diff (one block element a line, with the
  * words added and removed). `from` may be the newer one: the diff then shows the way back.
+ * One comparison with one budget of work, run where the HtmlAnalyzer runs (off the event loop on
+ * a server); past the budget the body diff is coarser and says so (`granularity`, `note`).
  */
 export const diffRevisions = (caller: Caller, articleId: string, from: number, to: number | undefined) =>
   Effect.gen(function* () {
     const revisions = yield* RevisionRepository
     const toNumber = to ?? (yield* (yield* ArticleRepository).get(caller.accountId, articleId)).revision
     const [older, newer] = yield* Effect.all([revisions.get(caller.accountId, articleId, from), revisions.get(caller.accountId, articleId, toNumber)])
-    const diff = diffBodies(older.body, newer.body, { from: `revision ${from}`, to: `revision ${toNumber}` })
+    const { diff } = yield* (yield* HtmlAnalyzer).compare(older.body, newer.body, { labels: { from: `revision ${from}`, to: `revision ${toNumber}` } })
     const result: RevisionDiff = {
       from,
       to: toNumber,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { EditConflict, EditNotApplicable, InvalidRequest } from "../errors.ts"
-import { applyTextEdits, unstorableEditTexts } from "../policy/textEdits.ts"
+import { unstorableEditTexts } from "../policy/textEdits.ts"
+import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import { isWithinBodyLimit, type EditArticleBody } from "../schema/writes.ts"
 import type { Caller } from "./Caller.ts"
@@ -48,7 +49,8 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
       Effect.gen(function* () {
         const current = yield* articles.get(caller.accountId, articleId)
         yield* requireRevision(options.expectedRevisions, current.revision)
-        const applied = applyTextEdits(current.body, edits)
+        // Each edit is a linear search of the body: off the event loop, where the analyzer runs.
+        const applied = yield* (yield* HtmlAnalyzer).applyEdits(current.body, edits)
         if ("mismatches" in applied) return yield* new EditNotApplicable({ errors: applied.mismatches })
         if (!isWithinBodyLimit(applied.text)) {
           return yield* new InvalidRequest({

@@ -1,8 +1,28 @@
 import { Effect } from "effect"
+import type { Unavailable } from "../errors.ts"
+import { knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
+import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
 import type { Caller } from "./Caller.ts"
 import { articleView } from "./views.ts"
 
-/** One article with its full HTML body; another account's article is NotFound (every GET runs it: a chain). */
+/**
+ * Makes the protected blocks of a stored body known (`knownProtectedBlocks`) by reading it where
+ * the HtmlAnalyzer runs, off the event loop on a server, unless they are known already: the
+ * views that list them then parse nothing in the calling thread.
+ */
+export const learnProtectedBlocks = (html: string): Effect.Effect<void, Unavailable, HtmlAnalyzer> =>
+  knownProtectedBlocks(html) !== undefined
+    ? Effect.void
+    : HtmlAnalyzer.use((analyzer) => Effect.map(analyzer.readStored(html), (body) => rememberProtectedBlocks(html, body.blocks)))
+
+/**
+ * One article with its full HTML body; another account's article is NotFound (every GET runs it:
+ * a chain). Its protected links are read off the event loop (`learnProtectedBlocks`).
+ */
 export const getArticle = (caller: Caller, articleId: string) =>
-  ArticleRepository.use((articles) => Effect.map(articles.get(caller.accountId, articleId), articleView))
+  Effect.gen(function* () {
+    const article = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
+    yield* learnProtectedBlocks(article.body)
+    return articleView(article)
+  })

@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { ProtectedLinkChanged } from "../errors.ts"
-import { compareProtectedBlocks, extractProtectedBlocks } from "../html/index.ts"
+import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
-import { RevisionRepository } from "../ports/Repositories.ts"
+import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
+import { ArticleRepository, RevisionRepository } from "../ports/Repositories.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
 import { requireRevision, requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
-import { countWords } from "../html/index.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { Reason } from "../schema/writes.ts"
 
@@ -22,19 +22,28 @@ export interface RestoreOptions {
  * channel: `editor` from the pages, `api`, `mcp`), refused with ProtectedLinkChanged when it
  * would remove or change a protected block of the current body, counted against the daily edit
  * limit like any change. Restoring the state the article is already in writes nothing. The one
- * restore of the pages, the REST API and the MCP tool.
+ * restore of the pages, the REST API and the MCP tool. Both bodies are read (protected blocks,
+ * word count) where the HtmlAnalyzer runs, off the event loop on a server, before the article
+ * is locked; the precondition is checked first, so a stale restore costs no HTML work.
  */
 export const restoreRevision = (caller: Caller, articleId: string, number: number, reason: string | undefined, options: RestoreOptions = {}) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
     if (reason !== undefined) yield* decodeInput(Reason, reason, "Restore", "reason")
     const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
-    const targetBlocks = extractProtectedBlocks(target.body)
+    const found = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
+    yield* requireRevision(options.expectedRevisions, found.revision)
+    const analyzer = yield* HtmlAnalyzer
+    const read = (html: string) => Effect.tap(analyzer.readStored(html), (body) => Effect.sync(() => rememberProtectedBlocks(html, body.blocks)))
+    const targetBody = yield* read(target.body)
+    const foundBlocks = knownProtectedBlocks(found.body) ?? (yield* read(found.body)).blocks
     const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
         yield* requireRevision(options.expectedRevisions, current.revision)
-        const violations = compareProtectedBlocks(extractProtectedBlocks(current.body), targetBlocks)
+        // A body that changed since it was read (a race) is read here, in the calling thread.
+        const currentBlocks = current.body === found.body ? foundBlocks : extractProtectedBlocks(current.body)
+        const violations = compareProtectedBlocks(currentBlocks, targetBody.blocks)
         if (violations.length > 0) return yield* new ProtectedLinkChanged({ blocks: violations })
         if (
           current.title === target.title &&
@@ -44,7 +53,7 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
         return yield* makeChange(caller, current, {
           title: target.title,
           body: target.body,
-          word_count: countWords(target.body),
+          word_count: targetBody.wordCount,
           featured_image: target.featured_image,
           reason: reason ?? `Restored revision ${number}`,
           restored_from: number,

@@ -142,14 +142,14 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
     const report = proposed?.report ?? { changed: false, removed: [] }
     // The current body's blocks the same way, unless they are known already. A body stored
     // before today's input limits is refused by the analyzer; its blocks are then read with the
-    // stored form's own bound (extractProtectedBlocks), so such an article stays editable.
+    // stored form's own bound (readStored, off the event loop too), so such an article stays editable.
     const foundBlocks =
       proposed === undefined
         ? []
         : (knownProtectedBlocks(found.body) ??
           (yield* analyze(found.body).pipe(
             Effect.map((a) => a.blocks),
-            Effect.catchIf(isRefusal, () => Effect.sync(() => extractProtectedBlocks(found.body))),
+            Effect.catchIf(isRefusal, () => Effect.map(analyzer.readStored(found.body), (body) => body.blocks)),
           )))
 
     const violationsAgainst = (current: ArticleRecord) =>

@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { applyPatch } from "diff"
 import { describe, expect, it } from "vitest"
-import { bodyLines, countWords, diffBodies, diffLines, diffWords } from "../../src/html/index.ts"
+import { bodyLines, compareBodies, countWords, DIFF_BUDGET, diffBodies, diffLines, diffWords, makeDiffBudget } from "../../src/html/index.ts"
 import { clean } from "./helpers.ts"
 
 describe("bodyLines", () => {
@@ -40,7 +40,7 @@ describe("diffBodies", () => {
   })
 
   it("should answer an empty diff for equal bodies", () => {
-    expect(diffBodies(body, body)).toEqual({ unified: "", added_words: 0, removed_words: 0 })
+    expect(diffBodies(body, body)).toEqual({ unified: "", added_words: 0, removed_words: 0, granularity: "word", note: null })
   })
 
   it("should answer a unified diff with one block a line and the words changed", () => {
@@ -61,6 +61,8 @@ describe("diffBodies", () => {
       ].join("\n"),
       added_words: 1,
       removed_words: 1,
+      granularity: "word",
+      note: null,
     })
   })
 
@@ -207,5 +209,110 @@ describe("diffWords", () => {
     expect(pieces.filter((p) => p.op !== "ins").map((p) => p.text).join("")).toBe(`start ${a} 😀end`)
     expect(pieces.filter((p) => p.op !== "del").map((p) => p.text).join("")).toBe(`start ${b} 😀end`)
     expect(pieces[0]).toEqual({ op: "same", text: "start " })
+  })
+})
+
+// Words of `length` characters, all different, so that no two sides share one.
+const longWords = (prefix: string, count: number, length: number): Array<string> =>
+  Array.from({ length: count }, (_, i) => `${prefix}${i}`.padEnd(length, prefix))
+
+describe("one budget per comparison", () => {
+  it("should charge long words their length once, not once per comparison", () => {
+    // 500 words of 1 000 characters a side, one of them changed: aligning compares numbers.
+    const words = longWords("w", 500, 1_000)
+    const from = `<p>${words.join(" ")}</p>`
+    const to = `<p>${words.map((w, i) => (i === 250 ? longWords("x", 1, 1_000)[0] : w)).join(" ")}</p>`
+    const { diff, work } = compareBodies(from, to)
+    expect(diff).toMatchObject({ added_words: 1, removed_words: 1, granularity: "word", note: null })
+    // Interning: every line and word, its length plus one; aligning: a few units per word.
+    expect(work.used).toBeLessThanOrEqual(2 * (from.length + to.length) + 10 * 2 * 502)
+    expect(work.fallback).toBe(0)
+  })
+
+  it("should stay within the budget on the review's worst input (two 0.5 MB revisions of 1 000-character words)", () => {
+    // Two 0.5 MB revisions of 1 000-character words, one a paragraph, nothing shared.
+    const from = longWords("a", 500, 1_000).map((w) => `<p>${w}</p>`).join("")
+    const to = longWords("b", 500, 1_000).map((w) => `<p>${w}</p>`).join("")
+    const budget = makeDiffBudget()
+    const { diff, work } = compareBodies(from, to, { reading: true }, budget)
+    expect(work.used).toBeLessThanOrEqual(DIFF_BUDGET)
+    expect(diff).toMatchObject({ added_words: 500, removed_words: 500 })
+    // Replacing every paragraph is also the shortest diff: it fits, words and all.
+    expect(diff.granularity).toBe("word")
+  })
+
+  it("should say when the words are more than the default budget aligns", () => {
+    // 4 200 words a side, 200 of them shared here and there.
+    const from = Array.from({ length: 200 }, (_, i) => `<p>${longWords("a", 20, 5).join(" ")} ${i}</p>`).join("")
+    const to = Array.from({ length: 200 }, (_, i) => `<p>${longWords("b", 20, 5).join(" ")} ${i}</p>`).join("")
+    const { diff, work } = compareBodies(from, to)
+    expect(diff.granularity).toBe("block")
+    expect(work.used).toBeLessThanOrEqual(DIFF_BUDGET)
+  })
+
+  it("should fall back to block lines past the budget, counting each changed line's words whole, and say so", () => {
+    const from = Array.from({ length: 200 }, (_, i) => `<p>${longWords("a", 4, 5).join(" ")} ${i}</p>`).join("")
+    const to = Array.from({ length: 200 }, (_, i) => `<p>${longWords("b", 4, 5).join(" ")} ${i}</p>`).join("")
+    const exact = compareBodies(from, to)
+    expect(exact.diff.granularity).toBe("word")
+    // Enough to align the lines (they come first), not the words.
+    const limit = exact.work.used - 1
+    const budget = makeDiffBudget(limit)
+    const { diff, work } = compareBodies(from, to, {}, budget)
+    expect(work.used).toBeLessThanOrEqual(limit)
+    expect(diff.granularity).toBe("block")
+    expect(diff.note).toMatch(/too long to compare word by word/)
+    expect(diff.unified).toBe(exact.diff.unified)
+    expect([diff.added_words, diff.removed_words]).toEqual([1_000, 1_000])
+    // The fallback passes over each line once.
+    expect(work.fallback).toBeLessThanOrEqual(400)
+  })
+
+  it("should fall back to the shared start and end, the middle replaced whole, when the lines do not fit", () => {
+    const a = "<p>alpha beta</p>".repeat(300)
+    const b = "<p>gamma delta</p>".repeat(300)
+    const budget = makeDiffBudget(5_000)
+    const { diff, work } = compareBodies(`<h1>Same</h1>${a}<p>end</p>`, `<h1>Same</h1>${b}<p>end</p>`, {}, budget)
+    expect(work.used).toBeLessThanOrEqual(5_000)
+    expect(diff).toMatchObject({ granularity: "whole", added_words: 600, removed_words: 600 })
+    expect(diff.note).toMatch(/differ too much to align line by line/)
+    expect(diff.unified).toMatch(/^@@ -1,302 \+1,302 @@$/m)
+    expect(work.fallback).toBeLessThanOrEqual(2 * 302 + 2)
+  })
+
+  it("should spend one budget for the lines, the word counts and every changed line a reader sees", () => {
+    // Many changed paragraphs: each one's word diff spends the same budget, not one of its own.
+    const from = Array.from({ length: 400 }, (_, i) => `<p>${longWords("a", 30, 8).join(" ")} ${i}</p>`).join("")
+    const to = Array.from({ length: 400 }, (_, i) => `<p>${longWords("a", 30, 8).join(" ")} x${i}</p>`).join("")
+    const alone = compareBodies(from, to)
+    const withRows = compareBodies(from, to, { reading: true })
+    expect(withRows.work.used).toBeGreaterThan(alone.work.used)
+    expect(withRows.rows!.filter((row) => row.kind === "changed")).toHaveLength(400)
+    const limit = alone.work.used + Math.floor((withRows.work.used - alone.work.used) / 2)
+    const halfway = compareBodies(from, to, { reading: true }, makeDiffBudget(limit))
+    expect(halfway.work.used).toBeLessThanOrEqual(limit)
+    expect(halfway.diff.granularity).toBe("block")
+    const rows = halfway.rows!.filter((row) => row.kind === "changed")
+    expect(rows).toHaveLength(400)
+    // The last rows are whole lines, removed and added.
+    expect(rows[399]).toEqual({ kind: "changed", before: [{ op: "del", text: expect.any(String) }], after: [{ op: "ins", text: expect.any(String) }] })
+  })
+
+  it("should compare the titles first, in the same budget, when asked", () => {
+    const plain = compareBodies("<p>a</p>", "<p>a</p>")
+    const titled = compareBodies("<p>a</p>", "<p>a</p>", { titles: { from: "Old roses", to: "New roses" } })
+    expect(titled.title).toEqual([{ op: "del", text: "Old" }, { op: "ins", text: "New" }, { op: "same", text: " roses" }])
+    expect(titled.work.used).toBeGreaterThan(plain.work.used)
+    expect(compareBodies("<p>a</p>", "<p>a</p>", { titles: { from: "Same", to: "Same" } }).title).toBeNull()
+  })
+
+  it("should keep a word diff within its budget and rebuild both texts past it", () => {
+    const a = Array.from({ length: 5_000 }, (_, i) => `a${i}`).join(" ")
+    const b = Array.from({ length: 5_000 }, (_, i) => `b${i}`).join(" ")
+    const budget = makeDiffBudget(50_000)
+    const pieces = diffWords(a, b, budget)
+    expect(budget.used).toBeLessThanOrEqual(50_000)
+    expect(pieces.filter((p) => p.op !== "ins").map((p) => p.text).join("")).toBe(a)
+    expect(budget.fallback).toBeLessThanOrEqual(a.length + 1)
   })
 })

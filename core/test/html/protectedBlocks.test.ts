@@ -7,7 +7,9 @@ import {
   compareProtectedBlocks,
   extractProtectedBlocks,
 } from "../../src/html/index.ts"
-import { failureOf, failureTag } from "./helpers.ts"
+import type { Element } from "hast"
+import { serializeNodes } from "../../src/html/serializeHtml.ts"
+import { elementsOf, failureOf, failureTag } from "./helpers.ts"
 
 const news = '<a href="https://news.test/p" rel="nofollow" data-service-protected="backlink">News site</a>'
 const blog = '<a href="https://blog.test/" data-service-protected="">Blog</a>'
@@ -25,8 +27,9 @@ describe("extractProtectedBlocks", () => {
         type: "backlink",
         href: "https://news.test/p",
         text: "News site",
+        hidden: false,
       },
-      { canonical: '<a data-service-protected="" href="https://blog.test/">Blog</a>', tag: "a", type: "", href: "https://blog.test/", text: "Blog" },
+      { canonical: '<a data-service-protected="" href="https://blog.test/">Blog</a>', tag: "a", type: "", href: "https://blog.test/", text: "Blog", hidden: false },
     ])
   })
 
@@ -212,5 +215,93 @@ describe("compareProtectedBlocks and checkProtectedBlocks", () => {
     const error = failureOf(checkProtectedBlocks(extractProtectedBlocks(current), []))
     expect(error._tag).toBe("ProtectedLinkChanged")
     expect(error.blocks.map((block) => block.kind)).toEqual(["removed", "removed"])
+  })
+})
+
+describe("applyEditPolicy: a protected link moved where it is hidden or struck", () => {
+  const hidden = [{ kind: "hidden", href: "https://news.test/p", text: "News site" }]
+
+  it("should report a block wrapped in del, s, aria-hidden=true or a details outside its summary as hidden", () => {
+    for (const wrapped of [
+      `<p><del>${news}</del></p>`,
+      `<p><s>${news}</s></p>`,
+      `<p><span aria-hidden="true">${news}</span></p>`,
+      `<div aria-hidden=" TRUE "><p>${news}</p></div>`,
+      `<details><summary>More</summary><p>${news}</p></details>`,
+      `<details open><summary>More</summary>${news}</details>`,
+      `<details><summary>One</summary><summary>${news}</summary></details>`,
+      `<details><summary>More</summary><details><summary>${news}</summary></details></details>`,
+    ]) {
+      expect(verdict(current, `${wrapped}${blog}`), wrapped).toEqual(hidden)
+    }
+  })
+
+  it("should report a block under an element carrying hidden as hidden (the sanitiser drops the attribute before)", () => {
+    const link = elementsOf(news)[0]!
+    const span: Element = { type: "element", tagName: "span", properties: { hidden: true }, children: [link] }
+    expect(serializeNodes([span], { collectProtected: true }).protectedHidden).toEqual([true])
+    expect(serializeNodes([link], { collectProtected: true }).protectedHidden).toEqual([false])
+    const blocks = extractProtectedBlocks(news)
+    expect(compareProtectedBlocks(blocks, [{ ...blocks[0]!, hidden: true }])).toEqual(hidden)
+    // What a body sent in can say: [hidden] is not kept, so the link stays in sight and passes.
+    const result = Effect.runSync(analyzeArticleHtml(`<p><span hidden>${news}</span></p>${blog}`))
+    expect(result.html).not.toContain("hidden")
+    expect(result.report.removed).toContainEqual({ what: "hidden attribute", count: 1 })
+    expect(verdict(current, `<p><span hidden>${news}</span></p>${blog}`)).toEqual([])
+  })
+
+  it("should accept a block in the summary of a details, and near a del or s rather than inside", () => {
+    expect(verdict(current, `<details><summary>${news}</summary><p>more</p></details>${blog}`)).toEqual([])
+    expect(verdict(current, `<p><del>old</del> ${news} <s>gone</s></p>${blog}`)).toEqual([])
+    expect(verdict(current, `<p aria-hidden="false">${news}</p>${blog}`)).toEqual([])
+  })
+
+  it("should accept a block that was hidden already, kept so or shown again", () => {
+    const struck = `<p><del>${news}</del></p>`
+    expect(verdict(struck, struck)).toEqual([])
+    expect(verdict(struck, `<p>${news}</p>`)).toEqual([])
+  })
+
+  it("should refuse the hidden copy when a block is kept in sight and hidden too", () => {
+    expect(verdict(news, `${news}<del>${news}</del>`)).toEqual([{ kind: "forged", href: "https://news.test/p", text: "News site" }])
+    expect(verdict(`${news}${news}`, `${news}<del>${news}</del>`)).toEqual(hidden)
+  })
+
+  it("should answer 422 hidden through checkProtectedBlocks", () => {
+    const check = checkProtectedBlocks(extractProtectedBlocks(current), extractProtectedBlocks(`<s>${news}</s>${blog}`))
+    expect(failureTag(check)).toBe("ProtectedLinkChanged")
+    expect(failureOf(check)).toMatchObject({ blocks: hidden })
+  })
+})
+
+describe("compareProtectedBlocks: work", () => {
+  const block = (i: number, prefix: string, hidden = false) => ({
+    canonical: `<a data-service-protected="" href="https://${prefix}${i}.test/">${prefix}${i}</a>`,
+    tag: "a",
+    type: "",
+    href: `https://${prefix}${i}.test/`,
+    text: `${prefix}${i}`,
+    hidden,
+  })
+
+  it("should take at most 4 x (current + new blocks) steps, however many are unmatched", () => {
+    // Every current block removed, every new one forged: pairing each with a scan of the new ones was quadratic.
+    const current = Array.from({ length: 1_000 }, (_, i) => block(i, "kept"))
+    const next = Array.from({ length: 50_000 }, (_, i) => block(i, "forged"))
+    const work = { steps: 0 }
+    const violations = compareProtectedBlocks(current, next, work)
+    expect(violations.filter((v) => v.kind === "removed")).toHaveLength(1_000)
+    expect(violations.filter((v) => v.kind === "forged")).toHaveLength(50_000)
+    expect(work.steps).toBeLessThanOrEqual(4 * (current.length + next.length))
+  })
+
+  it("should take at most 4 x (current + new blocks) steps with many identical copies, hidden or not", () => {
+    const current = Array.from({ length: 1_000 }, () => block(0, "same"))
+    const next = [...Array.from({ length: 20_000 }, () => block(0, "same", true)), ...Array.from({ length: 500 }, () => block(0, "same"))]
+    const work = { steps: 0 }
+    const violations = compareProtectedBlocks(current, next, work)
+    expect(violations.filter((v) => v.kind === "hidden")).toHaveLength(500)
+    expect(violations.filter((v) => v.kind === "forged")).toHaveLength(19_500)
+    expect(work.steps).toBeLessThanOrEqual(4 * (current.length + next.length))
   })
 })

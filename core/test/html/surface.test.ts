@@ -8,6 +8,8 @@ describe("the html module", () => {
   it("should export exactly its public surface", () => {
     expect(Object.keys(html).sort()).toEqual([
       "ALLOWED_URL_SCHEMES",
+      "DIFF_BUDGET",
+      "GRANULARITY_NOTES",
       "MAX_MERGE_UNITS",
       "MAX_NESTING_DEPTH",
       "MAX_PARSED_NODES",
@@ -18,6 +20,7 @@ describe("the html module", () => {
       "bodyLines",
       "bodyUnits",
       "checkProtectedBlocks",
+      "compareBodies",
       "compareProtectedBlocks",
       "countWords",
       "diffBodies",
@@ -25,7 +28,10 @@ describe("the html module", () => {
       "diffWords",
       "extractProtectedBlocks",
       "knownProtectedBlocks",
+      "lineText",
+      "makeDiffBudget",
       "mergeArticle",
+      "readStoredBody",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
       "settleMerge",

@@ -6,12 +6,13 @@ import {
   editArticle,
   getArticle,
   getRevision,
+  learnProtectedBlocks,
   MAX_BODY_BYTES,
   occurrences,
   restoreRevision,
   updateArticle,
 } from "../../src/index.ts"
-import { caller, failureOf, failureTag, makeWorld } from "./harness.ts"
+import { caller, failureOf, failureTag, makeWorld, recordingHtmlAnalyzer } from "./harness.ts"
 
 const plain = { dryRun: false }
 
@@ -190,5 +191,66 @@ describe("agent editing properties", () => {
       { numRuns: 60 },
     )
     expect(failureTag(await w.exit(restoreRevision(caller(), "art_1", 1, undefined)))).not.toBe("ProtectedLinkChanged")
+  })
+})
+
+describe("diffs and restores through the HtmlAnalyzer port", () => {
+  it("should compare two revisions where the analyzer runs, as one comparison saying its granularity", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    await w.run(updateArticle(caller(), "art_2", { body: "<p>one 2 three</p>" }, plain))
+    const diff = await w.run(diffRevisions(caller(), "art_2", 1, undefined))
+    expect(diff.body).toMatchObject({ added_words: 1, removed_words: 1, granularity: "word", note: null })
+    expect(seen.filter((s) => s.startsWith("compare: "))).toEqual(["compare: <p>one two three</p> | <p>one 2 three</p>"])
+  })
+
+  it("should read both bodies of a restore where the analyzer runs, after the precondition", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    await w.run(updateArticle(caller(), "art_2", { body: "<p>one 2 three</p>" }, plain))
+    seen.length = 0
+    const stale = await w.exit(restoreRevision(caller(), "art_2", 1, undefined, { expectedRevisions: [7] }))
+    expect(failureTag(stale)).toBe("PreconditionFailed")
+    expect(seen).toEqual([])
+    const out = await w.run(restoreRevision(caller(), "art_2", 1, undefined))
+    expect(out.result.article).toMatchObject({ body: "<p>one two three</p>", "word count": 3 })
+    expect(seen).toContain("readStored: <p>one two three</p>")
+  })
+
+  it("should refuse a restore or an edit that hides a protected link (kind hidden)", async () => {
+    const w = await makeWorld()
+    const link = '<a href="https://partner.test/x" data-service-protected="backlink">partner</a>'
+    const edit = await w.exit(editArticle(caller(), "art_1", { edits: [{ find: link, replace: `<del>${link}</del>` }] }, plain))
+    expect(failureOf(edit)).toMatchObject({ _tag: "ProtectedLinkChanged", blocks: [{ kind: "hidden", href: "https://partner.test/x", text: "partner" }] })
+    const summary = await w.run(editArticle(caller(), "art_1", { edits: [{ find: link, replace: `<details><summary>${link}</summary>more</details>` }] }, plain))
+    expect(summary.result.revision?.number).toBe(2)
+    const hidden = await w.exit(
+      editArticle(caller(), "art_1", { edits: [{ find: `<summary>${link}</summary>more`, replace: `<summary>more</summary>${link}` }] }, plain),
+    )
+    expect(failureOf(hidden)).toMatchObject({ blocks: [{ kind: "hidden" }] })
+  })
+})
+
+describe("editArticle through the HtmlAnalyzer port", () => {
+  it("should make the edits where the analyzer runs, after the precondition", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const stale = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, expectedRevisions: [7] }))
+    expect(failureTag(stale)).toBe("PreconditionFailed")
+    expect(seen).toEqual([])
+    await w.run(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, plain))
+    expect(seen[0]).toBe("applyEdits: 1")
+  })
+})
+
+describe("learnProtectedBlocks", () => {
+  it("should read an unknown stored body's protected links where the analyzer runs, once", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const body = `<p><a href="https://learn.test/${Date.now()}" data-service-protected="backlink">learn</a></p>`
+    await w.run(learnProtectedBlocks(body))
+    await w.run(learnProtectedBlocks(body))
+    await w.run(learnProtectedBlocks("<p>no links</p>"))
+    expect(seen).toEqual([`readStored: ${body}`])
   })
 })

@@ -1,7 +1,7 @@
 import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { analyzeArticleHtml, HtmlAnalyzer as HtmlAnalyzerTag, mergeArticle } from "../../src/index.ts"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, type CompareOptions, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, readStoredBody } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
@@ -113,7 +113,10 @@ export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   return failure.error as E
 }
 
-/** The HTML policy in the calling thread, noting every body it is asked to analyse. */
+/**
+ * The HTML policy in the calling thread, noting every body it is asked to analyse (`analyze`),
+ * and, as `readStored: <body>` and `compare: <from> | <to>`, the other work it is given.
+ */
 export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnalyzer> =>
   Layer.succeed(HtmlAnalyzerTag, {
     analyze: (html: string) =>
@@ -122,6 +125,21 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         return analyzeArticleHtml(html)
       }),
     merge: (base, theirs, mine) => Effect.sync(() => mergeArticle(base, theirs, mine)),
+    readStored: (html: string) =>
+      Effect.sync(() => {
+        seen.push(`readStored: ${html}`)
+        return readStoredBody(html)
+      }),
+    compare: (fromHtml: string, toHtml: string, options: CompareOptions) =>
+      Effect.sync(() => {
+        seen.push(`compare: ${fromHtml} | ${toHtml}`)
+        return compareBodies(fromHtml, toHtml, options, makeDiffBudget())
+      }),
+    applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>) =>
+      Effect.sync(() => {
+        seen.push(`applyEdits: ${edits.length}`)
+        return applyTextEdits(text, edits)
+      }),
   })
 
 let seq = 0

@@ -20,11 +20,14 @@ import { type Ctx, articleId, queryOf, redirect, type PageKit, type Signed } fro
 import { draftUrl, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
+/** Conflicting parts shown with word marks (one comparison each); any further parts are shown side by side as they are. */
+const MAX_COMPARED_PARTS = 20
+
 export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
   const { deps, render, signedIn, postedForm } = kit
 
   /** The three-way merge of a draft (mine, written against its revision) with revision `theirs` of the article. */
-  const mergeOf = (s: Signed, id: string, draft: Draft, theirs: number) =>
+  const mergeOf = (s: Signed, id: string, draft: Draft, theirs: number, withComparisons = false) =>
     runCoreOrThrow(
       deps,
       Effect.gen(function* () {
@@ -38,7 +41,14 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           { title: their.title, body: their.body },
           { title: draft.title.trim(), body: mine.html },
         )
-        return { merge, theirsBy: madeBy(their) }
+        // Word marks for the first parts, each one comparison within its budget, off the event loop.
+        const compared = withComparisons ? merge.conflicts.filter((c) => c.unit !== "title").slice(0, MAX_COMPARED_PARTS) : []
+        const comparisons = new Map(
+          yield* Effect.forEach(compared, (c) => Effect.map(analyzer.compare(c.theirs, c.mine, { reading: true }), (comparison) => [c.unit, comparison] as const), {
+            concurrency: 1,
+          }),
+        )
+        return { merge, theirsBy: madeBy(their), comparisons }
       }),
     )
 
@@ -55,7 +65,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
   ) => {
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
     noteSubject(ctx, { siteId: article.site_id, articleId: id })
-    const { merge, theirsBy } = await mergeOf(s, id, draft, theirs)
+    const { merge, theirsBy, comparisons } = await mergeOf(s, id, draft, theirs, true)
     // Settled meanwhile (their change was undone, say): the text goes back to the edit form.
     if (merge.conflicts.length === 0) return redirect(ctx, draftUrl(id, draftId))
     render(
@@ -64,7 +74,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       s,
       "sites",
       `Settle a conflict · ${article.title}`,
-      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, mergedUnits: merge.mergedUnits, reason: draft.reason, csrf: s.session.csrf, chosen, error }),
+      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, csrf: s.session.csrf, chosen, error }),
       null,
       true,
     )

@@ -1,4 +1,4 @@
-import type { Article, MergeConflict } from "@content-site/core"
+import type { Article, BodyComparison, MergeConflict } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { wordComparison } from "../wordCompare.ts"
@@ -14,6 +14,8 @@ export interface MergeView {
   /** Who made revision `theirs` ("Claude (Agent (MCP))"). */
   readonly theirsBy: string
   readonly conflicts: ReadonlyArray<MergeConflict>
+  /** Theirs against mine, word by word, for the first body conflicts (by unit); the rest are shown side by side as they are. */
+  readonly comparisons: ReadonlyMap<string, BodyComparison>
   /** Changes of theirs that merge cleanly and are kept whatever is chosen here. */
   readonly mergedUnits: number
   readonly reason: string
@@ -66,7 +68,10 @@ export const mergeContent = (v: MergeView): Html => {
           ${
             c.unit === "title"
               ? html`<dl class="meta"><dt>${theirsLabel}</dt><dd>${c.theirs}</dd><dt>Your version</dt><dd>${c.mine}</dd><dt>Before both</dt><dd>${c.base}</dd></dl>`
-              : wordComparison({ beforeLabel: theirsLabel, afterLabel: "Your version", beforeTitle: "", afterTitle: "", beforeBody: c.theirs, afterBody: c.mine })
+              : v.comparisons.has(c.unit)
+                ? wordComparison({ beforeLabel: theirsLabel, afterLabel: "Your version", comparison: v.comparisons.get(c.unit)! })
+                : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Both versions"><table class="compare"><thead><tr><th scope="col">${theirsLabel}</th><th scope="col">Your version</th></tr></thead>
+                  <tbody><tr class="changed"><td><code>${c.theirs}</code></td><td><code>${c.mine}</code></td></tr></tbody></table></div>`
           }
           <div class="choices" role="radiogroup" aria-label="Which version of ${label.toLowerCase()} to save">
             <label><input type="radio" name="choice_${field}" value="theirs" required${chosen?.take === "theirs" ? " checked" : ""}> Keep their version</label>

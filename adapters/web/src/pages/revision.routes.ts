@@ -1,6 +1,6 @@
 /** Routes: One revision compared with the current article, and its restore (confirmed first). */
 import type Router from "@koa/router"
-import { getArticle, getRevision, problemKindOf, restoreRevision, toProblem } from "@content-site/core"
+import { getArticle, getRevision, HtmlAnalyzer, problemKindOf, restoreRevision, toProblem } from "@content-site/core"
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
@@ -21,7 +21,15 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
     const [article, revision] = await runCoreOrThrow(deps, Effect.all([getArticle(s.caller, id), getRevision(s.caller, id, n)]))
     noteSubject(ctx, { siteId: article.site_id, articleId: id })
     const siteName = (await findSite(s.caller, article.site_id))?.name ?? null
-    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
+    // One comparison, with one budget, off the event loop like an edit's sanitising.
+    const comparison =
+      revision.number === article.revision
+        ? null
+        : await runCoreOrThrow(
+            deps,
+            HtmlAnalyzer.use((analyzer) => analyzer.compare(revision.body, article.body, { reading: true, titles: { from: revision.title, to: article.title } })),
+          )
+    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, comparison, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
   }
 
   router.get(

@@ -1,5 +1,5 @@
-import type { Article, ProtectedBlockViolation, Revision } from "@content-site/core"
-import { bodyLines, type DiffLine, diffLines } from "@content-site/core"
+import type { Article, BodyComparison, ProtectedBlockViolation, Revision } from "@content-site/core"
+import { type DiffLine, diffLines } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { extractProtectedBlocks } from "@content-site/core"
@@ -25,9 +25,8 @@ const collapse = (lines: ReadonlyArray<DiffLine>): ReadonlyArray<DiffLine | { ga
   return out
 }
 
-/** A line diff as an accessible table: removed lines in `<del>`, added lines in `<ins>`. */
-export const diffTable = (caption: string, before: ReadonlyArray<string>, after: ReadonlyArray<string>): Html => {
-  const lines = diffLines(before, after)
+/** A line diff (for example a comparison's `lines`) as an accessible table: removed lines in `<del>`, added lines in `<ins>`. */
+export const diffTable = (caption: string, lines: ReadonlyArray<DiffLine>): Html => {
   if (lines.every((l) => l.op === "same")) return html`<p class="empty">${caption}: no differences.</p>`
   const added = lines.filter((l) => l.op === "ins").length
   const removed = lines.filter((l) => l.op === "del").length
@@ -54,17 +53,19 @@ const safeBlocks = (body: string) => {
   }
 }
 
-/** One revision compared with the current article, with Restore. */
+/** One revision compared with the current article (`comparison`: the two bodies and titles compared, null for the current revision), with Restore. */
 export const revisionContent = (input: {
   article: Article
   siteName: string | null
   revision: Revision
+  comparison: BodyComparison | null
   csrf: string
   refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation> } | null
 }): Html => {
   const { article: a, revision: r } = input
   const id = encodeURIComponent(a.id)
-  const isCurrent = r.number === a.revision
+  const comparison = input.comparison
+  const isCurrent = r.number === a.revision || comparison === null
   return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>
     <li><a href="/sites">Sites</a></li>
     <li><a href="/sites/${encodeURIComponent(a.site_id)}">${input.siteName ?? a.site_id}</a></li>
@@ -90,10 +91,10 @@ export const revisionContent = (input: {
     ${
       isCurrent
         ? html`<p class="empty">Pick an older revision on the article page to compare it with this one.</p>`
-        : html`${wordComparison({ beforeLabel: `Revision ${r.number}`, afterLabel: `Current (revision ${a.revision})`, beforeTitle: r.title, afterTitle: a.title, beforeBody: r.body, afterBody: a.body })}
+        : html`${wordComparison({ beforeLabel: `Revision ${r.number}`, afterLabel: `Current (revision ${a.revision})`, comparison })}
           <details class="html-changes"><summary>HTML changes (for developers)</summary>
-          ${r.title === a.title ? "" : diffTable("Title", [r.title], [a.title])}
-          ${diffTable("Body (HTML)", bodyLines(r.body), bodyLines(a.body))}
+          ${r.title === a.title ? "" : diffTable("Title", diffLines([r.title], [a.title]))}
+          ${diffTable("Body (HTML)", comparison.lines)}
           </details>
           ${JSON.stringify(r["featured image"]) === JSON.stringify(a["featured image"]) ? "" : html`<p>The featured image differs${r["featured image"] ? html` (this revision: <code>${r["featured image"].url}</code>)` : " (this revision had none)"}.</p>`}`
     }
