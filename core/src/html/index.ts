@@ -14,7 +14,7 @@ export {
   type SanitizedHtml,
   type SanitizeReport,
 } from "./sanitizeArticleHtml.ts"
-export { bodyUnits, MAX_MERGE_UNITS, mergeArticle, settleMerge, type ArticleMerge, type ConflictChoice, type MergeChunk, type MergeConflict, type MergeSide } from "./mergeArticle.ts"
+export { bodyUnits, mergeArticle, settleMerge, type ArticleMerge, type ConflictChoice, type MergeChunk, type MergeConflict, type MergeSide } from "./mergeArticle.ts"
 export {
   bodyLines,
   compareBodies,

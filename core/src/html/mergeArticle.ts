@@ -1,5 +1,5 @@
 import type { Element, RootContent } from "hast"
-import { diffArrays } from "diff"
+import { alignIds, type DiffBudget, makeDiffBudget } from "./diffBudget.ts"
 import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock } from "./protectedBlock.ts"
 import { serializeNodes } from "./serializeHtml.ts"
@@ -72,10 +72,6 @@ interface Unit {
   readonly protectedKeys: ReadonlyArray<string>
 }
 
-/** Aligned units past this many (both sides of one diff together) are compared as one changed middle. */
-export const MAX_MERGE_UNITS = 4096
-// Myers' algorithm costs about (items on both sides) x (edits): one budget of that product per alignment.
-const WORK_BUDGET = 4_000_000
 
 const INLINE_BOUNDARIES: ReadonlySet<string> = new Set(["br", "img"])
 const isBlock = (node: RootContent): node is Element =>
@@ -130,40 +126,46 @@ interface Hunk {
   readonly units: ReadonlyArray<number>
 }
 
-/** The hunks that turn `base` into `side` (unit ids), within a work budget; past it, one hunk for the changed middle. */
-const hunksOf = (base: ReadonlyArray<number>, side: ReadonlyArray<number>): { hunks: ReadonlyArray<Hunk>; coarse: boolean } => {
-  let start = 0
-  while (start < base.length && start < side.length && base[start] === side[start]) start++
-  let endO = base.length
-  let endS = side.length
-  while (endO > start && endS > start && base[endO - 1] === side[endS - 1]) {
-    endO--
-    endS--
+/**
+ * The hunks that turn `base` into `side` (unit ids): the comparison's Myers alignment, which
+ * spends the merge's one budget (`DiffBudget`: one unit per ids compared, diagonal visited and
+ * trace entry kept); when it would not fit, one hunk for the changed middle between what the two
+ * share at either end (found in one pass, each step counted in `budget.fallback`).
+ */
+const hunksOf = (budget: DiffBudget, base: ReadonlyArray<number>, side: ReadonlyArray<number>): { hunks: ReadonlyArray<Hunk>; coarse: boolean } => {
+  const runs = alignIds(budget, Int32Array.from(base), Int32Array.from(side))
+  if (runs === undefined) {
+    let start = 0
+    while (start < base.length && start < side.length && base[start] === side[start]) start++
+    let endO = base.length
+    let endS = side.length
+    while (endO > start && endS > start && base[endO - 1] === side[endS - 1]) {
+      endO--
+      endS--
+    }
+    budget.fallback += start + (base.length - endO) + 1
+    return { hunks: start === endO && start === endS ? [] : [{ oStart: start, oEnd: endO, units: side.slice(start, endS) }], coarse: true }
   }
-  if (start === endO && start === endS) return { hunks: [], coarse: false }
-  const middleO = base.slice(start, endO)
-  const middleS = side.slice(start, endS)
-  const items = middleO.length + middleS.length
-  const changes =
-    items <= MAX_MERGE_UNITS
-      ? diffArrays(middleO as Array<number>, middleS as Array<number>, { maxEditLength: Math.max(64, Math.floor(WORK_BUDGET / Math.max(1, items))) })
-      : undefined
-  if (changes === undefined) return { hunks: [{ oStart: start, oEnd: endO, units: middleS }], coarse: true }
   const hunks: Array<Hunk> = []
-  let o = start
+  let o = 0
+  let s = 0
   let open: { oStart: number; oEnd: number; units: Array<number> } | null = null
-  for (const change of changes) {
-    if (!change.added && !change.removed) {
+  for (const run of runs) {
+    if (run.op === "same") {
       if (open !== null) hunks.push(open)
       open = null
-      o += change.count
+      o += run.count
+      s += run.count
       continue
     }
     open ??= { oStart: o, oEnd: o, units: [] }
-    if (change.removed) {
-      o += change.count
+    if (run.op === "del") {
+      o += run.count
       open.oEnd = o
-    } else open.units.push(...change.value)
+    } else {
+      for (let k = 0; k < run.count; k++) open.units.push(side[s + k]!)
+      s += run.count
+    }
   }
   if (open !== null) hunks.push(open)
   return { hunks, coarse: false }
@@ -245,14 +247,14 @@ const countKeys = (units: ReadonlyArray<Unit>): Map<string, number> => {
 /**
  * Merges three versions of an article: `base` (the revision mine was written against),
  * `theirs` (the current article) and `mine` (the edit). Bodies must be sanitised. Work: one parse
- * and serialisation of each body, and two alignments of at most `MAX_MERGE_UNITS` units within a
- * budget of `WORK_BUDGET` (items x edits), past which a side's changed middle is one unit.
+ * and serialisation of each body, and two alignments of units that share one budget of work
+ * (`budget`, `DIFF_BUDGET` units by default, as a diff's), past which a side's changed middle is one unit.
  *
  * A protected link is never lost or doubled by the merge: where both sides hold a protected
  * block the same number of times and the merged body would not, the regions that moved it become
  * conflicts.
  */
-export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide): ArticleMerge => {
+export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide, budget: DiffBudget = makeDiffBudget()): ArticleMerge => {
   const ids = new Map<string, number>()
   const split = (html: string): { ids: Array<number>; units: ReadonlyArray<Unit> } => {
     const units = bodyUnits(html)
@@ -268,8 +270,8 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
   const o = split(base.body)
   const m = split(mine.body)
   const t = split(theirs.body)
-  const mineHunks = hunksOf(o.ids, m.ids)
-  const theirHunks = hunksOf(o.ids, t.ids)
+  const mineHunks = hunksOf(budget, o.ids, m.ids)
+  const theirHunks = hunksOf(budget, o.ids, t.ids)
   const regions = regionsOf(o.ids, mineHunks.hunks, theirHunks.hunks)
 
   // Regions in base order, with the unchanged stretches between them: each side's units are

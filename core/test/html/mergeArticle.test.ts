@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { bodyUnits, MAX_MERGE_UNITS, mergeArticle, settleMerge } from "../../src/html/mergeArticle.ts"
+import { bodyUnits, mergeArticle, settleMerge } from "../../src/html/mergeArticle.ts"
+import { DIFF_BUDGET, makeDiffBudget } from "../../src/html/diffBudget.ts"
 import { extractProtectedBlocks } from "../../src/html/index.ts"
 
 const P = (text: string): string => `<p>${text}</p>`
@@ -87,20 +88,38 @@ describe("mergeArticle", () => {
     expect(merge.body).toBe(theirs.body)
   })
 
-  it("should compare a middle of more than MAX_MERGE_UNITS units as one unit, and say so", () => {
+  it("should compare a side's changed middle as one unit when aligning it would spend more than the budget, and say so", () => {
     const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => P(`${tag}${i}`))
-    const big = side("Title", P("head"), ...many(MAX_MERGE_UNITS, "b"), P("tail"))
-    const theirBlocks = many(MAX_MERGE_UNITS, "b")
+    const big = side("Title", P("head"), ...many(200, "b"), P("tail"))
+    const theirBlocks = many(200, "b")
     theirBlocks[5] = P("theirs")
     const theirs = side("Title", P("HEAD"), ...theirBlocks, P("tail"))
-    const mine = side("Title", P("head"), ...many(MAX_MERGE_UNITS, "m"), P("TAIL"))
-    const merge = mergeArticle(big, theirs, mine)
+    const mine = side("Title", P("head"), ...many(200, "m"), P("TAIL"))
+    const budget = makeDiffBudget(5_000)
+    const merge = mergeArticle(big, theirs, mine, budget)
     expect(merge.coarse).toBe(true)
-    // Mine's changed middle is one unit from the second block to the last: theirs' change of the
-    // first block stays apart from it and merges, their change inside it conflicts.
+    expect(budget.used).toBeLessThanOrEqual(5_000)
+    // Each side's changed middle is one unit (mine's from the second block to the last, theirs'
+    // from the first to the sixth): they overlap, so they are one conflict holding both changes.
     expect(merge.conflicts).toHaveLength(1)
-    expect(merge.conflicts[0]!.unit).toBe("body/1")
-    expect(merge.conflicts[0]!.mine.startsWith(P("m0"))).toBe(true)
+    expect(merge.conflicts[0]!.unit).toBe("body/0")
+    expect(merge.conflicts[0]!.mine).toContain(P("m0"))
+    expect(merge.conflicts[0]!.theirs).toContain(P("theirs"))
+    // With the whole budget the same sides align block by block.
+    const full = makeDiffBudget()
+    expect(mergeArticle(big, theirs, mine, full).coarse).toBe(false)
+    expect(full.used).toBeLessThanOrEqual(DIFF_BUDGET)
+  })
+
+  it("should spend at most one budget on the worst sides, whatever their size", () => {
+    // Ten thousand blocks each, every one different: Myers would need about 4 x 10^8 steps.
+    const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => P(`${tag}${i}`))
+    const budget = makeDiffBudget()
+    const merge = mergeArticle(side("T", ...many(10_000, "b")), side("T", ...many(10_000, "t")), side("T", ...many(10_000, "m")), budget)
+    expect(budget.used).toBeLessThanOrEqual(DIFF_BUDGET)
+    expect(budget.fallback).toBeLessThanOrEqual(2 * (10_000 + 1))
+    expect(merge.coarse).toBe(true)
+    expect(merge.conflicts).toHaveLength(1)
   })
 
   it("should settle conflicts as chosen, and keep mine where nothing was chosen", () => {

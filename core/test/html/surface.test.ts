@@ -10,7 +10,6 @@ describe("the html module", () => {
       "ALLOWED_URL_SCHEMES",
       "DIFF_BUDGET",
       "GRANULARITY_NOTES",
-      "MAX_MERGE_UNITS",
       "MAX_NESTING_DEPTH",
       "MAX_PARSED_NODES",
       "SAFE_URL",
