@@ -19,8 +19,11 @@ export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
   readonly errors: ReadonlyArray<FieldError>
 }> {}
 
-/** No valid credential was presented. */
-export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{ readonly detail: string }> {}
+/**
+ * No valid credential was presented. `attemptedAccountId`, never sent to the caller, names the
+ * account whose email was given with a wrong password, so that its owner can be shown the attempt.
+ */
+export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{ readonly detail: string; readonly attemptedAccountId?: string }> {}
 
 /** The credential is valid but may not do this (a read-only key writing). */
 export class InsufficientScope extends Data.TaggedError("InsufficientScope")<{ readonly detail: string }> {}

@@ -10,6 +10,10 @@ interface ActionWords {
  * Every action the log holds, by its logged name: REST route templates, MCP tool names and the web
  * pages' own actions. An action missing here is shown by its name.
  */
+const FAILED_SIGN_IN_ACTION = "POST / (sign in, wrong password)"
+/** The action of a sign-in with an account's email and a wrong password, shown to the account's owner. */
+export const FAILED_SIGN_IN = FAILED_SIGN_IN_ACTION
+
 const ACTIONS: Readonly<Record<string, ActionWords>> = {
   "GET /api/v1/sites": { verb: "Listed sites", change: false },
   "GET /api/v1/sites/{id}/articles": { verb: "Listed articles", change: false },
@@ -38,6 +42,7 @@ const ACTIONS: Readonly<Record<string, ActionWords>> = {
   update_article: { verb: "Edited", change: true },
   replace_featured_image: { verb: "Replaced the featured image", change: true },
   "POST / (sign in)": { verb: "Signed in", change: false },
+  [FAILED_SIGN_IN_ACTION]: { verb: "Sign-in with your email and a wrong password", change: false },
   "POST /articles/{id}/edit": { verb: "Edited", change: true },
   "POST /articles/{id}/image": { verb: "Replaced the featured image", change: true },
   "POST /articles/{id}/revisions/{number}/restore": { verb: "Restored a revision", change: true },
@@ -70,6 +75,7 @@ const CODE_WORDS: Readonly<Record<string, string>> = Object.fromEntries(
 export const outcomeWords = (e: ActivityEntry): string => {
   if (!failed(e)) return "Done"
   const code = e.error_code ?? ""
+  if (e.action === FAILED_SIGN_IN) return "Refused: wrong password"
   // A scope refusal says what it means for the caller: the key or the agent may only read.
   if (code === "insufficient_scope") {
     return `Refused: ${e.actor?.type === "oauth_client" ? "the agent was allowed to read only" : e.actor?.type === "api_key" ? "the key is read-only" : "read-only access"}`
@@ -82,7 +88,7 @@ export const outcomeWords = (e: ActivityEntry): string => {
 /** Who made the call, in words: a key's name, an agent's name, or the person. */
 export const whoWords = (e: ActivityEntry): string => {
   const actor = e.actor
-  if (actor === null) return "Unknown caller"
+  if (actor === null) return e.action === FAILED_SIGN_IN ? "Someone on the sign-in page" : "Unknown caller"
   switch (actor.type) {
     case "api_key":
       return `API key “${actor.name}”`

@@ -147,6 +147,20 @@ describe("web pages over HTTP", () => {
     expect(text).toContain('value="one@example.com"')
   })
 
+  it("should show the owner a sign-in with their email and a wrong password (when, never the password)", async () => {
+    const stranger = client()
+    expect((await stranger.signIn("two@example.com", "guessed-secret-42")).status).toBe(401)
+    const owner = client()
+    await owner.signIn("two@example.com", "password-two")
+    await expect
+      .poll(async () => (await (await owner.request("/activity")).text()).includes("Sign-in with your email and a wrong password"))
+      .toBe(true)
+    const page = await (await owner.request("/activity")).text()
+    expect(page).toContain("Refused: wrong password")
+    expect(page).toContain("Someone on the sign-in page")
+    expect(page).not.toContain("guessed-secret-42")
+  })
+
   it("should send a strict CSP and no inline script, and escape every value", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

@@ -132,7 +132,10 @@ export const verifyCredentials = (email: string, password: string, clientAddress
       : yield* Effect.as(secrets.hashPassword(password), false)
     if (!ok || Option.isNone(found)) {
       yield* recordAuthFailure(clientAddress)
-      return yield* new Unauthenticated({ detail: "Wrong email or password." })
+      return yield* new Unauthenticated({
+        detail: "Wrong email or password.",
+        ...(Option.isSome(found) ? { attemptedAccountId: found.value.id } : {}),
+      })
     }
     return found.value
   })

@@ -1,9 +1,10 @@
 /** Routes: Sign-in and sign-out (`/`, `/signout`). */
 import type Router from "@koa/router"
-import { problemKindOf, toProblem, verifyCredentials } from "@content-site/core"
+import { problemKindOf, recordActivity, toProblem, verifyCredentials } from "@content-site/core"
 import { clientAddress, requestIdOf } from "@content-site/http"
 import { Result } from "effect"
 import { recordWebActivity, runCore, webCaller } from "../call.ts"
+import { FAILED_SIGN_IN } from "../activityWords.ts"
 import { type FormFields, readForm } from "../forms.ts"
 import { signInPage } from "./signIn.ts"
 import { csrfOk, endSession, PRE_CSRF_COOKIE, preSessionCsrf, readSession, signedInAccount, startSession } from "@content-site/http"
@@ -42,6 +43,18 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
     const result = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
     if (Result.isFailure(result)) {
       const e = result.failure
+      // A wrong password for an account's email is shown to its owner (when, how often; never the
+      // password), as banks do. Not awaited: the answer takes as long whether the email is known or not.
+      if (e._tag === "Unauthenticated" && e.attemptedAccountId !== undefined) {
+        void deps.runtime
+          .runPromise(
+            recordActivity(
+              { accountId: e.attemptedAccountId, actor: null, channel: "web", requestId: requestIdOf(ctx), action: FAILED_SIGN_IN, startedAt: Date.now() },
+              { ok: false, httpStatus: 401, errorCode: "unauthenticated" },
+            ),
+          )
+          .catch(() => undefined)
+      }
       return e._tag === "RateLimited"
         ? again(429, `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
         : e._tag === "Unauthenticated"
