@@ -592,6 +592,16 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await of({ actions: ["GET /api/v1/articles/{id}"], articleId: "art_y" })).items).toEqual([view])
         expect(await of({ actions: [] })).toEqual({ items: [], total: 0 })
       })
+      it("should count an action followed by the name it concerned as that action", async () => {
+        const { accountId } = await seed()
+        const created = activityOf(accountId, "2026-11-20T10:00:00Z", { channel: "web", action: "POST /connect/keys “Reporting script”" })
+        const plain = activityOf(accountId, "2026-11-21T10:00:00Z", { channel: "web", action: "POST /connect/keys" })
+        const other = activityOf(accountId, "2026-11-22T10:00:00Z", { channel: "web", action: "POST /connect/keys/{id}/revoke “Reporting script”" })
+        for (const e of [created, plain, other]) await run(ActivityLog.use((l) => l.record(e)))
+        const of = (filter: ActivityFilter) => run(ActivityLog.use((l) => l.list(accountId, filter, { offset: 0, limit: 10 })))
+        expect((await of({ actions: ["POST /connect/keys"] })).items).toEqual([plain, created])
+        expect((await of({ actions: ["POST /connect/keys/{id}/revoke"] })).items).toEqual([other])
+      })
     })
 
     describe("OAuth store", () => {

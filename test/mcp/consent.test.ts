@@ -214,7 +214,8 @@ describe("the activity log", () => {
     const before = await webEntries()
     await authorize("Logged Agent", "mcp")
     const entries = await newSince(before)
-    expect(entries.map((e) => e["action"]).sort()).toEqual([ALLOW_FULL, SIGN_IN])
+    // The Allow names the agent it connected.
+    expect(entries.map((e) => e["action"]).sort()).toEqual([`${ALLOW_FULL} “Logged Agent”`, SIGN_IN])
     for (const e of entries) {
       expect(e).toMatchObject({ channel: "web", account_id: "acc_alice", status: 303, error_code: null, actor: { type: "user", id: "acc_alice" } })
     }
@@ -224,7 +225,7 @@ describe("the activity log", () => {
   it("should name read-only access when the person grants reading only", async () => {
     const before = await webEntries()
     await authorize("Logged Reader", "mcp", { access: "read" })
-    expect((await newSince(before)).map((e) => e["action"]).sort()).toEqual([ALLOW_READ, SIGN_IN])
+    expect((await newSince(before)).map((e) => e["action"]).sort()).toEqual([`${ALLOW_READ} “Logged Reader”`, SIGN_IN])
   })
 
   it("should log the sign-in but no connection when the person clicks Deny", async () => {

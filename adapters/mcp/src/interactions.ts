@@ -1,4 +1,4 @@
-import { type AccountRecord, AccountRepository, type Caller, isCoreError, recordActivity, userPrincipal, verifyCredentials } from "@content-site/core"
+import { type AccountRecord, AccountRepository, type Caller, isCoreError, namedAction, recordActivity, userPrincipal, verifyCredentials } from "@content-site/core"
 import { clientAddress, type HttpDeps, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
@@ -231,6 +231,6 @@ export const interactionPages = (options: {
     const target = await provider().interactionResult(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
     ctx.status = 303
     ctx.redirect(target)
-    if (account !== null) await logDone(ctx, account, AGENT_ALLOWED_ACTIONS[granted], startedAt)
+    if (account !== null) await logDone(ctx, account, namedAction(AGENT_ALLOWED_ACTIONS[granted], client.name), startedAt)
   }
 }

@@ -159,7 +159,7 @@ export const memoryRepositories = (state: MemoryState) =>
                   (filter.channel === undefined || e.channel === filter.channel) &&
                   (filter.articleId === undefined || e.article_id === filter.articleId) &&
                   (filter.outcome === undefined || (filter.outcome === "error") === (e.error_code !== null)) &&
-                  (filter.actions === undefined || filter.actions.includes(e.action)) &&
+                  (filter.actions === undefined || filter.actions.includes(e.action.split(" “")[0]!)) &&
                   inRange(e.at, filter.from, filter.to),
               )
               .sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : byId(b, a))),

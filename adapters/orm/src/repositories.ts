@@ -506,7 +506,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           if (filter.channel !== undefined) w.add("channel = ?", filter.channel)
           if (filter.articleId !== undefined) w.add("article_id = ?", filter.articleId)
           if (filter.outcome !== undefined) w.add(filter.outcome === "error" ? "error_code is not null" : "error_code is null")
-          if (filter.actions !== undefined) w.add("action = any(?::text[])", [...filter.actions])
+          // An action may carry the name of what it concerned after it (`POST /connect/keys “ci”`).
+          if (filter.actions !== undefined) w.add("split_part(action, ' “', 1) = any(?::text[])", [...filter.actions])
           if (filter.from !== undefined) w.add("at >= ?", instant(filter.from))
           if (filter.to !== undefined) w.add("at <= ?", instant(filter.to))
           await activity.flush()

@@ -60,8 +60,17 @@ export const CHANGE_ACTIONS: ReadonlyArray<string> = Object.entries(ACTIONS)
   .filter(([, w]) => w.change)
   .map(([action]) => action)
 
-/** What an entry's call did, in words ("Edited", "Viewed", ...). */
-export const actionWords = (action: string): string => ACTIONS[action]?.verb ?? action
+const NAMED = /^(.*) “([^”]*)”$/
+
+/**
+ * What an entry's call did, in words ("Edited", "Viewed", ...), with the name of the key or agent
+ * it concerned when the action carries one ("Revoked an API key: “Reporting script”").
+ */
+export const actionWords = (action: string): string => {
+  const named = NAMED.exec(action)
+  if (named === null) return ACTIONS[action]?.verb ?? action
+  return `${ACTIONS[named[1]!]?.verb ?? named[1]!}: “${named[2]!}”`
+}
 
 /** Whether an entry's call failed: an error code, a 4xx/5xx status, or `error` (MCP). */
 export const failed = (e: ActivityEntry): boolean =>

@@ -4,6 +4,7 @@ import {
   type CoreError,
   type CoreServices,
   isCoreError,
+  namedAction,
   problemKindOf,
   recordActivity,
   userPrincipal,
@@ -41,11 +42,13 @@ export const webCaller = (ctx: ParameterizedContext, account: AccountRecord, act
 }
 
 /** Notes which site/article this request concerned, for its activity entry. */
-export const noteSubject = (ctx: ParameterizedContext, subject: { readonly siteId?: string; readonly articleId?: string }): void => {
+export const noteSubject = (ctx: ParameterizedContext, subject: { readonly siteId?: string; readonly articleId?: string; readonly name?: string }): void => {
   const call = (ctx.state as { webCall?: WebCallState }).webCall
   if (call === undefined) return
   if (subject.siteId !== undefined) call.siteId = subject.siteId
   if (subject.articleId !== undefined) call.articleId = subject.articleId
+  // What the entry is about, when it is no article: the key's or agent's name, after the action.
+  if (subject.name !== undefined) call.caller = { ...call.caller, action: namedAction(call.caller.action, subject.name) }
 }
 
 /** Notes the problem a request ended with, for its activity entry (even if the page then redirects). */

@@ -362,6 +362,21 @@ describe("web pages over HTTP", () => {
     expect(text).toContain(`${server.url}/mcp`)
   })
 
+  it("should name in the activity log the key created or revoked and the agent disconnected, changes only included", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/connect")
+    expect((await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: "Named in the log", scope: "read-only" } })).status).toBe(303)
+    const page = await (await c.request("/connect")).text()
+    const keyId = new RegExp('<td data-label="Name">Named in the log</td><td data-label="Key id"><code class="key-id">([^<]+)</code>').exec(page)![1]!
+    expect((await c.request(`/connect/keys/${keyId}/revoke`, { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })).status).toBe(303)
+    for (const path of ["/activity", "/activity?changes=1"]) {
+      const log = await (await c.request(path)).text()
+      expect(log, path).toContain("Created an API key: “Named in the log”")
+      expect(log, path).toContain("Revoked an API key: “Named in the log”")
+    }
+  })
+
   it("should revoke a connected agent from Connect Site", async () => {
     // What the OAuth provider stores once a person clicked Allow.
     await server.runtime.runPromise(
@@ -388,6 +403,7 @@ describe("web pages over HTTP", () => {
     const after = await (await c.request("/connect")).text()
     expect(after).toContain("The agent is disconnected")
     expect(after).not.toContain("Test Agent")
+    expect(await (await c.request("/activity?changes=1")).text()).toContain("Disconnected an agent: “Test Agent”")
   })
 
   it("should tell apart two agents registered under one name, by when each was first seen and its client id", async () => {

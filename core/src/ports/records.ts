@@ -91,7 +91,7 @@ export interface ActivityFilter {
   readonly articleId?: string
   /** `ok`: entries without an error code; `error`: entries with one (refused or failed calls). */
   readonly outcome?: "ok" | "error"
-  /** Only entries whose `action` is one of these (an empty list matches nothing). */
+  /** Only entries whose `action` is one of these (an empty list matches nothing); an action followed by a name (`POST /connect/keys “ci”`) counts as its action. */
   readonly actions?: ReadonlyArray<string>
 }
 

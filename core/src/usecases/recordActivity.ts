@@ -44,3 +44,10 @@ export const recordActivity = (
       write,
     )
   })
+
+/**
+ * An action with the name of what it concerned, when that is no article (a key, an agent):
+ * `POST /connect/keys “Reporting script”`. The name is cut at 100 characters; curly quotes in it
+ * become straight ones, so the name's end stays where the last quote is.
+ */
+export const namedAction = (action: string, name: string): string => `${action} “${[...name.replace(/[“”]/g, '"')].slice(0, 100).join("")}”`

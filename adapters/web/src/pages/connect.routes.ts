@@ -1,7 +1,7 @@
 /** Routes: Connect Site (`/connect`): keys shown once, revoking keys and agent connections (confirmed first). */
 import type Router from "@koa/router"
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "@content-site/core"
-import { noteOutcome, runCoreOrThrow } from "../call.ts"
+import { noteOutcome, noteSubject, runCoreOrThrow } from "../call.ts"
 import { confirmContent } from "./confirm.ts"
 import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
 import { connectContent, type ConnectedClientView } from "./connect.ts"
@@ -51,6 +51,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
         noteOutcome(ctx, 400, "invalid_request")
         return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.")
       }
+      noteSubject(ctx, { name })
       const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }))
       // Post/redirect/get: the key waits, encrypted, for the one page that shows it; a reload of
       // that page shows it no more, and never makes a second key.
@@ -80,6 +81,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
           cancel: "/connect",
         }))
       }
+      noteSubject(ctx, { name: key.name })
       await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
       await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${key.name}”. It no longer works.` })
       redirect(ctx, "/connect")
@@ -106,6 +108,8 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
           cancel: "/connect",
         }))
       }
+      const named = (await connectedClients(s.account.id))?.find((c) => c.clientId === clientId)
+      if (named !== undefined) noteSubject(ctx, { name: named.name })
       const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId)
       // An unknown client (or another account's) is logged as a revoked key's would be: not found.
       if (!done) noteOutcome(ctx, 404, "not_found")
