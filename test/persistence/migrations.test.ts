@@ -9,7 +9,9 @@ import { runNode, spawnNode, waitForLine } from "../support/processes.ts"
 
 const account = (id: string) => ({ id, email: `${id}@example.test`, name: id, password_hash: "h", created_at: "2026-11-01T00:00:00.000Z" })
 
-describe("migrations on PostgreSQL", () => {
+// Each case starts Node processes or opens a database: on a shared, loaded 2-core machine (CI is one)
+// that alone has taken 20 s, so a case gets 120 s. A wait for work to finish, not a speed check.
+describe("migrations on PostgreSQL", { timeout: 120_000 }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
   beforeAll(async () => {
     database = await createTestDatabase()
@@ -35,7 +37,9 @@ describe("migrations on PostgreSQL", () => {
   })
 })
 
-describe("embedded PGlite database", () => {
+// Each case starts Node processes or opens a database: on a shared, loaded 2-core machine (CI is one)
+// that alone has taken 20 s, so a case gets 120 s. A wait for work to finish, not a speed check.
+describe("embedded PGlite database", { timeout: 120_000 }, () => {
   const temp = createTempDir()
   afterAll(() => temp.remove())
 

@@ -48,7 +48,9 @@ const badFile = {
   ],
 }
 
-describe("admin command line on PostgreSQL", () => {
+// Each case starts Node processes or opens a database: on a shared, loaded 2-core machine (CI is one)
+// that alone has taken 20 s, so a case gets 120 s. A wait for work to finish, not a speed check.
+describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
   const temp = createTempDir("cs-admin-")
   let env: Record<string, string>
@@ -199,7 +201,9 @@ describe("admin command line on PostgreSQL", () => {
   })
 })
 
-describe("admin command line on the embedded database", () => {
+// Each case starts Node processes or opens a database: on a shared, loaded 2-core machine (CI is one)
+// that alone has taken 20 s, so a case gets 120 s. A wait for work to finish, not a speed check.
+describe("admin command line on the embedded database", { timeout: 120_000 }, () => {
   const temp = createTempDir("cs-admin-embedded-")
   afterAll(() => temp.remove())
 
