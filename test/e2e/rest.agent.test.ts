@@ -348,6 +348,18 @@ describe("Idempotency-Key", () => {
       await other?.close()
     }
   })
+
+  it("should refuse a read-only key sending a write key's Idempotency-Key, without replaying its answer", async () => {
+    const key = crypto.randomUUID()
+    const first = await send("PUT", "/articles/art_a13", { title: "Thirteen, kept" }, { headers: { "idempotency-key": key } })
+    expect(first.status).toBe(200)
+    const refused = await send("PUT", "/articles/art_a13", { title: "Thirteen, kept" }, { headers: { "idempotency-key": key }, key: KEYS.aRead })
+    expect(refused.headers.get("idempotent-replayed")).toBeNull()
+    await problemOf(refused, 403, "insufficient_scope")
+    // The write key still gets its own answer again.
+    const again = await send("PUT", "/articles/art_a13", { title: "Thirteen, kept" }, { headers: { "idempotency-key": key } })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+  })
 })
 
 describe("Prefer: return=minimal", () => {

@@ -3,6 +3,7 @@ import { EditConflict, IdempotencyKeyReused } from "../errors.ts"
 import { IdempotencyStore, type RecordedAnswer } from "../ports/IdempotencyStore.ts"
 import { Clock } from "../ports/Platform.ts"
 import type { Caller } from "./Caller.ts"
+import { requireWriteScope } from "./guards.ts"
 
 /** How long a key answers its first answer again. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -27,9 +28,12 @@ export const requestFingerprint = (parts: unknown): Effect.Effect<string> =>
  * first answer when the same request used it within 24 hours. The same key with another request
  * is IdempotencyKeyReused; the same request while the first is still running is EditConflict
  * (retry in a moment: it then replays the first answer), so two at once make one change.
+ * Keys serve writes only: a caller that may not write is InsufficientScope before any key is
+ * looked up, so a read-only key never replays (or learns of) a write key's answer.
  */
 export const claimIdempotencyKey = (caller: Caller, key: string, fingerprint: string) =>
   Effect.gen(function* () {
+    yield* requireWriteScope(caller)
     const now = yield* (yield* Clock).now
     const reservation = yield* (yield* IdempotencyStore).reserve(caller.accountId, key, fingerprint, {
       nowMs: now,
