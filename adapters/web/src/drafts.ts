@@ -82,7 +82,7 @@ export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string 
  * (every current browser sends it), else `Origin` against the public URL. Neither said: not known
  * to be, so no.
  */
-const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
+export const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
   const site = ctx.get("Sec-Fetch-Site")
   if (site !== "") return site === "same-origin"
   const origin = ctx.get("Origin")

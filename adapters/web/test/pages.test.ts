@@ -164,8 +164,12 @@ describe("web pages over HTTP", () => {
   it("should refuse a POST without the session's CSRF token and change nothing", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
-    const res = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: "forged-token-value-000000", title: "Hacked", body: "<p>x</p>" } })
-    // Nothing is saved; what was sent is kept as a draft of this session and offered back.
+    const res = await c.request("/articles/art_p1/edit", {
+      method: "POST",
+      headers: { "sec-fetch-site": "same-origin" },
+      form: { _csrf: "forged-token-value-000000", title: "Hacked", body: "<p>x</p>" },
+    })
+    // Sent from this service's page: nothing is saved; what was sent is kept as a draft of this session and offered back.
     expect(res.status).toBe(303)
     const kept = res.headers.get("location")!
     expect(kept).toMatch(/^\/articles\/art_p1\?draft=[\w-]+#edit-error$/)
@@ -174,6 +178,19 @@ describe("web pages over HTTP", () => {
     expect(offered).toContain('value="Hacked"')
     const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_1", action: "TEST", startedAt: Date.now() }
     expect((await server.runtime.runPromise(getArticle(caller, "art_p1"))).title).toBe("<img src=x onerror=alert(1)> Title")
+  })
+
+  it("should keep no draft of a POST with a wrong CSRF token sent from another site, or not known to be from ours", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const foreign: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site", origin: "https://evil.test" }, { origin: "https://evil.test" }, { "sec-fetch-site": "same-site" }, {}]
+    for (const headers of foreign) {
+      const res = await c.request("/articles/art_p1/edit", { method: "POST", headers, form: { _csrf: "forged-token-value-000000", title: "Planted", body: "<p>planted</p>" } })
+      expect(res.status).toBe(403)
+      expect(res.headers.get("location")).toBeNull()
+    }
+    // and the editor offers nothing back
+    expect(await (await c.request("/articles/art_p1")).text()).not.toContain("Planted")
   })
 
   it("should show another account's article and site as not found", async () => {

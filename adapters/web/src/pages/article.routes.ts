@@ -6,11 +6,11 @@ import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
-import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft } from "../drafts.ts"
+import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, type Signed, articleId, CSRF_REFUSED, isId, pageNumber, queryOf, redirect, removedText, sentences, type PageKit } from "../pageKit.ts"
+import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pageNumber, queryOf, redirect, removedText, sentences, type PageKit } from "../pageKit.ts"
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
@@ -90,7 +90,10 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         noteSubject(ctx, { articleId: id })
         const fields = await readForm(ctx)
         if (!csrfOk(ctx, s.session, fields["_csrf"])) {
-          // A form from an earlier sign-in: nothing is saved, and the text is kept all the same.
+          // Sent from another site (or not known to be from ours): refused, and its text is not
+          // kept, or a foreign form could put its text in the person's editor as their own draft.
+          if (!sentFromOwnPage(ctx, deps)) throw new CsrfRejected()
+          // A form of this service from an earlier sign-in: nothing is saved, and the text is kept all the same.
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
           const draftId = await keepDraft(deps, s.session, draftOf(id, fields, {
             message: "This form was opened before you last signed in, so it was not saved. Your text is kept below: check it and save again.",
