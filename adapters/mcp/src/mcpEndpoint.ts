@@ -356,7 +356,7 @@ export const mcpEndpoint = (options: {
     }
     // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
     // the tool, the key's answer, then the log (every call runs this: a chain, not a generator).
-    let held: { readonly key: string; readonly fingerprint: string } | undefined
+    let held: { readonly key: string; readonly fingerprint: string; readonly dryRun: boolean } | undefined
     type Attempt = { readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }
     const attempt = Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => {
       onVerdict(verdict)
@@ -375,8 +375,14 @@ export const mcpEndpoint = (options: {
         const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
         return Effect.flatMap(requestFingerprint({ tool: name, args: rest }), (fingerprint) =>
           Effect.flatMap(claimIdempotencyKey(caller, key, fingerprint), (claim) => {
-            if (claim.kind === "replay") return Effect.succeed<Attempt>({ replay: JSON.parse(claim.answer.body) as CallToolResult })
-            held = { key, fingerprint }
+            if (claim.kind === "replay") {
+              // A result is kept as its structured value (the article's body read from its revision
+              // again) and rendered anew; an error result, and a key kept before, as sent.
+              if (!claim.rebuilt) return Effect.succeed<Attempt>({ replay: JSON.parse(claim.answer.body) as CallToolResult })
+              const value = JSON.parse(claim.answer.body) as Record<string, unknown>
+              return Effect.succeed<Attempt>({ replay: { content: [{ type: "text", text: tool.render(value) }], structuredContent: value } })
+            }
+            held = { key, fingerprint, dryRun: args.dry_run === true }
             return answer
           }),
         )
@@ -402,7 +408,13 @@ export const mcpEndpoint = (options: {
             : Effect.map(
                 Effect.exit(
                   (problem === undefined || isRecordableStatus(problem.status)
-                    ? recordIdempotentAnswer(caller, held.key, held.fingerprint, { status: problem?.status ?? 200, headers: {}, body: JSON.stringify(result) })
+                    ? recordIdempotentAnswer(caller, held.key, held.fingerprint, {
+                        status: problem?.status ?? 200,
+                        headers: {},
+                        // every write tool answers the article it wrote: kept by reference to its revision
+                        value: problem === undefined ? result.structuredContent : result,
+                        dryRun: held.dryRun,
+                      })
                     : releaseIdempotencyKey(caller, held.key, held.fingerprint)) as Effect.Effect<void, unknown>,
                 ),
                 (kept) => {
