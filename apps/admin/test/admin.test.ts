@@ -133,6 +133,10 @@ describe("admin command line on PostgreSQL", () => {
     }
     expect((await admin("key", "revoke", "key_missing")).code).toBe(1)
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
+    const long = await admin("key", "create", "--account", "new@example.test", "--name", "k".repeat(101))
+    expect(long.code).toBe(1)
+    expect(long.stdout).toBe("")
+    expect(long.stderr).toMatch(/at most 100 characters/)
   })
 
   it("should add a signing key that activates later, keeping the one in force, and refuse a bad delay", async () => {

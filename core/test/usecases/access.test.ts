@@ -52,6 +52,14 @@ describe("authenticateApiKey", () => {
     expect(failureTag(await w.exit(authenticateApiKey(key, "3.3.3.3")))).toBe("Unauthenticated")
   })
 
+  it("should refuse a key name over 100 characters, made or imported", async () => {
+    const w = await makeWorld()
+    expect((await w.run(createApiKey("acc_a", { name: "k".repeat(100), scope: "write" }))).view.name).toHaveLength(100)
+    expect(failureTag(await w.exit(createApiKey("acc_a", { name: "k".repeat(101), scope: "write" })))).toBe("InvalidRequest")
+    const imported = importData({ accounts: [{ id: "acc_long", email: "long@example.test", password: "p", api_keys: [{ name: "k".repeat(101), scope: "write" }] }] })
+    expect(failureTag(await w.exit(imported))).toBe("InvalidRequest")
+  })
+
   it("should store only a hash of a new key", async () => {
     const w = await makeWorld()
     const { key, view } = await w.run(createApiKey("acc_a", { name: "h", scope: "read-only" }))
