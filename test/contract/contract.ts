@@ -166,6 +166,7 @@ const activityOf = (accountId: string, at: string, extra: Partial<ActivityRecord
   error_code: null,
   duration_ms: 12,
   request_id: uid("req"),
+  count: 1,
   ...extra,
 })
 

@@ -198,7 +198,7 @@ export const mcpEndpoint = (options: {
     runtime
       .runPromise(
         recordActivity(
-          { accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now() },
+          { accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now(), address: clientAddress(ctx) },
           { ok: false, errorCode: code },
         ) as Effect.Effect<void>,
       )

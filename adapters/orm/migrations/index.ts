@@ -13,6 +13,7 @@ import { Migration20261124010000_articleCounts } from "./Migration20261124010000
 import { Migration20261125164511_articleCountsDayIndex } from "./Migration20261125164511_articleCountsDayIndex.ts"
 import { Migration20261126012839_apiKeysWithoutPrefix } from "./Migration20261126012839_apiKeysWithoutPrefix.ts"
 import { Migration20261127141955_idempotencyRevisionRef } from "./Migration20261127141955_idempotencyRevisionRef.ts"
+import { Migration20261127143417_activityCount } from "./Migration20261127143417_activityCount.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -26,4 +27,5 @@ export const migrationsList = [
   { name: "Migration20261125164511_articleCountsDayIndex", class: Migration20261125164511_articleCountsDayIndex },
   { name: "Migration20261126012839_apiKeysWithoutPrefix", class: Migration20261126012839_apiKeysWithoutPrefix },
   { name: "Migration20261127141955_idempotencyRevisionRef", class: Migration20261127141955_idempotencyRevisionRef },
+  { name: "Migration20261127143417_activityCount", class: Migration20261127143417_activityCount },
 ]

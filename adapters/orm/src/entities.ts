@@ -192,6 +192,8 @@ export const ActivityEntity = defineEntity({
     status: p.string().length(16),
     errorCode: p.text().nullable(),
     durationMs: p.integer(),
+    /** Calls the entry stands for: 1, or the refused calls of one source and minute summed (`refusedCalls.ts`). */
+    count: p.integer().default(1),
     requestId: p.string().length(200),
   },
 })

@@ -146,7 +146,7 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
         core._tag === "RateLimited" ? await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>()) : Option.none<Principal>()
       const caller: LoggedCaller = Option.isSome(holder)
         ? callerOf(holder.value)
-        : { accountId: null, actor: null, channel: "api", requestId: requestIdOf(ctx), action, startedAt }
+        : { accountId: null, actor: null, channel: "api", requestId: requestIdOf(ctx), action, startedAt, address: clientAddress(ctx) }
       await record(deps, caller, { ok: false, httpStatus: status, errorCode: code, ...(caller.accountId === null ? noSubject() : subject()) })
     }
     throw err
