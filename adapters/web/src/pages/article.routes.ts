@@ -55,6 +55,13 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   }
 
   const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`
+  /** Where a refused edit lands: its draft, or (a text over 1 MiB is not kept) the article, saying so. */
+  const landOn = async (ctx: Ctx, s: Signed, id: string, draftId: string | null, why: EditRefusal): Promise<void> => {
+    if (draftId !== null) return redirect(ctx, draftUrl(id, draftId))
+    const message = "Your edit was not saved, and its text is over 1 MiB, too large to keep as a draft, so it is not shown again."
+    await setFlash(deps, s.session, { kind: "error", message, details: why.details.length > 0 ? why.details : [why.message] })
+    redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+  }
 
   router.get(
     "/articles/:id",
@@ -100,7 +107,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
             blocks: [],
             details: [],
           }))
-          return redirect(ctx, draftUrl(id, draftId))
+          return landOn(ctx, s, id, draftId, { message: "This form was opened before you last signed in.", blocks: [], details: [] })
         }
         const form = draftOf(id, fields, { message: "", blocks: [], details: [] })
         const startedFrom = form.revision === 0 ? undefined : form.revision
@@ -153,7 +160,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
         await dropDraft(deps, s.session, fields["draft"])
         const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
-        redirect(ctx, draftUrl(id, await keepDraft(deps, s.session, kept)))
+        await landOn(ctx, s, id, await keepDraft(deps, s.session, kept), refusal)
       },
       async (ctx) => {
         const id = ctx.params["id"]
