@@ -3,6 +3,7 @@
  * shown on pages and copied into activity entries, so it is bounded; a redirect URI is https but
  * for loopback addresses (RFC 8252), so an authorization code never crosses a network in the clear.
  */
+import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { startSeeded } from "./support.ts"
@@ -46,5 +47,23 @@ describe("client registration", () => {
       expect(refused.status, uri).toBe(400)
       expect(refused.body.error).toBe("invalid_redirect_uri")
     }
+  })
+
+  it("should show a client's name on the sign-in page without bidi controls", async () => {
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Good\u202Eliveagent", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+    })
+    expect(registered.status).toBe(201)
+    const { client_id: clientId } = (await registered.json()) as { client_id: string }
+    const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url")
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: "http://127.0.0.1:9/cb", scope: "mcp", code_challenge: challenge, code_challenge_method: "S256", state: "s" })
+    const authorize = await fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" })
+    expect(authorize.status).toBe(303)
+    const cookies = authorize.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const page = await (await fetch(new URL(authorize.headers.get("location")!, server.url), { headers: { cookie: cookies } })).text()
+    expect(page).toContain("Goodliveagent")
+    expect(page).not.toContain("\u202E")
   })
 })

@@ -28,7 +28,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, type HttpDeps, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, type HttpDeps, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -308,7 +308,8 @@ export const mcpEndpoint = (options: {
         OAuthStore.use((store) => store.find("Grant", grantId)),
         resolveOAuthPrincipal(
           accountId,
-          { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId },
+          // as pages show it, and within the 100 characters of a name registered now (a token of an older client may carry more)
+          { id: clientId, name: typeof claims["cname"] === "string" ? [...displayName(claims["cname"])].slice(0, 100).join("") : clientId },
           // full access only with the `mcp` scope; `mcp:read` (or anything else) reads only
           typeof claims["scope"] === "string" && claims["scope"].split(" ").includes(MCP_SCOPE) ? "write" : "read-only",
         ),

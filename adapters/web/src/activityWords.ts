@@ -1,4 +1,5 @@
 import { type ActivityEntry, problemKinds } from "@content-site/core"
+import { displayName } from "@content-site/http"
 
 /** What a logged action did, in words, and whether it changes something (an article, a key, an agent). */
 interface ActionWords {
@@ -81,11 +82,11 @@ export const whoWords = (e: ActivityEntry): string => {
   if (actor === null) return "Unknown caller"
   switch (actor.type) {
     case "api_key":
-      return `API key “${actor.name}”`
+      return `API key “${displayName(actor.name)}”`
     case "oauth_client":
-      return `Agent “${actor.name}”`
+      return `Agent “${displayName(actor.name)}”`
     default:
-      return actor.name
+      return displayName(actor.name)
   }
 }
 

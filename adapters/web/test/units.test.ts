@@ -3,6 +3,7 @@ import { compareRows, lineText } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
 import { activityTable } from "../src/pages/activity.ts"
+import { whoWords } from "../src/activityWords.ts"
 import { BODY_LIMIT_MESSAGE, decodeInput, type InvalidRequest, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE, UpdateArticleBody } from "@content-site/core"
 import { Cause, Effect, Exit, Option } from "effect"
 
@@ -108,5 +109,12 @@ describe("activityTable", () => {
     expect(summary).toContain("37 refused calls in this minute, counted in one entry")
     expect(summary).toContain("<dt>Calls</dt><dd>37</dd>")
     expect(activityTable(page([entry(1)]), new Map(), false).value).not.toContain("refused calls in this minute")
+  })
+})
+
+describe("names on the pages", () => {
+  it("should show an actor's name without bidi controls", () => {
+    const e = { actor: { type: "oauth_client" as const, id: "c1", name: "Helper\u202Etnega" } }
+    expect(whoWords(e as Parameters<typeof whoWords>[0])).toBe("Agent “Helpertnega”")
   })
 })

@@ -1,4 +1,5 @@
 import type { ActivityEntry, Article, Page, RevisionSummary } from "@content-site/core"
+import { displayName } from "@content-site/http"
 import { extractProtectedBlocks } from "@content-site/core"
 import type { EditRefusal } from "../drafts.ts"
 import { type Html, html } from "../html.ts"
@@ -47,7 +48,7 @@ export const isImport = (r: Pick<RevisionSummary, "actor">): boolean => r.actor.
 
 /** Who made a revision and when, with "Imported" for the imported first revision. */
 export const revisionByline = (r: RevisionSummary): Html =>
-  html`${isImport(r) ? html`<span class="tag tag-import">Imported</span>` : r.actor.name} · ${when(r.created_at)}${
+  html`${isImport(r) ? html`<span class="tag tag-import">Imported</span>` : displayName(r.actor.name)} · ${when(r.created_at)}${
     r.restored_from !== null ? html` · restored from revision ${r.restored_from}` : ""
   }`
 
