@@ -4,7 +4,13 @@ export { MAX_PARSED_NODES } from "./parseHtmlFragment.ts"
 export { applyEditPolicy, type EditPolicyResult } from "./applyEditPolicy.ts"
 export { checkProtectedBlocks, compareProtectedBlocks } from "./compareProtectedBlocks.ts"
 export { countWords } from "./countWords.ts"
-export { extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "./extractProtectedBlocks.ts"
+export {
+  extractProtectedBlocks,
+  knownProtectedBlocks,
+  PROTECTED_BLOCKS_MEMO_CHARS,
+  protectedBlocksMemoUse,
+  rememberProtectedBlocks,
+} from "./extractProtectedBlocks.ts"
 export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,
