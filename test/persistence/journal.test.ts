@@ -164,14 +164,13 @@ describe("activity journal on PostgreSQL", () => {
     }
   })
 
-  it("should give every call answered before a SIGKILL under load exactly one entry (refused ones past their budget: a count), after the next instance starts", async () => {
+  it("should give every call answered before a SIGKILL under load exactly one entry, after the next instance starts", async () => {
     const killedDir = mkdtempSync(join(tmpdir(), "cs-journal-kill-"))
     const server = await startServer({ DATABASE_URL: database.url, DATA_DIR: killedDir })
     // holds the activity table for the last moments before the kill
     const locker = new pg.Client({ connectionString: database.url })
     await locker.connect()
     const answered: Array<string> = []
-    const refused = new Set<string>()
     let stop = false
     // A list of the activity ships the journal first (and would wait on the lock below): the last
     // moments before the kill are calls that do not.
@@ -185,7 +184,6 @@ describe("activity journal on PostgreSQL", () => {
             const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.apiKey}` } })
             await response.arrayBuffer()
             if (response.status === 200 || response.status === 404) answered.push(response.headers.get("x-request-id")!)
-            if (response.status === 404) refused.add(response.headers.get("x-request-id")!)
           } catch {
             return // the server is gone
           }
@@ -222,13 +220,7 @@ describe("activity journal on PostgreSQL", () => {
     const next = await openDatabase({ databaseUrl: database.url, dataDir: killedDir, housekeepingIntervalMs: 0 })
     await next.close()
     const after = await counts()
-    // a success has its entry; a refused call has its own, or (past its key's budget of the minute)
-    // is counted in the minute's summary entry, which may count a replayed line twice, never less
-    expect(answered.filter((id) => !refused.has(id) && after.get(id) !== 1)).toEqual([])
-    expect(answered.filter((id) => (after.get(id) ?? 0) > 1)).toEqual([])
-    const own = [...refused].filter((id) => after.get(id) === 1).length
-    const summed = (await admin.query<{ n: number }>("select coalesce(sum(count), 0)::int as n from activity where request_id like 'refused-%'")).rows[0]!.n
-    expect(own + summed).toBeGreaterThanOrEqual(refused.size)
+    expect(answered.filter((id) => after.get(id) !== 1)).toEqual([])
     const doubled = await admin.query("select channel, request_id from activity group by 1, 2 having count(*) > 1")
     expect(doubled.rows).toEqual([])
     rmSync(killedDir, { recursive: true, force: true })

@@ -2,14 +2,28 @@ import type { ActivityRecord } from "../ports/records.ts"
 import { toTimestamp } from "./time.ts"
 
 /**
- * Refused calls of one source (an address, or a key / agent / person) a minute that are logged as
- * an entry each; past them, the source's refused calls of that minute are summed in one entry.
+ * Calls refused at the gate of one source (an address, or a key / agent / person) a minute that
+ * are logged as an entry each; past them, the source's such calls of that minute are summed in
+ * one entry.
  */
 export const REFUSED_ENTRIES_PER_MINUTE = 30
 
-/** The source a refused call is counted against: its key, agent or person, else its client address. */
-export const refusalSourceOf = (entry: Pick<ActivityRecord, "actor">, address: string | undefined): string | undefined =>
-  entry.actor !== null ? `${entry.actor.type}:${entry.actor.id}` : address === undefined ? undefined : `address:${address}`
+/**
+ * The error codes of calls refused at the gate, before any work: a failed authentication and a
+ * limit (the account's requests, the address's failures). Nothing else bounds how many of them
+ * one source can send; a call past the gate counts against its account's request limit, which
+ * bounds its entries already, so it always has an entry of its own.
+ */
+export const GATE_REFUSALS: ReadonlySet<string> = new Set(["unauthenticated", "rate_limited"])
+
+/**
+ * The source a refused call is counted against, when it is a call that may be summed (refused
+ * at the gate, or by nobody known): its key, agent or person, else its client address.
+ */
+export const refusalSourceOf = (entry: Pick<ActivityRecord, "actor" | "account_id" | "error_code">, address: string | undefined): string | undefined => {
+  if (entry.account_id !== null && (entry.error_code === null || !GATE_REFUSALS.has(entry.error_code))) return undefined
+  return entry.actor !== null ? `${entry.actor.type}:${entry.actor.id}` : address === undefined ? undefined : `address:${address}`
+}
 
 // FNV-1a, twice (two offsets), 64 bits of hex: names a source in an entry without writing its address.
 const fnv = (text: string, seed: number): string => {

@@ -88,7 +88,7 @@ export class RevisionRepository extends Context.Service<RevisionRepository, {
 export class ActivityLog extends Context.Service<ActivityLog, {
   /**
    * Idempotent by `request_id` and channel: an entry already written with a change is not written
-   * twice. A refused call names its source (`refusedBy`, see `refusalSourceOf`): past
+   * twice. A call refused at the gate names its source (`refusedBy`, see `refusalSourceOf`): past
    * REFUSED_ENTRIES_PER_MINUTE of the source in a minute, it is not an entry of its own but adds
    * one to the `count` of the minute's summary entry (`entryToWrite`), so a flood costs a few rows.
    */

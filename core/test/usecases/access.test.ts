@@ -183,13 +183,17 @@ describe("recordActivity and listActivity", () => {
     expect(w.state.activity.filter((e) => e.account_id !== null).every((e) => e.count === 1)).toBe(true)
   })
 
-  it("should sum a key's refused calls on its account, listed with their count", async () => {
+  it("should sum a key's calls refused at the gate on its account, listed with their count, and never its other refusals", async () => {
     const w = await makeWorld()
-    const readOnly = () => caller({ actor: { type: "api_key", id: "key_ro", name: "ro" }, scope: "read-only", action: "PUT /api/v1/articles/{id}" })
-    for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE + 4; i++) await w.run(recordActivity(readOnly(), { ok: false, httpStatus: 403, errorCode: "insufficient_scope" }))
+    const readOnly = (action: string) => caller({ actor: { type: "api_key", id: "key_ro", name: "ro" }, scope: "read-only", action })
+    for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE + 4; i++) await w.run(recordActivity(readOnly("GET /api/v1/sites"), { ok: false, httpStatus: 429, errorCode: "rate_limited" }))
     const log = await w.run(listActivity(caller(), { per_page: 100 }))
     expect(log.data).toHaveLength(REFUSED_ENTRIES_PER_MINUTE + 1)
     expect(log.data.map((e) => e.count).sort((a, b) => b - a)).toEqual([4, ...Array(REFUSED_ENTRIES_PER_MINUTE).fill(1)])
+    // a refusal past the gate counted against the request limit: an entry each, however many
+    for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE + 4; i++) await w.run(recordActivity(readOnly("PUT /api/v1/articles/{id}"), { ok: false, httpStatus: 403, errorCode: "insufficient_scope" }))
+    const scoped = await w.run(listActivity(caller(), { per_page: 100, actions: ["PUT /api/v1/articles/{id}"] }))
+    expect(scoped.data.map((e) => e.count)).toEqual(Array(REFUSED_ENTRIES_PER_MINUTE + 4).fill(1))
   })
 })
 
