@@ -133,6 +133,9 @@ describe("admin command line on PostgreSQL", () => {
     }
     expect((await admin("key", "revoke", "key_missing")).code).toBe(1)
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
+  })
+
+  it("should refuse a key name over 100 characters with a clear message, printing no key", async () => {
     const long = await admin("key", "create", "--account", "new@example.test", "--name", "k".repeat(101))
     expect(long.code).toBe(1)
     expect(long.stdout).toBe("")
