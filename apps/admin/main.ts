@@ -182,7 +182,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         if (Option.isNone(account)) throw new UsageError(`No account with the email ${printable(email)}.`)
         const scope = values["read-only"] ? "read-only" : "write"
         const { key, view } = await run(createApiKey(account.value.id, { name: values.name ?? "API key", scope }))
-        console.error(`Created ${scope} API key ${printable(view.id)} (“${printable(view.name)}”) for ${printable(email)}. It is shown only once; store it now:`)
+        console.error(`Created ${scope} API key ${printable(view.id)} for ${printable(email)}, named “${printable(view.name)}”. It is shown only once; store it now:`)
         console.log(key)
         return 0
       }
