@@ -64,6 +64,7 @@ const activityOf = (accountId: string, i: number, label: string): ActivityRecord
   error_code: null,
   duration_ms: 1,
   request_id: `req_${label}_${i}_${Date.now().toString(36)}`,
+  count: 1,
 })
 
 /** The storage calls of an authenticated GET, one by one, on an open database. */

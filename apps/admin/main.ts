@@ -20,6 +20,7 @@ import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { accessSync, constants, readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { ConfigError, readConfig } from "../server/config.ts"
+import { printable } from "./printable.ts"
 import { rewriteApply } from "./rewrite.ts"
 
 const USAGE = `Usage: npm run admin -- COMMAND
@@ -50,7 +51,7 @@ class UsageError extends Error {}
 const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim())
 
 const describeInvalid = (e: InvalidRequest): string =>
-  [e.detail, ...e.errors.filter((x) => !e.detail.includes(x.path)).map((x) => `  ${x.path}: ${x.message}`)].join("\n")
+  [printable(e.detail), ...e.errors.filter((x) => !e.detail.includes(x.path)).map((x) => `  ${printable(x.path)}: ${printable(x.message)}`)].join("\n")
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const { values, positionals } = (() => {
@@ -91,12 +92,12 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     try {
       text = readFileSync(sub, "utf8")
     } catch (e) {
-      throw new UsageError(`Cannot read ${sub}: ${(e as Error).message}`)
+      throw new UsageError(`Cannot read ${printable(sub)}: ${printable((e as Error).message)}`)
     }
     try {
       file = JSON.parse(text)
     } catch (e) {
-      throw new UsageError(`${sub} is not valid JSON: ${(e as Error).message}`)
+      throw new UsageError(`${printable(sub)} is not valid JSON: ${printable((e as Error).message)}`)
     }
   }
   if (name === "account create" && (!values.email || !values.password)) throw new UsageError("account create needs --email and --password.")
@@ -114,7 +115,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     try {
       accessSync(rest[0], constants.R_OK)
     } catch (e) {
-      throw new UsageError(`Cannot read ${rest[0]}: ${(e as Error).message}`)
+      throw new UsageError(`Cannot read ${printable(rest[0])}: ${printable((e as Error).message)}`)
     }
   }
   if (values["dry-run"] && name !== "rewrite apply") throw new UsageError("--dry-run is an option of rewrite apply only.")
@@ -149,8 +150,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     if (Exit.isSuccess(exit)) return exit.value
     const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
     if (error && error._tag === "InvalidRequest") throw new UsageError(describeInvalid(error as unknown as InvalidRequest))
-    if (error && error._tag === "NotFound") throw new UsageError(`Not found: ${(error as unknown as { resource: string; id: string }).resource} ${(error as unknown as { id: string }).id}.`)
-    throw new Error(error && "detail" in error ? String((error as { detail: unknown }).detail) : Cause.pretty(exit.cause))
+    if (error && error._tag === "NotFound") throw new UsageError(`Not found: ${(error as unknown as { resource: string; id: string }).resource} ${printable((error as unknown as { id: string }).id)}.`)
+    throw new Error(error && "detail" in error ? printable(String((error as { detail: unknown }).detail)) : Cause.pretty(exit.cause))
   }
   try {
     switch (name) {
@@ -163,7 +164,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const summary = await run(importData(file))
         const c = summary.created
         console.log(
-          `Imported ${sub}: created ${c.accounts} accounts, ${c.apiKeys} API keys, ${c.sites} sites, ` +
+          `Imported ${printable(sub ?? "")}: created ${c.accounts} accounts, ${c.apiKeys} API keys, ${c.sites} sites, ` +
             `${c.articles} articles, ${c.backlinks} backlinks; ${summary.skipped} already present (left unchanged).`,
         )
         return 0
@@ -172,16 +173,16 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const account = await run(
           createAccount({ email: values.email!, password: values.password!, ...(values.name ? { name: values.name } : {}) }),
         )
-        console.log(`Created account ${account.id} (${account.email}).`)
+        console.log(`Created account ${printable(account.id)} (${printable(account.email)}).`)
         return 0
       }
       case "key create": {
         const email = values.account!.trim().toLowerCase()
         const account = await run(AccountRepository.use((r) => r.findByEmail(email)))
-        if (Option.isNone(account)) throw new UsageError(`No account with the email ${email}.`)
+        if (Option.isNone(account)) throw new UsageError(`No account with the email ${printable(email)}.`)
         const scope = values["read-only"] ? "read-only" : "write"
         const { key, view } = await run(createApiKey(account.value.id, { name: values.name ?? "API key", scope }))
-        console.error(`Created ${scope} API key ${view.id} for ${email}. It is shown only once; store it now:`)
+        console.error(`Created ${scope} API key ${printable(view.id)} for ${printable(email)}, named “${printable(view.name)}”. It is shown only once; store it now:`)
         console.log(key)
         return 0
       }
@@ -209,9 +210,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case "key revoke": {
         const keyId = rest[0]!
         const owner = await db.keyOwner(keyId)
-        if (owner === null) throw new UsageError(`No API key with the id ${keyId}.`)
+        if (owner === null) throw new UsageError(`No API key with the id ${printable(keyId)}.`)
         await run(revokeApiKey(owner, keyId))
-        console.log(`Revoked API key ${keyId}.`)
+        console.log(`Revoked API key ${printable(keyId)}.`)
         return 0
       }
     }

@@ -1,13 +1,16 @@
 /**
  * `rewrite apply FILE.jsonl [--dry-run]`: runs a batch of the platform's rewrite job through the
  * core (`makeRewriteBatch`), one line at a time, printing one result line per input line and a
- * summary; a progress bar on stderr when it is a terminal.
+ * summary; a progress bar on stderr when it is a terminal. Lines are read as bytes and must be
+ * UTF-8 (a line that is not is refused, as an API body would be, never read with replacement
+ * characters); everything printed that came from the file or the database is escaped
+ * (`printable`), so a line cannot write to the terminal or forge a result line.
  */
 import { makeRewriteBatch, toProblem, type RewriteLineResult, type RewriteSummary } from "@content-site/core"
 import cliProgress from "cli-progress"
 import type { Effect } from "effect"
 import { createReadStream } from "node:fs"
-import { createInterface } from "node:readline"
+import { printable } from "./printable.ts"
 
 /** The services one line of a batch needs. */
 type BatchServices = Effect.Services<ReturnType<ReturnType<typeof makeRewriteBatch>["apply"]>>
@@ -18,13 +21,30 @@ export type RunEffect = <A>(effect: Effect.Effect<A, never, BatchServices>) => P
 /** Exit code of a batch: 0 every line applied (or would), 1 some line refused, 2 some line met a database outage. */
 export type BatchExit = 0 | 1 | 2
 
-/** Every line of the file with its number (from 1), blank lines left out. */
-async function* linesOf(file: string): AsyncGenerator<{ readonly number: number; readonly text: string }> {
-  const reader = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity })
+const NEWLINE = 0x0a
+const CARRIAGE_RETURN = 0x0d
+/** Whether a line's bytes are only ASCII white space (a blank line). */
+const blank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b === 0x09 || b === CARRIAGE_RETURN || b === 0x0b || b === 0x0c)
+
+/** Every line of the file as bytes (without its CR LF or LF) with its number (from 1), blank lines left out. */
+async function* linesOf(file: string): AsyncGenerator<{ readonly number: number; readonly bytes: Uint8Array }> {
   let number = 0
-  for await (const text of reader) {
+  let rest: Buffer = Buffer.alloc(0)
+  const line = (bytes: Buffer) => (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.subarray(0, -1) : bytes)
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    let data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk])
+    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE)) {
+      number += 1
+      const bytes = line(data.subarray(0, end))
+      if (!blank(bytes)) yield { number, bytes }
+      data = data.subarray(end + 1)
+    }
+    rest = Buffer.from(data)
+  }
+  if (rest.length > 0) {
     number += 1
-    if (text.trim() !== "") yield { number, text }
+    const bytes = line(rest)
+    if (!blank(bytes)) yield { number, bytes }
   }
 }
 
@@ -34,7 +54,7 @@ const countLines = async (file: string): Promise<number> => {
   return n
 }
 
-const quoted = (s: string | null) => (s === null ? "-" : s)
+const quoted = (s: string | null) => (s === null ? "-" : printable(s))
 
 /** One result line: where, which ids, and what became of it. */
 export const describeResult = (fileLine: number, r: RewriteLineResult): string => {
@@ -51,10 +71,12 @@ export const describeResult = (fileLine: number, r: RewriteLineResult): string =
       return `${where}would apply${o.changed ? ": a new revision" : ": no change"}`
     case "refused": {
       const p = toProblem(o.error, "-", "")
-      const blocks = (p.blocks ?? []).map((b) => `${b.kind} "${b.text}"${b.href ? ` (${b.href})` : ""}`)
-      const fields = (p.errors ?? []).filter((e) => !p.detail.includes(e.path) && !p.detail.includes(e.message)).map((e) => `${e.path}: ${e.message}`)
+      const blocks = (p.blocks ?? []).map((b) => `${b.kind} "${printable(b.text)}"${b.href ? ` (${printable(b.href)})` : ""}`)
+      const fields = (p.errors ?? [])
+        .filter((e) => !p.detail.includes(e.path) && !p.detail.includes(e.message))
+        .map((e) => `${printable(e.path)}: ${printable(e.message)}`)
       // The job works across accounts: an unknown article is simply unknown.
-      const detail = o.error._tag === "NotFound" ? `No ${o.error.resource} with id '${o.error.id}'.` : p.detail
+      const detail = printable(o.error._tag === "NotFound" ? `No ${o.error.resource} with id '${o.error.id}'.` : p.detail)
       return `${where}refused: ${p.code}: ${detail}${[...blocks, ...fields].map((x) => `\n    ${x}`).join("")}`
     }
   }
@@ -62,8 +84,8 @@ export const describeResult = (fileLine: number, r: RewriteLineResult): string =
 
 const describeSummary = (file: string, s: RewriteSummary, dryRun: boolean): string =>
   dryRun
-    ? `Dry run of ${file}, nothing written: ${s.lines} lines, ${s.would_apply} would apply, ${s.already_applied} already applied, ${s.refused} refused.`
-    : `Rewrite batch ${file}: ${s.lines} lines, ${s.applied + s.unchanged} applied (${s.unchanged} without a change), ` +
+    ? `Dry run of ${printable(file)}, nothing written: ${s.lines} lines, ${s.would_apply} would apply, ${s.already_applied} already applied, ${s.refused} refused.`
+    : `Rewrite batch ${printable(file)}: ${s.lines} lines, ${s.applied + s.unchanged} applied (${s.unchanged} without a change), ` +
       `${s.already_applied} already applied, ${s.refused} refused.`
 
 /** Applies (or checks, with `dryRun`) every line of `file`; answers the exit code. */
@@ -81,8 +103,8 @@ export const rewriteApply = async (run: RunEffect, file: string, dryRun: boolean
   const print = (text: string) => (bars && process.stdout.isTTY ? bars.log(`${text}\n`) : console.log(text))
   let unavailable = false
   try {
-    for await (const { number, text } of linesOf(file)) {
-      const result = await run(batch.apply(text, number))
+    for await (const { number, bytes } of linesOf(file)) {
+      const result = await run(batch.apply(bytes, number))
       if (result.outcome.kind === "refused" && result.outcome.error._tag === "Unavailable") unavailable = true
       print(describeResult(number, result))
       bar?.increment(1, { refused: batch.summary().refused })

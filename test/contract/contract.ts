@@ -166,6 +166,7 @@ const activityOf = (accountId: string, at: string, extra: Partial<ActivityRecord
   error_code: null,
   duration_ms: 12,
   request_id: uid("req"),
+  count: 1,
   ...extra,
 })
 
@@ -684,6 +685,20 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await reserve("acc_i", key, "f1", t0 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
         await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "f1", answer)))
         expect(await reserve("acc_i", key, "f2", t0 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer })
+      })
+
+      it("should keep a write's answer with the revision it names, and a kept-nothing key for its own request again", async () => {
+        const written = uid("idem")
+        const byReference = { ...answer, body: '{"article":{"id":"art_1","body":null,"protected_links":null}}', revision: { articleId: "art_1", number: 2 } }
+        await reserve("acc_i", written, "f1", t0)
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", written, "f1", byReference)))
+        expect(await reserve("acc_i", written, "f1", t0 + 1)).toEqual({ kind: "completed", fingerprint: "f1", answer: byReference })
+        const dry = uid("idem")
+        await reserve("acc_i", dry, "f1", t0)
+        await run(IdempotencyStore.use((s) => s.complete("acc_i", dry, "f1", { rerun: true })))
+        expect(await reserve("acc_i", dry, "f2", t0 + 1)).toEqual({ kind: "completed", fingerprint: "f1", answer: { rerun: true } })
+        expect(await reserve("acc_i", dry, "f1", t0 + 2)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i", dry, "f1", t0 + 3)).toEqual({ kind: "pending", fingerprint: "f1" })
       })
 
       it("should keep keys apart per account", async () => {

@@ -6,6 +6,7 @@
 import { ArticleWriter, editBudget, makeChange } from "@content-site/core"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
 import { Effect } from "effect"
+import pg from "pg"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { middayToday, runningClock } from "../support/clock.ts"
@@ -358,6 +359,55 @@ describe("Idempotency-Key", () => {
     } finally {
       await other?.close()
     }
+  })
+
+  it("should keep a few KiB a key whatever the article's size: dry runs nothing, a write a reference to its revision", async () => {
+    const big = `<p>start ${"x ".repeat(500_000)}</p>`
+    expect((await send("PUT", "/articles/art_a24", { body: big })).status).toBe(200)
+    const dryKeys = Array.from({ length: 4 }, () => crypto.randomUUID())
+    for (const key of dryKeys) {
+      const dry = await patch("art_a24", { edits: [{ find: "start", replace: "begin" }] }, { query: "?dry_run=true", headers: { "idempotency-key": key } })
+      expect(dry.status).toBe(200)
+    }
+    // A dry run's retry runs again (nothing was kept) and answers the same; another request is still refused.
+    const again = await patch("art_a24", { edits: [{ find: "start", replace: "begin" }] }, { query: "?dry_run=true", headers: { "idempotency-key": dryKeys[0]! } })
+    expect(again.status).toBe(200)
+    expect(again.headers.get("idempotent-replayed")).toBeNull()
+    expect((await json(again)).dry_run).toBe(true)
+    await problemOf(await patch("art_a24", { edits: [{ find: "start", replace: "go" }] }, { query: "?dry_run=true", headers: { "idempotency-key": dryKeys[0]! } }), 422, "idempotency_key_reused")
+    const key = crypto.randomUUID()
+    const first = await patch("art_a24", { edits: [{ find: "start", replace: "begin" }] }, { headers: { "idempotency-key": key } })
+    expect(first.status).toBe(200)
+    const firstText = await first.text()
+    const client = new pg.Client({ connectionString: t.databaseUrl })
+    await client.connect()
+    try {
+      const rows = await client.query<{ key: string; size: number }>(
+        `select key, coalesce(octet_length(body), 0) + coalesce(octet_length(headers::text), 0) + octet_length(fingerprint) as size
+         from idempotency_keys where key = any($1)`,
+        [[...dryKeys, key]],
+      )
+      expect(rows.rows).toHaveLength(5)
+      for (const row of rows.rows) expect(row.size).toBeLessThan(4096)
+    } finally {
+      await client.end()
+    }
+    const replay = await patch("art_a24", { edits: [{ find: "start", replace: "begin" }] }, { headers: { "idempotency-key": key } })
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(await replay.text()).toBe(firstText)
+    expect(firstText.length).toBeGreaterThan(1_000_000)
+  })
+
+  it("should refuse a read-only key sending a write key's Idempotency-Key, without replaying its answer", async () => {
+    const key = crypto.randomUUID()
+    const first = await send("PUT", "/articles/art_a13", { title: "Thirteen, kept" }, { headers: { "idempotency-key": key } })
+    expect(first.status).toBe(200)
+    const refused = await send("PUT", "/articles/art_a13", { title: "Thirteen, kept" }, { headers: { "idempotency-key": key }, key: KEYS.aRead })
+    expect(refused.headers.get("idempotent-replayed")).toBeNull()
+    await problemOf(refused, 403, "insufficient_scope")
+    // The write key still gets its own answer again.
+    const again = await send("PUT", "/articles/art_a13", { title: "Thirteen, kept" }, { headers: { "idempotency-key": key } })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
   })
 })
 

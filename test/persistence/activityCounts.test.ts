@@ -76,7 +76,7 @@ describe("activity totals from per-day counts", () => {
       await runtime.runPromise(
         ActivityLog.use((l) =>
           l.record({ id: `act_cj_${i}`, account_id: ACCOUNT, at: new Date().toISOString(), channel: "mcp", actor: null, action: "get_article",
-            site_id: null, article_id: null, status: "ok", error_code: null, duration_ms: 1, request_id: `cj_${i}` }),
+            site_id: null, article_id: null, status: "ok", error_code: null, duration_ms: 1, request_id: `cj_${i}`, count: 1 }),
         ),
       )
     }

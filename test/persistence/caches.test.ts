@@ -52,6 +52,7 @@ const entry = (requestId: string): ActivityRecord => ({
   error_code: null,
   duration_ms: 1,
   request_id: requestId,
+  count: 1,
 })
 
 

@@ -72,6 +72,17 @@ export const isPublicAddress = (address: string): boolean => {
 /** Whether a URL host is an IP literal (after WHATWG parsing, which already turns `0x7f.1`, `2130706433`, `127.1` into dotted quads). */
 export const isIpLiteral = (host: string): boolean => isIP(bare(host)) !== 0
 
+/**
+ * The one sentence for every host name that is not a public host: one that resolves to a
+ * non-public address, one that does not resolve at all, and a single-label name. Telling them
+ * apart would let anyone learn which internal names exist through this endpoint.
+ */
+export const notPublicHost = (host: string): string =>
+  `The host ${host} is not a public host: only names that resolve, every address of them public, are fetched.`
+
+/** Whether a host name has a single label (`intranet`, `db.`): never a public host, so not even looked up. */
+export const isSingleLabel = (host: string): boolean => !host.replace(/\.$/, "").includes(".")
+
 /** The verdict on a URL before any connection: the reason it is refused, or null when it may be tried. */
 export const urlRefusal = (url: URL, options: { readonly allowPrivate: boolean; readonly isAllowedAddress: (ip: string) => boolean }): string | null => {
   if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:")) {
@@ -82,5 +93,6 @@ export const urlRefusal = (url: URL, options: { readonly allowPrivate: boolean; 
   if (!options.allowPrivate && isIpLiteral(url.hostname) && !options.isAllowedAddress(bare(url.hostname))) {
     return `The address ${bare(url.hostname)} is not a public address.`
   }
+  if (!options.allowPrivate && !isIpLiteral(url.hostname) && isSingleLabel(url.hostname)) return notPublicHost(url.hostname)
   return null
 }

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import type { LookupFunction } from "node:net"
 import { Agent, buildConnector, request } from "undici"
-import { isPublicAddress, urlRefusal } from "./addressPolicy.ts"
+import { isPublicAddress, notPublicHost, urlRefusal } from "./addressPolicy.ts"
 import { maxImageBytes } from "./sharpImageInspector.ts"
 
 /** Options of the SSRF-safe image fetcher. */
@@ -23,13 +23,14 @@ export interface SafeImageFetcherOptions {
 }
 
 /**
- * Raised inside the connector when a host resolves to, or a socket reaches, a non-public address.
+ * Raised inside the connector when a host resolves to, or a socket reaches, a non-public address,
+ * and when a name does not resolve at all (an unknown name and an internal one read the same).
  * Its message names the host the caller wrote but never the addresses it resolved to: echoing
  * them would let anyone map the internal network through this endpoint.
  */
 class RefusedAddress extends Error {
   constructor(host: string) {
-    super(`The host ${host} is not a public host: only hosts whose every address is public are fetched.`)
+    super(notPublicHost(host))
   }
 }
 
@@ -73,11 +74,12 @@ const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
   ((hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: Array<unknown>) => void) => {
     const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 || options.family === "IPv4" ? 4 : 0
     dnsLookup(hostname, { family, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) => {
-      if (err) return callback(err)
+      // A name that does not resolve is answered as one that resolves to internal addresses.
+      if (err) return callback(new RefusedAddress(hostname))
       const refused = addresses.find((a) => !allowed(a.address))
       if (refused) return callback(new RefusedAddress(hostname))
       const first = addresses[0]
-      if (!first) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }))
+      if (!first) return callback(new RefusedAddress(hostname))
       if (options.all) callback(null, addresses)
       else callback(null, first.address, first.family)
     })
@@ -165,8 +167,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
     const refused = findInChain(e, (x): x is RefusedAddress => x instanceof RefusedAddress)
     if (refused) throw unsafe(refused.message)
     if (deadline.aborted) throw failed(`The fetch took longer than ${timeoutMs} ms.`)
-    // A name that does not resolve, a refused connection and a bad certificate read the same:
-    // telling them apart would say which internal names exist.
+    // A refused connection, a reset and a bad certificate of a public host read the same.
     throw failed(FETCH_FAILED)
   } finally {
     agent.destroy().catch(() => undefined)

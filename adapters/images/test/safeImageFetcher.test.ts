@@ -184,9 +184,18 @@ describe("safeImageFetcher", () => {
     expect(error._tag).toBe("ImageFetchFailed")
   })
 
-  it("should report a name that does not resolve as a fetch failure", async () => {
-    const error = await fetchError("https://no-such-host.invalid/image.png", { ...strict, timeoutMs: 3000 })
-    expect(error._tag).toBe("ImageFetchFailed")
+  it("should answer a name that does not resolve, a single-label name and an internal name alike", async () => {
+    const port = new URL(httpsUrl).port
+    const sentence = (host: string, error: { _tag: string; detail: string }) => ({ tag: error._tag, detail: error.detail.replace(host, "HOST") })
+    const internal = sentence("localhost", await fetchError(`https://localhost:${port}/image.png`, strict))
+    const unknown = sentence("no-such-host.invalid", await fetchError("https://no-such-host.invalid/image.png", { ...strict, timeoutMs: 3000 }))
+    const singleLabel = sentence("intranet", await fetchError("https://intranet/image.png", strict))
+    const dotted = sentence("db.", await fetchError("https://db./image.png", strict))
+    expect(internal).toEqual({ tag: "UnsafeUrl", detail: expect.stringMatching(/not a public host/) })
+    expect(unknown).toEqual(internal)
+    expect(singleLabel).toEqual(internal)
+    expect(dotted).toEqual(internal)
+    expect(hits).toEqual([])
   })
 
   it("should say a host is refused without echoing the addresses it resolves to", async () => {
@@ -201,16 +210,15 @@ describe("safeImageFetcher", () => {
     }
   })
 
-  it("should word a name that does not resolve exactly like any other failure to reach a host", async () => {
-    const unresolved = await fetchError("https://no-such-host.invalid/image.png", { ...strict, timeoutMs: 3000 })
+  it("should word every failure to reach a public host alike", async () => {
     const closed = createHttpServer()
     const port = await listen(closed, "127.0.0.1")
     await new Promise((resolve) => closed.close(resolve))
     const refused = await fetchError(`http://127.0.0.1:${port}/image.png`, testing)
     const untrusted = await fetchError(`${httpsUrl}/image.png`, { allowPrivate: true })
-    expect(unresolved._tag).toBe("ImageFetchFailed")
-    expect(unresolved.detail).toBe(refused.detail)
-    expect(unresolved.detail).toBe(untrusted.detail)
+    expect(refused._tag).toBe("ImageFetchFailed")
+    expect(untrusted._tag).toBe("ImageFetchFailed")
+    expect(refused.detail).toBe(untrusted.detail)
   })
 
   it("should refuse an untrusted certificate", async () => {

@@ -1,5 +1,5 @@
 import { OAuthStore, type StoredPayload, toTimestamp } from "@content-site/core"
-import type { HttpDeps } from "@content-site/http"
+import { displayName, type HttpDeps } from "@content-site/http"
 import { Effect, Option } from "effect"
 
 /** One client (an MCP app) connected to an account. */
@@ -68,7 +68,7 @@ export const listConnectedClients = (deps: HttpDeps, accountId: string): Promise
         const redirectUris = client?.["redirect_uris"]
         out.push({
           clientId,
-          name: typeof client?.["client_name"] === "string" ? client["client_name"] : clientId,
+          name: typeof client?.["client_name"] === "string" ? displayName(client["client_name"]) : clientId,
           redirectHost: hostOf(Array.isArray(redirectUris) ? redirectUris[0] : undefined),
           connectedAt: Number.isFinite(issued) ? toTimestamp(issued * 1000) : toTimestamp(Date.now()),
           lastUsedAt: typeof usage?.["lastUsedAt"] === "string" ? usage["lastUsedAt"] : null,

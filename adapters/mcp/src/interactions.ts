@@ -1,5 +1,5 @@
 import { type AccountRecord, AccountRepository, type Caller, isCoreError, namedAction, recordActivity, userPrincipal, verifyCredentials } from "@content-site/core"
-import { clientAddress, type HttpDeps, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, type HttpDeps, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -85,7 +85,7 @@ export const interactionPages = (options: {
     } catch {
       // An unparseable redirect URI never gets this far: the provider validated it.
     }
-    return { name: client?.clientName ?? clientId, redirectUri, redirectHost }
+    return { name: displayName(client?.clientName ?? clientId), redirectUri, redirectHost }
   }
 
   const accountOf = async (accountId: string): Promise<AccountRecord | null> => {

@@ -29,7 +29,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, type HttpDeps, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, type HttpDeps, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -199,7 +199,7 @@ export const mcpEndpoint = (options: {
     runtime
       .runPromise(
         recordActivity(
-          { accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now() },
+          { accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now(), address: clientAddress(ctx) },
           { ok: false, errorCode: code },
         ) as Effect.Effect<void>,
       )
@@ -309,7 +309,8 @@ export const mcpEndpoint = (options: {
         OAuthStore.use((store) => store.find("Grant", grantId)),
         resolveOAuthPrincipal(
           accountId,
-          { id: clientId, name: typeof claims["cname"] === "string" ? claims["cname"] : clientId },
+          // as pages show it, and within the 100 characters of a name registered now (a token of an older client may carry more)
+          { id: clientId, name: typeof claims["cname"] === "string" ? [...displayName(claims["cname"])].slice(0, 100).join("") : clientId },
           // full access only with the `mcp` scope; `mcp:read` (or anything else) reads only
           typeof claims["scope"] === "string" && claims["scope"].split(" ").includes(MCP_SCOPE) ? "write" : "read-only",
         ),
@@ -357,7 +358,7 @@ export const mcpEndpoint = (options: {
     }
     // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
     // the tool, the key's answer, then the log (every call runs this: a chain, not a generator).
-    let held: { readonly key: string; readonly fingerprint: string } | undefined
+    let held: { readonly key: string; readonly fingerprint: string; readonly dryRun: boolean } | undefined
     type Attempt = { readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }
     const attempt = Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => {
       onVerdict(verdict)
@@ -376,8 +377,14 @@ export const mcpEndpoint = (options: {
         const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
         return Effect.flatMap(requestFingerprint({ tool: name, args: rest }), (fingerprint) =>
           Effect.flatMap(claimIdempotencyKey(caller, key, fingerprint), (claim) => {
-            if (claim.kind === "replay") return Effect.succeed<Attempt>({ replay: JSON.parse(claim.answer.body) as CallToolResult })
-            held = { key, fingerprint }
+            if (claim.kind === "replay") {
+              // A result is kept as its structured value (the article's body read from its revision
+              // again) and rendered anew; an error result, and a key kept before, as sent.
+              if (!claim.rebuilt) return Effect.succeed<Attempt>({ replay: JSON.parse(claim.answer.body) as CallToolResult })
+              const value = JSON.parse(claim.answer.body) as Record<string, unknown>
+              return Effect.succeed<Attempt>({ replay: { content: [{ type: "text", text: tool.render(value) }], structuredContent: value } })
+            }
+            held = { key, fingerprint, dryRun: args.dry_run === true }
             return answer
           }),
         )
@@ -403,7 +410,13 @@ export const mcpEndpoint = (options: {
             : Effect.map(
                 Effect.exit(
                   (problem === undefined || isRecordableStatus(problem.status)
-                    ? recordIdempotentAnswer(caller, held.key, held.fingerprint, { status: problem?.status ?? 200, headers: {}, body: JSON.stringify(result) })
+                    ? recordIdempotentAnswer(caller, held.key, held.fingerprint, {
+                        status: problem?.status ?? 200,
+                        headers: {},
+                        // every write tool answers the article it wrote: kept by reference to its revision
+                        value: problem === undefined ? result.structuredContent : result,
+                        dryRun: held.dryRun,
+                      })
                     : releaseIdempotencyKey(caller, held.key, held.fingerprint)) as Effect.Effect<void, unknown>,
                 ),
                 (kept) => {

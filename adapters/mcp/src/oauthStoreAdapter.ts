@@ -30,6 +30,9 @@ export const unstorablePath = (value: unknown, path = ""): string | undefined =>
   return undefined
 }
 
+/** Largest client name, in characters: it is shown on pages and copied into activity entries. */
+export const MAX_CLIENT_NAME_LENGTH = 100
+
 /**
  * What the provider would store must be storable: a registration (model Client) carrying a NUL or
  * an unpaired surrogate in any field is `invalid_client_metadata`, anything else `invalid_request`;
@@ -40,6 +43,33 @@ const checkStorable = (model: string, payload: StoredPayload): void => {
   if (path === undefined) return
   const why = `${path} contains a NUL character or an unpaired surrogate`
   throw model === "Client" ? new errors.InvalidClientMetadata(why) : new errors.InvalidRequest(why)
+}
+
+/** The hosts a plain-http redirect URI may name: this machine only (RFC 8252 loopback redirects). */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"])
+
+/**
+ * A registration's own bounds, checked as it is stored (so clients stored before are still read):
+ * `client_name` at most 100 characters (`invalid_client_metadata`); a redirect URI over plain
+ * http only to a loopback host, any other web redirect https (`invalid_redirect_uri`), so a code
+ * never crosses a network in the clear.
+ */
+const checkClient = (payload: StoredPayload): void => {
+  const name = payload["client_name"]
+  if (typeof name === "string" && [...name].length > MAX_CLIENT_NAME_LENGTH) {
+    throw new errors.InvalidClientMetadata(`client_name must be at most ${MAX_CLIENT_NAME_LENGTH} characters long`)
+  }
+  for (const field of ["redirect_uris", "post_logout_redirect_uris"]) {
+    const uris = payload[field]
+    if (!Array.isArray(uris)) continue
+    for (const uri of uris) {
+      const parsed = typeof uri === "string" ? URL.parse(uri) : null
+      if (parsed?.protocol === "http:" && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+        // the provider names the error after the field: invalid_redirect_uri
+        throw new errors.InvalidClientMetadata(`${field} must use https, or http to a loopback address only (127.0.0.1, [::1], localhost)`)
+      }
+    }
+  }
 }
 
 /**
@@ -53,6 +83,7 @@ export const oauthStoreAdapter = (runtime: AppRuntime): AdapterFactory => (model
     upsert: async (id, payload, expiresIn) => {
       const stored = plain(payload)
       checkStorable(model, stored)
+      if (model === "Client") checkClient(stored)
       return run((s) => s.upsert(model, id, stored, expiresIn))
     },
     // An id that could never have been stored (a NUL in a client_id, a code, a cookie) is simply unknown.

@@ -93,7 +93,7 @@ const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: Id, ...StatsQuery.fi
 const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: Id, ...ListRevisionsQuery.fields }))
 
 const IDEMPOTENCY =
-  "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing."
+  "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing (a dry run runs again)."
 
 /** Tells a model how to keep a write's answer small. */
 const MINIMAL =

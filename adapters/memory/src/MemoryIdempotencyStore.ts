@@ -1,11 +1,11 @@
-import { IdempotencyStore, type RecordedAnswer } from "@content-site/core"
+import { IdempotencyStore, type KeptAnswer } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
 
 /** One idempotency key in memory. */
 export interface MemoryIdempotencyEntry {
   readonly fingerprint: string
-  readonly answer: RecordedAnswer | null
+  readonly answer: KeptAnswer | null
   readonly leaseUntilMs: number
   readonly expiresAtMs: number
 }
@@ -13,7 +13,8 @@ export interface MemoryIdempotencyEntry {
 /**
  * Idempotency keys in memory, keyed by account and key. A reservation is one synchronous step,
  * so of two requests reserving the same key exactly one gets it. Expired entries are taken over
- * on reservation and dropped once there are many.
+ * on reservation and dropped once there are many; one that kept nothing to replay is taken over
+ * by its own request.
  */
 export const memoryIdempotencyStore = (state: MemoryState) => {
   const id = (accountId: string, key: string) => `${accountId}#${key}`
@@ -26,7 +27,10 @@ export const memoryIdempotencyStore = (state: MemoryState) => {
       Effect.sync(() => {
         const existing = state.idempotency.get(id(accountId, key))
         const free =
-          existing === undefined || existing.expiresAtMs <= times.nowMs || (existing.answer === null && existing.leaseUntilMs <= times.nowMs)
+          existing === undefined ||
+          existing.expiresAtMs <= times.nowMs ||
+          (existing.answer === null && existing.leaseUntilMs <= times.nowMs) ||
+          (existing.answer !== null && "rerun" in existing.answer && existing.fingerprint === fingerprint)
         if (!free) {
           return existing.answer === null
             ? { kind: "pending" as const, fingerprint: existing.fingerprint }

@@ -1,6 +1,8 @@
 import {
   AccountRepository,
   ActivityLog,
+  entryToWrite,
+  RefusalBudget,
   ApiKeyRepository,
   ArticleRepository,
   BacklinkRepository,
@@ -36,8 +38,11 @@ const inRange = (value: string | null, from: string | undefined, to: string | un
   (from === undefined && to === undefined) || (value !== null && (from === undefined || value >= from) && (to === undefined || value <= to))
 
 /** Memory Layers of every repository port (and the rewrite ledger) over one shared state. */
-export const memoryRepositories = (state: MemoryState) =>
-  Layer.mergeAll(
+export const memoryRepositories = (state: MemoryState) => {
+  // this state's count of refused calls per source and minute, and where each summary entry is
+  const refusals = new RefusalBudget()
+  const summaries = new Map<string, number>()
+  return Layer.mergeAll(
     Layer.succeed(AccountRepository, {
       findByEmail: (email) =>
         Effect.sync(() => Option.fromUndefinedOr([...state.accounts.values()].find((a) => a.email === email))),
@@ -142,12 +147,22 @@ export const memoryRepositories = (state: MemoryState) =>
       },
     }),
     Layer.succeed(ActivityLog, {
-      record: (entry) =>
+      record: (entry, refusedBy) =>
         Effect.sync(() => {
-          const key = `${entry.channel}#${entry.request_id}`
-          if (state.activityRequestIds.has(key)) return
+          const written = entryToWrite(refusals, entry, refusedBy)
+          const key = `${written.entry.channel}#${written.entry.request_id}`
+          if (written.summary) {
+            // a refused call past its source's budget adds one to its minute's summary entry
+            const at = summaries.get(key)
+            const summary = at === undefined ? undefined : state.activity[at]
+            if (at !== undefined && summary !== undefined) {
+              state.activity[at] = { ...summary, count: summary.count + 1 }
+              return
+            }
+            summaries.set(key, state.activity.length)
+          } else if (state.activityRequestIds.has(key)) return
           state.activityRequestIds.add(key)
-          state.activity.push(entry)
+          state.activity.push(written.entry)
         }),
       list: (accountId, filter, slice) =>
         Effect.sync(() =>
@@ -168,6 +183,7 @@ export const memoryRepositories = (state: MemoryState) =>
         ),
     }),
   )
+}
 
 const websiteOf = (state: MemoryState, siteId: string) => {
   const s = state.sites.get(siteId)

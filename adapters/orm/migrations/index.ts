@@ -12,6 +12,8 @@ import { Migration20261124002052_activityCounts } from "./Migration2026112400205
 import { Migration20261124010000_articleCounts } from "./Migration20261124010000_articleCounts.ts"
 import { Migration20261125164511_articleCountsDayIndex } from "./Migration20261125164511_articleCountsDayIndex.ts"
 import { Migration20261126012839_apiKeysWithoutPrefix } from "./Migration20261126012839_apiKeysWithoutPrefix.ts"
+import { Migration20261127141955_idempotencyRevisionRef } from "./Migration20261127141955_idempotencyRevisionRef.ts"
+import { Migration20261127143417_activityCount } from "./Migration20261127143417_activityCount.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -24,4 +26,6 @@ export const migrationsList = [
   { name: "Migration20261124010000_articleCounts", class: Migration20261124010000_articleCounts },
   { name: "Migration20261125164511_articleCountsDayIndex", class: Migration20261125164511_articleCountsDayIndex },
   { name: "Migration20261126012839_apiKeysWithoutPrefix", class: Migration20261126012839_apiKeysWithoutPrefix },
+  { name: "Migration20261127141955_idempotencyRevisionRef", class: Migration20261127141955_idempotencyRevisionRef },
+  { name: "Migration20261127143417_activityCount", class: Migration20261127143417_activityCount },
 ]

@@ -94,6 +94,26 @@ const INSERT = `insert into activity (id, account_id, at, channel, actor, action
     and a.at between u.at - interval '1 day' and u.at + interval '1 day')
   on conflict (channel, request_id, at) do nothing`
 
+// The summary entries of refused calls (one per source and minute, `refusedCalls.ts` in the core):
+// the first line of a minute inserts the row, every later one adds its count to it, on any instance.
+const INSERT_SUMMARIES = `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id, count)
+  select u.* from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::text[],
+    $9::text[], $10::text[], $11::int[], $12::text[], $13::int[])
+    as u(id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id, count)
+  on conflict (channel, request_id, at) do update set count = activity.count + excluded.count`
+
+/** The summary lines of a batch, one row per entry with their counts added (a statement may touch a row once). */
+const mergedSummaries = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
+  const merged = new Map<string, JournalRow>()
+  for (const r of rows) {
+    if (r.summary !== true) continue
+    const key = `${r.channel}\u0000${r.requestId}\u0000${r.at}`
+    const seen = merged.get(key)
+    merged.set(key, seen === undefined ? r : { ...seen, count: (seen.count ?? 1) + (r.count ?? 1) })
+  }
+  return [...merged.values()]
+}
+
 /** The rows as the statement's twelve column arrays. */
 const columns = (rows: ReadonlyArray<JournalRow>): Array<Array<unknown>> => [
   rows.map((r) => r.id),
@@ -128,6 +148,25 @@ const firstOfEach = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
  * entry does not hold back the others.
  */
 export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<void> => {
+  await writeEntries(sql, rows.filter((r) => r.summary !== true))
+  await writeSummaries(sql, mergedSummaries(rows))
+}
+
+/** Adds the counts of summary lines to their entries (inserted by the first). */
+const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>): Promise<void> => {
+  if (summaries.length === 0) return
+  const params = [...columns(summaries), summaries.map((r) => r.count ?? 1)]
+  try {
+    await sql(INSERT_SUMMARIES, params)
+  } catch (e) {
+    if (!isMissingPartition(e)) throw e
+    const times = summaries.map((r) => Date.parse(r.at))
+    await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)))
+    await sql(INSERT_SUMMARIES, params)
+  }
+}
+
+const writeEntries = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<void> => {
   const unique = firstOfEach(rows)
   if (unique.length === 0) return
   try {
@@ -141,7 +180,7 @@ export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<
     }
     if (!isDataError(e)) throw e
     if (unique.length > 1) {
-      for (const row of unique) await write(sql, [row])
+      for (const row of unique) await writeEntries(sql, [row])
       return
     }
     // a duplicate id is an entry written already (the port's record is idempotent)

@@ -192,6 +192,8 @@ export const ActivityEntity = defineEntity({
     status: p.string().length(16),
     errorCode: p.text().nullable(),
     durationMs: p.integer(),
+    /** Calls the entry stands for: 1, or the refused calls of one source and minute summed (`refusedCalls.ts`). */
+    count: p.integer().default(1),
     requestId: p.string().length(200),
   },
 })
@@ -268,6 +270,9 @@ export const OAuthPayloadEntity = defineEntity({
 /**
  * Idempotency keys per account: the request's fingerprint and, once answered, the answer a retry
  * gets again. A pending row (no status yet) is held until `lease_until`; every row until `expires_at`.
+ * A write's answer keeps its text without the article's body and names the revision the body is
+ * read from (`revision_article_id`, `revision_number`); status 0 keeps nothing (a dry run, or a
+ * refusal too large to keep: a retry runs again).
  */
 export const IdempotencyKeyEntity = defineEntity({
   name: "IdempotencyKey",
@@ -280,6 +285,8 @@ export const IdempotencyKeyEntity = defineEntity({
     status: p.integer().nullable(),
     headers: p.json<Record<string, string>>().nullable(),
     body: p.text().nullable(),
+    revisionArticleId: p.string().length(128).nullable(),
+    revisionNumber: p.integer().nullable(),
     leaseUntil: p.datetime(3),
     expiresAt: p.datetime(3),
   },

@@ -1,21 +1,24 @@
 /** Idempotency keys in the database, so that every instance answers a retry the same way. */
-import { IdempotencyStore, type RecordedAnswer, type Reservation } from "@content-site/core"
+import { IdempotencyStore, type KeptAnswer, type Reservation } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { attempt } from "./failures.ts"
 import { json, type Sql } from "./sql.ts"
 
-// One statement reserves the key: a new row, or a row that is free (expired, or pending past its
-// lease) taken over. Concurrent reservations of one key queue on the row; exactly one inserts or
-// updates it, the others find it held and read it.
-const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, lease_until, expires_at)
-  values ($1, $2, $3, null, null, null, $4::timestamptz, $5::timestamptz)
+// Status 0: the request was answered and nothing of its answer is kept (`rerun`).
+const RERUN = 0
+// One statement reserves the key: a new row, or a row that is free (expired, pending past its
+// lease, or kept nothing and asked by the same request again) taken over. Concurrent reservations
+// of one key queue on the row; exactly one inserts or updates it, the others find it held and read it.
+const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, revision_article_id, revision_number, lease_until, expires_at)
+  values ($1, $2, $3, null, null, null, null, null, $4::timestamptz, $5::timestamptz)
   on conflict (account_id, key) do update set fingerprint = excluded.fingerprint, status = null, headers = null, body = null,
-    lease_until = excluded.lease_until, expires_at = excluded.expires_at
+    revision_article_id = null, revision_number = null, lease_until = excluded.lease_until, expires_at = excluded.expires_at
   where idempotency_keys.expires_at <= $6::timestamptz
     or (idempotency_keys.status is null and idempotency_keys.lease_until <= $6::timestamptz)
+    or (idempotency_keys.status = ${RERUN} and idempotency_keys.fingerprint = excluded.fingerprint)
   returning 1 as reserved`
-const HOLDER = `select fingerprint, status, headers, body from idempotency_keys where account_id = $1 and key = $2`
-const COMPLETE = `update idempotency_keys set status = $4, headers = $5::jsonb, body = $6
+const HOLDER = `select fingerprint, status, headers, body, revision_article_id, revision_number from idempotency_keys where account_id = $1 and key = $2`
+const COMPLETE = `update idempotency_keys set status = $4, headers = $5::jsonb, body = $6, revision_article_id = $7, revision_number = $8
   where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
 const RELEASE = `delete from idempotency_keys where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
 
@@ -24,7 +27,22 @@ interface HolderRow {
   readonly status: number | null
   readonly headers: Record<string, string> | null
   readonly body: string | null
+  readonly revision_article_id: string | null
+  readonly revision_number: number | null
 }
+
+/** What a completed row keeps. */
+const keptOf = (row: HolderRow & { status: number }): KeptAnswer => {
+  if (row.status === RERUN) return { rerun: true }
+  const revision = row.revision_article_id !== null && row.revision_number !== null ? { articleId: row.revision_article_id, number: row.revision_number } : undefined
+  return { status: row.status, headers: row.headers ?? {}, body: row.body ?? "", ...(revision === undefined ? {} : { revision }) }
+}
+
+/** The columns `complete` writes for what is kept. */
+const columnsOf = (kept: KeptAnswer): ReadonlyArray<unknown> =>
+  "rerun" in kept
+    ? [RERUN, null, null, null, null]
+    : [kept.status, json(kept.headers), kept.body, kept.revision?.articleId ?? null, kept.revision?.number ?? null]
 
 /** The IdempotencyStore on PostgreSQL / PGlite (table `idempotency_keys`). */
 export const ormIdempotencyStore = (sql: Sql) =>
@@ -45,12 +63,11 @@ export const ormIdempotencyStore = (sql: Sql) =>
           const holder = (await sql<HolderRow>(HOLDER, [accountId, key]))[0]
           if (holder === undefined) continue
           if (holder.status === null) return { kind: "pending", fingerprint: holder.fingerprint }
-          const answer: RecordedAnswer = { status: holder.status, headers: holder.headers ?? {}, body: holder.body ?? "" }
-          return { kind: "completed", fingerprint: holder.fingerprint, answer }
+          return { kind: "completed", fingerprint: holder.fingerprint, answer: keptOf({ ...holder, status: holder.status }) }
         }
         throw new Error("idempotency key: could not reserve or read it")
       }),
     complete: (accountId, key, fingerprint, answer) =>
-      Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, fingerprint, answer.status, json(answer.headers), answer.body]))),
+      Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, fingerprint, ...columnsOf(answer)]))),
     release: (accountId, key, fingerprint) => Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, fingerprint]))),
   })

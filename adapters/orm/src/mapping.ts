@@ -191,6 +191,8 @@ export const revisionRow = (r: RevisionRecord): Row<RevisionRow> => ({
 export interface ActivityRow {
   id: string; accountId?: string | null; at: Date; channel: string; actor?: ActorJson | null; action: string
   siteId?: string | null; articleId?: string | null; status: string; errorCode?: string | null; durationMs: number; requestId: string
+  /** Calls the entry stands for (the column defaults to 1; a journal line of a summary entry carries it). */
+  count?: number
 }
 export const activityOf = (r: Wire<ActivityRow>): ActivityRecord => ({
   id: r.id,
@@ -205,12 +207,17 @@ export const activityOf = (r: Wire<ActivityRow>): ActivityRecord => ({
   error_code: r.errorCode ?? null,
   duration_ms: r.durationMs,
   request_id: r.requestId,
+  count: r.count ?? 1,
 })
 /**
  * An entry as the activity journal keeps it: its time as the RFC 3339 text the core wrote (a
  * journal line, and the statement that ships it, take it as it is: no Date made and written back).
  */
-export type JournalRow = Omit<ActivityRow, "at"> & { at: string }
+export type JournalRow = Omit<ActivityRow, "at"> & {
+  at: string
+  /** A call added to its minute's summary entry (`count` calls): shipped by adding to the row's count. */
+  summary?: true
+}
 export const journalRow = (e: ActivityRecord): JournalRow => ({
   id: e.id,
   accountId: e.account_id,

@@ -13,6 +13,8 @@ import {
   AccountRepository,
   type AccountRecord,
   ActivityLog,
+  entryToWrite,
+  RefusalBudget,
   ApiKeyRepository,
   ArticleRepository,
   BacklinkRepository,
@@ -67,7 +69,7 @@ const BACKLINK = `id, account_id as "accountId", site_id as "siteId", date_acqui
 const REVISION = `id, account_id as "accountId", article_id as "articleId", number, origin, title, body,
   featured_image as "featuredImage", reason, actor, restored_from as "restoredFrom", created_at as "createdAt"`
 const ACTIVITY = `id, account_id as "accountId", at, channel, actor, action, site_id as "siteId", article_id as "articleId",
-  status, error_code as "errorCode", duration_ms as "durationMs", request_id as "requestId"`
+  status, error_code as "errorCode", duration_ms as "durationMs", request_id as "requestId", count`
 /** A site with its article and backlink counts (counted by site, as before). */
 const SITE = `s.id, s.name, s.url, s.created_at as "createdAt",
   (select count(*) from articles a where a.site_id = s.id) as "articleCount",
@@ -302,6 +304,8 @@ export interface RepositoryDeps {
 export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
   const { bus, activity } = deps
   const keys = apiKeyCache(bus)
+  // this instance's count of refused calls per source and minute
+  const refusals = new RefusalBudget()
   const fork = (): Em => orm.em.fork() as Em
   const run = <A>(f: (em: Em) => Promise<A>) => attempt(() => f(fork()))
   const sql = nativeSql(orm)
@@ -494,9 +498,11 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
     Layer.succeed(ActivityLog, {
       // the call is answered once its entry is in the journal; the database gets it in a background batch
       // (list first ships what this instance's journal still holds)
-      record: (entry) =>
+      // a refused call past its source's budget is a line that adds one to its minute's summary entry
+      record: (entry, refusedBy) =>
         Effect.suspend(() => {
-          const pending = activity.append(journalRow(entry))
+          const written = entryToWrite(refusals, entry, refusedBy)
+          const pending = activity.append(written.summary ? { ...journalRow(written.entry), summary: true, count: 1 } : journalRow(written.entry))
           return pending === undefined ? Effect.void : attempt(() => pending)
         }),
       list: (accountId, filter, slice) =>

@@ -27,6 +27,7 @@ const entry = (i: number): ActivityRecord => ({
   error_code: null,
   duration_ms: 1,
   request_id: `req_hot_${i}`,
+  count: 1,
 })
 
 describe("hot-path SQL on one pooled PostgreSQL connection", () => {

@@ -1,4 +1,5 @@
 import { type ActivityEntry, problemKinds } from "@content-site/core"
+import { displayName } from "@content-site/http"
 
 /** What a logged action did, in words, and whether it changes something (an article, a key, an agent). */
 interface ActionWords {
@@ -69,7 +70,7 @@ const NAMED = /^(.*) “([^”]*)”$/
 export const actionWords = (action: string): string => {
   const named = NAMED.exec(action)
   if (named === null) return ACTIONS[action]?.verb ?? action
-  return `${ACTIONS[named[1]!]?.verb ?? named[1]!}: “${named[2]!}”`
+  return `${ACTIONS[named[1]!]?.verb ?? named[1]!}: “${displayName(named[2]!)}”`
 }
 
 /** Whether an entry's call failed: an error code, a 4xx/5xx status, or `error` (MCP). */
@@ -100,11 +101,11 @@ export const whoWords = (e: ActivityEntry): string => {
   if (actor === null) return e.action === FAILED_SIGN_IN ? "Someone on the sign-in page" : "Unknown caller"
   switch (actor.type) {
     case "api_key":
-      return `API key “${actor.name}”`
+      return `API key “${displayName(actor.name)}”`
     case "oauth_client":
-      return `Agent “${actor.name}”`
+      return `Agent “${displayName(actor.name)}”`
     default:
-      return actor.name
+      return displayName(actor.name)
   }
 }
 

@@ -1,9 +1,9 @@
-import { OAuthStore, type ProtectedBlockViolation, type StoredPayload } from "@content-site/core"
+import { MAX_BODY_BYTES, OAuthStore, type ProtectedBlockViolation, type StoredPayload } from "@content-site/core"
 import type { HttpDeps } from "@content-site/http"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createHash } from "node:crypto"
-import { cookieOf, setCookie, token, type WebSession } from "@content-site/http"
+import { clientAddress, cookieOf, setCookie, token, type WebSession } from "@content-site/http"
 
 /** The OAuthStore model unsaved edits are kept under. */
 export const DRAFT_MODEL = "WebDraft"
@@ -11,6 +11,12 @@ export const DRAFT_MODEL = "WebDraft"
 export const PENDING_DRAFT_COOKIE = "cs_draft"
 /** How long an unsaved edit is kept. */
 export const DRAFT_TTL_SECONDS = 24 * 60 * 60
+/** Largest body a draft keeps (UTF-8 bytes): an article's own limit; a larger text is not kept. */
+export const MAX_DRAFT_BODY_BYTES = MAX_BODY_BYTES
+/** Drafts kept per session, and pending drafts per client address: a new one past it drops the oldest. */
+export const MAX_DRAFTS = 5
+/** The OAuthStore model of the lists of drafts kept per session or address (for the count cap). */
+const DRAFT_INDEX_MODEL = "WebDraftIndex"
 
 /** Why an edit was not saved, shown above the form it is offered back in. */
 export interface EditRefusal {
@@ -62,10 +68,31 @@ const put = (deps: HttpDeps, key: string, draft: Draft): Promise<void> =>
 
 const drop = (deps: HttpDeps, key: string): Promise<void> => deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
 
-/** Keeps a refused edit for this session; returns the id its page address carries (`?draft=`). */
-export const keepDraft = async (deps: HttpDeps, session: WebSession, draft: Draft): Promise<string> => {
+/** Whether a draft is small enough to keep: its body at most MAX_DRAFT_BODY_BYTES. */
+export const keepable = (draft: Draft): boolean => new TextEncoder().encode(draft.body).byteLength <= MAX_DRAFT_BODY_BYTES
+
+/**
+ * Notes a kept draft in its owner's list (a session, or a client address) and drops the oldest
+ * past MAX_DRAFTS, so one session or address holds at most MAX_DRAFTS × 1 MiB for a day.
+ */
+const listUnder = async (deps: HttpDeps, owner: string, key: string): Promise<void> => {
+  const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_INDEX_MODEL, owner)))
+  const listed = Option.isSome(found) && Array.isArray(found.value["keys"]) ? (found.value["keys"] as Array<unknown>).filter((k): k is string => typeof k === "string") : []
+  const keys = [...listed.filter((k) => k !== key), key]
+  for (const old of keys.slice(0, Math.max(0, keys.length - MAX_DRAFTS))) await drop(deps, old)
+  const kept = keys.slice(-MAX_DRAFTS)
+  await deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_INDEX_MODEL, owner, { keys: kept }, DRAFT_TTL_SECONDS)))
+}
+
+/**
+ * Keeps a refused edit for this session; returns the id its page address carries (`?draft=`), or
+ * null when its body is over 1 MiB (not kept). A session keeps at most MAX_DRAFTS, the oldest goes.
+ */
+export const keepDraft = async (deps: HttpDeps, session: WebSession, draft: Draft): Promise<string | null> => {
+  if (!keepable(draft)) return null
   const id = token(18)
   await put(deps, sessionKey(session, id), draft)
+  await listUnder(deps, `session:${session.key}`, sessionKey(session, id))
   return id
 }
 
@@ -86,7 +113,7 @@ export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string 
  * (every current browser sends it), else `Origin` against the public URL. Neither said: not known
  * to be, so no.
  */
-const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
+export const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
   const site = ctx.get("Sec-Fetch-Site")
   if (site !== "") return site === "same-origin"
   const origin = ctx.get("Origin")
@@ -98,12 +125,15 @@ const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => 
  * until the person signs in again and it is offered back. Only an edit sent from this service's
  * own edit page is kept: without a session its form's CSRF token cannot be checked, and a form
  * another site sends (with no session cookie, SameSite) would otherwise be offered to the person
- * as their own text at their next sign-in.
+ * as their own text at their next sign-in. A body over 1 MiB is not kept, and a client address
+ * keeps at most MAX_DRAFTS pending drafts (the oldest goes): a signed-out sender cannot fill the
+ * store.
  */
 export const keepPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, draft: Draft): Promise<void> => {
-  if (!sentFromOwnPage(ctx, deps)) return
+  if (!sentFromOwnPage(ctx, deps) || !keepable(draft)) return
   const value = token()
   await put(deps, pendingKey(value), { ...draft, keptAt: Date.now() })
+  await listUnder(deps, `address:${createHash("sha256").update(clientAddress(ctx)).digest("base64url")}`, pendingKey(value))
   setCookie(ctx, deps, PENDING_DRAFT_COOKIE, value, DRAFT_TTL_SECONDS)
 }
 

@@ -1,6 +1,7 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
 import { ArticleWriter, getArticle, importData, listActivity, makeRewriteBatch, OAuthStore } from "@content-site/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
 
@@ -182,8 +183,12 @@ describe("web pages over HTTP", () => {
   it("should refuse a POST without the session's CSRF token and change nothing", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
-    const res = await c.request("/articles/art_p1/edit", { method: "POST", form: { _csrf: "forged-token-value-000000", title: "Hacked", body: "<p>x</p>" } })
-    // Nothing is saved; what was sent is kept as a draft of this session and offered back.
+    const res = await c.request("/articles/art_p1/edit", {
+      method: "POST",
+      headers: { "sec-fetch-site": "same-origin" },
+      form: { _csrf: "forged-token-value-000000", title: "Hacked", body: "<p>x</p>" },
+    })
+    // Sent from this service's page: nothing is saved; what was sent is kept as a draft of this session and offered back.
     expect(res.status).toBe(303)
     const kept = res.headers.get("location")!
     expect(kept).toMatch(/^\/articles\/art_p1\?draft=[\w-]+#edit-error$/)
@@ -192,6 +197,63 @@ describe("web pages over HTTP", () => {
     expect(offered).toContain('value="Hacked"')
     const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_1", action: "TEST", startedAt: Date.now() }
     expect((await server.runtime.runPromise(getArticle(caller, "art_p1"))).title).toBe("<img src=x onerror=alert(1)> Title")
+  })
+
+  it("should keep no draft of a POST with a wrong CSRF token sent from another site, or not known to be from ours", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const foreign: Array<Record<string, string>> = [{ "sec-fetch-site": "cross-site", origin: "https://evil.test" }, { origin: "https://evil.test" }, { "sec-fetch-site": "same-site" }, {}]
+    for (const headers of foreign) {
+      const res = await c.request("/articles/art_p1/edit", { method: "POST", headers, form: { _csrf: "forged-token-value-000000", title: "Planted", body: "<p>planted</p>" } })
+      expect(res.status).toBe(403)
+      expect(res.headers.get("location")).toBeNull()
+    }
+    // and the editor offers nothing back
+    expect(await (await c.request("/articles/art_p1")).text()).not.toContain("Planted")
+  })
+
+  it("should keep at most 5 drafts a session, the oldest going first, and none over 1 MiB", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const refusedEdit = (title: string, body = "<p>x</p>") =>
+      c.request("/articles/art_p1/edit", { method: "POST", headers: { "sec-fetch-site": "same-origin" }, form: { _csrf: "forged-token-value-000000", title, body } })
+    const drafts: Array<string> = []
+    for (let i = 0; i < 7; i++) drafts.push((await refusedEdit(`Draft ${i}`)).headers.get("location")!.replace(/#.*$/, ""))
+    for (const [i, address] of drafts.entries()) {
+      const page = await (await c.request(address)).text()
+      if (i < 2) expect(page, address).not.toContain(`value="Draft ${i}"`)
+      else expect(page, address).toContain(`value="Draft ${i}"`)
+    }
+    // a text over 1 MiB is not kept: the article says so instead of offering it back
+    const big = await refusedEdit("Too big", `<p>${"x".repeat(1024 * 1024)}</p>`)
+    expect(big.status).toBe(303)
+    expect(big.headers.get("location")).toBe("/articles/art_p1")
+    const said = await (await c.request("/articles/art_p1")).text()
+    expect(said).toContain("too large to keep as a draft")
+    expect(said).not.toContain('value="Too big"')
+    // the five newest are still there
+    expect(await (await c.request(drafts[6]!)).text()).toContain('value="Draft 6"')
+  })
+
+  it("should keep at most 5 pending drafts of a signed-out address, the oldest going first, and none over 1 MiB", async () => {
+    const origin = new URL(server.url).origin
+    const post = (title: string, body = "<p>x</p>") =>
+      fetch(`${server.url}/articles/art_p1/edit`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin, "sec-fetch-site": "same-origin" },
+        body: new URLSearchParams({ title, body, revision: "1" }).toString(),
+      })
+    const cookieOf = (res: Response) => /cs_draft=([\w-]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1]
+    const cookies: Array<string | undefined> = []
+    for (let i = 0; i < 7; i++) cookies.push(cookieOf(await post(`Pending ${i}`)))
+    expect(cookies.every((v) => v !== undefined)).toBe(true)
+    expect(cookieOf(await post("Too big", `<p>${"x".repeat(1024 * 1024)}</p>`))).toBeUndefined()
+    const stored = async (value: string) => {
+      const key = `pending:${createHash("sha256").update(value).digest("base64url")}`
+      return Option.isSome(await server.runtime.runPromise(OAuthStore.use((store) => store.find("WebDraft", key))))
+    }
+    expect(await Promise.all(cookies.map((v) => stored(v!)))).toEqual([false, false, true, true, true, true, true])
   })
 
   it("should show another account's article and site as not found", async () => {

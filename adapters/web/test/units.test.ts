@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest"
 import { foldRows } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
+import { activityTable } from "../src/pages/activity.ts"
+import { whoWords } from "../src/activityWords.ts"
 import { BODY_LIMIT_MESSAGE, compareBodies, decodeInput, lineText, type InvalidRequest, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE, UpdateArticleBody } from "@content-site/core"
 import { Cause, Effect, Exit, Option } from "effect"
 
@@ -83,5 +85,38 @@ describe("sentences", () => {
   it("should tell a start date after the end date by the order, not as a malformed date", () => {
     expect(sentences([{ path: "from", message: "from is after to" }])).toEqual(["From must not be after To."])
     expect(sentences([{ path: "from", message: "Expected a date" }])).toEqual(["From must be a date such as 2026-11-01."])
+  })
+})
+
+describe("activityTable", () => {
+  const entry = (count: number) => ({
+    id: `act_${count}`,
+    account_id: "acc_1",
+    at: "2026-11-24T12:00:00.000Z",
+    channel: "api" as const,
+    actor: { type: "api_key" as const, id: "key_1", name: "ci" },
+    action: "PUT /api/v1/articles/{id}",
+    site_id: null,
+    article_id: null,
+    status: 403,
+    error_code: "insufficient_scope",
+    duration_ms: 1,
+    request_id: `req_${count}`,
+    count,
+  })
+  const page = (entries: ReadonlyArray<ReturnType<typeof entry>>) => ({ data: entries, pagination: { page: 1, per_page: 20, total: entries.length, total_pages: 1 } })
+
+  it("should say how many refused calls a summary entry stands for, and nothing of the kind for one call", () => {
+    const summary = activityTable(page([entry(37)]), new Map(), false).value
+    expect(summary).toContain("37 refused calls in this minute, counted in one entry")
+    expect(summary).toContain("<dt>Calls</dt><dd>37</dd>")
+    expect(activityTable(page([entry(1)]), new Map(), false).value).not.toContain("refused calls in this minute")
+  })
+})
+
+describe("names on the pages", () => {
+  it("should show an actor's name without bidi controls", () => {
+    const e = { actor: { type: "oauth_client" as const, id: "c1", name: "Helper\u202Etnega" } }
+    expect(whoWords(e as Parameters<typeof whoWords>[0])).toBe("Agent “Helpertnega”")
   })
 })

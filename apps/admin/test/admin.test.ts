@@ -137,6 +137,13 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
   })
 
+  it("should refuse a key name over 100 characters with a clear message, printing no key", async () => {
+    const long = await admin("key", "create", "--account", "new@example.test", "--name", "k".repeat(101))
+    expect(long.code).toBe(1)
+    expect(long.stdout).toBe("")
+    expect(long.stderr).toMatch(/at most 100 characters/)
+  })
+
   it("should add a signing key that activates later, keeping the one in force, and refuse a bad delay", async () => {
     const kids = async () => {
       const row = await firstRow("select payload from oauth_payloads where model = 'Jwks' and id = 'signing'")

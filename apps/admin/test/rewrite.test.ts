@@ -205,4 +205,27 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
     expect(stray.code).toBe(1)
     expect(stray.stderr).toContain("--dry-run is an option of rewrite apply only")
   })
+
+  it("should escape what it prints from the file and refuse a line that is not UTF-8, one result line each", async () => {
+    const forged = "rw-esc-1\nline 9  rw-fake  art_rw2  applied: revision 99"
+    const text = [
+      line({ rewrite_id: forged, article_id: "art_missing", title: "x" }),
+      line({ rewrite_id: "rw-esc-2\u001b[31m\u202e", article_id: "art_\u001b]0;pwned\u0007", title: "x" }),
+    ].join("\n")
+    const path = join(temp.dir, "hostile.jsonl")
+    // the third line holds bytes that are not UTF-8 (0xff, a lone continuation byte)
+    writeFileSync(path, Buffer.concat([Buffer.from(`${text}\n`), Buffer.from('{"rewrite_id": "rw-esc-3", "article_id": "art_rw2", "title": "a'), Buffer.from([0xff, 0x80]), Buffer.from('"}\n')]))
+    const out = await admin("rewrite", "apply", path, "--dry-run")
+    expect(out.code).toBe(1)
+    // nothing from the file reaches the terminal as a control character
+    expect(out.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(out.stdout).not.toContain("\uFFFD")
+    const results = out.stdout.split("\n").filter((l) => l.startsWith("line "))
+    expect(results).toEqual([
+      expect.stringMatching(/^line 1  rw-esc-1\\u000aline 9  rw-fake  art_rw2  applied: revision 99  art_missing  refused: invalid_request: /),
+      expect.stringMatching(/^line 2  rw-esc-2\\u001b\[31m\\u202e  art_\\u001b\]0;pwned\\u0007  refused: /),
+      "line 3  -  -  refused: invalid_request: The line is not valid UTF-8.",
+    ])
+    expect(out.stdout).toContain("nothing written: 3 lines, 0 would apply, 0 already applied, 3 refused.")
+  })
 })

@@ -5,24 +5,44 @@ const marker = /data-service-protected/i
 
 // Blocks are a pure function of the body, so they are remembered for the last bodies seen: an
 // edit's new body is the next edit's current body, and re-parsing it would double the cost of
-// every edit. Bounded, so memory stays flat whatever the traffic.
+// every edit. Bounded in entries and in characters (bodies and the blocks' text), so memory stays
+// flat whatever the traffic: 256 bodies of 1 MiB would otherwise hold a quarter of a GiB.
 const MEMO_LIMIT = 256
-const memo = new Map<string, ReadonlyArray<ProtectedBlock>>()
+/** Characters the remembered bodies and their blocks may hold together (16 MiB at most as UTF-16). */
+export const PROTECTED_BLOCKS_MEMO_CHARS = 8 * 1024 * 1024
+const memo = new Map<string, { readonly blocks: ReadonlyArray<ProtectedBlock>; readonly chars: number }>()
+let memoChars = 0
+
+const charsOf = (html: string, blocks: ReadonlyArray<ProtectedBlock>): number =>
+  blocks.reduce((n, b) => n + b.canonical.length + b.text.length + (b.href?.length ?? 0) + b.type.length, html.length)
+
+const forget = (html: string): void => {
+  const known = memo.get(html)
+  if (known === undefined) return
+  memo.delete(html)
+  memoChars -= known.chars
+}
 
 /** Remembers the blocks of a sanitised body, as computed from the same parse that produced it. */
 export const rememberProtectedBlocks = (html: string, blocks: ReadonlyArray<ProtectedBlock>): void => {
   if (!marker.test(html)) return
-  memo.delete(html)
-  memo.set(html, blocks)
-  if (memo.size > MEMO_LIMIT) memo.delete(memo.keys().next().value as string)
+  forget(html)
+  const chars = charsOf(html, blocks)
+  if (chars > PROTECTED_BLOCKS_MEMO_CHARS) return
+  memo.set(html, { blocks, chars })
+  memoChars += chars
+  while (memo.size > MEMO_LIMIT || memoChars > PROTECTED_BLOCKS_MEMO_CHARS) forget(memo.keys().next().value as string)
 }
+
+/** What the memo of protected blocks holds: entries and characters (for tests and operators). */
+export const protectedBlocksMemoUse = (): { readonly entries: number; readonly chars: number } => ({ entries: memo.size, chars: memoChars })
 
 /**
  * The protected blocks of a body when known without parsing it: none when it has no
  * `data-service-protected` text, the remembered ones when it was analysed lately; else undefined.
  */
 export const knownProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlock> | undefined =>
-  marker.test(html) ? memo.get(html) : []
+  marker.test(html) ? memo.get(html)?.blocks : []
 
 /**
  * The canonical protected blocks of a (sanitised, stored) body: its outermost elements carrying
@@ -36,7 +56,7 @@ export const extractProtectedBlocks = (html: string): ReadonlyArray<ProtectedBlo
   // Attribute names cannot hold character references, so without this text there is no block.
   if (!marker.test(html)) return []
   const known = memo.get(html)
-  if (known !== undefined) return known
+  if (known !== undefined) return known.blocks
   const result = analyzeHtml(html, { storedForm: true })
   if (isRefusal(result)) throw new Error(`extractProtectedBlocks: ${result.detail}`)
   rememberProtectedBlocks(html, result.blocks)

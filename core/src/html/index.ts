@@ -4,7 +4,15 @@ export { MAX_PARSED_NODES } from "./parseHtmlFragment.ts"
 export { applyEditPolicy, type EditPolicyResult } from "./applyEditPolicy.ts"
 export { checkProtectedBlocks, compareProtectedBlocks } from "./compareProtectedBlocks.ts"
 export { countWords } from "./countWords.ts"
-export { extractProtectedBlocks, knownProtectedBlocks, readStoredBody, rememberProtectedBlocks, type StoredBody } from "./extractProtectedBlocks.ts"
+export {
+  extractProtectedBlocks,
+  knownProtectedBlocks,
+  PROTECTED_BLOCKS_MEMO_CHARS,
+  protectedBlocksMemoUse,
+  readStoredBody,
+  rememberProtectedBlocks,
+  type StoredBody,
+} from "./extractProtectedBlocks.ts"
 export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,

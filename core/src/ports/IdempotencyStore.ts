@@ -1,15 +1,33 @@
 import { Context, type Effect } from "effect"
 import type { Unavailable } from "../errors.ts"
 
+/** The immutable revision an answer's article is at: its body is read from there on replay. */
+export interface RevisionRef {
+  readonly articleId: string
+  readonly number: number
+}
+
 /** An answer as a transport sent it, kept so that a retry gets it again. */
 export interface RecordedAnswer {
   /** HTTP status (MCP: 200). */
   readonly status: number
   /** The headers worth repeating (`ETag`, `Edit-Limit-Remaining`, `Content-Type`). */
   readonly headers: Readonly<Record<string, string>>
-  /** The body as sent. */
+  /**
+   * The body as sent; with `revision`, as sent but for the article's `body` and `protected_links`
+   * (null in the kept text), which are rebuilt from that revision.
+   */
   readonly body: string
+  /** The revision the answer's article is at, when its body is not kept (absent in records made before). */
+  readonly revision?: RevisionRef | undefined
 }
+
+/**
+ * What a key keeps once its request is answered: the answer, or only that the request was made
+ * (`rerun`: a dry run, or a refusal too large to keep; a retry of it runs again, changing nothing
+ * the first did not).
+ */
+export type KeptAnswer = RecordedAnswer | { readonly rerun: true }
 
 /** What holds an idempotency key when a request asks for it. */
 export type Reservation =
@@ -17,14 +35,15 @@ export type Reservation =
   | { readonly kind: "reserved" }
   /** Another request holds the key and is still running. */
   | { readonly kind: "pending"; readonly fingerprint: string }
-  /** A request with this key was answered: its fingerprint and answer. */
-  | { readonly kind: "completed"; readonly fingerprint: string; readonly answer: RecordedAnswer }
+  /** A request with this key was answered: its fingerprint and what was kept of its answer. */
+  | { readonly kind: "completed"; readonly fingerprint: string; readonly answer: KeptAnswer }
 
 /**
  * Idempotency keys per account, shared by every instance. `reserve` is atomic: of any number of
  * requests reserving the same free key at once, exactly one gets `reserved`; the others see it
- * `pending` (then `completed`). An entry expired at `nowMs`, or a pending one whose lease has
- * ended (its request died), counts as free and is taken over.
+ * `pending` (then `completed`). An entry expired at `nowMs`, a pending one whose lease has
+ * ended (its request died), and one that kept nothing to replay (`rerun`) reserved again by the
+ * same request (same fingerprint) count as free and are taken over.
  */
 export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   readonly reserve: (
@@ -33,8 +52,8 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
     fingerprint: string,
     times: { readonly nowMs: number; readonly leaseUntilMs: number; readonly expiresAtMs: number },
   ) => Effect.Effect<Reservation, Unavailable>
-  /** Keeps the answer of the request that reserved the key (pending, same fingerprint). */
-  readonly complete: (accountId: string, key: string, fingerprint: string, answer: RecordedAnswer) => Effect.Effect<void, Unavailable>
+  /** Keeps what is kept of the answer of the request that reserved the key (pending, same fingerprint). */
+  readonly complete: (accountId: string, key: string, fingerprint: string, answer: KeptAnswer) => Effect.Effect<void, Unavailable>
   /** Frees a key whose request ended without an answer worth repeating (pending, same fingerprint). */
   readonly release: (accountId: string, key: string, fingerprint: string) => Effect.Effect<void, Unavailable>
 }>()("core/IdempotencyStore") {}

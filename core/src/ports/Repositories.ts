@@ -86,8 +86,13 @@ export class RevisionRepository extends Context.Service<RevisionRepository, {
 
 /** The activity log. */
 export class ActivityLog extends Context.Service<ActivityLog, {
-  /** Idempotent by `request_id` and channel: an entry already written with a change is not written twice. */
-  readonly record: (entry: ActivityRecord) => Effect.Effect<void, Unavailable>
+  /**
+   * Idempotent by `request_id` and channel: an entry already written with a change is not written
+   * twice. A call refused at the gate names its source (`refusedBy`, see `refusalSourceOf`): past
+   * REFUSED_ENTRIES_PER_MINUTE of the source in a minute, it is not an entry of its own but adds
+   * one to the `count` of the minute's summary entry (`entryToWrite`), so a flood costs a few rows.
+   */
+  readonly record: (entry: ActivityRecord, refusedBy?: string) => Effect.Effect<void, Unavailable>
   /** Newest first; the account's own entries only. */
   readonly list: (
     accountId: string,

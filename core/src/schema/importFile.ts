@@ -3,6 +3,7 @@ import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isCharacterCountBetween, K
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
+import { ApiKeyName } from "./writes.ts"
 
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
@@ -48,7 +49,7 @@ export const ImportSite = Schema.Struct({
 /** An API key in an import file; `key` sets a known plaintext (stored hashed). */
 export const ImportApiKey = Schema.Struct({
   id: Schema.optionalKey(Id),
-  name: StorableString,
+  name: ApiKeyName,
   key: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(API_KEY_PATTERN)))),
   scope: KeyScope,
 })

@@ -173,6 +173,10 @@ export const ActivityEntry = Schema.Struct({
   error_code: Schema.NullOr(Schema.String),
   duration_ms: Schema.Int,
   request_id: Schema.String,
+  count: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
+    description:
+      "How many calls the entry stands for: 1, or, for the entry that sums one address's or key's calls refused for authentication or a limit past 30 in one minute, how many there were (it names the first of them; `at` is the minute's start).",
+  }),
 }).annotate({ title: "ActivityEntry" })
 /** One recorded call. */
 export type ActivityEntry = typeof ActivityEntry.Type

@@ -11,6 +11,8 @@ export interface LoggedCaller {
   readonly requestId: string
   readonly action: string
   readonly startedAt: number
+  /** The client address of a call no key or token named: what its refusals are counted against. */
+  readonly address?: string
 }
 
 /** Who is calling, through which channel, and which request this is: every use case is scoped by it. */

@@ -62,6 +62,18 @@ const idsOf = (raw: unknown): { rewrite_id: string | null; article_id: string | 
   }
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A line as read from a file: its bytes must be UTF-8, as an API body's must (nothing is replaced). */
+const textOf = (line: string | Uint8Array): Result.Result<string, InvalidRequest> => {
+  if (typeof line === "string") return Result.succeed(line)
+  try {
+    return Result.succeed(utf8.decode(line))
+  } catch {
+    return Result.fail(new InvalidRequest({ detail: "The line is not valid UTF-8.", errors: [{ path: "(line)", message: "Invalid UTF-8" }] }))
+  }
+}
+
 const parseJson = (text: string): Result.Result<unknown, InvalidRequest> => {
   try {
     return Result.succeed(JSON.parse(text) as unknown)
@@ -145,13 +157,15 @@ export const makeRewriteBatch = (options: RewriteBatchOptions) => {
 
   /**
    * Applies (or, in a dry run, checks) the next line of the batch, given as the text of one line
-   * and its number in the file (by default, how many lines were given so far, this one included).
+   * or its bytes (refused unless valid UTF-8), and its number in the file (by default, how many
+   * lines were given so far, this one included).
    */
-  const apply = (text: string, lineNumber?: number) =>
+  const apply = (line: string | Uint8Array, lineNumber?: number) =>
     Effect.gen(function* () {
       const number = lineNumber ?? lines + 1
       lines += 1
-      const json = parseJson(text)
+      const text = textOf(line)
+      const json = Result.isSuccess(text) ? parseJson(text.success) : text
       const ids = Result.isSuccess(json) ? idsOf(json.success) : { rewrite_id: null, article_id: null }
       const outcome: RewriteOutcome = yield* Effect.gen(function* () {
         const raw = yield* Effect.fromResult(json)

@@ -3,6 +3,7 @@ import { Clock, Ids } from "../ports/Platform.ts"
 import { ActivityLog, ArticleRepository } from "../ports/Repositories.ts"
 import type { LoggedCaller } from "./Caller.ts"
 import { activityFor } from "./views.ts"
+import { refusalSourceOf } from "../policy/refusedCalls.ts"
 
 /**
  * Records the outcome of a call in the activity log. An entry about an article carries the
@@ -12,7 +13,9 @@ import { activityFor } from "./views.ts"
  * already wrote its entry in its own transaction; the log is idempotent by request id, so
  * recording again is harmless. A call no key or token named an account for (401, or refused by
  * its address's failure budget) is recorded too, with a null account and actor: every API and
- * connector call is in the log (the seed), such an entry in no account's view of it.
+ * connector call is in the log (the seed), such an entry in no account's view of it. A refused
+ * call is counted against its key (or agent, or person), else its address: past its budget in a
+ * minute it adds to one summary entry (see ActivityLog).
  */
 export const recordActivity = (
   caller: LoggedCaller,
@@ -29,9 +32,10 @@ export const recordActivity = (
     const articleId = outcome.articleId ?? null
     const write = (siteId: string | null) =>
       Effect.flatMap(Context.get(services, Clock).now, (now) =>
-        Effect.flatMap(Context.get(services, Ids).make("act"), (id) =>
-          Context.get(services, ActivityLog).record(activityFor(caller, { ...outcome, siteId, id, nowMs: now })),
-        ),
+        Effect.flatMap(Context.get(services, Ids).make("act"), (id) => {
+          const entry = activityFor(caller, { ...outcome, siteId, id, nowMs: now })
+          return Context.get(services, ActivityLog).record(entry, outcome.ok ? undefined : refusalSourceOf(entry, caller.address))
+        }),
       )
     if (outcome.siteId != null || articleId === null || caller.accountId === null) return write(outcome.siteId ?? null)
     return Effect.flatMap(

@@ -94,4 +94,5 @@ export const activityFor = (
   error_code: outcome.errorCode ?? null,
   duration_ms: Math.max(0, Math.round(outcome.nowMs - caller.startedAt)),
   request_id: caller.requestId,
+  count: 1,
 })

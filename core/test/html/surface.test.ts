@@ -12,6 +12,7 @@ describe("the html module", () => {
       "GRANULARITY_NOTES",
       "MAX_NESTING_DEPTH",
       "MAX_PARSED_NODES",
+      "PROTECTED_BLOCKS_MEMO_CHARS",
       "SAFE_URL",
       "analyzeArticleHtml",
       "applyEditPolicy",
@@ -30,6 +31,7 @@ describe("the html module", () => {
       "lineText",
       "makeDiffBudget",
       "mergeArticle",
+      "protectedBlocksMemoUse",
       "readStoredBody",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
@@ -102,5 +104,22 @@ describe("the html module", () => {
       expect(html.articleSchema.tagNames).not.toContain(tag)
       expect(html.articleSchema.strip).toContain(tag)
     }
+  })
+
+  it("should bound the remembered blocks in characters as well as in entries", () => {
+    const link = '<a href="https://m.test/x" data-service-protected="backlink">m</a>'
+    const block = html.extractProtectedBlocks(`<p>${link}</p>`)
+    // 40 bodies of 512 Ki characters: 20 Mi characters, more than the memo may hold
+    const size = 512 * 1024
+    for (let i = 0; i < 40; i++) html.rememberProtectedBlocks(`<p>${link}</p><p>${String(i).padEnd(size, "x")}</p>`, block)
+    const use = html.protectedBlocksMemoUse()
+    expect(use.chars).toBeLessThanOrEqual(html.PROTECTED_BLOCKS_MEMO_CHARS)
+    expect(use.entries).toBeLessThan(40)
+    // the newest is still known, the oldest was dropped first
+    expect(html.knownProtectedBlocks(`<p>${link}</p><p>${String(39).padEnd(size, "x")}</p>`)).toBe(block)
+    expect(html.knownProtectedBlocks(`<p>${link}</p><p>${String(0).padEnd(size, "x")}</p>`)).toBeUndefined()
+    // a body larger than the whole budget is not remembered at all
+    html.rememberProtectedBlocks(`<p>${link}</p>${"y".repeat(html.PROTECTED_BLOCKS_MEMO_CHARS)}`, block)
+    expect(html.protectedBlocksMemoUse().chars).toBeLessThanOrEqual(html.PROTECTED_BLOCKS_MEMO_CHARS)
   })
 })

@@ -9,12 +9,13 @@ import {
   listApiKeys,
   peekRequestLimit,
   recordActivity,
+  REFUSED_ENTRIES_PER_MINUTE,
   revokeApiKey,
   verifyCredentials,
   type InvalidRequest,
   type RateLimited,
 } from "../../src/index.ts"
-import { caller, countingSecrets, failureOf, failureTag, makeWorld, fixture } from "./harness.ts"
+import { caller, countingSecrets, failureOf, failureTag, makeWorld, fixture, NOW } from "./harness.ts"
 
 describe("authenticateApiKey", () => {
   it("should resolve a known key to its account, actor and scope", async () => {
@@ -50,6 +51,14 @@ describe("authenticateApiKey", () => {
     await w.run(authenticateApiKey(key, "3.3.3.3"))
     await w.run(revokeApiKey("acc_a", view.id))
     expect(failureTag(await w.exit(authenticateApiKey(key, "3.3.3.3")))).toBe("Unauthenticated")
+  })
+
+  it("should refuse a key name over 100 characters, made or imported", async () => {
+    const w = await makeWorld()
+    expect((await w.run(createApiKey("acc_a", { name: "k".repeat(100), scope: "write" }))).view.name).toHaveLength(100)
+    expect(failureTag(await w.exit(createApiKey("acc_a", { name: "k".repeat(101), scope: "write" })))).toBe("InvalidRequest")
+    const imported = importData({ accounts: [{ id: "acc_long", email: "long@example.test", password: "p", api_keys: [{ name: "k".repeat(101), scope: "write" }] }] })
+    expect(failureTag(await w.exit(imported))).toBe("InvalidRequest")
   })
 
   it("should store only a hash of a new key", async () => {
@@ -149,6 +158,42 @@ describe("recordActivity and listActivity", () => {
     ])
     const mcp = await w.run(listActivity(caller({ accountId: "acc_b" }), { channel: "mcp" }))
     expect(mcp.data.map((e) => e.status)).toEqual(["ok"])
+  })
+
+  it("should sum a source's refused calls past the budget of a minute in one entry carrying count, every call counted", async () => {
+    const w = await makeWorld()
+    const budget = REFUSED_ENTRIES_PER_MINUTE
+    const anonymous = (address: string) => ({ accountId: null, actor: null, channel: "api" as const, requestId: `req_${crypto.randomUUID()}`, action: "GET /api/v1/sites", startedAt: NOW, address })
+    // budget + 15 refused calls of one address in a minute, 3 of another, and successes, which are never summed
+    for (let i = 0; i < budget + 15; i++) await w.run(recordActivity(anonymous("203.0.113.7"), { ok: false, httpStatus: 401, errorCode: "unauthenticated" }))
+    for (let i = 0; i < 3; i++) await w.run(recordActivity(anonymous("203.0.113.8"), { ok: false, httpStatus: 401, errorCode: "unauthenticated" }))
+    for (let i = 0; i < budget + 2; i++) await w.run(recordActivity(caller(), { ok: true, httpStatus: 200 }))
+    const anon = w.state.activity.filter((e) => e.account_id === null)
+    expect(anon).toHaveLength(budget + 1 + 3)
+    expect(anon.reduce((n, e) => n + e.count, 0)).toBe(budget + 18)
+    const summary = anon.find((e) => e.count > 1)
+    expect(summary).toMatchObject({ count: 15, at: "2026-11-22T12:00:00.000Z", status: 401, error_code: "unauthenticated", actor: null })
+    // the summary names the address by a hash only
+    expect(JSON.stringify(summary)).not.toContain("203.0.113")
+    // the next minute starts a new budget and, past it, a new summary
+    w.clock.advance(60_000)
+    for (let i = 0; i < budget + 2; i++) await w.run(recordActivity(anonymous("203.0.113.7"), { ok: false, httpStatus: 429, errorCode: "rate_limited" }))
+    const later = w.state.activity.filter((e) => e.account_id === null && e.at >= "2026-11-22T12:01")
+    expect(later.map((e) => e.count).sort((a, b) => b - a)).toEqual([2, ...Array(budget).fill(1)])
+    expect(w.state.activity.filter((e) => e.account_id !== null).every((e) => e.count === 1)).toBe(true)
+  })
+
+  it("should sum a key's calls refused at the gate on its account, listed with their count, and never its other refusals", async () => {
+    const w = await makeWorld()
+    const readOnly = (action: string) => caller({ actor: { type: "api_key", id: "key_ro", name: "ro" }, scope: "read-only", action })
+    for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE + 4; i++) await w.run(recordActivity(readOnly("GET /api/v1/sites"), { ok: false, httpStatus: 429, errorCode: "rate_limited" }))
+    const log = await w.run(listActivity(caller(), { per_page: 100 }))
+    expect(log.data).toHaveLength(REFUSED_ENTRIES_PER_MINUTE + 1)
+    expect(log.data.map((e) => e.count).sort((a, b) => b - a)).toEqual([4, ...Array(REFUSED_ENTRIES_PER_MINUTE).fill(1)])
+    // a refusal past the gate counted against the request limit: an entry each, however many
+    for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE + 4; i++) await w.run(recordActivity(readOnly("PUT /api/v1/articles/{id}"), { ok: false, httpStatus: 403, errorCode: "insufficient_scope" }))
+    const scoped = await w.run(listActivity(caller(), { per_page: 100, actions: ["PUT /api/v1/articles/{id}"] }))
+    expect(scoped.data.map((e) => e.count)).toEqual(Array(REFUSED_ENTRIES_PER_MINUTE + 4).fill(1))
   })
 })
 

@@ -160,6 +160,17 @@ describe("rewrite batch", () => {
     expect(kinds(real.results)).toEqual(["applied", "refused", "unchanged", "refused"])
   })
 
+  it("should take a line as bytes and refuse one that is not UTF-8, replacing nothing", async () => {
+    const w = await makeWorld()
+    const batch = makeRewriteBatch({ dryRun: true })
+    const good = new TextEncoder().encode(line({ rewrite_id: "rw-bytes-1", article_id: "art_2", title: "Tulipes é" }))
+    expect((await w.run(batch.apply(good))).outcome.kind).toBe("would_apply")
+    const bad = new Uint8Array([...new TextEncoder().encode('{"rewrite_id": "rw-bytes-2", "article_id": "art_2", "title": "a'), 0xff, 0x22, 0x7d])
+    const refused = await w.run(batch.apply(bad))
+    expect(refused).toMatchObject({ rewrite_id: null, outcome: { kind: "refused", error: { _tag: "InvalidRequest", detail: "The line is not valid UTF-8." } } })
+    expect(batch.summary()).toMatchObject({ lines: 2, would_apply: 1, refused: 1 })
+  })
+
   it("should refuse HTML nested too deep as an invalid line, like an API edit", async () => {
     const w = await makeWorld()
     const deep = `${"<div>".repeat(300)}x${"</div>".repeat(300)}`

@@ -183,7 +183,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       in: "header",
       required: false,
       description:
-        "Makes a retry safe: the same key with the same request within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422 `idempotency_key_reused`; while the first is still running, a 409 `edit_conflict` (retry). Keys are per account, 1 to 255 visible ASCII characters (a UUID is typical).",
+        "Makes a retry safe: the same key with the same request within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422 `idempotency_key_reused`; while the first is still running, a 409 `edit_conflict` (retry). A dry run's answer is not kept: its retry runs again (changing nothing either way). Keys are per account, 1 to 255 visible ASCII characters (a UUID is typical).",
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
     })
   }

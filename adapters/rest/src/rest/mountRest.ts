@@ -22,6 +22,7 @@ import {
   type Pagination,
   type Principal,
   problemKindOf,
+  type AnswerToKeep,
   type RecordedAnswer,
   recordActivity,
   recordIdempotentAnswer,
@@ -149,7 +150,7 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
         core._tag === "RateLimited" ? await runEffect(deps.runtime, principalOfApiKey(presented)).catch(() => Option.none<Principal>()) : Option.none<Principal>()
       const caller: LoggedCaller = Option.isSome(holder)
         ? callerOf(holder.value)
-        : { accountId: null, actor: null, channel: "api", requestId: requestIdOf(ctx), action, startedAt }
+        : { accountId: null, actor: null, channel: "api", requestId: requestIdOf(ctx), action, startedAt, address: clientAddress(ctx) }
       await record(deps, caller, { ok: false, httpStatus: status, errorCode: code, ...(caller.accountId === null ? noSubject() : subject()) })
     }
     throw err
@@ -181,25 +182,28 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     if (minimal) ctx.set("Preference-Applied", "return=minimal")
   }
   // The key this call holds once its write claimed it: its answer is recorded for retries.
-  let held: { readonly key: string; readonly fingerprint: string } | undefined
+  let held: { readonly key: string; readonly fingerprint: string; readonly dryRun: boolean } | undefined
   const call: Call = {
     ctx,
     caller,
     runtime: deps.runtime,
     ids: { siteId: null, articleId: null },
-    claim: async (parts) => {
+    claim: async (parts, options) => {
       const key = op.idempotent === true ? idempotencyKeyOf(ctx) : undefined
       if (key === undefined) return
       const fingerprint = await runEffect(deps.runtime, requestFingerprint({ operation: op.operationId, parts }))
       const claim = await runEffect(deps.runtime, claimIdempotencyKey(caller, key, fingerprint))
       if (claim.kind === "replay") throw new Replay(claim.answer)
-      held = { key, fingerprint }
+      held = { key, fingerprint, dryRun: options?.dryRun === true }
     },
   }
-  const keep = async (answer: RecordedAnswer | undefined) => {
+  // What is kept is the core's to say: a write's answer without its article's body (rebuilt from
+  // the revision it names), nothing of a dry run's.
+  const keep = async (answer: Omit<AnswerToKeep, "dryRun"> | undefined) => {
     if (held === undefined) return
-    const { key, fingerprint } = held
-    const effect = answer === undefined ? releaseIdempotencyKey(caller, key, fingerprint) : recordIdempotentAnswer(caller, key, fingerprint, answer)
+    const { key, fingerprint, dryRun } = held
+    const effect =
+      answer === undefined ? releaseIdempotencyKey(caller, key, fingerprint) : recordIdempotentAnswer(caller, key, fingerprint, { ...answer, dryRun })
     // A key left pending is freed by its lease; the answer already made is sent regardless.
     await runEffect(deps.runtime, effect).catch((err: unknown) => {
       console.error(`[${caller.requestId}] could not keep the idempotency key's answer: ${err instanceof Error ? err.message : String(err)}`)
@@ -225,7 +229,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     // The full answer is kept for replays; a minimal one is made from it for each call that asks.
     const full = JSON.stringify(body)
     ctx.body = minimal ? JSON.stringify(minimalWriteAnswer(body as { article: object })) : full
-    if (held !== undefined) await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), body: full })
+    if (held !== undefined) await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), value: body })
     // a committed change wrote its entry in its own transaction
     if (reply.committed !== true) await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
   } catch (err) {
@@ -256,7 +260,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
         const edits = ctx.response.get("Edit-Limit-Remaining")
         if (edits !== "") headers["Edit-Limit-Remaining"] = edits
         headers["Content-Type"] = "application/problem+json"
-        await keep({ status: kind.status, headers, body: JSON.stringify(toProblem(core, caller.requestId, deps.publicUrl)) })
+        await keep({ status: kind.status, headers, value: toProblem(core, caller.requestId, deps.publicUrl) })
       } else await keep(undefined)
     }
     await record(deps, caller, { ok: false, httpStatus: kind.status, errorCode: kind.code, ...call.ids })

@@ -85,9 +85,10 @@ export interface Call {
   /**
    * Called by a write once its request is decoded, before it changes anything, with what makes
    * it this request: with an `Idempotency-Key`, claims the key (or ends the call with the first
-   * answer again, or refuses a reused key); without one, does nothing.
+   * answer again, or refuses a reused key); without one, does nothing. A dry run says so: its
+   * answer is not kept, a retry runs it again.
    */
-  readonly claim: (parts: unknown) => Promise<void>
+  readonly claim: (parts: unknown, options?: { readonly dryRun?: boolean }) => Promise<void>
 }
 
 /** What an operation answers: the value (encoded with the operation's response schema) and headers. */
@@ -260,7 +261,7 @@ export const operations: ReadonlyArray<Operation> = [
         })
       }
       const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) })
+      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
       const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article
@@ -310,7 +311,7 @@ export const operations: ReadonlyArray<Operation> = [
       const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
       const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
       const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) })
+      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
       const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
       call.ids.siteId = outcome.result.article.site_id
       const article = outcome.result.article

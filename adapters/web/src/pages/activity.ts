@@ -15,11 +15,16 @@ const entryDetails = (e: ActivityEntry): Html => html`<details class="entry-deta
     <dt>Status</dt><dd><code>${String(e.status)}</code>${e.error_code ? html` <code>${e.error_code}</code>` : ""}</dd>
     <dt>Duration</dt><dd>${e.duration_ms} ms</dd>
     <dt>Request id</dt><dd><code>${e.request_id}</code></dd>
+    ${e.count > 1 ? html`<dt>Calls</dt><dd>${e.count}</dd>` : ""}
   </dl>
 </details>`
 
 const articleLink = (e: ActivityEntry, titles: TitlesById): Html =>
   e.article_id === null ? html`` : html` <a href="/articles/${encodeURIComponent(e.article_id)}">${titles.get(e.article_id) ?? e.article_id}</a>`
+
+/** An entry that sums refused calls says how many it stands for. */
+const repeated = (e: ActivityEntry): Html =>
+  e.count > 1 ? html` <span class="muted">(${e.count} refused calls in this minute, counted in one entry)</span>` : html``
 
 /** A table of activity entries in words, each with its technical details folded away. */
 export const activityTable = (entries: Page<ActivityEntry>, titles: TitlesById, showArticle: boolean, empty = "No activity matches."): Html =>
@@ -31,7 +36,7 @@ export const activityTable = (entries: Page<ActivityEntry>, titles: TitlesById, 
         <tbody>${entries.data.map(
           (e) => html`<tr>
             <td data-label="When">${when(e.at)}</td>
-            <td data-label="What"><strong>${actionWords(e.action)}</strong>${showArticle ? articleLink(e, titles) : ""}${entryDetails(e)}</td>
+            <td data-label="What"><strong>${actionWords(e.action)}</strong>${showArticle ? articleLink(e, titles) : ""}${repeated(e)}${entryDetails(e)}</td>
             <td data-label="Channel">${CHANNEL_WORDS[e.channel]}</td>
             <td data-label="Who">${whoWords(e)}</td>
             <td data-label="Result">${badge(outcomeWords(e), failed(e) ? "error" : "ok")}</td>

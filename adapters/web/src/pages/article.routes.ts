@@ -6,12 +6,12 @@ import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
-import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft } from "../drafts.ts"
-import { draftUrl, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
+import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
+import { draftUrl, landOnDraft, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, type Signed, articleId, CSRF_REFUSED, isId, pageNumber, queryOf, redirect, type PageKit } from "../pageKit.ts"
+import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pageNumber, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
@@ -55,6 +55,8 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     )
   }
 
+  const landOn = (ctx: Ctx, s: Signed, id: string, draftId: string | null, why: EditRefusal) => landOnDraft(ctx, deps, s.session, id, draftId, why)
+
   router.get(
     "/articles/:id",
     signedIn("GET /articles/{id}", async (ctx, s) => {
@@ -90,14 +92,17 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         noteSubject(ctx, { articleId: id })
         const fields = await readForm(ctx)
         if (!csrfOk(ctx, s.session, fields["_csrf"])) {
-          // A form from an earlier sign-in: nothing is saved, and the text is kept all the same.
+          // Sent from another site (or not known to be from ours): refused, and its text is not
+          // kept, or a foreign form could put its text in the person's editor as their own draft.
+          if (!sentFromOwnPage(ctx, deps)) throw new CsrfRejected()
+          // A form of this service from an earlier sign-in: nothing is saved, and the text is kept all the same.
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
           const draftId = await keepDraft(deps, s.session, draftOf(id, fields, {
             message: "This form was opened before you last signed in, so it was not saved.",
             blocks: [],
             details: [],
           }))
-          return redirect(ctx, draftUrl(id, draftId))
+          return landOn(ctx, s, id, draftId, { message: "This form was opened before you last signed in.", blocks: [], details: [] })
         }
         const form = draftOf(id, fields, { message: "", blocks: [], details: [] })
         const base = form.revision === 0 ? undefined : form.revision
@@ -129,13 +134,13 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           // Nothing is lost: the text waits on the conflict page, where the person chooses part by part.
           const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
           const kept = { ...form, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } }
-          return redirect(ctx, mergeUrl(id, await keepDraft(deps, s.session, kept)))
+          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, "merge")
         }
         const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
         // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
         const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
-        redirect(ctx, draftUrl(id, await keepDraft(deps, s.session, kept)))
+        await landOn(ctx, s, id, await keepDraft(deps, s.session, kept), refusal)
       },
       async (ctx) => {
         const id = ctx.params["id"]

@@ -1,4 +1,5 @@
 import type { ActivityEntry, Article, Page, RevisionSummary } from "@content-site/core"
+import { displayName } from "@content-site/http"
 import { extractProtectedBlocks } from "@content-site/core"
 import type { EditRefusal } from "../drafts.ts"
 import { type Html, html } from "../html.ts"
@@ -49,7 +50,7 @@ export const isImport = (r: Pick<RevisionSummary, "actor">): boolean => r.actor.
 
 /** Who made a revision, named as what they are: "API key “ci”", "agent “Claude”", a person's name. */
 const madeByWords = (r: RevisionSummary): string =>
-  r.origin === "api" ? `API key “${r.actor.name}”` : r.origin === "mcp" ? `agent “${r.actor.name}”` : r.actor.name
+  r.origin === "api" ? `API key “${displayName(r.actor.name)}”` : r.origin === "mcp" ? `agent “${displayName(r.actor.name)}”` : displayName(r.actor.name)
 
 /** A revision's tag: "Imported" for the imported first revision (once, instead of its origin), else its origin. */
 export const revisionTag = (r: RevisionSummary): Html => (isImport(r) ? html`<span class="tag tag-import">Imported</span>` : originTag(r.origin))

@@ -5,7 +5,7 @@ import { noteOutcome, noteSubject, runCoreOrThrow } from "../call.ts"
 import { confirmContent } from "./confirm.ts"
 import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
 import { connectContent, type ConnectedClientView } from "./connect.ts"
-import { setFlash, takeFlash } from "@content-site/http"
+import { displayName, setFlash, takeFlash } from "@content-site/http"
 import { type Ctx, type Signed, isId, loadMcp, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
 export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
@@ -72,7 +72,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       if (fields["confirmed"] !== "yes") {
         ;(ctx.state as { webCall?: unknown }).webCall = undefined
         return render(ctx, 200, s, "connect", "Revoke the key?", confirmContent({
-          title: `Revoke the key “${key.name}”?`,
+          title: `Revoke the key “${displayName(key.name)}”?`,
           message: "Programs using it stop working at once. This cannot be undone; you can create a new key.",
           action: `/connect/keys/${encodeURIComponent(keyId)}/revoke`,
           button: "Revoke the key",
@@ -83,7 +83,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       }
       noteSubject(ctx, { name: key.name })
       await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
-      await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${key.name}”. It no longer works.` })
+      await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${displayName(key.name)}”. It no longer works.` })
       redirect(ctx, "/connect")
     }),
   )
@@ -99,7 +99,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
         if (client === undefined) throw notFound("connected agent", clientId)
         ;(ctx.state as { webCall?: unknown }).webCall = undefined
         return render(ctx, 200, s, "connect", "Disconnect the agent?", confirmContent({
-          title: `Disconnect ${client.name}?`,
+          title: `Disconnect ${displayName(client.name)}?`,
           message: "Its access stops at once. It can connect again only if you allow it again.",
           action: `/connect/clients/${encodeURIComponent(clientId)}/revoke`,
           button: "Disconnect",

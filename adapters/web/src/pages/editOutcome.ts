@@ -1,15 +1,15 @@
 /** What the article page and the conflict page both do with an edit's outcome: who made a revision, refusals, the saved message. */
 import { type Caller, type CoreError, getRevision, type Revision, toProblem, type UpdateArticleResult } from "@content-site/core"
-import type { Flash, HttpDeps } from "@content-site/http"
-import { requestIdOf } from "@content-site/http"
+import type { Flash, HttpDeps, WebSession } from "@content-site/http"
+import { displayName, requestIdOf, setFlash } from "@content-site/http"
 import { Effect } from "effect"
 import type { EditRefusal } from "../drafts.ts"
-import { type Ctx, removedText, sentences } from "../pageKit.ts"
+import { type Ctx, redirect, removedText, sentences } from "../pageKit.ts"
 
 const ORIGIN_WORDS: Readonly<Record<Revision["origin"], string>> = { api: "API", mcp: "Agent (MCP)", editor: "Editor", rewrite: "Rewrite job" }
 
 /** Who made a revision, as a person reads it: the key's, agent's or person's name and how ("ci (API)"). */
-export const madeBy = (revision: Pick<Revision, "actor" | "origin">): string => `${revision.actor.name} (${ORIGIN_WORDS[revision.origin]})`
+export const madeBy = (revision: Pick<Revision, "actor" | "origin">): string => `${displayName(revision.actor.name)} (${ORIGIN_WORDS[revision.origin]})`
 
 /** Reads who made revision `n` of an article. */
 export const whoMade = (caller: Caller, articleId: string, n: number) => Effect.map(getRevision(caller, articleId, n), madeBy)
@@ -18,6 +18,25 @@ export const whoMade = (caller: Caller, articleId: string, n: number) => Effect.
 export const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`
 /** The conflict page's address for a kept draft. */
 export const mergeUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}/merge?draft=${draftId}`
+
+/**
+ * Where a refused edit lands: its draft on the article page (or on the conflict page), or, when
+ * its text is over 1 MiB and was not kept, the article page saying so.
+ */
+export const landOnDraft = async (
+  ctx: Ctx,
+  deps: HttpDeps,
+  session: WebSession,
+  id: string,
+  draftId: string | null,
+  why: EditRefusal,
+  page: "draft" | "merge" = "draft",
+): Promise<void> => {
+  if (draftId !== null) return redirect(ctx, page === "merge" ? mergeUrl(id, draftId) : draftUrl(id, draftId))
+  const message = "Your edit was not saved, and its text is over 1 MiB, too large to keep as a draft, so it is not shown again."
+  await setFlash(deps, session, { kind: "error", message, details: why.details.length > 0 ? why.details : [why.message] })
+  redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+}
 
 /** Why an edit was not saved, in the page's words; null for an error the page does not handle (it is thrown). */
 export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal | null =>

@@ -17,7 +17,7 @@ import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "
 import { type Draft, dropDraft, findDraft, keepDraft } from "../drafts.ts"
 import { queryParam } from "../forms.ts"
 import { type Ctx, articleId, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
-import { draftUrl, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
+import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
 /** Conflicting parts shown with word marks (one comparison each); any further parts are shown side by side as they are. */
@@ -148,11 +148,12 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       if (e._tag === "EditConflict" && e.conflicts !== undefined) {
         // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.
         const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
-        return redirect(ctx, mergeUrl(id, await keepDraft(deps, s.session, { ...settled, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } })))
+        const refusal = { message: e.detail, blocks: [], details: [], conflictWith: current.revision }
+        return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal, "merge")
       }
       const refusal = refusalOf(ctx, deps, e)
       if (refusal === null) throw e
-      redirect(ctx, draftUrl(id, await keepDraft(deps, s.session, { ...settled, refusal })))
+      await landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal)
     }),
   )
 }

@@ -1,0 +1,69 @@
+/**
+ * Dynamic client registration (RFC 7591): what a registration may carry. A client's name is
+ * shown on pages and copied into activity entries, so it is bounded; a redirect URI is https but
+ * for loopback addresses (RFC 8252), so an authorization code never crosses a network in the clear.
+ */
+import { createHash, randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { StartedServer } from "../../apps/server/server.ts"
+import { startSeeded } from "./support.ts"
+
+let server: StartedServer
+beforeAll(async () => {
+  server = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000" })
+}, 60_000)
+afterAll(async () => {
+  await server?.close()
+})
+
+const register = async (metadata: Record<string, unknown>) => {
+  const res = await fetch(`${server.url}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Agent", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none", ...metadata }),
+  })
+  return { status: res.status, body: (await res.json()) as { error?: string; error_description?: string } }
+}
+
+describe("client registration", () => {
+  it("should accept a client name of 100 characters and refuse a longer one with invalid_client_metadata", async () => {
+    expect((await register({ client_name: "n".repeat(100) })).status).toBe(201)
+    // characters, not UTF-16 units: 100 emoji are 100 characters
+    expect((await register({ client_name: "🙂".repeat(100) })).status).toBe(201)
+    for (const name of ["n".repeat(101), "x".repeat(40_000)]) {
+      const refused = await register({ client_name: name })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toBe("invalid_client_metadata")
+      expect(refused.body.error_description).toMatch(/at most 100 characters/)
+    }
+  })
+
+  it("should accept https redirect URIs and plain http to loopback only", async () => {
+    for (const uri of ["https://agent.test/cb", "http://127.0.0.1:9/cb", "http://[::1]:9/cb", "http://localhost:9/cb"]) {
+      expect((await register({ redirect_uris: [uri] })).status, uri).toBe(201)
+    }
+    for (const uri of ["http://agent.test/cb", "http://10.0.0.1/cb", "http://127.0.0.1.agent.test/cb"]) {
+      const refused = await register({ redirect_uris: ["https://agent.test/ok", uri] })
+      expect(refused.status, uri).toBe(400)
+      expect(refused.body.error).toBe("invalid_redirect_uri")
+    }
+  })
+
+  it("should show a client's name on the sign-in page without bidi controls", async () => {
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Good\u202Eliveagent", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+    })
+    expect(registered.status).toBe(201)
+    const { client_id: clientId } = (await registered.json()) as { client_id: string }
+    const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url")
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: "http://127.0.0.1:9/cb", scope: "mcp", code_challenge: challenge, code_challenge_method: "S256", state: "s" })
+    const authorize = await fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" })
+    expect(authorize.status).toBe(303)
+    const cookies = authorize.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const page = await (await fetch(new URL(authorize.headers.get("location")!, server.url), { headers: { cookie: cookies } })).text()
+    expect(page).toContain("Goodliveagent")
+    expect(page).not.toContain("\u202E")
+  })
+})
