@@ -1,17 +1,54 @@
-import { type AnalyzedHtml, HtmlAnalyzer, type HtmlRefusal, InvalidRequest, PayloadTooLarge, Unavailable } from "@content-site/core"
+import {
+  type AnalyzedHtml,
+  analyzeSmallArticleHtml,
+  HtmlAnalyzer,
+  type HtmlRefusal,
+  InvalidRequest,
+  NOT_SMALL,
+  PayloadTooLarge,
+  RateLimited,
+  type SmallWork,
+  Unavailable,
+} from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
+import { fairQueue } from "./fairQueue.ts"
 import type { HtmlWorkerAnswer } from "./htmlWorker.ts"
 
-/** How the worker pool is sized. */
+/**
+ * A body this small is sanitised in the calling thread: at most 4 096 characters in each round,
+ * and a parse of at most 2 048 elements and attributes (a 20 KB article builds about 500). Its
+ * worst case, measured in `docs/security-resource-limits.md`, costs a few milliseconds, less
+ * than the hop to a worker and back is worth saving; past either bound it goes to the pool,
+ * having cost at most that.
+ */
+export const SMALL_BODY: SmallWork = { chars: 4096, nodes: 2048 }
+
+/** How the worker pool is sized and shared. */
 export interface HtmlWorkerOptions {
   /** Worker threads at most (default: the cores but one, at least 1, at most 4). */
   readonly maxThreads?: number
-  /** Bodies waiting for a worker at most; past it an edit is answered 503 `unavailable` (default 64, 64 MiB of bodies). */
+  /**
+   * Bodies waiting for a worker at most, over every account; past it an edit is answered 503
+   * `unavailable` (default 64, 64 MiB of bodies).
+   */
   readonly maxQueue?: number
+  /**
+   * Bodies one account may have sanitised and waiting at once (default 4); past it that account's
+   * edit is answered 429 `rate_limited`, `Retry-After: 1`.
+   */
+  readonly perAccount?: number
   /** Heap of one worker, in MiB (default 512): a worker past it is ended, not the process. */
   readonly maxHeapMb?: number
+  /** Bodies sanitised in the calling thread (default `SMALL_BODY`). */
+  readonly small?: SmallWork
+}
+
+/** Where the pooled work runs: a worker task per body, and how many run at once. */
+export interface HtmlPool {
+  readonly run: (html: string) => Promise<HtmlWorkerAnswer>
+  readonly threads: number
 }
 
 const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
@@ -22,10 +59,51 @@ const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
 }
 
 /**
+ * The `HtmlAnalyzer` over a pool of threads, shared fairly between accounts (`fairQueue`): small
+ * bodies in the calling thread, the rest through each account's own queue, taken in rotation. A
+ * new method of the port sends its work through the same `pooled` so it shares the same queue.
+ */
+export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = {}): HtmlAnalyzer["Service"] => {
+  const perAccount = options.perAccount ?? 4
+  const queue = fairQueue({
+    slots: pool.threads,
+    perOwner: perAccount,
+    // With more than one thread, one account never holds them all: a free one stays for the others.
+    perOwnerRunning: Math.max(1, pool.threads - 1),
+    maxWaiting: options.maxQueue ?? 64,
+  })
+  const small = options.small ?? SMALL_BODY
+  const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
+  const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: 1, counted: "article bodies of this account being sanitised at once" })
+
+  const pooled = <A>(owner: string, job: () => Promise<A>): Effect.Effect<A, RateLimited | Unavailable> =>
+    Effect.flatMap(
+      Effect.promise(() => queue.run(owner, job).then((outcome) => ({ outcome }), (thrown: unknown) => ({ thrown }))),
+      (settled): Effect.Effect<A, RateLimited | Unavailable> => {
+        if ("thrown" in settled) return Effect.die(settled.thrown)
+        const { outcome } = settled
+        if ("value" in outcome) return Effect.succeed(outcome.value)
+        return Effect.fail(outcome.refused === "owner" ? ownLimit : busy)
+      },
+    )
+
+  return {
+    analyze: (html: string, owner: string) =>
+      Effect.flatMap(analyzeSmallArticleHtml(html, small), (inline): Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable> => {
+        if (inline !== NOT_SMALL) return Effect.succeed(inline)
+        return Effect.flatMap(pooled(owner, () => pool.run(html)), (answer) =>
+          answer.ok ? Effect.succeed(answer.value) : Effect.fail(rebuild(answer)),
+        )
+      }),
+  }
+}
+
+/**
  * The article-HTML policy on a pool of worker threads (piscina), each running the core's pure
  * `analyzeArticleHtml` unchanged: sanitising a body, up to a second of work for the largest,
  * never holds the event loop, so health checks and other requests are answered meanwhile. The
- * pool is closed with the runtime.
+ * pool is shared fairly between accounts (`pooledHtmlAnalyzer`); a small body is sanitised where
+ * it arrives. The pool is closed with the runtime.
  */
 export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer<HtmlAnalyzer> =>
   Layer.effect(
@@ -39,30 +117,15 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
               filename: new URL("./htmlWorker.ts", import.meta.url).href,
               minThreads: 1,
               maxThreads,
-              maxQueue: options.maxQueue ?? 64,
+              // The fair queue hands piscina at most one body per thread; its own queue stays empty.
+              maxQueue: maxThreads,
               idleTimeout: 60_000,
               resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 },
             }),
         ),
         (pool) => Effect.promise(() => pool.destroy()),
       )
-      const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
-      return {
-        analyze: (html: string) =>
-          Effect.flatMap(
-            Effect.promise(() =>
-              pool.run(html).then(
-                (answer: HtmlWorkerAnswer) => ({ answer }),
-                (thrown: unknown) => ({ thrown }),
-              ),
-            ),
-            (outcome): Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable> => {
-              if ("answer" in outcome) return outcome.answer.ok ? Effect.succeed(outcome.answer.value) : Effect.fail(rebuild(outcome.answer))
-              if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
-              // A worker that failed otherwise (ended past its heap, crashed) is a defect, not a refusal.
-              return Effect.die(outcome.thrown)
-            },
-          ),
-      }
+      // A worker that failed (ended past its heap, crashed) rejects: a defect, not a refusal.
+      return pooledHtmlAnalyzer({ run: (html) => pool.run(html) as Promise<HtmlWorkerAnswer>, threads: maxThreads }, options)
     }),
   )

@@ -8,7 +8,10 @@ export { extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks }
 export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,
+  analyzeSmallArticleHtml,
+  NOT_SMALL,
   sanitizeArticleHtml,
+  type SmallWork,
   type AnalyzedHtml,
   type HtmlRefusal,
   type SanitizedHtml,

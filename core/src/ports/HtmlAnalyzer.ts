@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Unavailable } from "../errors.ts"
+import type { RateLimited, Unavailable } from "../errors.ts"
 import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
 
 /**
@@ -7,9 +7,14 @@ import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
  * `analyzeArticleHtml` answers for the same body (sanitised HTML, report, protected blocks, word
  * count, or the same refusal); an implementation chooses only where the work happens, e.g. in
  * the calling thread (tests, embedders) or on a pool of worker threads (a server, so that one big
- * body does not hold up every other request). It fails with Unavailable only when it cannot take
- * the work now (every worker busy and the queue full): the caller may retry later.
+ * body does not hold up every other request).
+ *
+ * Every method names the account the work is done for (`owner`, last): a shared pool serves
+ * accounts fairly by it (each account a cap of running and queued jobs, turns taken in rotation).
+ * It fails with RateLimited when that account alone has too much work running or waiting, and
+ * with Unavailable when the pool cannot take any more work now: either way the caller may retry
+ * later (`retryAfterSeconds`).
  */
 export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
-  readonly analyze: (html: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable>
+  readonly analyze: (html: string, owner: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable>
 }>()("core/HtmlAnalyzer") {}

@@ -54,7 +54,7 @@ export const updateArticle = (caller: Caller, articleId: string, input: UpdateAr
     yield* checkPrecondition(found)
 
     const analyze = (html: string) =>
-      Effect.tap(analyzer.analyze(html), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
+      Effect.tap(analyzer.analyze(html, caller.accountId), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
     // Sanitising is the expensive part: it needs no lock, so it happens before the article is
     // locked, wherever the analyzer runs it (off the event loop on a server).
     const proposed = input.body === undefined ? undefined : yield* analyze(input.body)

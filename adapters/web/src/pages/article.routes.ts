@@ -205,7 +205,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       const sanitized =
         e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
           ? Result.fail(e)
-          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "")))
+          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "", s.caller.accountId)))
       const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
       if (e._tag === "ProtectedLinkChanged") {
         ctx.body = editPreview({
