@@ -294,6 +294,8 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       const res = await fetch(previewUrl, { method: "POST", body: new URLSearchParams(new FormData(form) as unknown as Record<string, string>), headers: { Accept: "application/json" } })
       const result = (await res.json()) as PreviewResult
       renderPreview(preview, result)
+      // Over a limit no preview was made: the next press asks for one again.
+      if (result.limited === true) return
       previewedKey = key
       submit.textContent = "Confirm and save"
     } catch {
@@ -314,6 +316,8 @@ interface PreviewResult {
   readonly removed: ReadonlyArray<{ what: string; count: number }>
   readonly protected: { ok: boolean; count: number; violations: ReadonlyArray<{ kind: string; href: string | null; text: string }> }
   readonly refused: string | null
+  /** No preview was made (429 or 503): `refused` says when to try again. */
+  readonly limited?: boolean
 }
 
 const KIND: Record<string, string> = { removed: "Removed", changed: "Changed", forged: "Added (not allowed)" }
@@ -326,6 +330,10 @@ const renderPreview = (preview: HTMLElement, r: PreviewResult): void => {
   const items: Array<Node> = []
   const li = (...c: Array<Node | string>) => items.push(h("li", {}, ...c))
   if (r.refused !== null) li(r.refused)
+  if (r.limited === true) {
+    preview.replaceChildren(h("ul", {}, ...items))
+    return
+  }
   if (!r.changed) li("Nothing changed: saving makes no new revision.")
   else li(`Saving makes a new revision (${[r.title_changed ? "title" : "", r.body_changed ? "body" : ""].filter(Boolean).join(" and ")} changed).`)
   if (r.removed.length === 0) li("The sanitiser keeps everything.")

@@ -1,9 +1,23 @@
 /** Routes: The article page: view, edit (with drafts kept through refusals and expired sessions) and the dry-run preview. */
 import type Router from "@koa/router"
-import { decodeInput, extractProtectedBlocks, getArticle, HtmlAnalyzer, listActivity, listRevisions, toProblem, UpdateArticleBody, updateArticle } from "@content-site/core"
+import {
+  checkRequestLimit,
+  type CoreError,
+  decodeInput,
+  extractProtectedBlocks,
+  getArticle,
+  HtmlAnalyzer,
+  listActivity,
+  listRevisions,
+  type RateLimited,
+  toProblem,
+  type Unavailable,
+  UpdateArticleBody,
+  updateArticle,
+} from "@content-site/core"
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
-import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow } from "../call.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft } from "../drafts.ts"
@@ -165,12 +179,47 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     ),
   )
 
+  /**
+   * A preview refused for a limit (the account's requests a minute, or its share of the
+   * sanitiser): 429 or 503 with `Retry-After`, a sentence the editor shows, and an activity entry
+   * (a refused request is logged, though a preview is not).
+   */
+  const refusePreview = async (ctx: Ctx, e: RateLimited | Unavailable) => {
+    noteError(ctx, e)
+    const wait = e._tag === "RateLimited" ? e.retryAfterSeconds : 5
+    ctx.status = e._tag === "RateLimited" ? 429 : 503
+    ctx.set("Retry-After", String(wait))
+    ctx.set("Cache-Control", "no-store")
+    ctx.type = "application/json"
+    ctx.body = editPreview({
+      titleChanged: false,
+      bodyChanged: false,
+      removed: [],
+      protectedOk: true,
+      protectedCount: 0,
+      violations: [],
+      refused:
+        e._tag === "RateLimited"
+          ? `No preview now: ${e.counted === undefined ? `your account has made more than ${e.limit} requests in a minute (previews count like API calls)` : `more than ${e.limit} ${e.counted}`}. Wait ${wait} seconds, then press Save again.`
+          : `No preview now: the service is busy. Wait ${wait} seconds, then press Save again.`,
+      limited: true,
+    })
+    await recordWebActivity(ctx, deps, e)
+  }
+  const isLimit = (e: CoreError): e is RateLimited | Unavailable => e._tag === "RateLimited" || e._tag === "Unavailable"
+
   router.post(
     "/articles/:id/preview",
     signedIn("POST /articles/{id}/preview", async (ctx, s) => {
       const id = articleId(ctx)
       noteSubject(ctx, { articleId: id })
       const fields = await postedForm(ctx, s.session)
+      // A preview is a request like an API call: it counts against the account's requests a minute.
+      const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
+      if (Result.isFailure(counted)) {
+        if (counted.failure._tag === "RateLimited") return refusePreview(ctx, counted.failure)
+        throw counted.failure
+      }
       const startedFrom = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
       const reason = (fields["reason"] ?? "").trim()
       const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
@@ -199,6 +248,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       }
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
+      if (isLimit(e)) return refusePreview(ctx, e)
       noteError(ctx, e)
       // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
       // (off the event loop, like the edit), unless the body itself was what was refused.

@@ -12,6 +12,8 @@ export interface EditPreview {
   readonly protected: { readonly ok: boolean; readonly count: number; readonly violations: ReadonlyArray<ProtectedBlockViolation> }
   /** Why saving would be refused for another reason (stale revision, invalid input), else null. */
   readonly refused: string | null
+  /** No preview was made: the request was over a limit (429) or the service busy (503); `refused` says when to retry. */
+  readonly limited: boolean
 }
 
 /** The JSON answer of `POST /articles/{id}/preview`. */
@@ -23,6 +25,7 @@ export const editPreview = (v: {
   protectedCount: number
   violations: ReadonlyArray<ProtectedBlockViolation>
   refused: string | null
+  limited?: boolean
 }): EditPreview => ({
   changed: v.titleChanged || v.bodyChanged,
   title_changed: v.titleChanged,
@@ -30,4 +33,5 @@ export const editPreview = (v: {
   removed: v.removed,
   protected: { ok: v.protectedOk, count: v.protectedCount, violations: v.violations },
   refused: v.refused,
+  limited: v.limited ?? false,
 })
