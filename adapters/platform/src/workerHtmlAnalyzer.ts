@@ -17,11 +17,10 @@ import { fairQueue } from "./fairQueue.ts"
 import type { HtmlWorkerAnswer } from "./htmlWorker.ts"
 
 /**
- * A body this small is sanitised in the calling thread: at most 4 096 characters in each round,
- * and a parse of at most 2 048 elements and attributes (a 20 KB article builds about 500). Its
- * worst case, measured in `docs/security-resource-limits.md`, costs a few milliseconds, less
- * than the hop to a worker and back is worth saving; past either bound it goes to the pool,
- * having cost at most that.
+ * A body this small is sanitised in the calling thread: at most 4 096 characters (each later
+ * round's input at most twice that), each parse at most 2 048 elements and attributes (a 20 KB
+ * article builds about 500). Its worst case is measured in `docs/security-resource-limits.md`;
+ * past any bound the body goes to the pool, having cost at most that.
  */
 export const SMALL_BODY: SmallWork = { chars: 4096, nodes: 2048 }
 

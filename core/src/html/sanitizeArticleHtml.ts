@@ -244,10 +244,11 @@ export interface AnalyzeOptions {
    */
   readonly storedForm?: boolean
   /**
-   * Analyse only if the work is small: every parse round's input at most `chars` characters and
-   * its parse at most `nodes` elements and attributes; past either the analysis stops and answers
-   * `NOT_SMALL` (having done at most that much). Within them the answer is exactly the one
-   * without them, since a bound that is not reached changes nothing.
+   * Analyse only if the work is small: the input at most `chars` characters, each later round's
+   * input (the previous round's output, which closing tags and escapes lengthen) at most twice
+   * that, and each parse at most `nodes` elements and attributes; past any of them the analysis
+   * stops and answers `NOT_SMALL` (having done at most that much). Within them the answer is
+   * exactly the one without them, since a bound that is not reached changes nothing.
    */
   readonly within?: SmallWork
 }
@@ -275,11 +276,12 @@ export function analyzeHtml(input: string, options: AnalyzeOptions = {}): Analyz
   const removed: Removed = new Map()
   const first = round(input, removed, stored, within)
   if (first === NOT_SMALL || isRefusal(first)) return first
+  const later = within === undefined ? undefined : { chars: 2 * within.chars, nodes: within.nodes }
   let last = first
   let html = first.html
   let settled = html === input
   for (let n = 1; !settled && n < MAX_ROUNDS; n++) {
-    const next = round(html, removed, stored, within)
+    const next = round(html, removed, stored, later)
     if (next === NOT_SMALL || isRefusal(next)) return next
     settled = next.html === html
     last = next
@@ -289,7 +291,7 @@ export function analyzeHtml(input: string, options: AnalyzeOptions = {}): Analyz
     // Markup that keeps changing when re-parsed is not kept at all: its text is.
     note(removed, "unstable markup")
     html = textOnly(last.tree)
-    const check = round(html, removed, stored, within)
+    const check = round(html, removed, stored, later)
     if (check === NOT_SMALL || isRefusal(check)) return check
     if (check.html !== html) throw new Error("sanitiser: text-only fallback is not stable")
     last = check
