@@ -71,6 +71,9 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
     await acquire()
     try {
       const child = idle.pop() ?? (await start())
+      // One process kept ready while the pool is busy: the next job (another account's, while
+      // this one may run for its whole budget) does not wait for a process to start.
+      if (idle.length === 0) replace()
       return await new Promise<JobOutcome<A>>((resolve, reject) => {
         const done = () => {
           clearTimeout(timer)

@@ -87,6 +87,12 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     )
 
   return {
+    admits: (owner: string, length?: number) =>
+      Effect.suspend(() =>
+        (length !== undefined && length <= small.chars) || queue.load(owner).running + queue.load(owner).waiting < perAccount
+          ? Effect.void
+          : Effect.fail(ownLimit),
+      ),
     analyze: (html: string, owner: string) =>
       Effect.flatMap(analyzeSmallArticleHtml(html, small), (inline): Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable> => {
         if (inline !== NOT_SMALL) return Effect.succeed(inline)

@@ -103,6 +103,11 @@ describe("pooledHtmlAnalyzer", () => {
     const third = await Effect.runPromiseExit(analyzer.analyze(big, "acc_a"))
     expect(failureOf(third)).toBeInstanceOf(RateLimited)
     expect((failureOf(third) as RateLimited).retryAfterSeconds).toBe(1)
+    // Asked before a body is read: refused for that account and a body that would wait, not for a small one or another account.
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a")))).toBeInstanceOf(RateLimited)
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", SMALL_BODY.chars + 1)))).toBeInstanceOf(RateLimited)
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.admits("acc_a", SMALL_BODY.chars)))).toBe(true)
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.admits("acc_b")))).toBe(true)
     // A small body of the same account is still done: it takes no place in the pool.
     expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.analyze("<p>small</p>", "acc_a")))).toBe(true)
     const bigB = `<p>${"b".repeat(SMALL_BODY.chars)}</p>`

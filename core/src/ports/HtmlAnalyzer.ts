@@ -17,4 +17,10 @@ import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
  */
 export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   readonly analyze: (html: string, owner: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable>
+  /**
+   * Fails with RateLimited when `owner` has its cap of work running and waiting already and a
+   * body of `length` characters (unknown: any) would have to wait for the pool: a transport asks
+   * before it reads a large body, so that a refused one costs no parse. A check, not a reservation.
+   */
+  readonly admits: (owner: string, length?: number) => Effect.Effect<void, RateLimited>
 }>()("core/HtmlAnalyzer") {}

@@ -121,6 +121,7 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         seen.push(html)
         return analyzeArticleHtml(html)
       }),
+    admits: () => Effect.void,
   })
 
 let seq = 0

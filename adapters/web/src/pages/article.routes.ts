@@ -213,6 +213,9 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     signedIn("POST /articles/{id}/preview", async (ctx, s) => {
       const id = articleId(ctx)
       noteSubject(ctx, { articleId: id })
+      // An account that has its share of the sanitiser busy already is refused before its form is read.
+      const share = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.admits(s.caller.accountId, ctx.request.length)))
+      if (Result.isFailure(share)) return refusePreview(ctx, share.failure)
       const fields = await postedForm(ctx, s.session)
       // A preview is a request like an API call: it counts against the account's requests a minute.
       const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
