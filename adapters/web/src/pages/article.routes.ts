@@ -2,6 +2,8 @@
 import type Router from "@koa/router"
 import {
   checkRequestLimit,
+  peekRequestLimit,
+  RateLimited as RateLimitedError,
   type CoreError,
   decodeInput,
   extractProtectedBlocks,
@@ -216,6 +218,12 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       // An account that has its share of the sanitiser busy already is refused before its form is read.
       const share = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.admits(s.caller.accountId, ctx.request.length)))
       if (Result.isFailure(share)) return refusePreview(ctx, share.failure)
+      // Over its requests a minute already: refused before the form is read too (a look, not a
+      // count: the preview is counted once its CSRF token is checked, below).
+      const window = await runCore(deps, peekRequestLimit(s.caller.accountId))
+      if (Result.isSuccess(window) && window.success.remaining <= 0) {
+        return refusePreview(ctx, new RateLimitedError({ limit: window.success.limit, retryAfterSeconds: Math.max(1, window.success.resetSeconds) }))
+      }
       const fields = await postedForm(ctx, s.session)
       // A preview is a request like an API call: it counts against the account's requests a minute.
       const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
