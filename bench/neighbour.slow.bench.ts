@@ -1,5 +1,5 @@
 /**
- * The hostile neighbour (`npm run bench -- neighbour`, issue 28): one account sends each finding's
+ * The hostile neighbour (`npm run bench -- neighbour`, issue 28; minutes, so never in a plain run): one account sends each finding's
  * worst input over and over for a few seconds while another account sends a small request one at
  * a time and `/healthz` is asked one request after the other; the same two figures on the quiet
  * server are the baseline of the same run. Goals: `/healthz` at worst 100 ms, and the neighbour's
