@@ -49,7 +49,7 @@ const measure = async (name: string, bytes: Buffer) => {
     last = now
   }, 10)
   const started = performance.now()
-  const exit = await Effect.runPromiseExit(ImageInspector.use((i) => i.inspect(new Uint8Array(bytes))).pipe(Effect.provide(makeSharpImageInspector())))
+  const exit = await Effect.runPromiseExit(ImageInspector.use((i) => i.inspect(new Uint8Array(bytes), "bench")).pipe(Effect.provide(makeSharpImageInspector())))
   const seconds = (performance.now() - started) / 1000
   clearInterval(poll)
   clearInterval(loop)

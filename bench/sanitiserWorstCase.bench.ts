@@ -7,7 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { MAX_PARSED_NODES } from "../core/src/html/index.ts"
-import { analyzeHtml } from "../core/src/html/sanitizeArticleHtml.ts"
+import { analyzeHtml, NOT_SMALL } from "../core/src/html/sanitizeArticleHtml.ts"
+import { SMALL_BODY } from "../adapters/platform/src/workerHtmlAnalyzer.ts"
 import { startServer } from "../apps/server/server.ts"
 import { buildArticle } from "./editPolicy.bench.ts"
 
@@ -120,8 +121,48 @@ const throughServer = async (): Promise<void> => {
   }
 }
 
-/** Runs both parts. */
+/**
+ * Small bodies, sanitised in the calling thread when within `SMALL_BODY`: the worst markup per
+ * character that fits those bounds, each case's best of `rounds` (what a call costs the event loop
+ * at most, NOT_SMALL included: a body past the bounds costs that much before it goes to the pool).
+ */
+export const smallBodies = (rounds = 15): void => {
+  const { chars, nodes } = SMALL_BODY
+  const upTo = (unit: (i: number) => string, prefix = "", suffix = ""): string => {
+    let html = prefix
+    for (let i = 0; html.length + unit(i).length + suffix.length <= chars; i++) html += unit(i)
+    return html + suffix
+  }
+  const formatting = "<b><i><u><s><em><strong><small><big><tt><font><nobr><code>"
+  const all: Array<readonly [string, string]> = [
+    ["baseline: a 4 KB slice of a ~20 KB article", buildArticle().slice(0, chars)],
+    ["text", upTo(() => "word ")],
+    ["<br> to the character bound", upTo(() => "<br>")],
+    ["<p>x to the character bound", upTo(() => "<p>x")],
+    ["<p><b><i><u> to the character bound", upTo(() => "<p><b><i><u>")],
+    ["36 formatting tags left open, then <p>x", upTo(() => "<p>x", `<p>${formatting.repeat(3)}`)],
+    ["one long attribute reopened in each <p>", upTo(() => "<p>x", `<p><b title="${"t".repeat(Math.floor(chars / 2))}">`)],
+    ["distinct attributes on one tag", upTo((i) => ` a${i}`, "<p", ">")],
+    ["&amp; to the character bound", upTo(() => "&amp;")],
+    ["<td> to the character bound", upTo(() => "<td>", "<table><tr>")],
+  ]
+  console.log(`small bodies, in the calling thread (at most ${chars} characters, later rounds twice that, ${nodes} elements and attributes a parse; best of ${rounds}):`)
+  for (const [name, body] of all) {
+    let best = Number.POSITIVE_INFINITY
+    let answer = ""
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now()
+      const r = analyzeHtml(body, { within: SMALL_BODY })
+      best = Math.min(best, performance.now() - started)
+      answer = r === NOT_SMALL ? "not small: to the pool" : "_tag" in r ? r._tag : "inline"
+    }
+    console.log(`  ${name.padEnd(52)} ${String(body.length).padStart(5)} chars ${best.toFixed(2).padStart(6)} ms  ${answer}`)
+  }
+}
+
+/** Runs every part. */
 export async function run(): Promise<void> {
+  smallBodies()
   inProcess()
   await throughServer()
 }

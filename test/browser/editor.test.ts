@@ -57,12 +57,12 @@ let server: StartedServer
 let browser: Browser
 let apiKey: string
 
-const signIn = async (context: BrowserContext, email: string, password: string): Promise<Page> => {
+const signIn = async (context: BrowserContext, email: string, password: string, on: StartedServer = server): Promise<Page> => {
   const page = await context.newPage()
-  await page.goto(`${server.url}/`)
+  await page.goto(`${on.url}/`)
   await page.fill("#email", email)
   await page.fill("#password", password)
-  await Promise.all([page.waitForURL(`${server.url}/sites`), page.click("button[type=submit]")])
+  await Promise.all([page.waitForURL(`${on.url}/sites`), page.click("button[type=submit]")])
   return page
 }
 
@@ -129,7 +129,9 @@ const expectLinksKept = async (page: Page): Promise<void> => {
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true })
-  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "true" } })
+  // Previews count against the account's requests a minute like API calls: the demo account's
+  // 30 reads, previews and 30 checks of one test pass 60, which is not what these tests are about.
+  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "true", RATE_LIMIT_PER_MINUTE: "1000" } })
   await server.runtime.runPromise(importData(fixture))
   apiKey = (await server.runtime.runPromise(createApiKey("acc_ed", { name: "editor test", scope: "read-only" }))).key
   browser = await launchChromium()
@@ -413,5 +415,31 @@ describe("the article editor in Chromium", () => {
       expect(results[bodies.indexOf(s)]?.visual, s).toBe(true)
     }
     await context.close()
+  }, 120_000)
+
+  it("should tell a preview refused past the account's limit in place of the preview, and ask for a preview again on the next press", async () => {
+    // One request a minute: the first preview is counted, the second is refused.
+    const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: "1" } })
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } })
+    try {
+      await limited.runtime.runPromise(importData(fixture))
+      const page = await signIn(context, EMAIL, PASSWORD, limited)
+      await page.goto(`${limited.url}/articles/art_ed`)
+      await page.waitForSelector(".editor-content")
+      await page.click("text=Save as new revision")
+      await expect.poll(() => page.locator("#edit-preview").textContent()).toContain("Before you save")
+      // An edit after the preview asks for a new one, which is over the limit.
+      await select(page, { text: "Roses like sun and good soil.", offset: 29 })
+      await page.keyboard.type(" More.")
+      await page.click("text=Save as new revision")
+      await expect.poll(() => page.locator("#edit-preview").textContent()).toMatch(/No preview now: your account has made more than 1 requests in a minute \(previews count like API calls\)\. Wait \d+ seconds, then press Save again\./)
+      expect(await page.locator("#edit-preview").textContent()).not.toContain("Before you save")
+      // Nothing was saved, and the button still asks for a preview first.
+      expect(await page.locator("button:has-text('Save as new revision')").count()).toBe(1)
+      expect(await page.locator("button:has-text('Confirm and save')").count()).toBe(0)
+    } finally {
+      await context.close()
+      await limited.close()
+    }
   }, 120_000)
 })

@@ -55,11 +55,25 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
     else busy--
   }
 
+  // A killed or crashed process is replaced at once, in the background: the next job (often
+  // another account's, waiting for exactly this process) does not pay for starting one.
+  const replace = (): void => {
+    if (closed) return
+    start().then(
+      // Never more idle processes than the pool's size (a job may have started its own meanwhile).
+      (child) => (closed || idle.length >= size ? child.kill("SIGKILL") : idle.push(child)),
+      () => undefined,
+    )
+  }
+
   const run = async (job: I, ms: number): Promise<JobOutcome<A>> => {
     if (closed) throw new Error("image process pool is closed")
     await acquire()
     try {
       const child = idle.pop() ?? (await start())
+      // One process kept ready while the pool is busy: the next job (another account's, while
+      // this one may run for its whole budget) does not wait for a process to start.
+      if (idle.length === 0) replace()
       return await new Promise<JobOutcome<A>>((resolve, reject) => {
         const done = () => {
           clearTimeout(timer)
@@ -69,6 +83,7 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
         const timer = setTimeout(() => {
           done()
           child.kill("SIGKILL")
+          replace()
           resolve({ killed: true })
         }, ms)
         const onMessage = (answer: A) => {
@@ -78,6 +93,7 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
         }
         const onExit = (code: number | null, signal: string | null) => {
           done()
+          replace()
           reject(new Error(`image process ended during a job (${signal ?? code})`))
         }
         child.on("message", onMessage)

@@ -1,4 +1,5 @@
-import { ImageInspector, type InspectedImage, PayloadTooLarge, UnsupportedImage } from "@content-site/core"
+import { ImageInspector, type InspectedImage, PayloadTooLarge, RateLimited, Unavailable, UnsupportedImage } from "@content-site/core"
+import { fairQueue } from "@content-site/platform"
 import { Effect, Layer } from "effect"
 import { fileTypeFromBuffer } from "file-type"
 import sharp from "sharp"
@@ -12,6 +13,16 @@ export const maxImageBytes = 10 * 1024 * 1024
 
 /** Images decoded at once: one child process each; a full-size decode can take hundreds of MB and seconds. */
 export const concurrentDecodes = 2
+
+/**
+ * Images one account may have decoding and waiting at once; past it that account's upload is
+ * answered 429 `rate_limited` (`Retry-After`: one decode's budget). One account decodes one image
+ * at a time while the pool has two processes, so the other process is always free for others.
+ */
+export const decodesPerAccount = 2
+
+/** Images waiting for a process at most, over every account (10 MiB each at most); past it 503 `unavailable`. */
+export const decodesWaiting = 16
 
 /**
  * Seconds one decode and re-encode may take before it is stopped and the image refused (413).
@@ -37,10 +48,15 @@ const unsupported = (detail: string) => new UnsupportedImage({ detail })
 
 const tooLarge = (detail: string) => new PayloadTooLarge({ detail })
 
-/** Runs the pixel work of one image in a child process, within `seconds`. */
-type PixelWork = (input: Uint8Array, type: Accepted, seconds: number) => Promise<Reencoded>
+/** Runs the pixel work of one image in a child process, within `seconds`, in `owner`'s turn. */
+type PixelWork = (input: Uint8Array, type: Accepted, seconds: number, owner: string) => Effect.Effect<Reencoded, RateLimited | Unavailable>
 
-const inspect = (input: Uint8Array, work: PixelWork, seconds: number): Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge> =>
+const inspect = (
+  input: Uint8Array,
+  owner: string,
+  work: PixelWork,
+  seconds: number,
+): Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge | RateLimited | Unavailable> =>
   Effect.gen(function* () {
     if (input.byteLength > maxImageBytes) {
       return yield* tooLarge(`The image is ${input.byteLength} bytes; at most ${maxImageBytes} bytes (10 MiB) are accepted.`)
@@ -74,7 +90,7 @@ const inspect = (input: Uint8Array, work: PixelWork, seconds: number): Effect.Ef
 
     // Full decode and re-encode, in a child process: what is stored is what sharp wrote, without
     // metadata or trailing bytes.
-    const output = yield* Effect.promise(() => work(input, type, seconds))
+    const output = yield* work(input, type, seconds, owner)
     if (!output.ok) {
       return yield* output.reason === "pixels"
         ? tooLarge(`The image is larger than ${maxImageSide}×${maxImageSide} px.`)
@@ -97,6 +113,10 @@ export interface ImageBudget {
   readonly seconds?: number
   /** Images decoded at once (default `concurrentDecodes`). */
   readonly concurrent?: number
+  /** Images one account may have decoding and waiting (default `decodesPerAccount`). */
+  readonly perAccount?: number
+  /** Images waiting over every account (default `decodesWaiting`). */
+  readonly waiting?: number
   /** Told when a child process is killed for outliving the budget (the server logs it). */
   readonly onKilled?: (seconds: number) => void
 }
@@ -105,30 +125,48 @@ export interface ImageBudget {
  * The image inspector on sharp (libvips) and file-type, with a time and concurrency budget: the
  * header is read here (no pixel decoded), the pixel work runs in a pool of `concurrent` child
  * processes, and one that outlives the budget by half a second is killed (its image refused,
- * 413), whatever the decoder; its memory goes with it. The pool ends with the runtime.
+ * 413), whatever the decoder; its memory goes with it. The processes are shared fairly between
+ * accounts (`fairQueue`: each account its own queue, turns in rotation, one process at a time
+ * per account while there are two or more). The pool ends with the runtime.
  */
 export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<ImageInspector> =>
   Layer.effect(
     ImageInspector,
     Effect.gen(function* () {
       const seconds = budget.seconds ?? imageWorkSeconds
+      const concurrent = budget.concurrent ?? concurrentDecodes
+      const perAccount = budget.perAccount ?? decodesPerAccount
+      const queue = fairQueue({
+        slots: concurrent,
+        perOwner: perAccount,
+        perOwnerRunning: Math.max(1, concurrent - 1),
+        maxWaiting: budget.waiting ?? decodesWaiting,
+      })
       const pool = yield* Effect.acquireRelease(
         Effect.sync(() =>
           processPool<{ input: Uint8Array; type: ImageType; seconds: number }, Reencoded>(
             new URL("./imageProcess.ts", import.meta.url),
-            budget.concurrent ?? concurrentDecodes,
+            concurrent,
           ),
         ),
         (pool) => Effect.sync(() => pool.close()),
       )
       // libvips stops itself at the budget where it can; the process is killed half a second later.
-      const work: PixelWork = async (input, type, s) => {
+      const decode = async (input: Uint8Array, type: ImageType, s: number): Promise<Reencoded> => {
         const outcome = await pool.run({ input, type, seconds: s }, s * 1000 + 500)
         if ("answer" in outcome) return outcome.answer
         budget.onKilled?.(s)
         return { ok: false, reason: "time" }
       }
-      return { inspect: (bytes: Uint8Array) => inspect(bytes, work, seconds) }
+      const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: seconds, counted: "images of this account being decoded at once" })
+      const busy = new Unavailable({ detail: "Too many images are being decoded right now; retry in a moment." })
+      const work: PixelWork = (input, type, s, owner) =>
+        Effect.flatMap(
+          Effect.promise(() => queue.run(owner, () => decode(input, type, s))),
+          (outcome): Effect.Effect<Reencoded, RateLimited | Unavailable> =>
+            "value" in outcome ? Effect.succeed(outcome.value) : Effect.fail(outcome.refused === "owner" ? ownLimit : busy),
+        )
+      return { inspect: (bytes: Uint8Array, owner: string) => inspect(bytes, owner, work, seconds) }
     }),
   )
 

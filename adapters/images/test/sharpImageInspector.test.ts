@@ -8,12 +8,12 @@ import { makeSharpImageInspector, sharpImageInspector } from "../src/index.ts"
 
 const inspect = (bytes: Uint8Array) =>
   Effect.runPromise(Effect.gen(function* () {
-    return yield* (yield* ImageInspector).inspect(bytes)
+    return yield* (yield* ImageInspector).inspect(bytes, "acc_a")
   }).pipe(Effect.provide(sharpImageInspector)))
 
 const refusal = (bytes: Uint8Array) =>
   Effect.runPromise(Effect.flip(Effect.gen(function* () {
-    return yield* (yield* ImageInspector).inspect(bytes)
+    return yield* (yield* ImageInspector).inspect(bytes, "acc_a")
   })).pipe(Effect.provide(sharpImageInspector)))
 
 const solid = (width: number, height: number) =>
@@ -76,7 +76,7 @@ describe("sharpImageInspector", () => {
     const images = await Effect.runPromise(
       Effect.gen(function* () {
         const inspector = yield* ImageInspector
-        return yield* Effect.all([...inputs, ...inputs].map((b) => inspector.inspect(b)), { concurrency: "unbounded" })
+        return yield* Effect.all([...inputs, ...inputs].map((b, n) => inspector.inspect(b, `acc_${n}`)), { concurrency: "unbounded" })
       }).pipe(Effect.provide(sharpImageInspector)),
     )
     expect(images.map((i) => i.contentType)).toEqual([...formats, ...formats].map((f) => f.mime))
@@ -197,12 +197,12 @@ describe("sharpImageInspector", () => {
       setImmediate(tick)
     }
     const work = Effect.runPromise(
-      Effect.flip(ImageInspector.use((i) => i.inspect(bomb))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 0.25 }))),
+      Effect.flip(ImageInspector.use((i) => i.inspect(bomb, "acc_a"))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 0.25 }))),
     ).finally(() => (done = true))
     tick()
     const error = await work
     expect(error._tag).toBe("PayloadTooLarge")
-    expect(error.detail).toMatch(/more than 0\.25 s/)
+    expect(error).toMatchObject({ detail: expect.stringMatching(/more than 0\.25 s/) })
     // Decoding runs on libvips threads: turns of the event loop go on meanwhile.
     expect(ticks).toBeGreaterThan(10)
   }, 120_000)
@@ -214,12 +214,12 @@ describe("sharpImageInspector", () => {
     expect(bomb.byteLength).toBeLessThan(10_000)
     const killed: Array<number> = []
     const error = await Effect.runPromise(
-      Effect.flip(ImageInspector.use((i) => i.inspect(bomb))).pipe(
+      Effect.flip(ImageInspector.use((i) => i.inspect(bomb, "acc_a"))).pipe(
         Effect.provide(makeSharpImageInspector({ seconds: 0.5, concurrent: 1, onKilled: (s) => killed.push(s) })),
       ),
     )
     expect(error._tag).toBe("PayloadTooLarge")
-    expect(error.detail).toMatch(/more than 0\.5 s/)
+    expect(error).toMatchObject({ detail: expect.stringMatching(/more than 0\.5 s/) })
     expect(killed).toEqual([0.5])
   }, 120_000)
 
@@ -228,9 +228,36 @@ describe("sharpImageInspector", () => {
     const png = await solid(40, 30).png().toBuffer()
     const layer = makeSharpImageInspector({ seconds: 0.5, concurrent: 1 })
     const [first, second] = await Effect.runPromise(
-      Effect.all([Effect.flip(ImageInspector.use((i) => i.inspect(slow))), ImageInspector.use((i) => i.inspect(png))], { concurrency: 2 }).pipe(Effect.provide(layer)),
+      Effect.all([Effect.flip(ImageInspector.use((i) => i.inspect(slow, "acc_a"))), ImageInspector.use((i) => i.inspect(png, "acc_a"))], { concurrency: 2 }).pipe(Effect.provide(layer)),
     )
     expect(first._tag).toBe("PayloadTooLarge")
     expect([second.width, second.height]).toEqual([40, 30])
+  }, 120_000)
+
+  it("should share the decoders fairly: an account past its cap alone is refused, and another account's image does not wait behind its bombs", async () => {
+    const bomb = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: "#654321" } }).avif({ quality: 50, effort: 0 }).toBuffer()
+    const png = await solid(40, 30).png().toBuffer()
+    const killed: Array<number> = []
+    const answered: Array<string> = []
+    const layer = makeSharpImageInspector({ seconds: 2, concurrent: 2, onKilled: (s) => killed.push(s) })
+    const note = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) => Effect.ensuring(effect, Effect.sync(() => answered.push(name)))
+    const outcomes = await Effect.runPromise(
+      Effect.all(
+        [
+          ...[1, 2, 3, 4].map((n) => note(`bomb${n}`, Effect.result(ImageInspector.use((i) => i.inspect(bomb, "acc_bombs"))))),
+          note("png", Effect.result(ImageInspector.use((i) => i.inspect(png, "acc_other")))),
+        ],
+        { concurrency: "unbounded" },
+      ).pipe(Effect.provide(layer)),
+    )
+    const tags = outcomes.map((o) => (o._tag === "Success" ? "stored" : o.failure._tag))
+    // Two of the account's four bombs are taken (one decoding, one waiting), two refused at once.
+    expect(tags).toEqual(["PayloadTooLarge", "PayloadTooLarge", "RateLimited", "RateLimited", "stored"])
+    const limited = outcomes[2]!
+    expect(limited._tag === "Failure" && limited.failure._tag === "RateLimited" && limited.failure.retryAfterSeconds).toBe(2)
+    expect(killed).toEqual([2, 2])
+    // The other account's image took the process the bombs' account may not hold: answered before
+    // either bomb was stopped (each bomb runs its whole budget; the PNG is a few milliseconds).
+    expect(answered.slice(0, 3)).toEqual(["bomb3", "bomb4", "png"])
   }, 120_000)
 })

@@ -8,4 +8,6 @@ export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlA
   readStored: (html) => Effect.sync(() => readStoredBody(html)),
   compare: (fromHtml, toHtml, options) => Effect.sync(() => compareBodies(fromHtml, toHtml, options, makeDiffBudget())),
   applyEdits: (text, edits) => Effect.sync(() => applyTextEdits(text, edits)),
+  // No pool to share: every body is taken.
+  admits: () => Effect.void,
 })

@@ -36,8 +36,15 @@ export default function analyze(html: string): HtmlWorkerAnswer {
   )
 }
 
-/** Merges three sides of an article (piscina calls it by name: `{ name: "merge" }`). */
-export function merge(task: { readonly base: MergeSide; readonly theirs: MergeSide; readonly mine: MergeSide }): ArticleMerge {
+/** What a worker is given to merge three sides of an article (piscina calls `merge` by name). */
+export interface MergeTask {
+  readonly base: MergeSide
+  readonly theirs: MergeSide
+  readonly mine: MergeSide
+}
+
+/** Merges three sides of an article: the core's pure `mergeArticle`, unchanged. */
+export function merge(task: MergeTask): ArticleMerge {
   return mergeArticle(task.base, task.theirs, task.mine)
 }
 

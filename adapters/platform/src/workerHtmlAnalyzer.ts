@@ -1,12 +1,16 @@
 import {
   type AnalyzedHtml,
+  analyzeSmallArticleHtml,
   type ArticleMerge,
   type BodyComparison,
   type CompareOptions,
   HtmlAnalyzer,
   type HtmlRefusal,
   InvalidRequest,
+  NOT_SMALL,
   PayloadTooLarge,
+  RateLimited,
+  type SmallWork,
   type StoredBody,
   type TextEditsResult,
   Unavailable,
@@ -14,16 +18,50 @@ import {
 import { Effect, Layer } from "effect"
 import { availableParallelism } from "node:os"
 import { Piscina } from "piscina"
-import type { CompareTask, EditsTask, HtmlWorkerAnswer } from "./htmlWorker.ts"
+import { fairQueue } from "./fairQueue.ts"
+import type { CompareTask, EditsTask, HtmlWorkerAnswer, MergeTask } from "./htmlWorker.ts"
 
-/** How the worker pool is sized. */
+/**
+ * A body this small is sanitised in the calling thread: at most 4 096 characters (each later
+ * round's input at most twice that), each parse at most 2 048 elements and attributes (a 20 KB
+ * article builds about 500). Its worst case is measured in `docs/security-resource-limits.md`;
+ * past any bound the body goes to the pool, having cost at most that.
+ */
+export const SMALL_BODY: SmallWork = { chars: 4096, nodes: 2048 }
+
+/** How the worker pool is sized and shared. */
 export interface HtmlWorkerOptions {
   /** Worker threads at most (default: the cores but one, at least 1, at most 4). */
   readonly maxThreads?: number
-  /** Bodies waiting for a worker at most; past it an edit is answered 503 `unavailable` (default 64, 64 MiB of bodies). */
+  /**
+   * Bodies waiting for a worker at most, over every account; past it an edit is answered 503
+   * `unavailable` (default 64, 64 MiB of bodies).
+   */
   readonly maxQueue?: number
+  /**
+   * Bodies one account may have sanitised and waiting at once (default 4); past it that account's
+   * edit is answered 429 `rate_limited`, `Retry-After: 1`.
+   */
+  readonly perAccount?: number
   /** Heap of one worker, in MiB (default 512): a worker past it is ended, not the process. */
   readonly maxHeapMb?: number
+  /** Bodies sanitised in the calling thread (default `SMALL_BODY`). */
+  readonly small?: SmallWork
+}
+
+/** The other tasks of the pool, by the name of their function in htmlWorker.ts, with their tasks and answers. */
+export interface NamedTasks {
+  readonly compare: readonly [CompareTask, BodyComparison]
+  readonly readStored: readonly [string, StoredBody]
+  readonly applyEdits: readonly [EditsTask, TextEditsResult]
+  readonly merge: readonly [MergeTask, ArticleMerge]
+}
+
+/** Where the pooled work runs: a worker task per body (or named task), and how many run at once. */
+export interface HtmlPool {
+  readonly run: (html: string) => Promise<HtmlWorkerAnswer>
+  readonly runNamed: <K extends keyof NamedTasks>(name: K, task: NamedTasks[K][0]) => Promise<NamedTasks[K][1]>
+  readonly threads: number
 }
 
 const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
@@ -34,12 +72,66 @@ const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
 }
 
 /**
+ * The `HtmlAnalyzer` over a pool of threads, shared fairly between accounts (`fairQueue`): small
+ * bodies in the calling thread, the rest through each account's own queue, taken in rotation. A
+ * new method of the port sends its work through the same `pooled` so it shares the same queue.
+ */
+export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = {}): HtmlAnalyzer["Service"] => {
+  const perAccount = options.perAccount ?? 4
+  const queue = fairQueue({
+    slots: pool.threads,
+    perOwner: perAccount,
+    // With more than one thread, one account never holds them all: a free one stays for the others.
+    perOwnerRunning: Math.max(1, pool.threads - 1),
+    maxWaiting: options.maxQueue ?? 64,
+  })
+  const small = options.small ?? SMALL_BODY
+  const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
+  const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: 1, counted: "article bodies of this account being sanitised at once" })
+
+  const pooled = <A>(owner: string, job: () => Promise<A>): Effect.Effect<A, RateLimited | Unavailable> =>
+    Effect.flatMap(
+      Effect.promise(() => queue.run(owner, job).then((outcome) => ({ outcome }), (thrown: unknown) => ({ thrown }))),
+      (settled): Effect.Effect<A, RateLimited | Unavailable> => {
+        if ("thrown" in settled) return Effect.die(settled.thrown)
+        const { outcome } = settled
+        if ("value" in outcome) return Effect.succeed(outcome.value)
+        return Effect.fail(outcome.refused === "owner" ? ownLimit : busy)
+      },
+    )
+
+  return {
+    admits: (owner: string, length?: number) =>
+      Effect.suspend(() =>
+        (length !== undefined && length <= small.chars) || queue.load(owner).running + queue.load(owner).waiting < perAccount
+          ? Effect.void
+          : Effect.fail(ownLimit),
+      ),
+    // Diffs, restores, PATCH edits and merges wait in the same account's queue as its bodies.
+    readStored: (html: string, owner: string) => pooled(owner, () => pool.runNamed("readStored", html)),
+    compare: (fromHtml: string, toHtml: string, options: CompareOptions, owner: string) =>
+      pooled(owner, () => pool.runNamed("compare", { fromHtml, toHtml, options })),
+    applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>, owner: string) =>
+      pooled(owner, () => pool.runNamed("applyEdits", { text, edits })),
+    merge: (base, theirs, mine, owner: string) => pooled(owner, () => pool.runNamed("merge", { base, theirs, mine })),
+    analyze: (html: string, owner: string) =>
+      Effect.flatMap(analyzeSmallArticleHtml(html, small), (inline): Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable> => {
+        if (inline !== NOT_SMALL) return Effect.succeed(inline)
+        return Effect.flatMap(pooled(owner, () => pool.run(html)), (answer) =>
+          answer.ok ? Effect.succeed(answer.value) : Effect.fail(rebuild(answer)),
+        )
+      }),
+  }
+}
+
+/**
  * The article-HTML policy on a pool of worker threads (piscina), each running the core's pure
  * `analyzeArticleHtml` unchanged: sanitising a body, up to a second of work for the largest,
  * never holds the event loop, so health checks and other requests are answered meanwhile. The
- * same pool, and its queue, runs the comparisons of two bodies (`compareBodies`), the reading
- * of a stored body (`readStoredBody`), the find-and-replace edits (`applyTextEdits`) and the
- * three-way merges (`mergeArticle`) of diffs, restores, PATCHes and edits with `base_revision`. The pool is closed with the runtime.
+ * pool is shared fairly between accounts (`pooledHtmlAnalyzer`); a small body is sanitised where
+ * it arrives. The same pool, and its queues, runs the comparisons of two bodies (`compareBodies`),
+ * the reading of a stored body (`readStoredBody`), the find-and-replace edits (`applyTextEdits`)
+ * and the three-way merges (`mergeArticle`). The pool is closed with the runtime.
  */
 export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer<HtmlAnalyzer> =>
   Layer.effect(
@@ -53,51 +145,22 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
               filename: new URL("./htmlWorker.ts", import.meta.url).href,
               minThreads: 1,
               maxThreads,
-              maxQueue: options.maxQueue ?? 64,
+              // The fair queue hands piscina at most one body per thread; its own queue stays empty.
+              maxQueue: maxThreads,
               idleTimeout: 60_000,
               resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 },
             }),
         ),
         (pool) => Effect.promise(() => pool.destroy()),
       )
-      const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
-      // Another task of the pool, by the name of its function in htmlWorker.ts.
-      const runNamed = <A>(name: "compare" | "readStored" | "applyEdits" | "merge", task: unknown): Effect.Effect<A, Unavailable> =>
-        Effect.flatMap(
-          Effect.promise(() =>
-            pool.run(task, { name }).then(
-              (answer: A) => ({ answer }),
-              (thrown: unknown) => ({ thrown }),
-            ),
-          ),
-          (outcome): Effect.Effect<A, Unavailable> => {
-            if ("answer" in outcome) return Effect.succeed(outcome.answer)
-            if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
-            return Effect.die(outcome.thrown)
-          },
-        )
-      return {
-        readStored: (html: string) => runNamed<StoredBody>("readStored", html),
-        compare: (fromHtml: string, toHtml: string, options: CompareOptions) =>
-          runNamed<BodyComparison>("compare", { fromHtml, toHtml, options } satisfies CompareTask),
-        applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>) =>
-          runNamed<TextEditsResult>("applyEdits", { text, edits } satisfies EditsTask),
-        analyze: (html: string) =>
-          Effect.flatMap(
-            Effect.promise(() =>
-              pool.run(html).then(
-                (answer: HtmlWorkerAnswer) => ({ answer }),
-                (thrown: unknown) => ({ thrown }),
-              ),
-            ),
-            (outcome): Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable> => {
-              if ("answer" in outcome) return outcome.answer.ok ? Effect.succeed(outcome.answer.value) : Effect.fail(rebuild(outcome.answer))
-              if (outcome.thrown instanceof Error && /queue is at limit/i.test(outcome.thrown.message)) return Effect.fail(busy)
-              // A worker that failed otherwise (ended past its heap, crashed) is a defect, not a refusal.
-              return Effect.die(outcome.thrown)
-            },
-          ),
-        merge: (base, theirs, mine) => runNamed<ArticleMerge>("merge", { base, theirs, mine }),
-      }
+      // A worker that failed (ended past its heap, crashed) rejects: a defect, not a refusal.
+      return pooledHtmlAnalyzer(
+        {
+          run: (html) => pool.run(html) as Promise<HtmlWorkerAnswer>,
+          runNamed: (name, task) => pool.run(task, { name }),
+          threads: maxThreads,
+        },
+        options,
+      )
     }),
   )

@@ -1,12 +1,15 @@
-import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, readStoredBody } from "@content-site/core"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, RateLimited, readStoredBody, Unavailable } from "@content-site/core"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { workerHtmlAnalyzer } from "../src/index.ts"
+import analyzeInWorker, * as worker from "../src/htmlWorker.ts"
+import type { HtmlWorkerAnswer } from "../src/htmlWorker.ts"
+import type { NamedTasks } from "../src/workerHtmlAnalyzer.ts"
+import { pooledHtmlAnalyzer, SMALL_BODY, workerHtmlAnalyzer } from "../src/index.ts"
 
 const runtime = ManagedRuntime.make(workerHtmlAnalyzer({ maxThreads: 1 }))
 afterAll(() => runtime.dispose())
 
-const inWorker = (html: string) => runtime.runPromiseExit(HtmlAnalyzer.use((a) => a.analyze(html)))
+const inWorker = (html: string) => runtime.runPromiseExit(HtmlAnalyzer.use((a) => a.analyze(html, "acc_a")))
 
 describe("workerHtmlAnalyzer", () => {
   it("should answer what analyzeArticleHtml answers: result, InvalidRequest and PayloadTooLarge", async () => {
@@ -15,6 +18,7 @@ describe("workerHtmlAnalyzer", () => {
       "",
       "<div>".repeat(300),
       "<p><b><i><u>".repeat(20_000),
+      `<p>${"word ".repeat(2_000)}</p>`,
     ]
     for (const body of bodies) {
       const expected = Effect.runSyncExit(analyzeArticleHtml(body))
@@ -49,10 +53,10 @@ describe("workerHtmlAnalyzer: diffs and stored bodies", () => {
   it("should answer what compareBodies and readStoredBody answer", async () => {
     const from = '<p>one two</p><p>See <a href="https://x.test/" data-service-protected="backlink">x</a></p>'
     const to = "<p>one three</p>"
-    const compared = await runtime.runPromise(HtmlAnalyzer.use((a) => a.compare(from, to, { reading: true })))
+    const compared = await runtime.runPromise(HtmlAnalyzer.use((a) => a.compare(from, to, { reading: true }, "acc_a")))
     expect(compared).toStrictEqual(compareBodies(from, to, { reading: true }, makeDiffBudget()))
     expect(compared.diff.granularity).toBe("word")
-    const stored = await runtime.runPromise(HtmlAnalyzer.use((a) => a.readStored(from)))
+    const stored = await runtime.runPromise(HtmlAnalyzer.use((a) => a.readStored(from, "acc_a")))
     expect(stored).toStrictEqual(readStoredBody(from))
   })
 
@@ -65,7 +69,7 @@ describe("workerHtmlAnalyzer: diffs and stored bodies", () => {
       ticks++
       setImmediate(tick)
     }
-    const work = runtime.runPromise(HtmlAnalyzer.use((a) => a.compare(words("a"), words("b"), {}))).then((c) => {
+    const work = runtime.runPromise(HtmlAnalyzer.use((a) => a.compare(words("a"), words("b"), {}, "acc_a"))).then((c) => {
       done = true
       return c
     })
@@ -79,7 +83,102 @@ describe("workerHtmlAnalyzer: diffs and stored bodies", () => {
 describe("workerHtmlAnalyzer: find-and-replace edits", () => {
   it("should answer what applyTextEdits answers", async () => {
     const edits = [{ find: "b", replace: "x" }, { find: "a", replace: "y" }]
-    const out = await runtime.runPromise(HtmlAnalyzer.use((a) => a.applyEdits("a b a", edits)))
+    const out = await runtime.runPromise(HtmlAnalyzer.use((a) => a.applyEdits("a b a", edits, "acc_a")))
     expect(out).toStrictEqual(applyTextEdits("a b a", edits))
+  })
+})
+
+/** A pool that runs the worker's task in this thread, counting the bodies sent to it; `hold` keeps them running. */
+const countingPool = (threads = 1) => {
+  const sent: Array<string> = []
+  const held: Array<() => void> = []
+  let hold = false
+  return {
+    sent,
+    held,
+    holdAll: () => (hold = true),
+    release: () => held.splice(0).forEach((go) => go()),
+    pool: {
+      threads,
+      // The named tasks run here too, through the same functions the worker runs.
+      runNamed: async <K extends keyof NamedTasks>(name: K, task: NamedTasks[K][0]): Promise<NamedTasks[K][1]> =>
+        (worker[name] as (t: NamedTasks[K][0]) => NamedTasks[K][1])(task),
+      run: (html: string) =>
+        new Promise<HtmlWorkerAnswer>((resolve) => {
+          sent.push(html)
+          const go = () => resolve(analyzeInWorker(html))
+          if (hold) held.push(go)
+          else go()
+        }),
+    },
+  }
+}
+
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined => (Exit.isFailure(exit) ? (exit.cause.reasons.find((r) => r._tag === "Fail") as { error: E } | undefined)?.error : undefined)
+
+describe("pooledHtmlAnalyzer", () => {
+  it("should sanitise a small body where it is asked and send a big one to the pool (counted)", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool)
+    const smallBody = `<p>${"a".repeat(SMALL_BODY.chars - 20)}</p>`
+    expect(smallBody.length).toBeLessThanOrEqual(SMALL_BODY.chars)
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.analyze(smallBody, "acc_a")))).toBe(true)
+    expect(c.sent).toHaveLength(0)
+    // One character past the bound: the pool.
+    const bigBody = `<p>${"a".repeat(SMALL_BODY.chars - 6)}</p>`
+    expect(bigBody.length).toBe(SMALL_BODY.chars + 1)
+    const big = await Effect.runPromiseExit(analyzer.analyze(bigBody, "acc_a"))
+    expect(c.sent).toEqual([bigBody])
+    expect(big).toStrictEqual(Effect.runSyncExit(analyzeArticleHtml(bigBody)))
+    // Short, but it builds more than the small parse budget (formatting reopened in every paragraph): the pool.
+    const reopening = `<p>${"<b><i><u><s><em><strong><small><big><tt><font><nobr><code>".repeat(3)}${"<p>x".repeat(400)}`
+    expect(reopening.length).toBeLessThan(SMALL_BODY.chars)
+    const dense = await Effect.runPromiseExit(analyzer.analyze(reopening, "acc_a"))
+    expect(c.sent).toHaveLength(2)
+    expect(dense).toStrictEqual(Effect.runSyncExit(analyzeArticleHtml(reopening)))
+  })
+
+  it("should refuse an account past its cap with RateLimited, and take another account's body", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool, { perAccount: 2 })
+    c.holdAll()
+    const big = `<p>${"a".repeat(SMALL_BODY.chars)}</p>`
+    const first = [Effect.runPromiseExit(analyzer.analyze(big, "acc_a")), Effect.runPromiseExit(analyzer.analyze(big, "acc_a"))]
+    const third = await Effect.runPromiseExit(analyzer.analyze(big, "acc_a"))
+    expect(failureOf(third)).toBeInstanceOf(RateLimited)
+    expect((failureOf(third) as RateLimited).retryAfterSeconds).toBe(1)
+    // Asked before a body is read: refused for that account and a body that would wait, not for a small one or another account.
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a")))).toBeInstanceOf(RateLimited)
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", SMALL_BODY.chars + 1)))).toBeInstanceOf(RateLimited)
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.admits("acc_a", SMALL_BODY.chars)))).toBe(true)
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.admits("acc_b")))).toBe(true)
+    // A small body of the same account is still done: it takes no place in the pool.
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.analyze("<p>small</p>", "acc_a")))).toBe(true)
+    const bigB = `<p>${"b".repeat(SMALL_BODY.chars)}</p>`
+    const other = Effect.runPromiseExit(analyzer.analyze(bigB, "acc_b"))
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+    // Only one thread: acc_a's first body runs, acc_b's waits its turn, ahead of acc_a's second.
+    expect(c.sent).toHaveLength(1)
+    c.release()
+    for (let i = 0; i < 10; i++) await Promise.resolve()
+    expect(c.sent).toEqual([big, bigB])
+    c.release()
+    for (let i = 0; i < 10; i++) await Promise.resolve()
+    c.release()
+    expect(Exit.isSuccess(await other)).toBe(true)
+    for (const exit of await Promise.all(first)) expect(Exit.isSuccess(exit)).toBe(true)
+    expect(c.sent).toEqual([big, bigB, big])
+  })
+
+  it("should answer Unavailable to everyone once the pool's queue is full", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool, { perAccount: 4, maxQueue: 1 })
+    c.holdAll()
+    const big = `<p>${"a".repeat(SMALL_BODY.chars)}</p>`
+    void Effect.runPromiseExit(analyzer.analyze(big, "acc_a"))
+    void Effect.runPromiseExit(analyzer.analyze(big, "acc_b"))
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+    expect(failureOf(await Effect.runPromiseExit(analyzer.analyze(big, "acc_c")))).toBeInstanceOf(Unavailable)
+    c.release()
   })
 })

@@ -317,6 +317,8 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       if (!res.ok) throw new PreviewUnavailable(`the server answered ${res.status}`)
       const result = (await res.json()) as PreviewResult
       renderPreview(preview, result)
+      // Over a limit no preview was made: the next press asks for one again.
+      if (result.limited === true) return
       previewedKey = key
       // A save the preview knows will be refused is not invited: the button keeps its own words.
       const refused = result.refused !== null || !result.protected.ok
@@ -340,6 +342,8 @@ interface PreviewResult {
   readonly protected: { ok: boolean; count: number; violations: ReadonlyArray<{ kind: string; href: string | null; text: string }> }
   readonly refused: string | null
   readonly merge: { readonly with: string; readonly kept: number; readonly conflicts: number } | null
+  /** No preview was made (429 or 503): `refused` says when to try again. */
+  readonly limited?: boolean
 }
 
 /** The preview could not be had; its message says why. */
@@ -364,6 +368,12 @@ const renderPreview = (preview: HTMLElement, r: PreviewResult): void => {
   preview.className = `edit-preview notice ${refused ? "notice-error" : "notice-info"}`
   const items: Array<Node> = []
   const li = (...c: Array<Node | string>) => items.push(h("li", {}, ...c))
+  if (r.limited === true) {
+    // No preview was made: the sentence says when to ask again, and nothing else is claimed.
+    if (r.refused !== null) li(r.refused)
+    preview.replaceChildren(h("ul", {}, ...items))
+    return
+  }
   if (refused) {
     // A refusal is the whole story: the rest of the list would describe a save that will not happen.
     if (r.refused !== null) li(r.refused)

@@ -57,7 +57,7 @@ const fixture = {
 let server: StartedServer
 
 /** A tiny cookie-keeping client that does not follow redirects. */
-const client = () => {
+const client = (target: () => StartedServer = () => server) => {
   const jar = new Map<string, string>()
   const request = async (path: string, init: RequestInit & { form?: Record<string, string> } = {}) => {
     const headers = new Headers(init.headers)
@@ -67,7 +67,7 @@ const client = () => {
       headers.set("Content-Type", "application/x-www-form-urlencoded")
       body = new URLSearchParams(init.form).toString()
     }
-    const res = await fetch(`${server.url}${path}`, { ...init, headers, body: body ?? null, redirect: "manual" })
+    const res = await fetch(`${target().url}${path}`, { ...init, headers, body: body ?? null, redirect: "manual" })
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(";")
       const [name, value] = pair!.split("=") as [string, string]
@@ -505,11 +505,11 @@ describe("web pages over HTTP", () => {
 })
 
 /** The web activity entry of a response (found by its request id), as the log keeps it. */
-const entryOf = async (res: Response) => {
+const entryOf = async (res: Response, from: StartedServer = server) => {
   const requestId = res.headers.get("x-request-id")
   const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_log", action: "TEST", startedAt: Date.now() }
   for (let page = 1; ; page++) {
-    const got = await server.runtime.runPromise(listActivity(caller, { channel: "web", page, per_page: 5 }))
+    const got = await from.runtime.runPromise(listActivity(caller, { channel: "web", page, per_page: 5 }))
     const found = got.data.find((e) => e.request_id === requestId)
     if (found !== undefined) return found
     if (page >= got.pagination.total_pages) return undefined
@@ -620,4 +620,35 @@ describe("the editor's preview", () => {
     expect(res.status).toBe(200)
     expect(await entryOf(res)).toBeUndefined()
   })
+})
+
+describe("the editor's preview past the account's limit", () => {
+  it("should count a preview like a request and refuse one past the limit with 429, Retry-After and a sentence, logged, for that account alone", async () => {
+    const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: "2" } })
+    try {
+      await limited.runtime.runPromise(importData(fixture))
+      const one = client(() => limited)
+      await one.signIn("one@example.com", "password-one")
+      const csrf = await one.csrfOf("/articles/art_p3")
+      const preview = () => one.request("/articles/art_p3/preview", { method: "POST", form: { _csrf: csrf, title: "Plain", body: "<p>Previewed.</p>" } })
+      expect((await preview()).status).toBe(200)
+      expect((await preview()).status).toBe(200)
+      const refused = await preview()
+      expect(refused.status).toBe(429)
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+      const body = (await refused.json()) as { limited: boolean; refused: string }
+      expect(body.limited).toBe(true)
+      expect(body.refused).toMatch(/^No preview now: your account has made more than 2 requests in a minute \(previews count like API calls\)\. Wait \d+ seconds, then press Save again\.$/)
+      expect(await entryOf(refused, limited)).toMatchObject({ action: "POST /articles/{id}/preview", status: 429, error_code: "rate_limited" })
+      // Another account's previews are counted on its own.
+      const two = client(() => limited)
+      await two.signIn("two@example.com", "password-two")
+      const csrfTwo = await two.csrfOf("/articles/art_p2")
+      const theirs = await two.request("/articles/art_p2/preview", { method: "POST", form: { _csrf: csrfTwo, title: "Theirs", body: "<p>y</p>" } })
+      expect(theirs.status).toBe(200)
+      expect(((await theirs.json()) as { limited: boolean }).limited).toBe(false)
+    } finally {
+      await limited.close()
+    }
+  }, 60_000)
 })

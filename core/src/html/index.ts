@@ -16,7 +16,10 @@ export {
 export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,
+  analyzeSmallArticleHtml,
+  NOT_SMALL,
   sanitizeArticleHtml,
+  type SmallWork,
   type AnalyzedHtml,
   type HtmlRefusal,
   type SanitizedHtml,

@@ -204,9 +204,10 @@ interface Round {
   readonly wordCount: number
 }
 
-const round = (input: string, removed: Removed, stored: boolean): Round | HtmlRefusal => {
-  const parsed = stored ? parseHtmlFragment(input, storedFormBudget(input)) : parseHtmlFragment(input)
-  if (parsed === TOO_LARGE) return tooManyNodes()
+const round = (input: string, removed: Removed, stored: boolean, within?: SmallWork): Round | HtmlRefusal | typeof NOT_SMALL => {
+  if (within !== undefined && input.length > within.chars) return NOT_SMALL
+  const parsed = stored ? parseHtmlFragment(input, storedFormBudget(input)) : parseHtmlFragment(input, within?.nodes)
+  if (parsed === TOO_LARGE) return within === undefined ? tooManyNodes() : NOT_SMALL
   if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
   const tree = sanitize(parsed, articleSchema) as Root
   const words = makeWordCounter()
@@ -243,7 +244,24 @@ export interface AnalyzeOptions {
    * editable. The parse is still bounded, linearly in the body's length (`storedFormBudget`).
    */
   readonly storedForm?: boolean
+  /**
+   * Analyse only if the work is small: the input at most `chars` characters, each later round's
+   * input (the previous round's output, which closing tags and escapes lengthen) at most twice
+   * that, and each parse at most `nodes` elements and attributes; past any of them the analysis
+   * stops and answers `NOT_SMALL` (having done at most that much). Within them the answer is
+   * exactly the one without them, since a bound that is not reached changes nothing.
+   */
+  readonly within?: SmallWork
 }
+
+/** Bounds of a small analysis (`AnalyzeOptions.within`). */
+export interface SmallWork {
+  readonly chars: number
+  readonly nodes: number
+}
+
+/** The answer of an analysis stopped at its `within` bounds: the body needs the full budget. */
+export const NOT_SMALL = "not-small" as const
 
 /**
  * The whole policy on one body: parse, sanitise, serialise. When the output is not the input
@@ -251,17 +269,21 @@ export interface AnalyzeOptions {
  * re-parsing can restructure a tree, e.g. mutation XSS), so the result is idempotent by
  * construction. Input already in stored form is parsed once.
  */
-export const analyzeHtml = (input: string, options: AnalyzeOptions = {}): AnalyzedHtml | HtmlRefusal => {
+export function analyzeHtml(input: string, options?: AnalyzeOptions & { readonly within?: undefined }): AnalyzedHtml | HtmlRefusal
+export function analyzeHtml(input: string, options: AnalyzeOptions): AnalyzedHtml | HtmlRefusal | typeof NOT_SMALL
+export function analyzeHtml(input: string, options: AnalyzeOptions = {}): AnalyzedHtml | HtmlRefusal | typeof NOT_SMALL {
   const stored = options.storedForm === true
+  const within = stored ? undefined : options.within
   const removed: Removed = new Map()
-  const first = round(input, removed, stored)
-  if (isRefusal(first)) return first
+  const first = round(input, removed, stored, within)
+  if (first === NOT_SMALL || isRefusal(first)) return first
+  const later = within === undefined ? undefined : { chars: 2 * within.chars, nodes: within.nodes }
   let last = first
   let html = first.html
   let settled = html === input
   for (let n = 1; !settled && n < MAX_ROUNDS; n++) {
-    const next = round(html, removed, stored)
-    if (isRefusal(next)) return next
+    const next = round(html, removed, stored, later)
+    if (next === NOT_SMALL || isRefusal(next)) return next
     settled = next.html === html
     last = next
     html = next.html
@@ -270,8 +292,8 @@ export const analyzeHtml = (input: string, options: AnalyzeOptions = {}): Analyz
     // Markup that keeps changing when re-parsed is not kept at all: its text is.
     note(removed, "unstable markup")
     html = textOnly(last.tree)
-    const check = round(html, removed, stored)
-    if (isRefusal(check)) return check
+    const check = round(html, removed, stored, later)
+    if (check === NOT_SMALL || isRefusal(check)) return check
     if (check.html !== html) throw new Error("sanitiser: text-only fallback is not stable")
     last = check
   }
@@ -307,4 +329,15 @@ export const analyzeArticleHtml = (input: string): Effect.Effect<AnalyzedHtml, H
   Effect.suspend(() => {
     const result = analyzeHtml(input)
     return isRefusal(result) ? Effect.fail(result) : Effect.succeed(result)
+  })
+
+/**
+ * `analyzeArticleHtml` if the body is small work (`within`: every round's input and parse bounded),
+ * with the same answer; otherwise `NOT_SMALL`, at a cost of at most that bounded work. Lets a
+ * caller do small bodies where it stands and send the rest where big work belongs.
+ */
+export const analyzeSmallArticleHtml = (input: string, within: SmallWork): Effect.Effect<AnalyzedHtml | typeof NOT_SMALL, HtmlRefusal> =>
+  Effect.suspend(() => {
+    const result = analyzeHtml(input, { within })
+    return result !== NOT_SMALL && isRefusal(result) ? Effect.fail(result) : Effect.succeed(result)
   })

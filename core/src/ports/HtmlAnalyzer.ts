@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Unavailable } from "../errors.ts"
+import type { RateLimited, Unavailable } from "../errors.ts"
 import type { BodyComparison, CompareOptions } from "../html/diffBodies.ts"
 import type { StoredBody } from "../html/extractProtectedBlocks.ts"
 import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
@@ -11,23 +11,34 @@ import type { TextEditsResult } from "../policy/textEdits.ts"
  * `analyzeArticleHtml` answers for the same body (sanitised HTML, report, protected blocks, word
  * count, or the same refusal); an implementation chooses only where the work happens, e.g. in
  * the calling thread (tests, embedders) or on a pool of worker threads (a server, so that one big
- * body does not hold up every other request). It fails with Unavailable only when it cannot take
- * the work now (every worker busy and the queue full): the caller may retry later.
+ * body does not hold up every other request).
  *
  * The same holds for the other work on bodies that can grow with a 1 MiB body: `readStored`
- * answers the pure `readStoredBody` (a stored body's protected blocks and word count: restores)
- * and `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page),
+ * answers the pure `readStoredBody` (a stored body's protected blocks and word count: restores),
+ * `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page),
  * `applyEdits` the pure `applyTextEdits` (PATCH, `edit_article`: up to 100 linear searches of the
- * body).
+ * body) and `merge` the pure `mergeArticle` (edits with `base_revision`, the conflict page).
+ *
+ * Every method names the account the work is done for (`owner`, last): a shared pool serves
+ * accounts fairly by it (each account a cap of running and queued jobs, turns taken in rotation).
+ * It fails with RateLimited when that account alone has too much work running or waiting, and
+ * with Unavailable when the pool cannot take any more work now: either way the caller may retry
+ * later (`retryAfterSeconds`).
  */
 export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
-  readonly analyze: (html: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | Unavailable>
-  /** Answers exactly what the pure `mergeArticle` answers for the same three sides (sanitised bodies). */
-  readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide) => Effect.Effect<ArticleMerge, Unavailable>
-  readonly readStored: (html: string) => Effect.Effect<StoredBody, Unavailable>
-  readonly compare: (fromHtml: string, toHtml: string, options: CompareOptions) => Effect.Effect<BodyComparison, Unavailable>
+  readonly analyze: (html: string, owner: string) => Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable>
+  /**
+   * Fails with RateLimited when `owner` has its cap of work running and waiting already and a
+   * body of `length` characters (unknown: any) would have to wait for the pool: a transport asks
+   * before it reads a large body, so that a refused one costs no parse. A check, not a reservation.
+   */
+  readonly admits: (owner: string, length?: number) => Effect.Effect<void, RateLimited>
+  readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide, owner: string) => Effect.Effect<ArticleMerge, RateLimited | Unavailable>
+  readonly readStored: (html: string, owner: string) => Effect.Effect<StoredBody, RateLimited | Unavailable>
+  readonly compare: (fromHtml: string, toHtml: string, options: CompareOptions, owner: string) => Effect.Effect<BodyComparison, RateLimited | Unavailable>
   readonly applyEdits: (
     text: string,
     edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>,
-  ) => Effect.Effect<TextEditsResult, Unavailable>
+    owner: string,
+  ) => Effect.Effect<TextEditsResult, RateLimited | Unavailable>
 }>()("core/HtmlAnalyzer") {}

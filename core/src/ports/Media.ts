@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { ImageFetchFailed, PayloadTooLarge, UnsafeUrl, Unavailable, UnsupportedImage } from "../errors.ts"
+import type { ImageFetchFailed, PayloadTooLarge, RateLimited, UnsafeUrl, Unavailable, UnsupportedImage } from "../errors.ts"
 
 /** An image as checked and re-encoded by the inspector. */
 export interface InspectedImage {
@@ -10,10 +10,15 @@ export interface InspectedImage {
   readonly height: number
 }
 
-/** Judges image bytes by decoding them and re-encodes them for storage. */
+/**
+ * Judges image bytes by decoding them and re-encodes them for storage, for an account (`owner`):
+ * a shared pool of decoders serves accounts fairly by it, and fails with RateLimited when that
+ * account alone has too many images decoding or waiting, with Unavailable when the pool can take
+ * no more now.
+ */
 export class ImageInspector extends Context.Service<ImageInspector, {
   /** Refuses anything but JPEG, PNG, WebP, GIF and AVIF, SVG always; refuses over 10 MiB or 8000 px a side before decoding pixels. */
-  readonly inspect: (bytes: Uint8Array) => Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge>
+  readonly inspect: (bytes: Uint8Array, owner: string) => Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge | RateLimited | Unavailable>
 }>()("core/ImageInspector") {}
 
 /** Fetches an image from a public https URL, safe against SSRF. */

@@ -16,7 +16,7 @@ export const diffRevisions = (caller: Caller, articleId: string, from: number, t
     const revisions = yield* RevisionRepository
     const toNumber = to ?? (yield* (yield* ArticleRepository).get(caller.accountId, articleId)).revision
     const [older, newer] = yield* Effect.all([revisions.get(caller.accountId, articleId, from), revisions.get(caller.accountId, articleId, toNumber)])
-    const { diff } = yield* (yield* HtmlAnalyzer).compare(older.body, newer.body, { labels: { from: `revision ${from}`, to: `revision ${toNumber}` } })
+    const { diff } = yield* (yield* HtmlAnalyzer).compare(older.body, newer.body, { labels: { from: `revision ${from}`, to: `revision ${toNumber}` } }, caller.accountId)
     const result: RevisionDiff = {
       from,
       to: toNumber,

@@ -50,7 +50,7 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
         const current = yield* articles.get(caller.accountId, articleId)
         yield* requireRevision(options.expectedRevisions, current.revision)
         // Each edit is a linear search of the body: off the event loop, where the analyzer runs.
-        const applied = yield* (yield* HtmlAnalyzer).applyEdits(current.body, edits)
+        const applied = yield* (yield* HtmlAnalyzer).applyEdits(current.body, edits, caller.accountId)
         if ("mismatches" in applied) return yield* new EditNotApplicable({ errors: applied.mismatches })
         if (!isWithinBodyLimit(applied.text)) {
           return yield* new InvalidRequest({

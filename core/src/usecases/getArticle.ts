@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Unavailable } from "../errors.ts"
+import type { RateLimited, Unavailable } from "../errors.ts"
 import { knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleRepository } from "../ports/Repositories.ts"
@@ -11,10 +11,10 @@ import { articleView } from "./views.ts"
  * the HtmlAnalyzer runs, off the event loop on a server, unless they are known already: the
  * views that list them then parse nothing in the calling thread.
  */
-export const learnProtectedBlocks = (html: string): Effect.Effect<void, Unavailable, HtmlAnalyzer> =>
+export const learnProtectedBlocks = (html: string, owner: string): Effect.Effect<void, RateLimited | Unavailable, HtmlAnalyzer> =>
   knownProtectedBlocks(html) !== undefined
     ? Effect.void
-    : HtmlAnalyzer.use((analyzer) => Effect.map(analyzer.readStored(html), (body) => rememberProtectedBlocks(html, body.blocks)))
+    : HtmlAnalyzer.use((analyzer) => Effect.map(analyzer.readStored(html, owner), (body) => rememberProtectedBlocks(html, body.blocks)))
 
 /**
  * One article with its full HTML body; another account's article is NotFound (every GET runs it:
@@ -23,6 +23,6 @@ export const learnProtectedBlocks = (html: string): Effect.Effect<void, Unavaila
 export const getArticle = (caller: Caller, articleId: string) =>
   Effect.gen(function* () {
     const article = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
-    yield* learnProtectedBlocks(article.body)
+    yield* learnProtectedBlocks(article.body, caller.accountId)
     return articleView(article)
   })

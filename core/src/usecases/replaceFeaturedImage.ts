@@ -28,7 +28,7 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     yield* (yield* ArticleRepository).get(caller.accountId, articleId)
     const { publicUrl } = yield* Settings
     const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url)
-    const image = yield* (yield* ImageInspector).inspect(raw)
+    const image = yield* (yield* ImageInspector).inspect(raw, caller.accountId)
     const key = yield* (yield* MediaStore).put(image.bytes, image.contentType, image.extension)
     const url = `${publicUrl}/media/${key}`
     const budget = yield* editBudgetFor(caller)

@@ -34,7 +34,7 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     const found = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
     yield* requireRevision(options.expectedRevisions, found.revision)
     const analyzer = yield* HtmlAnalyzer
-    const read = (html: string) => Effect.tap(analyzer.readStored(html), (body) => Effect.sync(() => rememberProtectedBlocks(html, body.blocks)))
+    const read = (html: string) => Effect.tap(analyzer.readStored(html, caller.accountId), (body) => Effect.sync(() => rememberProtectedBlocks(html, body.blocks)))
     const targetBody = yield* read(target.body)
     const foundBlocks = knownProtectedBlocks(found.body) ?? (yield* read(found.body)).blocks
     const budget = yield* editBudgetFor(caller)

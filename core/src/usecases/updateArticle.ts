@@ -70,7 +70,7 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
     const analyzer = yield* HtmlAnalyzer
     const { base_revision: _, ...fields } = input
     // Mine is sanitised once: the merge compares sanitised bodies block by block.
-    const mine = input.body === undefined ? undefined : yield* analyzer.analyze(input.body)
+    const mine = input.body === undefined ? undefined : yield* analyzer.analyze(input.body, caller.accountId)
     const attempt = (n: number): Effect.Effect<UpdateOutcome, Effect.Error<ReturnType<typeof applyUpdate>> | EditConflict | InvalidRequest | NotFound | Unavailable, Effect.Services<ReturnType<typeof applyUpdate>> | RevisionRepository> =>
       Effect.gen(function* () {
         const current = yield* articles.get(caller.accountId, articleId)
@@ -86,6 +86,7 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
           { title: baseRevision.title, body: baseRevision.body },
           { title: current.title, body: current.body },
           { title: fields.title?.trim() ?? baseRevision.title, body: mine?.html ?? baseRevision.body },
+          caller.accountId,
         )
         if (merge.title === null || merge.body === null) {
           return yield* new EditConflict({
@@ -135,7 +136,7 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
     yield* checkPrecondition(found)
 
     const analyze = (html: string) =>
-      Effect.tap(analyzer.analyze(html), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
+      Effect.tap(analyzer.analyze(html, caller.accountId), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
     // Sanitising is the expensive part: it needs no lock, so it happens before the article is
     // locked, wherever the analyzer runs it (off the event loop on a server).
     const proposed = input.body === undefined ? undefined : yield* analyze(input.body)
@@ -149,7 +150,7 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
         : (knownProtectedBlocks(found.body) ??
           (yield* analyze(found.body).pipe(
             Effect.map((a) => a.blocks),
-            Effect.catchIf(isRefusal, () => Effect.map(analyzer.readStored(found.body), (body) => body.blocks)),
+            Effect.catchIf(isRefusal, () => Effect.map(analyzer.readStored(found.body, caller.accountId), (body) => body.blocks)),
           )))
 
     const violationsAgainst = (current: ArticleRecord) =>

@@ -248,9 +248,9 @@ describe("learnProtectedBlocks", () => {
     const seen: Array<string> = []
     const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
     const body = `<p><a href="https://learn.test/${Date.now()}" data-service-protected="backlink">learn</a></p>`
-    await w.run(learnProtectedBlocks(body))
-    await w.run(learnProtectedBlocks(body))
-    await w.run(learnProtectedBlocks("<p>no links</p>"))
+    await w.run(learnProtectedBlocks(body, "acc_a"))
+    await w.run(learnProtectedBlocks(body, "acc_a"))
+    await w.run(learnProtectedBlocks("<p>no links</p>", "acc_a"))
     expect(seen).toEqual([`readStored: ${body}`])
   })
 })

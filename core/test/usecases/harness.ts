@@ -140,6 +140,7 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         seen.push(`applyEdits: ${edits.length}`)
         return applyTextEdits(text, edits)
       }),
+    admits: () => Effect.void,
   })
 
 let seq = 0

@@ -22,6 +22,7 @@ import {
   getArticle,
   getRevision,
   getStats,
+  HtmlAnalyzer,
   ListActivityQuery,
   listActivity,
   ListArticlesQuery,
@@ -252,6 +253,8 @@ export const operations: ReadonlyArray<Operation> = [
       const id = articleId(call)
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
+      // An account that has its share of the sanitiser busy already is refused before its body is read.
+      await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId, call.ctx.request.length)))
       const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
       const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
       if (input.base_revision !== undefined && call.ctx.get("If-Match") !== "") {
@@ -308,6 +311,8 @@ export const operations: ReadonlyArray<Operation> = [
       const id = articleId(call)
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
+      // The edited body's size is not the request's: any PATCH waits for the account's share.
+      await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId)))
       const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
       const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
       const dryRun = query.dry_run === "true"

@@ -1,9 +1,25 @@
 /** Routes: The article page: view, edit (with drafts kept through refusals and expired sessions) and the dry-run preview. */
 import type Router from "@koa/router"
-import { decodeInput, extractProtectedBlocks, getArticle, HtmlAnalyzer, listActivity, listRevisions, toProblem, UpdateArticleBody, updateArticle } from "@content-site/core"
+import {
+  checkRequestLimit,
+  peekRequestLimit,
+  RateLimited as RateLimitedError,
+  type CoreError,
+  decodeInput,
+  extractProtectedBlocks,
+  getArticle,
+  HtmlAnalyzer,
+  listActivity,
+  listRevisions,
+  type RateLimited,
+  toProblem,
+  type Unavailable,
+  UpdateArticleBody,
+  updateArticle,
+} from "@content-site/core"
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
-import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow } from "../call.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
@@ -155,12 +171,57 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     ),
   )
 
+  /**
+   * A preview refused for a limit (the account's requests a minute, or its share of the
+   * sanitiser): 429 or 503 with `Retry-After`, a sentence the editor shows, and an activity entry
+   * (a refused request is logged, though a preview is not).
+   */
+  const refusePreview = async (ctx: Ctx, e: RateLimited | Unavailable) => {
+    noteError(ctx, e)
+    const wait = e._tag === "RateLimited" ? e.retryAfterSeconds : 5
+    ctx.status = e._tag === "RateLimited" ? 429 : 503
+    ctx.set("Retry-After", String(wait))
+    ctx.set("Cache-Control", "no-store")
+    ctx.type = "application/json"
+    ctx.body = editPreview({
+      titleChanged: false,
+      bodyChanged: false,
+      removed: [],
+      protectedOk: true,
+      protectedCount: 0,
+      violations: [],
+      refused:
+        e._tag === "RateLimited"
+          ? `No preview now: ${e.counted === undefined ? `your account has made more than ${e.limit} requests in a minute (previews count like API calls)` : `more than ${e.limit} ${e.counted}`}. Wait ${wait} seconds, then press Save again.`
+          : `No preview now: the service is busy. Wait ${wait} seconds, then press Save again.`,
+      limited: true,
+      merge: null,
+    })
+    await recordWebActivity(ctx, deps, e)
+  }
+  const isLimit = (e: CoreError): e is RateLimited | Unavailable => e._tag === "RateLimited" || e._tag === "Unavailable"
+
   router.post(
     "/articles/:id/preview",
     signedIn("POST /articles/{id}/preview", async (ctx, s) => {
       const id = articleId(ctx)
       noteSubject(ctx, { articleId: id })
+      // An account that has its share of the sanitiser busy already is refused before its form is read.
+      const share = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.admits(s.caller.accountId, ctx.request.length)))
+      if (Result.isFailure(share)) return refusePreview(ctx, share.failure)
+      // Over its requests a minute already: refused before the form is read too (a look, not a
+      // count: the preview is counted once its CSRF token is checked, below).
+      const window = await runCore(deps, peekRequestLimit(s.caller.accountId))
+      if (Result.isSuccess(window) && window.success.remaining <= 0) {
+        return refusePreview(ctx, new RateLimitedError({ limit: window.success.limit, retryAfterSeconds: Math.max(1, window.success.resetSeconds) }))
+      }
       const fields = await postedForm(ctx, s.session)
+      // A preview is a request like an API call: it counts against the account's requests a minute.
+      const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
+      if (Result.isFailure(counted)) {
+        if (counted.failure._tag === "RateLimited") return refusePreview(ctx, counted.failure)
+        throw counted.failure
+      }
       const base = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
       const reason = (fields["reason"] ?? "").trim()
       const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
@@ -196,6 +257,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       }
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
+      if (isLimit(e)) return refusePreview(ctx, e)
       noteError(ctx, e)
       if (e._tag === "EditConflict" && e.conflicts !== undefined) {
         ctx.body = editPreview({
@@ -215,7 +277,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       const sanitized =
         e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
           ? Result.fail(e)
-          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "")))
+          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "", s.caller.accountId)))
       const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
       if (e._tag === "ProtectedLinkChanged") {
         ctx.body = editPreview({

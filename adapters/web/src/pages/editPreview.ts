@@ -17,6 +17,8 @@ export interface EditPreview {
    * and who made it), keeping `kept` of their changes, or opens the conflict page for `conflicts` parts.
    */
   readonly merge: { readonly with: string; readonly kept: number; readonly conflicts: number } | null
+  /** No preview was made: the request was over a limit (429) or the service busy (503); `refused` says when to retry. */
+  readonly limited: boolean
 }
 
 /** The JSON answer of `POST /articles/{id}/preview`. */
@@ -29,6 +31,7 @@ export const editPreview = (v: {
   violations: ReadonlyArray<ProtectedBlockViolation>
   refused: string | null
   merge: EditPreview["merge"]
+  limited?: boolean
 }): EditPreview => ({
   changed: v.titleChanged || v.bodyChanged,
   title_changed: v.titleChanged,
@@ -37,4 +40,5 @@ export const editPreview = (v: {
   protected: { ok: v.protectedOk, count: v.protectedCount, violations: v.violations },
   refused: v.refused,
   merge: v.merge,
+  limited: v.limited ?? false,
 })

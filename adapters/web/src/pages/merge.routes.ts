@@ -33,18 +33,19 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       Effect.gen(function* () {
         const analyzer = yield* HtmlAnalyzer
         const [base, their, mine] = yield* Effect.all(
-          [getRevision(s.caller, id, draft.revision), getRevision(s.caller, id, theirs), analyzer.analyze(draft.body)],
+          [getRevision(s.caller, id, draft.revision), getRevision(s.caller, id, theirs), analyzer.analyze(draft.body, s.caller.accountId)],
           { concurrency: 3 },
         )
         const merge: ArticleMerge = yield* analyzer.merge(
           { title: base.title, body: base.body },
           { title: their.title, body: their.body },
           { title: draft.title.trim(), body: mine.html },
+          s.caller.accountId,
         )
         // Word marks for the first parts, each one comparison within its budget, off the event loop.
         const compared = withComparisons ? merge.conflicts.filter((c) => c.unit !== "title").slice(0, MAX_COMPARED_PARTS) : []
         const comparisons = new Map(
-          yield* Effect.forEach(compared, (c) => Effect.map(analyzer.compare(c.theirs, c.mine, { reading: true }), (comparison) => [c.unit, comparison] as const), {
+          yield* Effect.forEach(compared, (c) => Effect.map(analyzer.compare(c.theirs, c.mine, { reading: true }, s.caller.accountId), (comparison) => [c.unit, comparison] as const), {
             concurrency: 1,
           }),
         )

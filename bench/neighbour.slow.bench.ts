@@ -1,0 +1,176 @@
+/**
+ * The hostile neighbour (`npm run bench -- neighbour`, issue 28; minutes, so never in a plain run): one account sends each finding's
+ * worst input over and over for a few seconds while another account sends a small request one at
+ * a time and `/healthz` is asked one request after the other; the same two figures on the quiet
+ * server are the baseline of the same run. Goals: `/healthz` at worst 100 ms, and the neighbour's
+ * p99 at most 3× its quiet p99. The clients run in a worker thread (`neighbourClients.ts`), the
+ * server in this one; loopback only; every loop stops at its deadline (`BENCH_NEIGHBOUR_SECONDS`,
+ * default 6 per load), then waits for the hostile requests still out (an AVIF bomb: at most its
+ * 20 s budget). `BENCH_NEIGHBOUR_ONLY=H3` runs the quiet loads and those whose name starts so.
+ */
+import { createApiKey, importData } from "@content-site/core"
+import { Worker } from "node:worker_threads"
+import sharp from "sharp"
+import { buildArticle } from "./editPolicy.bench.ts"
+import type { ClientSetup, Load, RunAnswer, RunRequest, Small } from "./neighbourClients.ts"
+import { startBenchServer } from "./support.ts"
+
+const SECONDS = Number(process.env.BENCH_NEIGHBOUR_SECONDS ?? 6)
+const MiB = 1024 * 1024
+
+const quantile = (values: ReadonlyArray<number>, q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+
+const article = (id: string, body: string) => ({
+  id,
+  title: id,
+  url: `https://neighbour.test/${id}`,
+  status: "published",
+  published_at: "2026-11-01T09:00:00Z",
+  "target keyword": "k",
+  body,
+})
+
+/**
+ * Each load has accounts of its own, a hostile one and a neighbour, so that each meets the
+ * contract's limits (60 requests a minute) afresh: the request limit is part of the defence.
+ */
+const accountsFor = (i: number) => [
+  {
+    id: `acc_hostile_${i}`,
+    email: `hostile${i}@neighbour.test`,
+    password: "hostile-password",
+    name: `Hostile ${i}`,
+    sites: [
+      {
+        id: `site_hostile_${i}`,
+        name: "Hostile",
+        url: "https://hostile.test",
+        articles: ["long", "diff", "restore", "preview"].map((what) => article(`art_h_${what}_${i}`, "<p>start</p>")),
+      },
+    ],
+  },
+  {
+    id: `acc_neighbour_${i}`,
+    email: `neighbour${i}@neighbour.test`,
+    password: "neighbour-password",
+    name: `Neighbour ${i}`,
+    sites: [{ id: `site_neighbour_${i}`, name: "Neighbour", url: "https://neighbour.test", articles: [article(`art_n_${i}`, "<p>A small article.</p>")] }],
+  },
+]
+
+/**
+ * 0.5 MB of 1 000-character words, one paragraph each (the diff compares one block element a
+ * line); the two revisions (`alphabet` "0123456789" and "abcdefghij") have no line in common, and
+ * every pair of lines agrees up to its last character: each comparison costs a whole line.
+ */
+const longWords = (alphabet: string): string => {
+  let html = ""
+  for (let w = 0; w < 500; w++) html += `<p>${"w".repeat(999)}${alphabet[w % 10]}</p>`
+  return html
+}
+
+/** Runs one load in the clients' worker thread. */
+const runClients = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> =>
+  new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./neighbourClients.ts", import.meta.url), { workerData: { setup, request } })
+    worker.once("message", (answer: RunAnswer) => {
+      resolve(answer)
+      void worker.terminate()
+    })
+    worker.once("error", reject)
+  })
+
+/** The bench: every load in turn, the quiet ones first. */
+export const run = async (): Promise<void> => {
+  console.log("preparing: an AVIF bomb (8000×8000 of one colour) and a 1×1 PNG ...")
+  const avifBomb = new Uint8Array(await sharp({ create: { width: 8000, height: 8000, channels: 3, background: "#336699" } }).avif({ quality: 50, effort: 0 }).toBuffer())
+  const png = new Uint8Array(await sharp({ create: { width: 1, height: 1, channels: 3, background: "#ffffff" } }).png().toBuffer())
+  // The contract's request limit (60 a minute) holds; the daily edit limit is out of the way.
+  const server = await startBenchServer("bench_neighbour", { SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: "60" })
+  try {
+    const app = server.app
+    // Without protected links: a body that adds some is refused before the work this bench is about.
+    const oneArticle = buildArticle().replaceAll(` data-service-protected="backlink"`, "")
+    const bigBody = oneArticle.repeat(Math.floor(MiB / oneArticle.length))
+    console.log(
+      `${server.database}; ${SECONDS} s per load; AVIF bomb ${avifBomb.byteLength} bytes, PNG ${png.byteLength} bytes, 1 MiB body ${(bigBody.length / 1024).toFixed(0)} KB`,
+    )
+    const loads: ReadonlyArray<readonly [string, Load, Small]> = [
+      ["quiet server, neighbour's dry-run PUT", "quiet", "put"],
+      ["quiet server, neighbour's PNG", "quiet", "png"],
+      ["H1 PATCH dry run, 20 000-char find on 1 M chars (one at a time)", "H1 find", "put"],
+      ["H2 /diff of two 0.5 MB revisions of 1 000-char words (one at a time)", "H2 diff", "put"],
+      ["H2 restoring a 1 MiB revision (one at a time)", "H2 restore", "put"],
+      ["H3 four AVIF bombs at once", "H3 images", "png"],
+      ["H3 twenty 1 MiB dry-run PUTs at once", "H3 dry runs", "put"],
+      ["H3 twenty 1 MiB previews at once (web)", "H3 previews", "put"],
+    ]
+    const only = process.env.BENCH_NEIGHBOUR_ONLY
+    await app.runtime.runPromise(importData({ accounts: loads.flatMap((_, i) => accountsFor(i)) }))
+
+    /** The accounts of load `i`, their keys and the hostile account's articles as the load needs them. */
+    const setupFor = async (i: number, load: Load): Promise<ClientSetup> => {
+      const hostileKey = (await app.runtime.runPromise(createApiKey(`acc_hostile_${i}`, { name: "hostile", scope: "write" }))).key
+      const neighbourKey = (await app.runtime.runPromise(createApiKey(`acc_neighbour_${i}`, { name: "neighbour", scope: "write" }))).key
+      const put = async (id: string, body: string): Promise<number> => {
+        const res = await fetch(`${app.url}/api/v1/articles/${id}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${hostileKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ body }),
+        })
+        const answer = (await res.json()) as { revision?: { number: number } | null }
+        if (res.status !== 200 || !answer.revision) throw new Error(`setup PUT ${id}: ${res.status} ${JSON.stringify(answer).slice(0, 200)}`)
+        return answer.revision.number
+      }
+      const ids = { long: `art_h_long_${i}`, diff: `art_h_diff_${i}`, restore: `art_h_restore_${i}` }
+      if (load === "H1 find") await put(ids.long, `<p>${"a".repeat(1_040_000)}</p>`)
+      const diffFrom = load === "H2 diff" ? await put(ids.diff, longWords("0123456789")) : 0
+      const diffTo = load === "H2 diff" ? await put(ids.diff, longWords("abcdefghij")) : 0
+      const restoreBig = load === "H2 restore" ? await put(ids.restore, bigBody) : 0
+      const restoreSmall = load === "H2 restore" ? await put(ids.restore, "<p>small again</p>") : 0
+      return {
+        url: app.url,
+        hostile: {
+          key: hostileKey,
+          email: `hostile${i}@neighbour.test`,
+          password: "hostile-password",
+          longArticle: ids.long,
+          diffArticle: ids.diff,
+          diffFrom,
+          diffTo,
+          restoreArticle: ids.restore,
+          restoreBig,
+          restoreSmall,
+          previewArticle: `art_h_preview_${i}`,
+          avifBomb,
+          bigBody,
+        },
+        neighbour: { key: neighbourKey, article: `art_n_${i}`, png },
+      }
+    }
+
+    const quiet = new Map<Small, RunAnswer>()
+    for (const [i, [name, load, small]] of loads.entries()) {
+      if (only !== undefined && load !== "quiet" && !load.startsWith(only)) continue
+      const answer = await runClients(await setupFor(i, load), { load, small, seconds: SECONDS })
+      if (load === "quiet") quiet.set(small, answer)
+      const base = quiet.get(small)
+      const hMax = Math.max(...answer.healthz)
+      const p99 = quantile(answer.small, 0.99)
+      const baseP99 = base === undefined ? Number.NaN : quantile(base.small, 0.99)
+      const ratio = p99 / baseP99
+      const goals = load === "quiet" ? "" : `  healthz ${hMax <= 100 ? "met" : "NOT met"}, neighbour ${ratio <= 3 ? "met" : "NOT met"}`
+      const line =
+        `${name.padEnd(68)} /healthz p50 ${quantile(answer.healthz, 0.5).toFixed(1).padStart(6)} ms  max ${hMax.toFixed(0).padStart(5)} ms` +
+        `   neighbour (${small}) n=${String(answer.small.length).padStart(3)} p50 ${quantile(answer.small, 0.5).toFixed(1).padStart(6)} ms  p99 ${p99.toFixed(0).padStart(5)} ms` +
+        `${load === "quiet" ? "" : ` = ${ratio.toFixed(2)}x quiet`}${goals}` +
+        `\n${"".padEnd(68)} neighbour's answers ${JSON.stringify(answer.smallStatuses)}  hostile's answers ${JSON.stringify(answer.hostileStatuses)}`
+      console.log(line)
+    }
+  } finally {
+    await server.close()
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The clients of `neighbour.bench.ts`, run in a worker thread of their own so that building and
+ * reading their requests never holds up the server under test: a hostile account's requests in a
+ * few loops, another account's small request one at a time, and `/healthz` one at a time, all for
+ * a fixed number of seconds (every loop checks the deadline; each request is bounded by the
+ * server's own limits), then it waits for the hostile requests still running and answers.
+ */
+import { parentPort, workerData } from "node:worker_threads"
+
+/** What the bench hands the clients. */
+export interface ClientSetup {
+  readonly url: string
+  /** The hostile account: an API key, its web sign-in, and the articles prepared for it. */
+  readonly hostile: {
+    readonly key: string
+    readonly email: string
+    readonly password: string
+    readonly longArticle: string
+    readonly diffArticle: string
+    readonly diffFrom: number
+    readonly diffTo: number
+    readonly restoreArticle: string
+    readonly restoreBig: number
+    readonly restoreSmall: number
+    readonly previewArticle: string
+    readonly avifBomb: Uint8Array<ArrayBuffer>
+    readonly bigBody: string
+  }
+  /** The other account: an API key, its article and a tiny PNG. */
+  readonly neighbour: { readonly key: string; readonly article: string; readonly png: Uint8Array<ArrayBuffer> }
+}
+
+/** Which load one run makes. */
+export type Load = "quiet" | "H1 find" | "H2 diff" | "H2 restore" | "H3 images" | "H3 dry runs" | "H3 previews"
+
+/** The neighbour's small request: a tiny dry-run PUT, or a tiny PNG as featured image. */
+export type Small = "put" | "png"
+
+export interface RunRequest {
+  readonly load: Load
+  readonly small: Small
+  readonly seconds: number
+}
+
+export interface RunAnswer {
+  readonly healthz: ReadonlyArray<number>
+  readonly small: ReadonlyArray<number>
+  readonly smallStatuses: Record<string, number>
+  readonly hostileStatuses: Record<string, number>
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A fetch that reads the whole answer, and its time in milliseconds; a broken connection is status "error". */
+const timed = async (url: string, init?: RequestInit): Promise<{ status: number | "error"; ms: number }> => {
+  const started = performance.now()
+  try {
+    const response = await fetch(url, init)
+    await response.arrayBuffer()
+    return { status: response.status, ms: performance.now() - started }
+  } catch {
+    return { status: "error", ms: performance.now() - started }
+  }
+}
+
+const count = (tally: Record<string, number>, status: number | string) => {
+  tally[String(status)] = (tally[String(status)] ?? 0) + 1
+}
+
+/** A signed-in web session of the hostile account: its cookies and CSRF token. */
+const signIn = async (setup: ClientSetup): Promise<{ cookie: string; csrf: string }> => {
+  const jar = new Map<string, string>()
+  const keep = (response: Response) => {
+    for (const c of response.headers.getSetCookie()) {
+      const [pair] = c.split(";")
+      const at = pair!.indexOf("=")
+      jar.set(pair!.slice(0, at), pair!.slice(at + 1))
+    }
+  }
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
+  const csrfOf = async (path: string) => {
+    const r = await fetch(`${setup.url}${path}`, { headers: { cookie: cookie() }, redirect: "manual" })
+    keep(r)
+    return /name="_csrf" value="([^"]+)"/.exec(await r.text())?.[1] ?? ""
+  }
+  const form = new URLSearchParams({ _csrf: await csrfOf("/"), email: setup.hostile.email, password: setup.hostile.password, next: "/sites" })
+  const r = await fetch(`${setup.url}/`, { method: "POST", body: form, headers: { cookie: cookie(), "content-type": "application/x-www-form-urlencoded" }, redirect: "manual" })
+  keep(r)
+  await r.arrayBuffer()
+  return { cookie: cookie(), csrf: await csrfOf(`/articles/${setup.hostile.previewArticle}`) }
+}
+
+/** The hostile loops of a load: how many, and one request each. */
+const hostileOf = async (setup: ClientSetup, load: Load): Promise<{ loops: number; once: (i: number, n: number) => Promise<number | "error"> }> => {
+  const h = setup.hostile
+  const api = (path: string) => `${setup.url}/api/v1${path}`
+  const auth = { authorization: `Bearer ${h.key}` }
+  const json = { ...auth, "content-type": "application/json", prefer: "return=minimal" }
+  switch (load) {
+    case "quiet":
+      return { loops: 0, once: async () => 0 }
+    case "H1 find": {
+      const body = JSON.stringify({ edits: [{ find: "a".repeat(20_000), replace: "b" }] })
+      return { loops: 1, once: async () => (await timed(api(`/articles/${h.longArticle}?dry_run=true`), { method: "PATCH", headers: json, body })).status }
+    }
+    case "H2 diff":
+      return { loops: 1, once: async () => (await timed(api(`/articles/${h.diffArticle}/diff?from=${h.diffFrom}&to=${h.diffTo}`), { headers: auth })).status }
+    case "H2 restore":
+      return {
+        loops: 1,
+        once: async (_i, n) =>
+          (await timed(api(`/articles/${h.restoreArticle}/revisions/${n % 2 === 0 ? h.restoreBig : h.restoreSmall}/restore`), { method: "POST", headers: json, body: "{}" })).status,
+      }
+    case "H3 images":
+      return {
+        loops: 4,
+        once: async () => {
+          const form = new FormData()
+          form.set("image", new Blob([h.avifBomb], { type: "image/avif" }), "bomb.avif")
+          return (await timed(api(`/articles/${h.longArticle}/featured-image`), { method: "POST", headers: { ...auth, prefer: "return=minimal" }, body: form })).status
+        },
+      }
+    case "H3 dry runs": {
+      const body = JSON.stringify({ body: h.bigBody })
+      return { loops: 20, once: async () => (await timed(api(`/articles/${h.previewArticle}?dry_run=true`), { method: "PUT", headers: json, body })).status }
+    }
+    case "H3 previews": {
+      const session = await signIn(setup)
+      const form = new URLSearchParams({ _csrf: session.csrf, title: "Preview", body: h.bigBody }).toString()
+      return {
+        loops: 20,
+        once: async () =>
+          (
+            await timed(`${setup.url}/articles/${h.previewArticle}/preview`, {
+              method: "POST",
+              headers: { cookie: session.cookie, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+              body: form,
+            })
+          ).status,
+      }
+    }
+  }
+}
+
+const smallOf = (setup: ClientSetup, small: Small): (() => Promise<{ status: number | "error"; ms: number }>) => {
+  const n = setup.neighbour
+  const auth = { authorization: `Bearer ${n.key}` }
+  if (small === "put") {
+    const body = JSON.stringify({ body: "<p>A tiny edit of the neighbour's article.</p>" })
+    return () => timed(`${setup.url}/api/v1/articles/${n.article}?dry_run=true`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body })
+  }
+  return () => {
+    const form = new FormData()
+    form.set("image", new Blob([n.png], { type: "image/png" }), "tiny.png")
+    return timed(`${setup.url}/api/v1/articles/${n.article}/featured-image`, { method: "POST", headers: { ...auth, prefer: "return=minimal" }, body: form })
+  }
+}
+
+/** One run: the hostile loops, the neighbour and `/healthz` for `seconds`, then the hostile requests still out. */
+const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> => {
+  const hostile = await hostileOf(setup, request.load)
+  const small = smallOf(setup, request.small)
+  const answer = { healthz: [] as Array<number>, small: [] as Array<number>, smallStatuses: {}, hostileStatuses: {} }
+  // Warm: the first image starts the decoding processes, the first body the worker thread.
+  for (let i = 0; i < 3; i++) await small()
+  const started = performance.now()
+  const deadline = started + request.seconds * 1000
+  const open = () => performance.now() < deadline
+  let sent = 0
+  const loops = Array.from({ length: hostile.loops }, async (_, i) => {
+    while (open()) {
+      const status = await hostile.once(i, sent++)
+      count(answer.hostileStatuses, status)
+      // A refused attacker tries again at once, but not in a tight loop.
+      if (status !== 200 && status !== 422 && status !== 413) await sleep(100)
+    }
+  })
+  const healthz = (async () => {
+    while (open()) {
+      answer.healthz.push((await timed(`${setup.url}/healthz`)).ms)
+      await sleep(5)
+    }
+  })()
+  const neighbour = (async () => {
+    // The hostile requests first: the neighbour arrives while they are being worked on.
+    if (hostile.loops > 0) await sleep(500)
+    while (open()) {
+      const r = await small()
+      answer.small.push(r.ms)
+      count(answer.smallStatuses, r.status)
+      // Within the neighbour's own 60 requests a minute.
+      await sleep(150)
+    }
+  })()
+  await Promise.all([healthz, neighbour, ...loops])
+  return answer
+}
+
+if (parentPort !== null && workerData !== null) {
+  const { setup, request } = workerData as { setup: ClientSetup; request: RunRequest }
+  parentPort.postMessage(await runOnce(setup, request))
+}
