@@ -359,7 +359,7 @@ describe("the article editor in Chromium", () => {
         const form = new URLSearchParams({ _csrf: csrf, title: a.title, body: textarea.value, revision: String(a.revision), reason: "" })
         const res = await fetch(`/articles/${a.id}/edit`, { method: "POST", body: form })
         const page = new DOMParser().parseFromString(await res.text(), "text/html")
-        out.push({ id: a.id, visual: inVisual, status: page.querySelector("[role=status]")?.textContent?.trim() ?? "" })
+        out.push({ id: a.id, visual: inVisual, status: page.querySelector("[role=status]")?.textContent?.trim() ?? `${res.status} ${res.url} ${(page.querySelector("[role=alert]") ?? page.querySelector("h1"))?.textContent?.trim()}` })
       }
       return out
     }, stored)

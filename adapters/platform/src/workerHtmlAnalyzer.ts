@@ -10,6 +10,7 @@ import {
   NOT_SMALL,
   PayloadTooLarge,
   RateLimited,
+  readStoredBody,
   type SmallWork,
   type StoredBody,
   type TextEditsResult,
@@ -28,6 +29,13 @@ import type { CompareTask, EditsTask, HtmlWorkerAnswer, MergeTask } from "./html
  * past any bound the body goes to the pool, having cost at most that.
  */
 export const SMALL_BODY: SmallWork = { chars: 4096, nodes: 2048 }
+
+/**
+ * A stored body this small is read (its protected blocks and word count) in the calling thread:
+ * at most 32 Ki characters, so at most 32 Ki elements parsed, a few milliseconds. Reads of many
+ * small articles at once then never wait for, or are refused by, the account's share of the pool.
+ */
+export const STORED_INLINE = 32 * 1024
 
 /** How the worker pool is sized and shared. */
 export interface HtmlWorkerOptions {
@@ -108,7 +116,10 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
           : Effect.fail(ownLimit),
       ),
     // Diffs, restores, PATCH edits and merges wait in the same account's queue as its bodies.
-    readStored: (html: string, owner: string) => pooled(owner, () => pool.runNamed("readStored", html)),
+    // A stored body is in its sanitised form, which parses to the tree it was written from (at
+    // most one element per character): one of at most STORED_INLINE characters is read here.
+    readStored: (html: string, owner: string) =>
+      html.length <= STORED_INLINE ? Effect.sync(() => readStoredBody(html)) : pooled(owner, () => pool.runNamed("readStored", html)),
     compare: (fromHtml: string, toHtml: string, options: CompareOptions, owner: string) =>
       pooled(owner, () => pool.runNamed("compare", { fromHtml, toHtml, options })),
     applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>, owner: string) =>

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import analyzeInWorker, * as worker from "../src/htmlWorker.ts"
 import type { HtmlWorkerAnswer } from "../src/htmlWorker.ts"
 import type { NamedTasks } from "../src/workerHtmlAnalyzer.ts"
-import { pooledHtmlAnalyzer, SMALL_BODY, workerHtmlAnalyzer } from "../src/index.ts"
+import { pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer } from "../src/index.ts"
 
 const runtime = ManagedRuntime.make(workerHtmlAnalyzer({ maxThreads: 1 }))
 afterAll(() => runtime.dispose())
@@ -91,18 +91,22 @@ describe("workerHtmlAnalyzer: find-and-replace edits", () => {
 /** A pool that runs the worker's task in this thread, counting the bodies sent to it; `hold` keeps them running. */
 const countingPool = (threads = 1) => {
   const sent: Array<string> = []
+  const named: Array<string> = []
   const held: Array<() => void> = []
   let hold = false
   return {
     sent,
+    named,
     held,
     holdAll: () => (hold = true),
     release: () => held.splice(0).forEach((go) => go()),
     pool: {
       threads,
       // The named tasks run here too, through the same functions the worker runs.
-      runNamed: async <K extends keyof NamedTasks>(name: K, task: NamedTasks[K][0]): Promise<NamedTasks[K][1]> =>
-        (worker[name] as (t: NamedTasks[K][0]) => NamedTasks[K][1])(task),
+      runNamed: async <K extends keyof NamedTasks>(name: K, task: NamedTasks[K][0]): Promise<NamedTasks[K][1]> => {
+        named.push(name)
+        return (worker[name] as (t: NamedTasks[K][0]) => NamedTasks[K][1])(task)
+      },
       run: (html: string) =>
         new Promise<HtmlWorkerAnswer>((resolve) => {
           sent.push(html)
@@ -180,5 +184,20 @@ describe("pooledHtmlAnalyzer", () => {
     for (let i = 0; i < 5; i++) await Promise.resolve()
     expect(failureOf(await Effect.runPromiseExit(analyzer.analyze(big, "acc_c")))).toBeInstanceOf(Unavailable)
     c.release()
+  })
+})
+
+describe("pooledHtmlAnalyzer: stored bodies", () => {
+  it("should read a stored body of at most STORED_INLINE characters here, and a longer one in the pool (counted)", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool)
+    const fits = `<p>${"a".repeat(STORED_INLINE - 7)}</p>`
+    expect(fits.length).toBe(STORED_INLINE)
+    // Many reads of small articles at once: none waits for the account's share, none is refused.
+    const reads = await Promise.all(Array.from({ length: 30 }, () => Effect.runPromiseExit(analyzer.readStored(fits, "acc_a"))))
+    expect(reads.every(Exit.isSuccess)).toBe(true)
+    expect(c.named).toEqual([])
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.readStored(`${fits} `, "acc_a")))).toBe(true)
+    expect(c.named).toEqual(["readStored"])
   })
 })

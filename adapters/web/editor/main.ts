@@ -314,8 +314,9 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       if (res.redirected || !(res.headers.get("content-type") ?? "").includes("json")) {
         throw new PreviewUnavailable("you are signed out. Saving keeps your text and asks you to sign in again")
       }
-      if (!res.ok) throw new PreviewUnavailable(`the server answered ${res.status}`)
       const result = (await res.json()) as PreviewResult
+      // A limit's refusal (429, 503) is a preview of its own, saying when to ask again; any other error is not.
+      if (!res.ok && result.limited !== true) throw new PreviewUnavailable(`the server answered ${res.status}`)
       renderPreview(preview, result)
       // Over a limit no preview was made: the next press asks for one again.
       if (result.limited === true) return
