@@ -59,6 +59,14 @@ describe("authentication", () => {
     await expectProblem(basic, 401, "unauthenticated")
   })
 
+  it("should take Authorization over X-API-Key when both are sent (docs/api.md)", async () => {
+    // A valid Bearer key with an unknown X-API-Key: the Bearer key is the one used.
+    expect((await t.api("/api/v1/sites", { key: null, headers: { Authorization: `Bearer ${KEYS.a}`, "X-API-Key": "cs_unknownunknownunknownunknownunknown1" } })).status).toBe(200)
+    // A Basic Authorization with a valid X-API-Key: Authorization wins, and it is no key.
+    const both = await t.api("/api/v1/sites", { key: null, headers: { Authorization: `Basic ${btoa("a:b")}`, "X-API-Key": KEYS.a } })
+    await expectProblem(both, 401, "unauthenticated")
+  })
+
   it("should refuse an OAuth-style access token at REST", async () => {
     const res = await t.api("/api/v1/sites", { key: "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhY2NfYSJ9.c2ln" })
     await expectProblem(res, 401, "unauthenticated")
