@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium, seriousViolations } from "../support/browser.ts"
+import { launchChromium, seriousViolations, signedInContext } from "../support/browser.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
@@ -73,12 +73,7 @@ const bodyNow = async (id: string): Promise<string> =>
   ((await (await fetch(`${server.url}/api/v1/articles/${id}`, { headers: { Authorization: `Bearer ${agentKey}` } })).json()) as { body: string }).body
 
 const open = async (options: { javaScript: boolean; width: number }, id: string): Promise<{ context: BrowserContext; page: Page }> => {
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScript, viewport: { width: options.width, height: 900 } })
-  const page = await context.newPage()
-  await page.goto(`${server.url}/`)
-  await page.fill("#email", EMAIL)
-  await page.fill("#password", PASSWORD)
-  await Promise.all([page.waitForURL(`${server.url}/sites`), page.click("button[type=submit]")])
+  const { context, page } = await signedInContext(browser, server.url, { email: EMAIL, password: PASSWORD }, { ...options, height: 900 })
   await page.goto(`${server.url}/articles/${id}`)
   if (options.javaScript) {
     await page.waitForSelector("html.editor-ready")

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium } from "../support/browser.ts"
+import { launchChromium, signedInContext } from "../support/browser.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
@@ -88,15 +88,8 @@ afterAll(async () => {
   await server?.close()
 })
 
-const signedIn = async (size: { width: number; height: number }, javaScript = true): Promise<{ context: BrowserContext; page: Page }> => {
-  const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, javaScriptEnabled: javaScript })
-  const page = await context.newPage()
-  await page.goto(`${server.url}/`)
-  await page.fill("#email", OWNER.email)
-  await page.fill("#password", OWNER.password)
-  await Promise.all([page.waitForURL(`${server.url}/sites`), page.click("button[type=submit]")])
-  return { context, page }
-}
+const signedIn = (size: { width: number; height: number }, javaScript = true): Promise<{ context: BrowserContext; page: Page }> =>
+  signedInContext(browser, server.url, OWNER, { ...size, javaScript })
 
 const noWiderThan = async (page: Page, width: number): Promise<void> => {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import Chromium from "@sparticuz/chromium"
-import { type Browser, chromium, type Page } from "playwright-core"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 
 /**
  * The launch flags: headless, no sandbox (tests run as root), no GPU, no background traffic to
@@ -56,4 +56,23 @@ export const seriousViolations = async (page: Page): Promise<ReadonlyArray<strin
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+}
+
+/**
+ * A new browser context of the given size (JavaScript on unless said), signed in on the sign-in
+ * page as a person would: the page is left on `/sites`.
+ */
+export const signedInContext = async (
+  browser: Browser,
+  baseUrl: string,
+  person: { readonly email: string; readonly password: string },
+  view: { readonly width: number; readonly height: number; readonly javaScript?: boolean },
+): Promise<{ context: BrowserContext; page: Page }> => {
+  const context = await browser.newContext({ viewport: { width: view.width, height: view.height }, javaScriptEnabled: view.javaScript ?? true })
+  const page = await context.newPage()
+  await page.goto(`${baseUrl}/`)
+  await page.fill("#email", person.email)
+  await page.fill("#password", person.password)
+  await Promise.all([page.waitForURL(`${baseUrl}/sites`), page.click("button[type=submit]")])
+  return { context, page }
 }

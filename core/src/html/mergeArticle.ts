@@ -171,6 +171,10 @@ const hunksOf = (budget: DiffBudget, base: ReadonlyArray<number>, side: Readonly
   return { hunks, coarse: false }
 }
 
+/** The three-way rule for one unit: a side's change where only it changed, one change both made once, otherwise a conflict. */
+const resolve = <T>(base: T, mine: T, theirs: T, same: (a: T, b: T) => boolean): Resolution =>
+  same(mine, theirs) ? (same(mine, base) ? "same" : "both") : same(mine, base) ? "theirs" : same(theirs, base) ? "mine" : "conflict"
+
 const overlaps = (a: Hunk, b: Hunk): boolean =>
   a.oStart === a.oEnd && b.oStart === b.oEnd ? a.oStart === b.oStart : a.oStart < b.oEnd && b.oStart < a.oEnd
 const sameIds = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
@@ -221,7 +225,7 @@ const regionsOf = (base: ReadonlyArray<number>, mine: ReadonlyArray<Hunk>, their
     const m = sideOver(base, ofSide("mine"), rs, re)
     const t = sideOver(base, ofSide("theirs"), rs, re)
     const o = base.slice(rs, re)
-    const resolution: Resolution = sameIds(m, t) ? (sameIds(m, o) ? "same" : "both") : sameIds(m, o) ? "theirs" : sameIds(t, o) ? "mine" : "conflict"
+    const resolution = resolve(o, m, t, sameIds)
     regions.push({ oStart: rs, oEnd: re, mine: m, theirs: t, resolution })
   }
   return regions
@@ -342,16 +346,7 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
   }
 
   const html = (list: ReadonlyArray<Unit>): string => trimHtmlSpace(joinRaw(list))
-  const titleResolution: Resolution =
-    mine.title === theirs.title
-      ? mine.title === base.title
-        ? "same"
-        : "both"
-      : mine.title === base.title
-        ? "theirs"
-        : theirs.title === base.title
-          ? "mine"
-          : "conflict"
+  const titleResolution = resolve(base.title, mine.title, theirs.title, (a, b) => a === b)
   const conflicts: Array<MergeConflict> = []
   if (titleResolution === "conflict") conflicts.push({ unit: "title", base: base.title, theirs: theirs.title, mine: mine.title })
   const outChunks: Array<MergeChunk> = chunks.map((chunk) => {

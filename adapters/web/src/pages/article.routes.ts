@@ -139,7 +139,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           const { result } = outcome.success
           if (result.revision !== null) noteCommitted(ctx)
           await dropDraft(deps, s.session, fields["draft"])
-          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs))
+          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs, result.article.revision))
           await setFlash(deps, s.session, savedFlash(id, result, theirsBy))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
         }
@@ -239,7 +239,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       )
       ctx.set("Cache-Control", "no-store")
       ctx.type = "application/json"
-      const theirsBy = async (n: number) => `revision ${n} by ${await runCoreOrThrow(deps, whoMade(s.caller, id, n))}`
+      const theirsBy = async (n: number) => `revision ${n} by ${await runCoreOrThrow(deps, whoMade(s.caller, id, n, current.revision))}`
       if (Result.isSuccess(outcome)) {
         const { result } = outcome.success
         const next = result.article

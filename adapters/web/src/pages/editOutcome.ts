@@ -1,5 +1,5 @@
 /** What the article page and the conflict page both do with an edit's outcome: who made a revision, refusals, the saved message. */
-import { type Caller, type CoreError, getRevision, type Revision, toProblem, type UpdateArticleResult } from "@content-site/core"
+import { type Caller, type CoreError, getRevision, listRevisions, type Revision, toProblem, type UpdateArticleResult } from "@content-site/core"
 import type { Flash, HttpDeps, WebSession } from "@content-site/http"
 import { displayName, requestIdOf, setFlash } from "@content-site/http"
 import { Effect } from "effect"
@@ -11,8 +11,15 @@ const ORIGIN_WORDS: Readonly<Record<Revision["origin"], string>> = { api: "API",
 /** Who made a revision, as a person reads it: the key's, agent's or person's name and how ("ci (API)"). */
 export const madeBy = (revision: Pick<Revision, "actor" | "origin">): string => `${displayName(revision.actor.name)} (${ORIGIN_WORDS[revision.origin]})`
 
-/** Reads who made revision `n` of an article. */
-export const whoMade = (caller: Caller, articleId: string, n: number) => Effect.map(getRevision(caller, articleId, n), madeBy)
+/**
+ * Reads who made revision `n` of an article whose newest revision is `newest`: its summary from
+ * the revision list (numbers are gapless, newest first), never its body, which may be 1 MiB.
+ */
+export const whoMade = (caller: Caller, articleId: string, n: number, newest: number) =>
+  Effect.flatMap(listRevisions(caller, articleId, { page: Math.max(1, newest - n + 1), per_page: 1 }), (page) => {
+    const found = page.data[0]
+    return found !== undefined && found.number === n ? Effect.succeed(madeBy(found)) : Effect.map(getRevision(caller, articleId, n), madeBy)
+  })
 
 /** The article page's address showing a kept draft and why it was not saved. */
 export const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`

@@ -138,7 +138,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         const { result } = outcome.success
         if (result.revision !== null) noteCommitted(ctx)
         await dropDraft(deps, s.session, draftId)
-        const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs))
+        const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs, result.article.revision))
         await setFlash(deps, s.session, savedFlash(id, result, theirsBy, merge.conflicts.length))
         return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
       }
