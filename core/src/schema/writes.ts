@@ -173,10 +173,14 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
   url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
   image_base64: Schema.optionalKey(
     Schema.String.pipe(Schema.check(Schema.isMaxLength(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4))).annotate({
-      description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url.",
+      description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url (exactly one of the two).",
     }),
   ),
-  mime_type: Schema.optionalKey(ImageMimeType),
+  mime_type: Schema.optionalKey(
+    ImageMimeType.annotate({
+      description: "The type of the image_base64 bytes: required with image_base64, not used with url. The service judges the image by decoding its bytes, never by this value alone: bytes that are none of these types are unsupported_image.",
+    }),
+  ),
   alt: Schema.optionalKey(Alt),
   idempotency_key: Schema.optionalKey(IdempotencyKey),
   response: responseArg,

@@ -302,9 +302,10 @@ export const openApiDocument = (publicUrl: string): Json => {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "An API key (`cs_...`) as `Authorization: Bearer <key>`.",
+          description:
+            "An API key (`cs_...`) as `Authorization: Bearer <key>`. Sent together with `X-API-Key`, this one wins and `X-API-Key` is not looked at: an `Authorization` that is not a valid `Bearer <key>` is a 401 even beside a valid `X-API-Key`.",
         },
-        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (`cs_...`) in `X-API-Key`." },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (`cs_...`) in `X-API-Key`, read only when no `Authorization` header is sent." },
       },
     },
   }
