@@ -157,7 +157,7 @@ export const UpdateArticleArgs = Schema.Struct({
   dry_run: Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." })),
   if_revision: Schema.optionalKey(
     Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
-      description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
+      description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed. Not together with base_revision (invalid_request).",
     }),
   ),
   base_revision: Schema.optionalKey(BaseRevision),
