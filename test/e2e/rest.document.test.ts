@@ -12,6 +12,7 @@
  */
 import { parseDateBound } from "@content-site/core"
 import fc from "fast-check"
+import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { schemaValues, type SchemaValues } from "../support/schemaArbitrary.ts"
 import { KEYS, startTestServer, type TestServer } from "./helpers.ts"
@@ -23,6 +24,8 @@ interface Request {
   readonly query: Record<string, string>
   readonly headers: Record<string, string>
   readonly body: Json | undefined
+  /** Sent as multipart/form-data with a small real PNG as `image`, instead of the JSON body. */
+  readonly form?: Record<string, string>
   readonly key: string
   /** Which header carries the key (both are documented; `Authorization` by default). */
   readonly via?: "authorization" | "x-api-key"
@@ -34,17 +37,20 @@ interface Operation {
   readonly op: Json
   readonly parameters: ReadonlyArray<Json>
   readonly body: Json | undefined
+  readonly form: Json | undefined
 }
 
 let t: TestServer
 let doc: Json
 let values: SchemaValues
 let operations: Array<Operation>
+let png: Uint8Array
 
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "1000000", DAILY_EDIT_LIMIT: "1000000" })
   doc = (await (await fetch(`${t.url}/api/v1/openapi.json`)).json()) as Json
   values = schemaValues(doc)
+  png = new Uint8Array(await sharp({ create: { width: 4, height: 4, channels: 3, background: "#08f" } }).png().toBuffer())
   operations = Object.entries(doc["paths"] as Record<string, Json>).flatMap(([template, item]) =>
     Object.entries(item).map(([method, op]: [string, Json]) => ({
       method: method.toUpperCase(),
@@ -52,6 +58,7 @@ beforeAll(async () => {
       op,
       parameters: (op["parameters"] as Array<Json> | undefined) ?? [],
       body: op["requestBody"]?.content?.["application/json"]?.schema as Json | undefined,
+      form: op["requestBody"]?.content?.["multipart/form-data"]?.schema as Json | undefined,
     })),
   )
 })
@@ -84,6 +91,12 @@ const send = async (o: Operation, r: Request): Promise<Response> => {
   const path = o.template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(r.path[name] ?? ""))
   const query = new URLSearchParams(r.query).toString()
   const headers: Record<string, string> = { ...r.headers }
+  if (r.form !== undefined) {
+    const form = new FormData()
+    form.set("image", new Blob([png], { type: "image/png" }), "walk.png")
+    for (const [name, value] of Object.entries(r.form)) form.set(name, value)
+    return t.api(`/api/v1${path}${query === "" ? "" : `?${query}`}`, { method: o.method, headers, body: form, key: r.key })
+  }
   if (r.body !== undefined) headers["content-type"] = "application/json"
   if (r.via === "x-api-key") headers["x-api-key"] = r.key
   return t.api(`/api/v1${path}${query === "" ? "" : `?${query}`}`, {
@@ -124,7 +137,7 @@ const describedRefusal = (field: string, value: unknown, problem: Json): boolean
 /** One field of one operation: where it goes in a request, and its schema. */
 interface Field {
   readonly name: string
-  readonly where: "path" | "query" | "header" | "body" | "edit"
+  readonly where: "path" | "query" | "header" | "body" | "edit" | "form"
   readonly schema: Json
 }
 
@@ -142,6 +155,10 @@ const fieldsOf = (o: Operation): Array<Field> => {
       }
     }
   }
+  // A multipart form's text fields (the file itself is the image tests' business).
+  for (const [name, schema] of Object.entries((o.form?.["properties"] as Record<string, Json> | undefined) ?? {})) {
+    if (schema["contentMediaType"] === undefined) fields.push({ name, where: "form", schema })
+  }
   return fields
 }
 
@@ -155,6 +172,8 @@ const withField = (r: Request, f: Field, value: unknown): Request => {
       return { ...r, headers: { ...r.headers, [f.name]: String(value) } }
     case "body":
       return { ...r, body: { ...r.body, [f.name]: value } }
+    case "form":
+      return { ...r, body: undefined, form: { ...r.form, [f.name]: String(value) } }
     case "edit": {
       const inner = f.name.slice(f.name.indexOf(".") + 1)
       const edit = { find: "Body of article", replace: "Body of this article", [inner]: value }
