@@ -44,7 +44,7 @@ let t: TestServer
 let doc: Json
 let values: SchemaValues
 let operations: Array<Operation>
-let png: Uint8Array
+let png: Uint8Array<ArrayBuffer>
 
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "1000000", DAILY_EDIT_LIMIT: "1000000" })
