@@ -13,7 +13,7 @@ import { loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningK
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
 export { toolDefinitionsFor, tools } from "./tools.ts"
-export { OAUTH_TTL } from "./authorizationServer.ts"
+export { OAUTH_ROUTES, OAUTH_TTL } from "./authorizationServer.ts"
 export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
 
 /** Default age of the newest signing key at which an instance rotates (`OAUTH_KEY_ROTATE_DAYS`; 0 = never). */

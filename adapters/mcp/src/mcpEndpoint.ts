@@ -30,7 +30,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, displayName, type HttpDeps, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, type HttpDeps, noteAccount, notesOf, type RequestNotes, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -486,6 +486,8 @@ export const mcpEndpoint = (options: {
     readonly batch: boolean
     readonly auth: Authenticated
     readonly onVerdict: (verdict: LimitVerdict) => void
+    /** The HTTP request's notes: each tool call adds its tool, outcome and time (access log, metrics). */
+    readonly notes: RequestNotes
   }
   const transport = exchangeTransport<Exchange>()
   const server = new Server(
@@ -506,7 +508,18 @@ export const mcpEndpoint = (options: {
     // The activity log keeps one entry per request id (so that a replayed journal never writes
     // one twice): the calls of a batch are told apart by their position in it, `<id>.<n>`.
     const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
-    return callTool(requestId, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
+    const name = request.params.name
+    const call = () => callTool(requestId, exchange.auth, name, request.params.arguments, exchange.onVerdict)
+    // Only a known tool's name is noted or names a span: an unknown one is the caller's text.
+    if (toolNamed(name) === undefined) return call()
+    const started = performance.now()
+    return (deps.span !== undefined ? deps.span(`tool ${name}`, call) : call()).then((result) => {
+      const { notes } = exchange
+      notes.tools ??= []
+      notes.tools.push({ name, outcome: result.isError === true ? "error" : "ok", seconds: (performance.now() - started) / 1000 })
+      if (result.isError === true) notes.problemCode = replayedCode(result) ?? "internal"
+      return result
+    })
   })
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
@@ -625,6 +638,7 @@ export const mcpEndpoint = (options: {
       onVerdict: (v) => {
         verdict = v
       },
+      notes: notesOf(ctx),
     })
     ctx.set("Cache-Control", "no-store")
     if (answers.length === 0) {
@@ -659,6 +673,7 @@ export const mcpEndpoint = (options: {
 
     const auth = await authenticate(ctx)
     if (auth === undefined) return
+    noteAccount(ctx, auth.principal.accountId)
     // Only tool calls count against the account's requests a minute: the protocol's own messages
     // (initialize, tools/list, notifications) would spend an agent's budget on plumbing. Every
     // other answer shows the limit as it stands, read without counting (a tool call's answer

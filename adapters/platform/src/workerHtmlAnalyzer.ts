@@ -55,6 +55,8 @@ export interface HtmlWorkerOptions {
   readonly maxHeapMb?: number
   /** Bodies sanitised in the calling thread (default `SMALL_BODY`). */
   readonly small?: SmallWork
+  /** Handed the pool's load (jobs running and waiting, every account), for the metrics to read. */
+  readonly watch?: (load: () => { readonly running: number; readonly waiting: number }) => void
 }
 
 /** The other tasks of the pool, by the name of their function in htmlWorker.ts, with their tasks and answers. */
@@ -93,6 +95,7 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     perOwnerRunning: Math.max(1, pool.threads - 1),
     maxWaiting: options.maxQueue ?? 64,
   })
+  options.watch?.(() => queue.load())
   const small = options.small ?? SMALL_BODY
   const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
   const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: 1, counted: "article bodies of this account being sanitised at once" })
