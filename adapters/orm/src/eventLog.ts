@@ -11,9 +11,9 @@ export interface OrmEventLog {
 
 const line = (fields: object, msg: string) => (Object.keys(fields).length === 0 ? msg : `${msg} ${JSON.stringify(fields)}`)
 
-/** Events as plain console lines: information on stdout, warnings and errors on stderr. */
+/** Events as plain console lines: information (its message) on stdout, warnings and errors (with their fields) on stderr. */
 export const consoleEventLog: OrmEventLog = {
-  info: (fields, msg) => console.log(line(fields, msg)),
+  info: (_fields, msg) => console.log(msg),
   warn: (fields, msg) => console.error(line(fields, msg)),
   error: (fields, msg) => console.error(line(fields, msg)),
 }
