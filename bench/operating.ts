@@ -84,6 +84,8 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const observed = await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token })
     const traced = await start("traced", { LOG_LEVEL: "info", METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: "always_on" })
     const load = (base: string) => () => autocannon({ url: `${base}${getPath}`, connections: CONNECTIONS, duration: SECONDS, headers: auth })
+    // A fresh process answers its first requests slowly (compiling, caches, pools): each is warmed first.
+    for (const base of [off, observed, traced]) await autocannon({ url: `${base}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })
     const results: Record<"off" | "observed" | "traced", CannonResult> = await alternating({ off: load(off), observed: load(observed), traced: load(traced) })
     const lines = readFileSync(join(dir, "observed.log"), "utf8").split("\n").filter((l) => l.includes('"route":"/api/v1/articles/{id}"')).length
     const times = (r: CannonResult) => (r.requests.average / results.off.requests.average).toFixed(2)
