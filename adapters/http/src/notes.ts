@@ -34,3 +34,12 @@ export interface EventLog {
 
 /** Runs `work` inside a span named `name` (tracing on), or just runs it. */
 export type SpanRunner = <A>(name: string, work: () => Promise<A>) => Promise<A>
+
+const consoleLog: EventLog = {
+  info: (_fields, msg) => console.log(msg),
+  warn: (fields, msg) => console.error(msg, fields),
+  error: (fields, msg) => console.error(msg, fields),
+}
+
+/** The event log an adapter reports to: the server's (pino), or the console when none was given. */
+export const eventLogOf = (deps: { readonly log?: EventLog | undefined }): EventLog => deps.log ?? consoleLog

@@ -3,7 +3,7 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/http"
+import { clientAddress, eventLogOf, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
 import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
@@ -60,7 +60,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const reload = async () => {
     if (schedule !== undefined) {
       const rotated = await rotateIfDue(deps.runtime, schedule)
-      if (rotated !== undefined) console.log(`OAuth: rotated the signing key (new key ${rotated.kid} signs from ${rotated.activatesAt.toISOString()})`)
+      if (rotated !== undefined) eventLogOf(deps).info({ kid: rotated.kid, activates_at: rotated.activatesAt.toISOString() }, "OAuth: rotated the signing key")
     }
     const signing = await loadSigningKeys(deps.runtime)
     if (signing.fingerprint !== current.signing.fingerprint) current = serverOf(signing)

@@ -39,7 +39,7 @@ import type { HttpDeps } from "@content-site/http"
 import { coreErrorOfHttpError, problemHeaders, sendProblem } from "@content-site/http"
 import { requestIdOf } from "@content-site/http"
 import { runEffect } from "@content-site/http"
-import { noteAccount } from "@content-site/http"
+import { eventLogOf, noteAccount } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
 import { decodePathId, prefersMinimal } from "./requestParts.ts"
@@ -208,7 +208,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       answer === undefined ? releaseIdempotencyKey(caller, key, fingerprint) : recordIdempotentAnswer(caller, key, fingerprint, { ...answer, dryRun })
     // A key left pending is freed by its lease; the answer already made is sent regardless.
     await runEffect(deps.runtime, effect).catch((err: unknown) => {
-      console.error(`[${caller.requestId}] could not keep the idempotency key's answer: ${err instanceof Error ? err.message : String(err)}`)
+      eventLogOf(deps).error({ request_id: caller.requestId, err: err instanceof Error ? err.message : String(err) }, "could not keep the idempotency key's answer")
     })
   }
   try {
@@ -316,7 +316,7 @@ const record = async (
 ) => {
   // The activity entry must not turn an answered call into an error: a failure to log is reported, not sent.
   await runEffect(deps.runtime, recordActivity(caller, outcome)).catch((err: unknown) => {
-    console.error(`[${caller.requestId}] could not record activity: ${err instanceof Error ? err.message : String(err)}`)
+    eventLogOf(deps).error({ request_id: caller.requestId, err: err instanceof Error ? err.message : String(err) }, "could not record activity")
   })
 }
 
