@@ -48,8 +48,9 @@ export const createLogger = (options: LoggerOptions): Logger => {
         messageFormat: (log, messageKey) => {
           const message = String(log[messageKey] ?? "")
           if (log["route"] === undefined) return message
+          const tool = log["tool"] !== undefined ? ` (${String(log["tool"])})` : ""
           const account = log["account_id"] !== undefined ? ` ${String(log["account_id"])}` : ""
-          return `${message} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}`
+          return `${message}${tool} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}`
         },
       }),
     )
