@@ -131,7 +131,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, `database: applied ${applied.length} migrations`)
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, connectTimeoutMs)
     bus = config.databaseUrl
-      ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs })
+      ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs, log })
       : inProcessEventBus()
   } catch (e) {
     redis?.disconnect()
