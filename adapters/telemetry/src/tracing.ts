@@ -45,7 +45,8 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
       }),
       // Router spans only: a span for each of the app's middleware would outnumber the work.
       new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
-      new PgInstrumentation({ requireParentSpan: true }),
+      // A statement is a span; taking a pooled connection is not worth one.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   })
