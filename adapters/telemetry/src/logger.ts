@@ -19,7 +19,8 @@ export interface LoggerOptions {
 }
 
 // Fields of an access line that the readable format shows in its message instead of after it.
-const ACCESS_FIELDS = "method,route,status,duration_ms,request_id,channel,account_id,trace_id,tool"
+// (and the bulky fields of the service's events: the migrations' names, the signal named in the message)
+const ACCESS_FIELDS = "method,route,status,duration_ms,request_id,channel,account_id,trace_id,tool,code,migrations,signal"
 
 /**
  * The service's logger: pino with the contract's fields (`time` as ISO 8601, `level` by name,
@@ -44,13 +45,14 @@ export const createLogger = (options: LoggerOptions): Logger => {
         translateTime: "SYS:HH:MM:ss",
         ignore: ACCESS_FIELDS,
         singleLine: true,
-        // An access line reads "GET /api/v1/sites 200 3 ms req_..."; the service's events, their message.
+        // An access line reads "GET /api/v1/sites 200 3 ms req_... acc_..."; the service's events, their message.
         messageFormat: (log, messageKey) => {
           const message = String(log[messageKey] ?? "")
           if (log["route"] === undefined) return message
           const tool = log["tool"] !== undefined ? ` (${String(log["tool"])})` : ""
+          const code = log["code"] !== undefined ? ` ${String(log["code"])}` : ""
           const account = log["account_id"] !== undefined ? ` ${String(log["account_id"])}` : ""
-          return `${message}${tool} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}`
+          return `${message}${code}${tool} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}`
         },
       }),
     )
