@@ -213,7 +213,13 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     const layer: Layer.Layer<CoreServices> = Layer.mergeAll(
       metrics !== undefined ? countingArticleChanges(storage.layer, metrics.articleChanged) : storage.layer,
       platform,
-      workerHtmlAnalyzer(metrics !== undefined ? { watch: (load) => metrics.watchPool("sanitiser", load) } : {}),
+      workerHtmlAnalyzer({
+        ...(metrics !== undefined ? { watch: (load: () => { running: number; waiting: number }) => metrics.watchPool("sanitiser", load) } : {}),
+        onWorkerLost: (error) => {
+          metrics?.poolRestarted("sanitiser")
+          logger.warn({ pool: "sanitiser", err: error instanceof Error ? error.message : String(error) }, "sanitiser: a worker thread failed its task (heap limit or crash) and is replaced; the request is answered 500")
+        },
+      }),
       settingsLayer(publicUrl, config.limits),
       imageLayers(config, logger, metrics),
     )

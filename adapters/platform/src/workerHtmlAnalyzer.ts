@@ -57,6 +57,8 @@ export interface HtmlWorkerOptions {
   readonly small?: SmallWork
   /** Handed the pool's load (jobs running and waiting, every account), for the metrics to read. */
   readonly watch?: (load: () => { readonly running: number; readonly waiting: number }) => void
+  /** Told when a worker failed a task (ended past its heap, crashed): piscina replaces it. */
+  readonly onWorkerLost?: (error: unknown) => void
 }
 
 /** The other tasks of the pool, by the name of their function in htmlWorker.ts, with their tasks and answers. */
@@ -168,10 +170,14 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
         (pool) => Effect.promise(() => pool.destroy()),
       )
       // A worker that failed (ended past its heap, crashed) rejects: a defect, not a refusal.
+      const lost = (error: unknown): never => {
+        options.onWorkerLost?.(error)
+        throw error
+      }
       return pooledHtmlAnalyzer(
         {
-          run: (html) => pool.run(html) as Promise<HtmlWorkerAnswer>,
-          runNamed: (name, task) => pool.run(task, { name }),
+          run: (html) => (pool.run(html) as Promise<HtmlWorkerAnswer>).catch(lost),
+          runNamed: (name, task) => pool.run(task, { name }).catch(lost),
           threads: maxThreads,
         },
         options,
