@@ -22,6 +22,9 @@
  * key checked, the limit counted, the view encoded and serialised, the contract's headers),
  * without the service's pipeline; what it costs over the floor no implementation that makes each
  * answer when asked avoids.
+ *
+ * Then what operating the service costs the GET: logs + metrics, and tracing, beside off
+ * (`operating.ts`).
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -29,6 +32,7 @@ import Router from "@koa/router"
 import Koa from "koa"
 import { ArticleRepository } from "@content-site/core"
 import { contractFloor } from "./contractFloor.ts"
+import { operatingCosts } from "./operating.ts"
 import { buildArticle } from "./editPolicy.bench.ts"
 import { activityEntries, alternating, autocannon, type CannonResult, CONNECTIONS, floorJournal, fmt, ROUNDS, SECONDS, SEQUENTIAL, sequential, startBenchServer } from "./support.ts"
 
@@ -243,6 +247,7 @@ export async function run(): Promise<void> {
     console.log(
       `one at a time (${SEQUENTIAL} each, median of ${ROUNDS} alternating rounds): GET ${(1000 / seqGet).toFixed(2)} ms, dry-run PUT ${(1000 / seqPut).toFixed(2)} ms, PUT/GET ${(seqGet / seqPut).toFixed(2)}x`,
     )
+    await operatingCosts(bench.databaseUrl, getPath, auth)
   } finally {
     for (const s of bares) await new Promise((resolve) => s.close(resolve))
     for (const close of closers) await close()

@@ -3,10 +3,13 @@
  * authorization server and sign-in pages) as `apps/server`, without the REST API and the web
  * pages. Same environment variables; SIGTERM/SIGINT drain and close.
  */
-import { runHost } from "../server/host.ts"
+import { startTracing } from "@content-site/telemetry/tracing"
 
-runHost(["mcp"], (server) => {
-  console.log(`Content-Site MCP connector is listening on ${server.url}/mcp`)
-  console.log(`  try: npx @modelcontextprotocol/inspector --cli ${server.url}/mcp --transport http --method tools/list`)
-  if (server.demo !== null) console.log(`Demo sign-in: ${server.demo.email} / ${server.demo.password}`)
+const tracing = await startTracing(process.env)
+const { runHost } = await import("../server/host.ts")
+
+runHost(["mcp"], tracing, (server, say) => {
+  say(`Content-Site MCP connector is listening on ${server.url}/mcp (Streamable HTTP)`)
+  say(`  try: npx @modelcontextprotocol/inspector --cli ${server.url}/mcp --transport http --method tools/list`)
+  if (server.demo !== null) say(`Demo sign-in: ${server.demo.email} / ${server.demo.password} (created now, shown once)`)
 })

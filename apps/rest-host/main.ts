@@ -2,12 +2,15 @@
  * A REST-only host: the same storage, runtime, middleware and REST adapter as `apps/server`, without
  * the MCP connector and the web pages. Same environment variables; SIGTERM/SIGINT drain and close.
  */
-import { runHost } from "../server/host.ts"
+import { startTracing } from "@content-site/telemetry/tracing"
 
-runHost(["rest"], (server) => {
-  console.log(`Content-Site REST API is listening on ${server.url}/api/v1 (reference: ${server.url}/api/docs)`)
+const tracing = await startTracing(process.env)
+const { runHost } = await import("../server/host.ts")
+
+runHost(["rest"], tracing, (server, say) => {
+  say(`Content-Site REST API is listening on ${server.url}/api/v1 (reference: ${server.url}/api/docs)`)
   if (server.demo !== null) {
-    console.log(`Demo API key (shown once): ${server.demo.apiKey}`)
-    console.log(`  try: curl -H "Authorization: Bearer ${server.demo.apiKey}" ${server.url}/api/v1/sites`)
+    say(`Demo API key (shown once): ${server.demo.apiKey}`)
+    say(`  try: curl -H "Authorization: Bearer ${server.demo.apiKey}" ${server.url}/api/v1/sites`)
   }
 })

@@ -1,7 +1,9 @@
-import { clientAddress, closeAfterUnreadBody, errorFunnel, type HttpDeps, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
+import { closeAfterUnreadBody, errorFunnel, type HttpDeps, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
 import { mountRest } from "@content-site/rest"
 import { isCoreError, NotFound, toProblem } from "@content-site/core"
-import { mountMcp } from "@content-site/mcp"
+import { mountMcp, OAUTH_ROUTES } from "@content-site/mcp"
+import { createLogger, type Metrics, metricsEndpoint, requestTelemetry, type RouteTable, type Tracing } from "@content-site/telemetry"
+import type { Logger } from "pino"
 import { mediaMiddleware } from "@content-site/media"
 import { mountWeb } from "@content-site/web"
 import Koa from "koa"
@@ -22,8 +24,13 @@ const refusedQuery = (ctx: Koa.Context, publicUrl: string): boolean => {
 export interface ComposeOptions extends HttpDeps {
   /** Whether the database answers (GET /readyz). */
   readonly ready: () => Promise<boolean>
-  /** One line per request (not for health checks); undefined = silent. */
-  readonly log?: ((line: string) => void) | undefined
+  /** The service's logger: one access line per request (not for health checks), defects, events. */
+  readonly logger?: Logger
+  /** Set with METRICS_TOKEN: every request is counted, and GET /metrics answers to the token. */
+  readonly metrics?: Metrics
+  readonly metricsToken?: string | undefined
+  /** Set when tracing: requests' spans are named by route and their trace id logged. */
+  readonly tracing?: Tracing
   /** Trust X-Forwarded-* and a proxy's X-Request-Id (TRUST_PROXY=true). */
   readonly trustProxy: boolean
   /** Set while the server drains: responses ask clients to close their connection. */
@@ -32,6 +39,19 @@ export interface ComposeOptions extends HttpDeps {
   readonly inFlight?: (delta: 1 | -1) => void
   /** Which interfaces to mount (default all): the REST-only host mounts just "rest". */
   readonly surfaces?: ReadonlyArray<Surface>
+}
+
+/**
+ * Route templates of the paths no router matches (the routers' own patterns are used as they are):
+ * the MCP endpoint, the OAuth server's endpoints and metadata, the interaction pages, stored media.
+ */
+const ROUTES: RouteTable = {
+  exact: ["/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", ...Object.values(OAUTH_ROUTES)],
+  prefixes: [
+    ["/oauth/interaction/", "/oauth/interaction/{uid}"],
+    ["/oauth/", "/oauth/{endpoint}"],
+    ["/media/", "/media/{file}"],
+  ],
 }
 
 /** An interface the server can expose. */
@@ -45,13 +65,17 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   // Behind the one trusted proxy, the client is the address that proxy added: the last entry of
   // X-Forwarded-For. Entries before it are whatever the client sent and are never believed.
   const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 })
+  // (a composition without a logger, in tests, still reports warnings and errors)
+  const logger = options.logger ?? createLogger({ level: "warn", format: "json" })
   const deps: HttpDeps = {
     runtime: options.runtime,
     publicUrl: options.publicUrl,
     env: options.env,
     ...(options.closing !== undefined ? { closing: options.closing } : {}),
+    log: logger,
+    ...(options.span !== undefined ? { span: options.span } : {}),
   }
-  const log = options.log
+  const { metrics, tracing } = options
   const surfaces = options.surfaces ?? ["rest", "mcp", "web"]
   // Errors Koa reports outside the error funnel: clients that hung up or timed out are not ours to log.
   app.on("error", (err: unknown) => {
@@ -59,7 +83,7 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     // (HPE_INVALID_EOF_STATE: the connection ended in the middle of a request's body)
     if (code === "ECONNRESET" || code === "EPIPE" || code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "HPE_INVALID_EOF_STATE") return
     if (err instanceof Error && /^(Request timeout|aborted)$/.test(err.message)) return
-    console.error(err)
+    logger.error({ err }, "request failed outside the error funnel")
   })
 
   app.use(async (ctx, next) => {
@@ -94,22 +118,17 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     await next()
   })
 
-  if (log !== undefined) {
-    app.use(async (ctx, next) => {
-      const started = performance.now()
-      try {
-        await next()
-      } finally {
-        const ms = Math.round(performance.now() - started)
-        log(`${new Date().toISOString()} ${clientAddress(ctx)} ${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms ${String(ctx.state.requestId)}`)
-      }
-    })
+  // Scrapes are not logged or counted, like the health checks; a 404 problem without METRICS_TOKEN.
+  app.use(metricsEndpoint({ metrics: metrics, token: options.metricsToken, publicUrl: options.publicUrl }))
+  if (logger.isLevelEnabled("info") || metrics !== undefined || tracing !== undefined) {
+    app.use(requestTelemetry({ logger, metrics, routes: ROUTES, ...(tracing !== undefined ? { tracing } : {}) }))
   }
 
   app.use(
     errorFunnel({
       publicUrl: options.publicUrl,
-      logDefect: (id, detail) => console.error(`[${id}] internal error\n${detail}`),
+      // The cause (a stack) is the operator's: it goes to the log, never to the client.
+      logDefect: (id, detail) => logger.error({ request_id: id, detail }, "internal error"),
     }),
   )
 

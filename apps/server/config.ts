@@ -1,5 +1,6 @@
 import { defaultLimits, type LimitSettings } from "@content-site/core"
 import { DEFAULT_KEY_ROTATE_DAYS } from "@content-site/mcp"
+import { type LogFormat, LOG_LEVELS, type LogLevel } from "@content-site/telemetry"
 
 /** The server's configuration, read from environment variables (see the README's table). */
 export interface ServerConfig {
@@ -23,6 +24,12 @@ export interface ServerConfig {
   /** How often the OAuth signing keys are reloaded (read by the MCP adapter from the environment). */
   readonly oauthKeyRefreshMs: number
   readonly oauthKeyRotateDays: number
+  /** The least severe level logged (LOG_LEVEL, default info). */
+  readonly logLevel: LogLevel
+  /** JSON lines, or readable lines (LOG_FORMAT; default: readable on a terminal, JSON otherwise). */
+  readonly logFormat: LogFormat
+  /** GET /metrics answers to this bearer token; unset: no metrics (404). */
+  readonly metricsToken: string | undefined
 }
 
 /** A configuration value that cannot be used. */
@@ -49,8 +56,23 @@ const boolOf = (env: Record<string, string | undefined>, name: string, fallback:
   throw new ConfigError(`${name} must be true or false, not '${raw}'.`)
 }
 
-/** Reads and checks the configuration; a bad value is a ConfigError naming the variable. */
-export const readConfig = (env: Record<string, string | undefined>): ServerConfig => {
+const oneOf = <T extends string>(env: Record<string, string | undefined>, name: string, allowed: ReadonlyArray<T>, fallback: T): T => {
+  const raw = nonEmpty(env[name])?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (!(allowed as ReadonlyArray<string>).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, not '${raw}'.`)
+  return raw as T
+}
+
+/**
+ * Reads and checks the configuration; a bad value is a ConfigError naming the variable.
+ * `terminal`: whether stdout is a terminal (readable log lines by default).
+ */
+export const readConfig = (env: Record<string, string | undefined>, terminal = false): ServerConfig => {
+  const metricsToken = nonEmpty(env.METRICS_TOKEN)
+  // A token is sent in a header: printable ASCII without spaces, long enough not to be guessed.
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    throw new ConfigError("METRICS_TOKEN must be 16 to 256 printable characters without spaces.")
+  }
   const publicUrl = nonEmpty(env.PUBLIC_URL)?.replace(/\/+$/, "")
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+$/i.test(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an origin like https://content.example.com (no path), not '${publicUrl}'.`)
@@ -79,5 +101,8 @@ export const readConfig = (env: Record<string, string | undefined>): ServerConfi
     editLockTimeoutMs: intOf(env, "EDIT_LOCK_TIMEOUT_MS", 5_000, 50, 60_000),
     oauthKeyRefreshMs: intOf(env, "OAUTH_KEY_REFRESH_MS", 60_000, 50, 3_600_000),
     oauthKeyRotateDays: intOf(env, "OAUTH_KEY_ROTATE_DAYS", DEFAULT_KEY_ROTATE_DAYS, 0, 3_650),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    logFormat: oneOf<LogFormat>(env, "LOG_FORMAT", ["json", "pretty"], terminal ? "pretty" : "json"),
+    metricsToken,
   }
 }

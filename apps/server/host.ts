@@ -4,23 +4,37 @@
  * requests and close the database. A configuration error stops the start with its message.
  */
 import { DataDirLocked } from "@content-site/orm"
+import type { Tracing } from "@content-site/telemetry"
 import { ConfigError } from "./config.ts"
 import { startServer, type StartedServer, type StartOptions } from "./server.ts"
 
-/** Runs a host until a signal: `announce` prints the addresses (and the demo account, once). */
-export const runHost = (surfaces: StartOptions["surfaces"], announce: (server: StartedServer) => void): void => {
+/** Writes one line of a host's announcement (a log event at level info, whatever LOG_LEVEL says). */
+export type Say = (line: string) => void
+
+/**
+ * Runs a host until a signal: `announce` says the addresses (and the demo account, once) through
+ * `say`. `tracing` is what `startTracing` answered, if tracing is on.
+ */
+export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | undefined, announce: (server: StartedServer, say: Say) => void): void => {
   const main = async () => {
-    const server = await startServer({ env: process.env, ...(surfaces !== undefined ? { surfaces } : {}) })
-    announce(server)
+    const server = await startServer({ env: process.env, ...(surfaces !== undefined ? { surfaces } : {}), ...(tracing !== undefined ? { tracing } : {}) })
+    const { logger } = server
+    // The announcement is for the person who started the service: shown below LOG_LEVEL=info too.
+    const announcer = logger.level === "silent" ? logger : logger.child({}, { level: "info" })
+    announce(server, (line) => announcer.info(line))
     let stopping = false
     const stop = (signal: string) => {
       if (stopping) return
       stopping = true
-      console.log(`${signal}: draining in-flight requests, then closing the database`)
+      logger.info({ signal }, `${signal}: draining in-flight requests, then closing the database`)
       server.close().then(
-        () => process.exit(0),
+        async () => {
+          await tracing?.shutdown().catch(() => {})
+          process.exit(0)
+        },
         (err: unknown) => {
-          console.error(err)
+          logger.fatal({ err }, "could not close cleanly")
+          logger.flush()
           process.exit(1)
         },
       )

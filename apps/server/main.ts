@@ -1,19 +1,23 @@
 /**
  * `npm start`: the whole service (REST, MCP, web pages) on PORT (3000), with the embedded database
  * under DATA_DIR or PostgreSQL with DATABASE_URL. SIGTERM/SIGINT drain in-flight requests and close
- * the database.
+ * the database. With OTEL_EXPORTER_OTLP_ENDPOINT set, tracing starts before the server's modules
+ * load (so their libraries can be instrumented); without it, nothing of OpenTelemetry is loaded.
  */
-import { runHost } from "./host.ts"
+import { startTracing } from "@content-site/telemetry/tracing"
 
-runHost(undefined, (server) => {
-  console.log(`Content-Site is listening on ${server.url}`)
+const tracing = await startTracing(process.env)
+const { runHost } = await import("./host.ts")
+
+runHost(undefined, tracing, (server, say) => {
+  // Each line ends in a word, not the address: a reader of the JSON line can take the address up to the space.
+  say(`Content-Site is listening on ${server.url} (REST API, MCP connector, web pages)`)
   const base = process.env.PUBLIC_URL?.replace(/\/+$/, "") || server.url
-  console.log(`  API reference: ${base}/api/docs    OpenAPI: ${base}/api/v1/openapi.json`)
+  say(`  API reference: ${base}/api/docs    OpenAPI: ${base}/api/v1/openapi.json`)
   if (server.demo !== null) {
-    console.log("")
-    console.log("Demo account (created now, shown once):")
-    console.log(`  sign in at ${base}/  email: ${server.demo.email}  password: ${server.demo.password}`)
-    console.log(`  API key: ${server.demo.apiKey}`)
-    console.log(`  try:     curl -H "Authorization: Bearer ${server.demo.apiKey}" ${base}/api/v1/sites`)
+    say("Demo account (created now, shown once):")
+    say(`  sign in at ${base}/  email: ${server.demo.email}  password: ${server.demo.password}`)
+    say(`  API key: ${server.demo.apiKey}`)
+    say(`  try:     curl -H "Authorization: Bearer ${server.demo.apiKey}" ${base}/api/v1/sites`)
   }
 })

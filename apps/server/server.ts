@@ -11,6 +11,8 @@ import { createServer, type RequestListener, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
+import { countingArticleChanges, createLogger, createMetrics, type Metrics, type Tracing } from "@content-site/telemetry"
+import type { Logger } from "pino"
 import { composeApp, type Surface } from "./compose.ts"
 import { seedDemo } from "./demo.ts"
 import { readConfig, type ServerConfig } from "./config.ts"
@@ -21,7 +23,10 @@ export interface StartOptions {
   readonly env?: Record<string, string | undefined>
   /** Tests may ask for memory storage instead of the database. */
   readonly storage?: "memory"
+  /** No access lines (the service's own warnings and errors are still logged). */
   readonly quiet?: boolean
+  /** Set when the host started tracing (`startTracing`) before loading the server. */
+  readonly tracing?: Tracing
   /** Which interfaces to mount (default all); the REST-only host passes ["rest"]. */
   readonly surfaces?: ReadonlyArray<Surface>
   /**
@@ -37,6 +42,8 @@ export interface StartedServer {
   readonly url: string
   readonly runtime: AppRuntime
   readonly demo: { email: string; password: string; apiKey: string } | null
+  /** The service's logger (pino): the host announces itself through it. */
+  readonly logger: Logger
   /** Stops accepting, drains in-flight requests, closes the database. */
   readonly close: () => Promise<void>
 }
@@ -45,12 +52,15 @@ interface Storage {
   readonly layer: Layer.Layer<StorageServices>
   readonly ready: () => Promise<boolean>
   readonly close: () => Promise<void>
+  /** Activity entries not yet in the database (0 for memory storage). */
+  readonly backlog: () => number
 }
 
 
-const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], now: StartOptions["now"]): Promise<Storage> => {
-  if (kind === "memory") return { layer: memoryStorage(undefined, now), ready: async () => true, close: async () => {} }
+const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], now: StartOptions["now"], logger: Logger): Promise<Storage> => {
+  if (kind === "memory") return { layer: memoryStorage(undefined, now), ready: async () => true, close: async () => {}, backlog: () => 0 }
   const db = await openDatabase({
+    log: logger,
     ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
     dataDir: config.dataDir,
     lockTimeoutMs: config.editLockTimeoutMs,
@@ -58,12 +68,18 @@ const openStorage = async (config: ServerConfig, kind: StartOptions["storage"], 
     ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
   })
   const media = localMediaStore(join(config.dataDir, "media"), now)
-  return { layer: Layer.merge(db.layer, media), ready: db.ready, close: db.close }
+  return { layer: Layer.merge(db.layer, media), ready: db.ready, close: db.close, backlog: db.activityBacklog }
 }
 
-const imageLayers = (config: ServerConfig): Layer.Layer<ImageInspector | ImageFetcher> =>
+const imageLayers = (config: ServerConfig, logger: Logger, metrics: Metrics | undefined): Layer.Layer<ImageInspector | ImageFetcher> =>
   Layer.merge(
-    makeSharpImageInspector({ onKilled: (seconds) => console.error(`images: an image outlived its ${seconds} s budget; its decoding process was killed (413)`) }),
+    makeSharpImageInspector({
+      onKilled: (seconds) => {
+        metrics?.poolRestarted("images")
+        logger.warn({ pool: "images", budget_seconds: seconds }, `images: an image outlived its ${seconds} s budget; its decoding process was killed and replaced (413)`)
+      },
+      ...(metrics !== undefined ? { watch: (load: () => { running: number; waiting: number }) => metrics.watchPool("images", load) } : {}),
+    }),
     safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }),
   )
 
@@ -163,7 +179,10 @@ const answerClientError =
  */
 export const startServer = async (options: StartOptions = {}): Promise<StartedServer> => {
   const env = options.env ?? process.env
-  const config = readConfig(env)
+  const config = readConfig(env, process.stdout.isTTY === true)
+  // Quiet (tests): no access lines, but the service's warnings and errors still show.
+  const logger = createLogger({ level: options.quiet === true && config.logLevel === "info" ? "warn" : config.logLevel, format: config.logFormat })
+  const metrics = config.metricsToken !== undefined ? createMetrics() : undefined
   // Slow clients (slowloris) are cut off: headers and whole requests have bounded time, checked often.
   const server = createServer({
     headersTimeout: config.headersTimeoutMs,
@@ -186,15 +205,23 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   let storage: Storage | undefined
   let runtime: AppRuntime | undefined
   try {
-    storage = await openStorage(config, options.storage, options.now)
+    storage = await openStorage(config, options.storage, options.now, logger)
+    const openedStorage = storage
+    metrics?.watchJournal(() => openedStorage.backlog())
     const now = options.now
     const platform = now === undefined ? nodePlatform() : Layer.merge(nodePlatform(), Layer.succeed(Clock, { now: Effect.sync(now) }))
     const layer: Layer.Layer<CoreServices> = Layer.mergeAll(
-      storage.layer,
+      metrics !== undefined ? countingArticleChanges(storage.layer, metrics.articleChanged) : storage.layer,
       platform,
-      workerHtmlAnalyzer(),
+      workerHtmlAnalyzer({
+        ...(metrics !== undefined ? { watch: (load: () => { running: number; waiting: number }) => metrics.watchPool("sanitiser", load) } : {}),
+        onWorkerLost: (error) => {
+          metrics?.poolRestarted("sanitiser")
+          logger.warn({ pool: "sanitiser", err: error instanceof Error ? error.message : String(error) }, "sanitiser: a worker thread failed its task (heap limit or crash) and is replaced; the request is answered 500")
+        },
+      }),
       settingsLayer(publicUrl, config.limits),
-      imageLayers(config),
+      imageLayers(config, logger, metrics),
     )
     runtime = ManagedRuntime.make(layer)
     await runtime.runPromise(Effect.void)
@@ -211,7 +238,11 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       env,
       closing: stopping.signal,
       ready: storage.ready,
-      log: options.quiet === true ? undefined : (line) => console.log(line),
+      log: logger,
+      logger,
+      ...(metrics !== undefined ? { metrics } : {}),
+      metricsToken: config.metricsToken,
+      ...(options.tracing !== undefined ? { tracing: options.tracing, span: options.tracing.span } : {}),
       trustProxy: config.trustProxy,
       isDraining: () => draining,
       inFlight: (delta) => {
@@ -239,10 +270,11 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         clearTimeout(deadline)
         await openRuntime.dispose()
         await openStorageRef.close()
+        logger.flush()
       })()
       return closing
     }
-    return { url, runtime, demo, close }
+    return { url, runtime, demo, logger, close }
   } catch (err) {
     server.close()
     server.closeAllConnections()

@@ -76,7 +76,10 @@ describe("activity journal on PostgreSQL", () => {
   })
 
   it("should answer a call during an outage once its entry is journaled, and write it when the database returns", async () => {
-    const db = await openDatabase({ databaseUrl: viaProxy, dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000, housekeepingIntervalMs: 0 })
+    // What the operator's log is told of the outage and its end (the service passes its pino logger).
+    const events: Array<string> = []
+    const log = { info: (_: object, msg: string) => events.push(`info ${msg}`), warn: (_: object, msg: string) => events.push(`warn ${msg}`), error: (_: object, msg: string) => events.push(`error ${msg}`) }
+    const db = await openDatabase({ databaseUrl: viaProxy, dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000, housekeepingIntervalMs: 0, log })
     const runtime = ManagedRuntime.make(db.layer)
     try {
       await proxy.cut("refuse")
@@ -92,6 +95,12 @@ describe("activity journal on PostgreSQL", () => {
       // shipped by the background retries, unasked
       expect(await until(async () => (await stored("live_")) === 3)).toBe(true)
       expect(await until(() => db.activityBacklog() === 0)).toBe(true)
+      const outage = events.indexOf("warn activity: the database refused the journal's entries; they wait on disk, retrying")
+      const recovery = events.indexOf("info activity: the database takes the journal's entries again; shipping resumed")
+      expect(outage).toBeGreaterThanOrEqual(0)
+      expect(recovery).toBeGreaterThan(outage)
+      // said once per outage, however many retries it took
+      expect(events.filter((e) => e.startsWith("warn activity: the database refused"))).toHaveLength(1)
     } finally {
       await proxy.restore()
       await runtime.dispose()

@@ -12,9 +12,11 @@ import {
 import type { Middleware, ParameterizedContext } from "koa"
 import { Defect } from "./run.ts"
 import { requestIdOf } from "./requestId.ts"
+import { notesOf } from "./notes.ts"
 
 /** Writes an RFC 9457 problem response. */
 export const sendProblem = (ctx: ParameterizedContext, problem: Problem): void => {
+  notesOf(ctx).problemCode = problem.code
   ctx.status = problem.status
   ctx.set("Cache-Control", "no-store")
   ctx.type = "application/problem+json"

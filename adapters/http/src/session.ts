@@ -6,6 +6,7 @@
  */
 import { AccountRepository, type AccountRecord, OAuthStore, type StoredPayload } from "@content-site/core"
 import type { HttpDeps } from "./deps.ts"
+import { noteAccount } from "./notes.ts"
 import { Effect, Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
@@ -166,5 +167,6 @@ export const signedInAccount = async (ctx: ParameterizedContext, deps: HttpDeps)
       Effect.catchTag("NotFound", () => Effect.succeed(Option.none<AccountRecord>())),
     ),
   )
+  if (Option.isSome(account)) noteAccount(ctx, account.value.id)
   return Option.getOrNull(account)
 }

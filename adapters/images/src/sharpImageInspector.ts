@@ -119,6 +119,8 @@ export interface ImageBudget {
   readonly waiting?: number
   /** Told when a child process is killed for outliving the budget (the server logs it). */
   readonly onKilled?: (seconds: number) => void
+  /** Handed the pool's load (images decoding and waiting, every account), for the metrics to read. */
+  readonly watch?: (load: () => { readonly running: number; readonly waiting: number }) => void
 }
 
 /**
@@ -142,6 +144,7 @@ export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<I
         perOwnerRunning: Math.max(1, concurrent - 1),
         maxWaiting: budget.waiting ?? decodesWaiting,
       })
+      budget.watch?.(() => queue.load())
       const pool = yield* Effect.acquireRelease(
         Effect.sync(() =>
           processPool<{ input: Uint8Array; type: ImageType; seconds: number }, Reencoded>(

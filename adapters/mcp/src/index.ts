@@ -3,7 +3,7 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/http"
+import { clientAddress, eventLogOf, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
 import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
@@ -13,7 +13,7 @@ import { loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningK
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
 export { toolDefinitionsFor, tools } from "./tools.ts"
-export { OAUTH_TTL } from "./authorizationServer.ts"
+export { OAUTH_ROUTES, OAUTH_TTL } from "./authorizationServer.ts"
 export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
 
 /** Default age of the newest signing key at which an instance rotates (`OAUTH_KEY_ROTATE_DAYS`; 0 = never). */
@@ -60,7 +60,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
   const reload = async () => {
     if (schedule !== undefined) {
       const rotated = await rotateIfDue(deps.runtime, schedule)
-      if (rotated !== undefined) console.log(`OAuth: rotated the signing key (new key ${rotated.kid} signs from ${rotated.activatesAt.toISOString()})`)
+      if (rotated !== undefined) eventLogOf(deps).info({ kid: rotated.kid, activates_at: rotated.activatesAt.toISOString() }, "OAuth: rotated the signing key")
     }
     const signing = await loadSigningKeys(deps.runtime)
     if (signing.fingerprint !== current.signing.fingerprint) current = serverOf(signing)

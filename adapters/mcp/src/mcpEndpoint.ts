@@ -30,7 +30,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, displayName, type HttpDeps, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, eventLogOf, type HttpDeps, noteAccount, notesOf, type RequestNotes, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -196,6 +196,7 @@ export const mcpEndpoint = (options: {
 }): Middleware => {
   const { deps } = options
   const { runtime, publicUrl } = deps
+  const events = eventLogOf(deps)
   const mcpUrl = `${publicUrl}/mcp`
   const publicOrigin = new URL(publicUrl)
   const allowedHosts = new Set([publicOrigin.host, ...(deps.env["MCP_ALLOWED_HOSTS"] ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "")])
@@ -222,7 +223,7 @@ export const mcpEndpoint = (options: {
           { ok: false, errorCode: code },
         ) as Effect.Effect<void>,
       )
-      .catch((err: unknown) => console.error(`[${requestIdOf(ctx)}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err: unknown) => events.error({ request_id: requestIdOf(ctx), err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
 
   /** A request refused over a limit, as an HTTP answer: 429, the problem, `Retry-After`. */
   const refuseOverLimit = (ctx: Context, error: RateLimited) => {
@@ -441,7 +442,7 @@ export const mcpEndpoint = (options: {
                     : releaseIdempotencyKey(caller, held.key, held.fingerprint)) as Effect.Effect<void, unknown>,
                 ),
                 (kept) => {
-                  if (Exit.isFailure(kept)) console.error(`[${requestId}] could not keep the idempotency key's answer\n${Cause.pretty(kept.cause)}`)
+                  if (Exit.isFailure(kept)) events.error({ request_id: requestId, cause: Cause.pretty(kept.cause) }, "could not keep the idempotency key's answer")
                 },
               )
         const replayed = Exit.isSuccess(exit) && "replay" in exit.value ? exit.value.replay : undefined
@@ -463,8 +464,8 @@ export const mcpEndpoint = (options: {
     if (Exit.isFailure(run)) throw Cause.squash(run.cause)
     const outcome = run.value
     const { exit, error, problem } = outcome
-    if (Exit.isFailure(exit) && problem?.code === "internal") console.error(`[${requestId}] MCP tool ${name} failed\n${Cause.pretty(exit.cause)}`)
-    if (Exit.isFailure(outcome.logged)) console.error(`[${requestId}] could not record MCP activity\n${Cause.pretty(outcome.logged.cause)}`)
+    if (Exit.isFailure(exit) && problem?.code === "internal") events.error({ request_id: requestId, tool: name, cause: Cause.pretty(exit.cause) }, "MCP tool failed")
+    if (Exit.isFailure(outcome.logged)) events.error({ request_id: requestId, cause: Cause.pretty(outcome.logged.cause) }, "could not record MCP activity")
     if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
       onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
     }
@@ -486,6 +487,8 @@ export const mcpEndpoint = (options: {
     readonly batch: boolean
     readonly auth: Authenticated
     readonly onVerdict: (verdict: LimitVerdict) => void
+    /** The HTTP request's notes: each tool call adds its tool, outcome and time (access log, metrics). */
+    readonly notes: RequestNotes
   }
   const transport = exchangeTransport<Exchange>()
   const server = new Server(
@@ -506,7 +509,18 @@ export const mcpEndpoint = (options: {
     // The activity log keeps one entry per request id (so that a replayed journal never writes
     // one twice): the calls of a batch are told apart by their position in it, `<id>.<n>`.
     const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
-    return callTool(requestId, exchange.auth, request.params.name, request.params.arguments, exchange.onVerdict)
+    const name = request.params.name
+    const call = () => callTool(requestId, exchange.auth, name, request.params.arguments, exchange.onVerdict)
+    // Only a known tool's name is noted or names a span: an unknown one is the caller's text.
+    if (toolNamed(name) === undefined) return call()
+    const started = performance.now()
+    return (deps.span !== undefined ? deps.span(`tool ${name}`, call) : call()).then((result) => {
+      const { notes } = exchange
+      notes.tools ??= []
+      notes.tools.push({ name, outcome: result.isError === true ? "error" : "ok", seconds: (performance.now() - started) / 1000 })
+      if (result.isError === true) notes.problemCode = replayedCode(result) ?? "internal"
+      return result
+    })
   })
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
@@ -587,7 +601,7 @@ export const mcpEndpoint = (options: {
               { ok: false, errorCode: "insufficient_scope" },
             ) as Effect.Effect<void>,
           )
-          .catch((err: unknown) => console.error(`[${requestId}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
+          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
         return undefined
       }
     }
@@ -612,7 +626,7 @@ export const mcpEndpoint = (options: {
               { ok: false, errorCode: "rate_limited" },
             ) as Effect.Effect<void>,
           )
-          .catch((err: unknown) => console.error(`[${requestId}] could not record MCP activity: ${err instanceof Error ? err.message : String(err)}`))
+          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
         return { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }
       }
       verdict = counted.value
@@ -625,6 +639,7 @@ export const mcpEndpoint = (options: {
       onVerdict: (v) => {
         verdict = v
       },
+      notes: notesOf(ctx),
     })
     ctx.set("Cache-Control", "no-store")
     if (answers.length === 0) {
@@ -659,6 +674,7 @@ export const mcpEndpoint = (options: {
 
     const auth = await authenticate(ctx)
     if (auth === undefined) return
+    noteAccount(ctx, auth.principal.accountId)
     // Only tool calls count against the account's requests a minute: the protocol's own messages
     // (initialize, tools/list, notifications) would spend an agent's budget on plumbing. Every
     // other answer shows the limit as it stands, read without counting (a tool call's answer

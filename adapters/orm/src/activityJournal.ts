@@ -32,6 +32,7 @@ import { isDataError, isUniqueViolation } from "./failures.ts"
 import type { JournalRow } from "./mapping.ts"
 import { ensurePartitions, isMissingPartition } from "./partitions.ts"
 import { json, type Sql } from "./sql.ts"
+import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
 export interface ActivityJournalOptions {
   /** How long the first unshipped entry waits for company (default 100 ms). */
@@ -46,6 +47,8 @@ export interface ActivityJournalOptions {
   readonly rotateBytes?: number
   /** A segment this large is closed even while unshipped (default 64 MiB). */
   readonly maxSegmentBytes?: number
+  /** Where shipping failures (a database outage) and their end are reported (default: the console). */
+  readonly log?: OrmEventLog
 }
 
 /** The journal in front of the `activity` table. */
@@ -228,6 +231,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
   const retryMs = options.retryMs ?? 100
   const rotateBytes = options.rotateBytes ?? 1 << 20
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 << 20
+  const log = options.log ?? consoleEventLog
   // room for a full batch of long entries per read
   const readBytes = Math.max(64 << 10, batchSize * 1_024)
   const base = `${process.pid}-${processStartTime(process.pid) ?? "x"}-${Math.random().toString(36).slice(2, 8)}`
@@ -281,7 +285,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       // through the module object, where a test can watch it
       fs.fdatasync(s.fd, (e) => {
         s.syncing = false
-        if (e) console.error(`activity: could not sync the journal ${s.path}:`, e.message)
+        if (e) log.error({ path: s.path, err: e.message }, "activity: could not sync the journal")
         else s.synced = Math.max(s.synced, target)
         if (s.closeAfterSync) closeSync(s.fd)
       })
@@ -310,7 +314,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       if (end === -1 || end >= got) break
       const row = rowOf(buffer.toString("utf8", at, end))
       if (row !== undefined) rows.push(row)
-      else console.error(`activity: skipped an unreadable line of the journal ${segment.path}`)
+      else log.warn({ path: segment.path }, "activity: skipped an unreadable line of the journal")
       at = end + 1
     }
     if (at === 0 && got > 0) throw new Error(`an entry of the journal ${segment.path} is longer than ${readBytes} bytes`)
@@ -330,6 +334,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       await write(sql, rows)
       segment.shipped += bytes
       segment.shippedEntries += rows.length
+      if (failures > 0) log.info({ failed_attempts: failures, backlog: unshippedEntries() }, "activity: the database takes the journal's entries again; shipping resumed")
       failures = 0
       tidy()
     })().then(
@@ -339,6 +344,8 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       },
       (e: unknown) => {
         shipping = undefined
+        // Said once per outage: the first failure, then again only after shipping resumed.
+        if (failures === 0 && !closed) log.warn({ err: messageOf(e), backlog: unshippedEntries() }, "activity: the database refused the journal's entries; they wait on disk, retrying")
         if (!closed) {
           shipTimer = setTimeout(() => {
             shipTimer = undefined
@@ -375,7 +382,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       segment.size += line.length
       segment.entries++
     } catch (e) {
-      console.error("activity: could not append to the journal; writing the entry to the database directly:", e instanceof Error ? e.message : e)
+      log.error({ err: messageOf(e) }, "activity: could not append to the journal; writing the entry to the database directly")
       return write(sql, [row])
     }
     scheduleSync()
@@ -412,8 +419,9 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
         if (s.shipped >= s.size) await unlink(s.path).catch(() => undefined)
       }
       if (left > 0) {
-        console.error(
-          `activity: ${left} entries were not written before closing (the database did not answer); they stay in the journal under ${dir} and are written by the next instance to start`,
+        log.warn(
+          { entries: left, dir },
+          `activity: ${left} entries were not written before closing (the database did not answer); they stay in the journal and are written by the next instance to start`,
         )
       }
     },

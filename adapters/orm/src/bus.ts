@@ -11,6 +11,7 @@
 import pg from "pg"
 import type { Em } from "./orm.ts"
 import type { Sql } from "./sql.ts"
+import { consoleEventLog, type OrmEventLog } from "./eventLog.ts"
 
 /** The channel every instance listens on. */
 export const CHANNEL = "cs_events"
@@ -83,6 +84,8 @@ export interface PostgresBusOptions {
   /** First reconnect delay (default 100 ms), doubled per failure up to `maxBackoffMs` (default 5000). */
   readonly minBackoffMs?: number
   readonly maxBackoffMs?: number
+  /** Where losing the database and reaching it again are reported (default: the console). */
+  readonly log?: OrmEventLog
 }
 
 const NOTIFY = `select pg_notify('${CHANNEL}', $1)`
@@ -96,6 +99,7 @@ export const openPostgresEventBus = async (options: PostgresBusOptions): Promise
   const heartbeatMs = options.heartbeatMs ?? 5_000
   const minBackoffMs = options.minBackoffMs ?? 100
   const maxBackoffMs = options.maxBackoffMs ?? 5_000
+  const log = options.log ?? consoleEventLog
   let current: pg.Client | undefined
   let retry: ReturnType<typeof setTimeout> | undefined
   let failures = 0
@@ -105,6 +109,8 @@ export const openPostgresEventBus = async (options: PostgresBusOptions): Promise
   const lost = (client: pg.Client) => {
     client.end().catch(() => {})
     if (client !== current) return
+    // The listener's connection is the first to know the database went away (its heartbeat).
+    if (!closed) log.warn({}, "database: the event listener lost its connection; caches are bypassed until it is back")
     current = undefined
     subs.reset()
     schedule()
@@ -145,6 +151,7 @@ export const openPostgresEventBus = async (options: PostgresBusOptions): Promise
       return
     }
     current = client
+    if (failures > 0) log.info({ attempts: failures }, "database: reachable again; the event listener is back")
     failures = 0
     subs.reset()
   }

@@ -15,6 +15,7 @@
  */
 import { listPartitions } from "./partitions.ts"
 import type { Sql } from "./sql.ts"
+import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
 /** Counter rows older than this are of ended windows and past days (the longest window is a day). */
 export const COUNTER_KEEP_MS = 2 * 86_400_000
@@ -99,7 +100,13 @@ export const pruneActivity = async (sql: Sql, before: Date): Promise<Pruned> => 
  * (first run after one interval, with up to 10 % jitter so instances started together spread out);
  * failures wait for the next run. Answers the stop.
  */
-export const scheduleHousekeeping = (sql: Sql, intervalMs: number, more: () => Promise<void> = async () => {}, now: () => number = Date.now): (() => void) => {
+export const scheduleHousekeeping = (
+  sql: Sql,
+  intervalMs: number,
+  more: () => Promise<void> = async () => {},
+  now: () => number = Date.now,
+  log: OrmEventLog = consoleEventLog,
+): (() => void) => {
   let timer: ReturnType<typeof setTimeout> | undefined
   let stopped = false
   const next = () => {
@@ -108,12 +115,13 @@ export const scheduleHousekeeping = (sql: Sql, intervalMs: number, more: () => P
       more().then(() => sweepCounters(sql, now())).then(
         (swept) => {
           if (swept.limitCounters + swept.editCounters + swept.idempotencyKeys > 0) {
-            console.log(
+            log.info(
+              swept,
               `housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days, ${swept.idempotencyKeys} expired idempotency keys`,
             )
           }
         },
-        (e: unknown) => console.error("housekeeping failed; the next run tries again:", e instanceof Error ? e.message : e),
+        (e: unknown) => log.warn({ err: messageOf(e) }, "housekeeping failed; the next run tries again"),
       ).finally(next)
     }, intervalMs * (1 + Math.random() * 0.1))
     timer.unref()

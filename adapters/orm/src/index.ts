@@ -28,9 +28,11 @@ import { nativeSql } from "./sql.ts"
 import { ormArticleWriter } from "./writer.ts"
 import { pruneActivity, scheduleHousekeeping, sweepCounters, type Pruned, type Swept } from "./housekeeping.ts"
 import { ensurePartitionsAhead } from "./partitions.ts"
+import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
 export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
 export type { Pruned, Swept } from "./housekeeping.ts"
+export type { OrmEventLog } from "./eventLog.ts"
 
 export interface OrmConfig {
   /** postgres://... ; absent means embedded PGlite under dataDir. */
@@ -57,6 +59,8 @@ export interface OrmConfig {
    * `Date.now`, tests pass the one they control.
    */
   readonly now?: () => number
+  /** Where the adapter's own events go (default: the console). */
+  readonly log?: OrmEventLog
 }
 
 export interface OrmDatabase {
@@ -106,6 +110,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const connectTimeoutMs = config.connectTimeoutMs ?? 5_000
   const statementTimeoutMs = config.statementTimeoutMs ?? 10_000
   const dataDir = config.dataDir ?? "./data"
+  const log = config.log ?? consoleEventLog
   const release = config.databaseUrl ? () => {} : lockDataDir(dataDir)
   let orm: Orm
   let redis: Redis | undefined
@@ -122,10 +127,11 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     throw e
   }
   try {
-    await orm.migrator.up()
+    const applied = await orm.migrator.up()
+    if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, `database: applied ${applied.length} migrations`)
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, connectTimeoutMs)
     bus = config.databaseUrl
-      ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs })
+      ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs, log })
       : inProcessEventBus()
   } catch (e) {
     redis?.disconnect()
@@ -137,23 +143,23 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const sql = nativeSql(orm)
   // Entries of reads and refused calls: journaled on local disk, shipped in the background (activityJournal.ts).
   const journalDirectory = journalDir(dataDir, config.databaseUrl)
-  const activity: ActivityJournal = openActivityJournal(journalDirectory, sql, config.journal)
+  const activity: ActivityJournal = openActivityJournal(journalDirectory, sql, { ...config.journal, log })
   // the journals of processes that are gone, and the spool files of releases before the journal
   const replayDirs = [journalDirectory, journalDir(dataDir, config.databaseUrl, "activity-spool")]
   const replay = async () => {
     let replayed = 0
     for (const dir of replayDirs) replayed += await replayJournals(dir, (rows) => write(sql, rows))
-    if (replayed > 0) console.log(`activity: wrote ${replayed} entries from the journal of an earlier process`)
+    if (replayed > 0) log.info({ entries: replayed }, `activity: wrote ${replayed} entries from the journal of an earlier process`)
   }
   const now = config.now ?? Date.now
   const beforeSweep = async () => {
     await ensurePartitionsAhead(sql, new Date(now()))
     await replay()
   }
-  await ensurePartitionsAhead(sql, new Date(now())).catch((e: unknown) => console.error("activity: could not create the coming months' partitions yet:", e instanceof Error ? e.message : e))
-  await replay().catch((e: unknown) => console.error("activity: could not replay the journal of an earlier process yet:", e instanceof Error ? e.message : e))
+  await ensurePartitionsAhead(sql, new Date(now())).catch((e: unknown) => log.warn({ err: messageOf(e) }, "activity: could not create the coming months' partitions yet"))
+  await replay().catch((e: unknown) => log.warn({ err: messageOf(e) }, "activity: could not replay the journal of an earlier process yet"))
   const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
-  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep, now) : () => {}
+  const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep, now, log) : () => {}
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),

@@ -55,6 +55,10 @@ export interface HtmlWorkerOptions {
   readonly maxHeapMb?: number
   /** Bodies sanitised in the calling thread (default `SMALL_BODY`). */
   readonly small?: SmallWork
+  /** Handed the pool's load (jobs running and waiting, every account), for the metrics to read. */
+  readonly watch?: (load: () => { readonly running: number; readonly waiting: number }) => void
+  /** Told when a worker failed a task (ended past its heap, crashed): piscina replaces it. */
+  readonly onWorkerLost?: (error: unknown) => void
 }
 
 /** The other tasks of the pool, by the name of their function in htmlWorker.ts, with their tasks and answers. */
@@ -93,6 +97,7 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     perOwnerRunning: Math.max(1, pool.threads - 1),
     maxWaiting: options.maxQueue ?? 64,
   })
+  options.watch?.(() => queue.load())
   const small = options.small ?? SMALL_BODY
   const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
   const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: 1, counted: "article bodies of this account being sanitised at once" })
@@ -165,10 +170,14 @@ export const workerHtmlAnalyzer = (options: HtmlWorkerOptions = {}): Layer.Layer
         (pool) => Effect.promise(() => pool.destroy()),
       )
       // A worker that failed (ended past its heap, crashed) rejects: a defect, not a refusal.
+      const lost = (error: unknown): never => {
+        options.onWorkerLost?.(error)
+        throw error
+      }
       return pooledHtmlAnalyzer(
         {
-          run: (html) => pool.run(html) as Promise<HtmlWorkerAnswer>,
-          runNamed: (name, task) => pool.run(task, { name }),
+          run: (html) => (pool.run(html) as Promise<HtmlWorkerAnswer>).catch(lost),
+          runNamed: (name, task) => pool.run(task, { name }).catch(lost),
           threads: maxThreads,
         },
         options,

@@ -5,7 +5,7 @@
  */
 import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
-import { type HttpDeps, requestIdOf, strictQuery } from "@content-site/http"
+import { eventLogOf, type HttpDeps, notesOf, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
@@ -214,6 +214,8 @@ export const makePageKit = (deps: HttpDeps) => {
 
   const renderFailure = (ctx: Ctx, error: unknown, account: AccountRecord | null, csrf: string): void => {
     const requestId = requestIdOf(ctx)
+    // The refusal's code for the access line and the metrics (the page itself is HTML, not a problem).
+    notesOf(ctx).problemCode = error instanceof CsrfRejected || error instanceof FormError ? "invalid_request" : isCoreError(error) ? problemKindOf(error).code : "internal"
     if (error instanceof CsrfRejected) {
       send(ctx, 403, errorPage({ status: 403, title: "Form expired", message: "This form was opened in another session or has expired. Go back, reload the page and try again.", requestId, account, csrf }))
     } else if (error instanceof FormError) {
@@ -224,7 +226,7 @@ export const makePageKit = (deps: HttpDeps) => {
       const message = error._tag === "NotFound" ? "There is nothing here, or it belongs to another account." : toProblem(error, requestId, deps.publicUrl).detail
       send(ctx, kind.status, errorPage({ status: kind.status, title, message, requestId, account, csrf }))
     } else {
-      console.error(`[${requestId}] web page error`, error)
+      eventLogOf(deps).error({ request_id: requestId, err: error instanceof Error ? (error.stack ?? error.message) : String(error) }, "web page error")
       send(ctx, 500, errorPage({ status: 500, title: "Something went wrong", message: "Something went wrong on our side. Please try again.", requestId, account, csrf }))
     }
   }

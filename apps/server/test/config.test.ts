@@ -58,6 +58,9 @@ describe("readConfig", () => {
         editLockTimeoutMs: 5_000,
         oauthKeyRefreshMs: 60_000,
         oauthKeyRotateDays: 90,
+        logLevel: "info",
+        logFormat: "json",
+        metricsToken: undefined,
       })
     }
   })
@@ -89,6 +92,22 @@ describe("readConfig", () => {
     expect(readConfig({ PUBLIC_URL: "http://localhost:3000" }).publicUrl).toBe("http://localhost:3000")
     for (const bad of ["https://content.example.com/app", "ftp://content.example.com", "content.example.com"]) {
       expect(refusal({ PUBLIC_URL: bad })).toContain("PUBLIC_URL must be an origin")
+    }
+  })
+
+  it("should take LOG_LEVEL and LOG_FORMAT in any case, default to readable lines on a terminal, and refuse anything else", () => {
+    for (const level of ["fatal", "error", "warn", "info", "debug", "trace", "silent"]) expect(readConfig({ LOG_LEVEL: level.toUpperCase() }).logLevel).toBe(level)
+    expect(refusal({ LOG_LEVEL: "verbose" })).toBe("LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not 'verbose'.")
+    expect(readConfig({}, true).logFormat).toBe("pretty")
+    expect(readConfig({ LOG_FORMAT: "json" }, true).logFormat).toBe("json")
+    expect(readConfig({ LOG_FORMAT: "Pretty" }).logFormat).toBe("pretty")
+    expect(refusal({ LOG_FORMAT: "text" })).toBe("LOG_FORMAT must be one of json, pretty, not 'text'.")
+  })
+
+  it("should take a METRICS_TOKEN of 16 to 256 printable characters and refuse a short one or one with spaces", () => {
+    expect(readConfig({ METRICS_TOKEN: " metrics-token-0123456789 " }).metricsToken).toBe("metrics-token-0123456789")
+    for (const bad of ["short", "has spaces in the middle of it", "x".repeat(257)]) {
+      expect(refusal({ METRICS_TOKEN: bad })).toBe("METRICS_TOKEN must be 16 to 256 printable characters without spaces.")
     }
   })
 

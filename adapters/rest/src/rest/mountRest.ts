@@ -39,6 +39,7 @@ import type { HttpDeps } from "@content-site/http"
 import { coreErrorOfHttpError, problemHeaders, sendProblem } from "@content-site/http"
 import { requestIdOf } from "@content-site/http"
 import { runEffect } from "@content-site/http"
+import { eventLogOf, noteAccount } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
 import { decodePathId, prefersMinimal } from "./requestParts.ts"
@@ -156,6 +157,7 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
     throw err
   })
   const caller = callerOf(gate.principal)
+  noteAccount(ctx, caller.accountId)
   if (Result.isFailure(gate.verdict)) {
     const err = gate.verdict.failure
     if (err._tag === "RateLimited") setRateHeaders(ctx, err.limit, 0, err.retryAfterSeconds)
@@ -206,7 +208,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       answer === undefined ? releaseIdempotencyKey(caller, key, fingerprint) : recordIdempotentAnswer(caller, key, fingerprint, { ...answer, dryRun })
     // A key left pending is freed by its lease; the answer already made is sent regardless.
     await runEffect(deps.runtime, effect).catch((err: unknown) => {
-      console.error(`[${caller.requestId}] could not keep the idempotency key's answer: ${err instanceof Error ? err.message : String(err)}`)
+      eventLogOf(deps).error({ request_id: caller.requestId, err: err instanceof Error ? err.message : String(err) }, "could not keep the idempotency key's answer")
     })
   }
   try {
@@ -215,7 +217,8 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       noteSubjectOfPath(op, call)
       throw gateVerdict.failure
     }
-    const reply = await op.handle(call)
+    // Tracing on: the operation (its use case) is a span, its database and Redis calls under it.
+    const reply = await (deps.span !== undefined ? deps.span(op.operationId, () => op.handle(call)) : op.handle(call))
     const body = wireEncoderOf(op.response)(reply.value) as Record<string, unknown>
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
     if (reply.editsRemaining !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, reply.editsRemaining)))
@@ -313,7 +316,7 @@ const record = async (
 ) => {
   // The activity entry must not turn an answered call into an error: a failure to log is reported, not sent.
   await runEffect(deps.runtime, recordActivity(caller, outcome)).catch((err: unknown) => {
-    console.error(`[${caller.requestId}] could not record activity: ${err instanceof Error ? err.message : String(err)}`)
+    eventLogOf(deps).error({ request_id: caller.requestId, err: err instanceof Error ? err.message : String(err) }, "could not record activity")
   })
 }
 

@@ -1,0 +1,61 @@
+import { pino, type Logger } from "pino"
+import { PinoPretty } from "pino-pretty"
+
+/** The levels `LOG_LEVEL` accepts, most severe first (`silent` logs nothing). */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const
+
+/** A level `LOG_LEVEL` accepts. */
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** How the log is written: JSON lines (log shippers) or readable lines (a person at a terminal). */
+export type LogFormat = "json" | "pretty"
+
+/** What the service's logger is made from. */
+export interface LoggerOptions {
+  readonly level: LogLevel
+  readonly format: LogFormat
+  /** Where lines go (default stdout, file descriptor 1). */
+  readonly destination?: number
+}
+
+// Fields of an access line that the readable format shows in its message instead of after it.
+// (and the bulky fields of the service's events: the migrations' names, the signal named in the message)
+const ACCESS_FIELDS = "method,route,status,duration_ms,request_id,channel,account_id,trace_id,tool,code,migrations,signal"
+
+/**
+ * The service's logger: pino with the contract's fields (`time` as ISO 8601, `level` by name,
+ * `msg`), no pid or hostname. JSON lines go out through pino's asynchronous destination (flushed
+ * when the process exits); the readable format (pino-pretty) writes each line at once.
+ */
+export const createLogger = (options: LoggerOptions): Logger => {
+  const settings = {
+    level: options.level,
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+  }
+  const fd = options.destination ?? 1
+  if (options.format === "pretty") {
+    return pino(
+      settings,
+      PinoPretty({
+        destination: fd,
+        sync: true,
+        colorize: true,
+        translateTime: "SYS:HH:MM:ss",
+        ignore: ACCESS_FIELDS,
+        singleLine: true,
+        // An access line reads "GET /api/v1/sites 200 3 ms req_... acc_..."; the service's events, their message.
+        messageFormat: (log, messageKey) => {
+          const message = String(log[messageKey] ?? "")
+          if (log["route"] === undefined) return message
+          const tool = log["tool"] !== undefined ? ` (${String(log["tool"])})` : ""
+          const code = log["code"] !== undefined ? ` ${String(log["code"])}` : ""
+          const account = log["account_id"] !== undefined ? ` ${String(log["account_id"])}` : ""
+          return `${message}${code}${tool} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}`
+        },
+      }),
+    )
+  }
+  return pino(settings, pino.destination({ dest: fd, sync: false }))
+}

@@ -1,0 +1,131 @@
+import { NotFound, toProblem, Unauthenticated } from "@content-site/core"
+import { notesOf, requestIdOf, sendProblem } from "@content-site/http"
+import type { Logger } from "pino"
+import type { Middleware, ParameterizedContext } from "koa"
+import { createHash, timingSafeEqual } from "node:crypto"
+import type { Metrics } from "./metrics.ts"
+
+/** The route label of a request no route matched. */
+export const UNMATCHED_ROUTE = "unmatched"
+
+/** How paths that no router matched are labelled: exact paths, then prefixes with their template. */
+export interface RouteTable {
+  /** Paths that are their own template (`/mcp`, `/oauth/token`, the metadata documents). */
+  readonly exact: ReadonlyArray<string>
+  /** A path starting with the prefix is labelled with the template (`/media/` → `/media/{file}`). */
+  readonly prefixes: ReadonlyArray<readonly [prefix: string, template: string]>
+}
+
+/**
+ * The route template of a request: the pattern `@koa/router` matched (`:id` written `{id}`), else
+ * the route table's exact path or prefix template, else `unmatched`. Never the raw path, so
+ * labels and log fields carry no ids. One pass over the (fixed) table.
+ */
+export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: ReadonlySet<string> = new Set(table.exact)): string => {
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute
+  if (typeof matched === "string") return matched.replace(/:(\w+)/g, "{$1}")
+  const path = ctx.path.length > 1 && ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path
+  if (exact.has(path)) return path
+  for (const [prefix, template] of table.prefixes) if (path.startsWith(prefix)) return template
+  return UNMATCHED_ROUTE
+}
+
+/** The channel of a request, as the activity log names them, plus `oauth` and `media`. */
+export const channelOf = (path: string): string =>
+  path.startsWith("/api/") ? "api" : path === "/mcp" || path.startsWith("/mcp/") ? "mcp" : path.startsWith("/oauth/") || path.startsWith("/.well-known/") ? "oauth" : path.startsWith("/media/") ? "media" : "web"
+
+/** What the access middleware writes to. */
+export interface RequestTelemetryOptions {
+  readonly logger: Logger
+  /** Unset without METRICS_TOKEN: nothing is counted. */
+  readonly metrics?: Metrics | undefined
+  readonly routes: RouteTable
+  /** Tracing on: the trace id of the request's span, and names that span by its route. */
+  readonly tracing?: {
+    readonly traceId: () => string | undefined
+    readonly nameServerSpan: (method: string, route: string) => void
+  }
+}
+
+/**
+ * One access line and one sample per request, after its answer is settled: `request_id`,
+ * `method`, `route` (template), `status`, `duration_ms`, `account_id` when known, `channel`, the
+ * MCP tools called, `trace_id` when tracing. Nothing of the request's input is read: no header,
+ * query string or body, so no key, token, password or cookie can reach the log.
+ */
+export const requestTelemetry = (options: RequestTelemetryOptions): Middleware => {
+  const { logger, metrics, routes, tracing } = options
+  const exact = new Set(routes.exact)
+  return async (ctx, next) => {
+    const started = performance.now()
+    try {
+      await next()
+    } finally {
+      const seconds = (performance.now() - started) / 1000
+      const route = routeOf(ctx, routes, exact)
+      const channel = channelOf(ctx.path)
+      const notes = notesOf(ctx)
+      const status = ctx.status
+      metrics?.request({ method: ctx.method, route, status, seconds, channel, problemCode: notes.problemCode, tools: notes.tools })
+      tracing?.nameServerSpan(ctx.method, route)
+      if (logger.isLevelEnabled("info")) {
+        logger.info(
+          {
+            request_id: requestIdOf(ctx),
+            method: ctx.method,
+            route,
+            status,
+            duration_ms: Math.round(seconds * 10_000) / 10,
+            ...(notes.accountId !== undefined ? { account_id: notes.accountId } : {}),
+            channel,
+            ...(notes.tools !== undefined ? { tool: notes.tools.map((t) => t.name).join(",") } : {}),
+            ...(notes.problemCode !== undefined ? { code: notes.problemCode } : {}),
+            ...(tracing !== undefined ? { trace_id: tracing.traceId() } : {}),
+          },
+          `${ctx.method} ${route} ${status}`,
+        )
+      }
+    }
+  }
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest()
+
+/**
+ * `GET /metrics`: the Prometheus exposition to `Authorization: Bearer <METRICS_TOKEN>`; a 404
+ * `not_found` problem when no token is configured, a 401 `unauthenticated` problem with a wrong or
+ * missing one (compared in constant time). Not logged and not counted, like the health checks.
+ */
+export const metricsEndpoint = (options: { readonly metrics: Metrics | undefined; readonly token: string | undefined; readonly publicUrl: string }): Middleware => {
+  const { metrics } = options
+  const expected = options.token === undefined || metrics === undefined ? undefined : digest(options.token)
+  return async (ctx, next) => {
+    if (ctx.path !== "/metrics") return next()
+    const requestId = requestIdOf(ctx)
+    ctx.set("Cache-Control", "no-store")
+    if (expected === undefined || metrics === undefined) {
+      sendProblem(ctx, toProblem(new NotFound({ resource: "endpoint", id: "/metrics" }), requestId, options.publicUrl))
+      return
+    }
+    const presented = /^Bearer (.+)$/i.exec(ctx.get("Authorization"))?.[1] ?? ""
+    if (!timingSafeEqual(digest(presented), expected)) {
+      ctx.set("WWW-Authenticate", 'Bearer realm="metrics"')
+      sendProblem(ctx, toProblem(new Unauthenticated({ detail: "GET /metrics needs Authorization: Bearer with the configured METRICS_TOKEN." }), requestId, options.publicUrl))
+      return
+    }
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") {
+      ctx.set("Allow", "GET")
+      sendProblem(ctx, {
+        type: `${options.publicUrl}/problems/method_not_allowed`,
+        title: "Method not allowed",
+        status: 405,
+        code: "method_not_allowed",
+        detail: `${ctx.method} is not allowed on /metrics; use GET.`,
+        request_id: requestId,
+      })
+      return
+    }
+    ctx.type = metrics.registry.contentType
+    ctx.body = await metrics.registry.metrics()
+  }
+}

@@ -1,0 +1,98 @@
+/** The telemetry adapter's parts on their own: route labels, the /metrics gate, the readable log, tracing off. */
+import { requestId } from "@content-site/http"
+import Koa from "koa"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { createLogger, createMetrics, metricsEndpoint, routeOf, type RouteTable } from "../src/index.ts"
+import { startTracing } from "../src/tracing.ts"
+
+const TABLE: RouteTable = { exact: ["/mcp", "/oauth/token"], prefixes: [["/oauth/interaction/", "/oauth/interaction/{uid}"], ["/media/", "/media/{file}"]] }
+const ctxOf = (path: string, matched?: string) => ({ path, ...(matched !== undefined ? { _matchedRoute: matched } : {}) }) as unknown as Koa.ParameterizedContext
+
+describe("routeOf", () => {
+  it("should label a request by the router's pattern, the table's path or prefix, or unmatched: never by its raw path", () => {
+    expect(routeOf(ctxOf("/api/v1/articles/art_1", "/api/v1/articles/:id"), TABLE)).toBe("/api/v1/articles/{id}")
+    expect(routeOf(ctxOf("/api/v1/articles/art_1/revisions/3", "/api/v1/articles/:id/revisions/:number"), TABLE)).toBe("/api/v1/articles/{id}/revisions/{number}")
+    expect(routeOf(ctxOf("/mcp/"), TABLE)).toBe("/mcp")
+    expect(routeOf(ctxOf("/oauth/token"), TABLE)).toBe("/oauth/token")
+    expect(routeOf(ctxOf("/oauth/interaction/Xy12abc/login"), TABLE)).toBe("/oauth/interaction/{uid}")
+    expect(routeOf(ctxOf("/media/acc_1/img_2.webp"), TABLE)).toBe("/media/{file}")
+    for (const path of ["/api/v1/art_1/nothing", "/wp-admin", "/oauth/tokens", "/"]) expect(routeOf(ctxOf(path), TABLE)).toBe("unmatched")
+  })
+})
+
+const serve = async (app: Koa) => {
+  const server = createServer(app.callback())
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+describe("metricsEndpoint", () => {
+  it("should answer a 404 problem without a token configured, a 401 problem to a wrong one, and the exposition to the right one", async () => {
+    const metrics = createMetrics()
+    metrics.request({ method: "GET", route: "/api/v1/sites", status: 200, seconds: 0.01, channel: "api" })
+    const app = new Koa()
+    app.use(requestId())
+    app.use(metricsEndpoint({ metrics, token: "the-right-token-0123", publicUrl: "http://x.test" }))
+    const { url, close } = await serve(app)
+    try {
+      const off = new Koa()
+      off.use(requestId())
+      off.use(metricsEndpoint({ metrics: undefined, token: undefined, publicUrl: "http://x.test" }))
+      const unset = await serve(off)
+      try {
+        const res = await fetch(`${unset.url}/metrics`, { headers: { authorization: "Bearer the-right-token-0123" } })
+        expect(res.status).toBe(404)
+        expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+        const problem = (await res.json()) as { code: string; request_id: string }
+        expect(problem.code).toBe("not_found")
+        expect(problem.request_id).toBe(res.headers.get("x-request-id"))
+      } finally {
+        await unset.close()
+      }
+      const wrong = await fetch(`${url}/metrics`, { headers: { authorization: "Bearer the-wrong-token-0123" } })
+      expect(wrong.status).toBe(401)
+      expect(((await wrong.json()) as { code: string }).code).toBe("unauthenticated")
+      expect(wrong.headers.get("www-authenticate")).toMatch(/^Bearer/)
+      const right = await fetch(`${url}/metrics`, { headers: { authorization: "Bearer the-right-token-0123" } })
+      expect(right.status).toBe(200)
+      expect(await right.text()).toContain('http_server_request_duration_seconds_count{method="GET",route="/api/v1/sites",status="200"} 1')
+    } finally {
+      await close()
+    }
+  })
+})
+
+describe("createLogger", () => {
+  it("should write readable lines in the pretty format: an access line as method, route, status, time and request id", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cs-log-"))
+    const fd = openSync(join(dir, "out.log"), "w")
+    try {
+      const logger = createLogger({ level: "info", format: "pretty", destination: fd })
+      logger.info({ request_id: "req_abc123", method: "GET", route: "/api/v1/sites", status: 200, duration_ms: 3.2, channel: "api", account_id: "acc_1" }, "GET /api/v1/sites 200")
+      logger.info({ request_id: "req_def456", method: "PUT", route: "/api/v1/articles/{id}", status: 400, duration_ms: 1, channel: "api", code: "invalid_request" }, "PUT /api/v1/articles/{id} 400")
+      logger.info("Content-Site is listening on http://localhost:3000 (REST API, MCP connector, web pages)")
+      logger.debug("not at info")
+      const text = readFileSync(join(dir, "out.log"), "utf8").replace(/\x1b\[[0-9;]*m/g, "")
+      const [access, refused, started, ...rest] = text.trimEnd().split("\n")
+      expect(access).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/sites 200 3\.2 ms req_abc123 acc_1$/)
+      expect(refused).toMatch(/INFO: PUT \/api\/v1\/articles\/\{id\} 400 invalid_request 1 ms req_def456$/)
+      expect(started).toMatch(/INFO: Content-Site is listening on http:\/\/localhost:3000 \(REST API, MCP connector, web pages\)$/)
+      expect(rest).toEqual([])
+    } finally {
+      closeSync(fd)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("startTracing", () => {
+  it("should answer nothing (tracing off) without an OTLP endpoint", async () => {
+    expect(await startTracing({})).toBeUndefined()
+    expect(await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "  ", OTEL_SERVICE_NAME: "x" })).toBeUndefined()
+  })
+})

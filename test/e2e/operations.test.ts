@@ -1,0 +1,253 @@
+/**
+ * Operating the service (issue 31), as an operator sees it: `npm start`'s entry point in a child
+ * process on PostgreSQL and Redis, with METRICS_TOKEN and an OTLP endpoint (a receiver in this
+ * process). Its real stdout is read line by line; `/metrics` is scraped and parsed with a
+ * Prometheus text parser; the spans it exports are put back into trees. The tests run in order:
+ * the traffic of the first is what the later ones count and trace.
+ */
+import { importData } from "@content-site/core"
+import type { ChildProcess } from "node:child_process"
+import parsePrometheusTextFormat from "parse-prometheus-text-format"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startServer } from "../../apps/server/server.ts"
+import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "../mcp/support.ts"
+import { createTempDir, createTestDatabase } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
+import { startOtlpReceiver, type ReceivedSpan } from "../support/otlpReceiver.ts"
+import { spawnNode } from "../support/processes.ts"
+
+const METRICS_TOKEN = "metrics-token-0123456789abcdef"
+// What the first request carries besides its key: none of it may reach the log.
+const COOKIE_SECRET = "cookie-secret-5f1c0a9e7d"
+const BODY_SECRET = "body-secret-b7e29c4410"
+// A W3C traceparent from a caller that traces: the server's spans continue its trace.
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+const CALLER_SPAN = "00f067aa0ba902b7"
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>
+let dataDir: ReturnType<typeof createTempDir>
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>
+let child: ChildProcess
+let base = ""
+let stdout = ""
+let stderr = ""
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver()
+  database = await createTestDatabase()
+  dataDir = createTempDir("cs-ops-")
+  // The seed goes in through an instance in this process, closed before the one under test starts.
+  const seeding = await startServer({ quiet: true, env: { HOST: "127.0.0.1", PORT: "0", SEED_DEMO: "false", DATABASE_URL: database.url, DATA_DIR: dataDir.dir } })
+  await seeding.runtime.runPromise(importData(seedFile()))
+  await seeding.close()
+  child = spawnNode("apps/server/main.ts", [], {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    SEED_DEMO: "false",
+    DATABASE_URL: database.url,
+    REDIS_URL: "redis://127.0.0.1:6379",
+    DATA_DIR: dataDir.dir,
+    RATE_LIMIT_PER_MINUTE: "100000",
+    AUTH_FAILURE_LIMIT_PER_MINUTE: "1000",
+    METRICS_TOKEN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+    LOG_LEVEL: "info",
+  })
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()))
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()))
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`server exited (${code}): ${stderr}`))))
+  const listening = eventually(() => /listening on (http:\/\/\S+)/.exec(stdout)?.[1], (url) => url !== undefined, 60_000)
+  base = (await Promise.race([listening, exited])) ?? ""
+  expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+})
+
+afterAll(async () => {
+  if (child !== undefined && child.exitCode === null) {
+    const gone = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await gone
+  }
+  await receiver?.close()
+  await database?.drop()
+  dataDir?.remove()
+})
+
+/** Every stdout line so far, each parsed as JSON (a line that is not JSON fails the test). */
+const lines = (): Array<Record<string, unknown>> =>
+  stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>
+      } catch {
+        throw new Error(`not a JSON line: ${line}`)
+      }
+    })
+
+const accessLine = (requestId: string) => eventually(() => lines().find((l) => l["request_id"] === requestId), (l) => l !== undefined, 10_000)
+
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${ALICE.apiKey}`, ...(init.headers as Record<string, string> | undefined) } })
+
+const scrape = async (token = METRICS_TOKEN) => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+
+let firstRequestId = ""
+let mcpTokens: Array<string> = []
+
+describe("logs", () => {
+  it("should write one JSON access line per request with its X-Request-Id, route template, account and trace, and no secret it carried", async () => {
+    const res = await api("/api/v1/articles/art_a1_1", {
+      method: "PUT",
+      headers: {
+        "content-type": "application/json",
+        cookie: `cs_session=${COOKIE_SECRET}`,
+        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      },
+      body: JSON.stringify({ title: `Retitled ${BODY_SECRET}`, reason: `password=${ALICE.password}` }),
+    })
+    expect(res.status).toBe(200)
+    firstRequestId = res.headers.get("x-request-id") ?? ""
+    expect(firstRequestId).toMatch(/^req_/)
+    const line = await accessLine(firstRequestId)
+    expect(line).toMatchObject({
+      level: "info",
+      method: "PUT",
+      route: "/api/v1/articles/{id}",
+      status: 200,
+      account_id: "acc_alice",
+      channel: "api",
+      trace_id: CALLER_TRACE,
+    })
+    expect(typeof line?.["duration_ms"]).toBe("number")
+    expect(Date.parse(String(line?.["time"]))).toBeGreaterThan(0)
+    expect(String(line?.["msg"])).toBe("PUT /api/v1/articles/{id} 200")
+
+    // An agent connects (OAuth: registration, sign-in with a password, consent, tokens) and calls a tool.
+    const provider = new ScriptedOAuthProvider({ email: ALICE.email, password: ALICE.password, decision: "allow" }, "Ops Agent")
+    const client = await connect(`${base}/mcp`, provider)
+    expect(client).toBeDefined()
+    const result = await client!.callTool({ name: "get_article", arguments: { article_id: "art_a1_2" } })
+    expect(result.isError).not.toBe(true)
+    await client!.close()
+    mcpTokens = [provider.savedTokens?.access_token ?? "", provider.savedTokens?.refresh_token ?? "", provider.authorizationCode ?? "", provider.verifier].filter((t) => t.length >= 8)
+    expect(mcpTokens.length).toBeGreaterThanOrEqual(2)
+    const toolLine = await eventually(() => lines().find((l) => l["tool"] === "get_article"), (l) => l !== undefined, 10_000)
+    expect(toolLine).toMatchObject({ method: "POST", route: "/mcp", status: 200, channel: "mcp", account_id: "acc_alice" })
+    expect(lines().some((l) => l["route"] === "/oauth/token" && l["channel"] === "oauth")).toBe(true)
+    expect(lines().some((l) => l["route"] === "/oauth/interaction/{uid}")).toBe(true)
+
+    const everything = stdout + stderr
+    for (const secret of [ALICE.apiKey, ALICE.password, COOKIE_SECRET, BODY_SECRET, ...mcpTokens]) expect(everything).not.toContain(secret)
+    // Every line, the service's own events included, is JSON with the contract's three fields.
+    for (const l of lines()) expect(Object.keys(l)).toEqual(expect.arrayContaining(["time", "level", "msg"]))
+  })
+})
+
+describe("metrics", () => {
+  it("should refuse a scrape with a wrong token as a 401 problem", async () => {
+    const res = await scrape("not-the-metrics-token-at-all")
+    expect(res.status).toBe(401)
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+    expect(((await res.json()) as { code: string }).code).toBe("unauthenticated")
+    expect((await fetch(`${base}/metrics`)).status).toBe(401)
+  })
+
+  it("should count the traffic it served by route template, status, refusal code, tool and origin, without ids", async () => {
+    for (let i = 0; i < 3; i++) expect((await api("/api/v1/sites/site_a1/articles?per_page=2")).status).toBe(200)
+    // Refused: a title that is empty after trimming.
+    expect((await api("/api/v1/articles/art_a1_3", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: " " }) })).status).toBe(400)
+    expect((await api("/api/v1/articles/art_a1_3/no-such-thing")).status).toBe(404)
+
+    const res = await scrape()
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/)
+    const text = await res.text()
+    const families = parsePrometheusTextFormat(text)
+    // The parser folds a histogram's labelled series into one sample (its flattening keeps no
+    // labels), so the histograms' `_count` series are read from a parse without their TYPE lines.
+    // (a series of an untyped parse comes back as one family per run of lines: gathered by name)
+    const series = parsePrometheusTextFormat(text.replace(/^# TYPE \S+ histogram$/gm, ""))
+    const samples = (name: string) => series.filter((f) => f.name === name).flatMap((f) => f.metrics)
+    const family = (name: string) => {
+      const found = families.find((f) => f.name === name)
+      if (found === undefined) throw new Error(`no metric family ${name}`)
+      return found
+    }
+    const sample = (name: string, labels: Record<string, string>) =>
+      samples(name).find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v) && Object.keys(m.labels ?? {}).length === Object.keys(labels).length)
+
+    const requests = family("http_server_request_duration_seconds")
+    expect(requests.type).toBe("HISTOGRAM")
+    expect(sample("http_server_request_duration_seconds_count", { method: "GET", route: "/api/v1/sites/{id}/articles", status: "200" })?.value).toBe("3")
+    expect(sample("http_server_request_duration_seconds_count", { method: "PUT", route: "/api/v1/articles/{id}", status: "400" })?.value).toBe("1")
+    expect(sample("http_server_request_duration_seconds_count", { method: "PUT", route: "/api/v1/articles/{id}", status: "200" })?.value).toBe("1")
+    expect(sample("http_server_request_duration_seconds_count", { method: "GET", route: "unmatched", status: "404" })?.value).toBe("1")
+    expect(sample("content_site_refusals_total", { code: "invalid_request", channel: "api" })?.value).toBe("1")
+    expect(sample("content_site_refusals_total", { code: "not_found", channel: "api" })?.value).toBe("1")
+    expect(sample("content_site_article_changes_total", { origin: "api" })?.value).toBe("1")
+    expect(sample("content_site_mcp_tool_call_duration_seconds_count", { tool: "get_article", outcome: "ok" })?.value).toBe("1")
+    expect(family("content_site_activity_journal_backlog").type).toBe("GAUGE")
+    for (const pool of ["sanitiser", "images"]) {
+      for (const state of ["running", "waiting"]) expect(sample("content_site_pool_jobs", { pool, state })?.value).toMatch(/^\d+$/)
+    }
+    // The runtime's own: event-loop lag, memory, GC.
+    for (const name of ["nodejs_eventloop_lag_seconds", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "nodejs_gc_duration_seconds"]) family(name)
+
+    // No label anywhere names an account, a site, an article or a request: templates, codes and names only.
+    for (const f of series) {
+      for (const m of f.metrics) {
+        for (const value of Object.values(m.labels ?? {})) expect(value).not.toMatch(/acc_|site_a|art_|req_|key_/)
+      }
+    }
+    const routes = new Set(samples("http_server_request_duration_seconds_count").map((m) => m.labels?.["route"]))
+    for (const route of routes) expect(route === "unmatched" || /^\/[\w./{}-]*$/.test(route ?? "")).toBe(true)
+    // The scrapes themselves are neither counted nor logged, like the health checks.
+    expect(routes.has("/metrics")).toBe(false)
+  })
+})
+
+describe("traces", () => {
+  const tree = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId)
+  const childrenOf = (spans: ReadonlyArray<ReceivedSpan>, parent: ReceivedSpan) => spans.filter((s) => s.parentSpanId === parent.spanId)
+  const descendantsOf = (spans: ReadonlyArray<ReceivedSpan>, parent: ReceivedSpan): Array<ReceivedSpan> =>
+    childrenOf(spans, parent).flatMap((c) => [c, ...descendantsOf(spans, c)])
+
+  it("should trace a REST call under the caller's traceparent: server span by route, the use case, its database calls", async () => {
+    const res = await api("/api/v1/articles/art_a1_4", { headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } })
+    expect(res.status).toBe(200)
+    const line = await accessLine(res.headers.get("x-request-id") ?? "")
+    expect(line?.["trace_id"]).toBe(CALLER_TRACE)
+    const spans = await eventually(
+      () => tree(CALLER_TRACE),
+      (s) => s.some((x) => x.name === "GET /api/v1/articles/{id}") && s.some((x) => x.name === "getArticle"),
+      10_000,
+    )
+    const server = spans.find((s) => s.name === "GET /api/v1/articles/{id}")!
+    expect(server.kind).toBe(2)
+    expect(server.parentSpanId).toBe(CALLER_SPAN)
+    expect(server.service).toBe("content-site")
+    expect(server.attributes["http.route"]).toBe("/api/v1/articles/{id}")
+    const useCase = descendantsOf(spans, server).find((s) => s.name === "getArticle")
+    expect(useCase).toBeDefined()
+    const queries = descendantsOf(spans, useCase!).filter((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")
+    expect(queries.length).toBeGreaterThan(0)
+    expect(queries.every((q) => q.kind === 3)).toBe(true)
+    // The request counter is in Redis: its call is in the same request's tree.
+    const redis = descendantsOf(spans, server).filter((s) => s.attributes["db.system"] === "redis" || s.attributes["db.system.name"] === "redis")
+    expect(redis.length).toBeGreaterThan(0)
+  })
+
+  it("should trace an MCP tools/call: the POST /mcp server span, the tool's span, its database calls", async () => {
+    const toolLine = lines().find((l) => l["tool"] === "get_article")
+    const traceId = String(toolLine?.["trace_id"] ?? "")
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/)
+    const spans = await eventually(() => tree(traceId), (s) => s.some((x) => x.name === "tool get_article") && s.some((x) => x.name === "POST /mcp"), 10_000)
+    const server = spans.find((s) => s.name === "POST /mcp")!
+    expect(server.kind).toBe(2)
+    const tool = descendantsOf(spans, server).find((s) => s.name === "tool get_article")
+    expect(tool).toBeDefined()
+    expect(descendantsOf(spans, tool!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
+  })
+})
