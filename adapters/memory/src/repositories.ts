@@ -131,6 +131,17 @@ export const memoryRepositories = (state: MemoryState) => {
             total: page.total,
           }
         }),
+      complete: (accountId, prefix, limit, siteId) =>
+        Effect.sync(() => {
+          const lower = prefix.toLowerCase()
+          // every article of the state once; the answer is cut to `limit`
+          return [...state.articles.values()]
+            .filter((a) => a.account_id === accountId && (siteId === undefined || a.site_id === siteId))
+            .flatMap((a) => (a.id.startsWith(prefix) ? [{ a, byId: 0 }] : a.title.toLowerCase().startsWith(lower) ? [{ a, byId: 1 }] : []))
+            .sort((x, y) => x.byId - y.byId || (x.a.title < y.a.title ? -1 : x.a.title > y.a.title ? 1 : byId(x.a, y.a)))
+            .slice(0, limit)
+            .map(({ a }) => ({ id: a.id, title: a.title }))
+        }),
       get: (accountId, articleId) => {
         const a = state.articles.get(articleId)
         return a && a.account_id === accountId ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "article", id: articleId }))

@@ -523,6 +523,18 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
             total,
           }
         }),
+      complete: (accountId, prefix, limit, siteId) =>
+        Effect.map(
+          query<{ id: string; title: string }>(
+            // LIKE's wildcards in the prefix are literal; the account's articles are read once, cut to `limit`
+            `select id, title from articles
+             where account_id = $1 and ($4::text is null or site_id = $4)
+               and (id like $2 escape '\\' or lower(title) like lower($2) escape '\\')
+             order by (id like $2 escape '\\') desc, title, id limit $3`,
+            [accountId, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit, siteId ?? null],
+          ),
+          (rows) => rows.map((r) => ({ id: r.id, title: r.title })),
+        ),
       get: (accountId, articleId) =>
         Effect.flatMap(
           attempt(() => articleById(articleId)),

@@ -91,3 +91,23 @@ export const snippetOf = (headline: string): string => {
   if (marked) out += "</mark>"
   return out.replace(/<mark><\/mark>/g, "")
 }
+
+const BLOCK_END = /<\/(?:p|h[1-6]|li|blockquote|pre|figure|figcaption|table|tr|ul|ol|div|section|article|aside|header|footer|dd|dt|details|summary|caption)>/gi
+
+/**
+ * A stored body as prose for a reader (or a model): paragraphs, headings and list items separated
+ * by blank lines, list items after `- `, `<br>` a line break, other tags dropped, the serialiser's
+ * entities decoded, runs of spaces collapsed. Stored bodies are serialised by the core, so their
+ * tags are exactly `<[^>]*>`. A handful of linear passes, no parse: cheap enough for a 1 MiB body.
+ */
+export const proseOfHtml = (html: string): string =>
+  html
+    .replace(BLOCK_END, "\n\n")
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<li(?:\s[^>]*)?>/gi, "- ")
+    .replace(/<[^>]*>/g, "")
+    .replace(ENTITY, (_, name: string) => DECODED[name]!)
+    .replace(/[ \t\u00a0]+/g, " ")
+    .replace(/ *\n */g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()

@@ -68,6 +68,17 @@ export class ArticleRepository extends Context.Service<ArticleRepository, {
     filter: ArticleSearchFilter,
     slice: Slice | undefined,
   ) => Effect.Effect<SliceResult<ArticleSearchRecord>, Unavailable>
+  /**
+   * Up to `limit` of the account's articles (optionally of one site) whose id starts with
+   * `prefix`, or whose title does ignoring case, for argument completion: ids first, then by title
+   * and id. An empty prefix matches every article.
+   */
+  readonly complete: (
+    accountId: string,
+    prefix: string,
+    limit: number,
+    siteId?: string,
+  ) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly title: string }>, Unavailable>
   /** Which account and site an article belongs to, for the platform's own jobs; never for a caller's request. */
   readonly locate: (articleId: string) => Effect.Effect<Option.Option<ArticleLocation>, Unavailable>
 }>()("core/ArticleRepository") {}
