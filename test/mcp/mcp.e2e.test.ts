@@ -644,17 +644,17 @@ describe("the tools", () => {
 describe("finding articles: search, research connector, resources, completions, prompts", () => {
   type Link = { type: string; uri?: string; name?: string; title?: string; mimeType?: string; text?: string }
   it("should answer search_articles with the REST search's JSON, a text and one resource_link per article", async () => {
-    const result = (await call("search_articles", { q: "gardens", site_id: "site_a1", per_page: 3 })) as ToolResult & { content: Array<Link> }
+    const result = await call("search_articles", { q: "gardens", site_id: "site_a1", per_page: 3 })
     const viaMcp = okContent("search_articles", result) as { data: Array<{ id: string; title: string; snippet: string }> }
     const viaRest = await rest("/search?q=gardens&site_id=site_a1&per_page=3")
     expect(viaMcp).toEqual(viaRest.json)
     expect(viaMcp.data).toHaveLength(3)
     expect(viaMcp.data[0]!.snippet).toContain("<mark>gardens</mark>")
-    expect(result.content.slice(1)).toEqual(
+    expect((result.content as Array<Link>).slice(1)).toEqual(
       viaMcp.data.map((a) => ({ type: "resource_link", uri: `content-site://articles/${a.id}`, name: a.id, title: a.title, mimeType: "text/html" })),
     )
-    const listed = (await call("list_articles", { site_id: "site_a1", per_page: 2 })) as ToolResult & { content: Array<Link> }
-    expect(listed.content.filter((c) => c.type === "resource_link").map((c) => c.uri)).toEqual(
+    const listed = await call("list_articles", { site_id: "site_a1", per_page: 2 })
+    expect((listed.content as Array<Link>).filter((c) => c.type === "resource_link").map((c) => c.uri)).toEqual(
       ((listed.structuredContent as { data: Array<{ id: string }> }).data).map((a) => `content-site://articles/${a.id}`),
     )
     expect(problemOf(await call("search_articles", { q: "" }))["code"]).toBe("invalid_request")
