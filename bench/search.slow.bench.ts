@@ -109,9 +109,11 @@ export async function run(): Promise<void> {
       const common = words[7]!
       const matches = async (q: string) =>
         Number((await client.query<{ n: string }>(`select count(*) as n from articles where search_vector @@ websearch_to_tsquery('cs_search', $1)`, [q])).rows[0]!.n)
-      const three = `${words[7]} ${words[1201]} ${words[333]}`
+      // three words and a phrase of one generated article's body, so that each finds something
       const phraseRow = (await client.query<{ body: string }>(`select body from articles where id = 'art_scale_' || least(4242, $1::int)`, [ARTICLES])).rows[0]!
-      const phrase = `"${phraseRow.body.replace(/<[^>]*>/g, " ").trim().split(/\s+/).slice(3, 5).join(" ")}"`
+      const bodyWords = phraseRow.body.replace(/<[^>]*>/g, " ").trim().split(/\s+/)
+      const three = `${bodyWords[2]} ${bodyWords[30]} ${bodyWords[60]}`
+      const phrase = `"${bodyWords.slice(3, 5).join(" ")}"`
       const cases: Array<[string, string]> = [
         ["articles page 1 (list)", `/api/v1/sites/${site.id}/articles?per_page=20`],
         [`search one word (${await matches(common)} match)`, `/api/v1/search?per_page=20&q=${encodeURIComponent(common)}`],

@@ -417,6 +417,10 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(ids(await search(accountId, "cafe"))).toEqual([a[4]!.id])
         expect(ids(await search(accountId, "CAFÉ"))).toEqual([a[4]!.id])
         expect(res.items.every((hit) => !("body" in hit))).toBe(true)
+        // the title tier holds for phrases and negations too; quotes and backslashes in a query are words like any
+        expect(ids(await search(accountId, '"tomato blight" -roses'))[0]).toBe(a[1]!.id)
+        expect(ids(await search(accountId, '"tomato blight" -roses')).includes(a[0]!.id)).toBe(false)
+        expect((await search(accountId, "it's a \\ 'quoted' \"word")).total).toBe(0)
       })
 
       it("should read web-search syntax: a phrase, OR, -word", async () => {

@@ -299,6 +299,9 @@ const dayCountedTotal = (spec: {
   return { sql: `(${parts.join(" + ")})`, params }
 }
 
+/** A quoted lexeme in a tsquery's text (`'it''s'`), as a regular expression inside an SQL string literal (quotes doubled). */
+const IN_TITLE_LEXEME = "''(?:[^'']|'''')*''"
+
 /** `ts_headline`'s options: a fragment of 15 to 35 words around the best match, matches between the core's marks. */
 const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_STOP}, MinWords=15, MaxWords=35, ShortWord=2, HighlightAll=false`
 
@@ -335,13 +338,19 @@ const searchStatement = (
   const headline = filter.headlines
     ? `ts_headline('cs_search', cs_search_text(a.body), websearch_to_tsquery('cs_search', $2), '${HEADLINE_OPTIONS}')`
     : "null"
-  // ranks every match (the count needs them all anyway), reads the page's bodies only
-  const text = `with hits as (
+  // Ranks every match (the count needs them all anyway) and reads the page's bodies only. Whether
+  // the title alone matches is the query with every lexeme restricted to weight A (the title's)
+  // against the stored vector: for a row that matches the whole query it says what
+  // to_tsvector(title) @@ query says, without parsing the title again for each match.
+  const text = `with query as (
+      select q, regexp_replace(q::text, '${IN_TITLE_LEXEME}', '\\&:A', 'g')::tsquery as in_title
+      from websearch_to_tsquery('cs_search', $2) as q
+    ), hits as (
       select id, count(*) over () as __total,
-        to_tsvector('cs_search', title) @@ websearch_to_tsquery('cs_search', $2) as title_match,
-        ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, websearch_to_tsquery('cs_search', $2)) as rank,
+        search_vector @@ query.in_title as title_match,
+        ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, query.q) as rank,
         published_at
-      from articles where ${w.sql}
+      from articles, query where ${w.sql}
       order by title_match desc, rank desc, published_at desc nulls last, id asc${window}
     )
     select ${ARTICLE_SUMMARY_OF_A}, ${headline} as headline, hits.__total
