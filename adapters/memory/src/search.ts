@@ -126,5 +126,6 @@ const headlineOf = (text: string, tokens: ReadonlyArray<Token>, terms: ReadonlyA
     out += marked.has(i) ? `${SEARCH_MARK_START}${text.slice(t.start, t.end)}${SEARCH_MARK_STOP}` : text.slice(t.start, t.end)
     at = t.end
   }
-  return out
+  // the punctuation after the last word, up to the next word, as ts_headline keeps it
+  return out + text.slice(at, tokens[to]?.start ?? text.length)
 }
