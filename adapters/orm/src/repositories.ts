@@ -319,8 +319,9 @@ const searchStatement = (
 ): { text: string; params: Array<unknown> } => {
   const w = where()
   w.add("account_id = ?", accountId)
-  // the query's position ($2) is fixed: the select list refers to it
-  w.add("search_vector @@ websearch_to_tsquery('cs_search', ?)", filter.query)
+  // the query is $2, parsed once in the statement's `query` (a generic plan's recheck would parse it again for every row)
+  w.params.push(filter.query)
+  w.add("search_vector @@ query.q")
   if (filter.siteId !== undefined) w.add("site_id = ?", filter.siteId)
   if (filter.status !== undefined) w.add("status = ?", filter.status)
   if (filter.from !== undefined || filter.to !== undefined) {
@@ -328,7 +329,7 @@ const searchStatement = (
     if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
     if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
   }
-  if (countOnly) return { text: `select count(*) as n from articles where ${w.sql}`, params: w.params }
+  if (countOnly) return { text: `select count(*) as n from articles, websearch_to_tsquery('cs_search', $2) as query(q) where ${w.sql}`, params: w.params }
   const params = [...w.params]
   let window = ""
   if (slice !== undefined) {
