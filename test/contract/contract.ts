@@ -470,6 +470,30 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await search(other.accountId, "compost")).total).toBe(0)
       })
 
+      it("should complete article ids and title prefixes, ids first, wildcards literal, the account's own only", async () => {
+        const { accountId, main, articles: a } = await seedTexts([
+          { title: "Roses in pots", body: "<p>x</p>" },
+          { title: "rosemary cuttings", body: "<p>x</p>" },
+          { title: "100% organic", body: "<p>x</p>" },
+          { title: "Lawns", body: "<p>x</p>" },
+        ])
+        const other = await seed()
+        const complete = (who: string, prefix: string, limit = 10, siteId?: string) =>
+          run(ArticleRepository.use((r) => r.complete(who, prefix, limit, siteId)))
+        expect((await complete(accountId, "ROS")).map((x) => x.id)).toEqual([a[0]!.id, a[1]!.id])
+        expect((await complete(accountId, a[3]!.id)).map((x) => x.id)).toEqual([a[3]!.id])
+        // an id prefix comes before title prefixes
+        const byId = await complete(accountId, a[0]!.id.slice(0, -1))
+        expect(byId.map((x) => x.id).slice(0, 4).sort()).toEqual(a.map((x) => x.id).sort())
+        expect((await complete(accountId, "100%")).map((x) => x.title)).toEqual(["100% organic"])
+        expect(await complete(accountId, "_")).toEqual([])
+        expect(await complete(accountId, "%")).toEqual([])
+        expect(await complete(accountId, "", 2)).toHaveLength(2)
+        expect(await complete(accountId, "ros", 10, uid("site"))).toEqual([])
+        expect((await complete(accountId, "ros", 10, main.id)).length).toBe(2)
+        expect(await complete(other.accountId, "Ros")).toEqual([])
+      })
+
       it("should find a committed change by its new words at once, and no longer by its old ones", async () => {
         const { accountId, articles: a } = await seedTexts([{ title: "Mulching", body: "<p>Straw works</p>" }])
         await run(
