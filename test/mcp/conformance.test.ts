@@ -47,13 +47,16 @@ afterAll(async () => {
 describe("the official MCP conformance scenarios", () => {
   it("should pass every applicable server scenario", async () => {
     const run = promisify(execFile)
-    await Promise.all(
-      SCENARIOS.map((scenario) =>
-        run(process.execPath, [cli, "server", "--url", `${gateway.url}/mcp`, "--scenario", scenario, "-o", output], { encoding: "utf8" }).catch(
-          (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
+    // four runners at a time: seven at once load a shared 2-core machine enough to disturb other files' timing
+    for (const batch of [SCENARIOS.slice(0, 4), SCENARIOS.slice(4)]) {
+      await Promise.all(
+        batch.map((scenario) =>
+          run(process.execPath, [cli, "server", "--url", `${gateway.url}/mcp`, "--scenario", scenario, "-o", output], { encoding: "utf8" }).catch(
+            (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
+          ),
         ),
-      ),
-    )
+      )
+    }
     const results = new Map<string, Array<{ id: string; status: string; errorMessage?: string }>>()
     for (const dir of await readdir(output)) {
       const scenario = SCENARIOS.find((s) => dir.startsWith(`server-${s}-`))
