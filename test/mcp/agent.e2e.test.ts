@@ -161,14 +161,21 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     const first = await call("edit_article", args)
     ok("edit_article", first)
     const second = await call("edit_article", args)
-    expect(second).toEqual(first)
+    // the same answer, said to be a replay of the revision the first call made
+    expect(second.structuredContent).toEqual(first.structuredContent)
+    const savedAs = (first.structuredContent as { revision: { number: number } }).revision.number
+    const [said, ...others] = second.content as Array<{ type: string; text: string }>
+    const [firstSaid, ...firstRest] = first.content as Array<{ type: string; text: string }>
+    expect(said!.text).toBe(`Replayed: the first call with this idempotency_key and these arguments saved revision ${savedAs}; nothing was written now. Its answer follows (get_article shows the article as it is now).\n${firstSaid!.text}`)
+    expect(others).toEqual(firstRest)
     expect((await rest("/articles/art_a1_4/revisions")).data).toHaveLength(2)
     const reused = problemOf(await call("edit_article", { ...args, edits: [{ find: "and then some", replace: "x" }] }))
     expect(reused.code).toBe("idempotency_key_reused")
     const updateKey = crypto.randomUUID()
     const u1 = await call("update_article", { article_id: "art_a1_4", title: "Four", idempotency_key: updateKey })
     const u2 = await call("update_article", { article_id: "art_a1_4", title: "Four", idempotency_key: updateKey })
-    expect(u2).toEqual(u1)
+    expect(u2.structuredContent).toEqual(u1.structuredContent)
+    expect((u2.content as Array<{ text: string }>)[0]!.text).toMatch(/^Replayed: .* saved revision \d+; nothing was written now\./)
     expect((await rest("/articles/art_a1_4/revisions")).data).toHaveLength(3)
     const log = await rest("/activity?channel=mcp&per_page=100")
     expect(log.data.filter((e: { action: string }) => e.action === "edit_article").length).toBeGreaterThanOrEqual(3)

@@ -24,6 +24,14 @@ afterAll(async () => {
 })
 
 describe("limits shared with REST", () => {
+  it("should state the configured limits in the tool descriptions", async () => {
+    const listed = await client.listTools()
+    clock.advance(60_000) // the listing was a request: the next test starts in a fresh minute
+    const listArticles = listed.tools.find((t) => t.name === "list_articles")!
+    expect(listArticles.description).toContain("Limits: 4 requests per minute per account")
+    expect(listed.tools.map((t) => t.description).join(" ")).not.toMatch(/\b60 requests per minute\b/)
+  })
+
   it("should count MCP tool calls and REST requests against one per-minute budget", async () => {
     const rest = (path = "/sites") => fetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
     expect((await rest()).status).toBe(200)

@@ -12,7 +12,7 @@ import { mcpEndpoint } from "./mcpEndpoint.ts"
 import { loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningKeys } from "./signingKeys.ts"
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
-export { toolDefinitions, tools } from "./tools.ts"
+export { toolDefinitionsFor, tools } from "./tools.ts"
 export { OAUTH_TTL } from "./authorizationServer.ts"
 export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
 

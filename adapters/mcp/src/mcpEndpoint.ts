@@ -26,6 +26,7 @@ import {
   releaseIdempotencyKey,
   requestFingerprint,
   resolveOAuthPrincipal,
+  Settings,
   toProblem,
   toTimestamp,
 } from "@content-site/core"
@@ -54,7 +55,7 @@ import type { Context, Middleware } from "koa"
 import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { exchangeTransport } from "./exchangeTransport.ts"
-import { toolDefinitions, toolNamed } from "./tools.ts"
+import { toolDefinitionsFor, toolNamed } from "./tools.ts"
 import { COUNTED_PROTOCOL_METHODS, protocolCalls } from "./calls.ts"
 import { registerPrompts } from "./prompts.ts"
 import { registerArticleResources } from "./resources.ts"
@@ -99,6 +100,24 @@ const replayedCode = (result: CallToolResult): string | null => {
   } catch {
     return null
   }
+}
+
+/**
+ * A replayed answer says so before anything else, and names the revision the first call made:
+ * read as a new answer, "Saved as revision 2" would tell a model it wrote again. An error result
+ * keeps its JSON problem first (clients parse it) and says it after.
+ */
+const asReplayed = (result: CallToolResult): CallToolResult => {
+  if (result.isError === true) {
+    return { ...result, content: [...result.content, { type: "text", text: "Replayed: the first call with this idempotency_key and these arguments was answered with this error; nothing was run again." }] }
+  }
+  const revision = (result.structuredContent as { revision?: { number?: unknown } | null } | undefined)?.revision
+  const line =
+    typeof revision?.number === "number"
+      ? `Replayed: the first call with this idempotency_key and these arguments saved revision ${revision.number}; nothing was written now. Its answer follows (get_article shows the article as it is now).`
+      : "Replayed: the first call with this idempotency_key and these arguments wrote nothing, and nothing was written now. Its answer follows."
+  const [first, ...rest] = result.content
+  return { ...result, content: first?.type === "text" ? [{ ...first, text: `${line}\n${first.text}` }, ...rest] : [{ type: "text", text: line }, ...result.content] }
 }
 
 /** The site of the article a tool answered with (`get_article`, the writes), or null. */
@@ -345,7 +364,9 @@ export const mcpEndpoint = (options: {
     onVerdict: (verdict: LimitVerdict) => void,
   ): Promise<CallToolResult> => {
     const tool = toolNamed(name)
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    // A JSON-RPC error whose message is said once: an McpError's own message starts with
+    // "MCP error -32602:", which clients print before it again.
+    if (tool === undefined) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams })
     const caller: Caller = {
       accountId: auth.principal.accountId,
       actor: auth.principal.actor,
@@ -384,9 +405,9 @@ export const mcpEndpoint = (options: {
             if (claim.kind === "replay") {
               // A result is kept as its structured value (the article's body read from its revision
               // again) and rendered anew; an error result, and a key kept before, as sent.
-              if (!claim.rebuilt) return Effect.succeed<Attempt>({ replay: JSON.parse(claim.answer.body) as CallToolResult })
+              if (!claim.rebuilt) return Effect.succeed<Attempt>({ replay: asReplayed(JSON.parse(claim.answer.body) as CallToolResult) })
               const value = JSON.parse(claim.answer.body) as Record<string, unknown>
-              return Effect.succeed<Attempt>({ replay: { content: [{ type: "text", text: tool.render(value) }], structuredContent: value } })
+              return Effect.succeed<Attempt>({ replay: asReplayed({ content: [{ type: "text", text: tool.render(value) }], structuredContent: value }) })
             }
             held = { key, fingerprint, dryRun: args.dry_run === true }
             return answer
@@ -479,6 +500,8 @@ export const mcpEndpoint = (options: {
       jsonSchemaValidator,
     },
   )
+  // The descriptions state the limits in force (`RATE_LIMIT_PER_MINUTE` and the rest), read once.
+  const toolDefinitions = toolDefinitionsFor(runtime.runSync(Settings.use((settings) => Effect.succeed(settings.limits))))
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
   // Registered as the protocol layer registers any handler (the request parsed with the SDK's
   // CallToolRequestSchema, bar `arguments`, a protocol error if it does not parse). `Server.setRequestHandler`

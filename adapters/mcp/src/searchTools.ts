@@ -64,8 +64,9 @@ export const searchTools: ReadonlyArray<ToolSpec> = [
     description: [
       "Find articles by their words across all the account's websites (or one, with site_id): full-text search over titles, target keywords and body text, best match first, each with a snippet where matches are between <mark> and </mark>.",
       'q is web-search syntax: words (all must match), "a phrase", OR, -word; case and accents are ignored. Filter with status and from/to (publication date, inclusive).',
-      "Use it to find the article a person means (\"my article about tomato blight\"), then get_article with its id. Results also come as resource links (content-site://articles/{id}).",
-      "Limits: 60 requests per minute per account (shared with the REST API), per_page 1 to 100 (default 20), q 1 to 200 characters.",
+      "Use it to find the article a person means (\"my article about tomato blight\"), then get_article with its id. Results also come as resource links (content-site://articles/ and the id).",
+      // the tokens are the configured limits, put in by toolDefinitionsFor (tools.ts)
+      "Limits: {requests_per_minute} requests per minute per account (shared with the REST API), page size per_page 1 to {max_per_page} (default 20, or {max_per_page} if lower), q at most two hundred characters.",
     ].join(" "),
     annotations: READ,
     input: SearchArticlesArgs,
@@ -80,7 +81,8 @@ export const searchTools: ReadonlyArray<ToolSpec> = [
     title: "Search (research connector)",
     description: [
       "Search the connected account's articles for research: full-text over titles, target keywords and body text, best match first, at most 20 results.",
-      'query is web-search syntax (words all required, "a phrase", OR, -word). Returns {"results":[{"id","title","url"}]}; read a result with fetch(id).',
+      'query is web-search syntax (words all required, "a phrase", OR, -word), at most two hundred characters. Returns {"results":[{"id","title","url"}]}; read a result with fetch(id).',
+      "Limits: {requests_per_minute} requests per minute per account (shared with the REST API).",
     ].join(" "),
     annotations: READ,
     input: ResearchSearchArgs,
@@ -96,6 +98,7 @@ export const searchTools: ReadonlyArray<ToolSpec> = [
     description: [
       "Fetch one article found with search, by its id: its title, its body as plain prose (text), its public url for citations, and metadata (site_id, status, published_at, updated_at, target keyword, word count, revision).",
       "To edit it, use get_article (the HTML with its protected links) and edit_article.",
+      "Limits: {requests_per_minute} requests per minute per account (shared with the REST API).",
     ].join(" "),
     annotations: READ,
     input: ResearchFetchArgs,

@@ -84,8 +84,20 @@ const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
 /** `if_revision`, the one revision a write may apply to, as the use cases' list of acceptable revisions. */
 const revisionsOf = (ifRevision: number | undefined): ReadonlyArray<number> | undefined => (ifRevision === undefined ? undefined : [ifRevision])
 
-const LIMITS =
-  "Limits: 60 requests per minute per account (shared with the REST API), page size per_page 1 to 100 (default 20)."
+/**
+ * Descriptions name the limits in force, not the defaults: they are written with these tokens,
+ * and `toolDefinitionsFor` puts the configured numbers in their place.
+ */
+const PER_MINUTE = "{requests_per_minute}"
+const PER_DAY = "{daily_edits}"
+const MAX_PER_PAGE = "{max_per_page}"
+
+/** The limits every read tool states. */
+const READ_LIMITS = `Limits: ${PER_MINUTE} requests per minute per account (shared with the REST API).`
+/** The limits every list tool states: the rate and the page size. */
+const LIST_LIMITS = `Limits: ${PER_MINUTE} requests per minute per account (shared with the REST API), page size per_page 1 to ${MAX_PER_PAGE} (default 20, or ${MAX_PER_PAGE} if lower).`
+/** The limits every write tool states. */
+const WRITE_LIMITS = `Limits: ${PER_DAY} article changes per UTC day per account (daily_edit_limit) and ${PER_MINUTE} requests per minute, both shared with the REST API.`
 
 // The tool inputs are the REST query schemas in their decoded (typed) form plus the path ids.
 const ListSitesArgs = Schema.toType(ListSitesQuery)
@@ -159,7 +171,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     description: [
       "List the websites on the connected account, sorted by name, with how many articles and backlinks each has.",
       "Use it first: every other tool needs a site_id or an article_id, and ids are opaque strings (for example 'site_1') that only this tool and the list tools reveal.",
-      LIMITS,
+      LIST_LIMITS,
     ].join(" "),
     annotations: READ,
     input: ListSitesArgs,
@@ -179,7 +191,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "List the articles of one website, newest published first, without their bodies (use get_article for the HTML).",
       "Filter with from/to (YYYY-MM-DD or an RFC 3339 date-time, both inclusive; a bare `to` date means the end of that UTC day) on the publication date, and with status (draft, scheduled, published, archived).",
       "site_id comes from list_sites. A site of another account is not_found.",
-      LIMITS,
+      LIST_LIMITS,
     ].join(" "),
     annotations: READ,
     input: ListArticlesArgs,
@@ -196,7 +208,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Get one article with its full HTML body, its current revision number and protected_links: the links carrying data-service-protected (purchased backlinks, internal links), each of which every edit must keep exactly as it is (it may move within the body).",
       "Read it before edit_article or update_article: copy find texts from this body exactly, and pass the revision as if_revision so the edit is refused (precondition_failed) if somebody changed the article in between.",
       "article_id comes from list_articles or get_stats. An article of another account is not_found.",
-      LIMITS,
+      READ_LIMITS,
     ].join(" "),
     annotations: READ,
     input: GetArticleArgs,
@@ -219,7 +231,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     description: [
       "List the backlinks acquired for one website, newest first: source domain and URL, target URL, anchor text and type, category (industry or local).",
       "Filter with from/to (YYYY-MM-DD or an RFC 3339 date-time, both inclusive) on the acquisition date. site_id comes from list_sites.",
-      LIMITS,
+      LIST_LIMITS,
     ].join(" "),
     annotations: READ,
     input: ListBacklinksArgs,
@@ -234,7 +246,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     description: [
       "Summarise one website over a period, for a monthly report: the published articles (count, total words, the list) and the backlinks acquired (count, industry, local, the list).",
       "period is this_month (default), last_month, last_30_days (today and the 29 days before) or a UTC month YYYY-MM. site_id comes from list_sites.",
-      "Limits: 60 requests per minute per account (shared with the REST API).",
+      READ_LIMITS,
     ].join(" "),
     annotations: READ,
     input: GetStatsArgs,
@@ -264,7 +276,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Undo a change with restore_revision.",
       IDEMPOTENCY,
       MINIMAL,
-      "Limits: 200 article changes per UTC day per account (daily_edit_limit) and 60 requests per minute, both shared with the REST API; the body may be at most 1 MiB, the title 1 to 300 characters.",
+      `${WRITE_LIMITS} The body may be at most 1 MiB, the title 1 to 300 characters.`,
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     idempotent: true,
@@ -291,7 +303,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "The result is sanitised like any edit and saved as a new revision; undo it with restore_revision (the previous number is the saved revision minus one).",
       IDEMPOTENCY,
       MINIMAL,
-      "Limits: 200 article changes per UTC day per account and 60 requests per minute, shared with the REST API; at most 100 edits a call.",
+      `${WRITE_LIMITS} At most 100 edits a call.`,
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     idempotent: true,
@@ -310,7 +322,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     description: [
       "List the saved versions of one article, newest first, without bodies: number, origin (api, mcp, editor, rewrite), who, when, reason, and restored_from for restores.",
       "Use it to find the revision to compare (diff_revisions), read (get_revision) or bring back (restore_revision). article_id comes from list_articles.",
-      LIMITS,
+      LIST_LIMITS,
     ].join(" "),
     annotations: READ,
     input: ListRevisionsArgs,
@@ -324,7 +336,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     title: "Get one revision",
     description: [
       "Get one saved version of an article (article_id and its number from list_revisions), with its title, HTML body and featured image as they were then.",
-      LIMITS,
+      READ_LIMITS,
     ].join(" "),
     annotations: READ,
     input: GetRevisionArgs,
@@ -339,7 +351,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     description: [
       "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ. body.granularity says how finely they were compared within the comparison's budget of work (word; block: words of changed lines counted whole; whole: the differing middle replaced whole), with a note when coarser than word.",
       "from is the older revision number, to the newer one (default: the current revision). Use it to check what an edit really changed, or what a restore would bring back.",
-      LIMITS,
+      READ_LIMITS,
     ].join(" "),
     annotations: READ,
     input: DiffRevisionsArgs,
@@ -362,7 +374,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Pass if_revision (from get_article) to be refused with precondition_failed if the article changed since.",
       IDEMPOTENCY,
       MINIMAL,
-      "Counts as an article change: 200 per UTC day per account, shared with the REST API.",
+      WRITE_LIMITS,
     ].join(" "),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     idempotent: true,
@@ -388,7 +400,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Replace an article's featured image, from an https URL on a public host (url) or from the bytes themselves (image_base64 with mime_type); alt sets the alternative text (kept from the old image when omitted).",
       "Accepted: JPEG, PNG, WebP, GIF, AVIF, judged by decoding, at most 10 MiB and 8000 px a side; never SVG (unsupported_image, payload_too_large).",
       "URLs must be https and resolve to public addresses (unsafe_url); fetch failures are image_fetch_failed.",
-      "The image is stored by the service and the change is a new revision. Limits: 200 article changes per UTC day and 60 requests per minute per account, shared with the REST API.",
+      `The image is stored by the service and the change is a new revision. ${WRITE_LIMITS}`,
       IDEMPOTENCY,
       MINIMAL,
     ].join(" "),
@@ -422,15 +434,32 @@ const jsonSchemaOf = (schema: Schema.Top, closed: boolean): JsonSchemaObject => 
   return { ...root, type: "object" }
 }
 
-/** The MCP tool list: JSON Schemas generated once from the core's Effect schemas. */
-export const toolDefinitions = tools.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: jsonSchemaOf(tool.input, true),
-  outputSchema: jsonSchemaOf(tool.output, false),
-  annotations: { title: tool.title, ...tool.annotations },
-}))
+/** The limits a tool description states. */
+export interface DescribedLimits {
+  readonly requestsPerMinute: number
+  readonly dailyEdits: number
+  readonly maxPerPage: number
+}
+
+/** A description with the limits in force in place of its tokens. */
+export const describeWith = (text: string, limits: DescribedLimits): string =>
+  text
+    .replaceAll(PER_MINUTE, String(limits.requestsPerMinute))
+    .replaceAll(PER_DAY, String(limits.dailyEdits))
+    .replaceAll(MAX_PER_PAGE, String(limits.maxPerPage))
+
+// JSON Schemas generated once from the core's Effect schemas; only the descriptions vary.
+const schemas = tools.map((tool) => ({ inputSchema: jsonSchemaOf(tool.input, true), outputSchema: jsonSchemaOf(tool.output, false) }))
+
+/** The MCP tool list, its descriptions stating the limits in force. */
+export const toolDefinitionsFor = (limits: DescribedLimits) =>
+  tools.map((tool, i) => ({
+    name: tool.name,
+    title: tool.title,
+    description: describeWith(tool.description, limits),
+    ...schemas[i]!,
+    annotations: { title: tool.title, ...tool.annotations },
+  }))
 
 /** A tool by name. */
 export const toolNamed = (name: string): ToolSpec | undefined => tools.find((t) => t.name === name)

@@ -1,8 +1,10 @@
 import Ajv2020 from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
-import { decodeInput } from "@content-site/core"
+import { decodeInput, defaultLimits } from "@content-site/core"
 import { Effect, Exit } from "effect"
-import { toolDefinitions, toolNamed } from "../src/tools.ts"
+import { toolDefinitionsFor, toolNamed } from "../src/tools.ts"
+
+const toolDefinitions = toolDefinitionsFor(defaultLimits)
 
 type Properties = Record<string, { minLength?: number; maxLength?: number; items?: { properties?: Properties } }>
 const propertiesOf = (name: string): Properties => {
@@ -48,3 +50,37 @@ describe("tool input schemas", () => {
     }
   })
 })
+
+describe("tool descriptions", () => {
+  it("should state the limits in force, not the defaults", () => {
+    const configured = toolDefinitionsFor({ requestsPerMinute: 7, dailyEdits: 9, maxPerPage: 33 })
+    for (const tool of configured) {
+      expect(tool.description, tool.name).toMatch(/\b7 requests per minute\b/)
+      expect(tool.description, tool.name).not.toMatch(/\{[a-z_]+\}|\b60\b|\b200\b/)
+      if (tool.annotations.readOnlyHint === false) expect(tool.description, tool.name).toMatch(/\b9 article changes per UTC day\b/)
+      if (tool.name.startsWith("list_")) expect(tool.description, tool.name).toMatch(/per_page 1 to 33\b/)
+    }
+    const defaults = toolDefinitions.find((t) => t.name === "list_articles")!.description
+    expect(defaults).toMatch(/60 requests per minute.*per_page 1 to 100\b/)
+  })
+
+  it("should speak of paging only for the tools that page", () => {
+    for (const tool of toolDefinitions) {
+      const pages = Object.keys(tool.inputSchema.properties as object).includes("page")
+      expect(/per_page|\bpage size\b/.test(tool.description), tool.name).toBe(pages)
+    }
+  })
+
+  it("should describe every argument of every tool", () => {
+    const missing: Array<string> = []
+    for (const tool of toolDefinitions) {
+      const defs = ((tool.inputSchema as { $defs?: Record<string, { description?: string }> }).$defs ?? {})
+      for (const [name, property] of Object.entries(tool.inputSchema.properties as Record<string, { description?: string; $ref?: string }>)) {
+        const description = property.description ?? (property.$ref !== undefined ? defs[property.$ref.split("/").pop()!]?.description : undefined)
+        missing.push(...(typeof description === "string" && /\w{3,}/.test(description) ? [] : [`${tool.name}.${name}`]))
+      }
+    }
+    expect(missing).toEqual([])
+  })
+})
+

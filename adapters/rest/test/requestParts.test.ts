@@ -1,9 +1,46 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { linkHeader } from "../src/index.ts"
 import { queryObject, strictQuery } from "@content-site/http"
-import { expectedRevisionsOf, preferencesOf, prefersMinimal } from "../src/rest/requestParts.ts"
+import { expectedRevisionsOf, IF_MATCH_PATTERN, preferencesOf, prefersMinimal } from "../src/rest/requestParts.ts"
 
 describe("expectedRevisionsOf", () => {
+  it("should accept exactly what the published If-Match pattern allows, read by the RFC 9110 list grammar", () => {
+    // The list grammar, element by element (the reading the server had before the pattern was
+    // published): each element an optional entity tag between optional spaces, at least one tag.
+    const element = /[ \t]*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*")?[ \t]*(,|$)/y
+    const listGrammar = (h: string): boolean => {
+      const t = h.replace(/^[ \t]+|[ \t]+$/g, "")
+      if (t === "" || t === "*") return true
+      let tags = 0
+      for (let at = 0; at <= h.length; ) {
+        element.lastIndex = at
+        const m = element.exec(h)
+        if (m === null) return false
+        if (m[0].includes('"')) tags++
+        if (m[1] === "") break
+        at = element.lastIndex
+      }
+      return tags > 0
+    }
+    const header = fc.string({ unit: fc.constantFrom(" ", "\t", ",", '"', "W", "/", "*", "a", "-", "r", "1", "\xff"), maxLength: 16 })
+    fc.assert(
+      fc.property(header, (h) => {
+        const accepted = (() => {
+          try {
+            expectedRevisionsOf(h, "art_1")
+            return true
+          } catch {
+            return false
+          }
+        })()
+        expect(accepted, JSON.stringify(h)).toBe(listGrammar(h))
+        expect(IF_MATCH_PATTERN.test(h), JSON.stringify(h)).toBe(accepted)
+      }),
+      { numRuns: 5000 },
+    )
+  })
+
   it("should read the revision of this article's strong entity tag", () => {
     expect(expectedRevisionsOf('"art_1-r3"', "art_1")).toEqual([3])
     expect(expectedRevisionsOf(' "art_1-r12" ', "art_1")).toEqual([12])

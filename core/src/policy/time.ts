@@ -50,9 +50,10 @@ const isBareDate = (s: string) => s.length === 10
 /**
  * A `period` month, `YYYY-MM`, as a pattern source (year, month): years 0001 to 9999 as
  * `INSTANT_RANGE` (PostgreSQL has no year 0000; 1 BC comes right before 0001), written without a
- * lookahead, which some JSON Schema validators outside JavaScript do not support.
+ * lookahead, which some JSON Schema validators outside JavaScript do not support, and with `[0-9]`
+ * rather than `\\d`, which some regular expression engines read as any Unicode digit.
  */
-export const PERIOD_MONTH = "(000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(0[1-9]|1[0-2])"
+export const PERIOD_MONTH = "(000[1-9]|00[1-9][0-9]|0[1-9][0-9][0-9]|[1-9][0-9]{3})-(0[1-9]|1[0-2])"
 const PERIOD_MONTH_ONLY = new RegExp(`^${PERIOD_MONTH}$`)
 
 /**

@@ -9,6 +9,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export const isStorableText = (s: string): boolean => !s.includes("\u0000") && !LONE_SURROGATE.test(s)
 
+/** `isStorableText` as a JSON Schema pattern: no NUL, no unpaired surrogate. */
+export const STORABLE_TEXT_PATTERN = "^[^\\u0000\\uD800-\\uDFFF]*$"
+
 /** The message of a string refused by `storableText`. */
 export const UNSTORABLE_TEXT_MESSAGE = "Expected text without NUL (U+0000) characters or unpaired surrogates"
 
@@ -16,7 +19,11 @@ export const UNSTORABLE_TEXT_MESSAGE = "Expected text without NUL (U+0000) chara
  * The one refinement every string that reaches storage carries (titles, bodies, reasons, alt
  * texts, key and account names, emails, import files): refused text is a 400, never a driver error.
  */
-export const storableText = Schema.makeFilter((s: string) => (isStorableText(s) ? undefined : UNSTORABLE_TEXT_MESSAGE))
+export const storableText = Schema.makeFilter((s: string) => (isStorableText(s) ? undefined : UNSTORABLE_TEXT_MESSAGE), {
+  // The same rule as JSON Schema says it: its patterns match code points (ECMA-262 with the `u`
+  // flag), so a surrogate in the class is one without its pair.
+  toJsonSchema: () => ({ pattern: STORABLE_TEXT_PATTERN }),
+})
 
 /** A string PostgreSQL can store as given (see `storableText`). */
 export const StorableString = Schema.String.pipe(Schema.check(storableText))
@@ -61,10 +68,14 @@ export const isCharacterCountBetween = (min: number, max: number) =>
 /** At most `max` characters (code points, see `characterCount`); JSON Schema `maxLength`. */
 export const isMaxCharacters = (max: number) => isCharacterCountBetween(0, max)
 
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/
+// The `u` flag lets Effect publish a pattern in JSON Schema (whose patterns are Unicode-aware).
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/u
+
+/** Longest id, in characters. */
+export const MAX_ID_LENGTH = 128
 
 /** An opaque object identifier (site, article, backlink, revision, account, key). */
-export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN))).annotate({
+export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN), Schema.isMaxLength(MAX_ID_LENGTH))).annotate({
   title: "Id",
   description: "Opaque identifier: letters, digits, `_`, `.`, `:`, `-`; at most 128 characters.",
   examples: ["art_1"],
@@ -73,29 +84,28 @@ export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN)))
 /** Whether a string is an `Id`: the schema's own pattern, without the schema's parser (every path id is checked). */
 export const isId = (s: string): boolean => ID_PATTERN.test(s)
 
-const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const TIMESTAMP_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/u
 
 /** An RFC 3339 UTC timestamp with milliseconds, as every response writes it. */
-export const Timestamp = Schema.String.pipe(Schema.check(Schema.isPattern(TIMESTAMP_PATTERN))).annotate({
+export const Timestamp = Schema.String.annotate({
   title: "Timestamp",
   description: "RFC 3339 UTC timestamp, e.g. `2026-11-02T10:00:00.000Z`.",
   format: "date-time",
-})
+}).pipe(Schema.check(Schema.isPattern(TIMESTAMP_PATTERN)))
 
-const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/
+const DATE_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/u
 
 /** A calendar date `YYYY-MM-DD`. */
-export const CalendarDate = Schema.String.pipe(Schema.check(Schema.isPattern(DATE_PATTERN))).annotate({
+export const CalendarDate = Schema.String.annotate({
   title: "CalendarDate",
   description: "A UTC calendar date, `YYYY-MM-DD`.",
   format: "date",
-})
+}).pipe(Schema.check(Schema.isPattern(DATE_PATTERN)))
 
 /** An absolute http(s) URL as stored for articles, backlinks and images. */
-export const HttpUrl = Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/i), isMaxCharacters(2048), storableText)).annotate({
-  title: "HttpUrl",
-  format: "uri",
-})
+export const HttpUrl = Schema.String.annotate({ title: "HttpUrl", format: "uri" }).pipe(
+  Schema.check(Schema.isPattern(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/u), isMaxCharacters(2048), storableText),
+)
 
 /** Who made a call or a change. */
 export const Actor = Schema.Struct({

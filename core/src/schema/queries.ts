@@ -25,14 +25,22 @@ export const PageParam = intFromString("1-based page number (default 1).", 1, Nu
 /** `per_page`: items per page, 1 to 100; never clamped. */
 export const PerPageParam = intFromString(`Items per page, 1 to ${PER_PAGE_CEILING} (default ${DEFAULT_PER_PAGE}).`, 1, PER_PAGE_CEILING, DEFAULT_PER_PAGE)
 
-const DATE_OR_DATETIME =
-  /^\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2}))?$/
+/**
+ * A `from`/`to` as far as a pattern can say it (published as is in JSON Schema): four-digit
+ * years (0000 too: `0000-12-31T23:00:00-01:00` is the first instant of 0001 in UTC), months 01 to 12, days 01 to 31, hours 00 to 23, minutes and seconds 00 to 59, an offset of
+ * at most 23:59. What a pattern cannot say (a day its month lacks, an instant outside the years
+ * once its offset is applied) is in the description and refused by `parseDateBound`.
+ */
+const DATE_OR_DATETIME = new RegExp(
+  `^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(?:[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:[Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$`,
+  "u",
+)
 
 /** `from`/`to`: a `YYYY-MM-DD` date or an RFC 3339 date-time; both ends inclusive. */
 // Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
 export const DateBound = Schema.String.annotate({
   description:
-    "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive, from 0001-01-01 to 9999-12-31 in UTC. A bare date for `to` means the end of that UTC day.",
+    "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive, from 0001-01-01 to 9999-12-31 in UTC once its offset is applied (else a 400). A date its month lacks (`2026-02-30`) is a 400. A bare date for `to` means the end of that UTC day; `from` after `to` is a 400.",
 }).pipe(
   Schema.check(
     Schema.makeFilter((s: string) => {

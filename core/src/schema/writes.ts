@@ -20,6 +20,17 @@ export const isWithinBodyLimit = (s: string): boolean => s.length <= MAX_BODY_BY
 /** The message of a body over the body limit. */
 export const BODY_LIMIT_MESSAGE = "Expected at most 1 MiB of HTML"
 
+/** What `String.prototype.trim` removes (ECMA-262 WhiteSpace and LineTerminator), as a class. */
+const TRIMMED = "[\\u0009-\\u000D\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]"
+const KEPT = TRIMMED.replace("[", "[^")
+
+/**
+ * A title as JSON Schema can say it exactly: optional whitespace, then 1 to 300 characters that
+ * begin and end with a non-space, then optional whitespace. The `u` flag counts code points as
+ * `characterCount` does. Matching backtracks at most 300 characters per start: linear.
+ */
+export const TITLE_PATTERN = new RegExp(`^${TRIMMED}*(?:${KEPT}|${KEPT}[\\s\\S]{0,${MAX_TITLE_LENGTH - 2}}${KEPT})${TRIMMED}*$`, "u")
+
 /** An article title: 1 to 300 characters (code points, see `characterCount`) after trimming. */
 // Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
 export const Title = Schema.String.annotate({ description: `The new title, 1 to ${MAX_TITLE_LENGTH} characters after trimming.` }).pipe(
@@ -29,8 +40,8 @@ export const Title = Schema.String.annotate({ description: `The new title, 1 to 
         const n = characterCount(s.trim())
         return n >= 1 && n <= MAX_TITLE_LENGTH ? undefined : `Expected 1 to ${MAX_TITLE_LENGTH} characters after trimming`
       },
-      // Whitespace around the title is not counted, so JSON Schema can bound only the least length.
-      { toJsonSchema: () => [{ minLength: 1 }, true] },
+      // Whitespace around the title is not counted, so no maxLength: the pattern says it exactly.
+      { toJsonSchema: () => ({ minLength: 1, pattern: TITLE_PATTERN.source }) },
     ),
     storableText,
   ),
@@ -39,10 +50,11 @@ export const Title = Schema.String.annotate({ description: `The new title, 1 to 
 /** An article body: HTML, at most 1 MiB of UTF-8. */
 export const Body = Schema.String.annotate({
   description:
-    "The new full HTML body (at most 1 MiB). It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
+    "The new full HTML body: at most 1 MiB (1 048 576 bytes) once encoded as UTF-8, which `maxLength` can only bound from above. It is sanitised like the editor does; every element carrying `data-service-protected` in the current body must be kept unchanged (it may move).",
 }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) => (isWithinBodyLimit(s) ? undefined : BODY_LIMIT_MESSAGE)),
+    // Every character is at least one byte: maxLength is the bound JSON Schema can state.
+    Schema.makeFilter((s: string) => (isWithinBodyLimit(s) ? undefined : BODY_LIMIT_MESSAGE), { toJsonSchema: () => ({ maxLength: MAX_BODY_BYTES }) }),
     storableText,
   ),
 )
@@ -63,7 +75,7 @@ const needsTitleOrBody = (published: boolean) =>
 /** The revision an edit was written against, for a three-way merge with what changed since. */
 export const BaseRevision = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
   description:
-    "The revision your title and body were written against (the `revision` you read). If the article has moved on since, your change is merged three ways with the newer one, block by block: blocks only one side changed take that side, and the answer's `merge` says what was kept; blocks both changed differently are a 409 `edit_conflict` listing `conflicts`, and nothing is written. Not together with If-Match / if_revision.",
+    "The revision your title and body were written against (the `revision` you read). If the article has moved on since, your change is merged three ways with the newer one, block by block: blocks only one side changed take that side, and the answer's `merge` says what was kept; blocks both changed differently are a 409 `edit_conflict` listing `conflicts`, and nothing is written. At most the article's current revision (a larger one is a 400). Not together with If-Match / if_revision (a 400).",
 })
 
 /** The JSON body of `PUT /articles/{id}`: at least one of `title` and `body`; nothing else may change. */
@@ -145,7 +157,7 @@ export const UpdateArticleArgs = Schema.Struct({
   dry_run: Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." })),
   if_revision: Schema.optionalKey(
     Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
-      description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
+      description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed. Not together with base_revision (invalid_request).",
     }),
   ),
   base_revision: Schema.optionalKey(BaseRevision),
@@ -161,10 +173,14 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
   url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
   image_base64: Schema.optionalKey(
     Schema.String.pipe(Schema.check(Schema.isMaxLength(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4))).annotate({
-      description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url.",
+      description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url (exactly one of the two).",
     }),
   ),
-  mime_type: Schema.optionalKey(ImageMimeType),
+  mime_type: Schema.optionalKey(
+    ImageMimeType.annotate({
+      description: "The type of the image_base64 bytes: required with image_base64, not used with url. The service judges the image by decoding its bytes, never by this value alone: bytes that are none of these types are unsupported_image.",
+    }),
+  ),
   alt: Schema.optionalKey(Alt),
   idempotency_key: Schema.optionalKey(IdempotencyKey),
   response: responseArg,

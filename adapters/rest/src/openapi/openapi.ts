@@ -17,6 +17,7 @@ import {
 } from "@content-site/core"
 import { Schema } from "effect"
 import { type Operation, operations } from "../rest/operations.ts"
+import { IF_MATCH_PATTERN } from "../rest/requestParts.ts"
 
 type Json = Record<string, unknown>
 
@@ -146,7 +147,8 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       name: p.name,
       in: "path",
       required: true,
-      description: p.description,
+      // The contract lets a bad path id be a 400 or a 404; ours is the 404 of any unknown id.
+      description: `${p.description} ${p.kind === "id" ? "An id that does not match the pattern is a 404 like any unknown id." : "Any other value (not digits, 0, past the maximum) is a 404 like a revision that does not exist."}`,
       schema: p.kind === "id" ? table.schemaOf(PathId) : { type: "integer", minimum: 1, maximum: MAX_REVISION_NUMBER },
     })
   }
@@ -173,7 +175,7 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       required: false,
       description:
         'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`), or at any of a comma-separated list of them; otherwise 412 `precondition_failed`. Tags are compared strongly: a weak `W/` tag never matches. `*` means no condition; a value that is not a list of entity tags is a 400.',
-      schema: { type: "string" },
+      schema: { type: "string", pattern: IF_MATCH_PATTERN.source },
     })
   }
 
@@ -300,9 +302,10 @@ export const openApiDocument = (publicUrl: string): Json => {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "An API key (`cs_...`) as `Authorization: Bearer <key>`.",
+          description:
+            "An API key (`cs_...`) as `Authorization: Bearer <key>`. Sent together with `X-API-Key`, this one wins and `X-API-Key` is not looked at: an `Authorization` that is not a valid `Bearer <key>` is a 401 even beside a valid `X-API-Key`.",
         },
-        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (`cs_...`) in `X-API-Key`." },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (`cs_...`) in `X-API-Key`, read only when no `Authorization` header is sent." },
       },
     },
   }

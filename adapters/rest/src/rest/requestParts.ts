@@ -163,6 +163,19 @@ export const readJson = async (ctx: ParameterizedContext, limit: number): Promis
  */
 const LIST_ELEMENT = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(,|$)/y
 
+const TAG = '(?:W/)?"[\\x21\\x23-\\x7e\\x80-\\xff]*"'
+
+/**
+ * What `If-Match` may be, as the OpenAPI document publishes it: blank (no condition), `*`, or a
+ * comma-separated list of entity tags with at least one tag (empty elements allowed, RFC 9110
+ * 5.6.1). Written without two adjacent quantifiers over the same characters, so matching is
+ * linear in the header's length.
+ */
+export const IF_MATCH_PATTERN = new RegExp(
+  `^[ \\t]*(?:\\*[ \\t]*|(?:,[ \\t]*)*${TAG}[ \\t]*(?:,[ \\t]*(?:${TAG}[ \\t]*)?)*)?$`,
+  "u",
+)
+
 const notAnEntityTag = (articleId: string) =>
   new InvalidRequest({
     detail: `If-Match must be * or a list of entity tags such as "${articleId}-r3" as sent in the ETag header.`,
@@ -178,8 +191,10 @@ const notAnEntityTag = (articleId: string) =>
  * tags is a 400.
  */
 export const expectedRevisionsOf = (header: string | undefined, articleId: string): ReadonlyArray<number> | undefined => {
-  if (header === undefined || header.trim() === "") return undefined
-  if (header.trim() === "*") return undefined
+  if (header === undefined) return undefined
+  if (!IF_MATCH_PATTERN.test(header)) throw notAnEntityTag(articleId)
+  const trimmed = header.replace(/^[ \t]+|[ \t]+$/g, "")
+  if (trimmed === "" || trimmed === "*") return undefined
   const prefix = `${articleId}-r`
   const revisions: Array<number> = []
   let tags = 0
