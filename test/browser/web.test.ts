@@ -273,6 +273,25 @@ describe("web pages in Chromium", () => {
     await context.close()
   }, 60_000)
 
+  it("should search from the sites page at 390 px without JavaScript, the matches marked, nothing wider than the screen", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } })
+    const page = await context.newPage()
+    const url = server.url
+    await page.goto(`${url}/`)
+    await page.fill("#email", WEB_EMAIL)
+    await page.fill("#password", WEB_PASSWORD)
+    await Promise.all([page.waitForURL(`${url}/sites`), page.click("button[type=submit]")])
+    await page.fill("#search-q", "TULIPS")
+    await Promise.all([page.waitForURL(/\/search\?q=TULIPS/), page.click("form[role=search] button[type=submit]")])
+    expect(await page.textContent("#results-title")).toMatch(/article/)
+    expect(await page.locator(".result a[href='/articles/art_tulips']").count()).toBe(1)
+    expect((await page.locator(".snippet mark").allTextContents()).map((t) => t.toLowerCase())).toContain("tulips")
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    // (axe needs script: the other cases run it on the pages that share this layout)
+    await page.screenshot({ path: join(shots, "16-search-390.png"), fullPage: true })
+    await context.close()
+  }, 60_000)
+
   it("should sign in with the demo credentials the server prints", async () => {
     if (server.demo === null) throw new Error("SEED_DEMO=true should have seeded the demo account")
     const context = await browser.newContext()

@@ -17,11 +17,13 @@ import {
   RevisionRepository,
   RewriteLedger,
   SiteRepository,
+  snippetOf,
   type AccountRecord,
   type ActivityFilter,
   type ActivityRecord,
   type ArticleChange,
   type ArticleRecord,
+  type ArticleSearchFilter,
   type BacklinkRecord,
   type EditBudget,
   type ImportPlan,
@@ -367,6 +369,140 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await run(ArticleRepository.use((r) => r.get(accountId, articles[0]!.id)))).toEqual(articles[0])
         expect(await failure(ArticleRepository.use((r) => r.get(other.accountId, articles[0]!.id)))).toBe("NotFound")
         expect((await run(ArticleRepository.use((r) => r.list(other.accountId, { siteId: main.id }, undefined)))).total).toBe(0)
+      })
+    })
+
+    describe("search", () => {
+      /** An account whose main site holds articles with the given texts (and one article in another site). */
+      const seedTexts = async (texts: ReadonlyArray<{ title: string; body: string; keyword?: string; published_at?: string | null; status?: ArticleRecord["status"] }>) => {
+        const world = makeWorld()
+        const p = uid("s")
+        const articles = texts.map((t, i): ArticleRecord => ({
+          ...world.articles[0]!,
+          id: `${p}_${String.fromCharCode(97 + i)}`,
+          title: t.title,
+          body: t.body,
+          target_keyword: t.keyword ?? "",
+          status: t.status ?? "published",
+          published_at: t.published_at === undefined ? T("2026-11-03T09:00:00Z") : t.published_at === null ? null : T(t.published_at),
+        }))
+        const plan: ImportPlan = {
+          ...world.plan,
+          articles: articles.map((a) => ({
+            article: a,
+            firstRevision: { ...world.plan.articles[0]!.firstRevision, id: `rev_${a.id}_1`, article_id: a.id, title: a.title, body: a.body },
+          })),
+        }
+        await run(DataImporter.use((i) => i.apply(plan)))
+        return { ...world, articles }
+      }
+      const search = (accountId: string, query: string, extra: Partial<ArticleSearchFilter> = {}, slice: { offset: number; limit: number } | undefined = { offset: 0, limit: 20 }) =>
+        run(ArticleRepository.use((r) => r.search(accountId, { query, headlines: true, ...extra }, slice)))
+      const ids = (res: { items: ReadonlyArray<{ id: string }> }) => res.items.map((x) => x.id)
+
+      it("should rank a title match above body-only ones, ignore case and accents, and break ties by published_at then id", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Pruning roses", body: "<p>Tomato blight tomato blight tomato blight spreads in damp weather.</p>", published_at: "2026-11-05T00:00:00Z" },
+          { title: "Tomato BLIGHT explained", body: "<p>What to do first.</p>", published_at: "2026-10-01T00:00:00Z" },
+          { title: "Other", body: "<p>Late tomato blight.</p>", published_at: "2026-11-01T00:00:00Z" },
+          { title: "Other", body: "<p>Late tomato blight.</p>", published_at: "2026-11-01T00:00:00Z" },
+          { title: "Crème brûlée", body: "<p>A CAFÉ classic</p>" },
+        ])
+        const res = await search(accountId, "tomato blight")
+        expect(res.total).toBe(4)
+        expect(ids(res)[0]).toBe(a[1]!.id)
+        // the two identical ones: same rank, same date, by id
+        expect(ids(res).indexOf(a[2]!.id)).toBe(ids(res).indexOf(a[3]!.id) - 1)
+        expect(ids(await search(accountId, "creme brulee"))).toEqual([a[4]!.id])
+        expect(ids(await search(accountId, "cafe"))).toEqual([a[4]!.id])
+        expect(ids(await search(accountId, "CAFÉ"))).toEqual([a[4]!.id])
+        expect(res.items.every((hit) => !("body" in hit))).toBe(true)
+        // the title tier holds for phrases and negations too; quotes and backslashes in a query are words like any
+        expect(ids(await search(accountId, '"tomato blight" -roses'))[0]).toBe(a[1]!.id)
+        expect(ids(await search(accountId, '"tomato blight" -roses')).includes(a[0]!.id)).toBe(false)
+        expect((await search(accountId, "it's a \\ 'quoted' \"word")).total).toBe(0)
+      })
+
+      it("should read web-search syntax: a phrase, OR, -word", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "One", body: "<p>green tomato chutney</p>" },
+          { title: "Two", body: "<p>tomato green salad</p>" },
+          { title: "Three", body: "<p>basil pesto</p>" },
+        ])
+        expect(ids(await search(accountId, '"green tomato"'))).toEqual([a[0]!.id])
+        expect(new Set(ids(await search(accountId, "green tomato")))).toEqual(new Set([a[0]!.id, a[1]!.id]))
+        expect(new Set(ids(await search(accountId, "chutney OR pesto")))).toEqual(new Set([a[0]!.id, a[2]!.id]))
+        expect(ids(await search(accountId, "tomato -salad"))).toEqual([a[0]!.id])
+        expect((await search(accountId, "nowhere")).total).toBe(0)
+      })
+
+      it("should search text, not tags or attribute values, decode entities, and mark matches in the headline", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Fish", body: '<p class="hiddenclass">Fish &amp; chips &lt;b&gt; by the <a href="https://secretdomain.test/">sea</a> today.</p>' },
+        ])
+        expect((await search(accountId, "hiddenclass")).total).toBe(0)
+        expect((await search(accountId, "secretdomain")).total).toBe(0)
+        const hit = (await search(accountId, "chips"))
+        expect(ids(hit)).toEqual([a[0]!.id])
+        const snippet = snippetOf(hit.items[0]!.headline)
+        expect(snippet).toContain("<mark>chips</mark>")
+        expect(snippet).toContain("Fish &amp; <mark>chips</mark>")
+        expect(snippet).not.toMatch(/<(?!\/?mark>)/)
+        expect((await search(accountId, "chips", { headlines: false })).items[0]!.headline).toBe("")
+      })
+
+      it("should filter by site, status and publication range, page with the total, and hide other accounts", async () => {
+        const { accountId, main, sites, articles: a } = await seedTexts([
+          { title: "Compost one", body: "<p>x</p>", published_at: "2026-11-03T00:00:00Z" },
+          { title: "Compost two", body: "<p>x</p>", published_at: "2026-10-03T00:00:00Z" },
+          { title: "Compost three", body: "<p>x</p>", published_at: null, status: "draft" },
+        ])
+        const other = await seed()
+        expect((await search(accountId, "compost")).total).toBe(3)
+        expect(ids(await search(accountId, "compost", { status: "draft" }))).toEqual([a[2]!.id])
+        expect(ids(await search(accountId, "compost", { from: T("2026-11-01T00:00:00Z") }))).toEqual([a[0]!.id])
+        expect((await search(accountId, "compost", { siteId: main.id })).total).toBe(3)
+        expect((await search(accountId, "compost", { siteId: sites.find((s) => s.id !== main.id)!.id })).total).toBe(0)
+        const page = await search(accountId, "compost", {}, { offset: 1, limit: 1 })
+        expect(page.total).toBe(3)
+        expect(ids(page)).toEqual([a[1]!.id])
+        expect(await search(accountId, "compost", {}, { offset: 10, limit: 5 })).toEqual({ items: [], total: 3 })
+        expect((await search(other.accountId, "compost")).total).toBe(0)
+      })
+
+      it("should complete article ids and title prefixes, ids first, wildcards literal, the account's own only", async () => {
+        const { accountId, main, articles: a } = await seedTexts([
+          { title: "Roses in pots", body: "<p>x</p>" },
+          { title: "rosemary cuttings", body: "<p>x</p>" },
+          { title: "100% organic", body: "<p>x</p>" },
+          { title: "Lawns", body: "<p>x</p>" },
+        ])
+        const other = await seed()
+        const complete = (who: string, prefix: string, limit = 10, siteId?: string) =>
+          run(ArticleRepository.use((r) => r.complete(who, prefix, limit, siteId)))
+        expect((await complete(accountId, "ROS")).map((x) => x.id)).toEqual([a[0]!.id, a[1]!.id])
+        expect((await complete(accountId, a[3]!.id)).map((x) => x.id)).toEqual([a[3]!.id])
+        // an id prefix comes before title prefixes
+        const byId = await complete(accountId, a[0]!.id.slice(0, -1))
+        expect(byId.map((x) => x.id).slice(0, 4).sort()).toEqual(a.map((x) => x.id).sort())
+        expect((await complete(accountId, "100%")).map((x) => x.title)).toEqual(["100% organic"])
+        expect(await complete(accountId, "_")).toEqual([])
+        expect(await complete(accountId, "%")).toEqual([])
+        expect(await complete(accountId, "", 2)).toHaveLength(2)
+        expect(await complete(accountId, "ros", 10, uid("site"))).toEqual([])
+        expect((await complete(accountId, "ros", 10, main.id)).length).toBe(2)
+        expect(await complete(other.accountId, "Ros")).toEqual([])
+      })
+
+      it("should find a committed change by its new words at once, and no longer by its old ones", async () => {
+        const { accountId, articles: a } = await seedTexts([{ title: "Mulching", body: "<p>Straw works</p>" }])
+        await run(
+          ArticleWriter.use((w) =>
+            w.change(accountId, a[0]!.id, budget(), (current) => Effect.succeed({ ...changeOf(current, "Mulching"), body: "<p>Bark chippings work</p>" })),
+          ),
+        )
+        expect(ids(await search(accountId, "chippings"))).toEqual([a[0]!.id])
+        expect((await search(accountId, "straw")).total).toBe(0)
       })
     })
 

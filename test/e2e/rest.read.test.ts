@@ -450,7 +450,104 @@ const CONTRACT_OPERATIONS = [
   "GET /articles/{}/revisions",
   "GET /articles/{}/revisions/{}",
   "GET /activity",
+  "GET /search",
 ]
+
+describe("search (GET /search, q on a site's articles)", () => {
+  const D = "cs_DDDDdddd1111222233334444555566667777"
+  const d = (path: string, init: RequestInit = {}) => t.api(path, { ...init, key: D })
+  const article = (id: string, title: string, body: string, published_at: string, keyword = "") => ({
+    id, title, url: `https://delta.test/${id}`, status: "published", published_at, "target keyword": keyword, body,
+  })
+  beforeAll(async () => {
+    await t.server.runtime.runPromise(
+      importData({
+        accounts: [
+          {
+            id: "acc_d",
+            email: "owner-d@example.com",
+            password: "password-d-123",
+            name: "Owner D",
+            api_keys: [{ id: "key_d", name: "d write", key: D, scope: "write" }],
+            sites: [
+              {
+                id: "site_d1",
+                name: "Delta",
+                url: "https://delta.test",
+                articles: [
+                  article("art_d1", "Pruning roses", "<p>Tomato blight also spreads where roses grow; tomato blight loves damp.</p>", "2026-11-05T10:00:00Z"),
+                  article("art_d2", "Tomato blight: a guide", "<p>Spot it early.</p>", "2026-10-01T10:00:00Z"),
+                  article("art_d3", "Crème brûlée", "<p>5 &lt; 6 &amp; a CAFÉ classic</p>", "2026-09-01T10:00:00Z"),
+                ],
+              },
+              { id: "site_d2", name: "Delta two", url: "https://delta2.test", articles: [article("art_d4", "Tomato soup", "<p>Soup.</p>", "2026-08-01T10:00:00Z")] },
+            ],
+          },
+        ],
+      }),
+    )
+  })
+
+  it("should find the account's articles best first, a title match first, with snippets in the list envelope", async () => {
+    const res = await d("/api/v1/search?q=tomato%20blight")
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body.data.map((a: { id: string }) => a.id)).toEqual(["art_d2", "art_d1"])
+    expect(body.pagination).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 })
+    expect(body.data[1].snippet).toContain("<mark>Tomato</mark> <mark>blight</mark>")
+    expect(body.data[1].snippet.replace(/<\/?mark>/g, "").length).toBeLessThanOrEqual(300)
+    expect(body.data[1]).not.toHaveProperty("body")
+    expect(body.data[1]["target keyword"]).toBe("")
+    // accents and case ignored; the snippet escapes everything but the marks
+    const accents = await json(await d("/api/v1/search?q=creme%20cafe"))
+    expect(accents.data.map((a: { id: string }) => a.id)).toEqual(["art_d3"])
+    expect(accents.data[0].snippet).toBe("5 &lt; 6 &amp; a <mark>CAFÉ</mark> classic")
+    // all sites, or one
+    expect((await json(await d("/api/v1/search?q=tomato"))).pagination.total).toBe(3)
+    expect((await json(await d("/api/v1/search?q=tomato&site_id=site_d2"))).data.map((a: { id: string }) => a.id)).toEqual(["art_d4"])
+    const paged = await d("/api/v1/search?q=tomato&per_page=1&page=2")
+    expect((await json(paged)).data).toHaveLength(1)
+    expect(paged.headers.get("link")).toContain('rel="next"')
+    // other accounts see nothing of it
+    expect((await json(await t.api("/api/v1/search?q=tomato%20blight"))).pagination.total).toBe(0)
+    expect((await t.api("/api/v1/search?q=tomato&site_id=site_d1")).status).toBe(404)
+  })
+
+  it("should take q on a site's article list: matching articles by relevance, without snippets", async () => {
+    const body = await json(await d("/api/v1/sites/site_d1/articles?q=tomato%20blight"))
+    expect(body.data.map((a: { id: string }) => a.id)).toEqual(["art_d2", "art_d1"])
+    expect(body.data[0]).not.toHaveProperty("snippet")
+    expect((await json(await d("/api/v1/sites/site_d1/articles?q=tomato&from=2026-11-01"))).data.map((a: { id: string }) => a.id)).toEqual(["art_d1"])
+  })
+
+  it("should find an edit by its new words at once", async () => {
+    const put = await d("/api/v1/articles/art_d4", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ body: "<p>Gazpacho served cold.</p>" }) })
+    expect(put.status).toBe(200)
+    expect((await json(await d("/api/v1/search?q=gazpacho"))).data.map((a: { id: string }) => a.id)).toEqual(["art_d4"])
+    expect((await json(await d("/api/v1/search?q=soup%20-gazpacho"))).pagination.total).toBe(0)
+  })
+
+  const badQ: ReadonlyArray<readonly [string, string]> = [
+    ["/api/v1/search", "q"],
+    ["/api/v1/search?q=", "q"],
+    [`/api/v1/search?q=${"a".repeat(201)}`, "q"],
+    ["/api/v1/search?q=a%00b", "q"],
+    ["/api/v1/search?q=a&status=bogus", "status"],
+    ["/api/v1/search?q=a&per_page=101", "per_page"],
+    ["/api/v1/search?q=a&q=b", "q"],
+    ["/api/v1/sites/site_d1/articles?q=", "q"],
+  ]
+  for (const [path, name] of badQ) {
+    it(`should answer 400 invalid_request naming ${name} for ${path.slice(0, 60)}`, async () => {
+      const body = await expectProblem(await d(path), 400, "invalid_request")
+      expect(`${body.detail} ${JSON.stringify(body.errors)}`).toContain(name)
+    })
+  }
+  it("should take q of 200 characters counted as code points, and one with nothing to match", async () => {
+    expect((await d(`/api/v1/search?q=${encodeURIComponent("😀".repeat(200))}`)).status).toBe(200)
+    expect((await json(await d(`/api/v1/search?q=${encodeURIComponent("!!! ---")}`))).pagination.total).toBe(0)
+  })
+})
 
 describe("OpenAPI, docs and health", () => {
   it("should publish a valid OpenAPI 3.1 document with both security schemes and every operation", async () => {
@@ -507,6 +604,8 @@ describe("OpenAPI, docs and health", () => {
     expect(["2026-11-02", "2026-11-02T10:00:00Z", "2026-11-02T10:00:00.5+01:00", "2026/11/02", "2026-11-02 10:00", "yesterday"].map(from)).toEqual([
       true, true, true, false, false, false,
     ])
+    expect(parameter("/search", "q")).toMatchObject({ type: "string", minLength: 1, maxLength: 200 })
+    expect(parameter("/sites/{id}/articles", "q")).toMatchObject({ minLength: 1, maxLength: 200 })
     expect(parameter("/sites/{id}/articles", "page")["default"]).toBe(1)
     expect(parameter("/sites/{id}/articles", "per_page")["default"]).toBe(20)
   })

@@ -12,11 +12,15 @@ import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts
 /**
  * The official conformance scenarios that apply to this server. The others in the active suite
  * test the SDK's "everything" example server: they call its fixed test tools (test_simple_text,
- * test_image_content, test_sampling, ...), its resources, prompts, completions and logging,
- * none of which this server offers (the contract defines its tools and nothing else);
+ * test_image_content, test_sampling, ...), read its fixed resources (test://static-text,
+ * test://static-binary, test://template/{id}/data), get its fixed prompts (test_simple_prompt,
+ * test_prompt_with_arguments, ...), subscribe to test://watched-resource and set its logging
+ * level: names this server does not have (its resources are the account's articles, its prompts
+ * monthly_report and refresh_article; a stateless server has no subscriptions). resources-list,
+ * prompts-list and completion-complete check the shape of any server's answers, so they run;
  * server-sse-multiple-streams has no checks for a stateless JSON-response server.
  */
-const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] as const
+const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "resources-list", "prompts-list", "completion-complete"] as const
 
 const cli = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js")
 
@@ -43,13 +47,16 @@ afterAll(async () => {
 describe("the official MCP conformance scenarios", () => {
   it("should pass every applicable server scenario", async () => {
     const run = promisify(execFile)
-    await Promise.all(
-      SCENARIOS.map((scenario) =>
-        run(process.execPath, [cli, "server", "--url", `${gateway.url}/mcp`, "--scenario", scenario, "-o", output], { encoding: "utf8" }).catch(
-          (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
+    // four runners at a time: seven at once load a shared 2-core machine enough to disturb other files' timing
+    for (const batch of [SCENARIOS.slice(0, 4), SCENARIOS.slice(4)]) {
+      await Promise.all(
+        batch.map((scenario) =>
+          run(process.execPath, [cli, "server", "--url", `${gateway.url}/mcp`, "--scenario", scenario, "-o", output], { encoding: "utf8" }).catch(
+            (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
+          ),
         ),
-      ),
-    )
+      )
+    }
     const results = new Map<string, Array<{ id: string; status: string; errorMessage?: string }>>()
     for (const dir of await readdir(output)) {
       const scenario = SCENARIOS.find((s) => dir.startsWith(`server-${s}-`))

@@ -67,6 +67,14 @@ describe("two instances on one PostgreSQL database", () => {
     expect((await toolCallAt(first, first.url, token)).status).toBe(401)
   }, 60_000)
 
+  it("should find an edit answered at one instance by its new words at the other at once", async () => {
+    const headers = { authorization: `Bearer ${ALICE.apiKey}`, "content-type": "application/json" }
+    const put = await fetch(`${first.url}/api/v1/articles/art_a1_4`, { method: "PUT", headers, body: JSON.stringify({ title: "Quinoa harvest notes" }) })
+    expect(put.status).toBe(200)
+    const found = (await (await fetch(`${second.url}/api/v1/search?q=quinoa`, { headers })).json()) as { data: Array<{ id: string }> }
+    expect(found.data.map((a) => a.id)).toEqual(["art_a1_4"])
+  })
+
   it("should merge an update_article written against an older revision with another agent's edit made since", async () => {
     const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Merging Agent")
     const atFirst = await connect(`${first.url}/mcp`, provider)

@@ -644,6 +644,151 @@ describe("the tools", () => {
   })
 })
 
+describe("finding articles: search, research connector, resources, completions, prompts", () => {
+  type Link = { type: string; uri?: string; name?: string; title?: string; mimeType?: string; text?: string }
+  it("should answer search_articles with the REST search's JSON, a text and one resource_link per article", async () => {
+    const result = await call("search_articles", { q: "gardens", site_id: "site_a1", per_page: 3 })
+    const viaMcp = okContent("search_articles", result) as { data: Array<{ id: string; title: string; snippet: string }> }
+    const viaRest = await rest("/search?q=gardens&site_id=site_a1&per_page=3")
+    expect(viaMcp).toEqual(viaRest.json)
+    expect(viaMcp.data).toHaveLength(3)
+    expect(viaMcp.data[0]!.snippet).toContain("<mark>gardens</mark>")
+    expect((result.content as Array<Link>).slice(1)).toEqual(
+      viaMcp.data.map((a) => ({ type: "resource_link", uri: `content-site://articles/${a.id}`, name: a.id, title: a.title, mimeType: "text/html" })),
+    )
+    const listed = await call("list_articles", { site_id: "site_a1", per_page: 2 })
+    expect((listed.content as Array<Link>).filter((c) => c.type === "resource_link").map((c) => c.uri)).toEqual(
+      ((listed.structuredContent as { data: Array<{ id: string }> }).data).map((a) => `content-site://articles/${a.id}`),
+    )
+    expect(problemOf(await call("search_articles", { q: "" }))["code"]).toBe("invalid_request")
+    expect(problemOf(await call("search_articles", { q: "gardens", site_id: "site_b1" }))["code"]).toBe("not_found")
+  })
+
+  it("should offer search and fetch exactly as research connectors define them", async () => {
+    const { tools } = await client.listTools()
+    const search = tools.find((t) => t.name === "search")!
+    const fetchTool = tools.find((t) => t.name === "fetch")!
+    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(["query"])
+    expect(search.inputSchema.required).toEqual(["query"])
+    expect(Object.keys(fetchTool.inputSchema.properties ?? {})).toEqual(["id"])
+    expect(fetchTool.inputSchema.required).toEqual(["id"])
+    expect(search.annotations).toMatchObject({ readOnlyHint: true })
+
+    const found = (await call("search", { query: "gardens" })) as ToolResult
+    // one text item holding the JSON, and the same object as structuredContent
+    expect(found.content).toHaveLength(1)
+    expect(found.content[0]!.type).toBe("text")
+    const results = JSON.parse(found.content[0]!.text!) as { results: Array<Record<string, unknown>> }
+    expect(okContent("search", found)).toEqual(results)
+    expect(results.results.length).toBeGreaterThan(0)
+    for (const r of results.results) expect(Object.keys(r).sort()).toEqual(["id", "title", "url"])
+    expect(results.results.map((r) => r["id"])).not.toContain("art_b1_1")
+
+    const first = results.results[0]!
+    const fetched = (await call("fetch", { id: first["id"] as string })) as ToolResult
+    expect(fetched.content).toHaveLength(1)
+    const doc = JSON.parse(fetched.content[0]!.text!) as Record<string, unknown> & { metadata: Record<string, unknown> }
+    expect(okContent("fetch", fetched)).toEqual(doc)
+    const article = (await rest(`/articles/${first["id"]}`)).json
+    expect(doc).toMatchObject({ id: article["id"], title: article["title"], url: article["url"] })
+    expect(doc["text"]).toContain("Some words about gardens")
+    expect(doc["text"]).not.toMatch(/<[a-z]/)
+    expect(doc.metadata).toEqual({
+      site_id: article["site_id"],
+      status: article["status"],
+      published_at: article["published_at"],
+      updated_at: article["updated_at"],
+      "target keyword": article["target keyword"],
+      "word count": article["word count"],
+      revision: article["revision"],
+    })
+    expect(problemOf(await call("fetch", { id: "art_b1_1" }))["code"]).toBe("not_found")
+    expect(problemOf(await call("search", { query: "x".repeat(201) }))["code"]).toBe("invalid_request")
+  })
+
+  it("should serve articles as resources: the template, a cursor through the account's articles, the HTML with the fields in _meta", async () => {
+    const { resourceTemplates } = await client.listResourceTemplates()
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["content-site://articles/{article_id}"])
+    const uris: Array<string> = []
+    let cursor: string | undefined
+    let pages = 0
+    // the account has three sites: a page ends with each site at the latest
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor })
+      uris.push(...page.resources.map((r) => r.uri))
+      cursor = page.nextCursor
+      pages++
+    } while (cursor !== undefined && pages < 20)
+    expect(pages).toBeGreaterThan(1)
+    expect(cursor).toBeUndefined()
+    const restIds: Array<string> = []
+    for (const site of ["site_a1", "site_a2", "site_a3"]) {
+      restIds.push(...((await rest(`/sites/${site}/articles?per_page=100`)).json["data"] as Array<{ id: string }>).map((a) => a.id))
+    }
+    expect(new Set(uris)).toEqual(new Set(restIds.map((id) => `content-site://articles/${id}`)))
+    expect(uris).toHaveLength(restIds.length)
+    await expect(client.listResources({ cursor: "not-a-cursor" })).rejects.toThrow(/invalid_request/)
+
+    const read = await client.readResource({ uri: "content-site://articles/art_a1_1" })
+    const article = (await rest("/articles/art_a1_1")).json
+    const { body, ...fields } = article
+    expect(read.contents).toEqual([{ uri: "content-site://articles/art_a1_1", mimeType: "text/html", text: body, _meta: fields }])
+    await expect(client.readResource({ uri: "content-site://articles/art_b1_1" })).rejects.toMatchObject({ code: -32002 })
+    await expect(client.readResource({ uri: "https://example.com/x" })).rejects.toMatchObject({ code: -32002 })
+  })
+
+  it("should complete article and site ids from ids and title prefixes, only the account's own", async () => {
+    const template = { type: "ref/resource" as const, uri: "content-site://articles/{article_id}" }
+    const byId = await client.complete({ ref: template, argument: { name: "article_id", value: "art_" } })
+    expect(byId.completion.values).toEqual(expect.arrayContaining(["art_a1_1", "art_a1_4"]))
+    expect(byId.completion.values).not.toContain("art_b1_1")
+    const title = (await rest("/articles/art_a1_2")).json["title"] as string
+    const byTitle = await client.complete({ ref: template, argument: { name: "article_id", value: title.toUpperCase() } })
+    expect(byTitle.completion.values).toContain("art_a1_2")
+    expect(byTitle.completion.values.every((id) => id.startsWith("art_a"))).toBe(true)
+    const prompt = { type: "ref/prompt" as const, name: "monthly_report" }
+    expect((await client.complete({ ref: prompt, argument: { name: "site_id", value: "alpha g" } })).completion.values).toEqual(["site_a1"])
+    expect((await client.complete({ ref: prompt, argument: { name: "site_id", value: "site_b" } })).completion.values).toEqual([])
+    expect((await client.complete({ ref: prompt, argument: { name: "period", value: "last" } })).completion.values).toEqual(["last_month", "last_30_days"])
+  })
+
+  it("should give the prompts, blind to other accounts, and log every such call", async () => {
+    const logging = await connect(mcpUrl, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Prompt Agent"))
+    if (logging === undefined) throw new Error("could not connect")
+    try {
+      const { prompts } = await logging.listPrompts()
+      expect(prompts.map((p) => p.name).sort()).toEqual(["monthly_report", "refresh_article"])
+      const report = await logging.getPrompt({ name: "monthly_report", arguments: { site_id: "site_a1", period: "last_month" } })
+      const reportText = (report.messages[0]!.content as { text: string }).text
+      expect(reportText).toContain('get_stats with site_id "site_a1" and period "last_month"')
+      const refresh = await logging.getPrompt({ name: "refresh_article", arguments: { article_id: "art_a1_1", focus: "update the figures" } })
+      const refreshText = (refresh.messages[0]!.content as { text: string }).text
+      expect(refreshText).toContain("edit_article")
+      expect(refreshText).toContain("protected link")
+      expect(refreshText).toContain("update the figures")
+      expect(refresh.messages[1]!.content).toMatchObject({ type: "resource_link", uri: "content-site://articles/art_a1_1" })
+      await expect(logging.getPrompt({ name: "monthly_report", arguments: { site_id: "site_b1" } })).rejects.toThrow(/not_found/)
+      await expect(logging.getPrompt({ name: "monthly_report", arguments: { site_id: "site_a1", period: "someday" } })).rejects.toThrow(/invalid_request/)
+      await logging.readResource({ uri: "content-site://articles/art_a1_2" })
+      await logging.complete({ ref: { type: "ref/prompt", name: "refresh_article" }, argument: { name: "article_id", value: "art" } })
+    } finally {
+      await logging.close()
+    }
+    const activity = await rest("/activity?channel=mcp&per_page=100")
+    type Entry = { action: string; status: string; error_code: string | null; actor: { name: string }; article_id: string | null; site_id: string | null }
+    const mine = (activity.json["data"] as Array<Entry>).filter((e) => e.actor.name === "Prompt Agent").reverse()
+    expect(mine.map((e) => [e.action, e.error_code])).toEqual([
+      ["prompts/get monthly_report", null],
+      ["prompts/get refresh_article", null],
+      ["prompts/get monthly_report", "not_found"],
+      ["prompts/get monthly_report", "invalid_request"],
+      ["resources/read", null],
+      ["completion/complete", null],
+    ])
+    expect(mine[4]).toMatchObject({ article_id: "art_a1_2", site_id: "site_a1" })
+  })
+})
+
 describe("connected clients", () => {
   it("should list a connected client and stop its tokens at once when revoked", async () => {
     const flow = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Revoked Agent")

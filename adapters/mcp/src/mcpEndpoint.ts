@@ -56,6 +56,9 @@ import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { exchangeTransport } from "./exchangeTransport.ts"
 import { toolDefinitionsFor, toolNamed } from "./tools.ts"
+import { COUNTED_PROTOCOL_METHODS, protocolCalls } from "./calls.ts"
+import { registerPrompts } from "./prompts.ts"
+import { registerArticleResources } from "./resources.ts"
 
 /** Largest JSON-RPC body accepted at `/mcp`: a 10 MiB image in base64 plus room for the envelope. */
 const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024
@@ -70,6 +73,7 @@ const INSTRUCTIONS = [
   "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice.",
   "Writes answer the whole article by default. With edit_article pass response: \"minimal\" (the other write tools take it too): the answer then leaves out only the body, so a small edit costs a few hundred bytes each way; call get_article when you do need to read the body again.",
   "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
+  "To find an article by its words (a title, a phrase, a topic), use search_articles; articles are also resources (content-site://articles/{article_id}), and the prompts monthly_report and refresh_article set out whole tasks.",
   "Errors come back as tool results whose text is a JSON problem with a code (for example not_found, edit_not_applicable, protected_link_changed, precondition_failed, rate_limited).",
 ].join(" ")
 
@@ -424,7 +428,7 @@ export const mcpEndpoint = (options: {
         const result: CallToolResult = Exit.isSuccess(exit)
           ? "replay" in exit.value
             ? exit.value.replay
-            : { content: [{ type: "text", text: tool.render(exit.value.value) }], structuredContent: exit.value.value }
+            : { content: tool.content?.(exit.value.value) ?? [{ type: "text", text: tool.render(exit.value.value) }], structuredContent: exit.value.value }
           : { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] }
         const keep =
           held === undefined
@@ -493,7 +497,11 @@ export const mcpEndpoint = (options: {
   const transport = exchangeTransport<Exchange>()
   const server = new Server(
     { name: "content-site", title: "Content-Site", version: "1.0.0" },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+    },
   )
   // The descriptions state the limits in force (`RATE_LIMIT_PER_MINUTE` and the rest), read once.
   const toolDefinitions = toolDefinitionsFor(runtime.runSync(Settings.use((settings) => Effect.succeed(settings.limits))))
@@ -522,6 +530,15 @@ export const mcpEndpoint = (options: {
       return result
     })
   })
+  // resources, completion and prompts: each a call of its own, counted and logged (`calls.ts`)
+  const callContextOf = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+    const exchange = transport.contextOf(extra.requestId)
+    if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
+    const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
+    return { requestId, principal: exchange.auth.principal, onVerdict: exchange.onVerdict }
+  }
+  registerArticleResources(server, protocolCalls(runtime, publicUrl), callContextOf)
+  registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf)
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
   })
@@ -611,7 +628,7 @@ export const mcpEndpoint = (options: {
     // is a tool error, as every tool refusal is); any other (initialize, tools/list, ping,
     // notifications) counts once here and, over the limit, is refused as a whole with 429.
     let verdict: LimitVerdict | undefined
-    if (!messages.some((m) => (m as { method?: unknown }).method === "tools/call")) {
+    if (!messages.some((m) => { const method = (m as { method?: unknown }).method; return method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method as string) })) {
       const counted = await runtime.runPromiseExit(checkRequestLimit(auth.principal.accountId))
       if (Exit.isFailure(counted)) {
         const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))

@@ -44,7 +44,8 @@ import {
   WebsitePage,
 } from "@content-site/core"
 import { Effect, Schema } from "effect"
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { ContentBlock, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import { searchTools, withArticleLinks } from "./searchTools.ts"
 
 /** A JSON Schema object as MCP tool definitions carry it. */
 export type JsonSchemaObject = { readonly type: "object"; readonly [key: string]: unknown }
@@ -68,6 +69,8 @@ export interface ToolSpec {
   readonly target: (args: any) => ToolTarget
   readonly run: (caller: Caller, args: any) => Effect.Effect<unknown, any, any>
   readonly render: (result: any) => string
+  /** The result's content when not `render`'s text alone (resource links, the research tools' JSON). */
+  readonly content?: (result: any) => Array<ContentBlock>
   /** A write whose answer shows a committed change: its activity entry is already in the log. */
   readonly committed?: (result: any) => boolean
   /** A write that takes `idempotency_key`. */
@@ -196,6 +199,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     target: (a: { site_id: string }) => ({ siteId: a.site_id }),
     run: (caller, { site_id, ...query }) => listArticles(caller, site_id, query),
     render: (r: typeof ArticlePage.Type) => [...r.data.map(articleLine), pageLine(r.pagination)].join("\n"),
+    content: withArticleLinks((r: typeof ArticlePage.Type) => [...r.data.map(articleLine), pageLine(r.pagination)].join("\n")),
   },
   {
     name: "get_article",
@@ -417,6 +421,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
         `Article ${r.article.id} "${r.article.title}" now has the featured image ${r.article["featured image"]?.url ?? "(none)"} (alt: ${r.article["featured image"]?.alt ?? ""}).`,
       ].join("\n"),
   },
+  ...searchTools,
 ]
 
 const jsonSchemaOf = (schema: Schema.Top, closed: boolean): JsonSchemaObject => {

@@ -16,6 +16,7 @@ import {
 } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
+import { parseQuery, scoreArticle } from "./search.ts"
 
 const sliceOf = <A>(all: ReadonlyArray<A>, slice: Slice | undefined): SliceResult<A> => ({
   items: slice === undefined ? all : all.slice(slice.offset, slice.offset + slice.limit),
@@ -104,6 +105,42 @@ export const memoryRepositories = (state: MemoryState) => {
           )
           // lists carry no bodies, as the database adapter reads them
           return { items: page.items.map(({ body: _, ...summary }) => summary), total: page.total }
+        }),
+      search: (accountId, filter, slice) =>
+        Effect.sync(() => {
+          const query = parseQuery(filter.query)
+          // every article of the state once, each scored in time linear in its searched text
+          const hits = [...state.articles.values()]
+            .filter(
+              (a) =>
+                a.account_id === accountId &&
+                (filter.siteId === undefined || a.site_id === filter.siteId) &&
+                (filter.status === undefined || a.status === filter.status) &&
+                inRange(a.published_at, filter.from, filter.to),
+            )
+            .flatMap((a) => {
+              const scored = scoreArticle(a, query, filter.headlines)
+              return scored === undefined ? [] : [scored]
+            })
+            .sort((x, y) =>
+              x.titleMatch !== y.titleMatch ? (x.titleMatch ? -1 : 1) : x.score !== y.score ? y.score - x.score : compareArticles(x.article, y.article),
+            )
+          const page = sliceOf(hits, slice)
+          return {
+            items: page.items.map(({ article: { body: _, ...summary }, headline }) => ({ ...summary, headline })),
+            total: page.total,
+          }
+        }),
+      complete: (accountId, prefix, limit, siteId) =>
+        Effect.sync(() => {
+          const lower = prefix.toLowerCase()
+          // every article of the state once; the answer is cut to `limit`
+          return [...state.articles.values()]
+            .filter((a) => a.account_id === accountId && (siteId === undefined || a.site_id === siteId))
+            .flatMap((a) => (a.id.startsWith(prefix) ? [{ a, byId: 0 }] : a.title.toLowerCase().startsWith(lower) ? [{ a, byId: 1 }] : []))
+            .sort((x, y) => x.byId - y.byId || (x.a.title < y.a.title ? -1 : x.a.title > y.a.title ? 1 : byId(x.a, y.a)))
+            .slice(0, limit)
+            .map(({ a }) => ({ id: a.id, title: a.title }))
         }),
       get: (accountId, articleId) => {
         const a = state.articles.get(articleId)

@@ -14,6 +14,7 @@ import { Migration20261125164511_articleCountsDayIndex } from "./Migration202611
 import { Migration20261126012839_apiKeysWithoutPrefix } from "./Migration20261126012839_apiKeysWithoutPrefix.ts"
 import { Migration20261127141955_idempotencyRevisionRef } from "./Migration20261127141955_idempotencyRevisionRef.ts"
 import { Migration20261127143417_activityCount } from "./Migration20261127143417_activityCount.ts"
+import { Migration20261127180000_articleSearch } from "./Migration20261127180000_articleSearch.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -28,4 +29,5 @@ export const migrationsList = [
   { name: "Migration20261126012839_apiKeysWithoutPrefix", class: Migration20261126012839_apiKeysWithoutPrefix },
   { name: "Migration20261127141955_idempotencyRevisionRef", class: Migration20261127141955_idempotencyRevisionRef },
   { name: "Migration20261127143417_activityCount", class: Migration20261127143417_activityCount },
+  { name: "Migration20261127180000_articleSearch", class: Migration20261127180000_articleSearch },
 ]

@@ -101,6 +101,8 @@ export const ArticleEntity = defineEntity({
       columns: [{ name: "site_id" }, { name: "published_at", sort: "desc", nulls: "last" }, { name: "id" }],
       include: ["accountId", "status"],
     },
+    // full-text search (migration articleSearch): `@@` on the generated vector
+    { name: "articles_search_index", expression: `create index "articles_search_index" on "articles" using gin ("search_vector")` },
   ],
   properties: {
     id: p.string().length(128).primary(),
@@ -116,6 +118,18 @@ export const ArticleEntity = defineEntity({
     body: p.text(),
     updatedAt: p.datetime(3),
     revision: p.integer(),
+    /**
+     * What full-text search matches (migration articleSearch): a stored generated column, so the
+     * database recomputes it in the statement of every write; never read or written through here.
+     */
+    searchVector: p
+      .string()
+      .columnType("tsvector")
+      .generated(
+        "(setweight(to_tsvector('cs_search'::regconfig, title), 'A') || setweight(to_tsvector('cs_search'::regconfig, target_keyword), 'B') || setweight(to_tsvector('cs_search'::regconfig, cs_search_text(body)), 'C')) stored",
+      )
+      .lazy()
+      .nullable(),
   },
 })
 

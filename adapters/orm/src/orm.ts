@@ -1,4 +1,5 @@
 /** Builds the MikroORM instance for PostgreSQL (DATABASE_URL) or embedded PGlite (DATA_DIR). */
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent"
 import { Migrator } from "@mikro-orm/migrations"
 import { MikroORM as PgliteMikroORM } from "@mikro-orm/pglite"
 import { MikroORM as PostgresMikroORM } from "@mikro-orm/postgresql"
@@ -32,6 +33,8 @@ const common = {
     transactional: true,
     allOrNothing: true,
   },
+  // functions are written by hand in migrations (`cs_search_text`), not mirrored in the entities
+  schemaGenerator: { ignoreRoutines: true },
   debug: false,
   // every operation forks its own EntityManager; the global one must never be used
   allowGlobalContext: false,
@@ -61,6 +64,8 @@ export const initOrm = async (options: OrmOptions): Promise<Orm> => {
   const orm = await PgliteMikroORM.init({
     ...common,
     dbName: join(dir, "pglite"),
+    // full-text search folds accents with `unaccent` (migration articleSearch), as on PostgreSQL
+    driverOptions: { extensions: { unaccent } },
   })
   return orm as unknown as Orm
 }

@@ -16,10 +16,13 @@ import {
   entryToWrite,
   RefusalBudget,
   ApiKeyRepository,
+  type ArticleSearchFilter,
   ArticleRepository,
   BacklinkRepository,
   NotFound,
   RevisionRepository,
+  SEARCH_MARK_START,
+  SEARCH_MARK_STOP,
   SiteRepository,
   type Slice,
   type Unavailable,
@@ -63,6 +66,10 @@ const ARTICLE_SUMMARY = `id, account_id as "accountId", site_id as "siteId", tit
   target_keyword as "targetKeyword", word_count as "wordCount", featured_image as "featuredImage",
   updated_at as "updatedAt", revision`
 const ARTICLE = `${ARTICLE_SUMMARY}, body`
+/** `ARTICLE_SUMMARY` of the table aliased `a`. */
+const ARTICLE_SUMMARY_OF_A = `a.id, a.account_id as "accountId", a.site_id as "siteId", a.title, a.url, a.status, a.published_at as "publishedAt",
+  a.target_keyword as "targetKeyword", a.word_count as "wordCount", a.featured_image as "featuredImage",
+  a.updated_at as "updatedAt", a.revision`
 const BACKLINK = `id, account_id as "accountId", site_id as "siteId", date_acquired as "dateAcquired",
   source_domain as "sourceDomain", source_url as "sourceUrl", target_url as "targetUrl", anchor_text as "anchorText",
   anchor_type as "anchorType", category`
@@ -292,6 +299,67 @@ const dayCountedTotal = (spec: {
   return { sql: `(${parts.join(" + ")})`, params }
 }
 
+/** A quoted lexeme in a tsquery's text (`'it''s'`), as a regular expression inside an SQL string literal (quotes doubled). */
+const IN_TITLE_LEXEME = "''(?:[^'']|'''')*''"
+
+/** `ts_headline`'s options: a fragment of 15 to 35 words around the best match, matches between the core's marks. */
+const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_STOP}, MinWords=15, MaxWords=35, ShortWord=2, HighlightAll=false`
+
+/**
+ * The statement of a search (or, with \`countOnly\`, of its count): the matches of the account,
+ * ranked (a title matching the whole query first, then \`ts_rank\` with title > keyword > body),
+ * ties by published_at descending then id; the page's rows get their headline from the body's
+ * searched text (\`cs_search_text\`, at most 200 000 characters each, only for the page's rows).
+ */
+const searchStatement = (
+  accountId: string,
+  filter: ArticleSearchFilter,
+  slice: Slice | undefined,
+  countOnly = false,
+): { text: string; params: Array<unknown> } => {
+  const w = where()
+  w.add("account_id = ?", accountId)
+  // the query is $2, parsed once in the statement's `query` (a generic plan's recheck would parse it again for every row)
+  w.params.push(filter.query)
+  w.add("search_vector @@ query.q")
+  if (filter.siteId !== undefined) w.add("site_id = ?", filter.siteId)
+  if (filter.status !== undefined) w.add("status = ?", filter.status)
+  if (filter.from !== undefined || filter.to !== undefined) {
+    w.add("published_at is not null")
+    if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
+    if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
+  }
+  if (countOnly) return { text: `select count(*) as n from articles, websearch_to_tsquery('cs_search', $2) as query(q) where ${w.sql}`, params: w.params }
+  const params = [...w.params]
+  let window = ""
+  if (slice !== undefined) {
+    params.push(slice.limit, slice.offset)
+    window = ` limit $${params.length - 1} offset $${params.length}`
+  }
+  const headline = filter.headlines
+    ? `ts_headline('cs_search', cs_search_text(a.body), websearch_to_tsquery('cs_search', $2), '${HEADLINE_OPTIONS}')`
+    : "null"
+  // Ranks every match (the count needs them all anyway) and reads the page's bodies only. Whether
+  // the title alone matches is the query with every lexeme restricted to weight A (the title's)
+  // against the stored vector: for a row that matches the whole query it says what
+  // to_tsvector(title) @@ query says, without parsing the title again for each match.
+  const text = `with query as (
+      select q, regexp_replace(q::text, '${IN_TITLE_LEXEME}', '\\&:A', 'g')::tsquery as in_title
+      from websearch_to_tsquery('cs_search', $2) as q
+    ), hits as (
+      select id, count(*) over () as __total,
+        search_vector @@ query.in_title as title_match,
+        ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, query.q) as rank,
+        published_at
+      from articles, query where ${w.sql}
+      order by title_match desc, rank desc, published_at desc nulls last, id asc${window}
+    )
+    select ${ARTICLE_SUMMARY_OF_A}, ${headline} as headline, hits.__total
+    from hits join articles a using (id)
+    order by hits.title_match desc, hits.rank desc, hits.published_at desc nulls last, hits.id asc`
+  return { text, params }
+}
+
 /** What the repositories share with the rest of the database layer. */
 export interface RepositoryDeps {
   /** Keeps the API-key cache in step with the other instances. */
@@ -449,6 +517,34 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           )
           return { items: rows.map(articleSummaryOf), total }
         }),
+      search: (accountId, filter, slice) =>
+        attempt(async () => {
+          const { text, params } = searchStatement(accountId, filter, slice)
+          const rows = await sql<Omit<Wire<ArticleRow>, "body"> & { headline: string | null; __total: number | string | bigint }>(text, params)
+          const first = rows[0]
+          let total = first !== undefined ? Number(first.__total) : 0
+          // a page past the end has no row to carry the count
+          if (first === undefined && slice !== undefined && slice.offset > 0) {
+            const counted = await sql<{ n: number | string | bigint }>(searchStatement(accountId, filter, undefined, true).text, params.slice(0, -2))
+            total = Number(counted[0]?.n ?? 0)
+          }
+          return {
+            items: rows.map(({ __total: _, headline, ...row }) => ({ ...articleSummaryOf(row), headline: headline ?? "" })),
+            total,
+          }
+        }),
+      complete: (accountId, prefix, limit, siteId) =>
+        Effect.map(
+          query<{ id: string; title: string }>(
+            // LIKE's wildcards in the prefix are literal; the account's articles are read once, cut to `limit`
+            `select id, title from articles
+             where account_id = $1 and ($4::text is null or site_id = $4)
+               and (id like $2 escape '\\' or lower(title) like lower($2) escape '\\')
+             order by (id like $2 escape '\\') desc, title, id limit $3`,
+            [accountId, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit, siteId ?? null],
+          ),
+          (rows) => rows.map((r) => ({ id: r.id, title: r.title })),
+        ),
       get: (accountId, articleId) =>
         Effect.flatMap(
           attempt(() => articleById(articleId)),

@@ -12,6 +12,7 @@ import { errorPage } from "./pages/errorPage.ts"
 import { mountStaticRoutes } from "./pages/static.routes.ts"
 import { mountSignInRoutes } from "./pages/signIn.routes.ts"
 import { mountSitesRoutes } from "./pages/sites.routes.ts"
+import { mountSearchRoutes } from "./pages/search.routes.ts"
 import { mountArticleRoutes } from "./pages/article.routes.ts"
 import { mountMergeRoutes } from "./pages/merge.routes.ts"
 import { mountArticleImageRoutes } from "./pages/articleImage.routes.ts"
@@ -32,6 +33,7 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   mountStaticRoutes(router, kit)
   mountSignInRoutes(router, kit)
   mountSitesRoutes(router, kit)
+  mountSearchRoutes(router, kit)
   mountArticleRoutes(router, kit)
   mountMergeRoutes(router, kit)
   mountArticleImageRoutes(router, kit)

@@ -264,6 +264,32 @@ describe("web pages over HTTP", () => {
     expect((await c.request("/articles/art_p2/revisions/1")).status).toBe(404)
   })
 
+  it("should search from a box on the sites pages, without JavaScript: results with marked snippets, everything else escaped", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const sites = await (await c.request("/sites")).text()
+    expect(sites).toMatch(/<form method="get" action="\/search" role="search"/)
+    const site = await (await c.request("/sites/site_p1")).text()
+    expect(site).toContain('<input type="hidden" name="site_id" value="site_p1">')
+    const res = await c.request("/search?q=hello%20partner&site_id=site_p1")
+    expect(res.status).toBe(200)
+    const page = await res.text()
+    expect(page).toContain("<mark>Hello</mark> <mark>partner</mark>")
+    expect(page).toContain('href="/articles/art_p1"')
+    expect(page).toContain("&lt;img src=x onerror=alert(1)&gt; Title")
+    expect(page).not.toContain("<img src=x")
+    expect(page).toContain("1 article found")
+    // the title is searched too, and found in all sites
+    expect(await (await c.request("/search?q=plain")).text()).toContain('href="/articles/art_p3"')
+    // the box alone, a refused query, another account's site
+    expect((await c.request("/search")).status).toBe(200)
+    const tooLong = await c.request(`/search?q=${"a".repeat(201)}`)
+    expect(tooLong.status).toBe(400)
+    expect(await tooLong.text()).toContain("200")
+    expect((await c.request("/search?q=theirs&site_id=site_p2")).status).toBe(404)
+    expect(await (await c.request("/search?q=theirs")).text()).toContain("0 articles found")
+  })
+
   it("should refuse an edit that changes a protected link, and a stale form, keeping the article", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

@@ -9,6 +9,8 @@ import type {
   ArticleFilter,
   ArticleLocation,
   ArticleRecord,
+  ArticleSearchFilter,
+  ArticleSearchRecord,
   ArticleSummaryRecord,
   BacklinkFilter,
   BacklinkRecord,
@@ -55,6 +57,28 @@ export class ArticleRepository extends Context.Service<ArticleRepository, {
     slice: Slice | undefined,
   ) => Effect.Effect<SliceResult<ArticleSummaryRecord>, Unavailable>
   readonly get: (accountId: string, articleId: string) => Effect.Effect<ArticleRecord, NotFound | Unavailable>
+  /**
+   * Full-text search over the account's articles (title, target keyword, body text as
+   * `searchTextOfHtml` reads it), case and accents ignored. Best first: a title that matches the
+   * whole query above one that does not, then by relevance, ties by published_at descending (nulls
+   * last), then id. A committed change is found by its new words at once. `slice` absent means all.
+   */
+  readonly search: (
+    accountId: string,
+    filter: ArticleSearchFilter,
+    slice: Slice | undefined,
+  ) => Effect.Effect<SliceResult<ArticleSearchRecord>, Unavailable>
+  /**
+   * Up to `limit` of the account's articles (optionally of one site) whose id starts with
+   * `prefix`, or whose title does ignoring case, for argument completion: ids first, then by title
+   * and id. An empty prefix matches every article.
+   */
+  readonly complete: (
+    accountId: string,
+    prefix: string,
+    limit: number,
+    siteId?: string,
+  ) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly title: string }>, Unavailable>
   /** Which account and site an article belongs to, for the platform's own jobs; never for a caller's request. */
   readonly locate: (articleId: string) => Effect.Effect<Option.Option<ArticleLocation>, Unavailable>
 }>()("core/ArticleRepository") {}

@@ -76,6 +76,25 @@ export interface ArticleFilter {
   readonly status?: ArticleStatus
 }
 
+/**
+ * Filter of a full-text search: `query` in web-search syntax (words all required, `"a phrase"`,
+ * `OR`, `-word`), case and accents ignored; optionally one site, a status and a publication range.
+ */
+export interface ArticleSearchFilter {
+  readonly query: string
+  readonly siteId?: string
+  readonly from?: string
+  readonly to?: string
+  readonly status?: ArticleStatus
+  /** Whether each hit needs its headline (a snippet); lists that show none skip its cost. */
+  readonly headlines: boolean
+}
+
+/** A search hit: the article without its body and its headline (matches between the search marks), or "" when not asked for. */
+export interface ArticleSearchRecord extends ArticleSummaryRecord {
+  readonly headline: string
+}
+
 /** Filter of a backlink query; dates are `YYYY-MM-DD`, both ends inclusive. */
 export interface BacklinkFilter {
   readonly siteId: string

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PERIOD_MONTH, parseDateBound } from "../policy/time.ts"
-import { ArticleStatus, Channel, Id, MAX_REVISION_NUMBER } from "./common.ts"
+import { ArticleStatus, Channel, Id, isCharacterCountBetween, MAX_REVISION_NUMBER, storableText } from "./common.ts"
 
 /** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
 export const PER_PAGE_CEILING = 100
@@ -67,14 +67,39 @@ export const ListSitesQuery = Schema.Struct({ ...pageFields }).annotate({ title:
 /** Query of `GET /sites`. */
 export type ListSitesQuery = typeof ListSitesQuery.Type
 
+/** The longest search query, in characters (code points). */
+export const MAX_SEARCH_QUERY_CHARACTERS = 200
+
+/**
+ * `q`: a full-text search in web-search syntax, 1 to 200 characters, storable text (no NUL, no
+ * unpaired surrogate). Words must all match; `"a phrase"`, `OR` and `-word` work as in web search.
+ */
+// Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
+export const SearchText = Schema.String.annotate({
+  description:
+    'Full-text search, 1 to 200 characters, in web-search syntax: words (all must match), `"a phrase"`, `OR`, `-word`. Case and accents are ignored; title, target keyword and body text are searched.',
+}).pipe(Schema.check(isCharacterCountBetween(1, MAX_SEARCH_QUERY_CHARACTERS), storableText))
+
 /** Query of `GET /sites/{id}/articles`. */
 export const ListArticlesQuery = Schema.Struct({
   ...rangeFields,
   status: Schema.optionalKey(ArticleStatus.annotate({ description: "Only articles in this status." })),
+  q: Schema.optionalKey(SearchText),
   ...pageFields,
 }).annotate({ title: "ListArticlesQuery" })
 /** Query of `GET /sites/{id}/articles`. */
 export type ListArticlesQuery = typeof ListArticlesQuery.Type
+
+/** Query of `GET /search`: `q` over all the account's articles, or one site's (`site_id`). */
+export const SearchArticlesQuery = Schema.Struct({
+  q: SearchText,
+  site_id: Schema.optionalKey(Id.annotate({ description: "Only articles of this website." })),
+  ...rangeFields,
+  status: Schema.optionalKey(ArticleStatus.annotate({ description: "Only articles in this status." })),
+  ...pageFields,
+}).annotate({ title: "SearchArticlesQuery" })
+/** Query of `GET /search`. */
+export type SearchArticlesQuery = typeof SearchArticlesQuery.Type
 
 /** Query of `GET /sites/{id}/backlinks`. */
 export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields }).annotate({

@@ -206,6 +206,19 @@ export const RevisionPage = Paginated(RevisionSummary, "RevisionPage")
 /** A page of activity entries. */
 export const ActivityPage = Paginated(ActivityEntry, "ActivityPage")
 
+/** A search result: the article as listed plus a snippet around its best match. */
+export const SearchHit = Schema.Struct({
+  ...articleListFields,
+  snippet: Schema.String.annotate({
+    description:
+      "Plain text of at most 300 characters around the best match, HTML-escaped, each match wrapped in `<mark>` and `</mark>` (the only markup).",
+  }),
+}).annotate({ title: "SearchHit", description: "An article that matches a search, without its body, with a snippet." })
+/** A search result. */
+export type SearchHit = typeof SearchHit.Type
+/** A page of search results, best first. */
+export const SearchPage = Paginated(SearchHit, "SearchPage")
+
 /** A generic page as returned by use cases. */
 export interface Page<A> {
   readonly data: ReadonlyArray<A>

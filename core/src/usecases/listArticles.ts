@@ -8,7 +8,8 @@ import type { Caller } from "./Caller.ts"
 import { articleListView } from "./views.ts"
 
 /**
- * Lists a website's articles published in a range, newest first; another account's site is NotFound.
+ * Lists a website's articles published in a range, newest first (with `q`, those matching it, best
+ * first); another account's site is NotFound.
  * Every list request runs it: a chain, not a generator.
  */
 export const listArticles = (caller: Caller, siteId: string, query: ListArticlesQuery) =>
@@ -16,11 +17,18 @@ export const listArticles = (caller: Caller, siteId: string, query: ListArticles
     Effect.flatMap(resolvePaging(query, Context.get(services, Settings).limits.maxPerPage), (paging) =>
       Effect.flatMap(resolveDateRange(query), (range) =>
         Effect.flatMap(
-          Context.get(services, ArticleRepository).list(
-            caller.accountId,
-            { siteId, ...range, ...(query.status !== undefined ? { status: query.status } : {}) },
-            paging.slice,
-          ),
+          // with `q`, the site's articles that match it, best first (no snippets: list items carry none)
+          query.q !== undefined
+            ? Context.get(services, ArticleRepository).search(
+                caller.accountId,
+                { query: query.q, siteId, headlines: false, ...range, ...(query.status !== undefined ? { status: query.status } : {}) },
+                paging.slice,
+              )
+            : Context.get(services, ArticleRepository).list(
+                caller.accountId,
+                { siteId, ...range, ...(query.status !== undefined ? { status: query.status } : {}) },
+                paging.slice,
+              ),
           ({ items, total }) => {
             const page = pageOf(items.map(articleListView), paging.page, paging.perPage, total)
             // The list holds only the caller's rows; only an empty one leaves open whose site this is.

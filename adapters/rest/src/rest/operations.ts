@@ -41,6 +41,9 @@ import {
   Revision,
   RevisionDiff,
   RevisionPage,
+  SearchArticlesQuery,
+  searchArticles,
+  SearchPage,
   StatsQuery,
   UpdateArticleBody,
   UpdateArticleQuery,
@@ -182,7 +185,7 @@ export const operations: ReadonlyArray<Operation> = [
     tag: "Articles",
     summary: "List a website's articles",
     description:
-      "Articles of one website, newest `published_at` first then by id; filter by an inclusive date range and status. List items never carry the body.",
+      "Articles of one website, newest `published_at` first then by id; filter by an inclusive date range and status. With `q` (the search of `GET /search`) only the articles that match it, best first. List items never carry the body.",
     pathParams: [siteParam],
     query: ListArticlesQuery,
     response: ArticlePage,
@@ -194,6 +197,28 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = siteId(call)
       return { value: await run(call, listArticles(call.caller, id, decodeQuery(call.ctx, ListArticlesQuery))) }
+    },
+  },
+  {
+    operationId: "searchArticles",
+    method: "GET",
+    path: "/search",
+    tag: "Articles",
+    summary: "Search the account's articles",
+    description:
+      'Full-text search over the title, target keyword and body text (tags left out) of every article of the account, or of one website (`site_id`). `q` is web-search syntax: words (all must match), `"a phrase"`, `OR`, `-word`; case and accents are ignored. Best first: a title that matches the whole query above one that does not, then by relevance; ties by `published_at` descending, then id. Each item is the article as listed plus `snippet`: plain text of at most 300 characters around the best match, HTML-escaped, each match in `<mark>`. Filters compose (`status`, `from`/`to` on the publication date). An edit answered is found by its new words at once. The first 200 000 characters of a body are searched.',
+    pathParams: [],
+    query: SearchArticlesQuery,
+    response: SearchPage,
+    paginated: true,
+    write: false,
+    etag: false,
+    ifMatch: false,
+    problems: listProblems,
+    handle: async (call) => {
+      const query = decodeQuery(call.ctx, SearchArticlesQuery)
+      if (query.site_id !== undefined) call.ids.siteId = query.site_id
+      return { value: await run(call, searchArticles(call.caller, query)) }
     },
   },
   {

@@ -1,6 +1,7 @@
 import type { ArticleListItem, Backlink, Page, PeriodSummary, Website } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { badge, day, emptyPage, num, pager, when } from "../ui.ts"
+import { searchBox } from "./search.ts"
 
 /** One site card on the sites overview. */
 const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<section class="card" aria-labelledby="site-${site.id}">
@@ -27,6 +28,7 @@ const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<sec
 /** The sites overview. */
 export const sitesContent = (sites: Page<Website>, stats: ReadonlyMap<string, PeriodSummary>, query: Record<string, string | undefined>): Html =>
   html`<div class="page-head"><div><h1>Your sites</h1><p class="muted">Websites on this account, with this month's summary.</p></div></div>
+  ${sites.data.length > 0 ? html`<section class="card">${searchBox()}</section>` : ""}
   ${
     sites.data.length === 0
       ? html`<section class="card" aria-labelledby="no-sites-title">
@@ -61,6 +63,7 @@ export const siteContent = (input: {
   <div class="page-head">
     <div><h1>${site.name}</h1><p><a href="${site.url}" rel="noopener noreferrer">${site.url}</a> · added ${when(site.created_at)}</p></div>
   </div>
+  <section class="card">${searchBox(site)}</section>
   <section class="card" aria-labelledby="summary-title">
     <h2 id="summary-title">This month${stats ? html` <span class="muted">(${day(stats.period.from)} – ${day(stats.period.to)})</span>` : ""}</h2>
     <dl class="stats">

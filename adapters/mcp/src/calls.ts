@@ -1,0 +1,98 @@
+/**
+ * One protocol call that is not a tool call (resources, completion, prompts) run like a tool call:
+ * counted against the account's requests a minute, run as the connection's account, logged in the
+ * activity log with channel `mcp`, and refused with a JSON-RPC error that carries the problem.
+ */
+import {
+  type Caller,
+  checkRequestLimit,
+  type CoreServices,
+  internalProblem,
+  isCoreError,
+  type LimitVerdict,
+  type Principal,
+  type Problem,
+  recordActivity,
+  toProblem,
+} from "@content-site/core"
+import type { AppRuntime } from "@content-site/http"
+import { runExit } from "@content-site/http"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Effect, Exit, Option } from "effect"
+
+/** The methods that are such calls: each counts and is logged itself, not as part of its request. */
+export const COUNTED_PROTOCOL_METHODS: ReadonlySet<string> = new Set(["resources/list", "resources/read", "completion/complete", "prompts/get"])
+
+/** What a call needs of its HTTP request: the call's own request id, the connection, where its limit verdict goes. */
+export interface CallContext {
+  readonly requestId: string
+  readonly principal: Principal
+  readonly onVerdict: (verdict: LimitVerdict) => void
+}
+
+/** The JSON-RPC error of a refused call: the problem as `data`, its sentence as the message. */
+const refusal = (problem: Problem, notFoundCode: number): McpError => {
+  const code =
+    problem.code === "invalid_request"
+      ? ErrorCode.InvalidParams
+      : problem.code === "not_found"
+        ? notFoundCode
+        : problem.code === "internal"
+          ? ErrorCode.InternalError
+          : -32000
+  return new McpError(code, `${problem.code}: ${problem.detail}`, problem)
+}
+
+/** Runs calls for one endpoint. */
+export const protocolCalls = (runtime: AppRuntime, publicUrl: string) =>
+  /**
+   * Runs `run` as the call `action` (its activity entry's action) about `target`; a refusal is
+   * thrown as a JSON-RPC error (`notFoundCode` for not_found: -32002 for a resource, by the
+   * specification, InvalidParams elsewhere).
+   */
+  async <A>(
+    context: CallContext,
+    action: string,
+    target: { readonly siteId?: string | null; readonly articleId?: string | null },
+    run: (caller: Caller) => Effect.Effect<A, unknown, CoreServices>,
+    notFoundCode: number = ErrorCode.InvalidParams,
+  ): Promise<A> => {
+    const caller: Caller = { ...context.principal, channel: "mcp", requestId: context.requestId, action, startedAt: Date.now() }
+    const outcome = await runExit(
+      runtime,
+      Effect.flatMap(
+        Effect.exit(Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => (context.onVerdict(verdict), run(caller)))),
+        (exit) => {
+          const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+          const problem = Exit.isSuccess(exit)
+            ? undefined
+            : error !== undefined && isCoreError(error)
+              ? toProblem(error, caller.requestId, publicUrl)
+              : internalProblem(caller.requestId, publicUrl)
+          if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
+            context.onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
+          }
+          return Effect.map(
+            Effect.exit(
+              recordActivity(caller, {
+                ok: problem === undefined,
+                errorCode: problem?.code ?? null,
+                siteId: target.siteId ?? null,
+                articleId: target.articleId ?? null,
+              }) as Effect.Effect<void, unknown>,
+            ),
+            (logged) => ({ exit, problem, logged }),
+          )
+        },
+      ),
+    )
+    if (Exit.isFailure(outcome)) throw Cause.squash(outcome.cause)
+    const { exit, problem, logged } = outcome.value
+    if (Exit.isFailure(logged)) console.error(`[${caller.requestId}] could not record MCP activity\n${Cause.pretty(logged.cause)}`)
+    if (Exit.isSuccess(exit)) return exit.value
+    if (problem?.code === "internal") console.error(`[${caller.requestId}] MCP ${action} failed\n${Cause.pretty(exit.cause)}`)
+    throw refusal(problem!, notFoundCode)
+  }
+
+/** A runner of protocol calls (see `protocolCalls`). */
+export type ProtocolCall = ReturnType<typeof protocolCalls>

@@ -1,0 +1,113 @@
+/**
+ * The rules of full-text search that every storage adapter shares: which text of a body is
+ * searched, and how a headline (the adapter's text with its matches between two markers) becomes
+ * the public `snippet`: plain text, HTML-escaped, matches in `<mark>`, at most 300 characters.
+ */
+
+/**
+ * How many characters (code points) of a body's HTML are searched: the first 200 000. It bounds
+ * the work of indexing a change and of a snippet (linear in it), and keeps a body's `tsvector`
+ * under PostgreSQL's 1 MB ceiling whatever the body holds (at most about 33 000 distinct words).
+ */
+export const SEARCH_HTML_CHARACTERS = 200_000
+
+/** The longest snippet, in characters (code points) of its text, marks and escapes not counted. */
+export const SNIPPET_CHARACTERS = 300
+
+/**
+ * What an adapter puts before and after each match of a headline: Unicode noncharacters, which
+ * the searched text never holds (`searchTextOfHtml` removes them), so no text can forge a mark.
+ */
+export const SEARCH_MARK_START = "\uFDD0"
+/** See `SEARCH_MARK_START`. */
+export const SEARCH_MARK_STOP = "\uFDD1"
+
+const ENTITY = /&(amp|lt|gt|nbsp|quot);/g
+const DECODED: Record<string, string> = { amp: "&", lt: "<", gt: ">", nbsp: "\u00a0", quot: '"' }
+
+/**
+ * The searched text of a stored body: its first `SEARCH_HTML_CHARACTERS` characters, every tag
+ * replaced by a space, the entities the serialiser writes in text (`&amp;`, `&lt;`, `&gt;`,
+ * `&nbsp;`, and `&quot;`) decoded, the mark characters removed. Stored bodies are serialised
+ * by the core (attribute values escape `>`), so `<[^>]*>` finds exactly their tags. The SQL
+ * function `cs_search_text` of the database adapter computes the same text. Linear in the prefix.
+ */
+export const searchTextOfHtml = (html: string): string => {
+  // the prefix by code points, as PostgreSQL's `left` counts: at most SEARCH_HTML_CHARACTERS steps
+  let end = 0
+  for (let n = 0; n < SEARCH_HTML_CHARACTERS && end < html.length; n++) {
+    const unit = html.charCodeAt(end)
+    end += unit >= 0xd800 && unit <= 0xdbff && end + 1 < html.length ? 2 : 1
+  }
+  return html
+    .slice(0, end)
+    .replace(/<[^>]*>/g, " ")
+    .replace(ENTITY, (_, name: string) => DECODED[name]!)
+    .replace(/[\uFDD0\uFDD1]/g, " ")
+}
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
+
+/**
+ * The public snippet of a headline whose matches lie between `SEARCH_MARK_START` and
+ * `SEARCH_MARK_STOP`: runs of whitespace become one space, the text is cut after
+ * `SNIPPET_CHARACTERS` characters (a mark cut short is closed), everything is HTML-escaped, and
+ * each match is wrapped in `<mark>` and `</mark>`, the only markup. Linear in the headline (one pass).
+ */
+export const snippetOf = (headline: string): string => {
+  let out = ""
+  let count = 0
+  let marked = false
+  let pendingSpace = false
+  // one pass over the headline's code points; stops once SNIPPET_CHARACTERS are written
+  for (const ch of headline) {
+    if (ch === SEARCH_MARK_START || ch === SEARCH_MARK_STOP) {
+      const open = ch === SEARCH_MARK_START
+      if (open === marked) continue
+      if (open && pendingSpace && count > 0 && count < SNIPPET_CHARACTERS) {
+        out += " "
+        count++
+        pendingSpace = false
+      }
+      out += open ? "<mark>" : "</mark>"
+      marked = open
+      continue
+    }
+    if (/\s/.test(ch)) {
+      pendingSpace = true
+      continue
+    }
+    if (pendingSpace && count > 0) {
+      if (count + 2 > SNIPPET_CHARACTERS) break
+      out += " "
+      count++
+    }
+    pendingSpace = false
+    if (count + 1 > SNIPPET_CHARACTERS) break
+    out += escapeHtml(ch)
+    count++
+  }
+  if (marked) out += "</mark>"
+  return out.replace(/<mark><\/mark>/g, "")
+}
+
+const BLOCK_END = /<\/(?:p|h[1-6]|li|blockquote|pre|figure|figcaption|table|tr|ul|ol|div|section|article|aside|header|footer|dd|dt|details|summary|caption)>/gi
+
+/**
+ * A stored body as prose for a reader (or a model): paragraphs, headings and list items separated
+ * by blank lines, list items after `- `, `<br>` a line break, other tags dropped, the serialiser's
+ * entities decoded, runs of spaces collapsed. Stored bodies are serialised by the core, so their
+ * tags are exactly `<[^>]*>`. A handful of linear passes, no parse: cheap enough for a 1 MiB body.
+ */
+export const proseOfHtml = (html: string): string =>
+  html
+    .replace(BLOCK_END, "\n\n")
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<li(?:\s[^>]*)?>/gi, "- ")
+    .replace(/<[^>]*>/g, "")
+    .replace(ENTITY, (_, name: string) => DECODED[name]!)
+    .replace(/[ \t\u00a0]+/g, " ")
+    .replace(/ *\n */g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()

@@ -1,0 +1,70 @@
+import { Context, Effect } from "effect"
+import { InvalidRequest, type Unavailable } from "../errors.ts"
+import { ArticleRepository, SiteRepository } from "../ports/Repositories.ts"
+import type { ArticleListItem } from "../schema/resources.ts"
+import type { Caller } from "./Caller.ts"
+import { articleListView } from "./views.ts"
+
+/** Articles a page of `resources/list` holds at most. */
+export const RESOURCE_PAGE_SIZE = 50
+/** Empty websites one `resources/list` call steps over at most before it answers (with a cursor). */
+const MAX_SITES_PER_PAGE = 20
+/** Completion values answered at most (the MCP specification's ceiling is 100). */
+export const COMPLETION_VALUES = 20
+
+const CURSOR = /^([0-9]{1,9})\.([0-9]{1,12})$/
+
+const badCursor = () =>
+  new InvalidRequest({ detail: "The cursor is not one this server gave: start again without a cursor.", errors: [{ path: "cursor", message: "Unknown cursor" }] })
+
+/**
+ * One page of the caller's articles as resources, across its websites in their list order (by
+ * name then id), each site's articles in theirs; `cursor` (`<site offset>.<article offset>`)
+ * names where the page starts; the answer's `next` the next page, absent at the end.
+ */
+export const listArticleResources = (caller: Caller, cursor: string | undefined) =>
+  Effect.contextWith((services: Context.Context<ArticleRepository | SiteRepository>) => {
+    const match = cursor === undefined ? ["", "0", "0"] : CURSOR.exec(cursor)
+    if (match === null) return Effect.fail(badCursor())
+    const sites = Context.get(services, SiteRepository)
+    const articles = Context.get(services, ArticleRepository)
+    const step = (
+      site: number,
+      offset: number,
+      budget: number,
+    ): Effect.Effect<{ items: ReadonlyArray<ArticleListItem>; next?: string }, InvalidRequest | Unavailable> =>
+      Effect.flatMap(sites.list(caller.accountId, { offset: site, limit: 1 }), ({ items, total }) => {
+        const current = items[0]
+        if (current === undefined) return Effect.succeed({ items: [] })
+        return Effect.flatMap(articles.list(caller.accountId, { siteId: current.id }, { offset, limit: RESOURCE_PAGE_SIZE }), (page) => {
+          const more = offset + RESOURCE_PAGE_SIZE < page.total
+          const nextSite = site + 1 < total
+          const next = more ? `${site}.${offset + RESOURCE_PAGE_SIZE}` : nextSite ? `${site + 1}.0` : undefined
+          // an empty site is stepped over, at most MAX_SITES_PER_PAGE of them a call
+          if (page.items.length === 0 && next !== undefined && budget > 1) return step(site + 1, 0, budget - 1)
+          return Effect.succeed({ items: page.items.map(articleListView), ...(next !== undefined ? { next } : {}) })
+        })
+      })
+    return step(Number(match[1]), Number(match[2]), MAX_SITES_PER_PAGE)
+  })
+
+/**
+ * Completion of an `article_id` (optionally within a site) or `site_id` argument from what the
+ * caller has typed: ids that start with it, then titles (or site names) that do, ignoring case;
+ * at most COMPLETION_VALUES, only the caller's own.
+ */
+export const completeArgument = (caller: Caller, argument: "article_id" | "site_id", value: string, siteId?: string) =>
+  Effect.contextWith((services: Context.Context<ArticleRepository | SiteRepository>) => {
+    if (argument === "article_id") {
+      return Effect.map(Context.get(services, ArticleRepository).complete(caller.accountId, value, COMPLETION_VALUES, siteId), (rows) =>
+        rows.map((r) => r.id),
+      )
+    }
+    const lower = value.toLowerCase()
+    // an account's sites are few; the first 100 are read once and filtered here
+    return Effect.map(Context.get(services, SiteRepository).list(caller.accountId, { offset: 0, limit: 100 }), ({ items }) =>
+      [...items.filter((s) => s.id.startsWith(value)), ...items.filter((s) => !s.id.startsWith(value) && s.name.toLowerCase().startsWith(lower))]
+        .slice(0, COMPLETION_VALUES)
+        .map((s) => s.id),
+    )
+  })

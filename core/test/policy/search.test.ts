@@ -1,0 +1,57 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  proseOfHtml,
+  SEARCH_HTML_CHARACTERS,
+  SEARCH_MARK_START as S,
+  SEARCH_MARK_STOP as E,
+  searchTextOfHtml,
+  SNIPPET_CHARACTERS,
+  snippetOf,
+} from "../../src/index.ts"
+
+describe("snippetOf", () => {
+  it("should wrap each marked match in <mark> and escape everything else", () => {
+    expect(snippetOf(`Fish & ${S}chips${E} <b>"x"</b> 'y'`)).toBe("Fish &amp; <mark>chips</mark> &lt;b&gt;&quot;x&quot;&lt;/b&gt; &#39;y&#39;")
+  })
+  it("should collapse white space and trim the ends", () => {
+    expect(snippetOf(`  a \n\t b   ${S}c${E}   `)).toBe("a b <mark>c</mark>")
+  })
+  it("should cut the text after 300 characters, closing a mark cut short", () => {
+    const long = snippetOf(`${"a".repeat(290)} ${S}${"b".repeat(30)}${E} tail`)
+    expect(long.replace(/<\/?mark>/g, "")).toHaveLength(SNIPPET_CHARACTERS)
+    expect(long.endsWith("</mark>")).toBe(true)
+  })
+  it("should never let text become markup: only <mark> and </mark> remain as tags", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("<", ">", "&", '"', "'", "a", " ", "é", S, E, "\n") }), (headline) => {
+        const out = snippetOf(headline)
+        expect(out).toMatch(/^(?:[^<>]|<\/?mark>)*$/)
+        expect(out.replace(/<\/?mark>/g, "").replace(/&(?:amp|lt|gt|quot|#39);/g, "x").length).toBeLessThanOrEqual(SNIPPET_CHARACTERS)
+        // marks are balanced
+        expect(out.split("<mark>").length).toBe(out.split("</mark>").length)
+      }),
+    )
+  })
+})
+
+describe("searchTextOfHtml", () => {
+  it("should replace tags by spaces, decode the serialiser's entities and drop the mark characters", () => {
+    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(" Fish & chips <b>  a b ")
+  })
+  it("should decode &amp;lt; once, as the database does", () => {
+    expect(searchTextOfHtml("&amp;lt;")).toBe("&lt;")
+  })
+  it("should search only the first 200 000 characters, counted as code points", () => {
+    const text = searchTextOfHtml(`${"😀".repeat(SEARCH_HTML_CHARACTERS)}tail`)
+    expect([...text]).toHaveLength(SEARCH_HTML_CHARACTERS)
+  })
+})
+
+describe("proseOfHtml", () => {
+  it("should give paragraphs, headings and list items lines of their own, without markup", () => {
+    expect(proseOfHtml("<h2>Intro</h2><p>One &amp; <a href=\"x\">two</a>.</p><ul><li>a</li><li>b</li></ul><p>x<br>y</p>")).toBe(
+      "Intro\n\nOne & two.\n\n- a\n\n- b\n\nx\ny",
+    )
+  })
+})
