@@ -540,6 +540,19 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(log.items).toEqual([activity])
         expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-22")))).toBe(1)
       })
+      it("should store a restore's restored_from and read it back from the revision and the list", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[2]!
+        const restore = (current: ArticleRecord): ArticleChange => {
+          const change = changeOf(current, "Restored")
+          return { ...change, revision: { ...change.revision, reason: "Restored revision 1", restored_from: 1 } }
+        }
+        const out = await run(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (current) => Effect.succeed(restore(current)))))
+        expect(out.committed?.revision).toMatchObject({ number: 2, restored_from: 1 })
+        expect(await run(RevisionRepository.use((r) => r.get(accountId, target.id, 2)))).toMatchObject({ number: 2, restored_from: 1 })
+        const list = await run(RevisionRepository.use((r) => r.list(accountId, target.id, { offset: 0, limit: 10 })))
+        expect(list.items.map((r) => [r.number, r.restored_from])).toEqual([[2, 1], [1, null]])
+      })
       it("should write nothing and count nothing for a plan that returns null", async () => {
         const { accountId, articles } = await seed()
         const target = articles[1]!
@@ -797,6 +810,16 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const fresh = uid("limit")
         expect(await run(LimitStore.use((l) => l.peek(fresh, 3, 3600)))).toMatchObject({ allowed: true, remaining: 3 })
         expect(await run(LimitStore.use((l) => l.hit(fresh, 3, 3600)))).toMatchObject({ allowed: true, remaining: 2 })
+      })
+      it("should let exactly 60 hits of a minute through at the default limit, and refuse the 61st", async () => {
+        // The default limit, where leases come in batches (up to a tenth of what is left), not one by
+        // one; an hour's window, as above, so that no window starts mid-test on the machine's clock.
+        const key = uid("limit")
+        const hits = []
+        for (let i = 0; i < 61; i++) hits.push(await run(LimitStore.use((l) => l.hit(key, 60, 3600))))
+        expect(hits.map((h) => h.remaining)).toEqual([...Array.from({ length: 60 }, (_, i) => 59 - i), 0])
+        expect(hits.map((h) => h.allowed)).toEqual([...Array.from({ length: 60 }, () => true), false])
+        expect(await run(LimitStore.use((l) => l.peek(key, 60, 3600)))).toMatchObject({ allowed: false, remaining: 0, limit: 60 })
       })
       it("should never let concurrent hits through past the limit", async () => {
         const key = uid("limit")

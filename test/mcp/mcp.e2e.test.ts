@@ -799,7 +799,7 @@ describe("connected clients", () => {
     const listed = await listConnectedClients(deps, "acc_alice")
     expect(listed.find((c) => c.clientId === clientId)).toMatchObject({ name: "Revoked Agent", redirectHost: "127.0.0.1:1" })
     // the first call notes its use without holding up its answer: it is listed soon after
-    await expect.poll(async () => (await listConnectedClients(deps, "acc_alice")).find((c) => c.clientId === clientId)?.lastUsedAt ?? null, { timeout: 5_000 }).not.toBeNull()
+    await expect.poll(async () => (await listConnectedClients(deps, "acc_alice")).find((c) => c.clientId === clientId)?.lastUsedAt ?? null).not.toBeNull()
     const token = flow.savedTokens?.access_token ?? ""
     expect((await rawToolCall(token)).status).toBe(200)
     expect(await revokeConnectedClient(deps, "acc_bob", clientId)).toBe(false)

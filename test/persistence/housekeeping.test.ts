@@ -98,7 +98,7 @@ describe("housekeeping on PostgreSQL", () => {
             [database.name],
           )
         ).rows[0]!.n
-      expect(await eventually(waiting, (n) => n > 0, 5_000)).toBeGreaterThan(0)
+      expect(await eventually(waiting, (n) => n > 0)).toBeGreaterThan(0)
       await lease.query("commit")
       await sweeping
     } finally {
@@ -112,7 +112,7 @@ describe("housekeeping on PostgreSQL", () => {
     const scheduled = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 100, now: clock.now })
     try {
       await admin.query("insert into limit_counters (key, window_start, count) values ('hk:scheduled', $1, 1)", [clock.now() - 3 * DAY])
-      expect(await eventually(() => keys("limit_counters", "hk:scheduled"), (left) => left.length === 0, 5_000)).toEqual([])
+      expect(await eventually(() => keys("limit_counters", "hk:scheduled"), (left) => left.length === 0)).toEqual([])
     } finally {
       await scheduled.close()
     }
@@ -167,7 +167,7 @@ describe("housekeeping on PostgreSQL", () => {
       await admin.query(`drop table ${name}`)
       const made = async () =>
         (await admin.query("select 1 from pg_class where relname = $1", [name])).rowCount === 1
-      expect(await eventually(made, (m) => m, 5_000)).toBe(true)
+      expect(await eventually(made, (m) => m)).toBe(true)
     } finally {
       await sweeping.close()
     }

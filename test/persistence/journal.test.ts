@@ -160,7 +160,7 @@ describe("activity journal on PostgreSQL", () => {
       await reconnect()
       for (let i = 0; i < 4; i++) await runtime.runPromise(ActivityLog.use((l) => l.record(refusedCallEntry(`readonly_${i}`))))
       // the pool reconnects read-only: shipping is refused (the first attempts may meet a connection just cut)
-      const refused = await eventually(() => db.flushActivity().then(() => false, () => true), (r) => r, 5_000)
+      const refused = await eventually(() => db.flushActivity().then(() => false, () => true), (r) => r)
       expect(refused).toBe(true)
       expect(await stored("readonly_")).toBe(0)
       await admin.query(`alter database ${database.name} reset default_transaction_read_only`)

@@ -127,7 +127,7 @@ describe("activity journal", () => {
     expect(journaled(dir)).toEqual(["r1", "r2"])
     expect(journal.backlog()).toBe(2)
     down = false
-    expect(await eventually(() => db.written(), (w) => w.length === 2, 5_000)).toEqual(["r1", "r2"])
+    expect(await eventually(() => db.written(), (w) => w.length === 2)).toEqual(["r1", "r2"])
     expect(journal.backlog()).toBe(0)
   })
 

@@ -1,7 +1,7 @@
 import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { pageRelations, paginationOf, resolvePaging } from "../../src/index.ts"
+import { pageOf, pageRelations, paginationOf, resolvePaging } from "../../src/index.ts"
 
 describe("resolvePaging", () => {
   it("should default to page 1 and 20 per page", () => {
@@ -11,6 +11,15 @@ describe("resolvePaging", () => {
   it("should refuse per_page above the configured maximum instead of clamping", () => {
     const exit = Effect.runSyncExit(resolvePaging({ per_page: 51 }, 50))
     expect(Exit.isFailure(exit)).toBe(true)
+  })
+  it("should name per_page and the maximum in the refusal", () => {
+    const error = Effect.runSync(Effect.flip(resolvePaging({ per_page: 51 }, 50)))
+    expect(error).toMatchObject({
+      _tag: "InvalidRequest",
+      detail: "per_page must be between 1 and 50.",
+      errors: [{ path: "per_page", message: "Expected a value between 1 and 50" }],
+    })
+    expect(Effect.runSync(resolvePaging({ page: 3, per_page: 50 }, 50))).toEqual({ page: 3, perPage: 50, slice: { offset: 100, limit: 50 } })
   })
   it("should use a lower configured maximum as the default when it is below 20", () => {
     expect(Effect.runSync(resolvePaging({}, 5)).perPage).toBe(5)
@@ -46,5 +55,24 @@ describe("pagination math", () => {
         for (const r of rels) expect(r.page).toBeGreaterThanOrEqual(1)
       }),
     )
+  })
+})
+
+describe("pageOf and pageRelations", () => {
+  it("should wrap the items with their pagination facts", () => {
+    expect(pageOf(["a", "b"], 2, 2, 5)).toEqual({ data: ["a", "b"], pagination: { page: 2, per_page: 2, total: 5, total_pages: 3 } })
+  })
+  it("should point prev of a page past the end at the last page, and give each relation its page", () => {
+    expect(pageRelations(paginationOf(7, 10, 25))).toEqual([
+      { rel: "first", page: 1 },
+      { rel: "prev", page: 3 },
+      { rel: "last", page: 3 },
+    ])
+    expect(pageRelations(paginationOf(2, 10, 25))).toEqual([
+      { rel: "first", page: 1 },
+      { rel: "prev", page: 1 },
+      { rel: "next", page: 3 },
+      { rel: "last", page: 3 },
+    ])
   })
 })
