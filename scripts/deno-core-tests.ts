@@ -14,7 +14,10 @@ import { fileURLToPath } from "node:url"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const bundled = join(root, "node_modules", "@deno", "linux-x64-glibc", "deno")
 const deno = existsSync(bundled) ? bundled : "deno"
-const result = spawnSync(deno, ["run", "-A", join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--no-isolate", "core/test"], {
+// Beside the Node suite (`npm test`), a module cache of its own and no results cache.
+const cache = process.env["CS_VITEST_CACHE"]
+const cacheArgs = cache !== undefined ? ["--no-cache", "--fsModuleCachePath", cache] : []
+const result = spawnSync(deno, ["run", "-A", join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--no-isolate", ...cacheArgs, "core/test"], {
   cwd: root,
   stdio: "inherit",
   env: { ...process.env, CS_EXPECT_RUNTIME: "deno" },

@@ -13,7 +13,9 @@ import {
   Settings,
   type InvalidRequest,
 } from "@content-site/core"
-import { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey } from "@content-site/mcp"
+// The signing keys alone, not the MCP adapter's whole surface (its OAuth server and SDK take half
+// a second to load, on every command).
+import { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey } from "@content-site/mcp/signingKeys"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"

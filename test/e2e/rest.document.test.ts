@@ -201,7 +201,7 @@ describe("the document says exactly what the server checks", () => {
     let forbiddenTried = 0
     let allowedTried = 0
     const misses: Array<string> = []
-    // Bounded: 13 operations, at most about 12 fields each, at most 40 forbidden and 6 allowed values a field.
+    // Bounded: 13 operations, at most about 12 fields each, at most 40 forbidden and 4 allowed values a field.
     for (const o of operations) {
       for (const f of fieldsOf(o)) {
         const forbidden = values.invalid(f.schema, { asText: isText(f) }).filter((v) => sendable(f, v))
@@ -212,7 +212,7 @@ describe("the document says exactly what the server checks", () => {
           const ok = f.where === "path" ? res.status === 404 || (res.status === 400 && namesField(problem, f.name)) : res.status === 400 && namesField(problem, f.name)
           if (!ok) misses.push(`${o.method} ${o.template} ${f.name}=${JSON.stringify(value).slice(0, 60)}: forbidden, answered ${res.status} ${JSON.stringify(problem["errors"] ?? problem["detail"] ?? "").slice(0, 160)}`)
         }
-        const allowed = fc.sample(values.valid(f.schema), { numRuns: 6, seed: 28 + forbiddenTried })
+        const allowed = fc.sample(values.valid(f.schema), { numRuns: 4, seed: 28 + forbiddenTried })
         for (const value of allowed) {
           if (!sendable(f, value)) continue
           allowedTried++
@@ -229,7 +229,7 @@ describe("the document says exactly what the server checks", () => {
     console.log(`walked: ${forbiddenTried} forbidden and ${allowedTried} allowed values`)
     // The walk reached every operation's fields: a document that lost its constraints would walk nothing.
     expect(forbiddenTried).toBeGreaterThan(300)
-    expect(allowedTried).toBeGreaterThan(200)
+    expect(allowedTried).toBeGreaterThan(150)
   }, 120_000)
 })
 
@@ -276,7 +276,7 @@ describe("property-based requests from the document, for every operation", () =>
   }
 
   /** Requests per operation: seeded, so every run sends the same ones. */
-  const RUNS = 60
+  const RUNS = 40
 
   it("should answer every generated request within its documented statuses and schemas, never a 5xx, every error a problem carrying X-Request-Id", async () => {
     let sent = 0
