@@ -34,6 +34,12 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
       import("@opentelemetry/api"),
       import("@opentelemetry/core"),
     ])
+  // Metrics are the Prometheus endpoint's and logs pino's: unless told otherwise the SDK exports
+  // traces only (its own default would also export OTLP metrics and logs, and record a metric
+  // for every request and span on the way).
+  for (const name of ["OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER"]) {
+    if ((process.env[name] ?? "").trim() === "") process.env[name] = (env[name] ?? "").trim() === "" ? "none" : env[name]
+  }
   const sdk = new NodeSDK({
     ...((env["OTEL_SERVICE_NAME"] ?? "").trim() === "" ? { serviceName: "content-site" } : {}),
     traceExporter: new OTLPTraceExporter(),
