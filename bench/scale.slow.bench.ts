@@ -7,9 +7,8 @@
  * date-filtered list, `GET /api/v1/activity` page 1 and a channel- and date-filtered page. Goal:
  * each within 3x of the same request on the small data. Nothing here asserts a time.
  */
-import pg from "pg"
 import { ensurePartitions } from "../adapters/orm/src/partitions.ts"
-import { startBenchServer } from "./support.ts"
+import { largestDemoSite, startBenchServer } from "./support.ts"
 
 const ARTICLES = Number(process.env.BENCH_SCALE_ARTICLES ?? 100_000)
 const ENTRIES = Number(process.env.BENCH_SCALE_ENTRIES ?? 5_000_000)
@@ -36,20 +35,8 @@ export async function run(): Promise<void> {
       console.log("scale: needs PostgreSQL (BENCH_PG_URL); skipped")
       return
     }
-    const app = bench.app
-    if (app.demo === null) throw new Error("the demo data was not seeded")
-    const auth = { authorization: `Bearer ${app.demo.apiKey}` }
-    const client = new pg.Client({ connectionString: bench.databaseUrl })
-    await client.connect()
+    const { app, auth, client, site, account, newest } = await largestDemoSite(bench, bench.databaseUrl)
     try {
-      const sites = (await (await fetch(`${app.url}/api/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string; article_count: number }> }
-      const site = [...sites.data].sort((a, b) => b.article_count - a.article_count)[0]!
-      const { account, newest } = (
-        await client.query<{ account: string; newest: Date }>(
-          "select account_id as account, max(published_at) as newest from articles where site_id = $1 group by 1",
-          [site.id],
-        )
-      ).rows[0]!
       const month = newest.toISOString().slice(0, 7)
       const lastDay = new Date(Date.UTC(newest.getUTCFullYear(), newest.getUTCMonth() + 1, 0)).toISOString().slice(0, 10)
       const today = new Date().toISOString().slice(0, 10)

@@ -7,9 +7,8 @@
  * distractors (`searchJudged.ts`; goal >= 0.8); and the p50 of a PUT with the search column and
  * its index against the same PUT once both are replaced by a plain column (goal: within 10 %). Nothing here asserts.
  */
-import pg from "pg"
 import { DISTRACTORS, JUDGED } from "./searchJudged.ts"
-import { startBenchServer } from "./support.ts"
+import { largestDemoSite, startBenchServer } from "./support.ts"
 
 const ARTICLES = Number(process.env.BENCH_SCALE_ARTICLES ?? 100_000)
 /** Requests per case (`BENCH_SCALE_REQUESTS`, default 40) after 5 to warm up. */
@@ -54,17 +53,8 @@ export async function run(): Promise<void> {
       console.log("search: needs PostgreSQL (BENCH_PG_URL); skipped")
       return
     }
-    const app = bench.app
-    if (app.demo === null) throw new Error("the demo data was not seeded")
-    const auth = { authorization: `Bearer ${app.demo.apiKey}` }
-    const client = new pg.Client({ connectionString: bench.databaseUrl })
-    await client.connect()
+    const { app, auth, client, site, account, newest } = await largestDemoSite(bench, bench.databaseUrl)
     try {
-      const sites = (await (await fetch(`${app.url}/api/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string; article_count: number }> }
-      const site = [...sites.data].sort((a, b) => b.article_count - a.article_count)[0]!
-      const { account, newest } = (
-        await client.query<{ account: string; newest: Date }>("select account_id as account, max(published_at) as newest from articles where site_id = $1 group by 1", [site.id])
-      ).rows[0]!
       const words = vocabulary()
 
       // grow: generated articles over three years (titles of 4 words, bodies of 80), then the judged set and its distractors

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import pg from "pg"
 import { startServer, type StartedServer } from "../apps/server/server.ts"
 import { type ActivityJournal, openActivityJournal } from "../adapters/orm/src/activityJournal.ts"
 
@@ -232,5 +233,29 @@ export const activityEntries = (log: ActivityJournal, fields: EntryFields) => {
       durationMs: 0,
       requestId: requestId ?? `floor_${tag}_${i}`,
     })
+  }
+}
+
+/**
+ * The demo site with the most articles on a bench server's PostgreSQL database, its account and
+ * newest publication date, with the demo key's header and a connected `pg` client for the bench
+ * to grow the data with (the caller ends it).
+ */
+export const largestDemoSite = async (bench: BenchServer, databaseUrl: string) => {
+  const app = bench.app
+  if (app.demo === null) throw new Error("the demo data was not seeded")
+  const auth = { authorization: `Bearer ${app.demo.apiKey}` }
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const sites = (await (await fetch(`${app.url}/api/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string; article_count: number }> }
+    const site = [...sites.data].sort((a, b) => b.article_count - a.article_count)[0]!
+    const { account, newest } = (
+      await client.query<{ account: string; newest: Date }>("select account_id as account, max(published_at) as newest from articles where site_id = $1 group by 1", [site.id])
+    ).rows[0]!
+    return { app, auth, client, site, account, newest }
+  } catch (err) {
+    await client.end()
+    throw err
   }
 }
