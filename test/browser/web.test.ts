@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Browser, Page } from "playwright-core"
-import { launchChromium, seriousViolations } from "../support/browser.ts"
+import { launchChromium, seriousViolations, signedInContext } from "../support/browser.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { WEB_EMAIL, WEB_PASSWORD, webFixture } from "./fixture.ts"
@@ -274,13 +274,7 @@ describe("web pages in Chromium", () => {
   }, 60_000)
 
   it("should search from the sites page at 390 px without JavaScript, the matches marked, nothing wider than the screen", async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } })
-    const page = await context.newPage()
-    const url = server.url
-    await page.goto(`${url}/`)
-    await page.fill("#email", WEB_EMAIL)
-    await page.fill("#password", WEB_PASSWORD)
-    await Promise.all([page.waitForURL(`${url}/sites`), page.click("button[type=submit]")])
+    const { context, page } = await signedInContext(browser, server.url, { email: WEB_EMAIL, password: WEB_PASSWORD }, { width: 390, height: 844, javaScript: false })
     await page.fill("#search-q", "TULIPS")
     await Promise.all([page.waitForURL(/\/search\?q=TULIPS/), page.click("form[role=search] button[type=submit]")])
     expect(await page.textContent("#results-title")).toMatch(/article/)
