@@ -7,6 +7,7 @@ import type { EntityManager, MikroORM } from "@mikro-orm/sql"
 import { join } from "node:path"
 import { entities } from "./entities.ts"
 import { migrationsList } from "../migrations/index.ts"
+import { useLinearEscape } from "./escapeLiteral.ts"
 
 /** The SQL entity manager both drivers share. */
 export type Em = EntityManager
@@ -44,6 +45,13 @@ const common = {
 
 /** Opens the ORM; PostgreSQL when a URL is given, PGlite in `pgliteDir` otherwise. */
 export const initOrm = async (options: OrmOptions): Promise<Orm> => {
+  const orm = await openDriver(options)
+  // one path for both drivers: their platforms share BasePostgreSqlPlatform's escapeLiteral
+  useLinearEscape(orm)
+  return orm
+}
+
+const openDriver = async (options: OrmOptions): Promise<Orm> => {
   if (options.databaseUrl) {
     const orm = await PostgresMikroORM.init({
       ...common,
