@@ -44,7 +44,7 @@ describe("escapeLiteral", () => {
     })
 
     it("should be the platform's literal, and read back unchanged", async () => {
-      expect(orm.em.getPlatform().escapeLiteral).toBe(escapeLiteral)
+      expect((orm.em.getPlatform() as unknown as { escapeLiteral: unknown }).escapeLiteral).toBe(escapeLiteral)
       const em = orm.em.fork()
       for (const s of [...samples, `${"<p>x</p>".repeat(10_000)}\\'`]) {
         const rows = await em.execute<Array<{ v: string }>>("select ? as v", [s])
