@@ -2,7 +2,7 @@ import type { Element, ElementContent, Nodes, Properties, Root, RootContent } fr
 import { sanitize, type Schema } from "hast-util-sanitize"
 import { Effect } from "effect"
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts"
-import { MAX_BODY_BYTES } from "../schema/writes.ts"
+import { isWithinBodyLimit, MAX_BODY_BYTES } from "../schema/writes.ts"
 import { ATTRIBUTE_NAMES, MAX_NESTING_DEPTH, articleSchema } from "./articleSchema.ts"
 import { MAX_PARSED_NODES, parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock, type ProtectedBlock } from "./protectedBlock.ts"
@@ -57,23 +57,8 @@ export const sanitizedTooLarge = (): PayloadTooLarge =>
       "elements left open, which can make the stored form larger than what was sent. Close the elements or send less.",
   })
 
-/** UTF-8 length of a string (as `TextEncoder` writes it), without encoding it. */
-const utf8Length = (s: string): number => {
-  let n = s.length
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x80) continue
-    if (c < 0x800) n += 1
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2 // a surrogate pair: two units, four bytes
-      i++
-    } else n += 2 // the rest of the BMP, and a lone surrogate written as U+FFFD: three bytes
-  }
-  return n
-}
-
 /** Whether a sanitised body fits the body limit. */
-const fits = (html: string): boolean => html.length <= MAX_BODY_BYTES / 3 || (html.length <= MAX_BODY_BYTES && utf8Length(html) <= MAX_BODY_BYTES)
+const fits = isWithinBodyLimit
 
 // ---------------------------------------------------------------------------------------------
 // Audit: the same decisions hast-util-sanitize makes, read from the same schema, so the report

@@ -12,10 +12,31 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
 /** Largest accepted image side, in pixels. */
 export const MAX_IMAGE_SIDE = 8000
 
-const utf8Length = (s: string): number => new TextEncoder().encode(s).byteLength
+/**
+ * UTF-8 length of a string (as `TextEncoder` writes it: a lone surrogate becomes U+FFFD, three
+ * bytes), counted without encoding it: one pass over the code units, nothing allocated.
+ */
+export const utf8Length = (s: string): number => {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) continue
+    if (c < 0x800) n += 1
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2 // a surrogate pair: two units, four bytes
+      i++
+    } else n += 2 // the rest of the BMP, and a lone surrogate written as U+FFFD: three bytes
+  }
+  return n
+}
 
-/** Whether an HTML body is within the body limit, 1 MiB of UTF-8 (a PUT's body, a PATCH's edited body). */
-export const isWithinBodyLimit = (s: string): boolean => s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES
+/**
+ * Whether an HTML body is within the body limit, 1 MiB of UTF-8 (a PUT's body, a PATCH's edited
+ * body, a sanitised body). A string of at most a third of the limit in code units fits whatever
+ * it holds (at most three bytes a unit), so only longer ones are counted.
+ */
+export const isWithinBodyLimit = (s: string): boolean =>
+  s.length <= MAX_BODY_BYTES / 3 || (s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES)
 
 /** The message of a body over the body limit. */
 export const BODY_LIMIT_MESSAGE = "Expected at most 1 MiB of HTML"
