@@ -135,7 +135,7 @@ export const smallBodies = (rounds = 15): void => {
   }
   const formatting = "<b><i><u><s><em><strong><small><big><tt><font><nobr><code>"
   const all: Array<readonly [string, string]> = [
-    ["baseline: a 4 KB slice of a ~20 KB article", buildArticle().slice(0, chars)],
+    ["baseline: a ~20 KB article, whole (at most the bound)", buildArticle().slice(0, chars)],
     ["text", upTo(() => "word ")],
     ["<br> to the character bound", upTo(() => "<br>")],
     ["<p>x to the character bound", upTo(() => "<p>x")],

@@ -23,12 +23,13 @@ import { fairQueue } from "./fairQueue.ts"
 import type { CompareTask, EditsTask, HtmlWorkerAnswer, MergeTask } from "./htmlWorker.ts"
 
 /**
- * A body this small is sanitised in the calling thread: at most 4 096 characters (each later
- * round's input at most twice that), each parse at most 2 048 elements and attributes (a 20 KB
- * article builds about 500). Its worst case is measured in `docs/security-resource-limits.md`;
- * past any bound the body goes to the pool, having cost at most that.
+ * A body this small is sanitised in the calling thread: at most 32 Ki characters (each later
+ * round's input, and each round's text and attribute values, at most twice that), each parse at
+ * most 2 048 elements and attributes (a 20 KB article builds about 500, so a whole article of the
+ * usual size is small). Its worst case is measured in `docs/security-resource-limits.md`; past
+ * any bound the body goes to the pool, having cost at most that.
  */
-export const SMALL_BODY: SmallWork = { chars: 4096, nodes: 2048 }
+export const SMALL_BODY: SmallWork = { chars: 32 * 1024, nodes: 2048 }
 
 /**
  * A stored body this small is read (its protected blocks and word count) in the calling thread:

@@ -189,12 +189,48 @@ interface Round {
   readonly wordCount: number
 }
 
-const round = (input: string, removed: Removed, stored: boolean, within?: SmallWork): Round | HtmlRefusal | typeof NOT_SMALL => {
+/**
+ * Whether serialising `tree` must write more than `limit` characters: its text and attribute
+ * values alone (a lower bound of the output, before tags and escapes) are counted, each node once,
+ * and the count stops as soon as it passes the limit.
+ */
+const writesMoreThan = (tree: Root, limit: number): boolean => {
+  let total = 0
+  const stack: Array<Nodes> = [tree]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === "text") total += node.value.length
+    else if (node.type === "root" || node.type === "element") {
+      if (node.type === "element") {
+        for (const value of Object.values(node.properties)) {
+          if (typeof value === "string") total += value.length
+          else if (Array.isArray(value)) {
+            // written joined by a separator of at least one character
+            for (const item of value) total += String(item).length
+            total += Math.max(0, value.length - 1)
+          }
+        }
+      }
+      for (const child of node.children) stack.push(child)
+    }
+    if (total > limit) return true
+  }
+  return false
+}
+
+/**
+ * One parse-sanitise-serialise round. With `within` (small work), `nextChars` is the bound of the
+ * next round's input: a round whose output must be longer than that stops before serialising
+ * (NOT_SMALL), since that output would not be small input for the next round anyway, and one long
+ * attribute reopened in each paragraph makes the output grow with the square of the input.
+ */
+const round = (input: string, removed: Removed, stored: boolean, within?: SmallWork, nextChars?: number): Round | HtmlRefusal | typeof NOT_SMALL => {
   if (within !== undefined && input.length > within.chars) return NOT_SMALL
   const parsed = stored ? parseHtmlFragment(input, storedFormBudget(input)) : parseHtmlFragment(input, within?.nodes)
   if (parsed === TOO_LARGE) return within === undefined ? tooManyNodes() : NOT_SMALL
   if (parsed === TOO_DEEP || !audit(parsed, removed)) return tooDeep()
   const tree = sanitize(parsed, articleSchema) as Root
+  if (within !== undefined && writesMoreThan(tree, nextChars ?? within.chars)) return NOT_SMALL
   const words = makeWordCounter()
   const { html, protectedElements, protectedHidden } = serializeRoot(tree, { collectProtected: true, onText: words.add, onBoundary: words.boundary })
   // Checked on every round, so a later round never re-parses more than the limit.
@@ -265,9 +301,9 @@ export function analyzeHtml(input: string, options: AnalyzeOptions = {}): Analyz
   const stored = options.storedForm === true
   const within = stored ? undefined : options.within
   const removed: Removed = new Map()
-  const first = round(input, removed, stored, within)
-  if (first === NOT_SMALL || isRefusal(first)) return first
   const later = within === undefined ? undefined : { chars: 2 * within.chars, nodes: within.nodes }
+  const first = round(input, removed, stored, within, later?.chars)
+  if (first === NOT_SMALL || isRefusal(first)) return first
   let last = first
   let html = first.html
   let settled = html === input

@@ -1,6 +1,7 @@
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { analyzeArticleHtml, analyzeSmallArticleHtml, NOT_SMALL } from "../../src/html/index.ts"
+import { analyzeHtml } from "../../src/html/sanitizeArticleHtml.ts"
 
 const within = { chars: 4096, nodes: 2048 }
 const small = (html: string) => Effect.runSyncExit(analyzeSmallArticleHtml(html, within))
@@ -62,5 +63,24 @@ describe("analyzeSmallArticleHtml", () => {
     const settled = Effect.runSync(analyzeArticleHtml(growing)).html === growing
     expect(settled).toBe(false)
     expect(out).toStrictEqual(Exit.succeed(NOT_SMALL))
+  })
+
+  it("should stop before writing a round whose text and attributes alone pass the next round's bound", () => {
+    // One 16 K attribute reopened in each paragraph: 32 K characters and within the parse budget
+    // (three nodes a paragraph), yet about 11 MB to serialise; the full analysis refuses it (413).
+    const bound = { chars: 32 * 1024, nodes: 2048 }
+    const quadratic = `<p><b title="${"t".repeat(16 * 1024)}">${"<p>x".repeat(600)}`
+    expect(quadratic.length).toBeLessThanOrEqual(bound.chars)
+    const refused = Effect.runSyncExit(analyzeArticleHtml(quadratic))
+    expect(Exit.isFailure(refused) && JSON.stringify(refused).includes("PayloadTooLarge")).toBe(true)
+    // Not small: sent on to the full analysis rather than serialised here.
+    expect(Effect.runSyncExit(analyzeSmallArticleHtml(quadratic, bound))).toStrictEqual(Exit.succeed(NOT_SMALL))
+    // Stopped at the first round, before its serialiser (one round only: without the stop, that
+    // round would write the 11 MB and refuse it).
+    expect(analyzeHtml(quadratic, { within: bound, maxRounds: 1 })).toBe(NOT_SMALL)
+    // Just under the stop: text and attributes of at most twice the bound are written and answered.
+    const longText = `<p title="${"t".repeat(16 * 1024)}">${"w ".repeat(8 * 1024 - 10)}</p>`
+    expect(longText.length).toBeLessThanOrEqual(bound.chars)
+    expect(JSON.stringify(Effect.runSyncExit(analyzeSmallArticleHtml(longText, bound)))).toBe(JSON.stringify(full(longText)))
   })
 })
