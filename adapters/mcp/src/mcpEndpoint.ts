@@ -30,7 +30,7 @@ import {
   toProblem,
   toTimestamp,
 } from "@content-site/core"
-import { clientAddress, displayName, eventLogOf, type HttpDeps, noteAccount, notesOf, type RequestNotes, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, eventLogOf, type HttpDeps, noteAccount, notesOf, type RequestNotes, parseInTurn, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -565,18 +565,21 @@ export const mcpEndpoint = (options: {
     }
     const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
     if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
-    let parsedBody: unknown
-    try {
-      parsedBody = JSON.parse(raw.toString("utf8"))
-    } catch {
-      return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
-    }
-    if (Array.isArray(parsedBody) && parsedBody.length > MAX_BATCH_SIZE) {
+    // A large message is decoded and parsed in a turn of the event loop of its own (ownTurn.ts).
+    const parsed = await parseInTurn(raw.length, () => {
+      try {
+        return { ok: JSON.parse(raw.toString("utf8")) as unknown }
+      } catch {
+        return undefined
+      }
+    })
+    if (parsed === undefined) return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
+    if (Array.isArray(parsed.ok) && parsed.ok.length > MAX_BATCH_SIZE) {
       return jsonRpcError(ctx, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`, -32600)
     }
     let messages: Array<JSONRPCMessage>
     try {
-      messages = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).map((m: unknown) => JSONRPCMessageSchema.parse(m))
+      messages = (Array.isArray(parsed.ok) ? parsed.ok : [parsed.ok]).map((m: unknown) => JSONRPCMessageSchema.parse(m))
     } catch {
       return jsonRpcError(ctx, 400, "Parse error: Invalid JSON-RPC message", -32700)
     }

@@ -1,7 +1,7 @@
 import { decodeInput, InvalidRequest, NotFound, isId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
-import { strictQuery } from "@content-site/http"
+import { parseInTurn, strictQuery } from "@content-site/http"
 import { textMemo } from "./textMemo.ts"
 
 /** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
@@ -134,6 +134,12 @@ export const readJson = async (ctx: ParameterizedContext, limit: number): Promis
     })
   }
   const bytes = await readBody(ctx, limit)
+  // A large body is decoded and parsed in a turn of the event loop of its own (ownTurn.ts).
+  return parseInTurn(bytes.length, () => parseJsonBody(bytes))
+}
+
+/** Decodes, checks and parses a JSON body (UTF-8, not blank, nested at most MAX_JSON_DEPTH). */
+const parseJsonBody = (bytes: Buffer): unknown => {
   let text: string
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
