@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from "koa"
+import { parseInTurn } from "@content-site/http"
 
 /** Largest urlencoded form accepted: a 1 MiB body can triple in size when percent-encoded. */
 export const MAX_FORM_BYTES = 4 * 1024 * 1024
@@ -30,9 +31,12 @@ export const readForm = async (ctx: ParameterizedContext, limit = MAX_FORM_BYTES
     if (size > limit) throw new FormError(413, "The form is too large.")
     chunks.push(chunk)
   }
-  const fields: Record<string, string> = {}
-  for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString("utf8"))) fields[k] = v
-  return fields
+  // A large form (a body for the preview, the editor) is parsed in a turn of the event loop of its own.
+  return parseInTurn(size, () => {
+    const fields: Record<string, string> = {}
+    for (const [k, v] of new URLSearchParams(Buffer.concat(chunks, size).toString("utf8"))) fields[k] = v
+    return fields
+  })
 }
 
 /** A query parameter as a single trimmed string, or undefined when absent or empty. */
