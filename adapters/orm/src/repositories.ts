@@ -313,13 +313,14 @@ const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_S
  * characters each, only for the page's rows).
  *
  * Where the time goes on a common word (thousands of matches): every match must be read once to be
- * counted (a GIN index has no index-only scan), and reading its stored vector again to rank it and
- * sorting it cost as much again. So the title tier comes first, from its own small index
- * (\`title_vector\`: a few hundred rows for a word in thousands of bodies), ranked in full; when it
- * holds the whole page (offset + limit rows), the body-only matches are counted only (a one-time
- * filter skips reading and ranking them). Otherwise they are read once into a small materialised
- * list (id, rank, date: no vectors in the sort, so nothing spills to disk) that gives both the page
- * and the count. The order is the same either way: the tiers partition the matches.
+ * counted (a GIN index has no index-only scan); ranking each from its stored vector costs about
+ * as much again, and a count over whole rows made the sort spill the vectors to disk. So the title
+ * tier comes first, from its own small index (\`title_vector\`: a few hundred rows for a word in
+ * thousands of bodies), ranked in full; when it holds the page's end (offset + limit rows), the
+ * body-only matches are counted only (a one-time filter keeps them from being read and ranked).
+ * Otherwise they are read once into a materialised list of (id, rank, date), no vectors, that gives
+ * both the page and the count. The order is the same either way: the tiers partition the matches.
+ * Work: each match read once (counted, or ranked), each title match once more; the sort is top-N.
  */
 const searchStatement = (
   accountId: string,
