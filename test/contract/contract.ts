@@ -470,6 +470,36 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await search(other.accountId, "compost")).total).toBe(0)
       })
 
+      it("should give every page as the same slice of one order, title tier first, with the exact total on each page", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Mulch one", body: "<p>x</p>", published_at: "2026-11-01T00:00:00Z" },
+          { title: "Mulch two", body: "<p>x</p>", published_at: "2026-11-03T00:00:00Z" },
+          { title: "Mulch three", body: "<p>bark</p>", published_at: "2026-11-04T00:00:00Z" },
+          { title: "Beds", body: "<p>mulch</p>", published_at: "2026-11-05T00:00:00Z" },
+          { title: "Paths", body: "<p>mulch and bark</p>", published_at: "2026-11-02T00:00:00Z" },
+          { title: "Borders", body: "<p>mulch</p>", published_at: null, status: "draft" },
+          { title: "Roses", body: "<p>roses</p>", published_at: "2026-11-06T00:00:00Z" },
+        ])
+        const all = await search(accountId, "mulch")
+        // titles (same rank) newest first, then the body-only ones newest first, undated last
+        expect(ids(all)).toEqual([a[2]!.id, a[1]!.id, a[0]!.id, a[3]!.id, a[4]!.id, a[5]!.id])
+        expect(all.total).toBe(6)
+        // pages inside the title tier, across the tiers, inside the body tier and past the end: 3 limits × 8 offsets
+        for (const limit of [1, 2, 3]) {
+          for (let offset = 0; offset < 8; offset++) {
+            const page = await search(accountId, "mulch", {}, { offset, limit })
+            expect({ offset, limit, ids: ids(page), total: page.total }).toEqual({ offset, limit, ids: ids(all).slice(offset, offset + limit), total: 6 })
+          }
+        }
+        // a title match whose body holds a negated word is no match at all, in either tier
+        const negated = await search(accountId, "mulch -bark", {}, { offset: 0, limit: 1 })
+        expect(ids(negated)).toEqual([a[1]!.id])
+        expect(negated.total).toBe(4)
+        expect(ids(await search(accountId, "mulch -bark"))).toEqual([a[1]!.id, a[0]!.id, a[3]!.id, a[5]!.id])
+        // without a slice, every match in order
+        expect(ids(await search(accountId, "mulch", {}, undefined))).toEqual(ids(all))
+      })
+
       it("should complete article ids and title prefixes, ids first, wildcards literal, the account's own only", async () => {
         const { accountId, main, articles: a } = await seedTexts([
           { title: "Roses in pots", body: "<p>x</p>" },

@@ -15,6 +15,7 @@ import { Migration20261126012839_apiKeysWithoutPrefix } from "./Migration2026112
 import { Migration20261127141955_idempotencyRevisionRef } from "./Migration20261127141955_idempotencyRevisionRef.ts"
 import { Migration20261127143417_activityCount } from "./Migration20261127143417_activityCount.ts"
 import { Migration20261127180000_articleSearch } from "./Migration20261127180000_articleSearch.ts"
+import { Migration20261127200000_articleTitleSearch } from "./Migration20261127200000_articleTitleSearch.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -30,4 +31,5 @@ export const migrationsList = [
   { name: "Migration20261127141955_idempotencyRevisionRef", class: Migration20261127141955_idempotencyRevisionRef },
   { name: "Migration20261127143417_activityCount", class: Migration20261127143417_activityCount },
   { name: "Migration20261127180000_articleSearch", class: Migration20261127180000_articleSearch },
+  { name: "Migration20261127200000_articleTitleSearch", class: Migration20261127200000_articleTitleSearch },
 ]

@@ -103,6 +103,8 @@ export const ArticleEntity = defineEntity({
     },
     // full-text search (migration articleSearch): `@@` on the generated vector
     { name: "articles_search_index", expression: `create index "articles_search_index" on "articles" using gin ("search_vector")` },
+    // the title tier of a search (migration articleTitleSearch): `@@` on the title's own vector
+    { name: "articles_title_search_index", expression: `create index "articles_title_search_index" on "articles" using gin ("title_vector")` },
   ],
   properties: {
     id: p.string().length(128).primary(),
@@ -128,6 +130,16 @@ export const ArticleEntity = defineEntity({
       .generated(
         "(setweight(to_tsvector('cs_search'::regconfig, title), 'A') || setweight(to_tsvector('cs_search'::regconfig, target_keyword), 'B') || setweight(to_tsvector('cs_search'::regconfig, cs_search_text(body)), 'C')) stored",
       )
+      .lazy()
+      .nullable(),
+    /**
+     * The title alone, as search's title tier matches it (migration articleTitleSearch): a stored
+     * generated column like `searchVector`; never read or written through here.
+     */
+    titleVector: p
+      .string()
+      .columnType("tsvector")
+      .generated("(to_tsvector('cs_search'::regconfig, title)) stored")
       .lazy()
       .nullable(),
   },

@@ -299,29 +299,38 @@ const dayCountedTotal = (spec: {
   return { sql: `(${parts.join(" + ")})`, params }
 }
 
-/** A quoted lexeme in a tsquery's text (`'it''s'`), as a regular expression inside an SQL string literal (quotes doubled). */
-const IN_TITLE_LEXEME = "''(?:[^'']|'''')*''"
+/** `ts_rank`'s weights for D, C (body), B (target keyword) and A (title), against the statement's `query`. */
+const SEARCH_RANK = `ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, query.q)`
 
 /** `ts_headline`'s options: a fragment of 15 to 35 words around the best match, matches between the core's marks. */
 const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_STOP}, MinWords=15, MaxWords=35, ShortWord=2, HighlightAll=false`
 
 /**
- * The statement of a search (or, with \`countOnly\`, of its count): the matches of the account,
- * ranked (a title matching the whole query first, then \`ts_rank\` with title > keyword > body),
- * ties by published_at descending then id; the page's rows get their headline from the body's
- * searched text (\`cs_search_text\`, at most 200 000 characters each, only for the page's rows).
+ * The statement of a search: the page of the account's matches, best first (a title matching the
+ * whole query, then \`ts_rank\` with title > keyword > body, ties by published_at descending then
+ * id), and their exact count on every row (one row with a null id when the page is empty). The
+ * page's rows get their headline from the body's searched text (\`cs_search_text\`, at most 200 000
+ * characters each, only for the page's rows).
+ *
+ * Where the time goes on a common word (thousands of matches): every match must be read once to be
+ * counted (a GIN index has no index-only scan); ranking each from its stored vector costs about
+ * as much again, and a count over whole rows made the sort spill the vectors to disk. So the title
+ * tier comes first, from its own small index (\`title_vector\`: a few hundred rows for a word in
+ * thousands of bodies), ranked in full; when it holds the page's end (offset + limit rows), the
+ * body-only matches are counted only (a one-time filter keeps them from being read and ranked).
+ * Otherwise they are read once into a materialised list of (id, rank, date), no vectors, that gives
+ * both the page and the count. The order is the same either way: the tiers partition the matches.
+ * Work: each match read once (counted, or ranked), each title match once more; the sort is top-N.
  */
 const searchStatement = (
   accountId: string,
   filter: ArticleSearchFilter,
   slice: Slice | undefined,
-  countOnly = false,
 ): { text: string; params: Array<unknown> } => {
   const w = where()
   w.add("account_id = ?", accountId)
   // the query is $2, parsed once in the statement's `query` (a generic plan's recheck would parse it again for every row)
   w.params.push(filter.query)
-  w.add("search_vector @@ query.q")
   if (filter.siteId !== undefined) w.add("site_id = ?", filter.siteId)
   if (filter.status !== undefined) w.add("status = ?", filter.status)
   if (filter.from !== undefined || filter.to !== undefined) {
@@ -329,34 +338,45 @@ const searchStatement = (
     if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
     if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
   }
-  if (countOnly) return { text: `select count(*) as n from articles, websearch_to_tsquery('cs_search', $2) as query(q) where ${w.sql}`, params: w.params }
   const params = [...w.params]
   let window = ""
+  // whether the title tier is shorter than the rows up to the page's end (without a slice, every row is asked for)
+  let short = "true"
   if (slice !== undefined) {
     params.push(slice.limit, slice.offset)
-    window = ` limit $${params.length - 1} offset $${params.length}`
+    const [limit, offset] = [`$${params.length - 1}::bigint`, `$${params.length}::bigint`]
+    window = ` limit ${limit} offset ${offset}`
+    short = `(select count(*) from titled) < ${limit} + ${offset}`
   }
   const headline = filter.headlines
-    ? `ts_headline('cs_search', cs_search_text(a.body), websearch_to_tsquery('cs_search', $2), '${HEADLINE_OPTIONS}')`
+    ? `ts_headline('cs_search', cs_search_text(a.body), query.q, '${HEADLINE_OPTIONS}')`
     : "null"
-  // Ranks every match (the count needs them all anyway) and reads the page's bodies only. Whether
-  // the title alone matches is the query with every lexeme restricted to weight A (the title's)
-  // against the stored vector: for a row that matches the whole query it says what
-  // to_tsvector(title) @@ query says, without parsing the title again for each match.
-  const text = `with query as (
-      select q, regexp_replace(q::text, '${IN_TITLE_LEXEME}', '\\&:A', 'g')::tsquery as in_title
-      from websearch_to_tsquery('cs_search', $2) as q
-    ), hits as (
-      select id, count(*) over () as __total,
-        search_vector @@ query.in_title as title_match,
-        ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, query.q) as rank,
-        published_at
-      from articles, query where ${w.sql}
+  // `ts_match_vq` is `@@` that no index answers: the title tier is found from the title's index
+  // alone, its few rows then checked against the whole query (a negated word may be in the body)
+  const text = `with query as materialized (
+      select q from websearch_to_tsquery('cs_search', $2) as q
+    ), titled as materialized (
+      select id, ${SEARCH_RANK} as rank, published_at
+      from articles, query where ${w.sql} and title_vector @@ query.q and ts_match_vq(search_vector, query.q)
+    ), body as materialized (
+      select id, ${SEARCH_RANK} as rank, published_at
+      from articles, query where ${w.sql} and search_vector @@ query.q and not (title_vector @@ query.q)
+    ), short as materialized (
+      select ${short} as yes
+    ), ranked as (
+      select id, true as title_match, rank, published_at from titled
+      union all
+      select id, false, rank, published_at from body where (select yes from short)
       order by title_match desc, rank desc, published_at desc nulls last, id asc${window}
+    ), total as (
+      select case when (select yes from short)
+        then (select count(*) from titled) + (select count(*) from body)
+        else (select count(*) from articles, query where ${w.sql} and search_vector @@ query.q)
+      end as n
     )
-    select ${ARTICLE_SUMMARY_OF_A}, ${headline} as headline, hits.__total
-    from hits join articles a using (id)
-    order by hits.title_match desc, hits.rank desc, hits.published_at desc nulls last, hits.id asc`
+    select ${ARTICLE_SUMMARY_OF_A}, ${headline} as headline, total.n as __total
+    from total cross join query left join (ranked join articles a using (id)) on true
+    order by ranked.title_match desc, ranked.rank desc, ranked.published_at desc nulls last, ranked.id asc`
   return { text, params }
 }
 
@@ -520,16 +540,14 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
       search: (accountId, filter, slice) =>
         attempt(async () => {
           const { text, params } = searchStatement(accountId, filter, slice)
-          const rows = await sql<Omit<Wire<ArticleRow>, "body"> & { headline: string | null; __total: number | string | bigint }>(text, params)
-          const first = rows[0]
-          let total = first !== undefined ? Number(first.__total) : 0
-          // a page past the end has no row to carry the count
-          if (first === undefined && slice !== undefined && slice.offset > 0) {
-            const counted = await sql<{ n: number | string | bigint }>(searchStatement(accountId, filter, undefined, true).text, params.slice(0, -2))
-            total = Number(counted[0]?.n ?? 0)
-          }
+          type Hit = Omit<Wire<ArticleRow>, "body"> & { headline: string | null; __total: number | string | bigint }
+          const rows = await sql<Hit>(text, params)
+          // every row carries the count; an empty page is one row without an article
+          const total = Number(rows[0]?.__total ?? 0)
           return {
-            items: rows.map(({ __total: _, headline, ...row }) => ({ ...articleSummaryOf(row), headline: headline ?? "" })),
+            items: rows.flatMap(({ __total: _, headline, ...row }) =>
+              row.id === null ? [] : [{ ...articleSummaryOf(row), headline: headline ?? "" }],
+            ),
             total,
           }
         }),
