@@ -3,32 +3,48 @@
  * `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, ...). Off, and nothing of OpenTelemetry loaded,
  * without an endpoint. Started before the server's modules are imported: the ESM loader hook
  * (import-in-the-middle, registered for the instrumented modules only) and the CommonJS hook
- * (require-in-the-middle) then wrap `http`, `koa`, `pg` and `ioredis` as they load.
+ * (require-in-the-middle) then wrap `http`, `pg` and `ioredis` as they load.
  */
 import type { Tracing } from "./tracingHooks.ts"
 
 /** Requests that are not traced: health checks and scrapes, answered many times a minute. */
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"])
 
+/** The OTLP/HTTP encodings, by their standard names (`OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`). */
+const PROTOCOLS = ["http/protobuf", "http/json"] as const
+
+/**
+ * The encoding traces are exported in: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else
+ * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (OpenTelemetry's default, and about a third
+ * of JSON's serialising work and half its bytes). gRPC is not offered: one exporter, over HTTP.
+ */
+export const tracesProtocol = (env: Record<string, string | undefined>): (typeof PROTOCOLS)[number] => {
+  const given = (env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ?? "").trim() || (env["OTEL_EXPORTER_OTLP_PROTOCOL"] ?? "").trim() || "http/protobuf"
+  const known = PROTOCOLS.find((p) => p === given)
+  if (known === undefined) throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${PROTOCOLS.join(", ")}, not '${given}'.`)
+  return known
+}
+
 /**
  * Starts the OpenTelemetry SDK when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (OTLP over HTTP, the
- * endpoint's `/v1/traces`), with the HTTP (server span per request, incoming `traceparent`
- * honoured), Koa (router spans), pg and ioredis (a span per call, only inside a request's trace)
- * instrumentations; answers the hooks the server uses, or undefined when tracing is off.
+ * endpoint's `/v1/traces`, protobuf unless told JSON), with the HTTP (server span per request,
+ * named `METHOD route-template` through `nameServerSpan`; incoming `traceparent` honoured), pg and
+ * ioredis (a span per call, only inside a request's trace) instrumentations; answers the hooks the
+ * server uses, or undefined when tracing is off.
  */
 export const startTracing = async (env: Record<string, string | undefined>): Promise<Tracing | undefined> => {
   if ((env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "").trim() === "" && (env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? "").trim() === "") return undefined
+  const protocol = tracesProtocol(env)
   const { register } = await import("node:module")
   const { createAddHookMessageChannel } = await import("import-in-the-middle")
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel()
   register("import-in-the-middle/hook.mjs", import.meta.url, registerOptions)
 
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { KoaInstrumentation, KoaLayerType }, { PgInstrumentation }, { IORedisInstrumentation }, api, { getRPCMetadata, RPCType }] =
+  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api, { getRPCMetadata, RPCType }] =
     await Promise.all([
       import("@opentelemetry/sdk-node"),
-      import("@opentelemetry/exporter-trace-otlp-http"),
+      protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
       import("@opentelemetry/instrumentation-http"),
-      import("@opentelemetry/instrumentation-koa"),
       import("@opentelemetry/instrumentation-pg"),
       import("@opentelemetry/instrumentation-ioredis"),
       import("@opentelemetry/api"),
@@ -40,6 +56,9 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   for (const name of ["OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER"]) {
     if ((process.env[name] ?? "").trim() === "") process.env[name] = (env[name] ?? "").trim() === "" ? "none" : env[name]
   }
+  // The batch processor drops spans once its queue is full (2048 by default: about 4 s of a GET
+  // a millisecond); a collector that answers slowly for a few seconds should not cost traces.
+  if ((process.env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "") process.env["OTEL_BSP_MAX_QUEUE_SIZE"] = (env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "" ? "8192" : env["OTEL_BSP_MAX_QUEUE_SIZE"]
   const sdk = new NodeSDK({
     ...((env["OTEL_SERVICE_NAME"] ?? "").trim() === "" ? { serviceName: "content-site" } : {}),
     traceExporter: new OTLPTraceExporter(),
@@ -49,8 +68,8 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
         // The service's own outgoing calls (image fetches) are traced under their request only.
         requireParentforOutgoingSpans: true,
       }),
-      // Router spans only: a span for each of the app's middleware would outnumber the work.
-      new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
+      // No Koa instrumentation: its router span said no more than the server span (which the
+      // access middleware names by the route template), and cost a quarter of a GET's spans.
       // A statement is a span; taking a pooled connection is not worth one.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
