@@ -229,6 +229,8 @@ describe("traces", () => {
     expect(server.parentSpanId).toBe(CALLER_SPAN)
     expect(server.service).toBe("content-site")
     expect(server.attributes["http.route"]).toBe("/api/v1/articles/{id}")
+    expect(server.attributes["http.request.method"]).toBe("GET")
+    expect(server.attributes["http.response.status_code"]).toBe(200)
     // The use case's span is the server span's own child: nothing stands between them.
     const useCase = childrenOf(spans, server).find((s) => s.name === "getArticle")
     expect(useCase).toBeDefined()

@@ -7,9 +7,6 @@
  */
 import type { Tracing } from "./tracingHooks.ts"
 
-/** Requests that are not traced: health checks and scrapes, answered many times a minute. */
-const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"])
-
 /** The OTLP/HTTP encodings, by their standard names (`OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`). */
 const PROTOCOLS = ["http/protobuf", "http/json"] as const
 
@@ -27,10 +24,11 @@ export const tracesProtocol = (env: Record<string, string | undefined>): (typeof
 
 /**
  * Starts the OpenTelemetry SDK when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (OTLP over HTTP, the
- * endpoint's `/v1/traces`, protobuf unless told JSON), with the HTTP (server span per request,
- * named `METHOD route-template` through `nameServerSpan`; incoming `traceparent` honoured), pg and
+ * endpoint's `/v1/traces`, protobuf unless told JSON), with the HTTP (outgoing calls), pg and
  * ioredis (a span per call, only inside a request's trace) instrumentations; answers the hooks the
- * server uses, or undefined when tracing is off.
+ * server uses (`serve`: the server span of a request, which the access middleware runs it in,
+ * continuing an incoming `traceparent`; health checks and scrapes are answered before that
+ * middleware, so they are not traced), or undefined when tracing is off.
  */
 export const startTracing = async (env: Record<string, string | undefined>): Promise<Tracing | undefined> => {
   if ((env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "").trim() === "" && (env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? "").trim() === "") return undefined
@@ -40,7 +38,7 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel()
   register("import-in-the-middle/hook.mjs", import.meta.url, registerOptions)
 
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api, { getRPCMetadata, RPCType }] =
+  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api] =
     await Promise.all([
       import("@opentelemetry/sdk-node"),
       protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
@@ -48,7 +46,6 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
       import("@opentelemetry/instrumentation-pg"),
       import("@opentelemetry/instrumentation-ioredis"),
       import("@opentelemetry/api"),
-      import("@opentelemetry/core"),
     ])
   // Metrics are the Prometheus endpoint's and logs pino's: unless told otherwise the SDK exports
   // traces only (its own default would also export OTLP metrics and logs, and record a metric
@@ -64,7 +61,10 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
     traceExporter: new OTLPTraceExporter(),
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? "").split("?")[0] ?? ""),
+        // The server span is the access middleware's (`serve` below): the instrumentation's
+        // incoming side, with its context binding of every request and response listener, was
+        // nearly all of tracing's cost (docs/benchmarks.md).
+        disableIncomingRequestInstrumentation: true,
         // The service's own outgoing calls (image fetches) are traced under their request only.
         requireParentforOutgoingSpans: true,
       }),
@@ -81,10 +81,40 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   const tracer = api.trace.getTracer("content-site")
   return {
     traceId: () => api.trace.getSpan(api.context.active())?.spanContext().traceId,
-    nameServerSpan: (_method, route) => {
-      // The HTTP instrumentation names its server span `METHOD route` from this when the answer is sent.
-      const metadata = getRPCMetadata(api.context.active())
-      if (metadata?.type === RPCType.HTTP) metadata.route = route
+    serve: (req, res, work) => {
+      // W3C traceparent (and baggage) of the caller: its trace goes on.
+      const parent = api.propagation.extract(api.ROOT_CONTEXT, req.headers)
+      const method = req.method ?? "GET"
+      const span = tracer.startSpan(
+        method,
+        {
+          kind: api.SpanKind.SERVER,
+          attributes: {
+            "http.request.method": method,
+            "url.scheme": "http",
+            "url.path": (req.url ?? "/").split("?")[0] ?? "/",
+            "network.protocol.version": req.httpVersion,
+            "network.peer.address": req.socket.remoteAddress,
+            "user_agent.original": req.headers["user-agent"],
+          },
+        },
+        parent,
+      )
+      return api.context.with(api.trace.setSpan(parent, span), async () => {
+        try {
+          return await work()
+        } finally {
+          const status = res.statusCode
+          span.setAttribute("http.response.status_code", status)
+          if (status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR })
+          span.end()
+        }
+      })
+    },
+    nameServerSpan: (method, route) => {
+      const span = api.trace.getSpan(api.context.active())
+      span?.updateName(`${method} ${route}`)
+      span?.setAttribute("http.route", route)
     },
     span: (name, work) =>
       tracer.startActiveSpan(name, async (span) => {
