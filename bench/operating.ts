@@ -91,9 +91,6 @@ const startChild = async (databaseUrl: string, logFile: string, env: Record<stri
   throw new Error("the server did not start within 60 s")
 }
 
-/** The fixed rate of each server when the three are loaded side by side (`BENCH_OPS_RATE`, default 150 req/s). */
-const SIDE_BY_SIDE_RATE = Number(process.env.BENCH_OPS_RATE ?? 150)
-
 /** Stops each child still running (SIGTERM: it drains and exits) and waits for it. */
 const stopAll = async (children: ReadonlyArray<ChildProcess>): Promise<void> => {
   for (const child of children) {
@@ -164,26 +161,6 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     console.log(`  off                   ${fmt(results.off)}${cpuOf("off")}`)
     console.log(`  logs + metrics        ${fmt(results.observed)}  ${times(results.observed)}x off${cpuOf("observed")} (goal >= 0.95; ${lines} access lines written)`)
     console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times(results.traced)}x off${cpuOf("traced")} (goal >= 0.8)`)
-    // The same three side by side: loaded at once, each at the same fixed rate, so whatever else
-    // the machine runs meets all three alike; the CPU each spends per request is the fairest
-    // comparison a shared machine allows (the median of ROUNDS rounds by each one's figure).
-    const sideBySide = new Map(names.map((name) => [name, [] as Array<number>]))
-    for (let round = 0; round < ROUNDS; round++) {
-      const before = names.map((name) => cpuSeconds(servers[name].child.pid))
-      const loads = await Promise.all(
-        names.map((name) => autocannon({ url: `${servers[name].url}${getPath}`, connections: CONNECTIONS, duration: SECONDS, headers: auth, overallRate: SIDE_BY_SIDE_RATE })),
-      )
-      names.forEach((name, i) => {
-        const after = cpuSeconds(servers[name].child.pid)
-        const was = before[i]
-        if (after !== undefined && was !== undefined && loads[i]!.requests.total > 0) sideBySide.get(name)!.push(((after - was) * 1e6) / loads[i]!.requests.total)
-      })
-    }
-    const sideCpu = Object.fromEntries(names.map((name) => [name, sideBySide.get(name)!.length > 0 ? median(sideBySide.get(name)!, (x) => x) : undefined])) as Record<Name, number | undefined>
-    if (sideCpu.off !== undefined) {
-      const of = (name: Name) => `${sideCpu[name]!.toFixed(0)} µs${name === "off" ? "" : ` (${(sideCpu[name]! / sideCpu.off!).toFixed(2)}x)`}`
-      console.log(`  side by side at ${SIDE_BY_SIDE_RATE} req/s each, server CPU per request: off ${of("off")}, logs + metrics ${of("observed")}, + tracing ${of("traced")}`)
-    }
     // Stopping the servers makes the traced one export what it still holds; then every export is decoded.
     await stopAll(children)
     const spans = sink.spans()

@@ -27,8 +27,6 @@ export type Cannon = (options: {
   method?: string
   headers?: Record<string, string>
   body?: string
-  /** Requests per second over all connections (default: as fast as the server answers). */
-  overallRate?: number
 }) => Promise<CannonResult>
 
 const require = createRequire(import.meta.url)
