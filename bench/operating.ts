@@ -13,23 +13,50 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { decodeSpans } from "../test/support/otlpReceiver.ts"
 import { autocannon, type CannonResult, CONNECTIONS, fmt, ROUNDS, SECONDS } from "./support.ts"
 
 const repoRoot = new URL("../", import.meta.url).pathname
 const nodeBin = join(repoRoot, "node_modules", ".bin", "node")
 
-/** An OTLP/HTTP endpoint that reads every export and drops it (counting the bytes). */
+/**
+ * An OTLP/HTTP endpoint that keeps every export's body and answers success at once (a collector's
+ * work is not this machine's to do during the load); `spans` decodes them all afterwards.
+ */
 const otlpSink = async () => {
   let bytes = 0
+  const bodies: Array<{ body: Buffer; contentType: string }> = []
   const server = createServer((req, res) => {
-    req.on("data", (chunk: Buffer) => (bytes += chunk.length))
-    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"))
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => {
+      bytes += chunk.length
+      chunks.push(chunk)
+    })
+    req.on("end", () => {
+      const contentType = req.headers["content-type"] ?? ""
+      bodies.push({ body: Buffer.concat(chunks), contentType })
+      if (contentType.includes("json")) res.writeHead(200, { "content-type": "application/json" }).end("{}")
+      else res.writeHead(200, { "content-type": "application/x-protobuf" }).end()
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     bytes: () => bytes,
+    /** Every span received so far, decoded (after the load: this is the collector's work). */
+    spans: () => bodies.flatMap(({ body, contentType }) => decodeSpans(body, contentType)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** CPU seconds (user + system, every thread) a process has used so far; undefined off Linux. */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    // /proc/PID/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the ") " that ends the command name
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
   }
 }
 
@@ -64,6 +91,16 @@ const startChild = async (databaseUrl: string, logFile: string, env: Record<stri
   throw new Error("the server did not start within 60 s")
 }
 
+/** Stops each child still running (SIGTERM: it drains and exits) and waits for it. */
+const stopAll = async (children: ReadonlyArray<ChildProcess>): Promise<void> => {
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    const gone = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await gone
+  }
+}
+
 /** Runs the three GET cases and prints them beside "off". */
 export const operatingCosts = async (databaseUrl: string | undefined, getPath: string, auth: Record<string, string>): Promise<void> => {
   if (databaseUrl === undefined) {
@@ -78,41 +115,89 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const start = async (name: string, env: Record<string, string>) => {
       const started = await startChild(databaseUrl, join(dir, `${name}.log`), env)
       children.push(started.child)
-      return started.url
+      return started
     }
-    const off = await start("off", { LOG_LEVEL: "warn" })
-    const observed = await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token })
-    const traced = await start("traced", { LOG_LEVEL: "info", METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: "always_on" })
-    const load = (base: string) => () => autocannon({ url: `${base}${getPath}`, connections: CONNECTIONS, duration: SECONDS, headers: auth })
+    const servers = {
+      off: await start("off", { LOG_LEVEL: "warn" }),
+      observed: await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token }),
+      traced: await start("traced", { LOG_LEVEL: "info", METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: "always_on" }),
+    }
+    type Name = keyof typeof servers
+    const names = Object.keys(servers) as Array<Name>
+    /** One load case: its result and the server's CPU time per request answered in it (µs). */
+    const load = async (name: Name): Promise<{ result: CannonResult; cpuPerRequest: number | undefined }> => {
+      const pid = servers[name].child.pid
+      const before = cpuSeconds(pid)
+      const result = await autocannon({ url: `${servers[name].url}${getPath}`, connections: CONNECTIONS, duration: SECONDS, headers: auth })
+      const after = cpuSeconds(pid)
+      const cpuPerRequest = before !== undefined && after !== undefined && result.requests.total > 0 ? ((after - before) * 1e6) / result.requests.total : undefined
+      return { result, cpuPerRequest }
+    }
     // A fresh process answers its first requests slowly (compiling, caches, pools): each is warmed first.
-    for (const base of [off, observed, traced]) await autocannon({ url: `${base}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })
+    for (const name of names) await autocannon({ url: `${servers[name].url}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })
     // Each round in another order: on a shared machine the case measured last in a round was
     // repeatedly the slowest, whichever it was, so no case keeps that place.
-    const cases = { off: load(off), observed: load(observed), traced: load(traced) }
-    const names = Object.keys(cases) as Array<keyof typeof cases>
-    const runs = new Map(names.map((name) => [name, [] as Array<CannonResult>]))
+    const runs = new Map(names.map((name) => [name, [] as Array<Awaited<ReturnType<typeof load>>>]))
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < names.length; i++) {
         const name = names[(i + round) % names.length]!
-        runs.get(name)!.push(await cases[name]())
+        runs.get(name)!.push(await load(name))
       }
     }
-    const median = (rs: Array<CannonResult>) => [...rs].sort((a, b) => a.requests.average - b.requests.average)[Math.floor((rs.length - 1) / 2)]!
-    const results = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!)])) as Record<keyof typeof cases, CannonResult>
-    const lines = readFileSync(join(dir, "observed.log"), "utf8").split("\n").filter((l) => l.includes('"route":"/api/v1/articles/{id}"')).length
+    const median = <T>(xs: Array<T>, by: (x: T) => number) => [...xs].sort((a, b) => by(a) - by(b))[Math.floor((xs.length - 1) / 2)]!
+    const results = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.result.requests.average).result])) as Record<Name, CannonResult>
+    // the median of each case's rounds by its own CPU figure (rounds without one sort first and are not shown)
+    const cpu = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.cpuPerRequest ?? -1).cpuPerRequest])) as Record<Name, number | undefined>
+    const accessLines = (name: Name) => readFileSync(join(dir, `${name}.log`), "utf8").split("\n").filter((l) => l.includes('"route":"/api/v1/articles/{id}"')).length
+    const lines = accessLines("observed")
     const times = (r: CannonResult) => (r.requests.average / results.off.requests.average).toFixed(2)
-    console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, median of ${ROUNDS} rounds, each in another order):`)
-    console.log(`  off                   ${fmt(results.off)}`)
-    console.log(`  logs + metrics        ${fmt(results.observed)}  ${times(results.observed)}x off (goal >= 0.95; ${lines} access lines written)`)
-    console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times(results.traced)}x off (goal >= 0.8; ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP exported)`)
-  } finally {
-    for (const child of children) {
-      if (child.exitCode !== null) continue
-      const gone = new Promise((resolve) => child.once("exit", resolve))
-      child.kill("SIGTERM")
-      await gone
+    const cpuOf = (name: Name) => {
+      const us = cpu[name]
+      const off = cpu.off
+      if (us === undefined || off === undefined) return ""
+      return `  server CPU ${us.toFixed(0).padStart(5)} µs/request${name === "off" ? "" : ` (${(us / off).toFixed(2)}x off)`}`
     }
+    console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, median of ${ROUNDS} rounds, each in another order):`)
+    console.log(`  off                   ${fmt(results.off)}${cpuOf("off")}`)
+    console.log(`  logs + metrics        ${fmt(results.observed)}  ${times(results.observed)}x off${cpuOf("observed")} (goal >= 0.95; ${lines} access lines written)`)
+    console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times(results.traced)}x off${cpuOf("traced")} (goal >= 0.8)`)
+    // Stopping the servers makes the traced one export what it still holds; then every export is decoded.
+    await stopAll(children)
+    const spans = sink.spans()
+    // every request the traced server took is one of these GETs; a request the load generator cut
+    // off at the end of a case (the socket closed before the answer) ends its span before routing
+    // has named it, so it is counted by kind, and the ones named by the route are shown apart
+    const server = spans.filter((s) => s.kind === 2)
+    const serverSpans = server.length
+    const named = server.filter((s) => s.name === "GET /api/v1/articles/{id}").length
+    // the GETs the traced server answered, by its access lines (the load generator does not count those still in flight when a case ends)
+    const requests = accessLines("traced")
+    console.log(
+      `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server answered${serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
+    )
+  } finally {
+    await stopAll(children)
     await sink.close()
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+// `node bench/operating.ts` (with the project's Node first on the PATH): these cases alone, on a
+// throw-away database with the demo data, without the rest of the REST bench.
+if (import.meta.main) {
+  const { startBenchServer } = await import("./support.ts")
+  const bench = await startBenchServer("cs_bench_ops")
+  try {
+    const app = bench.app
+    if (app.demo === null) throw new Error("the demo data was not seeded")
+    const auth = { authorization: `Bearer ${app.demo.apiKey}` }
+    const sites = (await (await fetch(`${app.url}/api/v1/sites`, { headers: auth })).json()) as { data: Array<{ id: string; article_count: number }> }
+    const site = [...sites.data].sort((a, b) => b.article_count - a.article_count)[0]!
+    const list = (await (await fetch(`${app.url}/api/v1/sites/${site.id}/articles?per_page=1`, { headers: auth })).json()) as { data: Array<{ id: string }> }
+    console.log(`load average: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
+    await operatingCosts(bench.databaseUrl, `/api/v1/articles/${list.data[0]!.id}`, auth)
+    console.log(`load average: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
+  } finally {
+    await bench.close()
   }
 }

@@ -1,9 +1,9 @@
 /**
  * Operating the service (issue 31), as an operator sees it: `npm start`'s entry point in a child
  * process on PostgreSQL and Redis, with METRICS_TOKEN and an OTLP endpoint (a receiver in this
- * process). Its real stdout is read line by line; `/metrics` is scraped and parsed with a
- * Prometheus text parser; the spans it exports are put back into trees. The tests run in order:
- * the traffic of the first is what the later ones count and trace.
+ * process, decoding the protobuf it is sent). Its real stdout is read line by line; `/metrics` is
+ * scraped and parsed with a Prometheus text parser; the spans it exports are put back into trees.
+ * The tests run in order: the traffic of the first is what the later ones count and trace.
  */
 import { importData } from "@content-site/core"
 import type { ChildProcess } from "node:child_process"
@@ -229,7 +229,10 @@ describe("traces", () => {
     expect(server.parentSpanId).toBe(CALLER_SPAN)
     expect(server.service).toBe("content-site")
     expect(server.attributes["http.route"]).toBe("/api/v1/articles/{id}")
-    const useCase = descendantsOf(spans, server).find((s) => s.name === "getArticle")
+    expect(server.attributes["http.request.method"]).toBe("GET")
+    expect(server.attributes["http.response.status_code"]).toBe(200)
+    // The use case's span is the server span's own child: nothing stands between them.
+    const useCase = childrenOf(spans, server).find((s) => s.name === "getArticle")
     expect(useCase).toBeDefined()
     const queries = descendantsOf(spans, useCase!).filter((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")
     expect(queries.length).toBeGreaterThan(0)
@@ -237,6 +240,9 @@ describe("traces", () => {
     // The request counter is in Redis: its call is in the same request's tree.
     const redis = descendantsOf(spans, server).filter((s) => s.attributes["db.system"] === "redis" || s.attributes["db.system.name"] === "redis")
     expect(redis.length).toBeGreaterThan(0)
+    // Exported in OTLP's default encoding, protobuf, which the receiver decoded from the official schema.
+    expect(receiver.contentTypes.length).toBeGreaterThan(0)
+    expect(receiver.contentTypes.every((t) => t === "application/x-protobuf")).toBe(true)
   })
 
   it("should trace an MCP tools/call: the POST /mcp server span, the tool's span, its database calls", async () => {

@@ -4,6 +4,7 @@ import type { Logger } from "pino"
 import type { Middleware, ParameterizedContext } from "koa"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { Metrics } from "./metrics.ts"
+import type { Tracing } from "./tracingHooks.ts"
 
 /** The route label of a request no route matched. */
 export const UNMATCHED_ROUTE = "unmatched"
@@ -40,11 +41,8 @@ export interface RequestTelemetryOptions {
   /** Unset without METRICS_TOKEN: nothing is counted. */
   readonly metrics?: Metrics | undefined
   readonly routes: RouteTable
-  /** Tracing on: the trace id of the request's span, and names that span by its route. */
-  readonly tracing?: {
-    readonly traceId: () => string | undefined
-    readonly nameServerSpan: (method: string, route: string) => void
-  }
+  /** Tracing on: runs the request in its server span, names it by its route, and gives its trace id. */
+  readonly tracing?: Pick<Tracing, "traceId" | "nameServerSpan" | "serve">
 }
 
 /**
@@ -56,7 +54,7 @@ export interface RequestTelemetryOptions {
 export const requestTelemetry = (options: RequestTelemetryOptions): Middleware => {
   const { logger, metrics, routes, tracing } = options
   const exact = new Set(routes.exact)
-  return async (ctx, next) => {
+  const handle = async (ctx: ParameterizedContext, next: () => Promise<unknown>) => {
     const started = performance.now()
     try {
       await next()
@@ -87,6 +85,8 @@ export const requestTelemetry = (options: RequestTelemetryOptions): Middleware =
       }
     }
   }
+  // With tracing, the whole handling runs in the request's server span.
+  return tracing !== undefined ? (ctx, next) => tracing.serve(ctx.req, ctx.res, () => handle(ctx, next)) : handle
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest()

@@ -3,36 +3,49 @@
  * `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, ...). Off, and nothing of OpenTelemetry loaded,
  * without an endpoint. Started before the server's modules are imported: the ESM loader hook
  * (import-in-the-middle, registered for the instrumented modules only) and the CommonJS hook
- * (require-in-the-middle) then wrap `http`, `koa`, `pg` and `ioredis` as they load.
+ * (require-in-the-middle) then wrap `http`, `pg` and `ioredis` as they load.
  */
 import type { Tracing } from "./tracingHooks.ts"
 
-/** Requests that are not traced: health checks and scrapes, answered many times a minute. */
-const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"])
+/** The OTLP/HTTP encodings, by their standard names (`OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`). */
+const PROTOCOLS = ["http/protobuf", "http/json"] as const
+
+/**
+ * The encoding traces are exported in: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else
+ * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (OpenTelemetry's default, and about a third
+ * of JSON's serialising work and half its bytes). gRPC is not offered: one exporter, over HTTP.
+ */
+export const tracesProtocol = (env: Record<string, string | undefined>): (typeof PROTOCOLS)[number] => {
+  const given = (env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ?? "").trim() || (env["OTEL_EXPORTER_OTLP_PROTOCOL"] ?? "").trim() || "http/protobuf"
+  const known = PROTOCOLS.find((p) => p === given)
+  if (known === undefined) throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${PROTOCOLS.join(", ")}, not '${given}'.`)
+  return known
+}
 
 /**
  * Starts the OpenTelemetry SDK when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (OTLP over HTTP, the
- * endpoint's `/v1/traces`), with the HTTP (server span per request, incoming `traceparent`
- * honoured), Koa (router spans), pg and ioredis (a span per call, only inside a request's trace)
- * instrumentations; answers the hooks the server uses, or undefined when tracing is off.
+ * endpoint's `/v1/traces`, protobuf unless told JSON), with the HTTP (outgoing calls), pg and
+ * ioredis (a span per call, only inside a request's trace) instrumentations; answers the hooks the
+ * server uses (`serve`: the server span of a request, which the access middleware runs it in,
+ * continuing an incoming `traceparent`; health checks and scrapes are answered before that
+ * middleware, so they are not traced), or undefined when tracing is off.
  */
 export const startTracing = async (env: Record<string, string | undefined>): Promise<Tracing | undefined> => {
   if ((env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "").trim() === "" && (env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? "").trim() === "") return undefined
+  const protocol = tracesProtocol(env)
   const { register } = await import("node:module")
   const { createAddHookMessageChannel } = await import("import-in-the-middle")
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel()
   register("import-in-the-middle/hook.mjs", import.meta.url, registerOptions)
 
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { KoaInstrumentation, KoaLayerType }, { PgInstrumentation }, { IORedisInstrumentation }, api, { getRPCMetadata, RPCType }] =
+  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api] =
     await Promise.all([
       import("@opentelemetry/sdk-node"),
-      import("@opentelemetry/exporter-trace-otlp-http"),
+      protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
       import("@opentelemetry/instrumentation-http"),
-      import("@opentelemetry/instrumentation-koa"),
       import("@opentelemetry/instrumentation-pg"),
       import("@opentelemetry/instrumentation-ioredis"),
       import("@opentelemetry/api"),
-      import("@opentelemetry/core"),
     ])
   // Metrics are the Prometheus endpoint's and logs pino's: unless told otherwise the SDK exports
   // traces only (its own default would also export OTLP metrics and logs, and record a metric
@@ -40,17 +53,23 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   for (const name of ["OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER"]) {
     if ((process.env[name] ?? "").trim() === "") process.env[name] = (env[name] ?? "").trim() === "" ? "none" : env[name]
   }
+  // The batch processor drops spans once its queue is full (2048 by default: about 4 s of a GET
+  // a millisecond); a collector that answers slowly for a few seconds should not cost traces.
+  if ((process.env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "") process.env["OTEL_BSP_MAX_QUEUE_SIZE"] = (env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "" ? "8192" : env["OTEL_BSP_MAX_QUEUE_SIZE"]
   const sdk = new NodeSDK({
     ...((env["OTEL_SERVICE_NAME"] ?? "").trim() === "" ? { serviceName: "content-site" } : {}),
     traceExporter: new OTLPTraceExporter(),
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? "").split("?")[0] ?? ""),
+        // The server span is the access middleware's (`serve` below): the instrumentation's
+        // incoming side, with its context binding of every request and response listener, was
+        // nearly all of tracing's cost (docs/benchmarks.md).
+        disableIncomingRequestInstrumentation: true,
         // The service's own outgoing calls (image fetches) are traced under their request only.
         requireParentforOutgoingSpans: true,
       }),
-      // Router spans only: a span for each of the app's middleware would outnumber the work.
-      new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
+      // No Koa instrumentation: its router span said no more than the server span (which the
+      // access middleware names by the route template), and cost a quarter of a GET's spans.
       // A statement is a span; taking a pooled connection is not worth one.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
@@ -62,10 +81,40 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   const tracer = api.trace.getTracer("content-site")
   return {
     traceId: () => api.trace.getSpan(api.context.active())?.spanContext().traceId,
-    nameServerSpan: (_method, route) => {
-      // The HTTP instrumentation names its server span `METHOD route` from this when the answer is sent.
-      const metadata = getRPCMetadata(api.context.active())
-      if (metadata?.type === RPCType.HTTP) metadata.route = route
+    serve: (req, res, work) => {
+      // W3C traceparent (and baggage) of the caller: its trace goes on.
+      const parent = api.propagation.extract(api.ROOT_CONTEXT, req.headers)
+      const method = req.method ?? "GET"
+      const span = tracer.startSpan(
+        method,
+        {
+          kind: api.SpanKind.SERVER,
+          attributes: {
+            "http.request.method": method,
+            "url.scheme": "http",
+            "url.path": (req.url ?? "/").split("?")[0] ?? "/",
+            "network.protocol.version": req.httpVersion,
+            "network.peer.address": req.socket.remoteAddress,
+            "user_agent.original": req.headers["user-agent"],
+          },
+        },
+        parent,
+      )
+      return api.context.with(api.trace.setSpan(parent, span), async () => {
+        try {
+          return await work()
+        } finally {
+          const status = res.statusCode
+          span.setAttribute("http.response.status_code", status)
+          if (status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR })
+          span.end()
+        }
+      })
+    },
+    nameServerSpan: (method, route) => {
+      const span = api.trace.getSpan(api.context.active())
+      span?.updateName(`${method} ${route}`)
+      span?.setAttribute("http.route", route)
     },
     span: (name, work) =>
       tracer.startActiveSpan(name, async (span) => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { createLogger, createMetrics, metricsEndpoint, routeOf, type RouteTable } from "../src/index.ts"
-import { startTracing } from "../src/tracing.ts"
+import { startTracing, tracesProtocol } from "../src/tracing.ts"
 
 const TABLE: RouteTable = { exact: ["/mcp", "/oauth/token"], prefixes: [["/oauth/interaction/", "/oauth/interaction/{uid}"], ["/media/", "/media/{file}"]] }
 const ctxOf = (path: string, matched?: string) => ({ path, ...(matched !== undefined ? { _matchedRoute: matched } : {}) }) as unknown as Koa.ParameterizedContext
@@ -94,5 +94,19 @@ describe("startTracing", () => {
   it("should answer nothing (tracing off) without an OTLP endpoint", async () => {
     expect(await startTracing({})).toBeUndefined()
     expect(await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "  ", OTEL_SERVICE_NAME: "x" })).toBeUndefined()
+  })
+})
+
+describe("tracesProtocol", () => {
+  it("should export protobuf unless the standard variables ask for JSON, the traces' own variable first", () => {
+    expect(tracesProtocol({})).toBe("http/protobuf")
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: " " })).toBe("http/protobuf")
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).toBe("http/json")
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" })).toBe("http/protobuf")
+  })
+
+  it("should refuse gRPC and unknown encodings with one sentence rather than export nothing", () => {
+    expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow("OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
+    expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/xml" })).toThrow(/not 'http\/xml'/)
   })
 })
