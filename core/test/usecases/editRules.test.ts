@@ -120,6 +120,26 @@ describe("editArticle: fields and refusals", () => {
     expect(bodyOnly.result.article).toMatchObject({ title: "Alone", body: "<p>one 2 3</p>" })
   })
 
+  it("should do no HTML work for a title sent without edits, and write it as a PUT of the title would", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const out = await w.run(editArticle(caller(), "art_1", { title: "Roses, renamed", reason: "shorter" }, plain))
+    expect(seen).toEqual([])
+    expect(out.result).toMatchObject({ revision: { number: 2, reason: "shorter" }, sanitized: noReport, article: { title: "Roses, renamed" } })
+  })
+
+  it("should name every unstorable text in the refusal's detail, one after another", async () => {
+    const w = await makeWorld()
+    const edits = [
+      { find: "one", replace: "a\u0000" },
+      { find: "two", replace: "2" },
+      { find: "three", replace: "b\uD800" },
+    ]
+    const refused = failureOf(await w.exit(editArticle(caller(), "art_2", { edits }, plain)))
+    const why = "Expected text without NUL (U+0000) characters or unpaired surrogates"
+    expect(refused).toMatchObject({ _tag: "InvalidRequest", detail: `Edits: edits/0/replace: ${why}; edits/2/replace: ${why}.` })
+  })
+
   it("should name each unstorable text in the refusal's detail, and each find that does not apply", async () => {
     const w = await makeWorld()
     const unstorable = failureOf(await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "a\u0000" }] }, plain)))
