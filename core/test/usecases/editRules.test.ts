@@ -154,7 +154,7 @@ describe("restoreRevision: the reason", () => {
     const w = await makeWorld()
     await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
     const refused = failureOf(await w.exit(restoreRevision(caller(), "art_2", 1, "x".repeat(MAX_REASON_LENGTH + 1))))
-    expect(refused).toMatchObject({ _tag: "InvalidRequest", errors: [expect.objectContaining({ path: "reason" })] })
+    expect(refused).toMatchObject({ _tag: "InvalidRequest", detail: expect.stringMatching(/^Restore: reason: /), errors: [expect.objectContaining({ path: "reason" })] })
     const out = await w.run(restoreRevision(caller(), "art_2", 1, "back to the start"))
     expect(out.result.revision).toMatchObject({ reason: "back to the start", restored_from: 1 })
   })
