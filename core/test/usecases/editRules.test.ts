@@ -29,6 +29,13 @@ describe("updateArticle: dry runs and the daily limit", () => {
     expect((await w.run(getArticle(caller(), "art_2"))).title).toBe("Tulips")
   })
 
+  it("should not count the platform's dry run against the account's edits of today", async () => {
+    const w = await makeWorld({ dailyEdits: 1 })
+    await w.run(updateArticle(caller(), "art_2", { title: "Used the one edit" }, plain))
+    const out = await w.run(updateArticle(caller({ channel: "platform" }), "art_2", { title: "A rewrite" }, dry))
+    expect(out.result).toMatchObject({ article: { title: "A rewrite", revision: 2 }, revision: null, dry_run: true })
+  })
+
   it("should do no HTML work for a title-only edit, and report nothing sanitised", async () => {
     const seen: Array<string> = []
     const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
@@ -67,6 +74,28 @@ describe("updateArticle with base_revision: reasons and refusals", () => {
     // room for the reason: the limit less the note and its three characters of framing; one of it for "…"
     expect(reasons[3]).toBe(`${"x".repeat(MAX_REASON_LENGTH - "merged with revision 3".length - 3 - 1)}…${note}`)
     expect([...reasons[3]!].length).toBe(MAX_REASON_LENGTH)
+  })
+
+  it("should keep whole a reason that just fits beside the merge's note", async () => {
+    const w = await twoWriters()
+    const fits = "y".repeat(MAX_REASON_LENGTH - "merged with revision 3".length - 3)
+    const out = await w.run(updateArticle(caller(), "art_2", { body: "<p>one</p><p>TWO</p>", base_revision: 2, reason: fits }, plain))
+    expect(out.result.revision?.reason).toBe(`${fits} (merged with revision 3)`)
+  })
+
+  it("should read a title sent with spaces around it as the title it is when merging", async () => {
+    const w = await twoWriters()
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: "Their title" }, plain))
+    // base revision 2's title, sent with spaces: unchanged on this side, so theirs is kept
+    const kept = await w.run(updateArticle(caller(), "art_2", { title: "  Tulips ", body: "<p>one</p><p>TWO</p>", base_revision: 2 }, plain))
+    expect([kept.result.article.title, kept.result.article.body]).toEqual(["Their title", "<p>ONE</p><p>TWO</p>"])
+  })
+
+  it("should make a dry run of an edit whose base is the current revision, writing nothing", async () => {
+    const w = await twoWriters()
+    const out = await w.run(updateArticle(caller(), "art_2", { title: "Only tried", base_revision: 3 }, dry))
+    expect(out.result).toMatchObject({ article: { title: "Only tried", revision: 3 }, revision: null, dry_run: true })
+    expect((await w.run(getArticle(caller(), "art_2"))).title).toBe("Tulips")
   })
 
   it("should report nothing sanitised for a merged title-only edit, and the body's report for a merged body", async () => {
