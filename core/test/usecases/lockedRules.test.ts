@@ -9,7 +9,6 @@ import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   editArticle,
-  type EditConflict,
   getArticle,
   getRevision,
   HtmlAnalyzer,
