@@ -136,11 +136,41 @@ describe("the protected-blocks memo", () => {
     expect(protectedBlocksMemoUse()).toEqual(once)
   })
 
+  it("should hold a body of exactly PROTECTED_BLOCKS_MEMO_CHARS characters, alone, and count a block's href with its other text", () => {
+    const exact = body(4000, PROTECTED_BLOCKS_MEMO_CHARS - body(4000).length)
+    expect(exact.length).toBe(PROTECTED_BLOCKS_MEMO_CHARS)
+    rememberProtectedBlocks(exact, [])
+    expect(knownProtectedBlocks(exact)).toEqual([])
+    expect(protectedBlocksMemoUse()).toEqual({ entries: 1, chars: PROTECTED_BLOCKS_MEMO_CHARS })
+    // any other body makes room by forgetting the full one: the memo then holds that body alone
+    const html = `<p><a href="https://partner.test/memo" data-service-protected="backlink">memo ${crypto.randomUUID()}</a></p>`
+    const [block, ...more] = extractProtectedBlocks(html)
+    expect([block?.href, more]).toEqual(["https://partner.test/memo", []])
+    const chars = html.length + block!.canonical.length + block!.text.length + "https://partner.test/memo".length + block!.type.length
+    expect(protectedBlocksMemoUse()).toEqual({ entries: 1, chars })
+  })
+
   it("should remember nothing for a body without protected blocks", () => {
     const before = protectedBlocksMemoUse()
     rememberProtectedBlocks("<p>plain</p>", [])
     expect(protectedBlocksMemoUse()).toEqual(before)
     expect(knownProtectedBlocks("<p>plain</p>")).toEqual([])
+  })
+})
+
+describe("readStoredBody", () => {
+  it("should read the protected blocks and words of a stored body larger than a new body may be", () => {
+    const html = `<p data-service-protected="internal">two words</p><p>${"x ".repeat(600_000)}</p>`
+    expect(html.length).toBeGreaterThan(MAX_BODY_BYTES)
+    const stored = readStoredBody(html)
+    expect(stored.blocks.map((b) => [b.tag, b.type, b.text])).toEqual([["p", "internal", "two words"]])
+    expect(stored.wordCount).toBe(600_002)
+  })
+})
+
+describe("extractProtectedBlocks without the marker", () => {
+  it("should answer no blocks for a body without data-service-protected without parsing it, even one nested too deep", () => {
+    expect(extractProtectedBlocks(`<p>${"<span>".repeat(300)}x</p>`)).toEqual([])
   })
 })
 
