@@ -89,7 +89,7 @@ const serve = async (limits: { requestsPerMinute?: number; dailyEdits?: number; 
     if (options.json !== undefined) headers["content-type"] = "application/json"
     const res = await fetch(`${base}${path}`, { method, headers, ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}) })
     const text = await res.text()
-    return { status: res.status, headers: res.headers, text, body: text === "" ? undefined : (JSON.parse(text) as Record<string, any>) }
+    return { status: res.status, headers: res.headers, text, body: /json/.test(res.headers.get("content-type") ?? "") ? (JSON.parse(text) as Record<string, any>) : undefined }
   }
   /** The activity entries written so far, oldest first. */
   const entries = (): ReadonlyArray<ActivityRecord> => [...state.activity].sort((a, b) => a.at.localeCompare(b.at))
@@ -165,7 +165,7 @@ describe("the gate: key, request limit, RateLimit-* and the activity entry", () 
     expect((await s.call("GET", "/articles/art_1", { key: "cs_unknownunknownunknownunknownunknown" })).status).toBe(401)
     expect(s.entries()).toHaveLength(3)
     for (const entry of s.entries()) {
-      expect(entry).toMatchObject({ account_id: null, actor: null, action: "GET /api/v1/articles/{id}", site_id: null, article_id: null, status: 401, error_code: "unauthenticated" })
+      expect(entry).toMatchObject({ account_id: null, actor: null, channel: "api", action: "GET /api/v1/articles/{id}", site_id: null, article_id: null, status: 401, error_code: "unauthenticated" })
     }
   })
 
@@ -215,6 +215,8 @@ describe("writes: edits left, idempotency keys and replays", () => {
     expect(again.body).toEqual(first.body)
     expect([again.headers.get("etag"), again.headers.get("edit-limit-remaining")]).toEqual([first.headers.get("etag"), first.headers.get("edit-limit-remaining")])
     expect(again.headers.get("etag")).toMatch(/^"/)
+    // only the headers the first answer had: it had no Retry-After
+    expect(again.headers.get("retry-after")).toBeNull()
     expect(s.state.articles.get("art_2")?.revision).toBe(2)
     expect(s.entries().map((e) => [e.status, e.error_code])).toEqual([
       [200, null],
@@ -252,7 +254,11 @@ describe("writes: edits left, idempotency keys and replays", () => {
       first.headers.get("edit-limit-remaining"),
     ])
     expect(again.body).toEqual(first.body)
+    const minimal = await s.call("PUT", "/articles/art_1", { headers: { ...key, prefer: "return=minimal" }, json: { body: "<p>no link</p>" } })
+    expect([minimal.status, minimal.headers.get("idempotent-replayed"), minimal.headers.get("preference-applied"), minimal.headers.get("vary")]).toEqual([422, "true", null, null])
+    expect(minimal.body).toEqual(first.body)
     expect(s.entries().map((e) => [e.status, e.error_code])).toEqual([
+      [422, "protected_link_changed"],
       [422, "protected_link_changed"],
       [422, "protected_link_changed"],
     ])
@@ -265,6 +271,26 @@ describe("writes: edits left, idempotency keys and replays", () => {
     expect(refused.status).toBe(403)
     const allowed = await s.call("PUT", "/articles/art_2", { headers: key, json: { title: "Nope" } })
     expect([allowed.status, allowed.headers.get("idempotent-replayed")]).toEqual([200, null])
+  })
+
+  it("should free a key whose call was refused for a reason that may pass (the day's limit): a retry the next day runs", async () => {
+    const s = await serve({ dailyEdits: 1 })
+    await s.call("PUT", "/articles/art_2", { json: { title: "The day's edit" } })
+    const key = { "idempotency-key": "k-6" }
+    const refused = await s.call("PUT", "/articles/art_2", { headers: key, json: { title: "Tomorrow" } })
+    expect([refused.status, refused.body?.["code"]]).toEqual([429, "daily_edit_limit"])
+    s.clock.advance(12 * 3_600_000)
+    const next = await s.call("PUT", "/articles/art_2", { headers: key, json: { title: "Tomorrow" } })
+    expect([next.status, next.headers.get("idempotent-replayed"), next.body?.["article"]?.title]).toEqual([200, null, "Tomorrow"])
+  })
+
+  it("should keep nothing of a dry run for its retries: the same request with the key runs again", async () => {
+    const s = await serve()
+    const key = { "idempotency-key": "k-7" }
+    const tried = await s.call("PUT", "/articles/art_2?dry_run=true", { headers: key, json: { title: "Tried" } })
+    expect([tried.status, tried.body?.["dry_run"]]).toEqual([200, true])
+    const again = await s.call("PUT", "/articles/art_2?dry_run=true", { headers: key, json: { title: "Tried" } })
+    expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([200, null])
   })
 
   it("should refuse an Idempotency-Key that is sent empty or malformed with 400, naming the header", async () => {
@@ -287,6 +313,44 @@ describe("writes: edits left, idempotency keys and replays", () => {
   })
 })
 
+describe("answers of the operations", () => {
+  it("should answer a read as JSON with no edits left said, no preference applied and no Vary: Prefer, whatever Prefer says", async () => {
+    const s = await serve()
+    const res = await s.call("GET", "/articles/art_2", { headers: { prefer: "return=minimal" } })
+    expect([res.status, res.headers.get("content-type"), res.headers.get("edit-limit-remaining"), res.headers.get("preference-applied"), res.headers.get("vary")]).toEqual([
+      200,
+      "application/json; charset=utf-8",
+      null,
+      null,
+      null,
+    ])
+    expect(res.body?.["body"]).toBe("<p>one two three</p>")
+  })
+
+  it("should link the pages of a list with absolute URLs on the public address", async () => {
+    const s = await serve()
+    const res = await s.call("GET", "/sites/site_a/articles?per_page=1&page=2")
+    expect(res.status).toBe(200)
+    expect(res.headers.get("link")).toBe(
+      [
+        '<https://cs.test/api/v1/sites/site_a/articles?per_page=1&page=1>; rel="first"',
+        '<https://cs.test/api/v1/sites/site_a/articles?per_page=1&page=1>; rel="prev"',
+        '<https://cs.test/api/v1/sites/site_a/articles?per_page=1&page=2>; rel="last"',
+      ].join(", "),
+    )
+  })
+
+  it("should route PATCH and POST operations, and serve the OpenAPI document without a key", async () => {
+    const s = await serve()
+    const edited = await s.call("PATCH", "/articles/art_2", { json: { edits: [{ find: "two", replace: "2" }] } })
+    expect([edited.status, edited.headers.get("content-type"), edited.body?.["article"]?.body]).toEqual([200, "application/json; charset=utf-8", "<p>one 2 three</p>"])
+    const restored = await s.call("POST", "/articles/art_2/revisions/1/restore")
+    expect([restored.status, restored.body?.["article"]?.body]).toEqual([200, "<p>one two three</p>"])
+    const doc = await s.call("GET", "/openapi.json", { key: null })
+    expect([doc.status, doc.body?.["openapi"]]).toEqual([200, expect.stringMatching(/^3\./)])
+  })
+})
+
 describe("paths and methods outside the operation table", () => {
   it("should answer a method a known path does not take with 405, Allow and a logged problem, OPTIONS with 204", async () => {
     const s = await serve()
@@ -298,6 +362,7 @@ describe("paths and methods outside the operation table", () => {
       "DELETE is not allowed on this path; use GET or PUT or PATCH or HEAD.",
     ])
     expect(res.headers.get("ratelimit-limit")).toBe("60")
+    expect([res.body?.["type"], res.body?.["title"]]).toEqual(["https://cs.test/problems/method_not_allowed", "Method not allowed"])
     expect(s.entries()).toMatchObject([{ account_id: "acc_a", action: "DELETE /api/v1/articles/art_1", status: 405, error_code: "method_not_allowed" }])
     const options = await s.call("OPTIONS", "/sites", { key: null })
     expect([options.status, options.headers.get("allow")]).toEqual([204, "GET, HEAD"])
@@ -305,6 +370,11 @@ describe("paths and methods outside the operation table", () => {
     const doc = await s.call("POST", "/openapi.json", { key: null })
     expect([doc.status, doc.headers.get("allow")]).toEqual([405, "GET, HEAD"])
     expect(s.entries()).toHaveLength(2)
+    const post = await s.call("GET", "/articles/art_1/revisions/1/restore")
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "POST"])
+    const long = await s.call("DELETE", `/articles/${"x".repeat(300)}`)
+    expect(long.status).toBe(405)
+    expect(s.entries().at(-1)?.action).toBe(`DELETE ${`/api/v1/articles/${"x".repeat(300)}`.slice(0, 200)}`)
   })
 
   it("should refuse a wrong method past the account's limit with 429, logged", async () => {
@@ -319,10 +389,24 @@ describe("paths and methods outside the operation table", () => {
     const s = await serve({ requestsPerMinute: 5 })
     const res = await s.call("GET", "/nothing/here")
     expect([res.status, res.body?.["code"], res.headers.get("ratelimit-remaining")]).toEqual([404, "not_found", "4"])
+    expect(res.body?.["detail"]).toMatch(/\/api\/v1\/nothing\/here/)
     expect(s.entries()).toMatchObject([{ account_id: "acc_a", action: "GET /api/v1/nothing/here", status: 404, error_code: "not_found" }])
     expect((await s.call("GET", "/nothing/here", { key: null })).status).toBe(401)
     const long = await s.call("GET", `/${"x".repeat(300)}`)
     expect(long.status).toBe(404)
     expect(s.entries().at(-1)?.action).toBe(`GET /api/v1/${"x".repeat(199)}`)
+    const root = await s.call("GET", "")
+    expect([root.status, root.body?.["code"]]).toEqual([404, "not_found"])
+    expect(s.entries().at(-1)?.action).toBe("GET /api/v1")
+  })
+
+  it("should leave paths outside the API alone: no key asked, nothing logged", async () => {
+    const s = await serve()
+    const res = await s.call("GET", "/../../elsewhere", { key: null })
+    // Koa's own 404: the server's last middleware makes it a page (apps/server)
+    expect([res.status, res.text]).toEqual([404, "Not Found"])
+    const near = await s.call("GET", "/../../api/v10", { key: null })
+    expect([near.status, near.text]).toEqual([404, "Not Found"])
+    expect(s.entries()).toEqual([])
   })
 })
