@@ -14,7 +14,7 @@ import {
   rememberProtectedBlocks,
   sanitizeArticleHtml,
 } from "../../src/html/index.ts"
-import { analyzeHtml } from "../../src/html/sanitizeArticleHtml.ts"
+import { analyzeHtml, utf8Length } from "../../src/html/sanitizeArticleHtml.ts"
 import { MAX_BODY_BYTES } from "../../src/schema/writes.ts"
 import { clean, failureOf } from "./helpers.ts"
 
@@ -74,6 +74,17 @@ describe("sanitizeArticleHtml: the 1 MiB limit counts UTF-8 bytes", () => {
     expect(body.length).toBeLessThan(MAX_BODY_BYTES)
     expect(bytes(body)).toBeGreaterThan(MAX_BODY_BYTES)
     expect(failureOf(sanitizeArticleHtml(body))._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should count UTF-8 bytes as TextEncoder writes them, at every edge of the encoding", () => {
+    const edges = [
+      "\u007f", "\u0080", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
+      "\ud800\udc00", "\udbff\udfff", "\ud83d\ude00", // pairs: the first and last of the planes above, one between
+      "\ud800", "\udbff", "\udc00", "\udfff", // lone surrogates, written as U+FFFD
+      "\ud800x", "\ud800é", "\udbff€", "€\udc00", "\ud7ff\udc00", "\ue000\udc00", "\udc00\udc00", "x\ud800", // a lone one beside others
+    ]
+    for (const s of edges) expect(utf8Length(s), JSON.stringify(s)).toBe(bytes(s))
+    expect(utf8Length(edges.join(""))).toBe(bytes(edges.join("")))
   })
 
   for (const [name, unit] of [
