@@ -1,6 +1,6 @@
 /** Leased request counting against an in-memory stand-in for the lease statement. */
 import { describe, expect, it } from "vitest"
-import { leasedCounter, MAX_LEASE, type Lease, type Reserve } from "../src/leases.ts"
+import { leasedCounter, MAX_LEASE, type Lease, type Reserve, verdict, windowOf } from "../src/leases.ts"
 
 /** The lease statement's arithmetic on one shared counter per key and window, with a log of calls. */
 const sharedCounter = () => {
@@ -123,5 +123,26 @@ describe("leased request counting", () => {
     const counter = leasedCounter(failing, { now: clock().now, onExhausted: () => {} })
     const outcomes = await Promise.allSettled(Array.from({ length: 3 }, () => counter.hit("k", 10, 60)))
     expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"])
+  })
+})
+
+describe("a lease's verdicts and what an instance knows of a window", () => {
+  it("should answer the seconds to the window's end rounded up, at least 1, and never a negative remainder", () => {
+    const now = 1_000_000_000
+    expect(verdict(5, 2, now + 1_500, now, true)).toEqual({ allowed: true, limit: 5, remaining: 3, resetSeconds: 2 })
+    expect(verdict(5, 7, now + 60_000, now, false)).toEqual({ allowed: false, limit: 5, remaining: 0, resetSeconds: 60 })
+    expect(verdict(5, 5, now + 100, now, false).resetSeconds).toBe(1)
+    expect(verdict(5, 5, now, now, false).resetSeconds).toBe(1)
+  })
+
+  it("should say a window exhausted, and the hits spent in it, for that window only", async () => {
+    const shared = sharedCounter()
+    const time = clock()
+    const counter = leasedCounter(shared.reserve, { now: time.now, onExhausted: () => {} })
+    const { start } = windowOf(60, time.now())
+    for (let i = 0; i < 3; i++) await counter.hit("k", 2, 60)
+    expect([counter.exhaustedIn("k", start), counter.spentIn("k", start)]).toEqual([true, 2])
+    expect([counter.exhaustedIn("k", start - 60_000), counter.spentIn("k", start - 60_000)]).toEqual([false, 0])
+    expect([counter.exhaustedIn("other", start), counter.spentIn("other", start)]).toEqual([false, 0])
   })
 })

@@ -22,7 +22,8 @@ export const utf8Length = (s: string): number => {
     const c = s.charCodeAt(i)
     if (c < 0x80) continue
     if (c < 0x800) n += 1
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    // (past the end charCodeAt is NaN, which no mask makes a low surrogate)
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       n += 2 // a surrogate pair: two units, four bytes
       i++
     } else n += 2 // the rest of the BMP, and a lone surrogate written as U+FFFD: three bytes

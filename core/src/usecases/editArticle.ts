@@ -27,12 +27,11 @@ const MAX_ATTEMPTS = 3
 export const editArticle = (caller: Caller, articleId: string, input: EditArticleBody, options: UpdateOptions) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
-    const edits = input.edits ?? []
+    const { edits = [], ...fields } = input
     const unstorable = unstorableEditTexts(edits)
     if (unstorable.length > 0) {
       return yield* new InvalidRequest({ detail: `Edits: ${unstorable.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors: unstorable })
     }
-    const fields = { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) }
     if (edits.length === 0) return yield* updateArticle(caller, articleId, fields, options)
     const articles = yield* ArticleRepository
     const attempt = (n: number): ReturnType<typeof once> =>

@@ -174,14 +174,15 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
       })
 
     const budget = yield* editBudgetFor(caller)
-    if (options.dryRun && left !== undefined) {
+    // (today's count is read for a dry run only)
+    if (left !== undefined) {
       const current = found
       const next = yield* decide(current)
       if (next !== null && budget !== null && left <= 0) {
         return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
       }
       const result: UpdateArticleResult = {
-        article: articleView(next === null ? current : { ...current, ...next }),
+        article: articleView({ ...current, ...next }),
         revision: null,
         sanitized: report,
         dry_run: true,

@@ -15,6 +15,7 @@ import {
   sanitizeArticleHtml,
 } from "../../src/html/index.ts"
 import { analyzeHtml } from "../../src/html/sanitizeArticleHtml.ts"
+import { utf8Length } from "../../src/schema/writes.ts"
 import { MAX_BODY_BYTES } from "../../src/schema/writes.ts"
 import { clean, failureOf } from "./helpers.ts"
 
@@ -74,6 +75,17 @@ describe("sanitizeArticleHtml: the 1 MiB limit counts UTF-8 bytes", () => {
     expect(body.length).toBeLessThan(MAX_BODY_BYTES)
     expect(bytes(body)).toBeGreaterThan(MAX_BODY_BYTES)
     expect(failureOf(sanitizeArticleHtml(body))._tag).toBe("PayloadTooLarge")
+  })
+
+  it("should count UTF-8 bytes as TextEncoder writes them, at every edge of the encoding", () => {
+    const edges = [
+      "\u007f", "\u0080", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
+      "\ud800\udc00", "\udbff\udfff", "\ud83d\ude00", // pairs: the first and last of the planes above, one between
+      "\ud800", "\udbff", "\udc00", "\udfff", // lone surrogates, written as U+FFFD
+      "\ud800x", "\ud800é", "\udbff€", "€\udc00", "\ud7ff\udc00", "\ue000\udc00", "\udc00\udc00", "x\ud800", // a lone one beside others
+    ]
+    for (const s of edges) expect(utf8Length(s), JSON.stringify(s)).toBe(bytes(s))
+    expect(utf8Length(edges.join(""))).toBe(bytes(edges.join("")))
   })
 
   for (const [name, unit] of [
@@ -136,11 +148,41 @@ describe("the protected-blocks memo", () => {
     expect(protectedBlocksMemoUse()).toEqual(once)
   })
 
+  it("should hold a body of exactly PROTECTED_BLOCKS_MEMO_CHARS characters, alone, and count a block's href with its other text", () => {
+    const exact = body(4000, PROTECTED_BLOCKS_MEMO_CHARS - body(4000).length)
+    expect(exact.length).toBe(PROTECTED_BLOCKS_MEMO_CHARS)
+    rememberProtectedBlocks(exact, [])
+    expect(knownProtectedBlocks(exact)).toEqual([])
+    expect(protectedBlocksMemoUse()).toEqual({ entries: 1, chars: PROTECTED_BLOCKS_MEMO_CHARS })
+    // any other body makes room by forgetting the full one: the memo then holds that body alone
+    const html = `<p><a href="https://partner.test/memo" data-service-protected="backlink">memo ${crypto.randomUUID()}</a></p>`
+    const [block, ...more] = extractProtectedBlocks(html)
+    expect([block?.href, more]).toEqual(["https://partner.test/memo", []])
+    const chars = html.length + block!.canonical.length + block!.text.length + "https://partner.test/memo".length + block!.type.length
+    expect(protectedBlocksMemoUse()).toEqual({ entries: 1, chars })
+  })
+
   it("should remember nothing for a body without protected blocks", () => {
     const before = protectedBlocksMemoUse()
     rememberProtectedBlocks("<p>plain</p>", [])
     expect(protectedBlocksMemoUse()).toEqual(before)
     expect(knownProtectedBlocks("<p>plain</p>")).toEqual([])
+  })
+})
+
+describe("readStoredBody", () => {
+  it("should read the protected blocks and words of a stored body larger than a new body may be", () => {
+    const html = `<p data-service-protected="internal">two words</p><p>${"x ".repeat(600_000)}</p>`
+    expect(html.length).toBeGreaterThan(MAX_BODY_BYTES)
+    const stored = readStoredBody(html)
+    expect(stored.blocks.map((b) => [b.tag, b.type, b.text])).toEqual([["p", "internal", "two words"]])
+    expect(stored.wordCount).toBe(600_002)
+  })
+})
+
+describe("extractProtectedBlocks without the marker", () => {
+  it("should answer no blocks for a body without data-service-protected without parsing it, even one nested too deep", () => {
+    expect(extractProtectedBlocks(`<p>${"<span>".repeat(300)}x</p>`)).toEqual([])
   })
 })
 

@@ -284,6 +284,21 @@ describe("compareProtectedBlocks: work", () => {
     hidden,
   })
 
+  it("should count a step per current block, per new block, per pending block and per entry read from a queue", () => {
+    const steps = (current: ReadonlyArray<ReturnType<typeof block>>, next: ReadonlyArray<ReturnType<typeof block>>) => {
+      const work = { steps: 0 }
+      const violations = compareProtectedBlocks(current, next, work)
+      return { kinds: violations.map((v) => v.kind), steps: work.steps }
+    }
+    // moved: 2 current + 2 entries read + 2 new
+    expect(steps([block(0, "k"), block(1, "k")], [block(1, "k"), block(0, "k")])).toEqual({ kinds: [], steps: 6 })
+    // replaced: 1 current + 1 pending + 1 new, no queue holds a key asked for
+    expect(steps([block(0, "a")], [block(0, "b")])).toEqual({ kinds: ["removed", "forged"], steps: 3 })
+    // one copy for two: 2 current + 1 read + 1 pending + 1 read by href + 1 read by text (both find it used) + 1 new;
+    // an empty queue costs nothing
+    expect(steps([block(0, "k"), block(0, "k")], [block(0, "k")])).toEqual({ kinds: ["removed"], steps: 7 })
+  })
+
   it("should take at most 4 x (current + new blocks) steps, however many are unmatched", () => {
     // Every current block removed, every new one forged: pairing each with a scan of the new ones was quadratic.
     const current = Array.from({ length: 1_000 }, (_, i) => block(i, "kept"))
@@ -303,5 +318,35 @@ describe("compareProtectedBlocks: work", () => {
     expect(violations.filter((v) => v.kind === "hidden")).toHaveLength(500)
     expect(violations.filter((v) => v.kind === "forged")).toHaveLength(19_500)
     expect(work.steps).toBeLessThanOrEqual(4 * (current.length + next.length))
+  })
+})
+
+describe("compareProtectedBlocks: blocks without an href", () => {
+  const block = (tag: string, href: string | null, text: string, hidden = false) => ({
+    canonical: `<${tag} data-service-protected="internal"${href === null ? "" : ` href="${href}"`}>${text}</${tag}>`,
+    tag,
+    type: "internal",
+    href,
+    text,
+    hidden,
+  })
+
+  it("should never pair a block without an href with one whose href is the relative URL null", () => {
+    const named = block("a", "null", "one")
+    const bare = block("a", null, "two")
+    expect(compareProtectedBlocks([named], [bare]).map((v) => [v.kind, v.href])).toEqual([
+      ["removed", "null"],
+      ["forged", null],
+    ])
+    expect(compareProtectedBlocks([bare], [named]).map((v) => [v.kind, v.href])).toEqual([
+      ["removed", null],
+      ["forged", "null"],
+    ])
+  })
+
+  it("should call a hidden block whose href is kept with other text changed, not removed", () => {
+    const was = block("a", "https://partner.test/", "old words", true)
+    const now = block("a", "https://partner.test/", "new words")
+    expect(compareProtectedBlocks([was], [now]).map((v) => [v.kind, v.text])).toEqual([["changed", "old words"]])
   })
 })

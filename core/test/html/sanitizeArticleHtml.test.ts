@@ -233,7 +233,15 @@ describe("sanitizeArticleHtml: depth and size", () => {
     const body = "<p>" + "x".repeat(1024 * 1024 - 3)
     const error = failureOf(analyzeArticleHtml(body))
     expect(error._tag).toBe("PayloadTooLarge")
-    expect(error.detail).toMatch(/sanitised HTML is larger than 1048576 bytes/)
+    expect(error.detail).toMatch(/^The body's sanitised HTML is larger than 1048576 bytes \(1 MiB\); the parser closes and reopens elements left open, .* Close the elements or send less\.$/)
+  })
+
+  it("should refuse a body nested deeper than 256 elements with InvalidRequest naming the body and the bound", () => {
+    expect(failureOf(analyzeArticleHtml(`<p>${"<span>".repeat(300)}x</p>`))).toMatchObject({
+      _tag: "InvalidRequest",
+      detail: "The body is HTML nested deeper than 256 elements.",
+      errors: [{ path: "body", message: "HTML must not be nested deeper than 256 elements" }],
+    })
   })
 
   it("should refuse with PayloadTooLarge formatting tags that the parser reopens into more than 1 MiB", () => {
@@ -247,7 +255,7 @@ describe("sanitizeArticleHtml: depth and size", () => {
     const formatting = Array.from({ length: 300 }, (_, i) => `<b id=b${i}>`).join("")
     const error = failureOf(analyzeArticleHtml(`<p>${formatting}</p>` + "<p>x".repeat(2000)))
     expect(error._tag).toBe("PayloadTooLarge")
-    expect(error.detail).toMatch(new RegExp(`more than ${MAX_PARSED_NODES} elements and attributes`))
+    expect(error.detail).toMatch(new RegExp(`^The body's HTML builds more than ${MAX_PARSED_NODES} elements and attributes when parsed \\(for example .*\\); close them or simplify the markup\\.$`))
   })
 
   it("should keep a stored body's reopened formatting elements when within the bounds", () => {

@@ -10,6 +10,7 @@ describe("sanitizeArticleHtml: the report's names", () => {
     ['<p data-foo-bar="1" data-x="2">a</p>', "<p>a</p>", [{ what: "data-foo-bar attribute", count: 1 }, { what: "data-x attribute", count: 1 }]],
     ['<p accept-charset="x" http-equiv="y" for="z">b</p>', "<p>b</p>", [{ what: "accept-charset attribute", count: 1 }, { what: "for attribute", count: 1 }, { what: "http-equiv attribute", count: 1 }]],
     ['<p aria-foo="x" aria-hidden="true">a</p>', '<p aria-hidden="true">a</p>', [{ what: "aria-foo attribute", count: 1 }]],
+    ['<p aria-checked="true" aria-valuenow="1">a</p>', "<p>a</p>", [{ what: "aria-checked attribute", count: 1 }, { what: "aria-valuenow attribute", count: 1 }]],
     ['<p xml:lang="en" xmlns:foo="x">a</p>', "<p>a</p>", [{ what: "xml:lang attribute", count: 1 }, { what: "xmlns:foo attribute", count: 1 }]],
     ['<p ONCLICK="x" title="t">a</p>', '<p title="t">a</p>', [{ what: "onclick attribute", count: 1 }]],
     ['<p data="x" datafoo="y">z</p>', "<p>z</p>", [{ what: "data attribute", count: 1 }, { what: "datafoo attribute", count: 1 }]],

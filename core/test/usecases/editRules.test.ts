@@ -29,6 +29,13 @@ describe("updateArticle: dry runs and the daily limit", () => {
     expect((await w.run(getArticle(caller(), "art_2"))).title).toBe("Tulips")
   })
 
+  it("should not count the platform's dry run against the account's edits of today", async () => {
+    const w = await makeWorld({ dailyEdits: 1 })
+    await w.run(updateArticle(caller(), "art_2", { title: "Used the one edit" }, plain))
+    const out = await w.run(updateArticle(caller({ channel: "platform" }), "art_2", { title: "A rewrite" }, dry))
+    expect(out.result).toMatchObject({ article: { title: "A rewrite", revision: 2 }, revision: null, dry_run: true })
+  })
+
   it("should do no HTML work for a title-only edit, and report nothing sanitised", async () => {
     const seen: Array<string> = []
     const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
@@ -67,6 +74,28 @@ describe("updateArticle with base_revision: reasons and refusals", () => {
     // room for the reason: the limit less the note and its three characters of framing; one of it for "…"
     expect(reasons[3]).toBe(`${"x".repeat(MAX_REASON_LENGTH - "merged with revision 3".length - 3 - 1)}…${note}`)
     expect([...reasons[3]!].length).toBe(MAX_REASON_LENGTH)
+  })
+
+  it("should keep whole a reason that just fits beside the merge's note", async () => {
+    const w = await twoWriters()
+    const fits = "y".repeat(MAX_REASON_LENGTH - "merged with revision 3".length - 3)
+    const out = await w.run(updateArticle(caller(), "art_2", { body: "<p>one</p><p>TWO</p>", base_revision: 2, reason: fits }, plain))
+    expect(out.result.revision?.reason).toBe(`${fits} (merged with revision 3)`)
+  })
+
+  it("should read a title sent with spaces around it as the title it is when merging", async () => {
+    const w = await twoWriters()
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: "Their title" }, plain))
+    // base revision 2's title, sent with spaces: unchanged on this side, so theirs is kept
+    const kept = await w.run(updateArticle(caller(), "art_2", { title: "  Tulips ", body: "<p>one</p><p>TWO</p>", base_revision: 2 }, plain))
+    expect([kept.result.article.title, kept.result.article.body]).toEqual(["Their title", "<p>ONE</p><p>TWO</p>"])
+  })
+
+  it("should make a dry run of an edit whose base is the current revision, writing nothing", async () => {
+    const w = await twoWriters()
+    const out = await w.run(updateArticle(caller(), "art_2", { title: "Only tried", base_revision: 3 }, dry))
+    expect(out.result).toMatchObject({ article: { title: "Only tried", revision: 3 }, revision: null, dry_run: true })
+    expect((await w.run(getArticle(caller(), "art_2"))).title).toBe("Tulips")
   })
 
   it("should report nothing sanitised for a merged title-only edit, and the body's report for a merged body", async () => {
@@ -120,6 +149,26 @@ describe("editArticle: fields and refusals", () => {
     expect(bodyOnly.result.article).toMatchObject({ title: "Alone", body: "<p>one 2 3</p>" })
   })
 
+  it("should do no HTML work for a title sent without edits, and write it as a PUT of the title would", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const out = await w.run(editArticle(caller(), "art_1", { title: "Roses, renamed", reason: "shorter" }, plain))
+    expect(seen).toEqual([])
+    expect(out.result).toMatchObject({ revision: { number: 2, reason: "shorter" }, sanitized: noReport, article: { title: "Roses, renamed" } })
+  })
+
+  it("should name every unstorable text in the refusal's detail, one after another", async () => {
+    const w = await makeWorld()
+    const edits = [
+      { find: "one", replace: "a\u0000" },
+      { find: "two", replace: "2" },
+      { find: "three", replace: "b\uD800" },
+    ]
+    const refused = failureOf(await w.exit(editArticle(caller(), "art_2", { edits }, plain)))
+    const why = "Expected text without NUL (U+0000) characters or unpaired surrogates"
+    expect(refused).toMatchObject({ _tag: "InvalidRequest", detail: `Edits: edits/0/replace: ${why}; edits/2/replace: ${why}.` })
+  })
+
   it("should name each unstorable text in the refusal's detail, and each find that does not apply", async () => {
     const w = await makeWorld()
     const unstorable = failureOf(await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "a\u0000" }] }, plain)))
@@ -134,7 +183,7 @@ describe("restoreRevision: the reason", () => {
     const w = await makeWorld()
     await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
     const refused = failureOf(await w.exit(restoreRevision(caller(), "art_2", 1, "x".repeat(MAX_REASON_LENGTH + 1))))
-    expect(refused).toMatchObject({ _tag: "InvalidRequest", errors: [expect.objectContaining({ path: "reason" })] })
+    expect(refused).toMatchObject({ _tag: "InvalidRequest", detail: expect.stringMatching(/^Restore: reason: /), errors: [expect.objectContaining({ path: "reason" })] })
     const out = await w.run(restoreRevision(caller(), "art_2", 1, "back to the start"))
     expect(out.result.revision).toMatchObject({ reason: "back to the start", restored_from: 1 })
   })

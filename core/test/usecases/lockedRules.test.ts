@@ -9,7 +9,6 @@ import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   editArticle,
-  type EditConflict,
   getArticle,
   getRevision,
   HtmlAnalyzer,
@@ -103,7 +102,10 @@ describe("retry limits when another writer keeps changing the article", () => {
       await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: `Other writer ${attempts}` }, plain))
     }
     const exit = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, plain))
-    expect((failureOf(exit) as EditConflict)._tag).toBe("EditConflict")
+    expect(failureOf(exit)).toMatchObject({
+      _tag: "EditConflict",
+      detail: "The article kept changing while the edits were applied; nothing was changed. Retry.",
+    })
     expect(attempts).toBe(3)
     const after = await w.run(getArticle(caller(), "art_2"))
     expect([after.revision, after.title, after.body]).toEqual([4, "Other writer 3", "<p>one two three</p>"])

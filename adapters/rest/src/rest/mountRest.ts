@@ -260,8 +260,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       if (core !== undefined && isRecordableStatus(kind.status)) {
         // The problem as the error funnel sends it (same request id), kept for the retries.
         const headers: Record<string, string> = { ...problemHeaders(core) }
-        const edits = ctx.response.get("Edit-Limit-Remaining")
-        if (edits !== "") headers["Edit-Limit-Remaining"] = edits
+        if (ctx.res.hasHeader("Edit-Limit-Remaining")) headers["Edit-Limit-Remaining"] = String(ctx.response.get("Edit-Limit-Remaining"))
         headers["Content-Type"] = "application/problem+json"
         await keep({ status: kind.status, headers, value: toProblem(core, caller.requestId, deps.publicUrl) })
       } else await keep(undefined)
@@ -274,10 +273,8 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
 /** The headers of a success kept for its replays. */
 const keptHeaders = (ctx: ParameterizedContext, contentType: string): Record<string, string> => {
   const out: Record<string, string> = { "Content-Type": contentType }
-  for (const name of REPLAYED_HEADERS) {
-    const value = ctx.response.get(name)
-    if (value !== "") out[name] = value
-  }
+  // (Koa 3 answers undefined for a header not set, which a store keeping objects would keep as such)
+  for (const name of REPLAYED_HEADERS) if (ctx.res.hasHeader(name)) out[name] = String(ctx.response.get(name))
   return out
 }
 
