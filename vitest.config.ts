@@ -12,8 +12,16 @@ export default defineConfig({
   // Read by core/test/runtime.test.ts to prove which runtime executes the core tests.
   define: { __CS_EXPECT_RUNTIME__: JSON.stringify(process.env["CS_EXPECT_RUNTIME"] ?? "node") },
   test: {
-    include: ["core/test/**/*.test.ts", "adapters/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**"],
+    projects: [
+      // The core's and the adapters' own files share one module graph per worker (no isolation):
+      // none keeps state across files that a test relies on (the Deno run already runs the
+      // core's so, scripts/deno-core-tests.ts). Re-importing effect, unified, MikroORM and the
+      // rest for each of some seventy files cost about a minute of the suite's time on 2 cores.
+      // The composition roots' and cross-package files start servers and stay isolated.
+      { extends: true, test: { name: "unit", include: ["core/test/**/*.test.ts", "adapters/*/test/**/*.test.ts"], isolate: false } },
+      { extends: true, test: { name: "service", include: ["apps/*/test/**/*.test.ts", "test/**/*.test.ts"] } },
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
