@@ -1,5 +1,7 @@
 import { defaultLimits, type LimitSettings } from "@content-site/core"
-import { DEFAULT_KEY_ROTATE_DAYS } from "@content-site/mcp"
+// The signing keys' module alone: the MCP adapter's whole surface (its SDK, OAuth server, zod
+// and ajv) would load with every admin command that reads the configuration.
+import { DEFAULT_KEY_ROTATE_DAYS } from "@content-site/mcp/signingKeys"
 import { type LogFormat, LOG_LEVELS, type LogLevel } from "@content-site/telemetry"
 
 /** The server's configuration, read from environment variables (see the README's table). */

@@ -9,15 +9,12 @@ import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, pr
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
-import { loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningKeys } from "./signingKeys.ts"
+import { DEFAULT_KEY_ROTATE_DAYS, loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningKeys } from "./signingKeys.ts"
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
 export { toolDefinitionsFor, tools } from "./tools.ts"
 export { OAUTH_ROUTES, OAUTH_TTL } from "./authorizationServer.ts"
-export { DEFAULT_ACTIVATION_SECONDS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
-
-/** Default age of the newest signing key at which an instance rotates (`OAUTH_KEY_ROTATE_DAYS`; 0 = never). */
-export const DEFAULT_KEY_ROTATE_DAYS = 90
+export { DEFAULT_ACTIVATION_SECONDS, DEFAULT_KEY_ROTATE_DAYS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
 
 const SECURITY_DEFAULTS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",

@@ -43,6 +43,9 @@ export const KEPT_KEYS = 3
 /** The default delay before a new key signs: several refresh periods of every instance. */
 export const DEFAULT_ACTIVATION_SECONDS = 300
 
+/** Default age of the newest signing key at which an instance rotates (`OAUTH_KEY_ROTATE_DAYS`; 0 = never). */
+export const DEFAULT_KEY_ROTATE_DAYS = 90
+
 /** Whatever runs effects that need the OAuthStore: the server's runtime or the admin command's. */
 export interface StoreRuntime {
   readonly runPromise: <A, E>(effect: Effect.Effect<A, E, OAuthStore>) => Promise<A>
