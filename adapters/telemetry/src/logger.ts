@@ -22,10 +22,18 @@ export interface LoggerOptions {
 // (and the bulky fields of the service's events: the migrations' names, the signal named in the message)
 const ACCESS_FIELDS = "method,route,status,duration_ms,request_id,channel,account_id,trace_id,tool,code,migrations,signal"
 
+// JSON lines are gathered into writes of 4 KiB (pino's asynchronous logging as its documentation
+// sets it up), and whatever is gathered goes out at least every 100 ms, so a quiet server's lines
+// are not held back. One write a line was the dearest part of an access line: a system call and a
+// thread-pool hand-off per request (docs/benchmarks.md, "Operating costs").
+const LOG_WRITE_BYTES = 4096
+const LOG_FLUSH_MS = 100
+
 /**
  * The service's logger: pino with the contract's fields (`time` as ISO 8601, `level` by name,
- * `msg`), no pid or hostname. JSON lines go out through pino's asynchronous destination (flushed
- * when the process exits); the readable format (pino-pretty) writes each line at once.
+ * `msg`), no pid or hostname. JSON lines go out through pino's asynchronous destination in writes
+ * of 4 KiB, or every 100 ms when fewer lines come (and when the process exits); the readable
+ * format (pino-pretty) writes each line at once.
  */
 export const createLogger = (options: LoggerOptions): Logger => {
   const settings = {
@@ -57,5 +65,5 @@ export const createLogger = (options: LoggerOptions): Logger => {
       }),
     )
   }
-  return pino(settings, pino.destination({ dest: fd, sync: false }))
+  return pino(settings, pino.destination({ dest: fd, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS }))
 }

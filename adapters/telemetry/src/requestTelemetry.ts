@@ -17,6 +17,8 @@ export interface RouteTable {
   readonly prefixes: ReadonlyArray<readonly [prefix: string, template: string]>
 }
 
+const TEMPLATES = new Map<string, string>()
+
 /**
  * The route template of a request: the pattern `@koa/router` matched (`:id` written `{id}`), else
  * the route table's exact path or prefix template, else `unmatched`. Never the raw path, so
@@ -24,7 +26,12 @@ export interface RouteTable {
  */
 export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: ReadonlySet<string> = new Set(table.exact)): string => {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute
-  if (typeof matched === "string") return matched.replace(/:(\w+)/g, "{$1}")
+  if (typeof matched === "string") {
+    // the router's patterns are a fixed set: each is rewritten once
+    let template = TEMPLATES.get(matched)
+    if (template === undefined) TEMPLATES.set(matched, (template = matched.replace(/:(\w+)/g, "{$1}")))
+    return template
+  }
   const path = ctx.path.length > 1 && ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path
   if (exact.has(path)) return path
   for (const [prefix, template] of table.prefixes) if (path.startsWith(prefix)) return template
@@ -67,21 +74,14 @@ export const requestTelemetry = (options: RequestTelemetryOptions): Middleware =
       metrics?.request({ method: ctx.method, route, status, seconds, channel, problemCode: notes.problemCode, tools: notes.tools })
       tracing?.nameServerSpan(ctx.method, route)
       if (logger.isLevelEnabled("info")) {
-        logger.info(
-          {
-            request_id: requestIdOf(ctx),
-            method: ctx.method,
-            route,
-            status,
-            duration_ms: Math.round(seconds * 10_000) / 10,
-            ...(notes.accountId !== undefined ? { account_id: notes.accountId } : {}),
-            channel,
-            ...(notes.tools !== undefined ? { tool: notes.tools.map((t) => t.name).join(",") } : {}),
-            ...(notes.problemCode !== undefined ? { code: notes.problemCode } : {}),
-            ...(tracing !== undefined ? { trace_id: tracing.traceId() } : {}),
-          },
-          `${ctx.method} ${route} ${status}`,
-        )
+        // one object, its fields in the contract's order, the optional ones only when known
+        const line: Record<string, unknown> = { request_id: requestIdOf(ctx), method: ctx.method, route, status, duration_ms: Math.round(seconds * 10_000) / 10 }
+        if (notes.accountId !== undefined) line["account_id"] = notes.accountId
+        line["channel"] = channel
+        if (notes.tools !== undefined) line["tool"] = notes.tools.map((t) => t.name).join(",")
+        if (notes.problemCode !== undefined) line["code"] = notes.problemCode
+        if (tracing !== undefined) line["trace_id"] = tracing.traceId()
+        logger.info(line, `${ctx.method} ${route} ${status}`)
       }
     }
   }
