@@ -4,26 +4,15 @@
  * done by the core's use cases on the ORM's Layers. Exit codes: 0 done, 1 usage or validation
  * error (for `rewrite apply`: a line was refused), 2 the database could not be used.
  */
-import {
-  AccountRepository,
-  createAccount,
-  createApiKey,
-  importData,
-  revokeApiKey,
-  Settings,
-  type InvalidRequest,
-} from "@content-site/core"
-// The signing keys alone, not the MCP adapter's whole surface (its OAuth server and SDK take half
-// a second to load, on every command).
-import { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey } from "@content-site/mcp/signingKeys"
-import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+// Only what reading the arguments needs is imported up front: the core, the ORM, the platform
+// and the configuration are imported once the command is known to be well formed, so a usage
+// error answers without loading them (about a second and a half of CPU a start).
+import type { InvalidRequest, Settings as SettingsTag } from "@content-site/core"
+import type { OrmDatabase } from "@content-site/orm"
+import type { Effect, Layer as LayerOf } from "effect"
 import { accessSync, constants, readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
-import { ConfigError, readConfig } from "../server/config.ts"
 import { printable } from "./printable.ts"
-import { rewriteApply } from "./rewrite.ts"
 
 const USAGE = `Usage: npm run admin -- COMMAND
 
@@ -105,8 +94,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (name === "account create" && (!values.email || !values.password)) throw new UsageError("account create needs --email and --password.")
   if (name === "key create" && !values.account) throw new UsageError("key create needs --account EMAIL.")
   if (name === "key revoke" && (rest.length !== 1 || !rest[0])) throw new UsageError("key revoke takes exactly one KEY_ID.")
-  const activateIn = values["activate-in"] ?? String(DEFAULT_ACTIVATION_SECONDS)
-  if (name === "oauth rotate-key" && !/^\d{1,7}$/.test(activateIn)) throw new UsageError("--activate-in takes a number of seconds.")
+  const activateIn = values["activate-in"]
+  if (name === "oauth rotate-key" && activateIn !== undefined && !/^\d{1,7}$/.test(activateIn)) throw new UsageError("--activate-in takes a number of seconds.")
   const olderThan = values["older-than"]
   if (name === "activity prune" && (olderThan === undefined || !/^[1-9]\d{0,4}$/.test(olderThan))) {
     throw new UsageError("activity prune needs --older-than DAYS, a whole number of days from 1.")
@@ -122,6 +111,24 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
   if (values["dry-run"] && name !== "rewrite apply") throw new UsageError("--dry-run is an option of rewrite apply only.")
 
+  const [
+    { AccountRepository, createAccount, createApiKey, importData, revokeApiKey, Settings },
+    { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey },
+    { openDatabase },
+    { nodePlatform, workerHtmlAnalyzer },
+    { Cause, Exit, Layer, ManagedRuntime, Option },
+    { ConfigError, readConfig },
+    { rewriteApply },
+  ] = await Promise.all([
+    import("@content-site/core"),
+    // The signing keys alone, not the MCP adapter's whole surface (its OAuth server and SDK).
+    import("@content-site/mcp/signingKeys"),
+    import("@content-site/orm"),
+    import("@content-site/platform"),
+    import("effect"),
+    import("../server/config.ts"),
+    import("./rewrite.ts"),
+  ])
   const env = process.env
   // The service's limits and public URL, from the same environment the server reads.
   const config = (() => {
@@ -146,7 +153,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   })
   const runtime = ManagedRuntime.make(Layer.mergeAll(db.layer, nodePlatform(), settings))
   const run = async <A, E extends { _tag: string }>(
-    effect: Effect.Effect<A, E, Layer.Success<typeof db.layer> | Layer.Success<ReturnType<typeof nodePlatform>> | Settings>,
+    effect: Effect.Effect<A, E, LayerOf.Success<typeof db.layer> | LayerOf.Success<ReturnType<typeof nodePlatform>> | SettingsTag>,
   ) => {
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return exit.value
@@ -189,7 +196,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0
       }
       case "oauth rotate-key": {
-        const { kid, activatesAt } = await rotateSigningKey(runtime, { activateInSeconds: Number(activateIn) })
+        const { kid, activatesAt } = await rotateSigningKey(runtime, { activateInSeconds: Number(activateIn ?? DEFAULT_ACTIVATION_SECONDS) })
         console.log(`Added signing key ${kid}; it signs new access tokens from ${activatesAt.toISOString()}.`)
         return 0
       }
