@@ -31,8 +31,10 @@ export const readForm = async (ctx: ParameterizedContext, limit = MAX_FORM_BYTES
     if (size > limit) throw new FormError(413, "The form is too large.")
     chunks.push(chunk)
   }
-  // A large form (a body for the preview, the editor) is parsed in a turn of the event loop of its own.
-  return parseInTurn(size, () => {
+  // A large form (a body for the preview, the editor) is parsed in a turn of the event loop of its
+  // own, in the rotation of the person's account (or address when signed out): past its queue a
+  // core RateLimited (503 Unavailable past every queue's), which the pages answer with Retry-After.
+  return parseInTurn(ctx, size, () => {
     const fields: Record<string, string> = {}
     for (const [k, v] of new URLSearchParams(Buffer.concat(chunks, size).toString("utf8"))) fields[k] = v
     return fields

@@ -134,8 +134,9 @@ export const readJson = async (ctx: ParameterizedContext, limit: number): Promis
     })
   }
   const bytes = await readBody(ctx, limit)
-  // A large body is decoded and parsed in a turn of the event loop of its own (ownTurn.ts).
-  return parseInTurn(bytes.length, () => parseJsonBody(bytes))
+  // A large body is decoded and parsed in a turn of the event loop of its own, in its account's
+  // rotation (ownTurn.ts); past its account's queue, 429 (503 past every account's).
+  return parseInTurn(ctx, bytes.length, () => parseJsonBody(bytes))
 }
 
 /** Decodes, checks and parses a JSON body (UTF-8, not blank, nested at most MAX_JSON_DEPTH). */

@@ -9,6 +9,7 @@ import {
   extractProtectedBlocks,
   getArticle,
   HtmlAnalyzer,
+  isCoreError,
   listActivity,
   listRevisions,
   type RateLimited,
@@ -215,7 +216,17 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       if (Result.isSuccess(window) && window.success.remaining <= 0) {
         return refusePreview(ctx, new RateLimitedError({ limit: window.success.limit, retryAfterSeconds: Math.max(1, window.success.resetSeconds) }))
       }
-      const fields = await postedForm(ctx, s.session)
+      // A large form waits for its turn in the account's rotation (ownTurn.ts): past its queue,
+      // refused like any other limit of the preview.
+      const posted = await postedForm(ctx, s.session).then(
+        (fields) => ({ fields }),
+        (error: unknown) => {
+          if (isCoreError(error) && isLimit(error)) return { refused: error }
+          throw error
+        },
+      )
+      if ("refused" in posted) return refusePreview(ctx, posted.refused)
+      const { fields } = posted
       // A preview is a request like an API call: it counts against the account's requests a minute.
       const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
       if (Result.isFailure(counted)) {
