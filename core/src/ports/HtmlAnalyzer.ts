@@ -30,7 +30,9 @@ export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   /**
    * Fails with RateLimited when `owner` has its cap of work running and waiting already and a
    * body of `length` characters (unknown: any) would have to wait for the pool: a transport asks
-   * before it reads a large body, so that a refused one costs no parse. A check, not a reservation.
+   * before it reads a large body, so that a refused one costs no parse. An admitted body is
+   * promised a place for a few seconds (the pool's own bound), taken by the account's next job in
+   * the pool: bodies admitted at once count against the cap before any of them reaches the pool.
    */
   readonly admits: (owner: string, length?: number) => Effect.Effect<void, RateLimited>
   readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide, owner: string) => Effect.Effect<ArticleMerge, RateLimited | Unavailable>
