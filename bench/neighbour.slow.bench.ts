@@ -10,6 +10,7 @@
  */
 import { createApiKey, importData } from "@content-site/core"
 import { readFileSync } from "node:fs"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Worker } from "node:worker_threads"
 import sharp from "sharp"
 import { buildArticle } from "./editPolicy.bench.ts"
@@ -180,7 +181,10 @@ export const run = async (): Promise<void> => {
       if (only !== undefined && load !== "quiet" && !load.startsWith(only)) continue
       const setup = await setupFor(i, load)
       const cpuBefore = mainThreadCpuMs()
+      const serverStalls = monitorEventLoopDelay({ resolution: 10 })
+      serverStalls.enable()
       const answer = await runClients(setup, { load, small, seconds: SECONDS })
+      serverStalls.disable()
       const cpu = mainThreadCpuMs() - cpuBefore
       if (load === "quiet") quiet.set(small, answer)
       const base = quiet.get(small)
@@ -194,7 +198,7 @@ export const run = async (): Promise<void> => {
         `   neighbour (${small}) n=${String(answer.small.length).padStart(3)} p50 ${quantile(answer.small, 0.5).toFixed(1).padStart(6)} ms  p99 ${p99.toFixed(0).padStart(5)} ms` +
         `${load === "quiet" ? "" : ` = ${ratio.toFixed(2)}x quiet`}${goals}` +
         `\n${"".padEnd(68)} neighbour's answers ${JSON.stringify(answer.smallStatuses)}  hostile's answers ${JSON.stringify(answer.hostileStatuses)}` +
-        `  server thread CPU ${cpu.toFixed(0)} ms; longest stall of the probes' own thread ${answer.ownStallMs.toFixed(0)} ms (hostile's ${answer.hostileStallMs.toFixed(0)} ms)`
+        `  server thread CPU ${cpu.toFixed(0)} ms, its loop's longest stall ${(serverStalls.max / 1e6).toFixed(0)} ms; longest stall of the probes' own thread ${answer.ownStallMs.toFixed(0)} ms (hostile's ${answer.hostileStallMs.toFixed(0)} ms)`
       console.log(line)
     }
   } finally {
