@@ -114,28 +114,35 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
 
   const now = options.now ?? Date.now
   // Places `admits` promised to large bodies not yet in the pool (being read and parsed), per
-  // account: their expiry times, oldest first, at most `perAccount` an account. Without them the
-  // twenty bodies an account sends at once would all be admitted (none is in the pool yet), all
-  // read and parsed on the event loop, and sixteen refused only then.
-  const promised = new Map<string, Array<number>>()
-  const livePromises = (owner: string): Array<number> | undefined => {
+  // account, oldest first, at most `perAccount` an account. Without them the twenty bodies an
+  // account sends at once would all be admitted (none is in the pool yet), all read and parsed on
+  // the event loop, and sixteen refused only then. A place is taken by the account's next job in
+  // the pool (the oldest place), given back by its request when it ends without one (413, 404,
+  // bad JSON: the release `admits` answers), and lapses after ADMITTED_HOLD_MS whatever happens.
+  interface Place {
+    readonly until: number
+  }
+  const promised = new Map<string, Array<Place>>()
+  const livePlaces = (owner: string): Array<Place> | undefined => {
     const places = promised.get(owner)
     if (places === undefined) return undefined
     const t = now()
-    while (places.length > 0 && places[0]! <= t) places.shift()
+    while (places.length > 0 && places[0]!.until <= t) places.shift()
     if (places.length === 0) {
       promised.delete(owner)
       return undefined
     }
     return places
   }
-  // A job of the account takes the place promised to it first (the oldest), if any.
-  const takePromise = (owner: string): void => {
-    const places = livePromises(owner)
+  const drop = (owner: string, place?: Place): void => {
+    const places = livePlaces(owner)
     if (places === undefined) return
-    places.shift()
+    const at = place === undefined ? 0 : places.indexOf(place)
+    if (at >= 0) places.splice(at, 1)
     if (places.length === 0) promised.delete(owner)
   }
+  // A job of the account takes the oldest place promised to it, if any.
+  const takePromise = (owner: string): void => drop(owner)
 
   const pooled = <A>(owner: string, job: () => Promise<A>): Effect.Effect<A, RateLimited | Unavailable> =>
     Effect.flatMap(
@@ -152,20 +159,21 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     )
 
   return {
-    // A body that may need the pool is promised a place (ADMITTED_HOLD_MS), counted with the
+    // A body that may need the pool is promised a place (see `promised`), counted with the
     // account's jobs running and waiting: one account's concurrent bodies past its cap are refused
-    // here, before they are read, not after their parse.
+    // here, before they are read, not after their parse. At most `perAccount` places an account.
     admits: (owner: string, length?: number) =>
-      Effect.suspend(() => {
-        if (length !== undefined && length <= small.chars) return Effect.void
+      Effect.suspend((): Effect.Effect<() => void, RateLimited> => {
+        if (length !== undefined && length <= small.chars) return Effect.succeed(() => undefined)
         const { running, waiting } = queue.load(owner)
-        const places = livePromises(owner)
+        const places = livePlaces(owner)
         if (running + waiting + (places?.length ?? 0) >= perAccount) return Effect.fail(ownLimit)
         // (accounts whose places all lapsed are forgotten now and then: the map stays small)
-        if (promised.size > 1024) for (const other of [...promised.keys()]) livePromises(other)
-        if (places === undefined) promised.set(owner, [now() + ADMITTED_HOLD_MS])
-        else places.push(now() + ADMITTED_HOLD_MS)
-        return Effect.void
+        if (promised.size > 1024) for (const other of [...promised.keys()]) livePlaces(other)
+        const place: Place = { until: now() + ADMITTED_HOLD_MS }
+        if (places === undefined) promised.set(owner, [place])
+        else places.push(place)
+        return Effect.succeed(() => drop(owner, place))
       }),
     // Diffs, restores, PATCH edits and merges wait in the same account's queue as its bodies.
     // A stored body is in its sanitised form, which parses to the tree it was written from (at

@@ -197,6 +197,28 @@ describe("pooledHtmlAnalyzer", () => {
     expect(Exit.isSuccess(await taken)).toBe(true)
   })
 
+  it("should give a promised place back at once when its request ends without reaching the pool", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool, { perAccount: 2 })
+    const large = SMALL_BODY.chars + 1
+    const releases = [await Effect.runPromise(analyzer.admits("acc_a", large)), await Effect.runPromise(analyzer.admits("acc_a"))]
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", large)))).toBeInstanceOf(RateLimited)
+    // The first request was refused on the way (a 413, a 404): its place is free again, once.
+    releases[0]!()
+    releases[0]!()
+    const third = await Effect.runPromise(analyzer.admits("acc_a", large))
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", large)))).toBeInstanceOf(RateLimited)
+    // A place taken by a job in the pool is not given back twice: releasing after the job is harmless.
+    const big = `<p>${"a".repeat(SMALL_BODY.chars)}</p>`
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.analyze(big, "acc_a")))).toBe(true)
+    releases[1]!()
+    third()
+    expect(c.sent).toHaveLength(1)
+    const again = [await Effect.runPromiseExit(analyzer.admits("acc_a", large)), await Effect.runPromiseExit(analyzer.admits("acc_a", large))]
+    expect(again.every(Exit.isSuccess)).toBe(true)
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", large)))).toBeInstanceOf(RateLimited)
+  })
+
   it("should answer Unavailable to everyone once the pool's queue is full", async () => {
     const c = countingPool()
     const analyzer = pooledHtmlAnalyzer(c.pool, { perAccount: 4, maxQueue: 1 })
