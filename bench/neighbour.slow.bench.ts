@@ -3,12 +3,14 @@
  * worst input over and over for a few seconds while another account sends a small request one at
  * a time and `/healthz` is asked one request after the other; the same two figures on the quiet
  * server are the baseline of the same run. Goals: `/healthz` at worst 100 ms, and the neighbour's
- * p99 at most 3× its quiet p99. The clients run in a worker thread (`neighbourClients.ts`), the
+ * p99 at most 3× its quiet p99. The clients run in worker threads (`neighbourClients.ts`: the hostile loops in one, the probes in another), the
  * server in this one; loopback only; every loop stops at its deadline (`BENCH_NEIGHBOUR_SECONDS`,
  * default 6 per load), then waits for the hostile requests still out (an AVIF bomb: at most its
  * 20 s budget). `BENCH_NEIGHBOUR_ONLY=H3` runs the quiet loads and those whose name starts so.
  */
 import { createApiKey, importData } from "@content-site/core"
+import { readFileSync } from "node:fs"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Worker } from "node:worker_threads"
 import sharp from "sharp"
 import { buildArticle } from "./editPolicy.bench.ts"
@@ -72,8 +74,24 @@ const longWords = (alphabet: string): string => {
   return html
 }
 
-/** Runs one load in the clients' worker thread. */
-const runClients = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> =>
+/**
+ * CPU time of this thread (the server's event loop, with its share of garbage collection), in
+ * milliseconds, from Linux's per-thread counters (clock ticks of 10 ms); NaN elsewhere. Unlike
+ * latency it hardly moves with what other processes do on the machine, so it compares runs made
+ * under different loads.
+ */
+const mainThreadCpuMs = (): number => {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** Runs one role of one load in a worker thread of its own. */
+const runRole = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> =>
   new Promise((resolve, reject) => {
     const worker = new Worker(new URL("./neighbourClients.ts", import.meta.url), { workerData: { setup, request } })
     worker.once("message", (answer: RunAnswer) => {
@@ -82,6 +100,12 @@ const runClients = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer>
     })
     worker.once("error", reject)
   })
+
+/** Runs one load: the hostile loops and the probes, each in a thread of its own, at the same time. */
+const runClients = async (setup: ClientSetup, request: Omit<RunRequest, "role">): Promise<RunAnswer & { readonly hostileStallMs: number }> => {
+  const [hostile, probes] = await Promise.all([runRole(setup, { ...request, role: "hostile" }), runRole(setup, { ...request, role: "probes" })])
+  return { ...probes, hostileStatuses: hostile.hostileStatuses, hostileStallMs: hostile.ownStallMs }
+}
 
 /** The bench: every load in turn, the quiet ones first. */
 export const run = async (): Promise<void> => {
@@ -155,7 +179,13 @@ export const run = async (): Promise<void> => {
     const quiet = new Map<Small, RunAnswer>()
     for (const [i, [name, load, small]] of loads.entries()) {
       if (only !== undefined && load !== "quiet" && !load.startsWith(only)) continue
-      const answer = await runClients(await setupFor(i, load), { load, small, seconds: SECONDS })
+      const setup = await setupFor(i, load)
+      const cpuBefore = mainThreadCpuMs()
+      const serverStalls = monitorEventLoopDelay({ resolution: 10 })
+      serverStalls.enable()
+      const answer = await runClients(setup, { load, small, seconds: SECONDS })
+      serverStalls.disable()
+      const cpu = mainThreadCpuMs() - cpuBefore
       if (load === "quiet") quiet.set(small, answer)
       const base = quiet.get(small)
       const hMax = Math.max(...answer.healthz)
@@ -167,7 +197,8 @@ export const run = async (): Promise<void> => {
         `${name.padEnd(68)} /healthz p50 ${quantile(answer.healthz, 0.5).toFixed(1).padStart(6)} ms  max ${hMax.toFixed(0).padStart(5)} ms` +
         `   neighbour (${small}) n=${String(answer.small.length).padStart(3)} p50 ${quantile(answer.small, 0.5).toFixed(1).padStart(6)} ms  p99 ${p99.toFixed(0).padStart(5)} ms` +
         `${load === "quiet" ? "" : ` = ${ratio.toFixed(2)}x quiet`}${goals}` +
-        `\n${"".padEnd(68)} neighbour's answers ${JSON.stringify(answer.smallStatuses)}  hostile's answers ${JSON.stringify(answer.hostileStatuses)}`
+        `\n${"".padEnd(68)} neighbour's answers ${JSON.stringify(answer.smallStatuses)}  hostile's answers ${JSON.stringify(answer.hostileStatuses)}` +
+        `  server thread CPU ${cpu.toFixed(0)} ms, its loop's longest stall ${(serverStalls.max / 1e6).toFixed(0)} ms; longest stall of the probes' own thread ${answer.ownStallMs.toFixed(0)} ms (hostile's ${answer.hostileStallMs.toFixed(0)} ms)`
       console.log(line)
     }
   } finally {

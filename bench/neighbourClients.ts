@@ -1,10 +1,14 @@
 /**
- * The clients of `neighbour.bench.ts`, run in a worker thread of their own so that building and
+ * The clients of `neighbour.bench.ts`, run in worker threads of their own so that building and
  * reading their requests never holds up the server under test: a hostile account's requests in a
- * few loops, another account's small request one at a time, and `/healthz` one at a time, all for
- * a fixed number of seconds (every loop checks the deadline; each request is bounded by the
- * server's own limits), then it waits for the hostile requests still running and answers.
+ * few loops (one thread), and another account's small request one at a time and `/healthz` one at
+ * a time (the probes, another thread), all for a fixed number of seconds (every loop checks the
+ * deadline; each request is bounded by the server's own limits), then each waits for its requests
+ * still running and answers. The probes have a thread of their own since 2026-11-27: sharing one
+ * with the hostile loops, they timed that thread's own work too (twenty 1 MiB uploads and their
+ * garbage, scavenges of up to 290 ms seen on a loaded machine), not only the server's.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { parentPort, workerData } from "node:worker_threads"
 
 /** What the bench hands the clients. */
@@ -40,6 +44,8 @@ export interface RunRequest {
   readonly load: Load
   readonly small: Small
   readonly seconds: number
+  /** Which clients this thread runs: the hostile loops, or the probes (neighbour and `/healthz`). */
+  readonly role: "hostile" | "probes"
 }
 
 export interface RunAnswer {
@@ -47,6 +53,8 @@ export interface RunAnswer {
   readonly small: ReadonlyArray<number>
   readonly smallStatuses: Record<string, number>
   readonly hostileStatuses: Record<string, number>
+  /** The longest stall of this thread's own event loop, in ms: what its timings may hold of its own. */
+  readonly ownStallMs: number
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -156,13 +164,15 @@ const smallOf = (setup: ClientSetup, small: Small): (() => Promise<{ status: num
   }
 }
 
-/** One run: the hostile loops, the neighbour and `/healthz` for `seconds`, then the hostile requests still out. */
+/** One run of one role: the hostile loops, or the neighbour and `/healthz`, for `seconds`, then the requests still out. */
 const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> => {
-  const hostile = await hostileOf(setup, request.load)
+  const stalls = monitorEventLoopDelay({ resolution: 10 })
+  const answer = { healthz: [] as Array<number>, small: [] as Array<number>, smallStatuses: {}, hostileStatuses: {}, ownStallMs: 0 }
+  const hostile = request.role === "hostile" ? await hostileOf(setup, request.load) : { loops: 0, once: async () => 0 as const }
   const small = smallOf(setup, request.small)
-  const answer = { healthz: [] as Array<number>, small: [] as Array<number>, smallStatuses: {}, hostileStatuses: {} }
   // Warm: the first image starts the decoding processes, the first body the worker thread.
-  for (let i = 0; i < 3; i++) await small()
+  if (request.role === "probes") for (let i = 0; i < 3; i++) await small()
+  stalls.enable()
   const started = performance.now()
   const deadline = started + request.seconds * 1000
   const open = () => performance.now() < deadline
@@ -175,24 +185,30 @@ const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnsw
       if (status !== 200 && status !== 422 && status !== 413) await sleep(100)
     }
   })
-  const healthz = (async () => {
-    while (open()) {
-      answer.healthz.push((await timed(`${setup.url}/healthz`)).ms)
-      await sleep(5)
-    }
-  })()
-  const neighbour = (async () => {
-    // The hostile requests first: the neighbour arrives while they are being worked on.
-    if (hostile.loops > 0) await sleep(500)
-    while (open()) {
-      const r = await small()
-      answer.small.push(r.ms)
-      count(answer.smallStatuses, r.status)
-      // Within the neighbour's own 60 requests a minute.
-      await sleep(150)
-    }
-  })()
-  await Promise.all([healthz, neighbour, ...loops])
+  const probes = request.role !== "probes"
+    ? []
+    : [
+        (async () => {
+          while (open()) {
+            answer.healthz.push((await timed(`${setup.url}/healthz`)).ms)
+            await sleep(5)
+          }
+        })(),
+        (async () => {
+          // The hostile requests first: the neighbour arrives while they are being worked on.
+          if (request.load !== "quiet") await sleep(500)
+          while (open()) {
+            const r = await small()
+            answer.small.push(r.ms)
+            count(answer.smallStatuses, r.status)
+            // Within the neighbour's own 60 requests a minute.
+            await sleep(150)
+          }
+        })(),
+      ]
+  await Promise.all([...probes, ...loops])
+  stalls.disable()
+  answer.ownStallMs = stalls.max / 1e6
   return answer
 }
 

@@ -29,8 +29,9 @@ import {
   Settings,
   toProblem,
   toTimestamp,
+  type Unavailable,
 } from "@content-site/core"
-import { clientAddress, displayName, eventLogOf, type HttpDeps, noteAccount, notesOf, type RequestNotes, parseInTurn, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, eventLogOf, type HttpDeps, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -233,6 +234,15 @@ export const mcpEndpoint = (options: {
   const refuseOverLimit = (ctx: Context, error: RateLimited) => {
     ctx.status = 429
     ctx.set("Retry-After", String(error.retryAfterSeconds))
+    ctx.set("Cache-Control", "no-store")
+    ctx.type = "application/problem+json"
+    ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
+  }
+
+  /** A request refused while the service is busy, as an HTTP answer: 503, the problem, `Retry-After`. */
+  const refuseUnavailable = (ctx: Context, error: Unavailable) => {
+    ctx.status = 503
+    for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
     ctx.set("Cache-Control", "no-store")
     ctx.type = "application/problem+json"
     ctx.body = JSON.stringify(toProblem(error, requestIdOf(ctx), publicUrl))
@@ -565,14 +575,35 @@ export const mcpEndpoint = (options: {
     }
     const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
     if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
-    // A large message is decoded and parsed in a turn of the event loop of its own (ownTurn.ts).
-    const parsed = await parseInTurn(raw.length, () => {
-      try {
-        return { ok: JSON.parse(raw.toString("utf8")) as unknown }
-      } catch {
-        return undefined
-      }
+    // A large message is decoded and parsed in a turn of the event loop of its own, in the
+    // account's rotation (ownTurn.ts); past the account's queue 429, past every account's 503.
+    const parsed = await Promise.resolve(
+      parseInTurn(ctx, raw.length, () => {
+        try {
+          return { ok: JSON.parse(raw.toString("utf8")) as unknown }
+        } catch {
+          return undefined
+        }
+      }),
+    ).catch((error: unknown) => {
+      if (isCoreError(error) && (error._tag === "RateLimited" || error._tag === "Unavailable")) return { refused: error }
+      throw error
     })
+    if (parsed !== undefined && "refused" in parsed) {
+      const error = parsed.refused
+      if (error._tag === "RateLimited") refuseOverLimit(ctx, error)
+      else refuseUnavailable(ctx, error)
+      const requestId = requestIdOf(ctx)
+      await runtime
+        .runPromise(
+          recordActivity(
+            { ...auth.principal, channel: "mcp", requestId, action: "POST /mcp", startedAt: Date.now() },
+            { ok: false, errorCode: error._tag === "RateLimited" ? "rate_limited" : "unavailable" },
+          ) as Effect.Effect<void>,
+        )
+        .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+      return undefined
+    }
     if (parsed === undefined) return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
     if (Array.isArray(parsed.ok) && parsed.ok.length > MAX_BATCH_SIZE) {
       return jsonRpcError(ctx, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`, -32600)

@@ -9,5 +9,5 @@ export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlA
   compare: (fromHtml, toHtml, options) => Effect.sync(() => compareBodies(fromHtml, toHtml, options, makeDiffBudget())),
   applyEdits: (text, edits) => Effect.sync(() => applyTextEdits(text, edits)),
   // No pool to share: every body is taken.
-  admits: () => Effect.void,
+  admits: () => Effect.succeed(() => undefined),
 })

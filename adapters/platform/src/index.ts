@@ -51,7 +51,7 @@ export const nodeSecrets = (params: ScryptParams = defaultScrypt) =>
 /** Clock, ids and secrets for a Node server. */
 export const nodePlatform = (params?: ScryptParams) => Layer.mergeAll(systemClock, randomIds, nodeSecrets(params))
 
-export { pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer, type HtmlPool, type HtmlWorkerOptions } from "./workerHtmlAnalyzer.ts"
+export { ADMITTED_HOLD_MS, pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer, type HtmlPool, type HtmlWorkerOptions } from "./workerHtmlAnalyzer.ts"
 export { fairQueue, type FairOutcome, type FairQueue, type FairQueueOptions, type Refusal } from "./fairQueue.ts"
 
 export * from "./web.ts"

@@ -38,6 +38,13 @@ export const SMALL_BODY: SmallWork = { chars: 32 * 1024, nodes: 2048 }
  */
 export const STORED_INLINE = 32 * 1024
 
+/**
+ * How long a place `admits` promised to a large body is kept for it (while the body is read,
+ * parsed and its article looked up): the account's next job in the pool takes the place; one
+ * that never comes (the request refused meanwhile: 404, 412, bad JSON) gives it back after this.
+ */
+export const ADMITTED_HOLD_MS = 5_000
+
 /** How the worker pool is sized and shared. */
 export interface HtmlWorkerOptions {
   /** Worker threads at most (default: the cores but one, at least 1, at most 4). */
@@ -60,6 +67,8 @@ export interface HtmlWorkerOptions {
   readonly watch?: (load: () => { readonly running: number; readonly waiting: number }) => void
   /** Told when a worker failed a task (ended past its heap, crashed): piscina replaces it. */
   readonly onWorkerLost?: (error: unknown) => void
+  /** The clock the places promised by `admits` expire by (default `Date.now`). */
+  readonly now?: () => number
 }
 
 /** The other tasks of the pool, by the name of their function in htmlWorker.ts, with their tasks and answers. */
@@ -103,9 +112,44 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
   const busy = new Unavailable({ detail: "Too many article bodies are being sanitised right now; retry in a moment." })
   const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: 1, counted: "article bodies of this account being sanitised at once" })
 
+  const now = options.now ?? Date.now
+  // Places `admits` promised to large bodies not yet in the pool (being read and parsed), per
+  // account, oldest first, at most `perAccount` an account. Without them the twenty bodies an
+  // account sends at once would all be admitted (none is in the pool yet), all read and parsed on
+  // the event loop, and sixteen refused only then. A place is taken by the account's next job in
+  // the pool (the oldest place), given back by its request when it ends without one (413, 404,
+  // bad JSON: the release `admits` answers), and lapses after ADMITTED_HOLD_MS whatever happens.
+  interface Place {
+    readonly until: number
+  }
+  const promised = new Map<string, Array<Place>>()
+  const livePlaces = (owner: string): Array<Place> | undefined => {
+    const places = promised.get(owner)
+    if (places === undefined) return undefined
+    const t = now()
+    while (places.length > 0 && places[0]!.until <= t) places.shift()
+    if (places.length === 0) {
+      promised.delete(owner)
+      return undefined
+    }
+    return places
+  }
+  const drop = (owner: string, place?: Place): void => {
+    const places = livePlaces(owner)
+    if (places === undefined) return
+    const at = place === undefined ? 0 : places.indexOf(place)
+    if (at >= 0) places.splice(at, 1)
+    if (places.length === 0) promised.delete(owner)
+  }
+  // A job of the account takes the oldest place promised to it, if any.
+  const takePromise = (owner: string): void => drop(owner)
+
   const pooled = <A>(owner: string, job: () => Promise<A>): Effect.Effect<A, RateLimited | Unavailable> =>
     Effect.flatMap(
-      Effect.promise(() => queue.run(owner, job).then((outcome) => ({ outcome }), (thrown: unknown) => ({ thrown }))),
+      Effect.promise(() => {
+        takePromise(owner)
+        return queue.run(owner, job).then((outcome) => ({ outcome }), (thrown: unknown) => ({ thrown }))
+      }),
       (settled): Effect.Effect<A, RateLimited | Unavailable> => {
         if ("thrown" in settled) return Effect.die(settled.thrown)
         const { outcome } = settled
@@ -115,12 +159,22 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     )
 
   return {
+    // A body that may need the pool is promised a place (see `promised`), counted with the
+    // account's jobs running and waiting: one account's concurrent bodies past its cap are refused
+    // here, before they are read, not after their parse. At most `perAccount` places an account.
     admits: (owner: string, length?: number) =>
-      Effect.suspend(() =>
-        (length !== undefined && length <= small.chars) || queue.load(owner).running + queue.load(owner).waiting < perAccount
-          ? Effect.void
-          : Effect.fail(ownLimit),
-      ),
+      Effect.suspend((): Effect.Effect<() => void, RateLimited> => {
+        if (length !== undefined && length <= small.chars) return Effect.succeed(() => undefined)
+        const { running, waiting } = queue.load(owner)
+        const places = livePlaces(owner)
+        if (running + waiting + (places?.length ?? 0) >= perAccount) return Effect.fail(ownLimit)
+        // (accounts whose places all lapsed are forgotten now and then: the map stays small)
+        if (promised.size > 1024) for (const other of [...promised.keys()]) livePlaces(other)
+        const place: Place = { until: now() + ADMITTED_HOLD_MS }
+        if (places === undefined) promised.set(owner, [place])
+        else places.push(place)
+        return Effect.succeed(() => drop(owner, place))
+      }),
     // Diffs, restores, PATCH edits and merges wait in the same account's queue as its bodies.
     // A stored body is in its sanitised form, which parses to the tree it was written from (at
     // most one element per character): one of at most STORED_INLINE characters is read here.

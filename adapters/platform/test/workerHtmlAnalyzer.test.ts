@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import analyzeInWorker, * as worker from "../src/htmlWorker.ts"
 import type { HtmlWorkerAnswer } from "../src/htmlWorker.ts"
 import type { NamedTasks } from "../src/workerHtmlAnalyzer.ts"
-import { pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer } from "../src/index.ts"
+import { ADMITTED_HOLD_MS, pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer } from "../src/index.ts"
 
 const runtime = ManagedRuntime.make(workerHtmlAnalyzer({ maxThreads: 1 }))
 afterAll(() => runtime.dispose())
@@ -162,6 +162,61 @@ describe("pooledHtmlAnalyzer", () => {
     expect(Exit.isSuccess(await other)).toBe(true)
     for (const exit of await Promise.all(first)) expect(Exit.isSuccess(exit)).toBe(true)
     expect(c.sent).toEqual([big, bigB, big])
+  })
+
+  it("should promise a place to each body it admits, so that bodies admitted at once count against the cap before any reaches the pool", async () => {
+    const c = countingPool()
+    let clock = 1_000_000
+    const analyzer = pooledHtmlAnalyzer(c.pool, { perAccount: 4, now: () => clock })
+    c.holdAll()
+    const large = SMALL_BODY.chars + 1
+    const admit = async (owner: string, length?: number) => Exit.isSuccess(await Effect.runPromiseExit(analyzer.admits(owner, length)))
+    // Twenty large bodies of one account at once, none of them read yet: four admitted, sixteen refused.
+    const answers: Array<boolean> = []
+    for (let i = 0; i < 20; i++) answers.push(await admit("acc_a", large))
+    expect(answers.filter((ok) => ok)).toHaveLength(4)
+    expect(answers.slice(0, 4)).toEqual([true, true, true, true])
+    expect(c.sent).toHaveLength(0)
+    // Another account, and a small body of the same one, are not refused.
+    expect(await admit("acc_b", large)).toBe(true)
+    expect(await admit("acc_a", SMALL_BODY.chars)).toBe(true)
+    // An admitted body that reaches the pool takes its place: still four, no fifth.
+    const big = `<p>${"a".repeat(SMALL_BODY.chars)}</p>`
+    const taken = Effect.runPromiseExit(analyzer.analyze(big, "acc_a"))
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+    expect(c.sent).toHaveLength(1)
+    expect(await admit("acc_a", large)).toBe(false)
+    // Places never taken (their requests refused on the way) lapse after ADMITTED_HOLD_MS: one
+    // body running, three places given back.
+    clock += ADMITTED_HOLD_MS
+    expect(await admit("acc_a", large)).toBe(true)
+    expect(await admit("acc_a", large)).toBe(true)
+    expect(await admit("acc_a", large)).toBe(true)
+    expect(await admit("acc_a", large)).toBe(false)
+    c.release()
+    expect(Exit.isSuccess(await taken)).toBe(true)
+  })
+
+  it("should give a promised place back at once when its request ends without reaching the pool", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool, { perAccount: 2 })
+    const large = SMALL_BODY.chars + 1
+    const releases = [await Effect.runPromise(analyzer.admits("acc_a", large)), await Effect.runPromise(analyzer.admits("acc_a"))]
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", large)))).toBeInstanceOf(RateLimited)
+    // The first request was refused on the way (a 413, a 404): its place is free again, once.
+    releases[0]!()
+    releases[0]!()
+    const third = await Effect.runPromise(analyzer.admits("acc_a", large))
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", large)))).toBeInstanceOf(RateLimited)
+    // A place taken by a job in the pool is not given back twice: releasing after the job is harmless.
+    const big = `<p>${"a".repeat(SMALL_BODY.chars)}</p>`
+    expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.analyze(big, "acc_a")))).toBe(true)
+    releases[1]!()
+    third()
+    expect(c.sent).toHaveLength(1)
+    const again = [await Effect.runPromiseExit(analyzer.admits("acc_a", large)), await Effect.runPromiseExit(analyzer.admits("acc_a", large))]
+    expect(again.every(Exit.isSuccess)).toBe(true)
+    expect(failureOf(await Effect.runPromiseExit(analyzer.admits("acc_a", large)))).toBeInstanceOf(RateLimited)
   })
 
   it("should answer Unavailable to everyone once the pool's queue is full", async () => {

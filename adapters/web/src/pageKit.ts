@@ -5,7 +5,7 @@
  */
 import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
-import { eventLogOf, type HttpDeps, notesOf, requestIdOf, strictQuery } from "@content-site/http"
+import { eventLogOf, type HttpDeps, notesOf, problemHeaders, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
@@ -224,6 +224,8 @@ export const makePageKit = (deps: HttpDeps) => {
       const kind = problemKindOf(error)
       const title = error._tag === "NotFound" ? "Not found" : kind.title
       const message = error._tag === "NotFound" ? "There is nothing here, or it belongs to another account." : toProblem(error, requestId, deps.publicUrl).detail
+      // A refusal for a limit says when to come back (`Retry-After`), as the API's problems do.
+      if (error._tag !== "Unauthenticated") for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
       send(ctx, kind.status, errorPage({ status: kind.status, title, message, requestId, account, csrf }))
     } else {
       eventLogOf(deps).error({ request_id: requestId, err: error instanceof Error ? (error.stack ?? error.message) : String(error) }, "web page error")

@@ -1,4 +1,6 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { parseForm } from "../src/forms.ts"
 import { foldRows } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
@@ -118,5 +120,26 @@ describe("names on the pages", () => {
   it("should show an actor's name without bidi controls", () => {
     const e = { actor: { type: "oauth_client" as const, id: "c1", name: "Helper\u202Etnega" } }
     expect(whoWords(e as Parameters<typeof whoWords>[0])).toBe("Agent “Helpertnega”")
+  })
+})
+
+describe("parseForm", () => {
+  const byUrlSearchParams = (text: string) => {
+    const fields: Record<string, string> = {}
+    for (const [k, v] of new URLSearchParams(text)) fields[k] = v
+    return fields
+  }
+
+  it("should read a form exactly as URLSearchParams does, stray percents and bytes that are not UTF-8 included", () => {
+    const unit = fc.constantFrom("a", "=", "&", "+", "%", "2", "B", "E", "F", "C3", "%A9", "%E2%82", "%AC", "%FF", "%ED%A0%80", "?", "é", "😀", " ")
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 24 }), (text) => {
+        expect(parseForm(text)).toStrictEqual(byUrlSearchParams(text))
+      }),
+      { numRuns: 5000 },
+    )
+    const body = "<p class=\"x\">Caf\u00e9 & 50% off + more 😀</p>".repeat(1000)
+    const form = new URLSearchParams({ _csrf: "t", title: "A title", body }).toString()
+    expect(parseForm(form)).toStrictEqual({ _csrf: "t", title: "A title", body })
   })
 })

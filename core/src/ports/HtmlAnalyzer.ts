@@ -30,9 +30,13 @@ export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   /**
    * Fails with RateLimited when `owner` has its cap of work running and waiting already and a
    * body of `length` characters (unknown: any) would have to wait for the pool: a transport asks
-   * before it reads a large body, so that a refused one costs no parse. A check, not a reservation.
+   * before it reads a large body, so that a refused one costs no parse. An admitted body is
+   * promised a place for a few seconds (the pool's own bound), taken by the account's next job in
+   * the pool: bodies admitted at once count against the cap before any of them reaches the pool.
+   * Succeeds with a release, which the caller calls once its request is done: a place not taken
+   * (the request refused on the way) is given back at once (calling it more than once is harmless).
    */
-  readonly admits: (owner: string, length?: number) => Effect.Effect<void, RateLimited>
+  readonly admits: (owner: string, length?: number) => Effect.Effect<() => void, RateLimited>
   readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide, owner: string) => Effect.Effect<ArticleMerge, RateLimited | Unavailable>
   readonly readStored: (html: string, owner: string) => Effect.Effect<StoredBody, RateLimited | Unavailable>
   readonly compare: (fromHtml: string, toHtml: string, options: CompareOptions, owner: string) => Effect.Effect<BodyComparison, RateLimited | Unavailable>

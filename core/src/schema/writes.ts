@@ -31,13 +31,25 @@ export const utf8Length = (s: string): number => {
   return n
 }
 
+const encoder = new TextEncoder()
+// Where a long body is encoded to be measured: the limit's size, made once a thread when first
+// needed and written over each time (1 MiB a thread, nothing allocated a call).
+let scratch: Uint8Array | undefined
+
 /**
  * Whether an HTML body is within the body limit, 1 MiB of UTF-8 (a PUT's body, a PATCH's edited
  * body, a sanitised body). A string of at most a third of the limit in code units fits whatever
- * it holds (at most three bytes a unit), so only longer ones are counted.
+ * it holds (at most three bytes a unit), and one of more code units than the limit has bytes does
+ * not; one between is encoded into a buffer of the limit's size (`encodeInto`, which writes what
+ * `TextEncoder` writes and stops before a character that does not fit): it fits when every code
+ * unit was read. One native pass, about ten times faster than `utf8Length`'s loop on 1 MiB.
  */
-export const isWithinBodyLimit = (s: string): boolean =>
-  s.length <= MAX_BODY_BYTES / 3 || (s.length <= MAX_BODY_BYTES && utf8Length(s) <= MAX_BODY_BYTES)
+export const isWithinBodyLimit = (s: string): boolean => {
+  if (s.length <= MAX_BODY_BYTES / 3) return true
+  if (s.length > MAX_BODY_BYTES) return false
+  scratch ??= new Uint8Array(MAX_BODY_BYTES)
+  return encoder.encodeInto(s, scratch).read === s.length
+}
 
 /** The message of a body over the body limit. */
 export const BODY_LIMIT_MESSAGE = "Expected at most 1 MiB of HTML"

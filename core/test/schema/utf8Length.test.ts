@@ -14,6 +14,18 @@ describe("utf8Length and the body limit", () => {
     )
   })
 
+  it("should say a body is within the limit exactly when TextEncoder writes at most 1 MiB of it", () => {
+    // Strings near the limit, of one-, two-, three- and four-byte characters and lone surrogates.
+    const unit = fc.constantFrom("a", "é", "€", "😀", "\uD83D", "\uDE00")
+    fc.assert(
+      fc.property(fc.integer({ min: MAX_BODY_BYTES - 8, max: MAX_BODY_BYTES }), fc.string({ unit, maxLength: 8 }), (n, tail) => {
+        const s = "a".repeat(n - tail.length) + tail
+        expect(isWithinBodyLimit(s)).toBe(encoded(s) <= MAX_BODY_BYTES)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
   it("should hold the body limit in UTF-8 bytes at its edges", () => {
     // the longest string the length alone lets through (a third of the limit, rounded down) in
     // three-byte characters, and one more, which must be counted and is over

@@ -140,7 +140,7 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         seen.push(`applyEdits: ${edits.length}`)
         return applyTextEdits(text, edits)
       }),
-    admits: () => Effect.void,
+    admits: () => Effect.succeed(() => undefined),
   })
 
 let seq = 0

@@ -279,25 +279,30 @@ export const operations: ReadonlyArray<Operation> = [
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       // An account that has its share of the sanitiser busy already is refused before its body is read.
-      await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId, call.ctx.request.length)))
-      const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
-      const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
-      if (input.base_revision !== undefined && call.ctx.get("If-Match") !== "") {
-        throw new InvalidRequest({
-          detail: "base_revision and If-Match cannot be sent together: base_revision merges with newer changes, If-Match refuses them. Send one.",
-          errors: [{ path: "base_revision", message: "Not together with If-Match" }],
-        })
-      }
-      const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
-      const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
-      call.ids.siteId = outcome.result.article.site_id
-      const article = outcome.result.article
-      return {
-        value: outcome.result,
-        editsRemaining: outcome.editsRemaining,
-        committed: outcome.result.revision !== null,
-        headers: { ETag: etagOf(article.id, article.revision) },
+      const release = await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId, call.ctx.request.length)))
+      try {
+        const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
+        const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
+        if (input.base_revision !== undefined && call.ctx.get("If-Match") !== "") {
+          throw new InvalidRequest({
+            detail: "base_revision and If-Match cannot be sent together: base_revision merges with newer changes, If-Match refuses them. Send one.",
+            errors: [{ path: "base_revision", message: "Not together with If-Match" }],
+          })
+        }
+        const dryRun = query.dry_run === "true"
+        await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
+        const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
+        call.ids.siteId = outcome.result.article.site_id
+        const article = outcome.result.article
+        return {
+          value: outcome.result,
+          editsRemaining: outcome.editsRemaining,
+          committed: outcome.result.revision !== null,
+          headers: { ETag: etagOf(article.id, article.revision) },
+        }
+      } finally {
+        // A place promised to the body and not taken by the pool is given back at once.
+        release()
       }
     },
   },
@@ -337,19 +342,24 @@ export const operations: ReadonlyArray<Operation> = [
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       // The edited body's size is not the request's: any PATCH waits for the account's share.
-      await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId)))
-      const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
-      const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
-      const dryRun = query.dry_run === "true"
-      await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
-      const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
-      call.ids.siteId = outcome.result.article.site_id
-      const article = outcome.result.article
-      return {
-        value: outcome.result,
-        editsRemaining: outcome.editsRemaining,
-        committed: outcome.result.revision !== null,
-        headers: { ETag: etagOf(article.id, article.revision) },
+      const release = await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId)))
+      try {
+        const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
+        const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
+        const dryRun = query.dry_run === "true"
+        await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
+        const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
+        call.ids.siteId = outcome.result.article.site_id
+        const article = outcome.result.article
+        return {
+          value: outcome.result,
+          editsRemaining: outcome.editsRemaining,
+          committed: outcome.result.revision !== null,
+          headers: { ETag: etagOf(article.id, article.revision) },
+        }
+      } finally {
+        // A place promised to the body and not taken by the pool is given back at once.
+        release()
       }
     },
   },

@@ -9,6 +9,7 @@ import {
   extractProtectedBlocks,
   getArticle,
   HtmlAnalyzer,
+  isCoreError,
   listActivity,
   listRevisions,
   type RateLimited,
@@ -209,102 +210,117 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       // An account that has its share of the sanitiser busy already is refused before its form is read.
       const share = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.admits(s.caller.accountId, ctx.request.length)))
       if (Result.isFailure(share)) return refusePreview(ctx, share.failure)
-      // Over its requests a minute already: refused before the form is read too (a look, not a
-      // count: the preview is counted once its CSRF token is checked, below).
-      const window = await runCore(deps, peekRequestLimit(s.caller.accountId))
-      if (Result.isSuccess(window) && window.success.remaining <= 0) {
-        return refusePreview(ctx, new RateLimitedError({ limit: window.success.limit, retryAfterSeconds: Math.max(1, window.success.resetSeconds) }))
-      }
-      const fields = await postedForm(ctx, s.session)
-      // A preview is a request like an API call: it counts against the account's requests a minute.
-      const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
-      if (Result.isFailure(counted)) {
-        if (counted.failure._tag === "RateLimited") return refusePreview(ctx, counted.failure)
-        throw counted.failure
-      }
-      const base = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
-      const reason = (fields["reason"] ?? "").trim()
-      const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
-      // The same call the save makes, as a dry run: what it answers is what saving will do.
-      const outcome = await runCore(
-        deps,
-        Effect.flatMap(
-          decodeInput(
-            UpdateArticleBody,
-            { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }), ...(base === undefined ? {} : { base_revision: base }) },
-            "Edit",
+      try {
+        // Over its requests a minute already: refused before the form is read too (a look, not a
+        // count: the preview is counted once its CSRF token is checked, below).
+        const window = await runCore(deps, peekRequestLimit(s.caller.accountId))
+        if (Result.isSuccess(window) && window.success.remaining <= 0) {
+          return refusePreview(ctx, new RateLimitedError({ limit: window.success.limit, retryAfterSeconds: Math.max(1, window.success.resetSeconds) }))
+        }
+        // A large form waits for its turn in the account's rotation (ownTurn.ts): past its queue,
+        // refused like any other limit of the preview.
+        const posted = await postedForm(ctx, s.session).then(
+          (fields) => ({ fields }),
+          (error: unknown) => {
+            if (isCoreError(error) && isLimit(error)) return { refused: error }
+            throw error
+          },
+        )
+        if ("refused" in posted) return refusePreview(ctx, posted.refused)
+        const { fields } = posted
+        // A preview is a request like an API call: it counts against the account's requests a minute.
+        const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
+        if (Result.isFailure(counted)) {
+          if (counted.failure._tag === "RateLimited") return refusePreview(ctx, counted.failure)
+          throw counted.failure
+        }
+        const base = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
+        const reason = (fields["reason"] ?? "").trim()
+        const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+        // The same call the save makes, as a dry run: what it answers is what saving will do.
+        const outcome = await runCore(
+          deps,
+          Effect.flatMap(
+            decodeInput(
+              UpdateArticleBody,
+              { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }), ...(base === undefined ? {} : { base_revision: base }) },
+              "Edit",
+            ),
+            (input) => updateArticle(s.caller, id, input, { dryRun: true }),
           ),
-          (input) => updateArticle(s.caller, id, input, { dryRun: true }),
-        ),
-      )
-      ctx.set("Cache-Control", "no-store")
-      ctx.type = "application/json"
-      const theirsBy = async (n: number) => `revision ${n} by ${await runCoreOrThrow(deps, whoMade(s.caller, id, n, current.revision))}`
-      if (Result.isSuccess(outcome)) {
-        const { result } = outcome.success
-        const next = result.article
+        )
+        ctx.set("Cache-Control", "no-store")
+        ctx.type = "application/json"
+        const theirsBy = async (n: number) => `revision ${n} by ${await runCoreOrThrow(deps, whoMade(s.caller, id, n, current.revision))}`
+        if (Result.isSuccess(outcome)) {
+          const { result } = outcome.success
+          const next = result.article
+          ctx.body = editPreview({
+            titleChanged: next.title !== current.title,
+            bodyChanged: next.body !== current.body,
+            removed: result.sanitized.removed,
+            protectedOk: true,
+            protectedCount: extractProtectedBlocks(current.body).length,
+            violations: [],
+            refused: null,
+            merge: result.merge === undefined ? null : { with: await theirsBy(result.merge.theirs), kept: result.merge.merged_units, conflicts: 0 },
+          })
+          return
+        }
+        const e = outcome.failure
+        if (e._tag === "NotFound") throw e
+        if (isLimit(e)) return refusePreview(ctx, e)
+        noteError(ctx, e)
+        if (e._tag === "EditConflict" && e.conflicts !== undefined) {
+          ctx.body = editPreview({
+            titleChanged: e.conflicts.some((c) => c.unit === "title"),
+            bodyChanged: true,
+            removed: [],
+            protectedOk: true,
+            protectedCount: extractProtectedBlocks(current.body).length,
+            violations: [],
+            refused: null,
+            merge: { with: await theirsBy(current.revision), kept: 0, conflicts: e.conflicts.length },
+          })
+          return
+        }
+        // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
+        // (off the event loop, like the edit), unless the body itself was what was refused.
+        const sanitized =
+          e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
+            ? Result.fail(e)
+            : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "", s.caller.accountId)))
+        const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
+        if (e._tag === "ProtectedLinkChanged") {
+          ctx.body = editPreview({
+            titleChanged: (fields["title"] ?? "").trim() !== current.title,
+            bodyChanged: true,
+            removed,
+            protectedOk: false,
+            protectedCount: extractProtectedBlocks(current.body).length,
+            violations: e.blocks,
+            refused: null,
+            merge: null,
+          })
+          return
+        }
         ctx.body = editPreview({
-          titleChanged: next.title !== current.title,
-          bodyChanged: next.body !== current.body,
-          removed: result.sanitized.removed,
-          protectedOk: true,
-          protectedCount: extractProtectedBlocks(current.body).length,
-          violations: [],
-          refused: null,
-          merge: result.merge === undefined ? null : { with: await theirsBy(result.merge.theirs), kept: result.merge.merged_units, conflicts: 0 },
-        })
-        return
-      }
-      const e = outcome.failure
-      if (e._tag === "NotFound") throw e
-      if (isLimit(e)) return refusePreview(ctx, e)
-      noteError(ctx, e)
-      if (e._tag === "EditConflict" && e.conflicts !== undefined) {
-        ctx.body = editPreview({
-          titleChanged: e.conflicts.some((c) => c.unit === "title"),
-          bodyChanged: true,
-          removed: [],
-          protectedOk: true,
-          protectedCount: extractProtectedBlocks(current.body).length,
-          violations: [],
-          refused: null,
-          merge: { with: await theirsBy(current.revision), kept: 0, conflicts: e.conflicts.length },
-        })
-        return
-      }
-      // A refused dry run says why; what sanitising would remove comes from the sanitiser itself
-      // (off the event loop, like the edit), unless the body itself was what was refused.
-      const sanitized =
-        e._tag === "PayloadTooLarge" || e._tag === "InvalidRequest"
-          ? Result.fail(e)
-          : await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(fields["body"] ?? "", s.caller.accountId)))
-      const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
-      if (e._tag === "ProtectedLinkChanged") {
-        ctx.body = editPreview({
-          titleChanged: (fields["title"] ?? "").trim() !== current.title,
-          bodyChanged: true,
+          titleChanged: false,
+          bodyChanged: false,
           removed,
-          protectedOk: false,
+          protectedOk: true,
           protectedCount: extractProtectedBlocks(current.body).length,
-          violations: e.blocks,
-          refused: null,
+          violations: [],
           merge: null,
+          refused:
+            e._tag === "InvalidRequest"
+                ? `Saving will be refused: ${e.errors.map((x) => `${x.path}: ${x.message}`).join("; ") || e.detail}`
+                : `Saving will be refused: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}`,
         })
-        return
+      } finally {
+        // A place promised to the form and not taken by the pool is given back at once.
+        share.success()
       }
-      ctx.body = editPreview({
-        titleChanged: false,
-        bodyChanged: false,
-        removed,
-        protectedOk: true,
-        protectedCount: extractProtectedBlocks(current.body).length,
-        violations: [],
-        merge: null,
-        refused:
-          e._tag === "InvalidRequest"
-              ? `Saving will be refused: ${e.errors.map((x) => `${x.path}: ${x.message}`).join("; ") || e.detail}`
-              : `Saving will be refused: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}`,
-      })
     }),
   )
 }
