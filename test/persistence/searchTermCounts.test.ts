@@ -1,9 +1,11 @@
 /**
  * A one-word search's total on PostgreSQL comes from per-term counts kept by triggers on
- * `articles` (`article_term_counts`): it must equal counting the matching rows, for every filter
- * the counts serve (account, site, status) and the ones they do not (a publication range), after
- * inserts, edits of title, keyword and body, edits that move articles between statuses, edits
- * that change no searched word, and deletes; and a query of more than one lexeme must not read it.
+ * `articles` (`article_term_counts` and `article_term_changes`): it must equal counting the
+ * matching rows, for every filter the counts serve (account, site, status) and the ones they do
+ * not (a publication range), after inserts, edits of title, keyword and body, edits that move
+ * articles between statuses, edits that change no searched word, deletes, and housekeeping's
+ * folding of the edits' changes into the counts; and a query of more than one lexeme must not
+ * read them.
  */
 import { ArticleRepository, type ArticleSearchFilter } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
@@ -70,16 +72,26 @@ describe("one-word search totals from per-term counts", () => {
     expect(await counted("mulch", {})).toBeGreaterThan(2)
   })
 
-  it("should follow edits of searched words and of statuses, edits that change no word, and deletes", async () => {
+  it("should follow edits of searched words and of statuses, edits that change no word, deletes, and housekeeping's folding", async () => {
+    const tables = async () =>
+      (await admin.query("select (select coalesce(sum(n), 0)::int from article_term_counts) as n, (select count(*)::int from article_term_changes) as changes")).rows[0]
     await admin.query(`update articles set body = '<p>bark bark</p>' where id in ($1, $2)`, [`${ACCOUNT}${SITE}1`, `${ACCOUNT}${SITE}2`])
     await admin.query(`update articles set title = 'Compost heaps', target_keyword = 'mulch' where id = $1`, [`${ACCOUNT}${SITE}3`])
     await admin.query(`update articles set status = 'archived' where id in ($1, $2, $3)`, [`${ACCOUNT}${SITE}4`, `${ACCOUNT}${SITE}5`, `${ACCOUNT}site_other6`])
+    // an edit appends its changes (at most two rows per account, site and status), the counts stay
+    expect((await tables()).changes).toBeGreaterThan(0)
     await check()
-    const before = (await admin.query("select coalesce(sum(n), 0)::int as n, count(*)::int as rows from article_term_counts")).rows[0]
+    const before = await tables()
     await admin.query(`update articles set revision = revision + 1, published_at = published_at - interval '1 day' where site_id = $1`, [SITE])
-    // an edit that changes no searched word and no status writes no count
-    expect((await admin.query("select coalesce(sum(n), 0)::int as n, count(*)::int as rows from article_term_counts")).rows[0]).toEqual(before)
+    // an edit that changes no searched word and no status appends nothing
+    expect(await tables()).toEqual(before)
     await admin.query(`delete from articles where id in ($1, $2)`, [`${ACCOUNT}${SITE}7`, `${ACCOUNT}${SITE}8`])
+    await check()
+    // housekeeping folds every change into the counts: the same totals, no change left
+    expect((await db.sweepCounters()).termChanges).toBe(before.changes)
+    expect((await tables()).changes).toBe(0)
+    await check()
+    await admin.query(`update articles set body = '<p>tomato</p>', status = 'draft' where id = $1`, [`${ACCOUNT}${SITE}9`])
     await check()
   })
 

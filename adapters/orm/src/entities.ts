@@ -257,9 +257,10 @@ export const ArticleCountEntity = defineEntity({
 })
 
 /**
- * Articles per account, search term (a lexeme of `search_vector`), site and status, kept by the
- * `terms_*` triggers on `articles` in the transaction of every change: a one-word search's exact
- * total is read here instead of visiting every match (migration articleTermCounts).
+ * Articles per account, search term (a lexeme of `search_vector`), site and status, as inserts and
+ * deletes left them and housekeeping folded `article_term_changes` in (the `terms_*` triggers on
+ * `articles`, in the transaction of every change): with those changes, a one-word search's exact
+ * total without visiting its matches (migration articleTermCounts).
  */
 export const ArticleTermCountEntity = defineEntity({
   name: "ArticleTermCount",
@@ -270,6 +271,24 @@ export const ArticleTermCountEntity = defineEntity({
     siteId: p.string().length(128).primary(),
     status: p.string().length(16).primary(),
     n: p.bigint("number"),
+  },
+})
+
+/**
+ * The terms an update of articles added (`d` > 0) or removed (`d` < 0), per account, site and
+ * status: at most two rows for an edit of one article, appended by the `terms_recounted` trigger
+ * in the edit's transaction and folded into `article_term_counts` by housekeeping.
+ */
+export const ArticleTermChangeEntity = defineEntity({
+  name: "ArticleTermChange",
+  tableName: "article_term_changes",
+  properties: {
+    id: p.bigint("number").primary().autoincrement(),
+    accountId: p.string().length(128).index("article_term_changes_account_id_index"),
+    siteId: p.string().length(128),
+    status: p.string().length(16),
+    terms: p.array().columnType("text[]"),
+    d: p.bigint("number"),
   },
 })
 
@@ -364,6 +383,7 @@ export const entities = [
   ActivityCountEntity,
   ArticleCountEntity,
   ArticleTermCountEntity,
+  ArticleTermChangeEntity,
   EditCounterEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,

@@ -321,7 +321,8 @@ const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_S
  * Otherwise they are read once into a materialised list of (id, rank, date), no vectors, that gives
  * both the page and the count. The order is the same either way: the tiers partition the matches.
  * A query of one word (one lexeme, \`query.term\`) without a publication range reads its count
- * from \`article_term_counts\` instead (a few rows, kept by triggers in every change's transaction):
+ * from \`article_term_counts\` and \`article_term_changes\` instead (a few rows, and the account's
+ * edits since housekeeping last folded them; kept by triggers in every change's transaction):
  * when the titles fill the page, the body-only matches are then not visited at all.
  * Work: each match read once (counted, or ranked), each title match once more; the sort is top-N;
  * one word whose titles fill the page reads only the title tier's rows and a few count rows.
@@ -335,7 +336,7 @@ const searchStatement = (
   w.add("account_id = ?", accountId)
   // the query is $2, parsed once in the statement's `query` (a generic plan's recheck would parse it again for every row)
   w.params.push(filter.query)
-  // the same account, site and status in the term counts (kept per site and status, not per day)
+  // the same account, site and status in the term counts and changes (kept per site and status, not per day)
   const terms = ["c.account_id = $1"]
   if (filter.siteId !== undefined) {
     w.add("site_id = ?", filter.siteId)
@@ -390,6 +391,7 @@ const searchStatement = (
     ), total as (
       select case when (select term from query) is not null
         then (select coalesce(sum(c.n), 0) from article_term_counts c, query where ${terms.join(" and ")} and c.term = query.term)
+          + (select coalesce(sum(c.d), 0) from article_term_changes c, query where ${terms.join(" and ")} and c.terms @> array[query.term])
         when (select yes from short)
         then (select count(*) from titled) + (select count(*) from body)
         else (select count(*) from articles, query where ${w.sql} and search_vector @@ query.q)
