@@ -51,12 +51,12 @@ describe("housekeeping on PostgreSQL", () => {
       [daysAgo(10), daysAgo(3), daysAgo(1), today()],
     )
     const swept = await db.sweepCounters()
-    expect(swept).toEqual({ limitCounters: 2, editCounters: 2, idempotencyKeys: 0 })
+    expect(swept).toEqual({ limitCounters: 2, editCounters: 2, idempotencyKeys: 0, termChanges: 0 })
     expect(await keys("limit_counters", "hk:%")).toEqual(["hk:hour", "hk:now"])
     const days = (await admin.query<{ day: string }>("select day from edit_counters where account_id = 'acc_hk' order by day")).rows.map((r) => r.day)
     expect(days).toEqual([daysAgo(1), today()])
     // nothing left to do: a second run deletes nothing
-    expect(await db.sweepCounters()).toEqual({ limitCounters: 0, editCounters: 0, idempotencyKeys: 0 })
+    expect(await db.sweepCounters()).toEqual({ limitCounters: 0, editCounters: 0, idempotencyKeys: 0, termChanges: 0 })
   })
 
   it("should delete idempotency keys past their 24 hours and keep live ones", async () => {

@@ -16,6 +16,7 @@ import { Migration20261127141955_idempotencyRevisionRef } from "./Migration20261
 import { Migration20261127143417_activityCount } from "./Migration20261127143417_activityCount.ts"
 import { Migration20261127180000_articleSearch } from "./Migration20261127180000_articleSearch.ts"
 import { Migration20261127200000_articleTitleSearch } from "./Migration20261127200000_articleTitleSearch.ts"
+import { Migration20261128000000_articleTermCounts } from "./Migration20261128000000_articleTermCounts.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -32,4 +33,5 @@ export const migrationsList = [
   { name: "Migration20261127143417_activityCount", class: Migration20261127143417_activityCount },
   { name: "Migration20261127180000_articleSearch", class: Migration20261127180000_articleSearch },
   { name: "Migration20261127200000_articleTitleSearch", class: Migration20261127200000_articleTitleSearch },
+  { name: "Migration20261128000000_articleTermCounts", class: Migration20261128000000_articleTermCounts },
 ]

@@ -91,6 +91,10 @@ export const ArticleEntity = defineEntity({
     articleTrigger("counted", "insert", "new table as new_rows"),
     articleTrigger("recounted", "update", "old table as old_rows new table as new_rows"),
     articleTrigger("uncounted", "delete", "old table as old_rows"),
+    // `article_term_counts` (migration articleTermCounts): a one-word search's total
+    articleTrigger("terms_counted", "insert", "new table as new_rows"),
+    articleTrigger("terms_recounted", "update", "old table as old_rows new table as new_rows"),
+    articleTrigger("terms_uncounted", "delete", "old table as old_rows"),
   ],
   // A site's list in its order (newest published first, then id), covering its filters, so a page
   // far down is found in the index alone before the rows are read (`repositories.ts`, deferred join).
@@ -252,6 +256,42 @@ export const ArticleCountEntity = defineEntity({
   },
 })
 
+/**
+ * Articles per account, search term (a lexeme of `search_vector`), site and status, as inserts and
+ * deletes left them and housekeeping folded `article_term_changes` in (the `terms_*` triggers on
+ * `articles`, in the transaction of every change): with those changes, a one-word search's exact
+ * total without visiting its matches (migration articleTermCounts).
+ */
+export const ArticleTermCountEntity = defineEntity({
+  name: "ArticleTermCount",
+  tableName: "article_term_counts",
+  properties: {
+    accountId: p.string().length(128).primary(),
+    term: p.text().primary(),
+    siteId: p.string().length(128).primary(),
+    status: p.string().length(16).primary(),
+    n: p.bigint("number"),
+  },
+})
+
+/**
+ * The terms an update of articles added (`d` > 0) or removed (`d` < 0), per account, site and
+ * status: at most two rows for an edit of one article, appended by the `terms_recounted` trigger
+ * in the edit's transaction and folded into `article_term_counts` by housekeeping.
+ */
+export const ArticleTermChangeEntity = defineEntity({
+  name: "ArticleTermChange",
+  tableName: "article_term_changes",
+  properties: {
+    id: p.bigint("number").primary().autoincrement(),
+    accountId: p.string().length(128).index("article_term_changes_account_id_index"),
+    siteId: p.string().length(128),
+    status: p.string().length(16),
+    terms: p.array().columnType("text[]"),
+    d: p.bigint("number"),
+  },
+})
+
 /** Article changes counted per account and UTC day (the daily edit budget). */
 export const EditCounterEntity = defineEntity({
   name: "EditCounter",
@@ -342,6 +382,8 @@ export const entities = [
   ActivityEntity,
   ActivityCountEntity,
   ArticleCountEntity,
+  ArticleTermCountEntity,
+  ArticleTermChangeEntity,
   EditCounterEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,

@@ -2,8 +2,9 @@
  * Housekeeping of the bookkeeping tables, which would otherwise grow by one row per key for ever:
  * request counters of ended windows (`limit_counters`: one row per account and per client address
  * that ever failed to authenticate), edit counters of past days (`edit_counters`) and idempotency
- * keys past their 24 hours (`idempotency_keys`). Each run
- * deletes in bounded batches; every instance runs it now and then, and runs that overlap only
+ * keys past their 24 hours (`idempotency_keys`), and the term changes of edits, folded into the
+ * term counts (`article_term_changes` into `article_term_counts`). Each run
+ * works in bounded batches; every instance runs it now and then, and runs that overlap only
  * share the work (a delete is idempotent).
  *
  * A counter row is deleted only while its window is still the old one: the condition is checked
@@ -33,6 +34,34 @@ const EXPIRED_IDEMPOTENCY_KEYS = `delete from idempotency_keys t
 const OLD_ACTIVITY = `delete from activity t
   where t.at < $1::timestamptz and (t.id, t.at) in (select id, at from activity where at < $1::timestamptz limit $2)`
 
+/**
+ * Folds the term changes edits appended (`article_term_changes`, oldest first, a batch at a time)
+ * into `article_term_counts`, in one statement: the rows it deletes are the ones it adds, so a
+ * one-word search's total (the sum of both tables) reads the same before and after, and a row
+ * another run folded meanwhile is neither deleted nor added twice.
+ */
+const FOLD_TERM_CHANGES = `with moved as (
+    delete from article_term_changes where id in (select id from article_term_changes order by id limit $1)
+    returning account_id, site_id, status, terms, d
+  ), folded as (
+    insert into article_term_counts (account_id, term, site_id, status, n)
+    select account_id, term, site_id, status, sum(d) from moved, unnest(terms) as term
+    group by 1, 2, 3, 4 having sum(d) <> 0 order by 1, 2, 3, 4
+    on conflict (account_id, term, site_id, status) do update set n = article_term_counts.n + excluded.n
+  )
+  select count(*)::int as n from moved`
+
+/** Folds term changes in batches until a batch folds less than a full one; answers the rows folded. */
+const foldTermChanges = async (sql: Sql, maxBatches: number): Promise<number> => {
+  let folded = 0
+  for (let i = 0; i < maxBatches; i++) {
+    const n = (await sql<{ n: number }>(FOLD_TERM_CHANGES, [HOUSEKEEPING_BATCH]))[0]?.n ?? 0
+    folded += n
+    if (n < HOUSEKEEPING_BATCH) break
+  }
+  return folded
+}
+
 /** Runs `statement` in batches until a batch deletes less than a full one; answers the rows deleted. */
 const inBatches = async (sql: Sql, statement: string, cutoff: unknown, maxBatches: number): Promise<number> => {
   let deleted = 0
@@ -50,6 +79,8 @@ export interface Swept {
   readonly limitCounters: number
   readonly editCounters: number
   readonly idempotencyKeys: number
+  /** Rows of `article_term_changes` folded into `article_term_counts`. */
+  readonly termChanges: number
 }
 
 /** One housekeeping run at `now` (ms since the epoch). */
@@ -59,6 +90,7 @@ export const sweepCounters = async (sql: Sql, now: number): Promise<Swept> => {
     limitCounters: await inBatches(sql, STALE_LIMIT_COUNTERS, cutoff, MAX_BATCHES),
     editCounters: await inBatches(sql, STALE_EDIT_COUNTERS, new Date(cutoff).toISOString().slice(0, 10), MAX_BATCHES),
     idempotencyKeys: await inBatches(sql, EXPIRED_IDEMPOTENCY_KEYS, new Date(now).toISOString(), MAX_BATCHES),
+    termChanges: await foldTermChanges(sql, MAX_BATCHES),
   }
 }
 

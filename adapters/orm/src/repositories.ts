@@ -320,7 +320,12 @@ const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_S
  * body-only matches are counted only (a one-time filter keeps them from being read and ranked).
  * Otherwise they are read once into a materialised list of (id, rank, date), no vectors, that gives
  * both the page and the count. The order is the same either way: the tiers partition the matches.
- * Work: each match read once (counted, or ranked), each title match once more; the sort is top-N.
+ * A query of one word (one lexeme, \`query.term\`) without a publication range reads its count
+ * from \`article_term_counts\` and \`article_term_changes\` instead (a few rows, and the account's
+ * edits since housekeeping last folded them; kept by triggers in every change's transaction):
+ * when the titles fill the page, the body-only matches are then not visited at all.
+ * Work: each match read once (counted, or ranked), each title match once more; the sort is top-N;
+ * one word whose titles fill the page reads only the title tier's rows and a few count rows.
  */
 const searchStatement = (
   accountId: string,
@@ -331,9 +336,18 @@ const searchStatement = (
   w.add("account_id = ?", accountId)
   // the query is $2, parsed once in the statement's `query` (a generic plan's recheck would parse it again for every row)
   w.params.push(filter.query)
-  if (filter.siteId !== undefined) w.add("site_id = ?", filter.siteId)
-  if (filter.status !== undefined) w.add("status = ?", filter.status)
-  if (filter.from !== undefined || filter.to !== undefined) {
+  // the same account, site and status in the term counts and changes (kept per site and status, not per day)
+  const terms = ["c.account_id = $1"]
+  if (filter.siteId !== undefined) {
+    w.add("site_id = ?", filter.siteId)
+    terms.push(`c.site_id = $${w.params.length}`)
+  }
+  if (filter.status !== undefined) {
+    w.add("status = ?", filter.status)
+    terms.push(`c.status = $${w.params.length}`)
+  }
+  const ranged = filter.from !== undefined || filter.to !== undefined
+  if (ranged) {
     w.add("published_at is not null")
     if (filter.from !== undefined) w.add("published_at >= ?", instant(filter.from))
     if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
@@ -351,10 +365,16 @@ const searchStatement = (
   const headline = filter.headlines
     ? `ts_headline('cs_search', cs_search_text(a.body), query.q, '${HEADLINE_OPTIONS}')`
     : "null"
+  // a one-lexeme query's lexeme: its text unquoted ('' and \\ undone), then checked to be the
+  // query's own, so a spelling not foreseen here counts the rows instead of reading a wrong count
+  const term = ranged
+    ? "null::text"
+    : String.raw`case when numnode(q) = 1 then (select t from (select replace(replace(substr(q::text, 2, length(q::text) - 2), '''''', ''''), '\\', '\') as t) x
+        where array_to_tsvector(array[t]) @@ q) end`
   // `ts_match_vq` is `@@` that no index answers: the title tier is found from the title's index
   // alone, its few rows then checked against the whole query (a negated word may be in the body)
   const text = `with query as materialized (
-      select q from websearch_to_tsquery('cs_search', $2) as q
+      select q, ${term} as term from websearch_to_tsquery('cs_search', $2) as q
     ), titled as materialized (
       select id, ${SEARCH_RANK} as rank, published_at
       from articles, query where ${w.sql} and title_vector @@ query.q and ts_match_vq(search_vector, query.q)
@@ -369,7 +389,10 @@ const searchStatement = (
       select id, false, rank, published_at from body where (select yes from short)
       order by title_match desc, rank desc, published_at desc nulls last, id asc${window}
     ), total as (
-      select case when (select yes from short)
+      select case when (select term from query) is not null
+        then (select coalesce(sum(c.n), 0) from article_term_counts c, query where ${terms.join(" and ")} and c.term = query.term)
+          + (select coalesce(sum(c.d), 0) from article_term_changes c, query where ${terms.join(" and ")} and c.terms @> array[query.term])
+        when (select yes from short)
         then (select count(*) from titled) + (select count(*) from body)
         else (select count(*) from articles, query where ${w.sql} and search_vector @@ query.q)
       end as n
