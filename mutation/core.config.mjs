@@ -18,7 +18,7 @@ export const groups = {
       "core/src/html/sanitizeArticleHtml.ts",
       "core/src/html/parseHtmlFragment.ts",
     ],
-    tests: ["core/test/html/{sanitizeArticleHtml,sanitizeReport,protectedBlocks,protectedBlock,limits,surface,analyzeSmallArticleHtml}.test.ts"],
+    tests: ["core/test/html/{sanitizeArticleHtml,sanitizeReport,protectedBlocks,protectedBlock,limits,surface,analyzeSmallArticleHtml,auditRules}.test.ts"],
   },
   policy: {
     mutate: ["core/src/policy/pagination.ts", "core/src/policy/textEdits.ts"],

@@ -62,7 +62,8 @@ const fits = isWithinBodyLimit
 
 // ---------------------------------------------------------------------------------------------
 // Audit: the same decisions hast-util-sanitize makes, read from the same schema, so the report
-// can say what was removed. A test pins "nothing reported" to "tree unchanged".
+// can say what was removed. A test pins "nothing reported" to "tree unchanged"; the rules are
+// exported for their own tests (core/test/html/auditRules.test.ts), not through the index.
 
 type Definition = NonNullable<Schema["attributes"]>[string][number]
 
@@ -72,7 +73,7 @@ const strip: ReadonlySet<string> = new Set(articleSchema.strip ?? [])
 const ancestors: Readonly<Record<string, ReadonlyArray<string>>> = articleSchema.ancestors ?? {}
 const attributeRules: Readonly<Record<string, ReadonlyArray<Definition>>> = articleSchema.attributes ?? {}
 
-const findDefinition = (definitions: ReadonlyArray<Definition> | undefined, key: string): Definition | undefined => {
+export const findDefinition = (definitions: ReadonlyArray<Definition> | undefined, key: string): Definition | undefined => {
   let dataDefault: Definition | undefined
   if (definitions !== undefined) {
     for (const entry of definitions) {
@@ -84,7 +85,7 @@ const findDefinition = (definitions: ReadonlyArray<Definition> | undefined, key:
   return key.length > 4 && key.slice(0, 4).toLowerCase() === "data" ? dataDefault : undefined
 }
 
-const valueAllowed = (definition: Definition | undefined, value: unknown): boolean => {
+export const valueAllowed = (definition: Definition | undefined, value: unknown): boolean => {
   if (definition === undefined) return false
   if (Array.isArray(value)) return true
   if (typeof value !== "boolean" && typeof value !== "number" && typeof value !== "string") return false
@@ -100,7 +101,7 @@ const propertyKept = (tag: string, key: string, value: unknown): boolean =>
   valueAllowed(findDefinition(own.call(attributeRules, tag) ? attributeRules[tag] : undefined, key), value) ||
   valueAllowed(findDefinition(attributeRules["*"], key), value)
 
-const elementKept = (tag: string, ancestorTags: ReadonlyArray<string>): boolean => {
+export const elementKept = (tag: string, ancestorTags: ReadonlyArray<string>): boolean => {
   if (tag === "" || tag === "*" || !tagNames.has(tag)) return false
   if (!own.call(ancestors, tag)) return true
   return ancestors[tag]!.some((name) => ancestorTags.includes(name))
@@ -114,7 +115,7 @@ const knownAttributes: ReadonlyMap<string, string> = new Map([
 ])
 
 /** The HTML attribute name of a hast property name, for the report. */
-const attributeName = (property: string): string => {
+export const attributeName = (property: string): string => {
   const known = knownAttributes.get(property)
   if (known !== undefined) return known
   const prefixed = /^(data|aria|xLink|xmlns|xml)([A-Z].*)$/.exec(property)
@@ -194,7 +195,7 @@ interface Round {
  * values alone (a lower bound of the output, before tags and escapes) are counted, each node once,
  * and the count stops as soon as it passes the limit.
  */
-const writesMoreThan = (tree: Root, limit: number): boolean => {
+export const writesMoreThan = (tree: Root, limit: number): boolean => {
   let total = 0
   const stack: Array<Nodes> = [tree]
   while (stack.length > 0) {
