@@ -102,7 +102,8 @@ const propertyKept = (tag: string, key: string, value: unknown): boolean =>
   valueAllowed(findDefinition(attributeRules["*"], key), value)
 
 export const elementKept = (tag: string, ancestorTags: ReadonlyArray<string>): boolean => {
-  if (tag === "" || tag === "*" || !tagNames.has(tag)) return false
+  // (the schema names no "" or "*" element: its list alone decides)
+  if (!tagNames.has(tag)) return false
   if (!own.call(ancestors, tag)) return true
   return ancestors[tag]!.some((name) => ancestorTags.includes(name))
 }
