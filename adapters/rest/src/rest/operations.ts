@@ -142,6 +142,33 @@ export interface Operation {
 
 const run = <A, E extends CoreError>(call: Call, effect: Effect.Effect<A, E, CoreServices>) => runEffect(call.runtime, effect)
 
+/**
+ * Runs a write holding the place its account's share of the sanitiser promised its body (an
+ * account with its share busy is refused, 429, before the body is read); a place the pool did
+ * not take is given back when the write ends, however it ends.
+ */
+const holdingShare = async (call: Call, length: number | undefined, write: () => Promise<Reply>): Promise<Reply> => {
+  const release = await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId, length)))
+  try {
+    return await write()
+  } finally {
+    release()
+  }
+}
+
+/** The answer of a write that answers an article: its ETag, the edits left today and whether it committed (and its site, for the activity entry). */
+const articleWritten = (
+  call: Call,
+  outcome: {
+    readonly result: { readonly article: { readonly id: string; readonly site_id: string; readonly revision: number }; readonly revision: unknown }
+    readonly editsRemaining: number
+  },
+): Reply => {
+  const { article } = outcome.result
+  call.ids.siteId = article.site_id
+  return { value: outcome.result, editsRemaining: outcome.editsRemaining, committed: outcome.result.revision !== null, headers: { ETag: etagOf(article.id, article.revision) } }
+}
+
 const siteParam: PathParam = { name: "id", description: "The website's id.", kind: "id" }
 const articleParam: PathParam = { name: "id", description: "The article's id.", kind: "id" }
 const revisionParam: PathParam = { name: "number", description: "The revision number (1, 2, ...).", kind: "revision" }
@@ -279,8 +306,7 @@ export const operations: ReadonlyArray<Operation> = [
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       // An account that has its share of the sanitiser busy already is refused before its body is read.
-      const release = await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId, call.ctx.request.length)))
-      try {
+      return await holdingShare(call, call.ctx.request.length, async () => {
         const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
         const input = decodeNow(decodeInput(UpdateArticleBody, json, "Request body"))
         if (input.base_revision !== undefined && call.ctx.get("If-Match") !== "") {
@@ -292,18 +318,8 @@ export const operations: ReadonlyArray<Operation> = [
         const dryRun = query.dry_run === "true"
         await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
         const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
-        call.ids.siteId = outcome.result.article.site_id
-        const article = outcome.result.article
-        return {
-          value: outcome.result,
-          editsRemaining: outcome.editsRemaining,
-          committed: outcome.result.revision !== null,
-          headers: { ETag: etagOf(article.id, article.revision) },
-        }
-      } finally {
-        // A place promised to the body and not taken by the pool is given back at once.
-        release()
-      }
+        return articleWritten(call, outcome)
+      })
     },
   },
   {
@@ -342,25 +358,14 @@ export const operations: ReadonlyArray<Operation> = [
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
       const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       // The edited body's size is not the request's: any PATCH waits for the account's share.
-      const release = await run(call, HtmlAnalyzer.use((analyzer) => analyzer.admits(call.caller.accountId)))
-      try {
+      return await holdingShare(call, undefined, async () => {
         const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
         const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
         const dryRun = query.dry_run === "true"
         await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
         const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
-        call.ids.siteId = outcome.result.article.site_id
-        const article = outcome.result.article
-        return {
-          value: outcome.result,
-          editsRemaining: outcome.editsRemaining,
-          committed: outcome.result.revision !== null,
-          headers: { ETag: etagOf(article.id, article.revision) },
-        }
-      } finally {
-        // A place promised to the body and not taken by the pool is given back at once.
-        release()
-      }
+        return articleWritten(call, outcome)
+      })
     },
   },
   {
@@ -403,14 +408,7 @@ export const operations: ReadonlyArray<Operation> = [
         alt: alt ?? null,
       })
       const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt))
-      call.ids.siteId = outcome.result.article.site_id
-      const article = outcome.result.article
-      return {
-        value: outcome.result,
-        editsRemaining: outcome.editsRemaining,
-        committed: outcome.result.revision !== null,
-        headers: { ETag: etagOf(article.id, article.revision) },
-      }
+      return articleWritten(call, outcome)
     },
   },
   {
@@ -516,14 +514,7 @@ export const operations: ReadonlyArray<Operation> = [
         : {}
       await call.claim({ id, number, input, expectedRevision: preconditionPart(expectedRevisions) })
       const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, { expectedRevisions }))
-      call.ids.siteId = outcome.result.article.site_id
-      const article = outcome.result.article
-      return {
-        value: outcome.result,
-        editsRemaining: outcome.editsRemaining,
-        committed: outcome.result.revision !== null,
-        headers: { ETag: etagOf(article.id, article.revision) },
-      }
+      return articleWritten(call, outcome)
     },
   },
   {
