@@ -4,33 +4,23 @@
  * inserts, edits that move an article between statuses or days, edits that move nothing, and deletes.
  */
 import { ArticleRepository } from "@content-site/core"
-import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { ManagedRuntime } from "effect"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "../support/databases.ts"
+import { openTestStore, type TestStore } from "../support/testStore.ts"
 
 const DAY = 86_400_000
 const ACCOUNT = "acc_article_counts"
 const SITE = "site_counts"
 
 describe("article list totals from per-day counts", () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>
-  let db: OrmDatabase
-  let runtime: ManagedRuntime.ManagedRuntime<any, never>
-  let admin: pg.Client
+  let store: TestStore
   const today = Math.floor(Date.now() / DAY) * DAY
   const iso = (ms: number) => new Date(ms).toISOString()
 
   beforeAll(async () => {
-    database = await createTestDatabase()
-    db = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 0 })
-    runtime = ManagedRuntime.make(db.layer)
-    admin = new pg.Client({ connectionString: database.url })
-    await admin.connect()
+    store = await openTestStore()
     // by hand: two sites of the account and one of another; every 7 hours over 6 days; every fifth unpublished
     for (const [account, site] of [[ACCOUNT, SITE], [ACCOUNT, "site_other"], ["acc_else", SITE]] as const) {
-      await admin.query(
+      await store.admin.query(
         `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
          select $1 || $2 || g, $1, $2, 't', 'https://example.com/' || g, (array['published', 'draft', 'scheduled', 'archived'])[1 + g % 4],
            case when g % 5 = 0 then null else $3::timestamptz + g * interval '7 hours' end, 'k', 1, null, '<p>x</p>', now(), 1
@@ -40,18 +30,15 @@ describe("article list totals from per-day counts", () => {
     }
   })
   afterAll(async () => {
-    await admin?.end()
-    await runtime?.dispose()
-    await db?.close()
-    await database?.drop()
+    await store?.close()
   })
 
   type Filter = { status?: "published" | "draft" | "scheduled" | "archived"; from?: string; to?: string }
   const listed = async (filter: Filter) =>
-    (await runtime.runPromise(ArticleRepository.use((r) => r.list(ACCOUNT, { siteId: SITE, ...filter }, { offset: 0, limit: 3 })))).total
+    (await store.runtime.runPromise(ArticleRepository.use((r) => r.list(ACCOUNT, { siteId: SITE, ...filter }, { offset: 0, limit: 3 })))).total
   const counted = async (filter: Filter) =>
     (
-      await admin.query<{ n: number }>(
+      await store.admin.query<{ n: number }>(
         `select count(*)::int as n from articles where account_id = $1 and site_id = $2 and ($3::text is null or status = $3)
            and ($4::timestamptz is null or published_at >= $4) and ($5::timestamptz is null or published_at <= $5)`,
         [ACCOUNT, SITE, filter.status ?? null, filter.from ?? null, filter.to ?? null],
@@ -73,14 +60,14 @@ describe("article list totals from per-day counts", () => {
   it("should answer the same total as counting the rows, for every filter", check)
 
   it("should follow edits that move articles between statuses and days, edits that move nothing, and deletes", async () => {
-    await admin.query(`update articles set status = 'archived' where id in ($1, $2)`, [`${ACCOUNT}${SITE}1`, `${ACCOUNT}${SITE}2`])
-    await admin.query(`update articles set published_at = published_at - interval '2 days' where id = $1`, [`${ACCOUNT}${SITE}3`])
-    await admin.query(`update articles set published_at = $2 where id = $1`, [`${ACCOUNT}${SITE}5`, iso(today - DAY)])
-    const before = (await admin.query("select coalesce(sum(n), 0)::int as n, count(*)::int as rows from article_counts")).rows[0]
-    await admin.query(`update articles set title = 'edited', revision = revision + 1 where site_id = $1`, [SITE])
+    await store.admin.query(`update articles set status = 'archived' where id in ($1, $2)`, [`${ACCOUNT}${SITE}1`, `${ACCOUNT}${SITE}2`])
+    await store.admin.query(`update articles set published_at = published_at - interval '2 days' where id = $1`, [`${ACCOUNT}${SITE}3`])
+    await store.admin.query(`update articles set published_at = $2 where id = $1`, [`${ACCOUNT}${SITE}5`, iso(today - DAY)])
+    const before = (await store.admin.query("select coalesce(sum(n), 0)::int as n, count(*)::int as rows from article_counts")).rows[0]
+    await store.admin.query(`update articles set title = 'edited', revision = revision + 1 where site_id = $1`, [SITE])
     // an edit of title and body changes no count row
-    expect((await admin.query("select coalesce(sum(n), 0)::int as n, count(*)::int as rows from article_counts")).rows[0]).toEqual(before)
-    await admin.query(`delete from articles where id in ($1, $2)`, [`${ACCOUNT}${SITE}6`, `${ACCOUNT}${SITE}10`])
+    expect((await store.admin.query("select coalesce(sum(n), 0)::int as n, count(*)::int as rows from article_counts")).rows[0]).toEqual(before)
+    await store.admin.query(`delete from articles where id in ($1, $2)`, [`${ACCOUNT}${SITE}6`, `${ACCOUNT}${SITE}10`])
     await check()
   })
 })

@@ -8,31 +8,21 @@
  * read them.
  */
 import { ArticleRepository, type ArticleSearchFilter } from "@content-site/core"
-import { openDatabase, type OrmDatabase } from "@content-site/orm"
-import { ManagedRuntime } from "effect"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTestDatabase } from "../support/databases.ts"
+import { openTestStore, type TestStore } from "../support/testStore.ts"
 
 const ACCOUNT = "acc_term_counts"
 const SITE = "site_terms"
 const WORDS = ["mulch", "compost", "crème", "tomato", "blight", "bark"]
 
 describe("one-word search totals from per-term counts", () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>
-  let db: OrmDatabase
-  let runtime: ManagedRuntime.ManagedRuntime<any, never>
-  let admin: pg.Client
+  let store: TestStore
 
   beforeAll(async () => {
-    database = await createTestDatabase()
-    db = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 0 })
-    runtime = ManagedRuntime.make(db.layer)
-    admin = new pg.Client({ connectionString: database.url })
-    await admin.connect()
+    store = await openTestStore()
     // by hand: two sites of the account and one of another account; words spread over title, keyword and body
     for (const [account, site] of [[ACCOUNT, SITE], [ACCOUNT, "site_other"], ["acc_else", SITE]] as const) {
-      await admin.query(
+      await store.admin.query(
         `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
          select $1 || $2 || g, $1, $2, 'Title ' || ($3::text[])[1 + g % 6], 'https://example.com/' || g, (array['published', 'draft', 'scheduled', 'archived'])[1 + g % 4],
            case when g % 5 = 0 then null else now() - g * interval '1 day' end, ($3::text[])[1 + g % 5],
@@ -43,18 +33,15 @@ describe("one-word search totals from per-term counts", () => {
     }
   })
   afterAll(async () => {
-    await admin?.end()
-    await runtime?.dispose()
-    await db?.close()
-    await database?.drop()
+    await store?.close()
   })
 
   type Filter = Omit<ArticleSearchFilter, "query" | "headlines">
   const searched = async (query: string, filter: Filter) =>
-    (await runtime.runPromise(ArticleRepository.use((r) => r.search(ACCOUNT, { query, headlines: false, ...filter }, { offset: 0, limit: 2 })))).total
+    (await store.runtime.runPromise(ArticleRepository.use((r) => r.search(ACCOUNT, { query, headlines: false, ...filter }, { offset: 0, limit: 2 })))).total
   const counted = async (query: string, filter: Filter) =>
     (
-      await admin.query<{ n: number }>(
+      await store.admin.query<{ n: number }>(
         `select count(*)::int as n from articles where account_id = $1 and ($2::text is null or site_id = $2) and ($3::text is null or status = $3)
            and ($4::timestamptz is null or published_at >= $4) and search_vector @@ websearch_to_tsquery('cs_search', $5)`,
         [ACCOUNT, filter.siteId ?? null, filter.status ?? null, filter.from ?? null, query],
@@ -74,39 +61,39 @@ describe("one-word search totals from per-term counts", () => {
 
   it("should follow edits of searched words and of statuses, edits that change no word, deletes, and housekeeping's folding", async () => {
     const tables = async () =>
-      (await admin.query("select (select coalesce(sum(n), 0)::int from article_term_counts) as n, (select count(*)::int from article_term_changes) as changes")).rows[0]
-    await admin.query(`update articles set body = '<p>bark bark</p>' where id in ($1, $2)`, [`${ACCOUNT}${SITE}1`, `${ACCOUNT}${SITE}2`])
-    await admin.query(`update articles set title = 'Compost heaps', target_keyword = 'mulch' where id = $1`, [`${ACCOUNT}${SITE}3`])
-    await admin.query(`update articles set status = 'archived' where id in ($1, $2, $3)`, [`${ACCOUNT}${SITE}4`, `${ACCOUNT}${SITE}5`, `${ACCOUNT}site_other6`])
+      (await store.admin.query("select (select coalesce(sum(n), 0)::int from article_term_counts) as n, (select count(*)::int from article_term_changes) as changes")).rows[0]
+    await store.admin.query(`update articles set body = '<p>bark bark</p>' where id in ($1, $2)`, [`${ACCOUNT}${SITE}1`, `${ACCOUNT}${SITE}2`])
+    await store.admin.query(`update articles set title = 'Compost heaps', target_keyword = 'mulch' where id = $1`, [`${ACCOUNT}${SITE}3`])
+    await store.admin.query(`update articles set status = 'archived' where id in ($1, $2, $3)`, [`${ACCOUNT}${SITE}4`, `${ACCOUNT}${SITE}5`, `${ACCOUNT}site_other6`])
     // an edit appends its changes (at most two rows per account, site and status), the counts stay
     expect((await tables()).changes).toBeGreaterThan(0)
     await check()
     const before = await tables()
-    await admin.query(`update articles set revision = revision + 1, published_at = published_at - interval '1 day' where site_id = $1`, [SITE])
+    await store.admin.query(`update articles set revision = revision + 1, published_at = published_at - interval '1 day' where site_id = $1`, [SITE])
     // an edit that changes no searched word and no status appends nothing
     expect(await tables()).toEqual(before)
-    await admin.query(`delete from articles where id in ($1, $2)`, [`${ACCOUNT}${SITE}7`, `${ACCOUNT}${SITE}8`])
+    await store.admin.query(`delete from articles where id in ($1, $2)`, [`${ACCOUNT}${SITE}7`, `${ACCOUNT}${SITE}8`])
     await check()
     // housekeeping folds every change into the counts: the same totals, no change left
-    expect((await db.sweepCounters()).termChanges).toBe(before.changes)
+    expect((await store.db.sweepCounters()).termChanges).toBe(before.changes)
     expect((await tables()).changes).toBe(0)
     await check()
-    await admin.query(`update articles set body = '<p>tomato</p>', status = 'draft' where id = $1`, [`${ACCOUNT}${SITE}9`])
+    await store.admin.query(`update articles set body = '<p>tomato</p>', status = 'draft' where id = $1`, [`${ACCOUNT}${SITE}9`])
     await check()
   })
 
   it("should read a one-word total from the counts, and count the rows for a range or a query of more than one lexeme", async () => {
     // the counts made wrong on purpose show which total comes from where
-    await admin.query("update article_term_counts set n = n + 1000")
+    await store.admin.query("update article_term_counts set n = n + 1000")
     try {
-      expect(await searched("mulch", {})).toBe((await counted("mulch", {})) + 1000 * Number((await admin.query("select count(*) as n from article_term_counts where account_id = $1 and term = 'mulch'", [ACCOUNT])).rows[0].n))
+      expect(await searched("mulch", {})).toBe((await counted("mulch", {})) + 1000 * Number((await store.admin.query("select count(*) as n from article_term_counts where account_id = $1 and term = 'mulch'", [ACCOUNT])).rows[0].n))
       // a phrase, two words, a negation, OR, a hyphenated word (three lexemes), a range: none is one term's count
       for (const query of ['"tomato blight"', "tomato blight", "mulch -bark", "mulch OR bark", "cafe-creme"]) {
         expect({ query, total: await searched(query, {}) }).toEqual({ query, total: await counted(query, {}) })
       }
       expect(await searched("mulch", filters[4]!)).toBe(await counted("mulch", filters[4]!))
     } finally {
-      await admin.query("update article_term_counts set n = n - 1000")
+      await store.admin.query("update article_term_counts set n = n - 1000")
     }
   })
 })
