@@ -151,13 +151,36 @@ export interface BenchServer {
  */
 export const startBenchServer = async (prefix: string, extraEnv: Record<string, string> = {}): Promise<BenchServer> => {
   const db = await pgDatabase(prefix)
+  const served = await serveDatabase(prefix, db?.url, extraEnv)
+  return {
+    app: served.app,
+    database: db !== undefined ? "PostgreSQL" : "embedded (PGlite)",
+    databaseUrl: db?.url,
+    close: async () => {
+      await served.close()
+      await db?.drop().catch(() => {})
+    },
+  }
+}
+
+/**
+ * The service as the benches run it on `databaseUrl` (the embedded database when undefined), in a
+ * data directory of its own, limits out of the way, `extraEnv` on top (`SEED_DEMO: "false"` to
+ * serve a database that already holds data); `close` stops it and removes the data directory, not
+ * the database.
+ */
+export const serveDatabase = async (
+  prefix: string,
+  databaseUrl: string | undefined,
+  extraEnv: Record<string, string> = {},
+): Promise<{ app: StartedServer; close: () => Promise<void> }> => {
   const dataDir = await mkdtemp(join(tmpdir(), `${prefix}-`))
   const app = await startServer({
     env: {
       PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
-      ...(db !== undefined ? { DATABASE_URL: db.url } : {}),
+      ...(databaseUrl !== undefined ? { DATABASE_URL: databaseUrl } : {}),
       RATE_LIMIT_PER_MINUTE: "1000000000",
       DAILY_EDIT_LIMIT: "1000000000",
       ...extraEnv,
@@ -166,14 +189,34 @@ export const startBenchServer = async (prefix: string, extraEnv: Record<string, 
   })
   return {
     app,
-    database: db !== undefined ? "PostgreSQL" : "embedded (PGlite)",
-    databaseUrl: db?.url,
     close: async () => {
       await app.close()
-      await db?.drop().catch(() => {})
       await rm(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A copy of the PostgreSQL database at `url`, made by the server copying its files (no session
+ * may be connected to the original meanwhile), named `<original>_<suffix>`; `drop` removes it.
+ */
+export const copyDatabase = async (url: string, suffix: string): Promise<{ url: string; drop: () => Promise<void> }> => {
+  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+  const original = new URL(url).pathname.slice(1)
+  const name = `${original}_${suffix}`
+  const run = async (sql: string) => {
+    const c = new pg.Client({ connectionString: admin })
+    await c.connect()
+    try {
+      await c.query(sql)
+    } finally {
+      await c.end()
+    }
+  }
+  await run(`CREATE DATABASE ${name} TEMPLATE ${original} STRATEGY file_copy`)
+  const copy = new URL(url)
+  copy.pathname = `/${name}`
+  return { url: copy.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
 }
 
 /**
@@ -241,7 +284,7 @@ export const activityEntries = (log: ActivityJournal, fields: EntryFields) => {
  * newest publication date, with the demo key's header and a connected `pg` client for the bench
  * to grow the data with (the caller ends it).
  */
-export const largestDemoSite = async (bench: BenchServer, databaseUrl: string) => {
+export const largestDemoSite = async (bench: { readonly app: StartedServer }, databaseUrl: string) => {
   const app = bench.app
   if (app.demo === null) throw new Error("the demo data was not seeded")
   const auth = { authorization: `Bearer ${app.demo.apiKey}` }

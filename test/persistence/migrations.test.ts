@@ -2,6 +2,7 @@ import { AccountRepository } from "@content-site/core"
 import { DataDirLocked, openDatabase, processStartTime } from "@content-site/orm"
 import { ManagedRuntime } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
+import pg from "pg"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTempDir, createTestDatabase } from "../support/databases.ts"
@@ -32,6 +33,31 @@ describe("migrations on PostgreSQL", { timeout: 120_000 }, () => {
       expect(await rt.runPromise(AccountRepository.use((r) => r.hasAny))).toBe(false)
       await rt.dispose()
     } finally {
+      await db.close()
+    }
+  })
+
+  it("should report a search column that is missing, not generated or generated from something else (they are not entity properties)", async () => {
+    const db = await openDatabase({ databaseUrl: database.url })
+    const sql = new pg.Client({ connectionString: database.url })
+    await sql.connect()
+    try {
+      await sql.query("alter table articles drop column title_vector")
+      expect(await db.schemaDiff()).toMatch(/^-- articles\.title_vector should be a tsvector generated from .*; found no column$/m)
+      await sql.query("alter table articles add column title_vector tsvector")
+      expect(await db.schemaDiff()).toMatch(/^-- articles\.title_vector should be .*; found tsvector not generated$/m)
+      await sql.query("alter table articles drop column title_vector")
+      await sql.query("alter table articles add column title_vector tsvector generated always as (to_tsvector('simple'::regconfig, title)) stored")
+      expect(await db.schemaDiff()).toMatch(/^-- articles\.title_vector should be .*; found tsvector to_tsvector\('simple'::regconfig, title\) stored$/m)
+      // beside it, only the title's index (dropped with its column) is missing: the other search
+      // column, and the rest of the schema, still compare equal
+      expect((await db.schemaDiff()).split("\n").slice(1)).toEqual([expect.stringMatching(/^create index "articles_title_search_index" on "articles" using gin \("title_vector"\);?$/)])
+      await sql.query("alter table articles drop column title_vector")
+      await sql.query("alter table articles add column title_vector tsvector generated always as (to_tsvector('cs_search'::regconfig, title)) stored")
+      await sql.query(`create index "articles_title_search_index" on "articles" using gin ("title_vector")`)
+      expect(await db.schemaDiff()).toBe("")
+    } finally {
+      await sql.end()
       await db.close()
     }
   })

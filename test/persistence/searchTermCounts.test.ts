@@ -82,6 +82,45 @@ describe("one-word search totals from per-term counts", () => {
     await check()
   })
 
+  it("should append one article's edit as the words it added and removed, one row each, and nothing when its words stay", async () => {
+    const id = `${ACCOUNT}${SITE}13` // a draft
+    const appended = async (write: () => Promise<unknown>) => {
+      const last = (await store.admin.query("select coalesce(max(id), 0) as id from article_term_changes")).rows[0].id
+      await write()
+      return (await store.admin.query("select site_id, status, terms, d::int from article_term_changes where id > $1 order by id", [last])).rows
+    }
+    const edit = (body: string) => () => store.admin.query("update articles set body = $2, revision = revision + 1 where id = $1", [id, body])
+    await edit("<p>Mulch, blight, okapi.</p>")()
+    const { status, words } = (
+      await store.admin.query(`select status, tsvector_to_array(search_vector) as words from articles where id = $1`, [id])
+    ).rows[0]
+    // every word of the old body that is not in the title, the keyword or the new body goes; zebra and quokka come
+    const kept = (await store.admin.query(`select tsvector_to_array(title_vector || to_tsvector('cs_search', target_keyword)) as w from articles where id = $1`, [id])).rows[0].w as Array<string>
+    const now = ["and", "bark", "quokka", "zebra"]
+    const added = now.filter((w) => !words.includes(w)).sort()
+    const gone = (words as Array<string>).filter((w) => !kept.includes(w) && !now.includes(w)).sort()
+    expect(added).toContain("zebra")
+    expect(gone.length).toBeGreaterThan(0)
+    const rows = await appended(edit("<p>Zebra, quokka and bark.</p>"))
+    expect(rows.map((r) => ({ ...r, terms: [...r.terms].sort() }))).toEqual([
+      { site_id: SITE, status, terms: added, d: 1 },
+      { site_id: SITE, status, terms: gone, d: -1 },
+    ])
+    await check()
+    // the same words in another order and markup, and a write that touches no searched column: nothing
+    expect(await appended(edit("<h2>bark</h2><p>quokka and zebra</p>"))).toEqual([])
+    expect(await appended(() => store.admin.query("update articles set revision = revision + 1 where id = $1", [id]))).toEqual([])
+    // one word fewer: one row, that word, -1
+    expect(await appended(edit("<p>bark and zebra</p>"))).toEqual([{ site_id: SITE, status, terms: ["quokka"], d: -1 }])
+    await check()
+    // moved to another status with a word more: every word leaves the old status and comes to the new one
+    expect(status).toBe("draft")
+    const moved = await appended(() => store.admin.query("update articles set status = 'archived', body = '<p>bark and zebra okapi</p>' where id = $1", [id]))
+    expect(moved.map((r) => [r.status, r.d])).toEqual([["archived", 1], ["draft", -1]])
+    expect([...moved[0].terms].sort()).toEqual([...moved[1].terms, "okapi"].sort())
+    await check()
+  })
+
   it("should read a one-word total from the counts, and count the rows for a range or a query of more than one lexeme", async () => {
     // the counts made wrong on purpose show which total comes from where
     await store.admin.query("update article_term_counts set n = n + 1000")

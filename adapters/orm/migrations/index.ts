@@ -17,6 +17,7 @@ import { Migration20261127143417_activityCount } from "./Migration20261127143417
 import { Migration20261127180000_articleSearch } from "./Migration20261127180000_articleSearch.ts"
 import { Migration20261127200000_articleTitleSearch } from "./Migration20261127200000_articleTitleSearch.ts"
 import { Migration20261128000000_articleTermCounts } from "./Migration20261128000000_articleTermCounts.ts"
+import { Migration20261128100000_termChangesByDiff } from "./Migration20261128100000_termChangesByDiff.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -34,4 +35,5 @@ export const migrationsList = [
   { name: "Migration20261127180000_articleSearch", class: Migration20261127180000_articleSearch },
   { name: "Migration20261127200000_articleTitleSearch", class: Migration20261127200000_articleTitleSearch },
   { name: "Migration20261128000000_articleTermCounts", class: Migration20261128000000_articleTermCounts },
+  { name: "Migration20261128100000_termChangesByDiff", class: Migration20261128100000_termChangesByDiff },
 ]

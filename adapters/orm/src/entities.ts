@@ -84,6 +84,24 @@ const articleTrigger = (name: string, event: "insert" | "update" | "delete", tab
   expression: `create trigger "${name}" after ${event} on "articles" referencing ${tables} for each statement execute function "articles_${name}_fn"()`,
 })
 
+/**
+ * The columns full-text search matches (migrations articleSearch and articleTitleSearch), with
+ * their generation expressions as PostgreSQL prints them back: stored generated columns the
+ * database computes in the statement of every write of an article, the whole article's vector
+ * (title, target keyword and body's text, weighted A, B, C) and the title's. They are not properties
+ * of the entity: MikroORM reads a generated property back after every insert and update
+ * (`returning`), which sent both vectors (kilobytes for a long article) to the service on every
+ * edit for nothing. The schema diff checks them by hand (`schemaDiff` in `index.ts`); only
+ * search's hand-written SQL reads them.
+ */
+export const SEARCH_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  articles: {
+    search_vector:
+      "((setweight(to_tsvector('cs_search'::regconfig, title), 'A'::\"char\") || setweight(to_tsvector('cs_search'::regconfig, target_keyword), 'B'::\"char\")) || setweight(to_tsvector('cs_search'::regconfig, cs_search_text(body)), 'C'::\"char\"))",
+    title_vector: "to_tsvector('cs_search'::regconfig, title)",
+  },
+}
+
 export const ArticleEntity = defineEntity({
   name: "Article",
   tableName: "articles",
@@ -105,7 +123,7 @@ export const ArticleEntity = defineEntity({
       columns: [{ name: "site_id" }, { name: "published_at", sort: "desc", nulls: "last" }, { name: "id" }],
       include: ["accountId", "status"],
     },
-    // full-text search (migration articleSearch): `@@` on the generated vector
+    // full-text search (migration articleSearch): `@@` on the generated vector (SEARCH_COLUMNS)
     { name: "articles_search_index", expression: `create index "articles_search_index" on "articles" using gin ("search_vector")` },
     // the title tier of a search (migration articleTitleSearch): `@@` on the title's own vector
     { name: "articles_title_search_index", expression: `create index "articles_title_search_index" on "articles" using gin ("title_vector")` },
@@ -124,28 +142,8 @@ export const ArticleEntity = defineEntity({
     body: p.text(),
     updatedAt: p.datetime(3),
     revision: p.integer(),
-    /**
-     * What full-text search matches (migration articleSearch): a stored generated column, so the
-     * database recomputes it in the statement of every write; never read or written through here.
-     */
-    searchVector: p
-      .string()
-      .columnType("tsvector")
-      .generated(
-        "(setweight(to_tsvector('cs_search'::regconfig, title), 'A') || setweight(to_tsvector('cs_search'::regconfig, target_keyword), 'B') || setweight(to_tsvector('cs_search'::regconfig, cs_search_text(body)), 'C')) stored",
-      )
-      .lazy()
-      .nullable(),
-    /**
-     * The title alone, as search's title tier matches it (migration articleTitleSearch): a stored
-     * generated column like `searchVector`; never read or written through here.
-     */
-    titleVector: p
-      .string()
-      .columnType("tsvector")
-      .generated("(to_tsvector('cs_search'::regconfig, title)) stored")
-      .lazy()
-      .nullable(),
+    // `search_vector` and `title_vector`, what full-text search matches: generated columns that are
+    // not properties (SEARCH_COLUMNS, `orm.ts`), so no write reads them back.
   },
 })
 

@@ -10,13 +10,14 @@
  * large background batches (`activityJournal.ts`).
  */
 import type { MediaStore, StorageServices } from "@content-site/core"
+import { DatabaseSchema } from "@mikro-orm/sql"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
 import { journalDir, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
-import { ApiKeyEntity } from "./entities.ts"
+import { ApiKeyEntity, SEARCH_COLUMNS } from "./entities.ts"
 import { ormIdempotencyStore } from "./idempotency.ts"
 import { ormDataImporter } from "./importer.ts"
 import { connectRedis, postgresLimitStore, redisLimitStore } from "./limits.ts"
@@ -185,7 +186,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     migrate: async () => {
       await orm.migrator.up()
     },
-    schemaDiff: async () => (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim(),
+    schemaDiff: () => schemaDiff(orm),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
     flushActivity: activity.flush,
     eventsConnected: bus.connected,
@@ -207,4 +208,27 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
       }
     },
   }
+}
+
+/**
+ * What the schema lacks or has too much of against the entities, as SQL (empty when nothing).
+ * Search's generated columns are not properties (SEARCH_COLUMNS): each must exist as a `tsvector`
+ * generated from its expression (else a line says what is wrong), and the comparison then leaves
+ * them out.
+ */
+const schemaDiff = async (orm: Orm): Promise<string> => {
+  const target = orm.schema.getTargetSchema()
+  const from = await DatabaseSchema.create(orm.em.getConnection(), orm.em.getPlatform(), orm.config, undefined, [...target.getNamespaces()])
+  const wrong: Array<string> = []
+  for (const [tableName, columns] of Object.entries(SEARCH_COLUMNS)) {
+    const table = from.getTable(tableName)
+    for (const [name, expression] of Object.entries(columns)) {
+      const column = table?.getColumn(name)
+      if (column?.type !== "tsvector" || column.generated !== `${expression} stored`) {
+        wrong.push(`-- ${tableName}.${name} should be a tsvector generated from ${expression} and stored; found ${column === undefined ? "no column" : `${column.type} ${column.generated ?? "not generated"}`}`)
+      }
+      table?.removeColumn(name)
+    }
+  }
+  return [...wrong, (await orm.schema.getUpdateSchemaSQL({ wrap: false, fromSchema: from })).trim()].filter((line) => line !== "").join("\n")
 }
