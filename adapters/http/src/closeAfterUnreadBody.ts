@@ -84,6 +84,12 @@ export const drainBudgets = (drain: RefusalDrain, now: () => number = Date.now):
 export const closeAfterUnreadBody = (limits: LingerLimits = DEFAULT_LINGER, drain: RefusalDrain = DEFAULT_REFUSAL_DRAIN): Middleware => {
   const budgetOf = drainBudgets(drain)
   return async (ctx, next) => {
+    // A body not yet all here is read when a handler asks for it, not read ahead into the
+    // request's buffer meanwhile (Node reads ahead up to the buffer's high-water mark, 64 KiB): a
+    // request refused before its body is read has cost the one read that brought its head (at
+    // most 64 KiB), not a second as well. Once read, it is read ahead as usual.
+    const { req } = ctx
+    if (!req.complete && (req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0)) readOnlyWhenAsked(req)
     await next()
     // Requests answered outside Koa (ctx.respond false) wrote their own response.
     if (ctx.req.complete || ctx.respond === false || ctx.res.headersSent) return
@@ -91,6 +97,14 @@ export const closeAfterUnreadBody = (limits: LingerLimits = DEFAULT_LINGER, drai
     const refusedForLoad = ctx.status === 429 || ctx.status === 503
     lingerBeforeClosing(ctx.req, limits, refusedForLoad ? { take: budgetOf(drainKey(ctx)), graceMs: drain.graceMs } : undefined)
   }
+}
+
+const readOnlyWhenAsked = (req: IncomingMessage): void => {
+  const state = (req as unknown as { _readableState?: { highWaterMark: number } })._readableState
+  if (state === undefined) return
+  const mark = state.highWaterMark
+  state.highWaterMark = 0
+  req.once("resume", () => (state.highWaterMark = mark))
 }
 
 const drainKey = (ctx: ParameterizedContext): string => {
@@ -143,6 +157,8 @@ const lingerBeforeClosing = (req: IncomingMessage, limits: LingerLimits, budget?
   const stopReading = () => {
     req.off("data", onData)
     clearTimeout(idle)
+    // (a request asks its socket for more whenever its buffer runs low: it never will again)
+    req._read = () => undefined
     req.pause()
     socket.pause()
     grace = setTimeout(finish, budget!.graceMs)
@@ -162,9 +178,9 @@ const lingerBeforeClosing = (req: IncomingMessage, limits: LingerLimits, budget?
   req.once("end", finish)
   req.once("error", finish)
   socket.once("close", finish)
+  if (budget !== undefined && !budget.take(0)) return stopReading()
   // Reading from here marks the request as being read: Node does not discard it on its own.
   req.on("data", onData)
-  if (budget !== undefined && !budget.take(0)) return stopReading()
   req.resume()
   awaitMore()
 }
