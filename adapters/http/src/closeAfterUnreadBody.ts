@@ -99,6 +99,11 @@ export const closeAfterUnreadBody = (limits: LingerLimits = DEFAULT_LINGER, drai
   }
 }
 
+/**
+ * Sets the request's high-water mark to 0 until it is first read (its `resume`), then back. Node
+ * gives no public way to change it on a request it made, so this sets its readable state's field;
+ * where there is none, nothing changes (the request is read ahead as before).
+ */
 const readOnlyWhenAsked = (req: IncomingMessage): void => {
   const state = (req as unknown as { _readableState?: { highWaterMark: number } })._readableState
   if (state === undefined) return
