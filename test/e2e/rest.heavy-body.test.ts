@@ -85,4 +85,33 @@ describe("a body that costs the sanitiser the most", () => {
     // event loop free is proved by an order of events in adapters/platform/test/workerHtmlAnalyzer.test.ts.
     expect(answeredMeanwhile).toBeGreaterThanOrEqual(1)
   })
+
+  it("should answer each of twenty 1 MiB bodies sent at once by one account, the refused ones 429 before being read, to fetch and to Node's http alike", async () => {
+    const url = new URL(t.url)
+    const payload = JSON.stringify({ body: "<p>A paragraph of the same article, again.</p>".repeat(22_000) })
+    const path = "/api/v1/articles/art_a03?dry_run=true"
+    const headers = { authorization: `Bearer ${KEYS.a}`, "content-type": "application/json", prefer: "return=minimal" }
+    const viaFetch = async () => {
+      try {
+        const res = await fetch(`${t.url}${path}`, { method: "PUT", headers, body: payload })
+        await res.arrayBuffer()
+        return `${res.status} ${res.status === 429 ? `${res.headers.get("retry-after")} ${res.headers.get("connection")}` : ""}`.trim()
+      } catch (e) {
+        return `error ${String((e as { cause?: { code?: string } }).cause?.code ?? e)}`
+      }
+    }
+    const viaHttp = () =>
+      new Promise<string>((resolve) => {
+        const req = request({ host: url.hostname, port: url.port, method: "PUT", path, headers: { ...headers, "content-length": Buffer.byteLength(payload) } }, (res) => {
+          res.resume()
+          res.on("end", () => resolve(`${res.statusCode} ${res.statusCode === 429 ? `${res.headers["retry-after"]} ${res.headers.connection}` : ""}`.trim()))
+        })
+        req.on("error", (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`))
+        req.end(payload)
+      })
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? viaFetch() : viaHttp())))
+    // Every client reads an answer (no reset): the bodies its share took, and a 429 for the rest.
+    expect(answers.filter((a) => a !== "200" && a !== "429 1 close")).toEqual([])
+    expect(answers.filter((a) => a === "429 1 close").length).toBeGreaterThanOrEqual(10)
+  })
 })

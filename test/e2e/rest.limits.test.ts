@@ -57,6 +57,11 @@ describe("request limit per account", () => {
     expect(body.retry_after).toBe(30)
     expect(refused.headers.get("ratelimit-remaining")).toBe("0")
     expect(refused.headers.get("ratelimit-limit")).toBe("5")
+    // A write refused so says only when to retry: no read of the day's edits for it.
+    const write = await t.api("/api/v1/articles/art_b1?dry_run=true", { key: KEYS.b, method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "x" }) })
+    expect(write.status).toBe(429)
+    expect(write.headers.get("retry-after")).toBe("30")
+    expect(write.headers.get("edit-limit-remaining")).toBeNull()
     // The refused request is still logged.
     const log = await t.server.runtime.runPromise(listActivity(bCaller("req_test_log"), { per_page: 100 }))
     expect(log.data.find((e) => e.request_id === refused.headers.get("x-request-id"))).toMatchObject({

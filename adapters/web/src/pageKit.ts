@@ -5,7 +5,7 @@
  */
 import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
-import { eventLogOf, type HttpDeps, notesOf, problemHeaders, requestIdOf, strictQuery } from "@content-site/http"
+import { eventLogOf, type HttpDeps, noteAccount, notesOf, problemHeaders, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
@@ -249,6 +249,8 @@ export const makePageKit = (deps: HttpDeps) => {
         if (expired !== undefined) await expired(ctx).catch(() => undefined)
         return redirect(ctx, `/?expired=1&next=${encodeURIComponent(formPageOf(ctx.path))}`)
       }
+      // (its access line names the account, and a refusal for load is discarded from its drain)
+      noteAccount(ctx, account.id)
       if (ctx.method === "GET" || UNLOGGED.has(action)) {
         try {
           await fn(ctx, { account, session, caller: webCaller(ctx, account, action) })

@@ -250,7 +250,11 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     }
     const core = coreErrorOf(err)
     const kind = core === undefined ? { status: 500, code: "internal" } : problemKindOf(core)
-    if (op.write) {
+    // A refusal for load (the request limit, the account's share of the sanitiser, a busy
+    // service) says only when to retry: it costs no read of the day's edits, so that a flood of
+    // them costs the database nothing more than the refusals themselves.
+    const refusedForLoad = core?._tag === "RateLimited" || core?._tag === "Unavailable"
+    if (op.write && !refusedForLoad) {
       if (core?._tag === "DailyEditLimit") ctx.set("Edit-Limit-Remaining", "0")
       else {
         const left = await runEffect(deps.runtime, editsRemaining(caller)).catch(() => undefined)
