@@ -31,7 +31,8 @@ export interface ClientSetup {
     readonly bigBody: string
   }
   /** The other account: an API key, its article and a tiny PNG. */
-  readonly neighbour: { readonly key: string; readonly article: string; readonly png: Uint8Array<ArrayBuffer> }
+  /** The neighbour's accounts (a key and an article each), taken in turn, and its PNG. */
+  readonly neighbour: { readonly accounts: ReadonlyArray<{ readonly key: string; readonly article: string }>; readonly png: Uint8Array<ArrayBuffer> }
 }
 
 /** Which load one run makes. */
@@ -151,16 +152,21 @@ const hostileOf = async (setup: ClientSetup, load: Load): Promise<{ loops: numbe
 }
 
 const smallOf = (setup: ClientSetup, small: Small): (() => Promise<{ status: number | "error"; ms: number }>) => {
-  const n = setup.neighbour
-  const auth = { authorization: `Bearer ${n.key}` }
+  const { accounts, png } = setup.neighbour
+  let turn = 0
+  const next = () => accounts[turn++ % accounts.length]!
   if (small === "put") {
     const body = JSON.stringify({ body: "<p>A tiny edit of the neighbour's article.</p>" })
-    return () => timed(`${setup.url}/api/v1/articles/${n.article}?dry_run=true`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body })
+    return () => {
+      const n = next()
+      return timed(`${setup.url}/api/v1/articles/${n.article}?dry_run=true`, { method: "PUT", headers: { authorization: `Bearer ${n.key}`, "content-type": "application/json" }, body })
+    }
   }
   return () => {
+    const n = next()
     const form = new FormData()
-    form.set("image", new Blob([n.png], { type: "image/png" }), "tiny.png")
-    return timed(`${setup.url}/api/v1/articles/${n.article}/featured-image`, { method: "POST", headers: { ...auth, prefer: "return=minimal" }, body: form })
+    form.set("image", new Blob([png], { type: "image/png" }), "tiny.png")
+    return timed(`${setup.url}/api/v1/articles/${n.article}/featured-image`, { method: "POST", headers: { authorization: `Bearer ${n.key}`, prefer: "return=minimal" }, body: form })
   }
 }
 
@@ -171,7 +177,7 @@ const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnsw
   const hostile = request.role === "hostile" ? await hostileOf(setup, request.load) : { loops: 0, once: async () => 0 as const }
   const small = smallOf(setup, request.small)
   // Warm: the first image starts the decoding processes, the first body the worker thread.
-  if (request.role === "probes") for (let i = 0; i < 3; i++) await small()
+  if (request.role === "probes") for (let i = 0; i < Math.max(3, setup.neighbour.accounts.length); i++) await small()
   stalls.enable()
   const started = performance.now()
   const deadline = started + request.seconds * 1000
@@ -201,8 +207,8 @@ const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnsw
             const r = await small()
             answer.small.push(r.ms)
             count(answer.smallStatuses, r.status)
-            // Within the neighbour's own 60 requests a minute.
-            await sleep(150)
+            // Within each of the neighbour's accounts' 60 requests a minute (150 ms an account).
+            await sleep(150 / setup.neighbour.accounts.length)
           }
         })(),
       ]
