@@ -109,6 +109,8 @@ export interface WorkerSpanExporterOptions {
   readonly maxPendingBatches?: number
   /** The worker's environment (its OTLP exporter reads the standard variables); default this process's. */
   readonly env?: Record<string, string | undefined>
+  /** The worker's module; default `./spanExportWorker.ts` (a test gives one that fails). */
+  readonly workerModule?: URL
 }
 
 /**
@@ -125,10 +127,11 @@ export class WorkerSpanExporter {
   #failed = 0
   #dropped = 0
   #closed: Promise<void> | undefined
+  #exited = false
 
   constructor(options: WorkerSpanExporterOptions) {
     this.#maxPending = options.maxPendingBatches ?? 16
-    this.#worker = new Worker(new URL("./spanExportWorker.ts", import.meta.url), {
+    this.#worker = new Worker(options.workerModule ?? new URL("./spanExportWorker.ts", import.meta.url), {
       workerData: { protocol: options.protocol },
       ...(options.env === undefined ? {} : { env: options.env }),
     })
@@ -143,8 +146,11 @@ export class WorkerSpanExporter {
       else this.#failed += pending.spans
       pending.done(answer.code === SUCCESS ? { code: SUCCESS } : { code: FAILED, error: new Error(answer.error ?? "the OTLP export failed") })
     })
-    // A worker that died answers every batch it held as failed.
+    // A worker that failed (its uncaught error ends it) must not take the process with it: it ends,
+    // and every batch it held, and every later one, is answered as failed.
+    this.#worker.on("error", () => {})
     this.#worker.on("exit", () => {
+      this.#exited = true
       for (const [id, pending] of this.#pending) {
         this.#pending.delete(id)
         this.#failed += pending.spans
@@ -155,6 +161,11 @@ export class WorkerSpanExporter {
 
   /** Hands a batch to the worker; answers `resultCallback` when the worker's exporter has. */
   export(spans: Array<ReadableSpan>, resultCallback: (result: ExportResult) => void): void {
+    if (this.#exited && this.#closed === undefined) {
+      this.#failed += spans.length
+      resultCallback({ code: FAILED, error: new Error("the span export worker exited") })
+      return
+    }
     if (this.#closed !== undefined || this.#pending.size >= this.#maxPending) {
       this.#dropped += spans.length
       resultCallback({ code: FAILED, error: new Error(this.#closed !== undefined ? "the span exporter is shut down" : "too many span batches waiting for the export worker") })
@@ -188,6 +199,7 @@ export class WorkerSpanExporter {
   shutdown(): Promise<void> {
     this.#closed ??= (async () => {
       await this.#settled()
+      if (this.#exited) return
       this.#worker.ref()
       const done = new Promise<void>((resolve) => {
         const onAnswer = (answer: ExportAnswer) => {

@@ -91,3 +91,20 @@ describe("WorkerSpanExporter", () => {
     await exporter.shutdown()
   })
 })
+
+describe("WorkerSpanExporter, its worker failed", () => {
+  it("should answer every batch as failed, and count it, when its worker has ended on an error, and still shut down", async () => {
+    // a worker that throws on its first message, as one whose exporter failed outright would end
+    const failing = new URL(`data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.on("message", () => { throw new Error("boom") })')}`)
+    const exporter = new WorkerSpanExporter({ protocol: "http/protobuf", workerModule: failing })
+    const provider = new tracing.BasicTracerProvider()
+    const span = provider.getTracer("test").startSpan("lost")
+    span.end()
+    const first = await new Promise<ExportResult>((resolve) => exporter.export([span as unknown as tracing.ReadableSpan], resolve))
+    expect(first.code).toBe(ExportResultCode.FAILED)
+    const later = await new Promise<ExportResult>((resolve) => exporter.export([span as unknown as tracing.ReadableSpan, span as unknown as tracing.ReadableSpan], resolve))
+    expect(later.code).toBe(ExportResultCode.FAILED)
+    expect(exporter.counts()).toEqual({ exported: 0, failed: 3, dropped: 0 })
+    await exporter.shutdown()
+  })
+})
