@@ -17,7 +17,6 @@ import { decodeSpans } from "../test/support/otlpReceiver.ts"
 import { autocannon, type CannonResult, CONNECTIONS, fmt, ROUNDS, SECONDS } from "./support.ts"
 
 const repoRoot = new URL("../", import.meta.url).pathname
-const nodeBin = join(repoRoot, "node_modules", ".bin", "node")
 
 /**
  * An OTLP/HTTP endpoint that keeps every export's body and answers success at once (a collector's
@@ -49,23 +48,31 @@ const otlpSink = async () => {
   }
 }
 
-/** CPU seconds (user + system, every thread) a process has used so far; undefined off Linux. */
-const cpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    // /proc/PID/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the ") " that ends the command name
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+/**
+ * CPU seconds (user + system) a process has used so far, every thread and its main thread (the
+ * event loop's, which bounds its throughput) alone; undefined off Linux.
+ */
+const cpuSeconds = (pid: number | undefined): { all: number; main: number } | undefined => {
+  // /proc/PID/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the ") " that ends the command name
+  const ticks = (path: string) => {
+    const fields = readFileSync(path, "utf8").split(") ")[1]!.split(" ")
     return (Number(fields[11]) + Number(fields[12])) / 100
+  }
+  try {
+    return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) }
   } catch {
     return undefined
   }
 }
 
 /** Starts `apps/server/main.ts` with `env`, its stdout into `logFile`; answers its URL. */
-const startChild = async (databaseUrl: string, logFile: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> => {
+const startChild = async (databaseUrl: string, logFile: string, env: Record<string, string>, root: string = repoRoot): Promise<{ url: string; child: ChildProcess }> => {
   const out = openSync(logFile, "w")
   const dataDir = mkdtempSync(join(tmpdir(), "cs-bench-ops-"))
-  const child = spawn(nodeBin, ["apps/server/main.ts"], {
-    cwd: repoRoot,
+  // BENCH_CPU_PROF=<dir>: each child writes a V8 CPU profile of its main thread there on exit
+  const profile = (process.env["BENCH_CPU_PROF"] ?? "") === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_CPU_PROF"]}`]
+  const child = spawn(join(root, "node_modules", ".bin", "node"), [...profile, "apps/server/main.ts"], {
+    cwd: root,
     env: {
       ...process.env,
       HOST: "127.0.0.1",
@@ -112,29 +119,33 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
   const children: Array<ChildProcess> = []
   try {
     const token = "bench-metrics-token-0123456789"
-    const start = async (name: string, env: Record<string, string>) => {
-      const started = await startChild(databaseUrl, join(dir, `${name}.log`), env)
+    const start = async (name: string, env: Record<string, string>, root?: string) => {
+      const started = await startChild(databaseUrl, join(dir, `${name}.log`), env, root)
       children.push(started.child)
       return started
     }
-    const servers = {
+    const tracedEnv = { LOG_LEVEL: "info", METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: process.env["BENCH_TRACES_SAMPLER"] ?? "always_on" }
+    const compareTree = process.env["BENCH_COMPARE_TREE"] ?? ""
+    const servers: Record<string, { url: string; child: ChildProcess }> = {
       off: await start("off", { LOG_LEVEL: "warn" }),
       observed: await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token }),
-      traced: await start("traced", { LOG_LEVEL: "info", METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: "always_on" }),
+      traced: await start("traced", tracedEnv),
+      // BENCH_COMPARE_TREE=<another worktree>: the traced case again, with that tree's code, in the same rounds
+      ...(compareTree === "" ? {} : { compared: await start("compared", tracedEnv, compareTree) }),
     }
-    type Name = keyof typeof servers
+    type Name = "off" | "observed" | "traced" | "compared"
     const names = Object.keys(servers) as Array<Name>
     /** One load case: its result and the server's CPU time per request answered in it (µs). */
-    const load = async (name: Name): Promise<{ result: CannonResult; cpuPerRequest: number | undefined }> => {
-      const pid = servers[name].child.pid
+    const load = async (name: Name): Promise<{ result: CannonResult; cpuPerRequest: number | undefined; mainPerRequest: number | undefined }> => {
+      const pid = servers[name]!.child.pid
       const before = cpuSeconds(pid)
-      const result = await autocannon({ url: `${servers[name].url}${getPath}`, connections: CONNECTIONS, duration: SECONDS, headers: auth })
+      const result = await autocannon({ url: `${servers[name]!.url}${getPath}`, connections: CONNECTIONS, duration: SECONDS, headers: auth })
       const after = cpuSeconds(pid)
-      const cpuPerRequest = before !== undefined && after !== undefined && result.requests.total > 0 ? ((after - before) * 1e6) / result.requests.total : undefined
-      return { result, cpuPerRequest }
+      const per = (of: "all" | "main") => (before !== undefined && after !== undefined && result.requests.total > 0 ? ((after[of] - before[of]) * 1e6) / result.requests.total : undefined)
+      return { result, cpuPerRequest: per("all"), mainPerRequest: per("main") }
     }
     // A fresh process answers its first requests slowly (compiling, caches, pools): each is warmed first.
-    for (const name of names) await autocannon({ url: `${servers[name].url}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })
+    for (const name of names) await autocannon({ url: `${servers[name]!.url}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })
     // Each round in another order: on a shared machine the case measured last in a round was
     // repeatedly the slowest, whichever it was, so no case keeps that place.
     const runs = new Map(names.map((name) => [name, [] as Array<Awaited<ReturnType<typeof load>>>]))
@@ -148,6 +159,7 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const results = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.result.requests.average).result])) as Record<Name, CannonResult>
     // the median of each case's rounds by its own CPU figure (rounds without one sort first and are not shown)
     const cpu = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.cpuPerRequest ?? -1).cpuPerRequest])) as Record<Name, number | undefined>
+    const mainCpu = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.mainPerRequest ?? -1).mainPerRequest])) as Record<Name, number | undefined>
     const accessLines = (name: Name) => readFileSync(join(dir, `${name}.log`), "utf8").split("\n").filter((l) => l.includes('"route":"/api/v1/articles/{id}"')).length
     const lines = accessLines("observed")
     const times = (r: CannonResult) => (r.requests.average / results.off.requests.average).toFixed(2)
@@ -155,12 +167,16 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       const us = cpu[name]
       const off = cpu.off
       if (us === undefined || off === undefined) return ""
-      return `  server CPU ${us.toFixed(0).padStart(5)} µs/request${name === "off" ? "" : ` (${(us / off).toFixed(2)}x off)`}`
+      const main = mainCpu[name]
+      const mainOff = mainCpu.off
+      const mainPart = main === undefined || mainOff === undefined ? "" : `, main thread ${main.toFixed(0).padStart(4)} µs${name === "off" ? "" : ` (${(main / mainOff).toFixed(2)}x)`}`
+      return `  server CPU ${us.toFixed(0).padStart(5)} µs/request${name === "off" ? "" : ` (${(us / off).toFixed(2)}x off)`}${mainPart}`
     }
     console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, median of ${ROUNDS} rounds, each in another order):`)
     console.log(`  off                   ${fmt(results.off)}${cpuOf("off")}`)
     console.log(`  logs + metrics        ${fmt(results.observed)}  ${times(results.observed)}x off${cpuOf("observed")} (goal >= 0.95; ${lines} access lines written)`)
     console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times(results.traced)}x off${cpuOf("traced")} (goal >= 0.8)`)
+    if ("compared" in results) console.log(`  + tracing, ${compareTree} ${fmt(results.compared)}  ${times(results.compared)}x off${cpuOf("compared")}`)
     // Stopping the servers makes the traced one export what it still holds; then every export is decoded.
     await stopAll(children)
     const spans = sink.spans()
@@ -171,7 +187,7 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const serverSpans = server.length
     const named = server.filter((s) => s.name === "GET /api/v1/articles/{id}").length
     // the GETs the traced server answered, by its access lines (the load generator does not count those still in flight when a case ends)
-    const requests = accessLines("traced")
+    const requests = accessLines("traced") + ("compared" in servers ? accessLines("compared") : 0)
     console.log(
       `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server answered${serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
     )

@@ -29,7 +29,9 @@ export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | u
       logger.info({ signal }, `${signal}: draining in-flight requests, then closing the database`)
       server.close().then(
         async () => {
-          await tracing?.shutdown().catch(() => {})
+          const spans = await tracing?.shutdown().catch(() => undefined)
+          // what the span export worker sent, and lost (a collector down or slow: failed; over its queue cap: dropped)
+          if (spans !== undefined) logger[spans.failed + spans.dropped > 0 ? "warn" : "info"]({ spans }, "tracing shut down")
           process.exit(0)
         },
         (err: unknown) => {

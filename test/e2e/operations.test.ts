@@ -256,4 +256,14 @@ describe("traces", () => {
     expect(tool).toBeDefined()
     expect(descendantsOf(spans, tool!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
   })
+
+  // Last in the file: it stops the server.
+  it("should, on SIGTERM, export what it still holds and log the export worker's counts: every span sent, none lost", async () => {
+    const gone = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await gone
+    const shutdown = lines().find((l) => l["msg"] === "tracing shut down")
+    expect(shutdown?.["spans"]).toEqual({ exported: receiver.spans.length, failed: 0, dropped: 0 })
+    expect(receiver.spans.length).toBeGreaterThan(0)
+  })
 })

@@ -38,10 +38,10 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel()
   register("import-in-the-middle/hook.mjs", import.meta.url, registerOptions)
 
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api] =
+  const [{ NodeSDK }, { WorkerSpanExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api] =
     await Promise.all([
       import("@opentelemetry/sdk-node"),
-      protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
+      import("./workerSpanExporter.ts"),
       import("@opentelemetry/instrumentation-http"),
       import("@opentelemetry/instrumentation-pg"),
       import("@opentelemetry/instrumentation-ioredis"),
@@ -56,9 +56,13 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   // The batch processor drops spans once its queue is full (2048 by default: about 4 s of a GET
   // a millisecond); a collector that answers slowly for a few seconds should not cost traces.
   if ((process.env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "") process.env["OTEL_BSP_MAX_QUEUE_SIZE"] = (env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "" ? "8192" : env["OTEL_BSP_MAX_QUEUE_SIZE"]
+  const exporter = new WorkerSpanExporter({ protocol })
   const sdk = new NodeSDK({
     ...((env["OTEL_SERVICE_NAME"] ?? "").trim() === "" ? { serviceName: "content-site" } : {}),
-    traceExporter: new OTLPTraceExporter(),
+    // OpenTelemetry's OTLP exporter runs in a worker thread: a batch's serialisation and its HTTP
+    // request leave the event loop, whose hand-off of the spans costs it about half as much
+    // (5 to 12 µs a GET less on the main thread, docs/benchmarks.md).
+    traceExporter: exporter,
     instrumentations: [
       new HttpInstrumentation({
         // The server span is the access middleware's (`serve` below): the instrumentation's
@@ -129,6 +133,9 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
           span.end()
         }
       }),
-    shutdown: () => sdk.shutdown(),
+    shutdown: async () => {
+      await sdk.shutdown()
+      return exporter.counts()
+    },
   }
 }

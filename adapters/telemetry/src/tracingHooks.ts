@@ -14,6 +14,9 @@ export interface Tracing {
   readonly nameServerSpan: (method: string, route: string) => void
   /** Runs a use case in a span of its own: its database and Redis calls become its children. */
   readonly span: SpanRunner
-  /** Exports what is buffered and stops. */
-  readonly shutdown: () => Promise<void>
+  /**
+   * Exports what is buffered and stops; answers how many spans the export worker sent, how many
+   * the collector refused or never got (failed), and how many it dropped over its cap.
+   */
+  readonly shutdown: () => Promise<{ readonly exported: number; readonly failed: number; readonly dropped: number }>
 }
