@@ -20,10 +20,10 @@ import { copyDatabase, largestDemoSite, pgDatabase, serveDatabase } from "./supp
 const ARTICLES = Number(process.env.BENCH_SCALE_ARTICLES ?? 100_000)
 /** Requests per case (`BENCH_SCALE_REQUESTS`, default 40) after 5 to warm up. */
 const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 40)
-/** Timed PUTs per arm of the index-cost comparison (`BENCH_SEARCH_PUTS`, default 400), over 50 articles. */
-const PUTS = Number(process.env.BENCH_SEARCH_PUTS ?? 400)
-/** Rounds the arms of the index-cost comparison take turns in (`BENCH_SEARCH_ROUNDS`, default 20). */
-const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 20)
+/** Timed PUTs per arm of the index-cost comparison (`BENCH_SEARCH_PUTS`, default 1000), over 50 articles. */
+const PUTS = Number(process.env.BENCH_SEARCH_PUTS ?? 1000)
+/** Rounds the arms of the index-cost comparison take turns in (`BENCH_SEARCH_ROUNDS`, default 50). */
+const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 50)
 
 /** 2 000 pronounceable made-up words, the same every run. */
 const vocabulary = (): Array<string> => {
