@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { createLogger, createMetrics, metricsEndpoint, routeOf, type RouteTable } from "../src/index.ts"
+import { isoTime } from "../src/logger.ts"
 import { startTracing, tracesProtocol } from "../src/tracing.ts"
 
 const TABLE: RouteTable = { exact: ["/mcp", "/oauth/token"], prefixes: [["/oauth/interaction/", "/oauth/interaction/{uid}"], ["/media/", "/media/{file}"]] }
@@ -108,5 +109,28 @@ describe("tracesProtocol", () => {
   it("should refuse gRPC and unknown encodings with one sentence rather than export nothing", () => {
     expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow("OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
     expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/xml" })).toThrow(/not 'http\/xml'/)
+  })
+})
+
+describe("isoTime", () => {
+  it("should write pino's time field as ISO 8601, made again only when the millisecond changes", () => {
+    let now = Date.parse("2026-11-28T03:24:12.345Z")
+    const made: Array<number> = []
+    const time = isoTime(() => now)
+    const spy = Date.prototype.toISOString
+    Date.prototype.toISOString = function (this: Date) {
+      made.push(this.getTime())
+      return spy.call(this)
+    }
+    try {
+      expect(time()).toBe(',"time":"2026-11-28T03:24:12.345Z"')
+      expect(time()).toBe(',"time":"2026-11-28T03:24:12.345Z"')
+      now += 1
+      expect(time()).toBe(',"time":"2026-11-28T03:24:12.346Z"')
+      expect(JSON.parse(`{"level":"info"${time()}}`)).toEqual({ level: "info", time: "2026-11-28T03:24:12.346Z" })
+    } finally {
+      Date.prototype.toISOString = spy
+    }
+    expect(made).toEqual([now - 1, now])
   })
 })
