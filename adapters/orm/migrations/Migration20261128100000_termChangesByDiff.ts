@@ -41,13 +41,13 @@ export class Migration20261128100000_termChangesByDiff extends Migration {
 }
 
 /** The summed form (migration articleTermCounts): every lexeme of every row, +1 new and -1 old, summed, gathered by difference. */
-const SUMMED = `insert into article_term_changes (account_id, site_id, status, terms, d)
+export const SUMMED = `insert into article_term_changes (account_id, site_id, status, terms, d)
     select account_id, site_id, status, array_agg(term order by term), d from (
       select account_id, term, site_id, status, sum(d) as d from (select account_id, unnest(tsvector_to_array(search_vector)) as term, site_id, status, 1 as d from new_rows union all select account_id, unnest(tsvector_to_array(search_vector)) as term, site_id, status, -1 as d from old_rows) x
       group by 1, 2, 3, 4 having sum(d) <> 0
     ) y group by account_id, site_id, status, d;`;
 
-const recounted = (body: string) => `create or replace function "articles_terms_recounted_fn"() returns trigger as $$ begin
+export const recounted = (body: string) => `create or replace function "articles_terms_recounted_fn"() returns trigger as $$ begin
   ${body}
   return null;
 end; $$ language plpgsql;`;

@@ -18,6 +18,7 @@ import { Migration20261127180000_articleSearch } from "./Migration20261127180000
 import { Migration20261127200000_articleTitleSearch } from "./Migration20261127200000_articleTitleSearch.ts"
 import { Migration20261128000000_articleTermCounts } from "./Migration20261128000000_articleTermCounts.ts"
 import { Migration20261128100000_termChangesByDiff } from "./Migration20261128100000_termChangesByDiff.ts"
+import { Migration20261128120000_termChangesPerRow } from "./Migration20261128120000_termChangesPerRow.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -36,4 +37,5 @@ export const migrationsList = [
   { name: "Migration20261127200000_articleTitleSearch", class: Migration20261127200000_articleTitleSearch },
   { name: "Migration20261128000000_articleTermCounts", class: Migration20261128000000_articleTermCounts },
   { name: "Migration20261128100000_termChangesByDiff", class: Migration20261128100000_termChangesByDiff },
+  { name: "Migration20261128120000_termChangesPerRow", class: Migration20261128120000_termChangesPerRow },
 ]

@@ -5,6 +5,7 @@
  */
 import type { Actor } from "@content-site/core"
 import { defineEntity, p, type TriggerDef } from "@mikro-orm/core"
+import { TERMS_RECOUNTED_PER_ROW } from "../migrations/Migration20261128120000_termChangesPerRow.ts"
 
 /**
  * A row-level trigger that announces a change of the row on the event bus's channel (`cs_events`,
@@ -111,7 +112,8 @@ export const ArticleEntity = defineEntity({
     articleTrigger("uncounted", "delete", "old table as old_rows"),
     // `article_term_counts` (migration articleTermCounts): a one-word search's total
     articleTrigger("terms_counted", "insert", "new table as new_rows"),
-    articleTrigger("terms_recounted", "update", "old table as old_rows new table as new_rows"),
+    // an edit's added and removed words, per updated row (migration termChangesPerRow)
+    { name: "terms_recounted", timing: "after" as const, events: ["update" as const], forEach: "row" as const, expression: TERMS_RECOUNTED_PER_ROW },
     articleTrigger("terms_uncounted", "delete", "old table as old_rows"),
   ],
   // A site's list in its order (newest published first, then id), covering its filters, so a page
