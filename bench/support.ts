@@ -51,34 +51,39 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** Keep-alive connections per load case (`BENCH_CONNECTIONS`, default 10). */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 
+/** The PostgreSQL server the benches make their databases on (`BENCH_PG_URL`, default the local one). */
+const ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** Runs one statement on the server's maintenance database (creating and dropping databases). */
+const onServer = async (sql: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    await client.query(sql)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** Database `name` on the server, its URL and how to drop it. */
+const database = (name: string): { url: string; drop: () => Promise<void> } => {
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
 /**
  * A throw-away PostgreSQL database on `BENCH_PG_URL` (default the local server), or undefined when
  * PostgreSQL cannot be reached (the benches then use the embedded database).
  */
 export const pgDatabase = async (prefix: string): Promise<{ url: string; drop: () => Promise<void> } | undefined> => {
-  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-  const pg = require("pg") as typeof import("pg")
   const name = `${prefix}_${Date.now().toString(36)}`
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 })
   try {
-    await client.connect()
-    await client.query(`CREATE DATABASE ${name}`)
+    await onServer(`CREATE DATABASE ${name}`)
   } catch {
     return undefined
-  } finally {
-    await client.end().catch(() => {})
   }
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    },
-  }
+  return database(name)
 }
 
 /** Requests per one-at-a-time case, over all its rounds (`BENCH_SEQUENTIAL`, default 400). */
@@ -201,22 +206,10 @@ export const serveDatabase = async (
  * may be connected to the original meanwhile), named `<original>_<suffix>`; `drop` removes it.
  */
 export const copyDatabase = async (url: string, suffix: string): Promise<{ url: string; drop: () => Promise<void> }> => {
-  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
   const original = new URL(url).pathname.slice(1)
   const name = `${original}_${suffix}`
-  const run = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin })
-    await c.connect()
-    try {
-      await c.query(sql)
-    } finally {
-      await c.end()
-    }
-  }
-  await run(`CREATE DATABASE ${name} TEMPLATE ${original} STRATEGY file_copy`)
-  const copy = new URL(url)
-  copy.pathname = `/${name}`
-  return { url: copy.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  await onServer(`CREATE DATABASE ${name} TEMPLATE ${original} STRATEGY file_copy`)
+  return database(name)
 }
 
 /**

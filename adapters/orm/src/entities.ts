@@ -145,7 +145,7 @@ export const ArticleEntity = defineEntity({
     updatedAt: p.datetime(3),
     revision: p.integer(),
     // `search_vector` and `title_vector`, what full-text search matches: generated columns that are
-    // not properties (SEARCH_COLUMNS, `orm.ts`), so no write reads them back.
+    // not properties (SEARCH_COLUMNS; checked by `schemaDiff` in `index.ts`), so no write reads them back.
   },
 })
 
