@@ -201,6 +201,7 @@ export const memoryRepositories = (state: MemoryState) => {
           state.activityRequestIds.add(key)
           state.activity.push(written.entry)
         }),
+      folds: (refusedBy, atMs) => refusals.folds(refusedBy, atMs),
       list: (accountId, filter, slice) =>
         Effect.sync(() =>
           sliceOf(

@@ -642,6 +642,7 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           const pending = activity.append(written.summary ? { ...journalRow(written.entry), summary: true, count: 1 } : journalRow(written.entry))
           return pending === undefined ? Effect.void : attempt(() => pending)
         }),
+      folds: (refusedBy, atMs) => refusals.folds(refusedBy, atMs),
       list: (accountId, filter, slice) =>
         attempt(async () => {
           const w = where()

@@ -78,6 +78,15 @@ export class RefusalBudget {
     seen.n++
     return seen.n <= this.#limit
   }
+  /**
+   * Whether the next refused call of `source` at `nowMs` would only add one to a summary entry this
+   * instance has begun already this minute (past the budget and past the call that began it), so
+   * that nothing of the call but its count is written. A look: nothing is counted.
+   */
+  folds(source: string, nowMs: number): boolean {
+    const seen = this.#seen.get(source)
+    return seen !== undefined && seen.minute === Math.floor(nowMs / MINUTE_MS) && seen.n > this.#limit
+  }
 }
 
 /**

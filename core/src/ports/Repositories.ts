@@ -117,6 +117,12 @@ export class ActivityLog extends Context.Service<ActivityLog, {
    * one to the `count` of the minute's summary entry (`entryToWrite`), so a flood costs a few rows.
    */
   readonly record: (entry: ActivityRecord, refusedBy?: string) => Effect.Effect<void, Unavailable>
+  /**
+   * Whether a call of source `refusedBy` refused at `atMs` would only add to the count of a
+   * summary entry this instance has begun already (`RefusalBudget.folds`): its own fields, the
+   * article's site among them, would not be written, so they need not be looked up.
+   */
+  readonly folds: (refusedBy: string, atMs: number) => boolean
   /** Newest first; the account's own entries only. */
   readonly list: (
     accountId: string,

@@ -15,7 +15,8 @@ import { refusalSourceOf } from "../policy/refusedCalls.ts"
  * its address's failure budget) is recorded too, with a null account and actor: every API and
  * connector call is in the log (the seed), such an entry in no account's view of it. A refused
  * call is counted against its key (or agent, or person), else its address: past its budget in a
- * minute it adds to one summary entry (see ActivityLog).
+ * minute it adds to one summary entry (see ActivityLog), and once that entry is begun a call that
+ * only adds to its count costs no lookup.
  */
 export const recordActivity = (
   caller: LoggedCaller,
@@ -30,23 +31,30 @@ export const recordActivity = (
   // every call runs this: a chain, not a generator
   Effect.contextWith((services: Context.Context<Clock | Ids | ActivityLog | ArticleRepository>) => {
     const articleId = outcome.articleId ?? null
-    const write = (siteId: string | null) =>
-      Effect.flatMap(Context.get(services, Clock).now, (now) =>
-        Effect.flatMap(Context.get(services, Ids).make("act"), (id) => {
-          const entry = activityFor(caller, { ...outcome, siteId, id, nowMs: now })
-          return Context.get(services, ActivityLog).record(entry, outcome.ok ? undefined : refusalSourceOf(entry, caller.address))
-        }),
+    const log = Context.get(services, ActivityLog)
+    const write = (siteId: string | null, now: number) =>
+      Effect.flatMap(Context.get(services, Ids).make("act"), (id) => {
+        const entry = activityFor(caller, { ...outcome, siteId, id, nowMs: now })
+        return log.record(entry, outcome.ok ? undefined : refusalSourceOf(entry, caller.address))
+      })
+    return Effect.flatMap(Context.get(services, Clock).now, (now) => {
+      if (outcome.siteId != null || articleId === null || caller.accountId === null) return write(outcome.siteId ?? null, now)
+      // A refused call that would only add one to its source's summary entry of the minute (a
+      // flood's calls past the budget) writes none of its own fields: its site is not looked up.
+      if (!outcome.ok) {
+        const source = refusalSourceOf({ actor: caller.actor, account_id: caller.accountId, error_code: outcome.errorCode ?? null }, caller.address)
+        if (source !== undefined && log.folds(source, now)) return write(null, now)
+      }
+      return Effect.flatMap(
+        Context.get(services, ArticleRepository)
+          .get(caller.accountId, articleId)
+          .pipe(
+            Effect.map((article): string | null => article.site_id),
+            Effect.orElseSucceed(() => null),
+          ),
+        (siteId) => write(siteId, now),
       )
-    if (outcome.siteId != null || articleId === null || caller.accountId === null) return write(outcome.siteId ?? null)
-    return Effect.flatMap(
-      Context.get(services, ArticleRepository)
-        .get(caller.accountId, articleId)
-        .pipe(
-          Effect.map((article): string | null => article.site_id),
-          Effect.orElseSucceed(() => null),
-        ),
-      write,
-    )
+    })
   })
 
 /**

@@ -1,5 +1,7 @@
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import {
+  ArticleRepository,
   authenticateApiKey,
   checkRequestLimit,
   createAccount,
@@ -181,6 +183,36 @@ describe("recordActivity and listActivity", () => {
     const later = w.state.activity.filter((e) => e.account_id === null && e.at >= "2026-11-22T12:01")
     expect(later.map((e) => e.count).sort((a, b) => b - a)).toEqual([2, ...Array(budget).fill(1)])
     expect(w.state.activity.filter((e) => e.account_id !== null).every((e) => e.count === 1)).toBe(true)
+  })
+
+  it("should look up a refused call's site until its summary entry is begun, and not for the calls that only add to its count", async () => {
+    const w = await makeWorld()
+    let lookups = 0
+    const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.updateService(effect, ArticleRepository, (repo) => ({
+        ...repo,
+        get: (accountId: string, articleId: string) => {
+          lookups++
+          return repo.get(accountId, articleId)
+        },
+      }))
+    const limited = () => caller({ actor: { type: "api_key", id: "key_flood", name: "flood" }, action: "PUT /api/v1/articles/{id}" })
+    const refused = { ok: false, httpStatus: 429, errorCode: "rate_limited", articleId: "art_1" } as const
+    const calls = REFUSED_ENTRIES_PER_MINUTE + 10
+    for (let i = 0; i < calls; i++) await w.run(counted(recordActivity(limited(), refused)))
+    // an entry each within the budget, and the one call that began the summary: all with their site
+    expect(lookups).toBe(REFUSED_ENTRIES_PER_MINUTE + 1)
+    const entries = w.state.activity.filter((e) => e.actor?.id === "key_flood")
+    expect(entries).toHaveLength(REFUSED_ENTRIES_PER_MINUTE + 1)
+    expect(entries.every((e) => e.site_id === "site_a" && e.article_id === "art_1")).toBe(true)
+    expect(entries.reduce((n, e) => n + e.count, 0)).toBe(calls)
+    // the next minute looks up again, within its own budget
+    w.clock.advance(60_000)
+    await w.run(counted(recordActivity(limited(), refused)))
+    expect(lookups).toBe(REFUSED_ENTRIES_PER_MINUTE + 2)
+    // a call that is never summed (a success) is looked up however many came before
+    for (let i = 0; i < 3; i++) await w.run(counted(recordActivity(limited(), { ok: true, httpStatus: 200, articleId: "art_1" })))
+    expect(lookups).toBe(REFUSED_ENTRIES_PER_MINUTE + 5)
   })
 
   it("should sum a key's calls refused at the gate on its account, listed with their count, and never its other refusals", async () => {
