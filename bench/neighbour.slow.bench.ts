@@ -4,7 +4,7 @@
  * time (in turn from four other accounts, `NEIGHBOURS`) and `/healthz` is asked one request after
  * the other; the same two figures on the quiet
  * server are the baseline of the same run. Goals: `/healthz` at worst 100 ms, and the neighbour's
- * p99 at most 3× its quiet p99. The clients run in worker threads (`neighbourClients.ts`: the hostile loops in one, the probes in another), the
+ * p99 at most 3× its quiet p99. The clients run in processes of their own (`neighbourClients.ts`: the hostile loops in one, the probes in another), the
  * server in this one; loopback only; every loop stops at its deadline (`BENCH_NEIGHBOUR_SECONDS`,
  * default 6 per load), then waits for the hostile requests still out (an AVIF bomb: at most its
  * 20 s budget). `BENCH_NEIGHBOUR_ONLY=H3` runs the quiet loads and those whose name starts so.
@@ -12,7 +12,8 @@
 import { createApiKey, importData } from "@content-site/core"
 import { readFileSync } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import { Worker } from "node:worker_threads"
+import { fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import sharp from "sharp"
 import { buildArticle } from "./editPolicy.bench.ts"
 import type { ClientSetup, Load, RunAnswer, RunRequest, Small } from "./neighbourClients.ts"
@@ -97,15 +98,14 @@ const mainThreadCpuMs = (): number => {
   }
 }
 
-/** Runs one role of one load in a worker thread of its own. */
+/** Runs one role of one load in a process of its own (structured-clone IPC carries the setup's bytes). */
 const runRole = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./neighbourClients.ts", import.meta.url), { workerData: { setup, request } })
-    worker.once("message", (answer: RunAnswer) => {
-      resolve(answer)
-      void worker.terminate()
-    })
-    worker.once("error", reject)
+    const child = fork(fileURLToPath(new URL("./neighbourClients.ts", import.meta.url)), [], { serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] })
+    child.once("message", (answer: RunAnswer) => resolve(answer))
+    child.once("error", reject)
+    child.once("exit", (code) => reject(new Error(`the ${request.role} clients exited (${code}) before answering`)))
+    child.send({ setup, request })
   })
 
 /** Runs one load: the hostile loops and the probes, each in a thread of its own, at the same time. */

@@ -1,15 +1,16 @@
 /**
- * The clients of `neighbour.bench.ts`, run in worker threads of their own so that building and
- * reading their requests never holds up the server under test: a hostile account's requests in a
- * few loops (one thread), and another account's small request one at a time and `/healthz` one at
- * a time (the probes, another thread), all for a fixed number of seconds (every loop checks the
- * deadline; each request is bounded by the server's own limits), then each waits for its requests
- * still running and answers. The probes have a thread of their own since 2026-11-27: sharing one
- * with the hostile loops, they timed that thread's own work too (twenty 1 MiB uploads and their
- * garbage, scavenges of up to 290 ms seen on a loaded machine), not only the server's.
+ * The clients of `neighbour.bench.ts`, run in processes of their own, as clients are: a hostile
+ * account's requests in a few loops (one process), and another account's small request one at a
+ * time and `/healthz` one at a time (the probes, another process), all for a fixed number of
+ * seconds (every loop checks the deadline; each request is bounded by the server's own limits),
+ * then each waits for its requests still running and answers. The probes have their own since
+ * 2026-11-27: sharing a thread with the hostile loops, they timed that thread's own work too
+ * (twenty 1 MiB uploads and their garbage), not only the server's. Processes since 2026-11-28:
+ * as worker threads of the server's process, the clients' garbage collection ran on the V8
+ * platform threads the server's own concurrent marking needs (the hostile thread collected its
+ * heap every 70 ms under the twenty-upload loads), which a client on another machine never does.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import { parentPort, workerData } from "node:worker_threads"
 
 /** What the bench hands the clients. */
 export interface ClientSetup {
@@ -218,7 +219,9 @@ const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnsw
   return answer
 }
 
-if (parentPort !== null && workerData !== null) {
-  const { setup, request } = workerData as { setup: ClientSetup; request: RunRequest }
-  parentPort.postMessage(await runOnce(setup, request))
+// Forked by the bench (`runRole`, structured-clone IPC): one job in, its answer out, then done.
+if (process.send !== undefined) {
+  process.once("message", (job: { setup: ClientSetup; request: RunRequest }) => {
+    void runOnce(job.setup, job.request).then((answer) => process.send!(answer, () => process.exit(0)))
+  })
 }
