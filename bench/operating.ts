@@ -131,7 +131,7 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       observed: await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token }),
       traced: await start("traced", tracedEnv),
       // BENCH_COMPARE_TREE=<another worktree>: the traced case again, with that tree's code, in the same rounds
-      ...(compareTree === "" ? {} : { compared: await start("compared", tracedEnv, compareTree) }),
+      ...(compareTree === "" ? {} : { compared: await start("compared", { ...tracedEnv, ...JSON.parse(process.env["BENCH_COMPARE_ENV"] ?? "{}") }, compareTree) }),
     }
     type Name = "off" | "observed" | "traced" | "compared"
     const names = Object.keys(servers) as Array<Name>
@@ -188,6 +188,11 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const named = server.filter((s) => s.name === "GET /api/v1/articles/{id}").length
     // the GETs the traced server answered, by its access lines (the load generator does not count those still in flight when a case ends)
     const requests = accessLines("traced") + ("compared" in servers ? accessLines("compared") : 0)
+    // what a traced GET is made of: the spans by name, most frequent first
+    const byName = new Map<string, number>()
+    for (const s of spans) byName.set(s.name, (byName.get(s.name) ?? 0) + 1)
+    const kinds = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, n]) => `${name} ${(n / Math.max(1, server.length)).toFixed(2)}`)
+    console.log(`  spans per server span, by name: ${kinds.join(", ")}`)
     console.log(
       `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server answered${serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
     )
