@@ -15,6 +15,7 @@ import {
   LimitStore,
   OAuthStore,
   RevisionRepository,
+  REFUSED_ENTRIES_PER_MINUTE,
   RewriteLedger,
   SiteRepository,
   snippetOf,
@@ -781,6 +782,29 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const of = (filter: ActivityFilter) => run(ActivityLog.use((l) => l.list(accountId, filter, { offset: 0, limit: 10 })))
         expect((await of({ actions: ["POST /connect/keys"] })).items).toEqual([plain, created])
         expect((await of({ actions: ["POST /connect/keys/{id}/revoke"] })).items).toEqual([other])
+      })
+      it("should say a source's refused call folds into its summary only once the minute's summary is begun, without counting it", async () => {
+        const { accountId } = await seed()
+        const source = `api_key:${uid("key")}`
+        const at = "2026-11-22T11:00:10.000Z"
+        const refused = () => activityOf(accountId, at, { request_id: uid("req"), status: 429, error_code: "rate_limited" })
+        const folds = (when: string) => run(ActivityLog.use((l) => Effect.succeed(l.folds(source, Date.parse(when)))))
+        for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE; i++) {
+          expect(await folds(at)).toBe(false)
+          await run(ActivityLog.use((l) => l.record(refused(), source)))
+        }
+        // the call that begins the summary is still written whole; a look counts nothing
+        expect(await folds(at)).toBe(false)
+        expect(await folds(at)).toBe(false)
+        await run(ActivityLog.use((l) => l.record(refused(), source)))
+        expect(await folds(at)).toBe(true)
+        await run(ActivityLog.use((l) => l.record(refused(), source)))
+        // the next minute has a budget of its own; another source is not concerned
+        expect(await folds("2026-11-22T11:01:00.000Z")).toBe(false)
+        expect(await run(ActivityLog.use((l) => Effect.succeed(l.folds(`api_key:${uid("key")}`, Date.parse(at)))))).toBe(false)
+        const list = await run(ActivityLog.use((l) => l.list(accountId, {}, { offset: 0, limit: 100 })))
+        expect(list.items.reduce((n, e) => n + e.count, 0)).toBe(REFUSED_ENTRIES_PER_MINUTE + 2)
+        expect(list.items.filter((e) => e.count > 1)).toHaveLength(1)
       })
     })
 
