@@ -109,7 +109,7 @@ const runRole = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> =>
     child.send({ setup, request })
   })
 
-/** Runs one load: the hostile loops and the probes, each in a thread of its own, at the same time. */
+/** Runs one load: the hostile loops and the probes, each in a process of its own, at the same time. */
 const runClients = async (setup: ClientSetup, request: Omit<RunRequest, "role">): Promise<RunAnswer & { readonly hostileStallMs: number }> => {
   const [hostile, probes] = await Promise.all([runRole(setup, { ...request, role: "hostile" }), runRole(setup, { ...request, role: "probes" })])
   return { ...probes, hostileStatuses: hostile.hostileStatuses, hostileStallMs: hostile.ownStallMs }
