@@ -56,7 +56,17 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   // The batch processor drops spans once its queue is full (2048 by default: about 4 s of a GET
   // a millisecond); a collector that answers slowly for a few seconds should not cost traces.
   if ((process.env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "") process.env["OTEL_BSP_MAX_QUEUE_SIZE"] = (env["OTEL_BSP_MAX_QUEUE_SIZE"] ?? "").trim() === "" ? "8192" : env["OTEL_BSP_MAX_QUEUE_SIZE"]
-  const exporter = new WorkerSpanExporter({ protocol })
+  // The batch processor sends one batch at a time, except when it flushes (at shutdown, or
+  // forced): then it hands over its whole queue at once, a batch per `maxExportBatchSize` spans.
+  // The export worker takes that many, and one in flight beside them: the spans are in memory
+  // already (the queue bounds them), and a flush at shutdown loses none to the worker's cap.
+  const positive = (name: string, fallback: number) => {
+    const n = Number((process.env[name] ?? "").trim())
+    return Number.isInteger(n) && n > 0 ? n : fallback
+  }
+  const queue = positive("OTEL_BSP_MAX_QUEUE_SIZE", 2048)
+  const batch = Math.min(positive("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512), queue)
+  const exporter = new WorkerSpanExporter({ protocol, maxPendingBatches: Math.ceil(queue / batch) + 1 })
   const sdk = new NodeSDK({
     ...((env["OTEL_SERVICE_NAME"] ?? "").trim() === "" ? { serviceName: "content-site" } : {}),
     // OpenTelemetry's OTLP exporter runs in a worker thread: a batch's serialisation and its HTTP
@@ -134,7 +144,12 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
         }
       }),
     shutdown: async () => {
-      await sdk.shutdown()
+      // A batch the collector refused (or never got) rejects the SDK's shutdown as soon as it
+      // fails, every batch handed over but not all answered, and the exporter not shut down: the
+      // exporter's own shutdown then waits for the rest (the SDK's already called it when none
+      // failed: the same promise), so the counts hold every span.
+      await sdk.shutdown().catch(() => undefined)
+      await exporter.shutdown()
       return exporter.counts()
     },
   }
