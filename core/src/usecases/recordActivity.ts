@@ -32,19 +32,15 @@ export const recordActivity = (
   Effect.contextWith((services: Context.Context<Clock | Ids | ActivityLog | ArticleRepository>) => {
     const articleId = outcome.articleId ?? null
     const log = Context.get(services, ActivityLog)
+    // the source a refused call is counted against (its entry's actor, account and code are the caller's and the outcome's)
+    const source = outcome.ok ? undefined : refusalSourceOf({ actor: caller.actor, account_id: caller.accountId, error_code: outcome.errorCode ?? null }, caller.address)
     const write = (siteId: string | null, now: number) =>
-      Effect.flatMap(Context.get(services, Ids).make("act"), (id) => {
-        const entry = activityFor(caller, { ...outcome, siteId, id, nowMs: now })
-        return log.record(entry, outcome.ok ? undefined : refusalSourceOf(entry, caller.address))
-      })
+      Effect.flatMap(Context.get(services, Ids).make("act"), (id) => log.record(activityFor(caller, { ...outcome, siteId, id, nowMs: now }), source))
     return Effect.flatMap(Context.get(services, Clock).now, (now) => {
       if (outcome.siteId != null || articleId === null || caller.accountId === null) return write(outcome.siteId ?? null, now)
       // A refused call that would only add one to its source's summary entry of the minute (a
       // flood's calls past the budget) writes none of its own fields: its site is not looked up.
-      if (!outcome.ok) {
-        const source = refusalSourceOf({ actor: caller.actor, account_id: caller.accountId, error_code: outcome.errorCode ?? null }, caller.address)
-        if (source !== undefined && log.folds(source, now)) return write(null, now)
-      }
+      if (source !== undefined && log.folds(source, now)) return write(null, now)
       return Effect.flatMap(
         Context.get(services, ArticleRepository)
           .get(caller.accountId, articleId)
