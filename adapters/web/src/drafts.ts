@@ -121,6 +121,19 @@ export const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): bool
 }
 
 /**
+ * Whether the browser says a request came from another site's page: `Sec-Fetch-Site` other than
+ * `same-origin`, else an `Origin` other than the public URL's. A request with neither was not sent
+ * by a browser page of another site (browsers send one or the other with every cross-site POST):
+ * a script's, sent by whoever holds the session.
+ */
+export const sentFromAnotherSite = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
+  const site = ctx.get("Sec-Fetch-Site")
+  if (site !== "") return site !== "same-origin"
+  const origin = ctx.get("Origin")
+  return origin !== "" && origin !== new URL(deps.publicUrl).origin
+}
+
+/**
  * Keeps an edit that arrived without a live session, under a fresh cookie of this browser only,
  * until the person signs in again and it is offered back. Only an edit sent from this service's
  * own edit page is kept: without a session its form's CSRF token cannot be checked, and a form

@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, importData, listActivity, makeRewriteBatch, OAuthStore } from "@content-site/core"
+import { ArticleWriter, getArticle, HtmlAnalyzer, importData, listActivity, makeRewriteBatch, OAuthStore } from "@content-site/core"
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -646,6 +646,47 @@ describe("the editor's preview", () => {
     expect(res.status).toBe(200)
     expect(await entryOf(res)).toBeUndefined()
   })
+})
+
+describe("a preview refused for its account's share of the sanitiser", () => {
+  it("should count against the account's requests a minute, as a refused API call does, unless the browser says another site's page sent it", async () => {
+    const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: "3" } })
+    try {
+      await limited.runtime.runPromise(importData(fixture))
+      const one = client(() => limited)
+      await one.signIn("one@example.com", "password-one")
+      const csrf = await one.csrfOf("/articles/art_p3")
+      // The account's four places in the sanitiser taken, as by four large bodies being read.
+      const takeShare = () => Promise.all(Array.from({ length: 4 }, () => limited.runtime.runPromise(HtmlAnalyzer.use((analyzer) => analyzer.admits("acc_p1", 100_000)))))
+      let places = await takeShare()
+      // A body past what is sanitised inline (32 Ki characters) needs the share.
+      const large = { _csrf: csrf, title: "Plain", body: `<p>${"a".repeat(40_000)}</p>` }
+      const refusedFor = async (headers: Record<string, string>, sentence: RegExp) => {
+        const res = await one.request("/articles/art_p3/preview", { method: "POST", form: large, headers })
+        expect(res.status, JSON.stringify(headers)).toBe(429)
+        expect(((await res.json()) as { refused: string }).refused, JSON.stringify(headers)).toMatch(sentence)
+      }
+      const share = /^No preview now: more than 4 article bodies of this account being sanitised at once\./
+      // Sent from another site's page, as the browser says: refused, not counted.
+      await refusedFor({ "Sec-Fetch-Site": "cross-site" }, share)
+      await refusedFor({ Origin: "https://elsewhere.test" }, share)
+      // Sent by a script (no such header) or from the service's own page: refused and counted (1, 2).
+      await refusedFor({}, share)
+      await refusedFor({ "Sec-Fetch-Site": "same-origin" }, share)
+      for (const release of places) release()
+      const small = () => one.request("/articles/art_p3/preview", { method: "POST", form: { _csrf: csrf, title: "Plain", body: "<p>Previewed.</p>" } })
+      expect((await small()).status).toBe(200)
+      const past = await small()
+      expect(past.status).toBe(429)
+      expect(((await past.json()) as { refused: string }).refused).toMatch(/^No preview now: your account has made more than 3 requests in a minute/)
+      // A refusal for the share whose count goes past the minute says so.
+      places = await takeShare()
+      await refusedFor({}, /^No preview now: your account has made more than 3 requests in a minute/)
+      for (const release of places) release()
+    } finally {
+      await limited.close()
+    }
+  }, 60_000)
 })
 
 describe("the editor's preview past the account's limit", () => {

@@ -23,7 +23,7 @@ import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow } from "../call.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
-import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
+import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
 import { draftUrl, landOnDraft, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
@@ -202,6 +202,22 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   }
   const isLimit = (e: CoreError): e is RateLimited | Unavailable => e._tag === "RateLimited" || e._tag === "Unavailable"
 
+  /**
+   * A preview refused before its form is parsed (its account's share of the sanitiser busy, or
+   * the form's turn in the account's rotation) counts against the account's requests a minute, as
+   * an API call refused for the same share does: previews are limited like requests. Uncounted,
+   * a script holding a session could send previews over and over, each refused for free, and have
+   * every one its share admitted sanitised (53 bodies of 1 MiB in 6 s, against 5 for the same dry
+   * runs over the API, docs/benchmarks.md). Not counted when the browser says the request came
+   * from another site's page: a forged request does not spend the person's minute. Answers the
+   * refusal to send: the minute's when this count went past it.
+   */
+  const countRefusedPreview = async (ctx: Ctx, s: Signed, refusal: RateLimited | Unavailable): Promise<RateLimited | Unavailable> => {
+    if (sentFromAnotherSite(ctx, deps)) return refusal
+    const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
+    return Result.isFailure(counted) && counted.failure._tag === "RateLimited" ? counted.failure : refusal
+  }
+
   router.post(
     "/articles/:id/preview",
     signedIn("POST /articles/{id}/preview", async (ctx, s) => {
@@ -209,7 +225,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       noteSubject(ctx, { articleId: id })
       // An account that has its share of the sanitiser busy already is refused before its form is read.
       const share = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.admits(s.caller.accountId, ctx.request.length)))
-      if (Result.isFailure(share)) return refusePreview(ctx, share.failure)
+      if (Result.isFailure(share)) return refusePreview(ctx, await countRefusedPreview(ctx, s, share.failure))
       try {
         // Over its requests a minute already: refused before the form is read too (a look, not a
         // count: the preview is counted once its CSRF token is checked, below).
@@ -226,7 +242,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
             throw error
           },
         )
-        if ("refused" in posted) return refusePreview(ctx, posted.refused)
+        if ("refused" in posted) return refusePreview(ctx, await countRefusedPreview(ctx, s, posted.refused))
         const { fields } = posted
         // A preview is a request like an API call: it counts against the account's requests a minute.
         const counted = await runCore(deps, checkRequestLimit(s.caller.accountId))
