@@ -3,7 +3,7 @@ import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
 import { makeSharpImageInspector, safeImageFetcher } from "@content-site/images"
-import { nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
+import { lowerV8HelperThreads, nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import type { AppRuntime } from "@content-site/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
@@ -183,6 +183,9 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   // Quiet (tests): no access lines, but the service's warnings and errors still show.
   const logger = createLogger({ level: options.quiet === true && config.logLevel === "info" ? "warn" : config.logLevel, format: config.logFormat })
   const metrics = config.metricsToken !== undefined ? createMetrics() : undefined
+  // V8's garbage-collection helpers below the event loop, as the sanitiser's threads (helperThreads.ts).
+  const lowered = lowerV8HelperThreads()
+  logger.debug({ threads: lowered }, `V8 helper threads at a lower priority: ${lowered}`)
   // Slow clients (slowloris) are cut off: headers and whole requests have bounded time, checked often.
   const server = createServer({
     headersTimeout: config.headersTimeoutMs,

@@ -52,6 +52,7 @@ export const nodeSecrets = (params: ScryptParams = defaultScrypt) =>
 export const nodePlatform = (params?: ScryptParams) => Layer.mergeAll(systemClock, randomIds, nodeSecrets(params))
 
 export { ADMITTED_HOLD_MS, pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer, type HtmlPool, type HtmlWorkerOptions } from "./workerHtmlAnalyzer.ts"
+export { lowerV8HelperThreads, V8_HELPERS_NICE } from "./helperThreads.ts"
 export { fairQueue, type FairOutcome, type FairQueue, type FairQueueOptions, type Refusal } from "./fairQueue.ts"
 
 export * from "./web.ts"
