@@ -110,9 +110,9 @@ const runRole = (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> =>
   })
 
 /** Runs one load: the hostile loops and the probes, each in a process of its own, at the same time. */
-const runClients = async (setup: ClientSetup, request: Omit<RunRequest, "role">): Promise<RunAnswer & { readonly hostileStallMs: number }> => {
+const runClients = async (setup: ClientSetup, request: Omit<RunRequest, "role">): Promise<RunAnswer & { readonly hostileStallMs: number; readonly hostileCpuMs: number }> => {
   const [hostile, probes] = await Promise.all([runRole(setup, { ...request, role: "hostile" }), runRole(setup, { ...request, role: "probes" })])
-  return { ...probes, hostileStatuses: hostile.hostileStatuses, hostileStallMs: hostile.ownStallMs }
+  return { ...probes, hostileStatuses: hostile.hostileStatuses, hostileStallMs: hostile.ownStallMs, hostileCpuMs: hostile.ownCpuMs }
 }
 
 /** The bench: every load in turn, the quiet ones first. */
@@ -199,7 +199,7 @@ export const run = async (): Promise<void> => {
     }
 
     const quiet = new Map<Small, Array<RunAnswer>>()
-    const measured: Array<{ name: string; load: Load; small: Small; answer: RunAnswer & { readonly hostileStallMs: number }; cpu: number; stallMs: number }> = []
+    const measured: Array<{ name: string; load: Load; small: Small; answer: RunAnswer & { readonly hostileStallMs: number; readonly hostileCpuMs: number }; cpu: number; stallMs: number }> = []
     for (const [i, [name, load, small]] of loads.entries()) {
       if (only !== undefined && load !== "quiet" && !load.startsWith(only)) continue
       const setup = await setupFor(i, load)
@@ -224,7 +224,8 @@ export const run = async (): Promise<void> => {
         `   neighbour (${small}) n=${String(answer.small.length).padStart(3)} p50 ${quantile(answer.small, 0.5).toFixed(1).padStart(6)} ms  p99 ${p99.toFixed(0).padStart(5)} ms` +
         `${load === "quiet" ? "" : ` = ${ratio.toFixed(2)}x quiet (${baseP99(small).toFixed(0)} ms)`}${goals}` +
         `\n${"".padEnd(68)} neighbour's answers ${JSON.stringify(answer.smallStatuses)}  hostile's answers ${JSON.stringify(answer.hostileStatuses)}` +
-        `  server thread CPU ${cpu.toFixed(0)} ms, its loop's longest stall ${stallMs.toFixed(0)} ms; longest stall of the probes' own thread ${answer.ownStallMs.toFixed(0)} ms (hostile's ${answer.hostileStallMs.toFixed(0)} ms)`
+        `  server thread CPU ${cpu.toFixed(0)} ms, its loop's longest stall ${stallMs.toFixed(0)} ms; longest stall of the probes' own thread ${answer.ownStallMs.toFixed(0)} ms (hostile's ${answer.hostileStallMs.toFixed(0)} ms)` +
+        `; client processes' CPU: probes ${answer.ownCpuMs.toFixed(0)} ms, hostile ${answer.hostileCpuMs.toFixed(0)} ms`
       console.log(line)
     }
   } finally {

@@ -57,6 +57,8 @@ export interface RunAnswer {
   readonly hostileStatuses: Record<string, number>
   /** The longest stall of this thread's own event loop, in ms: what its timings may hold of its own. */
   readonly ownStallMs: number
+  /** CPU time of this client process during the run (every thread, its garbage collection included), in ms. */
+  readonly ownCpuMs: number
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -174,12 +176,13 @@ const smallOf = (setup: ClientSetup, small: Small): (() => Promise<{ status: num
 /** One run of one role: the hostile loops, or the neighbour and `/healthz`, for `seconds`, then the requests still out. */
 const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnswer> => {
   const stalls = monitorEventLoopDelay({ resolution: 10 })
-  const answer = { healthz: [] as Array<number>, small: [] as Array<number>, smallStatuses: {}, hostileStatuses: {}, ownStallMs: 0 }
+  const answer = { healthz: [] as Array<number>, small: [] as Array<number>, smallStatuses: {}, hostileStatuses: {}, ownStallMs: 0, ownCpuMs: 0 }
   const hostile = request.role === "hostile" ? await hostileOf(setup, request.load) : { loops: 0, once: async () => 0 as const }
   const small = smallOf(setup, request.small)
   // Warm: the first image starts the decoding processes, the first body the worker thread.
   if (request.role === "probes") for (let i = 0; i < Math.max(3, setup.neighbour.accounts.length); i++) await small()
   stalls.enable()
+  const cpuBefore = process.cpuUsage()
   const started = performance.now()
   const deadline = started + request.seconds * 1000
   const open = () => performance.now() < deadline
@@ -215,6 +218,8 @@ const runOnce = async (setup: ClientSetup, request: RunRequest): Promise<RunAnsw
       ]
   await Promise.all([...probes, ...loops])
   stalls.disable()
+  const cpu = process.cpuUsage(cpuBefore)
+  answer.ownCpuMs = (cpu.user + cpu.system) / 1000
   answer.ownStallMs = stalls.max / 1e6
   return answer
 }
