@@ -207,8 +207,8 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
    * the form's turn in the account's rotation) counts against the account's requests a minute, as
    * an API call refused for the same share does: previews are limited like requests. Uncounted,
    * a script holding a session could send previews over and over, each refused for free, and have
-   * every one its share admitted sanitised (53 bodies of 1 MiB in 6 s, against 5 for the same dry
-   * runs over the API, docs/benchmarks.md). Not counted when the browser says the request came
+   * every one its share admitted sanitised (46 to 68 bodies of 1 MiB in 6 s, against 4 to 11 for
+   * the same dry runs over the API, docs/benchmarks.md). Not counted when the browser says the request came
    * from another site's page: a forged request does not spend the person's minute. Answers the
    * refusal to send: the minute's when this count went past it.
    */
