@@ -109,29 +109,26 @@ export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string 
 }
 
 /**
- * Whether a form was sent from a page of this service, as the browser tells: `Sec-Fetch-Site`
- * (every current browser sends it), else `Origin` against the public URL. Neither said: not known
- * to be, so no.
+ * Where the browser says a request came from: `Sec-Fetch-Site` (every current browser sends it),
+ * else `Origin` against the public URL. Neither said: unknown (not a browser page of another site,
+ * which sends one or the other with every cross-site POST: a script's, or a very old browser's).
  */
-export const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
+const sentFrom = (ctx: ParameterizedContext, deps: HttpDeps): "own page" | "another site" | "unknown" => {
   const site = ctx.get("Sec-Fetch-Site")
-  if (site !== "") return site === "same-origin"
+  if (site !== "") return site === "same-origin" ? "own page" : "another site"
   const origin = ctx.get("Origin")
-  return origin !== "" && origin === new URL(deps.publicUrl).origin
+  if (origin === "") return "unknown"
+  return origin === new URL(deps.publicUrl).origin ? "own page" : "another site"
 }
 
+/** Whether a form was sent from a page of this service, as the browser tells; not known to be: no. */
+export const sentFromOwnPage = (ctx: ParameterizedContext, deps: HttpDeps): boolean => sentFrom(ctx, deps) === "own page"
+
 /**
- * Whether the browser says a request came from another site's page: `Sec-Fetch-Site` other than
- * `same-origin`, else an `Origin` other than the public URL's. A request with neither was not sent
- * by a browser page of another site (browsers send one or the other with every cross-site POST):
- * a script's, sent by whoever holds the session.
+ * Whether the browser says a request came from another site's page; a request that says neither
+ * was sent by whoever holds the session, so no.
  */
-export const sentFromAnotherSite = (ctx: ParameterizedContext, deps: HttpDeps): boolean => {
-  const site = ctx.get("Sec-Fetch-Site")
-  if (site !== "") return site !== "same-origin"
-  const origin = ctx.get("Origin")
-  return origin !== "" && origin !== new URL(deps.publicUrl).origin
-}
+export const sentFromAnotherSite = (ctx: ParameterizedContext, deps: HttpDeps): boolean => sentFrom(ctx, deps) === "another site"
 
 /**
  * Keeps an edit that arrived without a live session, under a fresh cookie of this browser only,
