@@ -79,7 +79,11 @@ export class ArticleRepository extends Context.Service<ArticleRepository, {
     limit: number,
     siteId?: string,
   ) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly title: string }>, Unavailable>
-  /** Which account and site an article belongs to, for the platform's own jobs; never for a caller's request. */
+  /**
+   * Which account and site an article belongs to (no body read): for the platform's own jobs, and
+   * for an activity entry's site once the account is compared with the caller's; never to answer a
+   * caller's request.
+   */
   readonly locate: (articleId: string) => Effect.Effect<Option.Option<ArticleLocation>, Unavailable>
 }>()("core/ArticleRepository") {}
 

@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, Effect, Option } from "effect"
 import { Clock, Ids } from "../ports/Platform.ts"
 import { ActivityLog, ArticleRepository } from "../ports/Repositories.ts"
 import type { LoggedCaller } from "./Caller.ts"
@@ -41,11 +41,14 @@ export const recordActivity = (
       // A refused call that would only add one to its source's summary entry of the minute (a
       // flood's calls past the budget) writes none of its own fields: its site is not looked up.
       if (source !== undefined && log.folds(source, now)) return write(null, now)
+      // Where the article lives (its account and site, not its body, which may be a megabyte): its
+      // site only when it is the caller's account's article.
+      const accountId = caller.accountId
       return Effect.flatMap(
         Context.get(services, ArticleRepository)
-          .get(caller.accountId, articleId)
+          .locate(articleId)
           .pipe(
-            Effect.map((article): string | null => article.site_id),
+            Effect.map((located): string | null => (Option.isSome(located) && located.value.account_id === accountId ? located.value.site_id : null)),
             Effect.orElseSucceed(() => null),
           ),
         (siteId) => write(siteId, now),

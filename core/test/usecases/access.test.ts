@@ -191,9 +191,9 @@ describe("recordActivity and listActivity", () => {
     const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.updateService(effect, ArticleRepository, (repo) => ({
         ...repo,
-        get: (accountId: string, articleId: string) => {
+        locate: (articleId: string) => {
           lookups++
-          return repo.get(accountId, articleId)
+          return repo.locate(articleId)
         },
       }))
     const limited = () => caller({ actor: { type: "api_key", id: "key_flood", name: "flood" }, action: "PUT /api/v1/articles/{id}" })
