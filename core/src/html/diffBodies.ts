@@ -333,7 +333,10 @@ export const lineText = (line: string): string =>
 export interface CompareOptions {
   /** Labels of the unified diff's headers (default `from` / `to`). */
   readonly labels?: { readonly from: string; readonly to: string }
-  /** Also the rows a reader sees (`ReadingRow`), each changed line paired and compared word by word. */
+  /**
+   * Also what a page shows: the line diff of both bodies (`lines`) and the rows a reader sees
+   * (`ReadingRow`), each changed line paired and compared word by word.
+   */
   readonly reading?: boolean
   /** Also the two titles compared word by word (pages), first, within the same budget. */
   readonly titles?: { readonly from: string; readonly to: string }
@@ -343,8 +346,12 @@ export interface CompareOptions {
 export interface BodyComparison {
   /** The agents' answer: unified diff, words added and removed, granularity. */
   readonly diff: BodyDiff
-  /** The line diff of both bodies' `bodyLines` (the unified diff's lines, every one). */
-  readonly lines: ReadonlyArray<DiffLine>
+  /**
+   * The line diff of both bodies' `bodyLines` (the unified diff's lines, every one), when asked
+   * (`reading`); else null: every line of both bodies, which an answer of the unified diff alone
+   * would carry back from the worker thread only to drop (twice the bodies' size).
+   */
+  readonly lines: ReadonlyArray<DiffLine> | null
   /** The rows a reader sees, when asked (`reading`); else null. Lines without text are left out. */
   readonly rows: ReadonlyArray<ReadingRow> | null
   /** The word diff of the titles, when asked (`titles`) and they differ; else null. */
@@ -462,7 +469,7 @@ export const compareBodies = (
         )
   return {
     diff: { unified, added_words: added, removed_words: removed, granularity, note: GRANULARITY_NOTES[granularity] },
-    lines,
+    lines: options.reading === true ? lines : null,
     rows,
     title,
     work: { limit: budget.limit, used: budget.used, fallback: budget.fallback },

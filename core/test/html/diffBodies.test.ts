@@ -298,6 +298,20 @@ describe("one budget per comparison", () => {
     expect(rows[399]).toEqual({ kind: "changed", before: [{ op: "del", text: expect.any(String) }], after: [{ op: "ins", text: expect.any(String) }] })
   })
 
+  it("should answer the line diff only when a page asks for it (reading), as the same lines the unified diff shows", () => {
+    const from = "<h1>Roses</h1><p>red</p><p>kept</p>"
+    const to = "<h1>Roses</h1><p>white</p><p>kept</p>"
+    const plain = compareBodies(from, to)
+    expect(plain.lines).toBeNull()
+    expect(plain.rows).toBeNull()
+    const page = compareBodies(from, to, { reading: true })
+    expect(page.diff).toEqual(plain.diff)
+    expect(page.lines!.map((line) => line.op)).toEqual(["same", "del", "ins", "same"])
+    // every line the unified diff removes or adds is one of them
+    const changed = plain.diff.unified.split("\n").filter((l) => /^[-+]</.test(l))
+    expect(changed).toEqual(page.lines!.filter((l) => l.op !== "same").map((l) => `${l.op === "del" ? "-" : "+"}${l.text}`))
+  })
+
   it("should compare the titles first, in the same budget, when asked", () => {
     const plain = compareBodies("<p>a</p>", "<p>a</p>")
     const titled = compareBodies("<p>a</p>", "<p>a</p>", { titles: { from: "Old roses", to: "New roses" } })
