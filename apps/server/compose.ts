@@ -1,4 +1,4 @@
-import { closeAfterUnreadBody, errorFunnel, type HttpDeps, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
+import { closeAfterUnreadBody, errorFunnel, type HttpDeps, largeTextAsBytes, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
 import { mountRest } from "@content-site/rest"
 import { isCoreError, NotFound, toProblem } from "@content-site/core"
 import { mountMcp, OAUTH_ROUTES } from "@content-site/mcp"
@@ -95,6 +95,8 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
       options.inFlight?.(-1)
     }
   })
+  // A large text answer leaves as bytes (no second copy of it on the heap as Node joins head and body).
+  app.use(largeTextAsBytes())
   app.use(requestId({ trustIncoming: options.trustProxy }))
   // An answer sent before the request body has all arrived (413 while uploading) stays readable.
   app.use(closeAfterUnreadBody())
