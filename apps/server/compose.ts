@@ -91,12 +91,12 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     try {
       if (options.isDraining()) ctx.set("Connection", "close")
       await next()
+      // A large text answer leaves as bytes (no second copy of it on the heap as Node joins head and body).
+      largeTextAsBytes(ctx)
     } finally {
       options.inFlight?.(-1)
     }
   })
-  // A large text answer leaves as bytes (no second copy of it on the heap as Node joins head and body).
-  app.use(largeTextAsBytes())
   app.use(requestId({ trustIncoming: options.trustProxy }))
   // An answer sent before the request body has all arrived (413 while uploading) stays readable.
   app.use(closeAfterUnreadBody())

@@ -8,7 +8,10 @@ import { LARGE_TEXT, largeTextAsBytes } from "../src/largeTextAsBytes.ts"
 const serve = async (text: string, method = "GET") => {
   const handed: Array<string> = []
   const app = new Koa()
-  app.use(largeTextAsBytes())
+  app.use(async (ctx, next) => {
+    await next()
+    largeTextAsBytes(ctx)
+  })
   app.use(async (ctx, next) => {
     // what Koa hands Node once every middleware is done: a string or bytes
     const end = ctx.res.end.bind(ctx.res) as (...args: Array<unknown>) => unknown
