@@ -4,35 +4,15 @@
  * protobuf (or JSON) encoding and the HTTP request leave the event loop. It sits behind the SDK's
  * batch processor, which keeps its own bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`) and calls
  * `export` one batch at a time (several at once only in a flush); here each span becomes a plain
- * record the worker can receive, and the batch's callback is answered with the worker's result.
+ * record the worker can receive (`./spanRecords.ts`), and the batch's callback is answered with
+ * the worker's result.
  */
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core"
 import type { tracing } from "@opentelemetry/sdk-node"
 import { Worker } from "node:worker_threads"
+import { type SpanRecord, spanRecord } from "./spanRecords.ts"
 
 type ReadableSpan = tracing.ReadableSpan
-
-/** A span as the worker receives it: plain data (structured-cloneable), its scope by index. */
-export interface SpanRecord {
-  readonly name: string
-  readonly kind: number
-  readonly traceId: string
-  readonly spanId: string
-  readonly traceFlags: number
-  readonly traceState: string | undefined
-  readonly parent: { readonly traceId: string; readonly spanId: string; readonly traceFlags: number; readonly isRemote: boolean | undefined } | undefined
-  readonly startTime: readonly [number, number]
-  readonly endTime: readonly [number, number]
-  readonly duration: readonly [number, number]
-  readonly status: { readonly code: number; readonly message?: string | undefined }
-  readonly attributes: ReadableSpan["attributes"]
-  readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string; readonly traceFlags: number; readonly traceState: string | undefined; readonly isRemote: boolean | undefined; readonly attributes: ReadableSpan["attributes"] | undefined; readonly droppedAttributesCount: number | undefined }>
-  readonly events: ReadableSpan["events"]
-  readonly droppedAttributesCount: number
-  readonly droppedEventsCount: number
-  readonly droppedLinksCount: number
-  readonly scope: number
-}
 
 /** One batch for the worker: its spans, their scopes, and their resource's attributes (one resource a process). */
 export interface ExportMessage {
@@ -50,45 +30,6 @@ export interface ExportAnswer {
 }
 
 const { SUCCESS, FAILED } = ExportResultCode
-
-/** Plain data of a finished span; its scope's index in `scopes` (added when new). */
-export const spanRecord = (span: ReadableSpan, scopes: Map<ReadableSpan["instrumentationScope"], number>): SpanRecord => {
-  const ctx = span.spanContext()
-  const parent = span.parentSpanContext
-  let scope = scopes.get(span.instrumentationScope)
-  if (scope === undefined) {
-    scope = scopes.size
-    scopes.set(span.instrumentationScope, scope)
-  }
-  return {
-    name: span.name,
-    kind: span.kind,
-    traceId: ctx.traceId,
-    spanId: ctx.spanId,
-    traceFlags: ctx.traceFlags,
-    traceState: ctx.traceState?.serialize(),
-    parent: parent === undefined ? undefined : { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.traceFlags, isRemote: parent.isRemote },
-    startTime: span.startTime,
-    endTime: span.endTime,
-    duration: span.duration,
-    status: span.status,
-    attributes: span.attributes,
-    links: span.links.map((link) => ({
-      traceId: link.context.traceId,
-      spanId: link.context.spanId,
-      traceFlags: link.context.traceFlags,
-      traceState: link.context.traceState?.serialize(),
-      isRemote: link.context.isRemote,
-      attributes: link.attributes,
-      droppedAttributesCount: link.droppedAttributesCount,
-    })),
-    events: span.events,
-    droppedAttributesCount: span.droppedAttributesCount,
-    droppedEventsCount: span.droppedEventsCount,
-    droppedLinksCount: span.droppedLinksCount,
-    scope,
-  }
-}
 
 /** What the exporter counts: spans handed to the worker and the worker's answers, and spans dropped. */
 export interface ExportCounts {
