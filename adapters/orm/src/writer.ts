@@ -18,7 +18,7 @@ import { activityRow, articleOf, articleRow, revisionRow } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
 import { insertActivity } from "./repositories.ts"
 import { insertAppliedRewrite } from "./rewrites.ts"
-import { nativeSql } from "./sql.ts"
+import { json, nativeSql } from "./sql.ts"
 
 /** Thrown inside the transaction to roll it back when the daily budget is spent. */
 class BudgetSpent extends Error {
@@ -64,9 +64,8 @@ interface BoundContext {
  * garbage on the event loop's heap for one 1 MiB edit. Bound, the body is sent as it is.
  */
 const writeChange = async (em: Em, revision: ReturnType<typeof revisionRow>, article: ReturnType<typeof articleRow>): Promise<void> => {
-  const trx = em.getTransactionContext<BoundContext & Parameters<typeof em.setTransactionContext>[0]>()
+  const trx = em.getTransactionContext<BoundContext>()
   if (trx === undefined) throw new Error("an article's change is written inside its transaction")
-  const json = (value: object | null | undefined) => (value === null || value === undefined ? null : JSON.stringify(value))
   await trx.executeQuery(
     CompiledQuery.raw(
       `insert into revisions (id, account_id, article_id, number, origin, title, body, featured_image, reason, actor, restored_from, created_at)
