@@ -648,14 +648,28 @@ describe("the editor's preview", () => {
   })
 })
 
+/**
+ * A server of its own whose accounts may make `perMinute` requests a minute, with the fixture; runs
+ * `check` with account one signed in and the CSRF token of its article art_p3's page, then closes it.
+ */
+const withLimitedServer = async (
+  perMinute: number,
+  check: (limited: Awaited<ReturnType<typeof startServer>>, one: ReturnType<typeof client>, csrf: string) => Promise<void>,
+): Promise<void> => {
+  const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: String(perMinute) } })
+  try {
+    await limited.runtime.runPromise(importData(fixture))
+    const one = client(() => limited)
+    await one.signIn("one@example.com", "password-one")
+    await check(limited, one, await one.csrfOf("/articles/art_p3"))
+  } finally {
+    await limited.close()
+  }
+}
+
 describe("a preview refused for its account's share of the sanitiser", () => {
   it("should count against the account's requests a minute, as a refused API call does, unless the browser says another site's page sent it", async () => {
-    const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: "3" } })
-    try {
-      await limited.runtime.runPromise(importData(fixture))
-      const one = client(() => limited)
-      await one.signIn("one@example.com", "password-one")
-      const csrf = await one.csrfOf("/articles/art_p3")
+    await withLimitedServer(3, async (limited, one, csrf) => {
       // The account's four places in the sanitiser taken, as by four large bodies being read.
       const takeShare = () => Promise.all(Array.from({ length: 4 }, () => limited.runtime.runPromise(HtmlAnalyzer.use((analyzer) => analyzer.admits("acc_p1", 100_000)))))
       let places = await takeShare()
@@ -683,20 +697,13 @@ describe("a preview refused for its account's share of the sanitiser", () => {
       places = await takeShare()
       await refusedFor({}, /^No preview now: your account has made more than 3 requests in a minute/)
       for (const release of places) release()
-    } finally {
-      await limited.close()
-    }
+    })
   }, 60_000)
 })
 
 describe("the editor's preview past the account's limit", () => {
   it("should count a preview like a request and refuse one past the limit with 429, Retry-After and a sentence, logged, for that account alone", async () => {
-    const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", RATE_LIMIT_PER_MINUTE: "2" } })
-    try {
-      await limited.runtime.runPromise(importData(fixture))
-      const one = client(() => limited)
-      await one.signIn("one@example.com", "password-one")
-      const csrf = await one.csrfOf("/articles/art_p3")
+    await withLimitedServer(2, async (limited, one, csrf) => {
       const preview = () => one.request("/articles/art_p3/preview", { method: "POST", form: { _csrf: csrf, title: "Plain", body: "<p>Previewed.</p>" } })
       expect((await preview()).status).toBe(200)
       expect((await preview()).status).toBe(200)
@@ -714,8 +721,6 @@ describe("the editor's preview past the account's limit", () => {
       const theirs = await two.request("/articles/art_p2/preview", { method: "POST", form: { _csrf: csrfTwo, title: "Theirs", body: "<p>y</p>" } })
       expect(theirs.status).toBe(200)
       expect(((await theirs.json()) as { limited: boolean }).limited).toBe(false)
-    } finally {
-      await limited.close()
-    }
+    })
   }, 60_000)
 })
