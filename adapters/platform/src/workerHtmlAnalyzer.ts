@@ -4,6 +4,7 @@ import {
   type ArticleMerge,
   type BodyComparison,
   type CompareOptions,
+  type ComparisonFor,
   HtmlAnalyzer,
   type HtmlRefusal,
   InvalidRequest,
@@ -180,8 +181,9 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     // most one element per character): one of at most STORED_INLINE characters is read here.
     readStored: (html: string, owner: string) =>
       html.length <= STORED_INLINE ? Effect.sync(() => readStoredBody(html)) : pooled(owner, () => pool.runNamed("readStored", html)),
-    compare: (fromHtml: string, toHtml: string, options: CompareOptions, owner: string) =>
-      pooled(owner, () => pool.runNamed("compare", { fromHtml, toHtml, options })),
+    // (the worker runs the core's `compareBodies` with these options: its answer is the one they ask for)
+    compare: <const O extends CompareOptions>(fromHtml: string, toHtml: string, options: O, owner: string) =>
+      pooled(owner, () => pool.runNamed("compare", { fromHtml, toHtml, options }) as Promise<ComparisonFor<O>>),
     applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>, owner: string) =>
       pooled(owner, () => pool.runNamed("applyEdits", { text, edits })),
     merge: (base, theirs, mine, owner: string) => pooled(owner, () => pool.runNamed("merge", { base, theirs, mine })),

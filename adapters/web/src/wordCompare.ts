@@ -1,4 +1,4 @@
-import type { BodyComparison, ReadingRow, WordChange } from "@content-site/core"
+import type { ReadingComparison, ReadingRow, WordChange } from "@content-site/core"
 import { type Html, html } from "./html.ts"
 
 /** One row of a side-by-side comparison: the old text and the new, each with its word changes. */
@@ -50,12 +50,12 @@ const words = (changes: ReadonlyArray<WordChange> | null): Html =>
  * with `reading` and `titles`): removed words in red, added in green, and the comparison's note
  * when it had to be coarser than word by word.
  */
-export const wordComparison = (input: { beforeLabel: string; afterLabel: string; comparison: BodyComparison }): Html => {
+export const wordComparison = (input: { beforeLabel: string; afterLabel: string; comparison: ReadingComparison }): Html => {
   const { comparison } = input
   const rows: Array<CompareRow> = []
   const t = comparison.title
   if (t !== null) rows.push({ kind: "changed", before: t.filter((w) => w.op !== "ins"), after: t.filter((w) => w.op !== "del") })
-  rows.push(...foldRows(comparison.rows ?? []))
+  rows.push(...foldRows(comparison.rows))
   if (rows.every((r) => r.kind !== "changed")) return html`<p class="empty">The text is the same in both.</p>`
   const note = comparison.diff.note
   return html`${note === null ? "" : html`<p class="notice" role="note">${note}</p>`}<p class="legend compare-legend"><del>Removed words</del> are red and struck through; <ins>added words</ins> are green and underlined.</p>

@@ -360,6 +360,18 @@ export interface BodyComparison {
   readonly work: { readonly limit: number; readonly used: number; readonly fallback: number }
 }
 
+/**
+ * A comparison made for a page (`reading`): the line diff of both bodies and the rows a reader
+ * sees are there.
+ */
+export interface ReadingComparison extends BodyComparison {
+  readonly lines: ReadonlyArray<DiffLine>
+  readonly rows: ReadonlyArray<ReadingRow>
+}
+
+/** What a comparison asked with `options` answers: a `ReadingComparison` when asked for `reading`. */
+export type ComparisonFor<O extends CompareOptions> = O extends { readonly reading: true } ? ReadingComparison : BodyComparison
+
 const coarser = (a: DiffGranularity, b: DiffGranularity): DiffGranularity => (a === "whole" || b === "whole" ? "whole" : a === "block" || b === "block" ? "block" : "word")
 
 /**
@@ -371,12 +383,12 @@ const coarser = (a: DiffGranularity, b: DiffGranularity): DiffGranularity => (a 
  * same budget; a part that does not fit falls back to a coarser comparison (`granularity`, with
  * its `note`): linear, one pass over the lines and words at most.
  */
-export const compareBodies = (
+export const compareBodies = <const O extends CompareOptions = CompareOptions>(
   fromHtml: string,
   toHtml: string,
-  options: CompareOptions = {},
+  options: O = {} as O,
   budget: DiffBudget = makeDiffBudget(),
-): BodyComparison => {
+): ComparisonFor<O> => {
   const titles = options.titles
   const title = titles === undefined || titles.from === titles.to ? null : diffWords(titles.from, titles.to, budget)
   const before = linesOf(fromHtml)
@@ -467,13 +479,15 @@ export const compareBodies = (
           { oldFileName: labels.from, newFileName: labels.to, oldHeader: undefined, newHeader: undefined, hunks },
           { includeIndex: false, includeUnderline: false, includeFileHeaders: true },
         )
-  return {
+  const comparison: BodyComparison = {
     diff: { unified, added_words: added, removed_words: removed, granularity, note: GRANULARITY_NOTES[granularity] },
     lines: options.reading === true ? lines : null,
     rows,
     title,
     work: { limit: budget.limit, used: budget.used, fallback: budget.fallback },
   }
+  // (`reading` set both `lines` and `rows` above)
+  return comparison as ComparisonFor<O>
 }
 
 /**

@@ -37,8 +37,10 @@ export {
   type BodyComparison,
   type BodyDiff,
   type CompareOptions,
+  type ComparisonFor,
   type DiffGranularity,
   type DiffLine,
+  type ReadingComparison,
   type ReadingRow,
   type WordChange,
 } from "./diffBodies.ts"

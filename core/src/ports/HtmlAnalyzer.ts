@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { RateLimited, Unavailable } from "../errors.ts"
-import type { BodyComparison, CompareOptions } from "../html/diffBodies.ts"
+import type { CompareOptions, ComparisonFor } from "../html/diffBodies.ts"
 import type { StoredBody } from "../html/extractProtectedBlocks.ts"
 import type { AnalyzedHtml, HtmlRefusal } from "../html/sanitizeArticleHtml.ts"
 import type { ArticleMerge, MergeSide } from "../html/mergeArticle.ts"
@@ -39,7 +39,8 @@ export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
   readonly admits: (owner: string, length?: number) => Effect.Effect<() => void, RateLimited>
   readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide, owner: string) => Effect.Effect<ArticleMerge, RateLimited | Unavailable>
   readonly readStored: (html: string, owner: string) => Effect.Effect<StoredBody, RateLimited | Unavailable>
-  readonly compare: (fromHtml: string, toHtml: string, options: CompareOptions, owner: string) => Effect.Effect<BodyComparison, RateLimited | Unavailable>
+  /** A page's comparison (`reading`) answers its line diff and rows (`ComparisonFor`). */
+  readonly compare: <const O extends CompareOptions>(fromHtml: string, toHtml: string, options: O, owner: string) => Effect.Effect<ComparisonFor<O>, RateLimited | Unavailable>
   readonly applyEdits: (
     text: string,
     edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>,

@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { applyPatch } from "diff"
-import { describe, expect, it } from "vitest"
-import { bodyLines, compareBodies, countWords, DIFF_BUDGET, diffBodies, diffLines, diffWords, makeDiffBudget } from "../../src/html/index.ts"
+import { describe, expect, expectTypeOf, it } from "vitest"
+import { bodyLines, compareBodies, countWords, DIFF_BUDGET, diffBodies, type DiffLine, diffLines, diffWords, makeDiffBudget, type ReadingRow } from "../../src/html/index.ts"
 import { clean } from "./helpers.ts"
 
 describe("bodyLines", () => {
@@ -287,12 +287,12 @@ describe("one budget per comparison", () => {
     const alone = compareBodies(from, to)
     const withRows = compareBodies(from, to, { reading: true })
     expect(withRows.work.used).toBeGreaterThan(alone.work.used)
-    expect(withRows.rows!.filter((row) => row.kind === "changed")).toHaveLength(400)
+    expect(withRows.rows.filter((row) => row.kind === "changed")).toHaveLength(400)
     const limit = alone.work.used + Math.floor((withRows.work.used - alone.work.used) / 2)
     const halfway = compareBodies(from, to, { reading: true }, makeDiffBudget(limit))
     expect(halfway.work.used).toBeLessThanOrEqual(limit)
     expect(halfway.diff.granularity).toBe("block")
-    const rows = halfway.rows!.filter((row) => row.kind === "changed")
+    const rows = halfway.rows.filter((row) => row.kind === "changed")
     expect(rows).toHaveLength(400)
     // The last rows are whole lines, removed and added.
     expect(rows[399]).toEqual({ kind: "changed", before: [{ op: "del", text: expect.any(String) }], after: [{ op: "ins", text: expect.any(String) }] })
@@ -306,10 +306,15 @@ describe("one budget per comparison", () => {
     expect(plain.rows).toBeNull()
     const page = compareBodies(from, to, { reading: true })
     expect(page.diff).toEqual(plain.diff)
-    expect(page.lines!.map((line) => line.op)).toEqual(["same", "del", "ins", "same"])
+    expect(page.lines.map((line) => line.op)).toEqual(["same", "del", "ins", "same"])
     // every line the unified diff removes or adds is one of them
     const changed = plain.diff.unified.split("\n").filter((l) => /^[-+]</.test(l))
-    expect(changed).toEqual(page.lines!.filter((l) => l.op !== "same").map((l) => `${l.op === "del" ? "-" : "+"}${l.text}`))
+    expect(changed).toEqual(page.lines.filter((l) => l.op !== "same").map((l) => `${l.op === "del" ? "-" : "+"}${l.text}`))
+    // (checked by the type checker: a page's comparison has its lines and rows, any other may not)
+    expectTypeOf(page.lines).toEqualTypeOf<ReadonlyArray<DiffLine>>()
+    expectTypeOf(page.rows).toEqualTypeOf<ReadonlyArray<ReadingRow>>()
+    expectTypeOf(plain.lines).toEqualTypeOf<ReadonlyArray<DiffLine> | null>()
+    expectTypeOf(compareBodies(from, to, { reading: false as boolean }).rows).toEqualTypeOf<ReadonlyArray<ReadingRow> | null>()
   })
 
   it("should compare the titles first, in the same budget, when asked", () => {

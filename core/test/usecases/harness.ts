@@ -1,7 +1,7 @@
 import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { analyzeArticleHtml, applyTextEdits, compareBodies, type CompareOptions, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, readStoredBody } from "../../src/index.ts"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, readStoredBody } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
@@ -130,7 +130,7 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         seen.push(`readStored: ${html}`)
         return readStoredBody(html)
       }),
-    compare: (fromHtml: string, toHtml: string, options: CompareOptions) =>
+    compare: (fromHtml, toHtml, options) =>
       Effect.sync(() => {
         seen.push(`compare: ${fromHtml} | ${toHtml}`)
         return compareBodies(fromHtml, toHtml, options, makeDiffBudget())

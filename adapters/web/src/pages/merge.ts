@@ -1,4 +1,4 @@
-import type { Article, BodyComparison, MergeConflict } from "@content-site/core"
+import type { Article, MergeConflict, ReadingComparison } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { wordComparison } from "../wordCompare.ts"
@@ -15,7 +15,7 @@ export interface MergeView {
   readonly theirsBy: string
   readonly conflicts: ReadonlyArray<MergeConflict>
   /** Theirs against mine, word by word, for the first body conflicts (by unit); the rest are shown side by side as they are. */
-  readonly comparisons: ReadonlyMap<string, BodyComparison>
+  readonly comparisons: ReadonlyMap<string, ReadingComparison>
   /** Changes of theirs that merge cleanly and are kept whatever is chosen here. */
   readonly mergedUnits: number
   readonly reason: string

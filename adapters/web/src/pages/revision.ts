@@ -1,4 +1,4 @@
-import type { Article, BodyComparison, ProtectedBlockViolation, Revision } from "@content-site/core"
+import type { Article, ProtectedBlockViolation, ReadingComparison, Revision } from "@content-site/core"
 import { type DiffLine, diffLines } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
@@ -58,7 +58,7 @@ export const revisionContent = (input: {
   article: Article
   siteName: string | null
   revision: Revision
-  comparison: BodyComparison | null
+  comparison: ReadingComparison | null
   csrf: string
   refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation> } | null
 }): Html => {
@@ -94,7 +94,7 @@ export const revisionContent = (input: {
         : html`${wordComparison({ beforeLabel: `Revision ${r.number}`, afterLabel: `Current (revision ${a.revision})`, comparison })}
           <details class="html-changes"><summary>HTML changes (for developers)</summary>
           ${r.title === a.title ? "" : diffTable("Title", diffLines([r.title], [a.title]))}
-          ${diffTable("Body (HTML)", comparison.lines ?? [])}
+          ${diffTable("Body (HTML)", comparison.lines)}
           </details>
           ${JSON.stringify(r["featured image"]) === JSON.stringify(a["featured image"]) ? "" : html`<p>The featured image differs${r["featured image"] ? html` (this revision: <code>${r["featured image"].url}</code>)` : " (this revision had none)"}.</p>`}`
     }
