@@ -2,8 +2,8 @@
  * Bodies that cost the sanitiser the most: refused within its bounds, checked against the article
  * first, and sanitised off the event loop so that the server answers others meanwhile.
  */
-import { request } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { request, ServerResponse } from "node:http"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { json, KEYS, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
@@ -113,5 +113,25 @@ describe("a body that costs the sanitiser the most", () => {
     // Every client reads an answer (no reset): the bodies its share took, and a 429 for the rest.
     expect(answers.filter((a) => a !== "200" && a !== "429 1 close")).toEqual([])
     expect(answers.filter((a) => a === "429 1 close").length).toBeGreaterThanOrEqual(10)
+  })
+})
+
+describe("a large answer", () => {
+  it("should be handed to Node as its UTF-8 bytes (no joined copy of head and text on the heap), a small one as text", async () => {
+    // 200 KB of text: an article's JSON well past the 64 Ki characters from which answers leave as bytes
+    const body = Array.from({ length: 2_000 }, (_, i) => `<p>Paragraph ${i} of a long article, with words enough to make it long.</p>`).join("")
+    expect((await put("/api/v1/articles/art_a02", { body })).status).toBe(200)
+    const ends = vi.spyOn(ServerResponse.prototype, "end")
+    try {
+      const large = await t.api("/api/v1/articles/art_a02")
+      const small = await t.api("/healthz")
+      expect(large.status).toBe(200)
+      expect((await json(large)).body).toBe(body)
+      expect(await small.json()).toEqual({ status: "ok" })
+      const given = ends.mock.calls.map(([chunk]) => (typeof chunk === "string" ? `text ${chunk.length}` : Buffer.isBuffer(chunk) ? `bytes ${chunk.byteLength}` : typeof chunk))
+      expect(given).toEqual([`bytes ${Number(large.headers.get("content-length"))}`, `text ${'{"status":"ok"}'.length}`])
+    } finally {
+      ends.mockRestore()
+    }
   })
 })
