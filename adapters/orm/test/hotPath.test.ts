@@ -4,12 +4,11 @@
  * texts. The contract suite covers the behaviour; this covers the sharing.
  */
 import { ActivityLog, ApiKeyRepository, ArticleRepository, DataImporter, LimitStore, SiteRepository, type ActivityRecord } from "@content-site/core"
-import { Cause, Exit, ManagedRuntime, Option, type Layer } from "effect"
+import { Cause, Exit, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openDatabase, type OrmDatabase } from "../src/index.ts"
 import { worldPlan } from "../../../test/persistence/fixtures/world.ts"
 import { middayToday, testClock } from "../../../test/support/clock.ts"
-import { createTestDatabase } from "../../../test/support/databases.ts"
+import { openTestOrm, type TestOrm } from "./ormDatabase.ts"
 
 const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
   Exit.isSuccess(exit) ? "success" : ((Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined)?._tag ?? "defect")
@@ -31,17 +30,13 @@ const entry = (i: number): ActivityRecord => ({
 })
 
 describe("hot-path SQL on one pooled PostgreSQL connection", () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>
-  let db: OrmDatabase
-  let runtime: ManagedRuntime.ManagedRuntime<Layer.Success<OrmDatabase["layer"]>, never>
+  let orm: TestOrm
 
   beforeAll(async () => {
-    database = await createTestDatabase()
     // a clock half a minute into its minute: both rounds' hits fall in one request window
-    db = await openDatabase({ databaseUrl: database.url, poolMax: 1, now: testClock(middayToday()).now })
-    runtime = ManagedRuntime.make(db.layer)
+    orm = await openTestOrm({ poolMax: 1, now: testClock(middayToday()).now })
     const plan = worldPlan("acc_hot", 2)
-    await runtime.runPromise(
+    await orm.runtime.runPromise(
       DataImporter.use((i) =>
         i.apply({
           ...plan,
@@ -62,33 +57,31 @@ describe("hot-path SQL on one pooled PostgreSQL connection", () => {
     )
   })
   afterAll(async () => {
-    await runtime?.dispose()
-    await db?.close()
-    await database?.drop()
+    await orm?.close()
   })
 
   it("should answer every port's statements in turn, twice, on the same connection", async () => {
     for (let round = 0; round < 2; round++) {
-      const peek = await runtime.runPromise(LimitStore.use((l) => l.peek("ip:hot", 10, 60)))
+      const peek = await orm.runtime.runPromise(LimitStore.use((l) => l.peek("ip:hot", 10, 60)))
       expect(peek.allowed).toBe(true)
-      const key = await runtime.runPromise(ApiKeyRepository.use((r) => r.findByHash("hash_hot")))
+      const key = await orm.runtime.runPromise(ApiKeyRepository.use((r) => r.findByHash("hash_hot")))
       expect(Option.getOrUndefined(key)).toMatchObject({ id: "key_hot", account_id: "acc_hot", last_used_at: null })
-      const hit = await runtime.runPromise(LimitStore.use((l) => l.hit("key:hot", 10, 60)))
+      const hit = await orm.runtime.runPromise(LimitStore.use((l) => l.hit("key:hot", 10, 60)))
       expect(hit).toMatchObject({ allowed: true, remaining: 10 - (round + 1) })
-      const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_hot", "acc_hot_art0")))
+      const article = await orm.runtime.runPromise(ArticleRepository.use((r) => r.get("acc_hot", "acc_hot_art0")))
       expect(article).toMatchObject({ id: "acc_hot_art0", revision: 1, published_at: "2026-11-01T00:00:00.000Z" })
-      await runtime.runPromise(ActivityLog.use((l) => l.record(entry(round))))
-      await runtime.runPromise(ActivityLog.use((l) => l.record({ ...entry(round), id: `act_hot_again_${round}` })))
-      const site = await runtime.runPromise(SiteRepository.use((r) => r.get("acc_hot", "acc_hot_site")))
+      await orm.runtime.runPromise(ActivityLog.use((l) => l.record(entry(round))))
+      await orm.runtime.runPromise(ActivityLog.use((l) => l.record({ ...entry(round), id: `act_hot_again_${round}` })))
+      const site = await orm.runtime.runPromise(SiteRepository.use((r) => r.get("acc_hot", "acc_hot_site")))
       expect(site).toMatchObject({ article_count: 2, backlink_count: 0, created_at: "2026-11-01T00:00:00.000Z" })
     }
-    const log = await runtime.runPromise(ActivityLog.use((l) => l.list("acc_hot", {}, { offset: 0, limit: 10 })))
+    const log = await orm.runtime.runPromise(ActivityLog.use((l) => l.list("acc_hot", {}, { offset: 0, limit: 10 })))
     expect(log.total).toBe(2)
     expect(log.items[0]?.actor).toEqual({ type: "api_key", id: "key_hot", name: "hot" })
   })
 
   it("should answer NotFound for another account's article and site", async () => {
-    expect(tagOf(await runtime.runPromiseExit(ArticleRepository.use((r) => r.get("acc_other", "acc_hot_art0"))))).toBe("NotFound")
-    expect(tagOf(await runtime.runPromiseExit(SiteRepository.use((r) => r.get("acc_other", "acc_hot_site"))))).toBe("NotFound")
+    expect(tagOf(await orm.runtime.runPromiseExit(ArticleRepository.use((r) => r.get("acc_other", "acc_hot_art0"))))).toBe("NotFound")
+    expect(tagOf(await orm.runtime.runPromiseExit(SiteRepository.use((r) => r.get("acc_other", "acc_hot_site"))))).toBe("NotFound")
   })
 })

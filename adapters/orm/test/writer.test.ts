@@ -5,12 +5,11 @@
  * contract suite covers what a change writes on every adapter; this covers how it is sent.
  */
 import { ArticleRepository, ArticleWriter, DataImporter, RevisionRepository, type ArticleChange, type ArticleRecord } from "@content-site/core"
-import { Effect, ManagedRuntime, type Layer } from "effect"
+import { Effect } from "effect"
 import { createRequire } from "node:module"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { openDatabase, type OrmDatabase } from "../src/index.ts"
 import { worldPlan } from "../../../test/persistence/fixtures/world.ts"
-import { createTestDatabase } from "../../../test/support/databases.ts"
+import { openTestOrm, type TestOrm } from "./ormDatabase.ts"
 
 // The `pg` the ORM's driver loads (it may be a copy of its own, not the one this package names).
 const pg = createRequire(import.meta.resolve("@mikro-orm/postgresql"))("pg") as typeof import("pg")
@@ -36,21 +35,15 @@ const changeOf = (current: ArticleRecord): ArticleChange => ({
 })
 
 describe("an article's change sent with bind parameters (postgresql)", () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>
-  let db: OrmDatabase
-  let runtime: ManagedRuntime.ManagedRuntime<Layer.Success<OrmDatabase["layer"]>, never>
+  let orm: TestOrm
 
   beforeAll(async () => {
-    database = await createTestDatabase()
-    db = await openDatabase({ databaseUrl: database.url })
-    runtime = ManagedRuntime.make(db.layer)
-    await runtime.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_bound", 1))))
+    orm = await openTestOrm()
+    await orm.runtime.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_bound", 1))))
   })
   afterAll(async () => {
     vi.restoreAllMocks()
-    await runtime?.dispose()
-    await db?.close()
-    await database?.drop()
+    await orm?.close()
   })
 
   it("should send a 400 KB body as a parameter of both statements, and read back every column as written", async () => {
@@ -64,8 +57,8 @@ describe("an article's change sent with bind parameters (postgresql)", () => {
       return query.apply(this, args)
     } as never)
     const article = { id: "acc_bound_art0" }
-    const before = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_bound", article!.id)))
-    const out = await runtime.runPromise(ArticleWriter.use((w) => w.change("acc_bound", article!.id, null, (current) => Effect.succeed(changeOf(current)))))
+    const before = await orm.runtime.runPromise(ArticleRepository.use((r) => r.get("acc_bound", article!.id)))
+    const out = await orm.runtime.runPromise(ArticleWriter.use((w) => w.change("acc_bound", article!.id, null, (current) => Effect.succeed(changeOf(current)))))
     spy.mockRestore()
 
     expect(Buffer.byteLength(BODY)).toBeGreaterThan(400_000)
@@ -77,8 +70,8 @@ describe("an article's change sent with bind parameters (postgresql)", () => {
 
     const expected = { ...before, title: "Bound 'title'", body: BODY, word_count: 12_345, featured_image: changeOf(before).featured_image, updated_at: "2026-11-22T10:00:00.123Z", revision: before.revision + 1 }
     expect(out.committed?.article).toEqual(expected)
-    expect(await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_bound", article!.id)))).toEqual(expected)
-    const revision = await runtime.runPromise(RevisionRepository.use((r) => r.get("acc_bound", article!.id, before.revision + 1)))
+    expect(await orm.runtime.runPromise(ArticleRepository.use((r) => r.get("acc_bound", article!.id)))).toEqual(expected)
+    const revision = await orm.runtime.runPromise(RevisionRepository.use((r) => r.get("acc_bound", article!.id, before.revision + 1)))
     expect(revision).toMatchObject({
       id: "rev_bound_1",
       number: before.revision + 1,
