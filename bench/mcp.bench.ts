@@ -2,9 +2,10 @@
  * MCP overhead: `get_article` over `/mcp` (a JSON-RPC `tools/call`, stateless, answered through
  * one shared SDK server, OAuth token verified and the grant checked on each call, the call logged)
  * against REST `GET /api/v1/articles/{id}` of the same article, in the same run on the same server: one request
- * at a time, then under concurrent keep-alive load (autocannon). Goal: MCP >= 0.8x REST under 10
- * connections. Beside them, the contract's least work for both calls (`contractFloor.ts`: no
- * pipeline, the SDK kept for MCP), to tell the SDK's share of the gap from the pipelines'.
+ * at a time, then under concurrent keep-alive load (autocannon). The first goal, MCP >= 0.8x REST
+ * under 10 connections, is printed still; beside it, the contract's least work for both calls
+ * (`contractFloor.ts`: no pipeline, the SDK kept for MCP), which tells the SDK's share of the gap
+ * from the pipelines', and against which the goals were restated: each call >= 0.9x of its least.
  * The server runs on PostgreSQL when reachable (a throw-away database), else the embedded one.
  * Nothing here asserts a time.
  */
@@ -128,7 +129,7 @@ export async function run(): Promise<void> {
         console.log(`  REST GET /articles/{id}   ${fmt(restLeast)}`)
         console.log(`  MCP  get_article          ${fmt(mcpLeast)}   ratio ${(mcpLeast.requests.average / restLeast.requests.average).toFixed(2)}x`)
         console.log(
-          `  the service's pipelines:  REST ${(rRest.requests.average / restLeast.requests.average).toFixed(2)}x of its least, MCP ${(rMcp.requests.average / mcpLeast.requests.average).toFixed(2)}x of its least`,
+          `  the service's pipelines:  REST ${(rRest.requests.average / restLeast.requests.average).toFixed(2)}x of its least, MCP ${(rMcp.requests.average / mcpLeast.requests.average).toFixed(2)}x of its least (goals as restated: each >= 0.90x of its least)`,
         )
       }
       const floor = await sdkRoundMicros("x".repeat(restBytes))
