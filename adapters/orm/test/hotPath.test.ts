@@ -8,7 +8,7 @@ import { Cause, Exit, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { worldPlan } from "../../../test/persistence/fixtures/world.ts"
 import { middayToday, testClock } from "../../../test/support/clock.ts"
-import { openTestOrm, type TestOrm } from "./ormDatabase.ts"
+import { openTestStore, type TestStore } from "../../../test/support/testStore.ts"
 
 const tagOf = <A, E>(exit: Exit.Exit<A, E>): string =>
   Exit.isSuccess(exit) ? "success" : ((Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: string } | undefined)?._tag ?? "defect")
@@ -30,11 +30,11 @@ const entry = (i: number): ActivityRecord => ({
 })
 
 describe("hot-path SQL on one pooled PostgreSQL connection", () => {
-  let orm: TestOrm
+  let orm: TestStore
 
   beforeAll(async () => {
     // a clock half a minute into its minute: both rounds' hits fall in one request window
-    orm = await openTestOrm({ poolMax: 1, now: testClock(middayToday()).now })
+    orm = await openTestStore({ poolMax: 1, now: testClock(middayToday()).now })
     const plan = worldPlan("acc_hot", 2)
     await orm.runtime.runPromise(
       DataImporter.use((i) =>

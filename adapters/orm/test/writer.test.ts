@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { createRequire } from "node:module"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { worldPlan } from "../../../test/persistence/fixtures/world.ts"
-import { openTestOrm, type TestOrm } from "./ormDatabase.ts"
+import { openTestStore, type TestStore } from "../../../test/support/testStore.ts"
 
 // The `pg` the ORM's driver loads (it may be a copy of its own, not the one this package names).
 const pg = createRequire(import.meta.resolve("@mikro-orm/postgresql"))("pg") as typeof import("pg")
@@ -35,10 +35,10 @@ const changeOf = (current: ArticleRecord): ArticleChange => ({
 })
 
 describe("an article's change sent with bind parameters (postgresql)", () => {
-  let orm: TestOrm
+  let orm: TestStore
 
   beforeAll(async () => {
-    orm = await openTestOrm()
+    orm = await openTestStore()
     await orm.runtime.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_bound", 1))))
   })
   afterAll(async () => {
