@@ -131,6 +131,12 @@ interface Hunk {
  * spends the merge's one budget (`DiffBudget`: one unit per ids compared, diagonal visited and
  * trace entry kept); when it would not fit, one hunk for the changed middle between what the two
  * share at either end (found in one pass, each step counted in `budget.fallback`).
+ *
+ * A run of neighbouring blocks replaced one for one (as many blocks as it had) is a hunk per
+ * block: block by block, so that the other side's change to one of them, or beside them, meets
+ * only that block (a region grown over the whole run would make a conflict of blocks only one
+ * side changed). A run that adds or drops blocks stays one hunk: which of its blocks became
+ * which is not known.
  */
 const hunksOf = (budget: DiffBudget, base: ReadonlyArray<number>, side: ReadonlyArray<number>): { hunks: ReadonlyArray<Hunk>; coarse: boolean } => {
   const runs = alignIds(budget, Int32Array.from(base), Int32Array.from(side))
@@ -147,12 +153,16 @@ const hunksOf = (budget: DiffBudget, base: ReadonlyArray<number>, side: Readonly
     return { hunks: start === endO && start === endS ? [] : [{ oStart: start, oEnd: endO, units: side.slice(start, endS) }], coarse: true }
   }
   const hunks: Array<Hunk> = []
+  const close = (hunk: Hunk): void => {
+    if (hunk.oEnd - hunk.oStart !== hunk.units.length) hunks.push(hunk)
+    else for (let k = 0; k < hunk.units.length; k++) hunks.push({ oStart: hunk.oStart + k, oEnd: hunk.oStart + k + 1, units: [hunk.units[k]!] })
+  }
   let o = 0
   let s = 0
   let open: { oStart: number; oEnd: number; units: Array<number> } | null = null
   for (const run of runs) {
     if (run.op === "same") {
-      if (open !== null) hunks.push(open)
+      if (open !== null) close(open)
       open = null
       o += run.count
       s += run.count
@@ -167,7 +177,7 @@ const hunksOf = (budget: DiffBudget, base: ReadonlyArray<number>, side: Readonly
       s += run.count
     }
   }
-  if (open !== null) hunks.push(open)
+  if (open !== null) close(open)
   return { hunks, coarse: false }
 }
 

@@ -257,7 +257,7 @@ export const MergeSummary = Schema.Struct({
   base: Schema.Int.annotate({ description: "The revision the request was written against (`base_revision`)." }),
   theirs: Schema.Int.annotate({ description: "The article's current revision, whose changes were merged in." }),
   merged_units: Schema.Int.annotate({
-    description: "Changes kept from `theirs` that the request would otherwise have undone: the title, and each run of body blocks only they changed.",
+    description: "Changes kept from `theirs` that the request would otherwise have undone: the title, each body block only they replaced, and each run of blocks only they added or dropped.",
   }),
 }).annotate({ title: "MergeSummary" })
 

@@ -36,6 +36,28 @@ describe("mergeArticle", () => {
     expect(merge.mergedUnits).toBe(1)
   })
 
+  it("should settle neighbouring blocks replaced one for one block by block, not as one region", () => {
+    const abc = side("Title", P("A"), P("B"), P("C"))
+    // theirs changed A and B, mine B the same way and C: each block has one change, or the same one
+    const clean = mergeArticle(abc, side("Title", P("A2"), P("B2"), P("C")), side("Title", P("A"), P("B2"), P("C2")))
+    expect(clean.conflicts).toEqual([])
+    expect(clean.body).toBe(body(P("A2"), P("B2"), P("C2")))
+    expect(clean.mergedUnits).toBe(1)
+    // theirs changed B, mine A and B differently: B alone is the conflict, mine's A is kept
+    const narrow = mergeArticle(base, side("Title", P("one"), P("TWO"), P("three"), P("four")), side("Title", P("ONE"), P("deux"), P("three"), P("four")))
+    expect(narrow.conflicts).toEqual([{ unit: "body/1", base: P("two"), theirs: P("TWO"), mine: P("deux") }])
+    expect(settleMerge(narrow, new Map([["body/1", { take: "theirs" }]]))).toBe(body(P("ONE"), P("TWO"), P("three"), P("four")))
+    // mine changed three blocks, theirs the last of them: only that one conflicts
+    const last = mergeArticle(base, side("Title", P("one"), P("two"), P("3"), P("four")), side("Title", P("1"), P("2"), P("III"), P("four")))
+    expect(last.conflicts.map((c) => c.unit)).toEqual(["body/2"])
+  })
+
+  it("should keep a run that adds or drops blocks as one region: which block became which is not known", () => {
+    // mine replaced two blocks by three, theirs changed one of the two: one conflict over the run
+    const merge = mergeArticle(base, side("Title", P("one"), P("TWO"), P("three"), P("four")), side("Title", P("one"), P("x"), P("y"), P("z"), P("four")))
+    expect(merge.conflicts).toEqual([{ unit: "body/1", base: body(P("two"), P("three")), theirs: body(P("TWO"), P("three")), mine: body(P("x"), P("y"), P("z")) }])
+  })
+
   it("should take the title from the side that changed it, and count it as merged when it was theirs", () => {
     const merge = mergeArticle(base, { ...base, title: "New" }, side("Title", P("one"), P("two"), P("three"), P("FOUR")))
     expect(merge.title).toBe("New")

@@ -133,7 +133,8 @@ describe("updateArticle with base_revision: reasons and refusals", () => {
     expect(one.detail).toMatch(/^Revision 3 changed a part of the article that your edit \(written against revision 2\) changed differently/)
     await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: "Theirs", body: "<p>ONE</p><p>TWO</p>" }, plain))
     const two = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "Mine", body: "<p>uno</p><p>dos</p>", base_revision: 2 }, plain))) as EditConflict
-    expect(two.detail).toMatch(/^Revision 4 changed 2 parts of the article/)
+    // the title, and each of the two blocks both replaced differently
+    expect(two.detail).toMatch(/^Revision 4 changed 3 parts of the article/)
   })
 })
 
