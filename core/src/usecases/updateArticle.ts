@@ -1,12 +1,12 @@
 import { Effect } from "effect"
-import { DailyEditLimit, EditConflict, InvalidRequest, type NotFound, ProtectedLinkChanged, type Unavailable } from "../errors.ts"
-import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
+import { DailyEditLimit, EditConflict, InvalidRequest, type NotFound, PayloadTooLarge, ProtectedLinkChanged, type Unavailable } from "../errors.ts"
+import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, MAX_PARSED_NODES, rememberProtectedBlocks } from "../html/index.ts"
 import { isRefusal } from "../html/sanitizeArticleHtml.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository, RevisionRepository } from "../ports/Repositories.ts"
 import type { ArticleRecord } from "../ports/records.ts"
-import { MAX_REASON_LENGTH, type UpdateArticleBody } from "../schema/writes.ts"
+import { MAX_BODY_BYTES, MAX_REASON_LENGTH, type UpdateArticleBody } from "../schema/writes.ts"
 import type { UpdateArticleResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
@@ -99,6 +99,17 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
           articleId,
           { title: merge.title, body: merge.body, reason: mergedReason(fields.reason, current.revision) },
           { ...options, expectedRevisions: [current.revision] },
+        ).pipe(
+          // Mine alone was within a body's limits (sanitised above): the merged body is over them.
+          Effect.catchTag("PayloadTooLarge", () =>
+            Effect.fail(
+              new PayloadTooLarge({
+                detail:
+                  `Your edit merged with the changes of revision ${current.revision} makes a body over a body's limits (${MAX_BODY_BYTES} bytes of sanitised HTML, ` +
+                  `${MAX_PARSED_NODES} elements and attributes), though your edit alone is within them; nothing was changed. Send less, or read revision ${current.revision} and send your edit with base_revision ${current.revision}.`,
+              }),
+            ),
+          ),
         )
         return {
           ...outcome,

@@ -127,6 +127,18 @@ describe("updateArticle with base_revision: reasons and refusals", () => {
     expect([out.result.revision?.number, out.result.merge]).toEqual([4, undefined])
   })
 
+  it("should say that the merge, not the edit, is over a body's limits when both sides' additions together are", async () => {
+    const w = await twoWriters()
+    // theirs (revision 4) adds 0.6 MB before; mine, written against 3, adds 0.6 MB after: each within 1 MiB, not both
+    const big = (c: string) => `<p>${c.repeat(600_000)}</p>`
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { body: `${big("t")}<p>ONE</p><p>two</p>` }, plain))
+    for (const options of [plain, dry]) {
+      const refused = failureOf(await w.exit(updateArticle(caller(), "art_2", { body: `<p>ONE</p><p>two</p>${big("m")}`, base_revision: 3 }, options)))
+      expect(refused).toMatchObject({ _tag: "PayloadTooLarge", detail: expect.stringMatching(/^Your edit merged with the changes of revision 4 makes a body over a body's limits .* though your edit alone is within them; nothing was changed\./) })
+    }
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(4)
+  })
+
   it("should count the conflicting parts in the refusal's words", async () => {
     const w = await twoWriters()
     const one = failureOf(await w.exit(updateArticle(caller(), "art_2", { body: "<p>uno</p><p>two</p>", base_revision: 2 }, plain))) as EditConflict
