@@ -84,9 +84,13 @@ const isBlank = (node: RootContent): boolean => {
 }
 const trimHtmlSpace = (s: string): string => s.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "")
 
+// A unit is known by its HTML with attributes sorted by name: a side that only wrote a block's
+// attributes in another order (an HTML library serialising it again) did not change it. Its
+// text stays as written (whitespace inside a `pre` is its content).
 const unitOf = (nodes: ReadonlyArray<RootContent>, inline: boolean, after: string): Unit => {
   const { html, protectedElements } = serializeNodes(nodes, { collectProtected: true })
-  return { raw: html + after, key: trimHtmlSpace(html), inline, protectedKeys: protectedElements.map((e) => toProtectedBlock(e).canonical) }
+  const key = serializeNodes(nodes, { sortAttributes: true }).html
+  return { raw: html + after, key: trimHtmlSpace(key), inline, protectedKeys: protectedElements.map((e) => toProtectedBlock(e).canonical) }
 }
 
 /**

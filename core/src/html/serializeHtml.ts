@@ -87,6 +87,8 @@ interface Frame {
 export interface SerializeOptions {
   /** Write attributes sorted by name and collapse whitespace runs in text (protected-block form). */
   readonly canonical?: boolean
+  /** Write attributes sorted by name, text as it is (a block's identity in a merge: attribute order means nothing). */
+  readonly sortAttributes?: boolean
   /** Receives every text node's value, in document order. */
   readonly onText?: (value: string) => void
   /** Called where a block element starts or ends (see `WORD_BOUNDARY_ELEMENTS`). */
@@ -106,6 +108,7 @@ export const serializeNodes = (
   options: SerializeOptions = {},
 ): Serialized => {
   const canonical = options.canonical === true
+  const sortAttributes = canonical || options.sortAttributes === true
   const onText = options.onText
   const onBoundary = options.onBoundary
   const collect = options.collectProtected === true
@@ -129,7 +132,7 @@ export const serializeNodes = (
       if (node.type === "element") {
         const tag = node.tagName
         flush()
-        html += `<${tag}${attributes(node.properties, canonical)}>`
+        html += `<${tag}${attributes(node.properties, sortAttributes)}>`
         const block = onBoundary !== undefined && WORD_BOUNDARY_ELEMENTS.has(tag)
         if (block) onBoundary()
         if (VOID_ELEMENTS.has(tag)) continue

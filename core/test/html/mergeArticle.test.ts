@@ -52,6 +52,19 @@ describe("mergeArticle", () => {
     expect(last.conflicts.map((c) => c.unit)).toEqual(["body/2"])
   })
 
+  it("should not count a block whose attributes one side only wrote in another order as changed; text stays as written", () => {
+    const linked = (order: "href-first" | "title-first", text: string) =>
+      order === "href-first" ? `<p><a href="https://e.test/" title="t">${text}</a></p>` : `<p><a title="t" href="https://e.test/">${text}</a></p>`
+    const withLink = side("Title", linked("href-first", "l"), P("x"))
+    // theirs changed the link's text; mine wrote the same link with its attributes the other way round, and changed x
+    const merge = mergeArticle(withLink, side("Title", linked("href-first", "l2"), P("x")), side("Title", linked("title-first", "l"), P("X")))
+    expect(merge.conflicts).toEqual([])
+    expect(merge.body).toBe(body(linked("href-first", "l2"), P("X")))
+    // whitespace inside a block is its content (a pre's is what it shows): two writers' whitespace differs, a conflict
+    const pre = mergeArticle(side("Title", "<pre>a b</pre>"), side("Title", "<pre>a  b</pre>"), side("Title", "<pre>a b c</pre>"))
+    expect(pre.conflicts.map((c) => c.unit)).toEqual(["body/0"])
+  })
+
   it("should keep a run that adds or drops blocks as one region: which block became which is not known", () => {
     // mine replaced two blocks by three, theirs changed one of the two: one conflict over the run
     const merge = mergeArticle(base, side("Title", P("one"), P("TWO"), P("three"), P("four")), side("Title", P("one"), P("x"), P("y"), P("z"), P("four")))
