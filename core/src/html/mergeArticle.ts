@@ -265,7 +265,8 @@ const countKeys = (units: ReadonlyArray<Unit>): Map<string, number> => {
 /**
  * Merges three versions of an article: `base` (the revision mine was written against),
  * `theirs` (the current article) and `mine` (the edit). Bodies must be sanitised. Work: one parse
- * and serialisation of each body, and two alignments of units that share one budget of work
+ * and two serialisations of each body (as written, and with attributes sorted: a block's
+ * identity), and two alignments of units that share one budget of work
  * (`budget`, `DIFF_BUDGET` units by default, as a diff's), past which a side's changed middle is one unit.
  *
  * A protected link is never lost or doubled by the merge: where both sides hold a protected
