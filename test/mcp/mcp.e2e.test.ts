@@ -771,6 +771,9 @@ describe("finding articles: search, research connector, resources, completions, 
       await expect(logging.getPrompt({ name: "monthly_report", arguments: { site_id: "site_a1", period: "someday" } })).rejects.toThrow(/invalid_request/)
       await logging.readResource({ uri: "content-site://articles/art_a1_2" })
       await logging.complete({ ref: { type: "ref/prompt", name: "refresh_article" }, argument: { name: "article_id", value: "art" } })
+      // a URI that names no article, and an argument nothing completes: calls all the same
+      await expect(logging.readResource({ uri: "content-site://sites/site_a1" })).rejects.toMatchObject({ code: -32002, data: { code: "not_found" } })
+      expect(await logging.complete({ ref: { type: "ref/prompt", name: "no_such_prompt" }, argument: { name: "x", value: "a" } })).toMatchObject({ completion: { values: [], hasMore: false } })
     } finally {
       await logging.close()
     }
@@ -783,6 +786,8 @@ describe("finding articles: search, research connector, resources, completions, 
       ["prompts/get monthly_report", "not_found"],
       ["prompts/get monthly_report", "invalid_request"],
       ["resources/read", null],
+      ["completion/complete", null],
+      ["resources/read", "not_found"],
       ["completion/complete", null],
     ])
     expect(mine[4]).toMatchObject({ article_id: "art_a1_2", site_id: "site_a1" })

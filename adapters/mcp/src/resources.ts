@@ -4,14 +4,13 @@
  * `text/html`, the article's other fields in `_meta`), and `completion/complete` for `article_id`
  * and `site_id` arguments (of the template and of the prompts) and a prompt's `period`.
  */
-import { type Caller, completeArgument, getArticle, isId, listArticleResources } from "@content-site/core"
+import { type Caller, completeArgument, getArticle, isId, listArticleResources, NotFound } from "@content-site/core"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
   CompleteRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -32,12 +31,17 @@ const PERIODS = ["this_month", "last_month", "last_30_days"]
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
-/** The article id of a resource URI, or an invalid_request problem (as a JSON-RPC error). */
-const articleIdOf = (uri: string): string => {
+/** The article id of a resource URI, or undefined when the URI names no article this server could have. */
+const articleIdOf = (uri: string): string | undefined => {
   const match = ARTICLE_URI.exec(uri)
-  const id = match === null ? undefined : decodeURIComponent(match[1]!)
-  if (id === undefined || !isId(id)) throw new McpError(RESOURCE_NOT_FOUND, `not_found: No resource ${uri.slice(0, 200)}: articles are ${ARTICLE_TEMPLATE}.`)
-  return id
+  if (match === null) return undefined
+  let id: string
+  try {
+    id = decodeURIComponent(match[1]!)
+  } catch {
+    return undefined
+  }
+  return isId(id) ? id : undefined
 }
 
 /** Registers the resource and completion handlers on the server. */
@@ -69,16 +73,19 @@ export const registerArticleResources = (server: Server, call: ProtocolCall, con
     ),
   )
 
+  // Every read is a call (counted, logged), one of a URI that names no article too: it is not found.
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
     const id = articleIdOf(request.params.uri)
     return call(
       contextOf(extra),
       "resources/read",
-      { articleId: id },
+      { articleId: id ?? null },
       (caller) =>
-        Effect.map(getArticle(caller, id), ({ body, ...fields }) => ({
-          contents: [{ uri: articleUri(id), mimeType: "text/html", text: body, _meta: fields }],
-        })),
+        id === undefined
+          ? Effect.fail(new NotFound({ resource: "resource", id: request.params.uri.slice(0, 200) }))
+          : Effect.map(getArticle(caller, id), ({ body, ...fields }) => ({
+              contents: [{ uri: articleUri(id), mimeType: "text/html", text: body, _meta: fields }],
+            })),
       RESOURCE_NOT_FOUND,
     )
   })
@@ -90,15 +97,16 @@ export const registerArticleResources = (server: Server, call: ProtocolCall, con
     const known =
       (ref.type === "ref/resource" && ref.uri === ARTICLE_TEMPLATE && argument.name === "article_id") ||
       (ref.type === "ref/prompt" && ((ref.name === "monthly_report" && (argument.name === "site_id" || argument.name === "period")) || (ref.name === "refresh_article" && argument.name === "article_id")))
-    if (!known) return { completion: { values: [], hasMore: false } }
-    if (argument.name === "period") {
-      return { completion: { values: PERIODS.filter((p) => p.startsWith(value)), hasMore: false } }
-    }
     const siteId = typeof context["site_id"] === "string" && isId(context["site_id"]) ? context["site_id"] : undefined
+    // Every completion is a call (counted, logged), one of an argument nothing completes too.
     return call(contextOf(extra), "completion/complete", { siteId: siteId ?? null }, (caller) =>
-      Effect.map(completeArgument(caller, argument.name as "article_id" | "site_id", value, siteId), (values) => ({
-        completion: { values: [...values], hasMore: false },
-      })),
+      !known
+        ? Effect.succeed({ completion: { values: [], hasMore: false } })
+        : argument.name === "period"
+          ? Effect.succeed({ completion: { values: PERIODS.filter((p) => p.startsWith(value)), hasMore: false } })
+          : Effect.map(completeArgument(caller, argument.name as "article_id" | "site_id", value, siteId), ({ values, hasMore }) => ({
+              completion: { values: [...values], hasMore },
+            })),
     )
   })
 }

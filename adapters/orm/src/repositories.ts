@@ -577,11 +577,12 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
       complete: (accountId, prefix, limit, siteId) =>
         Effect.map(
           query<{ id: string; title: string }>(
-            // LIKE's wildcards in the prefix are literal; the account's articles are read once, cut to `limit`
+            // LIKE's wildcards in the prefix are literal; the account's articles are read once, cut to `limit`;
+            // id matches in the ids' code point order (as the other adapters sort), then titles
             `select id, title from articles
              where account_id = $1 and ($4::text is null or site_id = $4)
                and (id like $2 escape '\\' or lower(title) like lower($2) escape '\\')
-             order by (id like $2 escape '\\') desc, title, id limit $3`,
+             order by (id like $2 escape '\\') desc, case when id like $2 escape '\\' then id collate "C" end, title, id limit $3`,
             [accountId, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit, siteId ?? null],
           ),
           (rows) => rows.map((r) => ({ id: r.id, title: r.title })),

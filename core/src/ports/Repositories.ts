@@ -70,8 +70,8 @@ export class ArticleRepository extends Context.Service<ArticleRepository, {
   ) => Effect.Effect<SliceResult<ArticleSearchRecord>, Unavailable>
   /**
    * Up to `limit` of the account's articles (optionally of one site) whose id starts with
-   * `prefix`, or whose title does ignoring case, for argument completion: ids first, then by title
-   * and id. An empty prefix matches every article.
+   * `prefix`, or whose title does ignoring case, for argument completion: the id matches first in
+   * id order, then the title matches by title and id. An empty prefix matches every article.
    */
   readonly complete: (
     accountId: string,

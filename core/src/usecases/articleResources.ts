@@ -50,21 +50,22 @@ export const listArticleResources = (caller: Caller, cursor: string | undefined)
 
 /**
  * Completion of an `article_id` (optionally within a site) or `site_id` argument from what the
- * caller has typed: ids that start with it, then titles (or site names) that do, ignoring case;
- * at most COMPLETION_VALUES, only the caller's own.
+ * caller has typed: ids that start with it (in id order), then titles (or site names) that do,
+ * ignoring case; at most COMPLETION_VALUES, only the caller's own, and whether there are more.
  */
 export const completeArgument = (caller: Caller, argument: "article_id" | "site_id", value: string, siteId?: string) =>
   Effect.contextWith((services: Context.Context<ArticleRepository | SiteRepository>) => {
     if (argument === "article_id") {
-      return Effect.map(Context.get(services, ArticleRepository).complete(caller.accountId, value, COMPLETION_VALUES, siteId), (rows) =>
-        rows.map((r) => r.id),
-      )
+      // one more than is answered: whether there are more
+      return Effect.map(Context.get(services, ArticleRepository).complete(caller.accountId, value, COMPLETION_VALUES + 1, siteId), (rows) => ({
+        values: rows.slice(0, COMPLETION_VALUES).map((r) => r.id),
+        hasMore: rows.length > COMPLETION_VALUES,
+      }))
     }
     const lower = value.toLowerCase()
-    // an account's sites are few; the first 100 are read once and filtered here
-    return Effect.map(Context.get(services, SiteRepository).list(caller.accountId, { offset: 0, limit: 100 }), ({ items }) =>
-      [...items.filter((s) => s.id.startsWith(value)), ...items.filter((s) => !s.id.startsWith(value) && s.name.toLowerCase().startsWith(lower))]
-        .slice(0, COMPLETION_VALUES)
-        .map((s) => s.id),
-    )
+    // an account's sites are few; the first 100 are read once and filtered here (past them, there may be more)
+    return Effect.map(Context.get(services, SiteRepository).list(caller.accountId, { offset: 0, limit: 100 }), ({ items, total }) => {
+      const matching = [...items.filter((s) => s.id.startsWith(value)), ...items.filter((s) => !s.id.startsWith(value) && s.name.toLowerCase().startsWith(lower))]
+      return { values: matching.slice(0, COMPLETION_VALUES).map((s) => s.id), hasMore: matching.length > COMPLETION_VALUES || total > items.length }
+    })
   })
