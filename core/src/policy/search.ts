@@ -94,14 +94,19 @@ export const snippetOf = (headline: string): string => {
 
 const BLOCK_END = /<\/(?:p|h[1-6]|li|blockquote|pre|figure|figcaption|table|tr|ul|ol|div|section|article|aside|header|footer|dd|dt|details|summary|caption)>/gi
 
+/** The end of a table cell followed by the next cell of its row. */
+const CELL_BETWEEN = /<\/t[dh]>\s*(?=<t[dh][\s>])/gi
+
 /**
- * A stored body as prose for a reader (or a model): paragraphs, headings and list items separated
- * by blank lines, list items after `- `, `<br>` a line break, other tags dropped, the serialiser's
- * entities decoded, runs of spaces collapsed. Stored bodies are serialised by the core, so their
- * tags are exactly `<[^>]*>`. A handful of linear passes, no parse: cheap enough for a 1 MiB body.
+ * A stored body as prose for a reader (or a model): paragraphs, headings, list items and table
+ * rows separated by blank lines, list items after `- `, a row's cells by ` | `, `<br>` a line
+ * break, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
+ * bodies are serialised by the core, so their tags are exactly `<[^>]*>`. A handful of linear
+ * passes, no parse: cheap enough for a 1 MiB body.
  */
 export const proseOfHtml = (html: string): string =>
   html
+    .replace(CELL_BETWEEN, " | ")
     .replace(BLOCK_END, "\n\n")
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<li(?:\s[^>]*)?>/gi, "- ")

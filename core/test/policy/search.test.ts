@@ -54,4 +54,10 @@ describe("proseOfHtml", () => {
       "Intro\n\nOne & two.\n\n- a\n\n- b\n\nx\ny",
     )
   })
+
+  it("should keep a table's cells apart: a row a line, its cells between ' | '", () => {
+    expect(proseOfHtml("<table><thead><tr><th>Plant</th> <th>Month</th></tr></thead><tbody><tr><td>c1</td><td>c<b>2</b></td></tr></tbody></table><p>after</p>")).toBe(
+      "Plant | Month\n\nc1 | c2\n\nafter",
+    )
+  })
 })
