@@ -452,6 +452,17 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await search(accountId, "chips", { headlines: false })).items[0]!.headline).toBe("")
       })
 
+      it("should read words as a person does: joined across inline tags, parted by blocks and cells, and text that looks like a tag is text", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Odd words", body: "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><table><tr><td>cellone</td><td>celltwo</td></tr></table><p>Tag &lt;numbat&gt; text.</p>" },
+        ])
+        for (const q of ["unbelievable", "hydroponics", "cellone", "celltwo", "numbat"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+        // the parts of a word joined across a tag are not words of their own
+        expect((await search(accountId, "ponics")).total).toBe(0)
+        const snippet = snippetOf((await search(accountId, "numbat")).items[0]!.headline)
+        expect(snippet).toContain("Tag &lt;<mark>numbat</mark>&gt; text.")
+      })
+
       it("should filter by site, status and publication range, page with the total, and hide other accounts", async () => {
         const { accountId, main, sites, articles: a } = await seedTexts([
           { title: "Compost one", body: "<p>x</p>", published_at: "2026-11-03T00:00:00Z" },

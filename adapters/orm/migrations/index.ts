@@ -19,6 +19,7 @@ import { Migration20261127200000_articleTitleSearch } from "./Migration202611272
 import { Migration20261128000000_articleTermCounts } from "./Migration20261128000000_articleTermCounts.ts"
 import { Migration20261128100000_termChangesByDiff } from "./Migration20261128100000_termChangesByDiff.ts"
 import { Migration20261128120000_termChangesPerRow } from "./Migration20261128120000_termChangesPerRow.ts"
+import { Migration20261128140000_searchTextWords } from "./Migration20261128140000_searchTextWords.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -38,4 +39,5 @@ export const migrationsList = [
   { name: "Migration20261128000000_articleTermCounts", class: Migration20261128000000_articleTermCounts },
   { name: "Migration20261128100000_termChangesByDiff", class: Migration20261128100000_termChangesByDiff },
   { name: "Migration20261128120000_termChangesPerRow", class: Migration20261128120000_termChangesPerRow },
+  { name: "Migration20261128140000_searchTextWords", class: Migration20261128140000_searchTextWords },
 ]

@@ -1,3 +1,5 @@
+import { WORD_BOUNDARY_ELEMENTS } from "../html/words.ts"
+
 /**
  * The rules of full-text search that every storage adapter shares: which text of a body is
  * searched, and how a headline (the adapter's text with its matches between two markers) becomes
@@ -26,9 +28,23 @@ const ENTITY = /&(amp|lt|gt|nbsp|quot);/g
 const DECODED: Record<string, string> = { amp: "&", lt: "<", gt: ">", nbsp: "\u00a0", quot: '"' }
 
 /**
- * The searched text of a stored body: its first `SEARCH_HTML_CHARACTERS` characters, every tag
- * replaced by a space, the entities the serialiser writes in text (`&amp;`, `&lt;`, `&gt;`,
- * `&nbsp;`, and `&quot;`) decoded, the mark characters removed. Stored bodies are serialised
+ * What a `<` of the text is followed by in the searched text: a zero-width space, so that
+ * PostgreSQL's text-search parser does not read `<numbat>` written in an article as a tag and
+ * drop its word (`snippetOf` leaves it out again).
+ */
+export const SEARCH_TEXT_LT = "<\u200b"
+
+const TAG = /<\/?([a-zA-Z][a-zA-Z0-9]*)[^>]*>/g
+// the tags that part words (a paragraph, a cell, `<br>`): a space; any other (`<b>`, `<a>`) joins what is on both sides
+const tagAsText = (_: string, name: string): string => (WORD_BOUNDARY_ELEMENTS.has(name.toLowerCase()) ? " " : "")
+const SEARCH_DECODED: Record<string, string> = { ...DECODED, lt: SEARCH_TEXT_LT }
+
+/**
+ * The searched text of a stored body: its first `SEARCH_HTML_CHARACTERS` characters, the tags
+ * that part words (`WORD_BOUNDARY_ELEMENTS`, as the word count reads them) replaced by a space and
+ * every other tag removed (`un<b>believ</b>able` is one word), the entities the serialiser writes
+ * in text (`&amp;`, `&lt;`, `&gt;`, `&nbsp;`, and `&quot;`) decoded (a `<` followed by a
+ * zero-width space: `SEARCH_TEXT_LT`), the mark characters removed. Stored bodies are serialised
  * by the core (attribute values escape `>`), so `<[^>]*>` finds exactly their tags. The SQL
  * function `cs_search_text` of the database adapter computes the same text. Linear in the prefix.
  */
@@ -41,8 +57,9 @@ export const searchTextOfHtml = (html: string): string => {
   }
   return html
     .slice(0, end)
-    .replace(/<[^>]*>/g, " ")
-    .replace(ENTITY, (_, name: string) => DECODED[name]!)
+    .replace(TAG, tagAsText)
+    .replace(/<[^>]*>/g, "")
+    .replace(ENTITY, (_, name: string) => SEARCH_DECODED[name]!)
     .replace(/[\uFDD0\uFDD1]/g, " ")
 }
 
@@ -61,7 +78,11 @@ export const snippetOf = (headline: string): string => {
   let marked = false
   let pendingSpace = false
   // one pass over the headline's code points; stops once SNIPPET_CHARACTERS are written
+  let previous = ""
   for (const ch of headline) {
+    // (the searched text's `<` is followed by a zero-width space: SEARCH_TEXT_LT)
+    if (ch === "\u200b" && previous === "<") continue
+    previous = ch
     if (ch === SEARCH_MARK_START || ch === SEARCH_MARK_STOP) {
       const open = ch === SEARCH_MARK_START
       if (open === marked) continue

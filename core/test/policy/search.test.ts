@@ -5,6 +5,7 @@ import {
   SEARCH_HTML_CHARACTERS,
   SEARCH_MARK_START as S,
   SEARCH_MARK_STOP as E,
+  SEARCH_TEXT_LT,
   searchTextOfHtml,
   SNIPPET_CHARACTERS,
   snippetOf,
@@ -36,8 +37,20 @@ describe("snippetOf", () => {
 })
 
 describe("searchTextOfHtml", () => {
-  it("should replace tags by spaces, decode the serialiser's entities and drop the mark characters", () => {
-    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(" Fish & chips <b>  a b ")
+  it("should replace the tags that part words by spaces, decode the serialiser's entities and drop the mark characters", () => {
+    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(` Fish & chips ${SEARCH_TEXT_LT}b>  a b `)
+  })
+  it("should join what an inline tag splits, as a reader and the word count see it, and part what a block or <br> does", () => {
+    expect(searchTextOfHtml('<p>An <strong>un</strong>believable <em>Hydro</em>ponics <a href="x">set</a>up</p><ul><li>a</li><li>b<br>c</li></ul><table><tr><td>c1</td><td>c2</td></tr></table>')).toBe(
+      " An unbelievable Hydroponics setup   a  b c     c1  c2   ",
+    )
+  })
+  it("should keep text that looks like a tag as text: a zero-width space after its '<', which the snippet leaves out", () => {
+    const text = searchTextOfHtml("<p>Tag &lt;numbat&gt; text</p>")
+    expect(text).toBe(" Tag <\u200bnumbat> text ")
+    expect(snippetOf(text.replace("numbat", `${S}numbat${E}`))).toBe("Tag &lt;<mark>numbat</mark>&gt; text")
+    // a zero-width space of the article's own text stays
+    expect(snippetOf("a\u200bb")).toBe("a\u200bb")
   })
   it("should decode &amp;lt; once, as the database does", () => {
     expect(searchTextOfHtml("&amp;lt;")).toBe("&lt;")

@@ -1,0 +1,62 @@
+/**
+ * The migration that makes the searched text read words as a person does computes every existing
+ * article's search vector again, and the term counts follow (PostgreSQL and PGlite).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { initOrm, type Orm } from "../src/orm.ts"
+import { nativeSql, type Sql } from "../src/sql.ts"
+import { createTempDir, createTestDatabase } from "../../../test/support/databases.ts"
+
+const BEFORE = "Migration20261128120000_termChangesPerRow"
+const BODY = "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><p>Tag &lt;numbat&gt; text.</p>"
+
+for (const backend of ["postgresql", "pglite"] as const) {
+  describe(`the searched text's words, migrated (${backend})`, () => {
+    let orm: Orm
+    let sql: Sql
+    let cleanup: () => Promise<void> = async () => {}
+
+    beforeAll(async () => {
+      if (backend === "postgresql") {
+        const database = await createTestDatabase()
+        orm = await initOrm({ databaseUrl: database.url, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 })
+        cleanup = () => database.drop()
+      } else {
+        const temp = createTempDir()
+        orm = await initOrm({ pgliteDir: temp.dir, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 })
+        cleanup = async () => temp.remove()
+      }
+      sql = nativeSql(orm)
+    })
+    afterAll(async () => {
+      await orm?.close()
+      await cleanup()
+    })
+
+    /** Whether the article's vector holds `term`, and the term's count over the account's articles (counts and changes summed). */
+    const termOf = async (term: string) => {
+      const [row] = await sql<{ has: boolean; n: string }>(
+        `select exists (select 1 from articles where id = 'art_mig' and search_vector @@ to_tsquery('cs_search', $1)) as has,
+           coalesce((select sum(n) from article_term_counts where account_id = 'acc_mig' and term = $1), 0)
+             + coalesce((select sum(d) from article_term_changes where account_id = 'acc_mig' and $1 = any(terms)), 0) as n`,
+        [term],
+      )
+      return [row!.has, Number(row!.n)]
+    }
+
+    it("should find an article written before it by the words a reader sees, and count those words instead of their parts", async () => {
+      await orm.migrator.up({ to: BEFORE })
+      await sql(`insert into accounts (id, email, password_hash, name, created_at) values ('acc_mig', 'mig@example.com', 'x', 'M', now())`, [])
+      await sql(`insert into sites (id, account_id, name, url, created_at) values ('site_mig', 'acc_mig', 'S', 'https://s.test', now())`, [])
+      await sql(
+        `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
+         values ('art_mig', 'acc_mig', 'site_mig', 't', 'https://s.test/a', 'published', now(), 'k', 6, null, $1, now(), 1)`,
+        [BODY],
+      )
+      expect([await termOf("unbelievable"), await termOf("ponics"), await termOf("numbat")]).toEqual([[false, 0], [true, 1], [false, 0]])
+      await orm.migrator.up()
+      expect([await termOf("unbelievable"), await termOf("hydroponics"), await termOf("numbat")]).toEqual([[true, 1], [true, 1], [true, 1]])
+      expect([await termOf("ponics"), await termOf("un")]).toEqual([[false, 0], [false, 0]])
+    })
+  })
+}
