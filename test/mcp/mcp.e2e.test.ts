@@ -664,6 +664,33 @@ describe("finding articles: search, research connector, resources, completions, 
     expect(problemOf(await call("search_articles", { q: "gardens", site_id: "site_b1" }))["code"]).toBe("not_found")
   })
 
+  it("should send resource links only to clients of the revision that has them (2025-06-18 on), tool results and prompts alike", async () => {
+    const token = provider.savedTokens?.access_token ?? ""
+    const post = async (version: string | undefined, method: string, params: Record<string, unknown>) => {
+      const res = await fetch(mcpUrl, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(version === undefined ? {} : { "mcp-protocol-version": version }),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      })
+      expect(res.status).toBe(200)
+      return ((await res.json()) as { result: { content?: Array<Link>; messages?: Array<{ content: Link }> } }).result
+    }
+    const listArgs = { name: "list_articles", arguments: { site_id: "site_a1", per_page: 2 } }
+    const promptArgs = { name: "refresh_article", arguments: { article_id: "art_a1_1" } }
+    for (const [version, links] of [["2025-06-18", true], ["2025-11-25", true], ["2025-03-26", false], ["2024-11-05", false], [undefined, false]] as const) {
+      const listed = await post(version, "tools/call", listArgs)
+      expect([version, listed.content!.filter((c) => c.type === "resource_link").length]).toEqual([version, links ? 2 : 0])
+      expect(listed.content![0]!.type).toBe("text")
+      const prompt = await post(version, "prompts/get", promptArgs)
+      expect([version, prompt.messages!.map((m) => m.content.type)]).toEqual([version, links ? ["text", "resource_link"] : ["text"]])
+    }
+  })
+
   it("should offer search and fetch exactly as research connectors define them", async () => {
     const { tools } = await client.listTools()
     const search = tools.find((t) => t.name === "search")!

@@ -41,6 +41,7 @@ import {
   CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   ErrorCode,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
@@ -187,6 +188,27 @@ const rateLimitHeaders = (ctx: Context, verdict: LimitVerdict) => {
 interface Authenticated {
   readonly principal: Principal
   readonly clientId: string
+}
+
+/** The protocol revision that brought `resource_link` content (tool results, prompt messages). */
+const RESOURCE_LINKS_SINCE = "2025-06-18"
+
+/**
+ * An answer without `resource_link` items, for a client of an older revision: a tool result's
+ * content without them, a prompt without the messages that are one. Revisions are dates: they
+ * compare as text. Linear in the answer's content.
+ */
+const withoutResourceLinks = (answer: JSONRPCMessage): JSONRPCMessage => {
+  const result = (answer as { result?: { content?: unknown; messages?: unknown } }).result
+  if (result === undefined) return answer
+  const isLink = (item: unknown) => (item as { type?: unknown } | null)?.type === "resource_link"
+  if (Array.isArray(result.content) && result.content.some(isLink)) {
+    return { ...answer, result: { ...result, content: result.content.filter((item: unknown) => !isLink(item)) } } as JSONRPCMessage
+  }
+  if (Array.isArray(result.messages) && result.messages.some((m: unknown) => isLink((m as { content?: unknown }).content))) {
+    return { ...answer, result: { ...result, messages: result.messages.filter((m: unknown) => !isLink((m as { content?: unknown }).content)) } } as JSONRPCMessage
+  }
+  return answer
 }
 
 /**
@@ -702,8 +724,11 @@ export const mcpEndpoint = (options: {
     }
     ctx.status = 200
     ctx.type = "application/json"
+    // A client of a revision before resource links (2025-06-18) gets none: its results stay of the kinds it knows.
+    const version = ctx.get("Mcp-Protocol-Version") || DEFAULT_NEGOTIATED_PROTOCOL_VERSION
+    const sent = version < RESOURCE_LINKS_SINCE ? answers.map(withoutResourceLinks) : answers
     // as the SDK's transport answers: one answer as itself, several as an array
-    ctx.body = JSON.stringify(answers.length === 1 ? answers[0] : answers)
+    ctx.body = JSON.stringify(sent.length === 1 ? sent[0] : sent)
     return verdict
   }
 
