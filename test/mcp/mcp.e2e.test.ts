@@ -733,7 +733,7 @@ describe("finding articles: search, research connector, resources, completions, 
     expect(problemOf(await call("search", { query: "x".repeat(201) }))["code"]).toBe("invalid_request")
   })
 
-  it("should serve articles as resources: the template, a cursor through the account's articles, the HTML with the fields in _meta", async () => {
+  it("should serve articles as resources: the template, a cursor through the account's articles, the HTML with the fields in _meta.article", async () => {
     const { resourceTemplates } = await client.listResourceTemplates()
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["content-site://articles/{article_id}"])
     const uris: Array<string> = []
@@ -759,7 +759,9 @@ describe("finding articles: search, research connector, resources, completions, 
     const read = await client.readResource({ uri: "content-site://articles/art_a1_1" })
     const article = (await rest("/articles/art_a1_1")).json
     const { body, ...fields } = article
-    expect(read.contents).toEqual([{ uri: "content-site://articles/art_a1_1", mimeType: "text/html", text: body, _meta: fields }])
+    expect(read.contents).toEqual([{ uri: "content-site://articles/art_a1_1", mimeType: "text/html", text: body, _meta: { article: fields } }])
+    // every key of _meta is a name MCP allows (no spaces: the fields' own names have them)
+    for (const key of Object.keys(read.contents[0]!._meta ?? {})) expect(key).toMatch(/^(?:[a-z0-9A-Z](?:[a-z0-9A-Z._-]*[a-z0-9A-Z])?)$/)
     await expect(client.readResource({ uri: "content-site://articles/art_b1_1" })).rejects.toMatchObject({ code: -32002 })
     await expect(client.readResource({ uri: "https://example.com/x" })).rejects.toMatchObject({ code: -32002 })
   })

@@ -1,7 +1,7 @@
 /**
  * Articles as MCP resources: the template `content-site://articles/{article_id}`, `resources/list`
  * (the account's articles, a page of 50 a call, with a cursor), `resources/read` (the HTML body as
- * `text/html`, the article's other fields in `_meta`), and `completion/complete` for `article_id`
+ * `text/html`, the article's other fields in `_meta.article`), and `completion/complete` for `article_id`
  * and `site_id` arguments (of the template and of the prompts) and a prompt's `period`.
  */
 import { type Caller, completeArgument, getArticle, isId, listArticleResources, NotFound } from "@content-site/core"
@@ -22,6 +22,12 @@ import { articleUri } from "./searchTools.ts"
 /** The resource template of an article. */
 export const ARTICLE_TEMPLATE = "content-site://articles/{article_id}"
 const ARTICLE_URI = /^content-site:\/\/articles\/([^/?#]+)$/
+
+/**
+ * The `_meta` key of a read article's fields (every field but its body, named as the API names
+ * them): a key name MCP allows (letters, digits, `-`, `_`, `.`).
+ */
+export const ARTICLE_META = "article"
 
 /** The specification's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002
@@ -52,7 +58,7 @@ export const registerArticleResources = (server: Server, call: ProtocolCall, con
         uriTemplate: ARTICLE_TEMPLATE,
         name: "article",
         title: "Article",
-        description: "One article of the connected account: its HTML body (text/html), its other fields (title, site, status, dates, keyword, word count, revision, protected links) in _meta.",
+        description: "One article of the connected account: its HTML body (text/html), its other fields (title, site, status, dates, keyword, word count, revision, protected links) in _meta.article.",
         mimeType: "text/html",
       },
     ],
@@ -84,7 +90,8 @@ export const registerArticleResources = (server: Server, call: ProtocolCall, con
         id === undefined
           ? Effect.fail(new NotFound({ resource: "resource", id: request.params.uri.slice(0, 200) }))
           : Effect.map(getArticle(caller, id), ({ body, ...fields }) => ({
-              contents: [{ uri: articleUri(id), mimeType: "text/html", text: body, _meta: fields }],
+              // under one key: `_meta`'s own key names allow no spaces, and the fields' names ("target keyword") have them
+              contents: [{ uri: articleUri(id), mimeType: "text/html", text: body, _meta: { [ARTICLE_META]: fields } }],
             })),
       RESOURCE_NOT_FOUND,
     )
