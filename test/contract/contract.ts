@@ -455,8 +455,11 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
       it("should read words as a person does: joined across inline tags, parted by blocks and cells, and text that looks like a tag is text", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Odd words", body: "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><table><tr><td>cellone</td><td>celltwo</td></tr></table><p>Tag &lt;numbat&gt; text.</p>" },
+          { title: "Using the <details> element", body: "<p>x</p>", keyword: "<kbd> keys" },
         ])
         for (const q of ["unbelievable", "hydroponics", "cellone", "celltwo", "numbat"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+        // a title's and a keyword's text such as <details> is searched by its words too
+        for (const q of ["details", "kbd"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[1]!.id]])
         // the parts of a word joined across a tag are not words of their own
         expect((await search(accountId, "ponics")).total).toBe(0)
         const snippet = snippetOf((await search(accountId, "numbat")).items[0]!.headline)

@@ -20,6 +20,7 @@ import { Migration20261128000000_articleTermCounts } from "./Migration2026112800
 import { Migration20261128100000_termChangesByDiff } from "./Migration20261128100000_termChangesByDiff.ts"
 import { Migration20261128120000_termChangesPerRow } from "./Migration20261128120000_termChangesPerRow.ts"
 import { Migration20261128140000_searchTextWords } from "./Migration20261128140000_searchTextWords.ts"
+import { Migration20261128150000_searchTitleText } from "./Migration20261128150000_searchTitleText.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -40,4 +41,5 @@ export const migrationsList = [
   { name: "Migration20261128100000_termChangesByDiff", class: Migration20261128100000_termChangesByDiff },
   { name: "Migration20261128120000_termChangesPerRow", class: Migration20261128120000_termChangesPerRow },
   { name: "Migration20261128140000_searchTextWords", class: Migration20261128140000_searchTextWords },
+  { name: "Migration20261128150000_searchTitleText", class: Migration20261128150000_searchTitleText },
 ]

@@ -98,8 +98,8 @@ const articleTrigger = (name: string, event: "insert" | "update" | "delete", tab
 export const SEARCH_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   articles: {
     search_vector:
-      "((setweight(to_tsvector('cs_search'::regconfig, title), 'A'::\"char\") || setweight(to_tsvector('cs_search'::regconfig, target_keyword), 'B'::\"char\")) || setweight(to_tsvector('cs_search'::regconfig, cs_search_text(body)), 'C'::\"char\"))",
-    title_vector: "to_tsvector('cs_search'::regconfig, title)",
+      "((setweight(to_tsvector('cs_search'::regconfig, cs_search_plain(title)), 'A'::\"char\") || setweight(to_tsvector('cs_search'::regconfig, cs_search_plain(target_keyword)), 'B'::\"char\")) || setweight(to_tsvector('cs_search'::regconfig, cs_search_text(body)), 'C'::\"char\"))",
+    title_vector: "to_tsvector('cs_search'::regconfig, cs_search_plain(title))",
   },
 }
 

@@ -1,6 +1,7 @@
 /**
- * The migration that makes the searched text read words as a person does computes every existing
- * article's search vector again, and the term counts follow (PostgreSQL and PGlite).
+ * The migrations that make the searched text read words as a person does (a body's, and a title's
+ * or keyword's text such as `<details>`) compute every existing article's search vectors again,
+ * and the term counts follow (PostgreSQL and PGlite).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { initOrm, type Orm } from "../src/orm.ts"
@@ -50,13 +51,19 @@ for (const backend of ["postgresql", "pglite"] as const) {
       await sql(`insert into sites (id, account_id, name, url, created_at) values ('site_mig', 'acc_mig', 'S', 'https://s.test', now())`, [])
       await sql(
         `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
-         values ('art_mig', 'acc_mig', 'site_mig', 't', 'https://s.test/a', 'published', now(), 'k', 6, null, $1, now(), 1)`,
+         values ('art_mig', 'acc_mig', 'site_mig', 'The <details> element', 'https://s.test/a', 'published', now(), 'k <kbd>', 6, null, $1, now(), 1)`,
         [BODY],
       )
-      expect([await termOf("unbelievable"), await termOf("ponics"), await termOf("numbat")]).toEqual([[false, 0], [true, 1], [false, 0]])
+      expect([await termOf("unbelievable"), await termOf("ponics"), await termOf("numbat"), await termOf("details"), await termOf("kbd")]).toEqual([
+        [false, 0], [true, 1], [false, 0], [false, 0], [false, 0],
+      ])
       await orm.migrator.up()
-      expect([await termOf("unbelievable"), await termOf("hydroponics"), await termOf("numbat")]).toEqual([[true, 1], [true, 1], [true, 1]])
-      expect([await termOf("ponics"), await termOf("un")]).toEqual([[false, 0], [false, 0]])
+      expect([await termOf("unbelievable"), await termOf("hydroponics"), await termOf("numbat"), await termOf("details"), await termOf("kbd")]).toEqual([
+        [true, 1], [true, 1], [true, 1], [true, 1], [true, 1],
+      ])
+      expect([await termOf("ponics"), await termOf("un"), await termOf("element")]).toEqual([[false, 0], [false, 0], [true, 1]])
+      const [title] = await sql<{ has: boolean }>(`select title_vector @@ to_tsquery('cs_search', 'details') as has from articles where id = 'art_mig'`, [])
+      expect(title!.has).toBe(true)
     })
   })
 }
