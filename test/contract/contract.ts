@@ -459,7 +459,7 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         ])
         for (const q of ["unbelievable", "hydroponics", "cellone", "celltwo", "numbat"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
         // a title's and a keyword's text such as <details> is searched by its words too
-        for (const q of ["details", "kbd"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[1]!.id]])
+        for (const q of ["details", "kbd", "<details>", '"the <details> element"']) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[1]!.id]])
         // the parts of a word joined across a tag are not words of their own
         expect((await search(accountId, "ponics")).total).toBe(0)
         const snippet = snippetOf((await search(accountId, "numbat")).items[0]!.headline)

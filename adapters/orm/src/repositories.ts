@@ -374,7 +374,7 @@ const searchStatement = (
   // `ts_match_vq` is `@@` that no index answers: the title tier is found from the title's index
   // alone, its few rows then checked against the whole query (a negated word may be in the body)
   const text = `with query as materialized (
-      select q, ${term} as term from websearch_to_tsquery('cs_search', $2) as q
+      select q, ${term} as term from websearch_to_tsquery('cs_search', cs_search_plain($2)) as q
     ), titled as materialized (
       select id, ${SEARCH_RANK} as rank, published_at
       from articles, query where ${w.sql} and title_vector @@ query.q and ts_match_vq(search_vector, query.q)
