@@ -1,6 +1,7 @@
 /** The telemetry adapter's parts on their own: route labels, the /metrics gate, the readable log, tracing off. */
 import { requestId } from "@content-site/http"
 import Koa from "koa"
+import { pino } from "pino"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -95,8 +96,8 @@ describe("createLogger's JSON lines", () => {
   it("should keep every line whole and in order across its gathered writes, multi-byte text as sent, and write what is left within its flush interval", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cs-log-"))
     const fd = openSync(join(dir, "out.log"), "w")
+    const logger = createLogger({ level: "info", format: "json", destination: fd })
     try {
-      const logger = createLogger({ level: "info", format: "json", destination: fd })
       // 200 lines of about 270 bytes: four of the destination's 12 KiB writes, and a rest below one
       const names = ["Grüße", "日本語の記事", "emoji 😀 and «quotes»", "plain"]
       const pad = "x".repeat(150)
@@ -113,7 +114,12 @@ describe("createLogger's JSON lines", () => {
         expect(parsed).toMatchObject({ level: "info", request_id: `req_${i}`, name: names[i % names.length], pad, msg: `line ${i} ${"é".repeat(i % 7)}` })
       })
     } finally {
-      closeSync(fd)
+      // the destination ends its flush timer and closes the file it writes (it owns the descriptor now)
+      const destination = (logger as unknown as Record<symbol, { end: () => void; once: (event: string, f: () => void) => void }>)[pino.symbols.streamSym]!
+      await new Promise<void>((resolve) => {
+        destination.once("close", resolve)
+        destination.end()
+      })
       rmSync(dir, { recursive: true, force: true })
     }
   })
