@@ -27,7 +27,7 @@ const ARTICLE_URI = /^content-site:\/\/articles\/([^/?#]+)$/
  * The `_meta` key of a read article's fields (every field but its body, named as the API names
  * them): a key name MCP allows (letters, digits, `-`, `_`, `.`).
  */
-export const ARTICLE_META = "article"
+const ARTICLE_META = "article"
 
 /** The specification's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002
