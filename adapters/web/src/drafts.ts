@@ -64,16 +64,53 @@ const find = async (deps: HttpDeps, key: string): Promise<Draft | null> => {
 }
 
 const put = (deps: HttpDeps, key: string, draft: Draft): Promise<void> =>
-  deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_MODEL, key, draft as unknown as StoredPayload, DRAFT_TTL_SECONDS)))
+  deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_MODEL, key, storable(draft) as unknown as StoredPayload, DRAFT_TTL_SECONDS)))
 
 const drop = (deps: HttpDeps, key: string): Promise<void> => deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
 
-/** Whether a draft is small enough to keep: its body at most MAX_DRAFT_BODY_BYTES. */
-export const keepable = (draft: Draft): boolean => new TextEncoder().encode(draft.body).byteLength <= MAX_DRAFT_BODY_BYTES
+/** Largest title and reason a draft keeps, together (UTF-8 bytes): far past their own limits (500 characters each). */
+export const MAX_DRAFT_TEXT_BYTES = 16 * 1024
+
+/** Whether a draft is small enough to keep: its body at most MAX_DRAFT_BODY_BYTES, its title and reason at most MAX_DRAFT_TEXT_BYTES. */
+export const keepable = (draft: Draft): boolean =>
+  Buffer.byteLength(draft.body) <= MAX_DRAFT_BODY_BYTES && Buffer.byteLength(draft.title) + Buffer.byteLength(draft.reason) <= MAX_DRAFT_TEXT_BYTES
+
+/** What a kept draft's refusal holds at most: the blocks and details it lists, and the characters of each text. */
+const REFUSAL_ITEMS = 20
+const REFUSAL_TEXT = 300
+const REFUSAL_MESSAGE = 2000
+
+/**
+ * Text the store can hold (a JSON column): a NUL or a lone surrogate becomes U+FFFD, so that an
+ * edit refused for holding one is kept all the same, the rest of its text as typed. Linear.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const storableText = (s: string): string => s.replace(UNSTORABLE, "\ufffd")
+
+const cut = (s: string, n: number): string => storableText(s.length <= n ? s : `${s.slice(0, n)}…`)
+
+/**
+ * A draft as it is stored: its texts storable, its refusal bounded (at most REFUSAL_ITEMS blocks and
+ * details, REFUSAL_TEXT characters each, the message REFUSAL_MESSAGE): a refusal that names forged
+ * links of 250 000 characters each is shown cut, not kept whole beside the body. So a draft is its
+ * body (at most 1 MiB), its title and reason (at most 16 KiB) and a refusal of at most about 25 KB.
+ */
+const storable = (draft: Draft): Draft => ({
+  ...draft,
+  title: storableText(draft.title),
+  body: storableText(draft.body),
+  reason: storableText(draft.reason),
+  refusal: {
+    ...draft.refusal,
+    message: cut(draft.refusal.message, REFUSAL_MESSAGE),
+    blocks: draft.refusal.blocks.slice(0, REFUSAL_ITEMS).map((b) => ({ kind: b.kind, href: b.href === null ? null : cut(b.href, REFUSAL_TEXT), text: cut(b.text, REFUSAL_TEXT) })),
+    details: draft.refusal.details.slice(0, REFUSAL_ITEMS).map((d) => cut(d, REFUSAL_TEXT)),
+  },
+})
 
 /**
  * Notes a kept draft in its owner's list (a session, or a client address) and drops the oldest
- * past MAX_DRAFTS, so one session or address holds at most MAX_DRAFTS × 1 MiB for a day.
+ * past MAX_DRAFTS, so one session or address holds at most MAX_DRAFTS drafts (each about 1 MiB at most) for a day.
  */
 const listUnder = async (deps: HttpDeps, owner: string, key: string): Promise<void> => {
   const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_INDEX_MODEL, owner)))

@@ -1,0 +1,59 @@
+/**
+ * Drafts as they are stored on PostgreSQL: a draft is its body and a bounded rest (a refusal that
+ * names huge forged links is kept cut), and text a JSON column cannot hold (NUL, a lone surrogate)
+ * is kept as U+FFFD rather than failing the request and losing the text.
+ */
+import type { HttpDeps, WebSession } from "@content-site/http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Draft, findDraft, keepable, keepDraft } from "../src/drafts.ts"
+import { openTestStore, type TestStore } from "../../../test/support/testStore.ts"
+
+describe("drafts kept in the database", () => {
+  let store: TestStore
+  let deps: HttpDeps
+  const session: WebSession = { key: "session-of-drafts-test", accountId: "acc_x", csrf: "c", createdAt: Date.now(), flash: null }
+
+  beforeAll(async () => {
+    store = await openTestStore()
+    // (drafts use the store's OAuthStore only)
+    deps = { runtime: store.runtime, publicUrl: "http://127.0.0.1", env: {} } as unknown as HttpDeps
+  })
+  afterAll(async () => {
+    await store?.close()
+  })
+
+  const draft = (over: Partial<Draft> = {}): Draft => ({
+    articleId: "art_x",
+    title: "T",
+    body: "<p>b</p>",
+    reason: "",
+    revision: 1,
+    refusal: { message: "Not saved.", blocks: [], details: [] },
+    ...over,
+  })
+
+  it("should keep a refusal's forged links cut, so that a draft is its body and a few KiB more", async () => {
+    const forged = { kind: "forged" as const, href: `https://z.test/${"h".repeat(250_000)}`, text: "t".repeat(250_000) }
+    const body = `<p>${"x".repeat(500_000)}</p>`
+    const id = await keepDraft(deps, session, draft({ body, refusal: { message: "m".repeat(10_000), blocks: Array.from({ length: 30 }, () => forged), details: ["d".repeat(5_000)] } }))
+    const kept = await findDraft(deps, session, "art_x", id!)
+    expect(kept!.body).toBe(body)
+    expect(kept!.refusal.blocks).toHaveLength(20)
+    expect(kept!.refusal.blocks[0]!.href!.length).toBeLessThanOrEqual(301)
+    expect(kept!.refusal.blocks[0]!.text.endsWith("…")).toBe(true)
+    const rest = JSON.stringify({ ...kept, body: "" })
+    expect(Buffer.byteLength(rest)).toBeLessThan(32 * 1024)
+  })
+
+  it("should keep an edit holding a NUL or a lone surrogate, those characters as U+FFFD and the rest as typed", async () => {
+    const id = await keepDraft(deps, session, draft({ title: "NUL\u0000TITLE", body: "<p>no\u0000link \ud800 here</p>", reason: "why\udc00" }))
+    const kept = await findDraft(deps, session, "art_x", id!)
+    expect([kept!.title, kept!.body, kept!.reason]).toEqual(["NUL\ufffdTITLE", "<p>no\ufffdlink \ufffd here</p>", "why\ufffd"])
+  })
+
+  it("should not keep a title and reason together over 16 KiB, as it keeps no body over 1 MiB", () => {
+    expect(keepable(draft({ title: "t".repeat(16 * 1024) }))).toBe(true)
+    expect(keepable(draft({ title: "t".repeat(16 * 1024), reason: "r" }))).toBe(false)
+    expect(keepable(draft({ body: "b".repeat(1024 * 1024 + 1) }))).toBe(false)
+  })
+})
