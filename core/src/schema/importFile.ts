@@ -3,7 +3,7 @@ import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isCharacterCountBetween, K
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
-import { ApiKeyName } from "./writes.ts"
+import { AccountName, ApiKeyName } from "./writes.ts"
 
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
@@ -59,7 +59,7 @@ export const ImportAccount = Schema.Struct({
   id: Schema.optionalKey(Id),
   email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/), storableText)),
   password: Schema.String.pipe(Schema.check(Schema.isMinLength(1), storableText)),
-  name: Schema.optionalKey(StorableString),
+  name: Schema.optionalKey(AccountName),
   api_keys: Schema.optionalKey(Schema.Array(ImportApiKey)),
   sites: Schema.optionalKey(Schema.Array(ImportSite)),
 })

@@ -156,11 +156,19 @@ export const ApiKeyName = Schema.String.annotate({
 /** An email address typed at sign-in (looked up, never stored as typed). */
 export const SignInEmail = Schema.String.pipe(Schema.check(isMaxCharacters(320), storableText))
 
+/**
+ * The name of an account, as the operator gives it: shown on pages and copied into the activity
+ * entries of the person's calls, so at most as long as a key's or an agent's name.
+ */
+export const AccountName = Schema.String.annotate({
+  description: `The account's name (at most ${MAX_KEY_NAME_LENGTH} characters).`,
+}).pipe(Schema.check(isMaxCharacters(MAX_KEY_NAME_LENGTH), storableText))
+
 /** A new account's email, password and name (admin command line, import). */
 export const NewAccount = Schema.Struct({
   email: Schema.String.pipe(Schema.check(isMaxCharacters(320), storableText)),
   password: StorableString,
-  name: Schema.optionalKey(StorableString),
+  name: Schema.optionalKey(AccountName),
   id: Schema.optionalKey(Id),
 })
 

@@ -63,6 +63,13 @@ describe("authenticateApiKey", () => {
     expect(failureTag(await w.exit(imported))).toBe("InvalidRequest")
   })
 
+  it("should refuse an account name over 100 characters, made or imported (it is copied into the person's activity entries)", async () => {
+    const w = await makeWorld()
+    expect((await w.run(createAccount({ email: "hundred@example.test", password: "long enough", name: "n".repeat(100) }))).name).toHaveLength(100)
+    expect(failureTag(await w.exit(createAccount({ email: "longer@example.test", password: "long enough", name: "n".repeat(101) })))).toBe("InvalidRequest")
+    expect(failureTag(await w.exit(importData({ accounts: [{ id: "acc_long_name", email: "ln@example.test", password: "p", name: "n".repeat(101) }] })))).toBe("InvalidRequest")
+  })
+
   it("should store only a hash of a new key", async () => {
     const w = await makeWorld()
     const { key, view } = await w.run(createApiKey("acc_a", { name: "h", scope: "read-only" }))
