@@ -47,6 +47,8 @@ export interface MergeConflictView {
 export class EditConflict extends Data.TaggedError("EditConflict")<{
   readonly detail: string
   readonly conflicts?: ReadonlyArray<MergeConflictView>
+  /** When retrying soon is the answer (the same Idempotency-Key still running): seconds to wait (`Retry-After`). */
+  readonly retryAfterSeconds?: number
 }> {}
 
 /** The caller's `If-Match` / `if_revision` no longer matches the article. */

@@ -33,6 +33,8 @@ export const problemHeaders = (error: CoreError): Record<string, string> => {
       return { "WWW-Authenticate": 'Bearer realm="content-site"' }
     case "Unavailable":
       return { "Retry-After": "5" }
+    case "EditConflict":
+      return error.retryAfterSeconds === undefined ? {} : { "Retry-After": String(error.retryAfterSeconds) }
     default:
       return {}
   }

@@ -114,6 +114,7 @@ export const claimIdempotencyKey = (caller: Caller, key: string, fingerprint: st
     if (reservation.kind === "pending") {
       return yield* new EditConflict({
         detail: "A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.",
+        retryAfterSeconds: 1,
       })
     }
     const kept = reservation.answer

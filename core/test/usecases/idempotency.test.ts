@@ -7,7 +7,7 @@ import {
   recordIdempotentAnswer,
   updateArticle,
 } from "../../src/index.ts"
-import { caller, failureTag, fixture, makeWorld } from "./harness.ts"
+import { caller, failureOf, failureTag, fixture, makeWorld } from "./harness.ts"
 
 const readOnly = () => caller({ actor: { type: "api_key", id: "key_ro", name: "ro" }, scope: "read-only" })
 const stored = (w: Awaited<ReturnType<typeof makeWorld>>, key: string) => w.state.idempotency.get(`acc_a#${key}`)
@@ -56,7 +56,8 @@ describe("claimIdempotencyKey", () => {
     expect(stored(w, "k-dry")?.answer).toEqual({ rerun: true })
     expect(await w.run(claimIdempotencyKey(caller(), "k-dry", "fp-dry"))).toEqual({ kind: "run" })
     // taken over by its own request: held again while it runs, its answer kept once it ends
-    expect(failureTag(await w.exit(claimIdempotencyKey(caller(), "k-dry", "fp-dry")))).toBe("EditConflict")
+    // (the answer says when to retry: the request holding the key is still running)
+    expect(failureOf(await w.exit(claimIdempotencyKey(caller(), "k-dry", "fp-dry")))).toMatchObject({ _tag: "EditConflict", retryAfterSeconds: 1 })
     expect(failureTag(await w.exit(claimIdempotencyKey(caller(), "k-dry", "fp-other")))).toBe("IdempotencyKeyReused")
   })
 
