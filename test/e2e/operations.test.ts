@@ -257,6 +257,14 @@ describe("traces", () => {
     expect(descendantsOf(spans, tool!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
   })
 
+  it("should keep no string literal of a statement in its span: the OAuth store's tokens are written into some statements' text", async () => {
+    const texts = receiver.spans.map((s) => s.attributes["db.query.text"]).filter((t): t is string => typeof t === "string")
+    expect(texts.length).toBeGreaterThan(0)
+    // statements with values written in were traced (the connection's OAuth flow), each value as '?'
+    expect(texts.some((t) => t.includes("'?'"))).toBe(true)
+    for (const text of texts) expect(text.replaceAll("'?'", "")).not.toContain("'")
+  })
+
   // Last in the file: it stops the server.
   it("should, on SIGTERM, export what it still holds and log the export worker's counts: every span sent, none lost", async () => {
     const gone = new Promise((resolve) => child.once("exit", resolve))

@@ -38,7 +38,7 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel()
   register("import-in-the-middle/hook.mjs", import.meta.url, registerOptions)
 
-  const [{ NodeSDK }, { WorkerSpanExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api] =
+  const [{ NodeSDK }, { WorkerSpanExporter }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, api, { sqlWithoutLiterals }] =
     await Promise.all([
       import("@opentelemetry/sdk-node"),
       import("./workerSpanExporter.ts"),
@@ -46,6 +46,7 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
       import("@opentelemetry/instrumentation-pg"),
       import("@opentelemetry/instrumentation-ioredis"),
       import("@opentelemetry/api"),
+      import("./sqlText.ts"),
     ])
   // Metrics are the Prometheus endpoint's and logs pino's: unless told otherwise the SDK exports
   // traces only (its own default would also export OTLP metrics and logs, and record a metric
@@ -84,8 +85,13 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
       }),
       // No Koa instrumentation: its router span said no more than the server span (which the
       // access middleware names by the route template), and cost a quarter of a GET's spans.
-      // A statement is a span; taking a pooled connection is not worth one.
-      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+      // A statement is a span; taking a pooled connection is not worth one. Its text without its
+      // string literals: some statements carry their values written in (the OAuth store's tokens).
+      new PgInstrumentation({
+        requireParentSpan: true,
+        ignoreConnectSpans: true,
+        requestHook: (span, info) => span.setAttribute("db.query.text", sqlWithoutLiterals(info.query.text)),
+      }),
       // A call's statement is its command's name: the default serialiser writes out every
       // argument of an EVAL (the counter's Lua script and its key) into every request's trace.
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
