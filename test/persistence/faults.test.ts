@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase, databaseUrl } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { spawnNode, waitForLine } from "../support/processes.ts"
-import { tagOf } from "../support/exits.ts"
+import { detailOf, tagOf } from "../support/exits.ts"
 import { startPostgresProxy, type TcpProxy } from "../support/tcpProxy.ts"
 import { bigBudget, changeOf, worldPlan } from "./fixtures/world.ts"
+
 
 describe("database faults", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
@@ -43,7 +44,10 @@ describe("database faults", () => {
     expect(tagOf(await read())).toBe("success")
     await proxy.cut("refuse")
     try {
-      expect(tagOf(await read())).toBe("Unavailable")
+      const refused = await read()
+      expect(tagOf(refused)).toBe("Unavailable")
+      // the answer says to retry, not where the database is (the driver's message names its address)
+      expect(detailOf(refused)).toBe("The database cannot answer now; nothing was changed. Retry in a few seconds.")
       expect(tagOf(await edit("during outage"))).toBe("Unavailable")
       expect(tagOf(await runtime.runPromiseExit(LimitStore.use((l) => l.hit("k", 5, 60))))).toBe("Unavailable")
       expect(await db.ready()).toBe(false)

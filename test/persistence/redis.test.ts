@@ -4,7 +4,7 @@ import { ManagedRuntime, type Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestDatabase } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { tagOf } from "../support/exits.ts"
+import { detailOf, tagOf } from "../support/exits.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
 
 const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
@@ -40,7 +40,10 @@ describe("Redis outage (request counters in Redis)", () => {
     for (const mode of ["refuse", "blackhole"] as const) {
       await proxy.cut(mode)
       // Answered (not hung: the test's own timeout would catch that) and refused; how fast is `npm run bench redis`.
-      expect(tagOf(await hit(key))).toBe("Unavailable")
+      const refused = await hit(key)
+      expect(tagOf(refused)).toBe("Unavailable")
+      // the answer says to retry, not where Redis is
+      expect(detailOf(refused)).toBe("The request counters cannot answer now; nothing was changed. Retry in a few seconds.")
       // Not ready meanwhile: every authenticated call needs the counters.
       expect(await db.ready()).toBe(false)
       await proxy.restore()

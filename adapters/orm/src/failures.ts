@@ -42,7 +42,6 @@ export const stateOf = (error: unknown): string | undefined => {
   return undefined
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message.split("\n")[0] : String(error))
 
 /** Whether the error is a lost race (lock timeout, serialization failure, deadlock, duplicate key). */
 export const isConflict = (error: unknown): boolean => {
@@ -79,9 +78,13 @@ export const isUnavailable = (error: unknown): boolean => {
   return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) || UNAVAILABLE_STATES.has(state) || CONFLICT_STATES.has(state)
 }
 
-/** A database error as Unavailable: nothing was written, the caller may retry. */
-export const toUnavailable = (error: unknown): Unavailable =>
-  new Unavailable({ detail: `The database is unavailable: ${messageOf(error)}` })
+/**
+ * A database error as Unavailable: nothing was written, the caller may retry. The answer does not
+ * say why (the driver's message names the database's address, `connect ECONNREFUSED 10.0.0.5:5432`):
+ * the adapter's outage events in the log do.
+ */
+export const toUnavailable = (_error: unknown): Unavailable =>
+  new Unavailable({ detail: "The database cannot answer now; nothing was changed. Retry in a few seconds." })
 
 /** A failure of the edit transaction: a lost race is EditConflict, an unavailable database Unavailable, anything else none (a defect). */
 export const editFailureOf = (error: unknown): EditConflict | Unavailable | undefined =>

@@ -164,7 +164,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
-    redis ? redisLimitStore(redis, config.now) : postgresLimitStore(orm, bus, config.now),
+    redis ? redisLimitStore(redis, config.now, log) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus, config.now),
     ormDataImporter(orm),
     ormIdempotencyStore(sql),

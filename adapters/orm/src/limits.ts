@@ -7,6 +7,7 @@ import { LimitStore, Unavailable, type LimitVerdict } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { Redis } from "ioredis"
 import type { EventBus } from "./bus.ts"
+import { consoleEventLog, type OrmEventLog } from "./eventLog.ts"
 import { attempt } from "./failures.ts"
 import { leasedCounter, reserveIn, verdict, windowOf } from "./leases.ts"
 import type { Orm } from "./orm.ts"
@@ -136,12 +137,22 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return c`
 
 /** Counters in Redis: one key per window, INCR and PEXPIRE in one Lua script. */
-export const redisLimitStore = (redis: Redis, now: () => number = Date.now) => {
+export const redisLimitStore = (redis: Redis, now: () => number = Date.now, log: OrmEventLog = consoleEventLog) => {
   const keyOf = (key: string, start: number) => `cs:limit:${key}:${start}`
+  // Why the counters failed goes to the log (at most once a minute), not to the caller: Redis's
+  // message names its address.
+  let warnedAt = Number.NEGATIVE_INFINITY
   const call = <A>(f: () => Promise<A>) =>
     Effect.tryPromise({
       try: f,
-      catch: (e) => new Unavailable({ detail: `The limit store is unavailable: ${e instanceof Error ? e.message : String(e)}` }),
+      catch: (e) => {
+        const t = now()
+        if (t - warnedAt >= 60_000) {
+          warnedAt = t
+          log.warn({ err: e instanceof Error ? e.message.split("\n")[0] : String(e) }, "limits: Redis cannot count requests; they are answered 503 until it can")
+        }
+        return new Unavailable({ detail: "The request counters cannot answer now; nothing was changed. Retry in a few seconds." })
+      },
     })
   return Layer.succeed(LimitStore, {
     hit: (key, limit, windowSeconds) =>
