@@ -3,9 +3,9 @@
  * authorization server and sign-in pages) as `apps/server`, without the REST API and the web
  * pages. Same environment variables; SIGTERM/SIGINT drain and close.
  */
-import { startTracing } from "@content-site/telemetry/tracing"
+import { startHostTracing } from "../server/tracingStart.ts"
 
-const tracing = await startTracing(process.env)
+const tracing = await startHostTracing(process.env)
 const { runHost } = await import("../server/host.ts")
 
 runHost(["mcp"], tracing, (server, say) => {

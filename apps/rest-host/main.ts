@@ -2,9 +2,9 @@
  * A REST-only host: the same storage, runtime, middleware and REST adapter as `apps/server`, without
  * the MCP connector and the web pages. Same environment variables; SIGTERM/SIGINT drain and close.
  */
-import { startTracing } from "@content-site/telemetry/tracing"
+import { startHostTracing } from "../server/tracingStart.ts"
 
-const tracing = await startTracing(process.env)
+const tracing = await startHostTracing(process.env)
 const { runHost } = await import("../server/host.ts")
 
 runHost(["rest"], tracing, (server, say) => {

@@ -4,9 +4,9 @@
  * the database. With OTEL_EXPORTER_OTLP_ENDPOINT set, tracing starts before the server's modules
  * load (so their libraries can be instrumented); without it, nothing of OpenTelemetry is loaded.
  */
-import { startTracing } from "@content-site/telemetry/tracing"
+import { startHostTracing } from "./tracingStart.ts"
 
-const tracing = await startTracing(process.env)
+const tracing = await startHostTracing(process.env)
 const { runHost } = await import("./host.ts")
 
 runHost(undefined, tracing, (server, say) => {

@@ -7,6 +7,11 @@
  */
 import type { Tracing } from "./tracingHooks.ts"
 
+/** A tracing setting that cannot be used: a sentence the operator can act on. */
+export class TracingConfigError extends Error {
+  override readonly name = "TracingConfigError"
+}
+
 /** The OTLP/HTTP encodings, by their standard names (`OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`). */
 const PROTOCOLS = ["http/protobuf", "http/json"] as const
 
@@ -18,7 +23,7 @@ const PROTOCOLS = ["http/protobuf", "http/json"] as const
 export const tracesProtocol = (env: Record<string, string | undefined>): (typeof PROTOCOLS)[number] => {
   const given = (env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ?? "").trim() || (env["OTEL_EXPORTER_OTLP_PROTOCOL"] ?? "").trim() || "http/protobuf"
   const known = PROTOCOLS.find((p) => p === given)
-  if (known === undefined) throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${PROTOCOLS.join(", ")}, not '${given}'.`)
+  if (known === undefined) throw new TracingConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${PROTOCOLS.join(", ")}, not '${given}'.`)
   return known
 }
 

@@ -117,4 +117,17 @@ describe("readConfig", () => {
     expect(run.status).toBe(1)
     expect(run.stderr.trim()).toBe("Configuration error: RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, not 'many'.")
   })
+
+  it("should stop every host's start with one sentence on a tracing setting it cannot use, before anything else loads", () => {
+    for (const entry of ["apps/server/main.ts", "apps/rest-host/main.ts", "apps/mcp-host/main.ts"]) {
+      const run = spawnSync(process.execPath, [entry], {
+        cwd: new URL("../../../", import.meta.url).pathname,
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc", DATA_DIR: "/nonexistent-never-opened" },
+        encoding: "utf8",
+        timeout: 20_000,
+      })
+      expect([entry, run.status]).toEqual([entry, 1])
+      expect(run.stderr.trim()).toBe("Configuration error: OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
+    }
+  })
 })
