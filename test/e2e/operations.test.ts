@@ -97,6 +97,14 @@ let firstRequestId = ""
 let mcpTokens: Array<string> = []
 
 describe("logs", () => {
+  it("should label the API reference's page and assets by their templates, not as unmatched", async () => {
+    for (const [path, route] of [["/api/docs", "/api/docs"], ["/api/docs/", "/api/docs"], ["/api/docs/init.js", "/api/docs/{file}"]] as const) {
+      const res = await fetch(`${base}${path}`)
+      expect([path, res.status]).toEqual([path, 200])
+      expect([path, (await accessLine(res.headers.get("x-request-id") ?? ""))?.["route"]]).toEqual([path, route])
+    }
+  })
+
   it("should write one JSON access line per request with its X-Request-Id, route template, account and trace, and no secret it carried", async () => {
     const res = await api("/api/v1/articles/art_a1_1", {
       method: "PUT",
