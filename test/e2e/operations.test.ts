@@ -162,6 +162,25 @@ describe("metrics", () => {
     expect((await fetch(`${base}/metrics`)).status).toBe(401)
   })
 
+  it("should count /mcp's own refusals (no token, a bad token) as refusals of the mcp channel, by code", async () => {
+    const refusalsOf = async (code: string) => {
+      const text = await (await scrape()).text()
+      const line = text.split("\n").find((l) => l.startsWith("content_site_refusals_total{") && l.includes(`code="${code}"`) && l.includes('channel="mcp"'))
+      return line === undefined ? 0 : Number(line.split(" ").at(-1))
+    }
+    const before = await refusalsOf("unauthenticated")
+    for (const authorization of [undefined, "Bearer not-a-token"]) {
+      const res = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(authorization === undefined ? {} : { authorization }) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      })
+      expect(res.status).toBe(401)
+      expect((await accessLine(res.headers.get("x-request-id") ?? ""))?.["code"]).toBe("unauthenticated")
+    }
+    expect(await refusalsOf("unauthenticated")).toBe(before + 2)
+  })
+
   it("should count the traffic it served by route template, status, refusal code, tool and origin, without ids", async () => {
     for (let i = 0; i < 3; i++) expect((await api("/api/v1/sites/site_a1/articles?per_page=2")).status).toBe(200)
     // Refused: a title that is empty after trimming.

@@ -254,6 +254,8 @@ export const mcpEndpoint = (options: {
 
   /** A request refused over a limit, as an HTTP answer: 429, the problem, `Retry-After`. */
   const refuseOverLimit = (ctx: Context, error: RateLimited) => {
+    // (noted for the access line and the refusals' metric, as every problem answer is)
+    notesOf(ctx).problemCode = "rate_limited"
     ctx.status = 429
     ctx.set("Retry-After", String(error.retryAfterSeconds))
     ctx.set("Cache-Control", "no-store")
@@ -263,6 +265,7 @@ export const mcpEndpoint = (options: {
 
   /** A request refused while the service is busy, as an HTTP answer: 503, the problem, `Retry-After`. */
   const refuseUnavailable = (ctx: Context, error: Unavailable) => {
+    notesOf(ctx).problemCode = "unavailable"
     ctx.status = 503
     for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
     ctx.set("Cache-Control", "no-store")
@@ -274,6 +277,7 @@ export const mcpEndpoint = (options: {
     const parts = [`resource_metadata="${resourceMetadata}"`, `scope="${MCP_SCOPES.join(" ")}"`]
     if (error) parts.push(`error="${error.code}"`, `error_description="${error.description.replace(/"/g, "'")}"`)
     ctx.set("WWW-Authenticate", `Bearer ${parts.join(", ")}`)
+    notesOf(ctx).problemCode = "unauthenticated"
     ctx.status = 401
     ctx.set("Cache-Control", "no-store")
     ctx.type = "application/problem+json"
@@ -662,6 +666,7 @@ export const mcpEndpoint = (options: {
           detail: "This agent was allowed read-only access (scope mcp:read); writing needs the scope mcp. Ask the person to connect it again and allow “Read and edit”.",
         })
         const requestId = requestIdOf(ctx)
+        notesOf(ctx).problemCode = "insufficient_scope"
         ctx.status = 403
         ctx.set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${MCP_SCOPE}", resource_metadata="${resourceMetadata}", error_description="Writing needs the scope ${MCP_SCOPE}"`)
         ctx.set("Cache-Control", "no-store")
