@@ -1,4 +1,4 @@
-import { closeAfterUnreadBody, errorFunnel, type HttpDeps, largeTextAsBytes, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
+import { closeAfterUnreadBody, errorFunnel, type HttpDeps, largeTextAsBytes, notesOf, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
 import { mountRest } from "@content-site/rest"
 import { isCoreError, NotFound, toProblem } from "@content-site/core"
 import { mountMcp, OAUTH_ROUTES } from "@content-site/mcp"
@@ -136,7 +136,7 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     }),
   )
 
-  app.use(mediaMiddleware(deps.runtime, { publicUrl: options.publicUrl }))
+  app.use(mediaMiddleware(deps.runtime, { publicUrl: options.publicUrl, onProblem: (ctx, code) => (notesOf(ctx).problemCode = code) }))
   if (surfaces.includes("rest")) mountRest(app, deps)
   if (surfaces.includes("mcp")) await mountMcp(app, deps)
   if (surfaces.includes("web")) mountWeb(app, deps)

@@ -181,6 +181,12 @@ describe("metrics", () => {
     expect(await refusalsOf("unauthenticated")).toBe(before + 2)
   })
 
+  it("should note the code of a /media problem in its access line", async () => {
+    const res = await fetch(`${base}/media/nonexistent.png`)
+    expect(res.status).toBe(404)
+    expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/media/{file}", code: "not_found" })
+  })
+
   it("should count the traffic it served by route template, status, refusal code, tool and origin, without ids", async () => {
     for (let i = 0; i < 3; i++) expect((await api("/api/v1/sites/site_a1/articles?per_page=2")).status).toBe(200)
     // Refused: a title that is empty after trimming.

@@ -7,6 +7,8 @@ import { randomUUID } from "node:crypto"
 export interface MediaMiddlewareOptions {
   /** `{base_url}` for the problem `type` URIs (PUBLIC_URL: never the request's Host). */
   readonly publicUrl: string
+  /** Told the code of every problem answered (the composition notes it for the access line and metrics). */
+  readonly onProblem?: (ctx: ParameterizedContext, code: string) => void
 }
 
 const PREFIX = "/media/"
@@ -23,7 +25,8 @@ const requestIdOf = (ctx: ParameterizedContext): string => {
   return typeof id === "string" && id !== "" ? id : `req_${randomUUID().replaceAll("-", "")}`
 }
 
-const sendProblem = (ctx: ParameterizedContext, problem: Problem, headers: Record<string, string> = {}) => {
+const sendProblem = (ctx: ParameterizedContext, problem: Problem, headers: Record<string, string> = {}, onProblem?: MediaMiddlewareOptions["onProblem"]) => {
+  onProblem?.(ctx, problem.code)
   ctx.status = problem.status
   ctx.body = JSON.stringify(problem)
   ctx.set({ ...headers, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" })
@@ -48,7 +51,7 @@ export const mediaMiddleware = (
       detail: `Unknown query parameter ${names.map((n) => `'${n}'`).join(", ")}; this endpoint takes none.`,
       errors: names.map((n) => ({ path: n, message: "Unknown query parameter" })),
     })
-    return sendProblem(ctx, toProblem(refused, requestIdOf(ctx), publicUrl))
+    return sendProblem(ctx, toProblem(refused, requestIdOf(ctx), publicUrl), {}, options.onProblem)
   }
   const exit = await runtime.runPromiseExit(
     Effect.gen(function* () {
@@ -65,12 +68,12 @@ export const mediaMiddleware = (
       return
     }
     const shown = key.length > 200 ? `${key.slice(0, 200)}…` : key
-    return sendProblem(ctx, toProblem(new NotFound({ resource: "media", id: shown }), requestIdOf(ctx), publicUrl))
+    return sendProblem(ctx, toProblem(new NotFound({ resource: "media", id: shown }), requestIdOf(ctx), publicUrl), {}, options.onProblem)
   }
   const failure = Cause.findErrorOption(exit.cause)
   if (Option.isSome(failure) && isCoreError(failure.value)) {
     const unavailable: Unavailable = failure.value
-    return sendProblem(ctx, toProblem(unavailable, requestIdOf(ctx), publicUrl), { "Retry-After": "5" })
+    return sendProblem(ctx, toProblem(unavailable, requestIdOf(ctx), publicUrl), { "Retry-After": "5" }, options.onProblem)
   }
-  return sendProblem(ctx, internalProblem(requestIdOf(ctx), publicUrl))
+  return sendProblem(ctx, internalProblem(requestIdOf(ctx), publicUrl), {}, options.onProblem)
 }
