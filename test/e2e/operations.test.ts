@@ -181,6 +181,20 @@ describe("metrics", () => {
     expect(await refusalsOf("unauthenticated")).toBe(before + 2)
   })
 
+  it("should note the code of a refused web sign-in in its access line", async () => {
+    const page = await fetch(`${base}/`)
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ""
+    const cookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const res = await fetch(`${base}/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ _csrf: csrf, email: "nobody@example.test", password: "wrong-password-1", next: "/sites" }).toString(),
+    })
+    expect(res.status).toBe(401)
+    expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", code: "unauthenticated" })
+  })
+
   it("should note the code of a /media problem in its access line", async () => {
     const res = await fetch(`${base}/media/nonexistent.png`)
     expect(res.status).toBe(404)

@@ -667,6 +667,28 @@ const withLimitedServer = async (
   }
 }
 
+describe("a sign-in refused for its address's failures", () => {
+  it("should answer 429 with Retry-After once the address is over its failed sign-ins a minute", async () => {
+    const limited = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false", AUTH_FAILURE_LIMIT_PER_MINUTE: "2" } })
+    try {
+      await limited.runtime.runPromise(importData(fixture))
+      const guesser = client(() => limited)
+      const statuses: Array<number> = []
+      let last: Response | undefined
+      for (let i = 0; i < 4; i++) {
+        last = await guesser.signIn("one@example.com", `guess-${i}`)
+        statuses.push(last.status)
+      }
+      expect(statuses.slice(0, 2)).toEqual([401, 401])
+      expect(last!.status).toBe(429)
+      expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect(await last!.text()).toContain("Too many failed sign-ins from your address")
+    } finally {
+      await limited.close()
+    }
+  })
+})
+
 describe("a preview refused for its account's share of the sanitiser", () => {
   it("should count against the account's requests a minute, as a refused API call does, unless the browser says another site's page sent it", async () => {
     await withLimitedServer(3, async (limited, one, csrf) => {

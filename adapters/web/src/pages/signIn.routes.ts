@@ -1,7 +1,7 @@
 /** Routes: Sign-in and sign-out (`/`, `/signout`). */
 import type Router from "@koa/router"
 import { problemKindOf, recordActivity, toProblem, verifyCredentials } from "@content-site/core"
-import { clientAddress, requestIdOf } from "@content-site/http"
+import { clientAddress, notesOf, requestIdOf } from "@content-site/http"
 import { Result } from "effect"
 import { recordWebActivity, runCore, webCaller } from "../call.ts"
 import { FAILED_SIGN_IN } from "../activityWords.ts"
@@ -37,9 +37,12 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
     }
     const email = (fields["email"] ?? "").slice(0, 320)
     const next = safeNext(fields["next"])
-    const again = (status: number, message: string) =>
+    // A refused sign-in's code goes to its access line and the refusals metric (guessing shows there).
+    const again = (status: number, code: string, message: string) => {
+      notesOf(ctx).problemCode = code
       send(ctx, status, signInPage({ csrf: preSessionCsrf(ctx, deps), email, next, error: message, notice: null }))
-    if (!csrfOk(ctx, null, fields["_csrf"])) return again(403, "The sign-in form expired. Please try again.")
+    }
+    if (!csrfOk(ctx, null, fields["_csrf"])) return again(403, "invalid_request", "The sign-in form expired. Please try again.")
     const result = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
     if (Result.isFailure(result)) {
       const e = result.failure
@@ -55,11 +58,13 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
           )
           .catch(() => undefined)
       }
-      return e._tag === "RateLimited"
-        ? again(429, `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
-        : e._tag === "Unauthenticated"
-          ? again(401, "Wrong email or password.")
-          : again(problemKindOf(e).status, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
+      if (e._tag === "RateLimited") {
+        ctx.set("Retry-After", String(e.retryAfterSeconds))
+        return again(429, "rate_limited", `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
+      }
+      return e._tag === "Unauthenticated"
+        ? again(401, "unauthenticated", "Wrong email or password.")
+        : again(problemKindOf(e).status, problemKindOf(e).code, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
     }
     await startSession(ctx, deps, result.success.id)
     ctx.append("Set-Cookie", `${PRE_CSRF_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${deps.publicUrl.startsWith("https:") ? "; Secure" : ""}`)
