@@ -11,7 +11,7 @@ import { createServer, type RequestListener, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { countingArticleChanges, createLogger, createMetrics, type Metrics, type Tracing } from "@content-site/telemetry"
+import { channelOf, countingArticleChanges, createLogger, createMetrics, type Metrics, type Tracing, UNMATCHED_ROUTE } from "@content-site/telemetry"
 import type { Logger } from "pino"
 import { composeApp, type Surface } from "./compose.ts"
 import { seedDemo } from "./demo.ts"
@@ -88,7 +88,10 @@ const imageLayers = (config: ServerConfig, logger: Logger, metrics: Metrics | un
  * process is up), `/readyz` 503 `unavailable`, anything else a 503 `unavailable` problem, each
  * with `Retry-After` and the connection closed (a request body is not read).
  */
-const startingUp = (publicUrl: () => string): RequestListener => (req, res) => {
+/** Reports an answer given before the Koa app (while starting, or to what Node's parser refused): its access line and sample. */
+type EarlyAnswer = (answer: { requestId: string; method: string; path: string | undefined; status: number; code: string | undefined }) => void
+
+const startingUp = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
   const path = (req.url ?? "/").split("?")[0]
   const health = req.method === "GET" || req.method === "HEAD"
   const requestId = `req_${randomUUID().replaceAll("-", "")}`
@@ -120,6 +123,7 @@ const startingUp = (publicUrl: () => string): RequestListener => (req, res) => {
     Connection: "close",
   })
   res.end(req.method === "HEAD" ? undefined : text)
+  if (path !== "/healthz" && path !== "/readyz") onAnswer({ requestId, method: req.method ?? "GET", path, status, code: status === 503 ? "unavailable" : undefined })
 }
 
 const listen = (server: Server, port: number, host: string) =>
@@ -146,7 +150,7 @@ const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string, string,
  * request or response object; only when no answer has begun on it, as Node's own handler does.
  */
 const answerClientError =
-  (publicUrl: () => string) =>
+  (publicUrl: () => string, onAnswer: EarlyAnswer) =>
   (error: Error & { code?: string }, socket: Duplex): void => {
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
     if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
@@ -170,6 +174,8 @@ const answerClientError =
         body,
       ].join("\r\n"),
     )
+    // (what was refused is not read: no method or path of it is believed)
+    onAnswer({ requestId, method: "UNKNOWN", path: undefined, status, code })
   }
 
 /**
@@ -196,9 +202,17 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   // Listening comes first (the address is known before the database opens), so a request can
   // arrive while the service is still starting: it is answered at once, never left unanswered.
   let origin = config.publicUrl ?? ""
-  let handle: RequestListener = startingUp(() => origin)
+  // Answered before the app: logged and counted like any request (`unmatched`: no route was chosen).
+  const earlyAnswer: EarlyAnswer = ({ requestId, method, path, status, code }) => {
+    const channel = path === undefined ? "unknown" : channelOf(path)
+    metrics?.request({ method, route: UNMATCHED_ROUTE, status, seconds: 0, channel, problemCode: code, tools: undefined })
+    if (logger.isLevelEnabled("info")) {
+      logger.info({ request_id: requestId, method, route: UNMATCHED_ROUTE, status, duration_ms: 0, channel, ...(code === undefined ? {} : { code }) }, `${method} ${UNMATCHED_ROUTE} ${status}`)
+    }
+  }
+  let handle: RequestListener = startingUp(() => origin, earlyAnswer)
   server.on("request", (req, res) => handle(req, res))
-  server.on("clientError", answerClientError(() => origin))
+  server.on("clientError", answerClientError(() => origin, earlyAnswer))
   const address = await listen(server, config.port, config.host)
   const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host
   const url = `http://${hostForUrl.includes(":") ? `[${hostForUrl}]` : hostForUrl}:${address.port}`

@@ -7,6 +7,7 @@
  */
 import { importData } from "@content-site/core"
 import type { ChildProcess } from "node:child_process"
+import { connect as connectSocket } from "node:net"
 import parsePrometheusTextFormat from "parse-prometheus-text-format"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer } from "../../apps/server/server.ts"
@@ -193,6 +194,20 @@ describe("metrics", () => {
     })
     expect(res.status).toBe(401)
     expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", code: "unauthenticated" })
+  })
+
+  it("should log a request Node's parser refused, with the X-Request-Id its answer carries", async () => {
+    const url = new URL(base)
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connectSocket(Number(url.port), url.hostname, () => socket.write("GET /api/v1/sites HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n"))
+      let text = ""
+      socket.on("data", (chunk) => (text += chunk.toString("latin1")))
+      socket.on("end", () => resolve(text))
+      socket.on("error", reject)
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    const requestId = /X-Request-Id: (req_\w+)/.exec(answer)?.[1] ?? ""
+    expect(await accessLine(requestId)).toMatchObject({ method: "UNKNOWN", route: "unmatched", status: 400, code: "invalid_request", channel: "unknown" })
   })
 
   it("should note the code of a /media problem in its access line", async () => {
