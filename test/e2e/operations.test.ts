@@ -194,6 +194,15 @@ describe("metrics", () => {
     })
     expect(res.status).toBe(401)
     expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", code: "unauthenticated" })
+    // and a sign-in that succeeds names the account it signed in
+    const ok = await fetch(`${base}/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ _csrf: csrf, email: ALICE.email, password: ALICE.password, next: "/sites" }).toString(),
+    })
+    expect(ok.status).toBe(303)
+    expect(await accessLine(ok.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", status: 303, account_id: "acc_alice" })
   })
 
   it("should log a request Node's parser refused, with the X-Request-Id its answer carries", async () => {

@@ -1,7 +1,7 @@
 /** Routes: Sign-in and sign-out (`/`, `/signout`). */
 import type Router from "@koa/router"
 import { problemKindOf, recordActivity, toProblem, verifyCredentials } from "@content-site/core"
-import { clientAddress, notesOf, requestIdOf } from "@content-site/http"
+import { clientAddress, noteAccount, notesOf, requestIdOf } from "@content-site/http"
 import { Result } from "effect"
 import { recordWebActivity, runCore, webCaller } from "../call.ts"
 import { FAILED_SIGN_IN } from "../activityWords.ts"
@@ -67,6 +67,8 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
         : again(problemKindOf(e).status, problemKindOf(e).code, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
     }
     await startSession(ctx, deps, result.success.id)
+    // the account is known now: its access line names it
+    noteAccount(ctx, result.success.id)
     ctx.append("Set-Cookie", `${PRE_CSRF_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${deps.publicUrl.startsWith("https:") ? "; Secure" : ""}`)
     webCaller(ctx, result.success, "POST / (sign in)")
     redirect(ctx, next)
