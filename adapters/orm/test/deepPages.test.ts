@@ -10,10 +10,10 @@ import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ActivityJournal } from "../src/activityJournal.ts"
 import { inProcessEventBus } from "../src/bus.ts"
-import { initOrm, type Orm } from "../src/orm.ts"
+import type { Orm } from "../src/orm.ts"
 import { ormRepositories } from "../src/repositories.ts"
 import { nativeSql, type Sql } from "../src/sql.ts"
-import { createTempDir, createTestDatabase } from "../../../test/support/databases.ts"
+import { openOrmOn } from "./backends.ts"
 
 const ACCOUNT = "acc_deep"
 const SITE = "site_deep"
@@ -73,18 +73,10 @@ for (const backend of ["postgresql", "pglite"] as const) {
     let orm: Orm
     let sql: Sql
     let runtime: ManagedRuntime.ManagedRuntime<any, never>
-    let cleanup: () => Promise<void> = async () => {}
+    let close: () => Promise<void> = async () => {}
 
     beforeAll(async () => {
-      if (backend === "postgresql") {
-        const database = await createTestDatabase()
-        orm = await initOrm({ databaseUrl: database.url, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 })
-        cleanup = () => database.drop()
-      } else {
-        const temp = createTempDir()
-        orm = await initOrm({ pgliteDir: temp.dir, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 })
-        cleanup = async () => temp.remove()
-      }
+      ;({ orm, close } = await openOrmOn(backend))
       await orm.migrator.up()
       sql = nativeSql(orm)
       // the lists read the table only: nothing waits in a journal
@@ -116,8 +108,7 @@ for (const backend of ["postgresql", "pglite"] as const) {
     })
     afterAll(async () => {
       await runtime?.dispose()
-      await orm?.close(true)
-      await cleanup()
+      await close()
     })
 
     /**

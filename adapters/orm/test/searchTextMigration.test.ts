@@ -4,9 +4,9 @@
  * and the term counts follow (PostgreSQL and PGlite).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { initOrm, type Orm } from "../src/orm.ts"
+import type { Orm } from "../src/orm.ts"
 import { nativeSql, type Sql } from "../src/sql.ts"
-import { createTempDir, createTestDatabase } from "../../../test/support/databases.ts"
+import { openOrmOn } from "./backends.ts"
 
 const BEFORE = "Migration20261128120000_termChangesPerRow"
 const BODY = "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><p>Tag &lt;numbat&gt; text.</p>"
@@ -15,23 +15,14 @@ for (const backend of ["postgresql", "pglite"] as const) {
   describe(`the searched text's words, migrated (${backend})`, () => {
     let orm: Orm
     let sql: Sql
-    let cleanup: () => Promise<void> = async () => {}
+    let close: () => Promise<void> = async () => {}
 
     beforeAll(async () => {
-      if (backend === "postgresql") {
-        const database = await createTestDatabase()
-        orm = await initOrm({ databaseUrl: database.url, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 })
-        cleanup = () => database.drop()
-      } else {
-        const temp = createTempDir()
-        orm = await initOrm({ pgliteDir: temp.dir, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 })
-        cleanup = async () => temp.remove()
-      }
+      ;({ orm, close } = await openOrmOn(backend))
       sql = nativeSql(orm)
     })
     afterAll(async () => {
-      await orm?.close()
-      await cleanup()
+      await close()
     })
 
     /** Whether the article's vector holds `term`, and the term's count over the account's articles (counts and changes summed). */
