@@ -1,4 +1,4 @@
-import { MAX_BODY_BYTES, OAuthStore, type ProtectedBlockViolation, type StoredPayload } from "@content-site/core"
+import { MAX_BODY_BYTES, OAuthStore, type ProtectedBlockViolation, type StoredPayload, toStorableText } from "@content-site/core"
 import type { HttpDeps } from "@content-site/http"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
@@ -80,26 +80,21 @@ const REFUSAL_ITEMS = 20
 const REFUSAL_TEXT = 300
 const REFUSAL_MESSAGE = 2000
 
-/**
- * Text the store can hold (a JSON column): a NUL or a lone surrogate becomes U+FFFD, so that an
- * edit refused for holding one is kept all the same, the rest of its text as typed. Linear.
- */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-const storableText = (s: string): string => s.replace(UNSTORABLE, "\ufffd")
-
-const cut = (s: string, n: number): string => storableText(s.length <= n ? s : `${s.slice(0, n)}…`)
+const cut = (s: string, n: number): string => toStorableText(s.length <= n ? s : `${s.slice(0, n)}…`)
 
 /**
- * A draft as it is stored: its texts storable, its refusal bounded (at most REFUSAL_ITEMS blocks and
+ * A draft as it is stored: its texts storable (the store is a JSON column: a NUL or a lone
+ * surrogate becomes U+FFFD, so that an edit refused for holding one is kept all the same, the rest
+ * of its text as typed), its refusal bounded (at most REFUSAL_ITEMS blocks and
  * details, REFUSAL_TEXT characters each, the message REFUSAL_MESSAGE): a refusal that names forged
  * links of 250 000 characters each is shown cut, not kept whole beside the body. So a draft is its
  * body (at most 1 MiB), its title and reason (at most 16 KiB) and a refusal of at most about 25 KB.
  */
 const storable = (draft: Draft): Draft => ({
   ...draft,
-  title: storableText(draft.title),
-  body: storableText(draft.body),
-  reason: storableText(draft.reason),
+  title: toStorableText(draft.title),
+  body: toStorableText(draft.body),
+  reason: toStorableText(draft.reason),
   refusal: {
     ...draft.refusal,
     message: cut(draft.refusal.message, REFUSAL_MESSAGE),

@@ -9,6 +9,11 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export const isStorableText = (s: string): boolean => !s.includes("\u0000") && !LONE_SURROGATE.test(s)
 
+const UNSTORABLE = new RegExp(`\\u0000|${LONE_SURROGATE.source}`, "g")
+
+/** A string PostgreSQL can store: each NUL and unpaired surrogate written U+FFFD, the rest as given (`isStorableText` holds of it). Linear. */
+export const toStorableText = (s: string): string => s.replace(UNSTORABLE, "\ufffd")
+
 /** `isStorableText` as a JSON Schema pattern: no NUL, no unpaired surrogate. */
 export const STORABLE_TEXT_PATTERN = "^[^\\u0000\\uD800-\\uDFFF]*$"
 

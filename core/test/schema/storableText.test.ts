@@ -8,6 +8,7 @@ import {
   FeaturedImageUrlBody,
   ImportFile,
   isStorableText,
+  toStorableText,
   NewAccount,
   Reason,
   SignInEmail,
@@ -61,5 +62,15 @@ describe("every input string that reaches storage carries the refinement", () =>
     const exit = Effect.runSyncExit(decodeInput(UpdateArticleBody, { title: `a${NUL}` }, "Request body"))
     expect(Exit.isFailure(exit)).toBe(true)
     expect(JSON.stringify(exit)).toContain("NUL")
+  })
+})
+
+describe("toStorableText", () => {
+  it("should write each NUL and unpaired surrogate as U+FFFD and keep the rest, pairs included, so that it is storable", () => {
+    const given = `a${NUL}b\ud800c\udc00d\ud83d\ude00e`
+    const kept = toStorableText(given)
+    expect(kept).toBe("a\ufffdb\ufffdc\ufffdd\ud83d\ude00e")
+    expect(isStorableText(kept)).toBe(true)
+    expect(toStorableText("plain")).toBe("plain")
   })
 })
