@@ -11,7 +11,7 @@ import { createServer, type RequestListener, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { channelOf, countingArticleChanges, createLogger, createMetrics, type Metrics, type Tracing, UNMATCHED_ROUTE } from "@content-site/telemetry"
+import { channelOf, countingArticleChanges, createLogger, createMetrics, type Metrics, recordAccess, type Tracing, UNMATCHED_ROUTE } from "@content-site/telemetry"
 import type { Logger } from "pino"
 import { composeApp, type Surface } from "./compose.ts"
 import { seedDemo } from "./demo.ts"
@@ -83,14 +83,14 @@ const imageLayers = (config: ServerConfig, logger: Logger, metrics: Metrics | un
     safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }),
   )
 
+/** Reports an answer given before the Koa app (while starting, or to what Node's parser refused): its access line and sample. */
+type EarlyAnswer = (answer: { requestId: string; method: string; path: string | undefined; status: number; code: string | undefined }) => void
+
 /**
  * What a request gets while the service starts (migrating, loading keys): `/healthz` 200 (the
  * process is up), `/readyz` 503 `unavailable`, anything else a 503 `unavailable` problem, each
  * with `Retry-After` and the connection closed (a request body is not read).
  */
-/** Reports an answer given before the Koa app (while starting, or to what Node's parser refused): its access line and sample. */
-type EarlyAnswer = (answer: { requestId: string; method: string; path: string | undefined; status: number; code: string | undefined }) => void
-
 const startingUp = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
   const path = (req.url ?? "/").split("?")[0]
   const health = req.method === "GET" || req.method === "HEAD"
@@ -203,13 +203,8 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   // arrive while the service is still starting: it is answered at once, never left unanswered.
   let origin = config.publicUrl ?? ""
   // Answered before the app: logged and counted like any request (`unmatched`: no route was chosen).
-  const earlyAnswer: EarlyAnswer = ({ requestId, method, path, status, code }) => {
-    const channel = path === undefined ? "unknown" : channelOf(path)
-    metrics?.request({ method, route: UNMATCHED_ROUTE, status, seconds: 0, channel, problemCode: code, tools: undefined })
-    if (logger.isLevelEnabled("info")) {
-      logger.info({ request_id: requestId, method, route: UNMATCHED_ROUTE, status, duration_ms: 0, channel, ...(code === undefined ? {} : { code }) }, `${method} ${UNMATCHED_ROUTE} ${status}`)
-    }
-  }
+  const earlyAnswer: EarlyAnswer = ({ requestId, method, path, status, code }) =>
+    recordAccess(logger, metrics, { requestId, method, route: UNMATCHED_ROUTE, status, seconds: 0, channel: path === undefined ? "unknown" : channelOf(path), problemCode: code })
   let handle: RequestListener = startingUp(() => origin, earlyAnswer)
   server.on("request", (req, res) => handle(req, res))
   server.on("clientError", answerClientError(() => origin, earlyAnswer))

@@ -1,5 +1,5 @@
 import { NotFound, toProblem, Unauthenticated } from "@content-site/core"
-import { notesOf, requestIdOf, sendProblem } from "@content-site/http"
+import { notesOf, type RequestNotes, requestIdOf, sendProblem } from "@content-site/http"
 import type { Logger } from "pino"
 import type { Middleware, ParameterizedContext } from "koa"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -52,6 +52,38 @@ export interface RequestTelemetryOptions {
   readonly tracing?: Pick<Tracing, "traceId" | "nameServerSpan" | "serve">
 }
 
+/** What one request's access line and sample say. */
+export interface Access {
+  readonly requestId: string
+  readonly method: string
+  readonly route: string
+  readonly status: number
+  readonly seconds: number
+  readonly channel: string
+  readonly accountId?: string | undefined
+  readonly tools?: RequestNotes["tools"]
+  readonly problemCode?: string | undefined
+  readonly traceId?: string | undefined
+}
+
+/**
+ * Writes a request's access line (at `info`) and counts its sample: the fields in the contract's
+ * order, the optional ones only when known. The access middleware's, and the server's for what it
+ * answers before the app (Node's parser refusals, requests while starting).
+ */
+export const recordAccess = (logger: Logger, metrics: Metrics | undefined, access: Access): void => {
+  const { method, route, status, channel } = access
+  metrics?.request({ method, route, status, seconds: access.seconds, channel, problemCode: access.problemCode, tools: access.tools })
+  if (!logger.isLevelEnabled("info")) return
+  const line: Record<string, unknown> = { request_id: access.requestId, method, route, status, duration_ms: Math.round(access.seconds * 10_000) / 10 }
+  if (access.accountId !== undefined) line["account_id"] = access.accountId
+  line["channel"] = channel
+  if (access.tools !== undefined) line["tool"] = access.tools.map((t) => t.name).join(",")
+  if (access.problemCode !== undefined) line["code"] = access.problemCode
+  if (access.traceId !== undefined) line["trace_id"] = access.traceId
+  logger.info(line, `${method} ${route} ${status}`)
+}
+
 /**
  * One access line and one sample per request, after its answer is settled: `request_id`,
  * `method`, `route` (template), `status`, `duration_ms`, `account_id` when known, `channel`, the
@@ -66,23 +98,21 @@ export const requestTelemetry = (options: RequestTelemetryOptions): Middleware =
     try {
       await next()
     } finally {
-      const seconds = (performance.now() - started) / 1000
       const route = routeOf(ctx, routes, exact)
-      const channel = channelOf(ctx.path)
       const notes = notesOf(ctx)
-      const status = ctx.status
-      metrics?.request({ method: ctx.method, route, status, seconds, channel, problemCode: notes.problemCode, tools: notes.tools })
       tracing?.nameServerSpan(ctx.method, route)
-      if (logger.isLevelEnabled("info")) {
-        // one object, its fields in the contract's order, the optional ones only when known
-        const line: Record<string, unknown> = { request_id: requestIdOf(ctx), method: ctx.method, route, status, duration_ms: Math.round(seconds * 10_000) / 10 }
-        if (notes.accountId !== undefined) line["account_id"] = notes.accountId
-        line["channel"] = channel
-        if (notes.tools !== undefined) line["tool"] = notes.tools.map((t) => t.name).join(",")
-        if (notes.problemCode !== undefined) line["code"] = notes.problemCode
-        if (tracing !== undefined) line["trace_id"] = tracing.traceId()
-        logger.info(line, `${ctx.method} ${route} ${status}`)
-      }
+      recordAccess(logger, metrics, {
+        requestId: requestIdOf(ctx),
+        method: ctx.method,
+        route,
+        status: ctx.status,
+        seconds: (performance.now() - started) / 1000,
+        channel: channelOf(ctx.path),
+        accountId: notes.accountId,
+        tools: notes.tools,
+        problemCode: notes.problemCode,
+        traceId: tracing?.traceId(),
+      })
     }
   }
   // With tracing, the whole handling runs in the request's server span.
