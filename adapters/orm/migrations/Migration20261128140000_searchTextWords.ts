@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { SEARCH_TEXT_FIRST } from './Migration20261127180000_articleSearch.ts';
 
 /**
  * The searched text of a body reads words as a person does (the core's `searchTextOfHtml`): a
@@ -27,13 +28,7 @@ $$;`);
   }
 
   override down(): void | Promise<void> {
-    this.addSql(`create or replace function cs_search_text(body text) returns text language sql immutable strict parallel safe as $$
-  select translate(
-    replace(replace(replace(replace(replace(
-      regexp_replace(left(body, 200000), '<[^>]*>', ' ', 'g'),
-      '&lt;', '<'), '&gt;', '>'), '&nbsp;', chr(160)), '&quot;', '"'), '&amp;', '&'),
-    chr(64976) || chr(64977), '  ')
-$$;`);
+    this.addSql(`create or replace ${SEARCH_TEXT_FIRST};`);
     this.addSql(`update "articles" set "body" = "body";`);
   }
 
