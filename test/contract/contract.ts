@@ -424,6 +424,23 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await search(accountId, "it's a \\ 'quoted' \"word")).total).toBe(0)
       })
 
+      it("should rank a title holding any one of the query's terms above a match in the body alone, however often the body holds them", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Blight in the garden", body: "<p>Blight is a tomato disease.</p>", published_at: "2026-10-01T00:00:00Z" },
+          { title: "Notes", body: `<p>${"Tomato blight. ".repeat(40)}</p>`, published_at: "2026-11-05T00:00:00Z" },
+          { title: "Chutney", body: "<p>green tomato and more tomato blight</p>", keyword: "tomato blight", published_at: "2026-11-06T00:00:00Z" },
+          { title: "Roses and tomato", body: "<p>no disease here</p>", published_at: "2026-11-07T00:00:00Z" },
+        ])
+        // a[0] holds "blight" in its title, a[1] and a[2] only in their bodies (and a[2] its keyword); a[3] does not match
+        const res = await search(accountId, "tomato blight")
+        expect(res.total).toBe(3)
+        expect(ids(res)[0]).toBe(a[0]!.id)
+        // any group of an OR, written in any case; a negated word is not a term a title can hold
+        expect(ids(await search(accountId, "chutney or notes"))).toEqual([a[2]!.id, a[1]!.id])
+        expect(ids(await search(accountId, "tomato -garden"))[0]).toBe(a[3]!.id)
+        expect(ids(await search(accountId, "blight -roses"))[0]).toBe(a[0]!.id)
+      })
+
       it("should read web-search syntax: a phrase, OR, -word", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "One", body: "<p>green tomato chutney</p>" },

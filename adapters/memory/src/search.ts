@@ -2,12 +2,12 @@
  * Full-text search in memory, with the database's semantics where tests can tell them apart:
  * `websearch_to_tsquery` syntax (groups joined by `OR`, each all of its terms, `"phrases"`,
  * `-negations`; `&` binds tighter than `|`, as in PostgreSQL), words folded as the `cs_search`
- * configuration folds them (lower case, accents removed), a title that matches the whole query
- * first, and a headline around the first match. Ranking within a tier is a weighted count, not
+ * configuration folds them (lower case, accents removed), a title that holds any of the query's
+ * positive terms first, and a headline around the first match. Ranking within a tier is a weighted count, not
  * `ts_rank`'s formula; tokens are runs of letters and digits (PostgreSQL also indexes a hyphenated
  * word whole, and host names and URLs as such).
  */
-import { SEARCH_MARK_START, SEARCH_MARK_STOP, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
+import { SEARCH_MARK_START, SEARCH_MARK_STOP, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
 
 interface Token {
   readonly word: string
@@ -45,22 +45,19 @@ export const tokenize = (text: string): Array<Token> => {
 }
 
 /**
- * Parses web-search syntax as `websearch_to_tsquery` reads it: `"..."` a phrase, `-word` a
- * negation, `OR` between two terms; anything else a word (one that holds several words, such as
- * `tomato-blight`, is a phrase of them). One pass over the query (at most 200 characters).
+ * Parses web-search syntax as `websearch_to_tsquery` reads it (the core's `searchQueryTerms`): a
+ * word that holds several words, such as `tomato-blight`, is a phrase of them. One pass over the
+ * query (at most 200 characters).
  */
 export const parseQuery = (q: string): ParsedQuery => {
   const groups: Array<Array<Term>> = [[]]
-  const re = /(-?)"([^"]*)"?|(\S+)/g
-  for (const m of q.matchAll(re)) {
-    if (m[3] === "OR") {
+  for (const term of searchQueryTerms(q)) {
+    if (term === "OR") {
       if (groups[groups.length - 1]!.length > 0) groups.push([])
       continue
     }
-    const raw = m[2] !== undefined ? m[2] : m[3]!
-    const negated = m[1] === "-" || (m[3] !== undefined && m[3].startsWith("-"))
-    const words = tokenize(m[3] !== undefined && negated ? raw.slice(1) : raw).map((t) => t.word)
-    if (words.length > 0) groups[groups.length - 1]!.push({ words, negated })
+    const words = tokenize(term.text).map((t) => t.word)
+    if (words.length > 0) groups[groups.length - 1]!.push({ words, negated: term.negated })
   }
   return groups.filter((g) => g.length > 0)
 }
@@ -107,7 +104,9 @@ export const scoreArticle = (article: ArticleRecord, query: ParsedQuery, headlin
   for (const term of positive) {
     score += occurrences(title, term.words).length * 1.0 + occurrences(keyword, term.words).length * 0.4 + occurrences(body, term.words).length * 0.1
   }
-  return { article, titleMatch: queryMatches([title], query), score, headline: headlines ? headlineOf(bodyText, body, positive) : "" }
+  // a title match: a title that holds any of the query's positive terms
+  const titleMatch = positive.some((term) => occurrences(title, term.words).length > 0)
+  return { article, titleMatch, score, headline: headlines ? headlineOf(bodyText, body, positive) : "" }
 }
 
 /** A window of the body's words around the first match, matched words between the marks. */

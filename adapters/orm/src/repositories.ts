@@ -24,6 +24,7 @@ import {
   SEARCH_MARK_START,
   SEARCH_MARK_STOP,
   SiteRepository,
+  titleTermsQuery,
   type Slice,
   type Unavailable,
   type Website,
@@ -306,8 +307,8 @@ const SEARCH_RANK = `ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, query.q)`
 const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_STOP}, MinWords=15, MaxWords=35, ShortWord=2, HighlightAll=false`
 
 /**
- * The statement of a search: the page of the account's matches, best first (a title matching the
- * whole query, then \`ts_rank\` with title > keyword > body, ties by published_at descending then
+ * The statement of a search: the page of the account's matches, best first (a title holding any
+ * of the query's positive terms, then \`ts_rank\` with title > keyword > body, ties by published_at descending then
  * id), and their exact count on every row (one row with a null id when the page is empty). The
  * page's rows get their headline from the body's searched text (\`cs_search_text\`, at most 200 000
  * characters each, only for the page's rows).
@@ -353,6 +354,10 @@ const searchStatement = (
     if (filter.to !== undefined) w.add("published_at <= ?", instant(filter.to))
   }
   const params = [...w.params]
+  // the title tier's query: the query's positive terms, any one of them (none: no title tier)
+  const titleTerms = titleTermsQuery(filter.query)
+  params.push(titleTerms)
+  const titleQuery = titleTerms === "" ? "null::tsquery" : `websearch_to_tsquery('cs_search', cs_search_plain($${params.length}))`
   let window = ""
   // whether the title tier is shorter than the rows up to the page's end (without a slice, every row is asked for)
   let short = "true"
@@ -372,15 +377,16 @@ const searchStatement = (
     : String.raw`case when numnode(q) = 1 then (select t from (select replace(replace(substr(q::text, 2, length(q::text) - 2), '''''', ''''), '\\', '\') as t) x
         where array_to_tsvector(array[t]) @@ q) end`
   // `ts_match_vq` is `@@` that no index answers: the title tier is found from the title's index
-  // alone, its few rows then checked against the whole query (a negated word may be in the body)
+  // alone (any of the query's positive terms), its few rows then checked against the whole query (a
+  // negated word may be in the body)
   const text = `with query as materialized (
-      select q, ${term} as term from websearch_to_tsquery('cs_search', cs_search_plain($2)) as q
+      select q, ${titleQuery} as t, ${term} as term from websearch_to_tsquery('cs_search', cs_search_plain($2)) as q
     ), titled as materialized (
       select id, ${SEARCH_RANK} as rank, published_at
-      from articles, query where ${w.sql} and title_vector @@ query.q and ts_match_vq(search_vector, query.q)
+      from articles, query where ${w.sql} and title_vector @@ query.t and ts_match_vq(search_vector, query.q)
     ), body as materialized (
       select id, ${SEARCH_RANK} as rank, published_at
-      from articles, query where ${w.sql} and search_vector @@ query.q and not (title_vector @@ query.q)
+      from articles, query where ${w.sql} and search_vector @@ query.q and not coalesce(title_vector @@ query.t, false)
     ), short as materialized (
       select ${short} as yes
     ), ranked as (

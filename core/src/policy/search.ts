@@ -63,6 +63,42 @@ export const searchTextOfHtml = (html: string): string => {
     .replace(/[\uFDD0\uFDD1]/g, " ")
 }
 
+/** One term of a web-search query as written: a word or a `"phrase"` (without its quotes), maybe negated. */
+export interface SearchQueryTerm {
+  readonly text: string
+  readonly phrase: boolean
+  readonly negated: boolean
+}
+
+/**
+ * A web-search query read as PostgreSQL's `websearch_to_tsquery` reads it: `"..."` a phrase (to
+ * the end when unclosed), `-` before a word or phrase a negation, `OR` (any case) standing alone
+ * between two terms, and anything else a word. Each `OR` is the string `"OR"`. One pass over the
+ * query (at most 200 characters, so at most 200 items).
+ */
+export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
+  const out: Array<SearchQueryTerm | "OR"> = []
+  for (const m of q.matchAll(/(-?)"([^"]*)"?|(\S+)/g)) {
+    const word = m[3]
+    if (word === undefined) out.push({ text: m[2]!, phrase: true, negated: m[1] === "-" })
+    else if (word.toUpperCase() === "OR") out.push("OR")
+    else out.push({ text: word.startsWith("-") ? word.slice(1) : word, phrase: false, negated: word.startsWith("-") })
+  }
+  return out
+}
+
+/**
+ * The query's positive terms (its words and phrases not negated), in web-search syntax joined by
+ * `OR`: an article whose title holds any of them is a title match, which ranks above body-only
+ * matches. Empty when the query has no positive term (`-roses`). Quotes inside a word are left out
+ * (they would open a phrase of their own). Linear in the query.
+ */
+export const titleTermsQuery = (q: string): string =>
+  searchQueryTerms(q)
+    .flatMap((t) => (t === "OR" || t.negated ? [] : [t.phrase ? `"${t.text}"` : t.text.replaceAll('"', " ")]))
+    .filter((t) => t.replace(/"/g, "").trim() !== "")
+    .join(" OR ")
+
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
 

@@ -59,8 +59,8 @@ export class ArticleRepository extends Context.Service<ArticleRepository, {
   readonly get: (accountId: string, articleId: string) => Effect.Effect<ArticleRecord, NotFound | Unavailable>
   /**
    * Full-text search over the account's articles (title, target keyword, body text as
-   * `searchTextOfHtml` reads it), case and accents ignored. Best first: a title that matches the
-   * whole query above one that does not, then by relevance, ties by published_at descending (nulls
+   * `searchTextOfHtml` reads it), case and accents ignored. Best first: a title that holds any of
+   * the query's positive terms (`titleTermsQuery`) above one that holds none, then by relevance, ties by published_at descending (nulls
    * last), then id. A committed change is found by its new words at once. `slice` absent means all.
    */
   readonly search: (

@@ -8,7 +8,9 @@ import {
   SEARCH_TEXT_LT,
   searchTextOfHtml,
   SNIPPET_CHARACTERS,
+  searchQueryTerms,
   snippetOf,
+  titleTermsQuery,
 } from "../../src/index.ts"
 
 describe("snippetOf", () => {
@@ -72,5 +74,27 @@ describe("proseOfHtml", () => {
     expect(proseOfHtml("<table><thead><tr><th>Plant</th> <th>Month</th></tr></thead><tbody><tr><td>c1</td><td>c<b>2</b></td></tr></tbody></table><p>after</p>")).toBe(
       "Plant | Month\n\nc1 | c2\n\nafter",
     )
+  })
+})
+
+describe("searchQueryTerms and titleTermsQuery", () => {
+  it("should read words, phrases, negations and OR in any case, as websearch_to_tsquery does", () => {
+    expect(searchQueryTerms('tomato "spring bulbs" -roses or -"late frost" OR a-b "open')).toEqual([
+      { text: "tomato", phrase: false, negated: false },
+      { text: "spring bulbs", phrase: true, negated: false },
+      { text: "roses", phrase: false, negated: true },
+      "OR",
+      { text: "late frost", phrase: true, negated: true },
+      "OR",
+      { text: "a-b", phrase: false, negated: false },
+      { text: "open", phrase: true, negated: false },
+    ])
+  })
+  it("should give the positive terms, any one of them, and nothing for a query of negations", () => {
+    expect(titleTermsQuery('tomato "spring bulbs" -roses OR -"late frost" a-b')).toBe('tomato OR "spring bulbs" OR a-b')
+    expect(titleTermsQuery("-roses -tulips")).toBe("")
+    expect(titleTermsQuery('"" - OR')).toBe("")
+    // a quote inside a word would open a phrase of its own in the joined query
+    expect(titleTermsQuery('ab"cd')).toBe("ab cd")
   })
 })

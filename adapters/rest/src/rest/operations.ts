@@ -233,7 +233,7 @@ export const operations: ReadonlyArray<Operation> = [
     tag: "Articles",
     summary: "Search the account's articles",
     description:
-      'Full-text search over the title, target keyword and body text (tags left out) of every article of the account, or of one website (`site_id`). `q` is web-search syntax: words (all must match), `"a phrase"`, `OR`, `-word`; case and accents are ignored. Best first: a title that matches the whole query above one that does not, then by relevance; ties by `published_at` descending, then id. Each item is the article as listed plus `snippet`: plain text of at most 300 characters around the best match, HTML-escaped, each match in `<mark>`. Filters compose (`status`, `from`/`to` on the publication date). An edit answered is found by its new words at once. The first 200 000 characters of a body are searched.',
+      'Full-text search over the title, target keyword and body text (tags left out) of every article of the account, or of one website (`site_id`). `q` is web-search syntax: words (all must match), `"a phrase"`, `OR`, `-word`; case and accents are ignored. Best first: an article whose title holds any term of the query (not a `-` one) above one whose match is in the body alone, then by relevance; ties by `published_at` descending, then id. Each item is the article as listed plus `snippet`: plain text of at most 300 characters around the best match, HTML-escaped, each match in `<mark>`. Filters compose (`status`, `from`/`to` on the publication date). An edit answered is found by its new words at once. The first 200 000 characters of a body are searched.',
     pathParams: [],
     query: SearchArticlesQuery,
     response: SearchPage,
