@@ -328,6 +328,33 @@ describe("traces", () => {
     expect(descendantsOf(spans, tool!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
   })
 
+  it("should trace a web page: the server span by route, the page's span, its database calls", async () => {
+    const page = await fetch(`${base}/`)
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ""
+    const preCookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const signIn = await fetch(`${base}/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: preCookie },
+      body: new URLSearchParams({ _csrf: csrf, email: ALICE.email, password: ALICE.password, next: "/sites" }).toString(),
+    })
+    expect(signIn.status).toBe(303)
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const res = await fetch(`${base}/sites`, { headers: { cookie } })
+    expect(res.status).toBe(200)
+    const traceId = String((await accessLine(res.headers.get("x-request-id") ?? ""))?.["trace_id"] ?? "")
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/)
+    const spans = await eventually(() => tree(traceId), (s) => s.some((x) => x.name === "GET /sites") && s.some((x) => x.name === "page GET /sites"), 10_000)
+    const server = spans.find((s) => s.name === "GET /sites")!
+    const pageSpan = childrenOf(spans, server).find((s) => s.name === "page GET /sites")
+    expect(pageSpan).toBeDefined()
+    expect(descendantsOf(spans, pageSpan!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
+    // the sign-in's check and session are a span of their own too
+    const signInTrace = String((await accessLine(signIn.headers.get("x-request-id") ?? ""))?.["trace_id"] ?? "")
+    const signInSpans = await eventually(() => tree(signInTrace), (s) => s.some((x) => x.name === "page POST / (sign in)"), 10_000)
+    expect(signInSpans.some((x) => x.name === "page POST / (sign in)")).toBe(true)
+  })
+
   it("should keep no string literal of a statement in its span: the OAuth store's tokens are written into some statements' text", async () => {
     const texts = receiver.spans.map((s) => s.attributes["db.query.text"]).filter((t): t is string => typeof t === "string")
     expect(texts.length).toBeGreaterThan(0)

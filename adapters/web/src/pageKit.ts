@@ -234,6 +234,13 @@ export const makePageKit = (deps: HttpDeps) => {
   }
 
   /**
+   * Runs a page's work in a span of its own when tracing is on (`page <action>`, as REST names an
+   * operation's and MCP a tool's): its use cases' database and Redis calls become its children.
+   */
+  const traced = <A>(action: string, work: () => Promise<A>): Promise<A> =>
+    deps.span === undefined ? work() : deps.span(`page ${action}`, work)
+
+  /**
    * A page or action for a signed-in person. Actions (POST) are logged as one activity entry each;
    * page views are not (the log is of calls and changes, and a person's own browsing would bury
    * them). Without a live session a page asks for sign-in and comes back; an action is not done,
@@ -253,7 +260,7 @@ export const makePageKit = (deps: HttpDeps) => {
       noteAccount(ctx, account.id)
       if (ctx.method === "GET" || UNLOGGED.has(action)) {
         try {
-          await fn(ctx, { account, session, caller: webCaller(ctx, account, action) })
+          await traced(action, () => fn(ctx, { account, session, caller: webCaller(ctx, account, action) }))
         } catch (error) {
           renderFailure(ctx, error, account, session.csrf)
         }
@@ -262,7 +269,7 @@ export const makePageKit = (deps: HttpDeps) => {
       const caller = webCaller(ctx, account, action)
       let thrown: unknown
       try {
-        await fn(ctx, { account, session, caller })
+        await traced(action, () => fn(ctx, { account, session, caller }))
       } catch (error) {
         thrown = error
         // A refusal is logged as one, with its code: never as "Done".
@@ -295,7 +302,7 @@ export const makePageKit = (deps: HttpDeps) => {
     return new Map(found.filter((x) => x !== null))
   }
 
-  return { deps, staticFiles, editorBundle, upload, perPage, findSite, render, renderFailure, signedIn, postedForm, titlesOf }
+  return { deps, staticFiles, editorBundle, upload, perPage, findSite, render, renderFailure, traced, signedIn, postedForm, titlesOf }
 }
 
 /** The shared parts a room's routes use. */

@@ -11,7 +11,7 @@ import { csrfOk, endSession, PRE_CSRF_COOKIE, preSessionCsrf, readSession, signe
 import { CsrfRejected, queryOf, redirect, safeNext, send, type PageKit } from "../pageKit.ts"
 
 export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
-  const { deps, renderFailure } = kit
+  const { deps, renderFailure, traced } = kit
   router.get("/", async (ctx) => {
     let query: Record<string, string | undefined>
     try {
@@ -43,7 +43,12 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
       send(ctx, status, signInPage({ csrf: preSessionCsrf(ctx, deps), email, next, error: message, notice: null }))
     }
     if (!csrfOk(ctx, null, fields["_csrf"])) return again(403, "invalid_request", "The sign-in form expired. Please try again.")
-    const result = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
+    // the credentials' check and the session it starts, in one span when tracing
+    const result = await traced("POST / (sign in)", async () => {
+      const checked = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
+      if (Result.isSuccess(checked)) await startSession(ctx, deps, checked.success.id)
+      return checked
+    })
     if (Result.isFailure(result)) {
       const e = result.failure
       // A wrong password for an account's email is shown to its owner (when, how often; never the
@@ -66,7 +71,6 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
         ? again(401, "unauthenticated", "Wrong email or password.")
         : again(problemKindOf(e).status, problemKindOf(e).code, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
     }
-    await startSession(ctx, deps, result.success.id)
     // the account is known now: its access line names it
     noteAccount(ctx, result.success.id)
     ctx.append("Set-Cookie", `${PRE_CSRF_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${deps.publicUrl.startsWith("https:") ? "; Secure" : ""}`)
@@ -86,7 +90,7 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
     if (session !== null && !csrfOk(ctx, session, fields["_csrf"])) {
       return renderFailure(ctx, new CsrfRejected(), await signedInAccount(ctx, deps), session.csrf)
     }
-    await endSession(ctx, deps)
+    await traced("POST /signout", () => endSession(ctx, deps))
     redirect(ctx, "/?signed_out=1")
   })
 }
