@@ -145,7 +145,13 @@ describe("logs", () => {
     const toolLine = await eventually(() => lines().find((l) => l["tool"] === "get_article"), (l) => l !== undefined, 10_000)
     expect(toolLine).toMatchObject({ method: "POST", route: "/mcp", status: 200, channel: "mcp", account_id: "acc_alice" })
     expect(lines().some((l) => l["route"] === "/oauth/token" && l["channel"] === "oauth")).toBe(true)
-    expect(lines().some((l) => l["route"] === "/oauth/interaction/{uid}")).toBe(true)
+    const interactions = lines().filter((l) => l["route"] === "/oauth/interaction/{uid}")
+    expect(interactions.length).toBeGreaterThan(0)
+    // the consent page and the sign-in and consent forms name the account they act for
+    expect(interactions.some((l) => l["method"] === "GET" && l["status"] === 200 && l["account_id"] === "acc_alice")).toBe(true)
+    const posts = interactions.filter((l) => l["method"] === "POST")
+    expect(posts.length).toBeGreaterThanOrEqual(2)
+    expect(posts.every((l) => l["account_id"] === "acc_alice")).toBe(true)
 
     const everything = stdout + stderr
     for (const secret of [ALICE.apiKey, ALICE.password, COOKIE_SECRET, BODY_SECRET, ...mcpTokens]) expect(everything).not.toContain(secret)
@@ -180,6 +186,24 @@ describe("metrics", () => {
       expect((await accessLine(res.headers.get("x-request-id") ?? ""))?.["code"]).toBe("unauthenticated")
     }
     expect(await refusalsOf("unauthenticated")).toBe(before + 2)
+  })
+
+  it("should note an OAuth endpoint's refusal by its OAuth error code, in its access line and the refusals of the oauth channel", async () => {
+    const refusalsOf = async (code: string) => {
+      const text = await (await scrape()).text()
+      const line = text.split("\n").find((l) => l.startsWith("content_site_refusals_total{") && l.includes(`code="${code}"`) && l.includes('channel="oauth"'))
+      return line === undefined ? 0 : Number(line.split(" ").at(-1))
+    }
+    const res = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: "not-a-code", client_id: "no-such-client", redirect_uri: "http://127.0.0.1/cb" }).toString(),
+    })
+    expect(res.status).toBeGreaterThanOrEqual(400)
+    const error = String(((await res.json()) as { error?: string }).error)
+    expect(error).toMatch(/^invalid_/)
+    expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/oauth/token", channel: "oauth", status: res.status, code: error })
+    expect(await refusalsOf(error)).toBeGreaterThanOrEqual(1)
   })
 
   it("should note the code of a refused web sign-in in its access line", async () => {

@@ -2,6 +2,7 @@ import { OAuthStore } from "@content-site/core"
 import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/http"
 import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
@@ -217,5 +218,31 @@ export const createAuthorizationServer = (options: {
   const provider = new Provider(publicUrl, configuration)
   // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
   provider.proxy = true
+  // each endpoint's refusal, by its OAuth error code, for the request's access line and metrics
+  const events = provider as unknown as EventEmitter
+  for (const event of OAUTH_ERROR_EVENTS) events.on(event, (ctx: KoaContextWithOIDC, error: { error?: unknown }) => noteRefusal(ctx.req, error))
+  events.on("server_error", (ctx: KoaContextWithOIDC) => refusals.set(ctx.req, "internal"))
   return provider
 }
+
+/**
+ * The provider's error events, one per endpoint: its error handlers emit them with the request's
+ * context and the error (`server_error` for its own failures), after writing the answer themselves.
+ */
+const OAUTH_ERROR_EVENTS = [
+  "authorization.error", "backchannel.error", "backchannel_authentication.error", "challenge.error", "code_verification.error",
+  "credential.error", "device_authorization.error", "device_resume.error", "discovery.error", "end_session.error",
+  "end_session_confirm.error", "end_session_success.error", "grant.error", "introspection.error", "jwks.error",
+  "openid_credential_issuer.error", "pushed_authorization_request.error", "registration_create.error",
+  "registration_delete.error", "registration_read.error", "registration_update.error", "revocation.error", "userinfo.error",
+] as const
+
+// the OAuth error code each refused request was answered with (the answer's own `error`)
+const refusals = new WeakMap<IncomingMessage, string>()
+const noteRefusal = (req: IncomingMessage, error: { error?: unknown }): void => {
+  // the provider's own codes (`invalid_grant`, `invalid_client`, ...): a small fixed set, fit for a metric label
+  refusals.set(req, typeof error.error === "string" && /^[a-z_]{1,64}$/.test(error.error) ? error.error : "invalid_request")
+}
+
+/** The OAuth error code the provider refused this request with, if it refused it. */
+export const oauthRefusalOf = (req: IncomingMessage): string | undefined => refusals.get(req)

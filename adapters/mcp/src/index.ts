@@ -3,9 +3,9 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, eventLogOf, type HttpDeps, runEffect, signedInAccount, strictQuery } from "@content-site/http"
+import { clientAddress, eventLogOf, type HttpDeps, notesOf, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
-import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, presentAsPublic } from "./authorizationServer.ts"
+import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
@@ -110,6 +110,9 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     presentAsPublic(ctx.req, deps.publicUrl, clientAddress(ctx))
     ctx.respond = false
     await current.handleOAuth(ctx.req, ctx.res)
+    // a refusal's OAuth error code (the provider wrote the answer itself) for the access line and metrics
+    const refused = oauthRefusalOf(ctx.req)
+    if (refused !== undefined) notesOf(ctx).problemCode = refused
   })
   app.use(mcpEndpoint({ deps, verifyKeys: () => current.verifyKeys }))
   app.use(interactionPages({ provider: () => current.provider, deps, csrfKey: keys.cookieKeys[0] ?? "" }))

@@ -1,5 +1,5 @@
 import { type AccountRecord, AccountRepository, type Caller, isCoreError, namedAction, recordActivity, userPrincipal, verifyCredentials } from "@content-site/core"
-import { clientAddress, displayName, type HttpDeps, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, type HttpDeps, noteAccount, notesOf, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -21,8 +21,12 @@ const readForm = async (ctx: Context): Promise<URLSearchParams> => {
   return new URLSearchParams(Buffer.concat(chunks).toString("utf8"))
 }
 
+/** A refused interaction's code, by its status, for its access line and the refusals metric (the answer is a page). */
+const REFUSAL_CODES: Record<number, string> = { 400: "invalid_request", 401: "unauthenticated", 403: "invalid_request", 429: "rate_limited" }
+
 const send = (ctx: Context, page: Page, status = 200) => {
   ctx.status = status
+  if (status >= 400) notesOf(ctx).problemCode = REFUSAL_CODES[status] ?? "internal"
   ctx.set("Cache-Control", "no-store")
   ctx.set("Content-Security-Policy", page.csp)
   ctx.type = "html"
@@ -132,10 +136,13 @@ export const interactionPages = (options: {
       }
       const accountId = details.session?.accountId
       if (accountId === undefined) return send(ctx, errorPage("You are not signed in.", "Start again from your app."), 400)
+      // (the access line names the account whose consent is asked)
+      noteAccount(ctx, accountId)
       return send(ctx, consentPage({ uid, csrf, client, accountEmail: await accountEmail(accountId), fullAccessAsked: fullAccessAsked(details.params) }))
     }
 
     if (ctx.method !== "POST" || step === undefined) {
+      notesOf(ctx).problemCode = "method_not_allowed"
       ctx.status = 405
       ctx.set("Allow", step === undefined ? "GET" : "POST")
       return
@@ -172,6 +179,7 @@ export const interactionPages = (options: {
         // signing out there ends this sign-in (see the provider's `signed_out` login check).
         await startSession(ctx, deps, account.id)
       }
+      noteAccount(ctx, account.id)
       const target = await provider().interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
       ctx.status = 303
       ctx.redirect(target)
@@ -182,6 +190,7 @@ export const interactionPages = (options: {
 
     // step === "confirm"
     if (promptName !== "consent" || details.session?.accountId === undefined) return ctx.redirect(`/oauth/interaction/${uid}`)
+    noteAccount(ctx, details.session.accountId)
     // Deny creates nothing and is not logged, like a confirmation the person cancels on the pages.
     if (form.get("decision") !== "allow") {
       const target = await provider().interactionResult(
