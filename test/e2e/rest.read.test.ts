@@ -506,6 +506,9 @@ describe("search (GET /search, q on a site's articles)", () => {
     const accents = await json(await d("/api/v1/search?q=creme%20cafe"))
     expect(accents.data.map((a: { id: string }) => a.id)).toEqual(["art_d3"])
     expect(accents.data[0].snippet).toBe("5 &lt; 6 &amp; a <mark>CAFÉ</mark> classic")
+    // a phrase is marked where it matched, not each of its words wherever it stands
+    const phrase = await json(await d(`/api/v1/search?q=${encodeURIComponent('"blight loves"')}`))
+    expect(phrase.data[0].snippet).toBe("Tomato blight also spreads where roses grow; tomato <mark>blight</mark> <mark>loves</mark> damp.")
     // all sites, or one
     expect((await json(await d("/api/v1/search?q=tomato"))).pagination.total).toBe(3)
     expect((await json(await d("/api/v1/search?q=tomato&site_id=site_d2"))).data.map((a: { id: string }) => a.id)).toEqual(["art_d4"])

@@ -7,7 +7,7 @@
  * `ts_rank`'s formula; tokens are runs of letters and digits (PostgreSQL also indexes a hyphenated
  * word whole, and host names and URLs as such).
  */
-import { SEARCH_MARK_START, SEARCH_MARK_STOP, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
+import { foldSearchWord, SEARCH_MARK_START, SEARCH_MARK_STOP, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
 
 interface Token {
   readonly word: string
@@ -24,23 +24,12 @@ interface Term {
 /** Groups joined by OR; each group needs all of its terms. */
 export type ParsedQuery = ReadonlyArray<ReadonlyArray<Term>>
 
-// letters PostgreSQL's unaccent rules spell out rather than decompose
-const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th" }
-
-/** A word as `cs_search` indexes it: lower case, accents removed. Linear in the word. */
-export const fold = (word: string): string =>
-  word
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .replace(/[ßæœøđłþ]/g, (c) => SPELLED[c]!)
-
 const WORD = /[\p{L}\p{N}\p{M}]+/gu
 
 /** The words of a text with their places; one pass (the text is bounded by its caller). */
 export const tokenize = (text: string): Array<Token> => {
   const out: Array<Token> = []
-  for (const m of text.matchAll(WORD)) out.push({ word: fold(m[0]), start: m.index, end: m.index + m[0].length })
+  for (const m of text.matchAll(WORD)) out.push({ word: foldSearchWord(m[0]), start: m.index, end: m.index + m[0].length })
   return out
 }
 

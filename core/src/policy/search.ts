@@ -99,6 +99,58 @@ export const titleTermsQuery = (q: string): string =>
     .filter((t) => t.replace(/"/g, "").trim() !== "")
     .join(" OR ")
 
+// letters PostgreSQL's unaccent rules spell out rather than decompose
+const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th" }
+
+/** A word as the `cs_search` configuration indexes it: lower case, accents removed. Linear in the word. */
+export const foldSearchWord = (word: string): string =>
+  word
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .replace(/[ßæœøđłþ]/g, (c) => SPELLED[c]!)
+
+/** The words of a text (runs of letters, digits and marks), folded; one pass. */
+const foldedWords = (text: string): Array<string> => Array.from(text.matchAll(/[\p{L}\p{N}\p{M}]+/gu), (m) => foldSearchWord(m[0]))
+
+const MARKED = new RegExp(`${SEARCH_MARK_START}([^${SEARCH_MARK_STOP}]*)${SEARCH_MARK_STOP}`, "g")
+
+/**
+ * A headline with a mark left only where the query matched. PostgreSQL's `ts_headline` marks every
+ * word of the query wherever it stands, so for `"spring bulbs"` it also marks a *spring* far from
+ * any *bulbs*; a marked word that belongs to the query's phrases alone (none of its single words)
+ * keeps its mark only inside a run of marked words, next to each other, that spells one of the
+ * phrases. A marked word this cannot place (a spelling folded otherwise) keeps its mark. Work: the
+ * headline's marks (at most its words) times the phrases' words (at most the query's 200 characters).
+ */
+export const matchedMarksOnly = (headline: string, query: string): string => {
+  const positive = searchQueryTerms(query).flatMap((t) => (t === "OR" || t.negated ? [] : [foldedWords(t.text)]))
+  const phrases = positive.filter((w) => w.length > 1)
+  if (phrases.length === 0) return headline
+  const single = new Set(positive.filter((w) => w.length === 1).map((w) => w[0]!))
+  const inPhrases = new Set(phrases.flat())
+  const marks = Array.from(headline.matchAll(MARKED), (m) => ({ start: m.index, end: m.index + m[0].length, word: foldSearchWord(m[1]!) }))
+  const keep = marks.map((m) => single.has(m.word) || !inPhrases.has(m.word))
+  // marks next to each other: nothing but spaces and punctuation between them
+  const adjacent = (i: number) => !/[\p{L}\p{N}]/u.test(headline.slice(marks[i - 1]!.end, marks[i]!.start))
+  for (let i = 0; i < marks.length; i++) {
+    for (const phrase of phrases) {
+      let n = 0
+      while (n < phrase.length && i + n < marks.length && marks[i + n]!.word === phrase[n] && (n === 0 || adjacent(i + n))) n++
+      if (n === phrase.length) for (let k = 0; k < n; k++) keep[i + k] = true
+    }
+  }
+  if (keep.every(Boolean)) return headline
+  let out = ""
+  let at = 0
+  marks.forEach((m, i) => {
+    if (keep[i]) return
+    out += headline.slice(at, m.start) + headline.slice(m.start + 1, m.end - 1)
+    at = m.end
+  })
+  return out + headline.slice(at)
+}
+
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
 

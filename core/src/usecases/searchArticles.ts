@@ -1,6 +1,6 @@
 import { Context, Effect } from "effect"
 import { pageOf, resolvePaging } from "../policy/pagination.ts"
-import { snippetOf } from "../policy/search.ts"
+import { matchedMarksOnly, snippetOf } from "../policy/search.ts"
 import { resolveDateRange } from "../policy/time.ts"
 import { Settings } from "../ports/Platform.ts"
 import { ArticleRepository, SiteRepository } from "../ports/Repositories.ts"
@@ -31,7 +31,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
           ),
           ({ items, total }) => {
             const page = pageOf(
-              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: snippetOf(hit.headline) })),
+              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: snippetOf(matchedMarksOnly(hit.headline, query.q)) })),
               paging.page,
               paging.perPage,
               total,

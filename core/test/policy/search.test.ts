@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
+  matchedMarksOnly,
   proseOfHtml,
   SEARCH_HTML_CHARACTERS,
   SEARCH_MARK_START as S,
@@ -96,5 +97,22 @@ describe("searchQueryTerms and titleTermsQuery", () => {
     expect(titleTermsQuery('"" - OR')).toBe("")
     // a quote inside a word would open a phrase of its own in the joined query
     expect(titleTermsQuery('ab"cd')).toBe("ab cd")
+  })
+})
+
+describe("matchedMarksOnly", () => {
+  const m = (w: string) => `${S}${w}${E}`
+  it("should unmark a phrase's word that stands alone, and keep the phrase's run, across punctuation and case", () => {
+    const headline = `${m("Spring")} is here. We plant ${m("spring")} ${m("bulbs")} now, ${m("Bulbs")} are ${m("tomato")}-${m("blight")}.`
+    expect(matchedMarksOnly(headline, '"spring bulbs" tomato-blight')).toBe(`Spring is here. We plant ${m("spring")} ${m("bulbs")} now, Bulbs are ${m("tomato")}-${m("blight")}.`)
+    // a word of the query of its own keeps its marks everywhere
+    // (and a mark it cannot place, here a word not in the query, is left as the database put it)
+    expect(matchedMarksOnly(headline, '"spring bulbs" bulbs')).toBe(`Spring is here. We plant ${m("spring")} ${m("bulbs")} now, ${m("Bulbs")} are ${m("tomato")}-${m("blight")}.`)
+  })
+  it("should leave a headline without phrases as it is, and keep a mark it cannot place", () => {
+    const headline = `${m("Crème")} and ${m("brûlée")} and ${m("x")}`
+    expect(matchedMarksOnly(headline, "creme brulee")).toBe(headline)
+    expect(matchedMarksOnly(headline, '"creme brulee"')).toBe(`Crème and brûlée and ${m("x")}`)
+    expect(matchedMarksOnly(`${m("Crème")} ${m("brûlée")}`, '"CREME brulee" -"x y"')).toBe(`${m("Crème")} ${m("brûlée")}`)
   })
 })
