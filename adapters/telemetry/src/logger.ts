@@ -1,5 +1,6 @@
 import { pino, type Logger } from "pino"
 import { PinoPretty } from "pino-pretty"
+import { GatheredLines } from "./gatheredLines.ts"
 
 /** The levels `LOG_LEVEL` accepts, most severe first (`silent` logs nothing). */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const
@@ -22,11 +23,12 @@ export interface LoggerOptions {
 // (and the bulky fields of the service's events: the migrations' names, the signal named in the message)
 const ACCESS_FIELDS = "method,route,status,duration_ms,request_id,channel,account_id,trace_id,tool,code,migrations,signal"
 
-// JSON lines are gathered into writes of 12 KiB (pino's asynchronous logging as its documentation
-// sets it up), and whatever is gathered goes out at least every 100 ms, so a quiet server's lines
-// are not held back. One write a line was the dearest part of an access line: a system call and a
-// thread-pool hand-off per request (docs/benchmarks.md, "Operating costs").
-const LOG_WRITE_BYTES = 12 * 1024
+// JSON lines are gathered into writes of 12 Ki characters (pino's asynchronous logging as its
+// documentation sets it up, gathered by `GatheredLines`), and whatever is gathered goes out at least
+// every 100 ms, so a quiet server's lines are not held back. One write a line was the dearest part
+// of an access line: a system call and a thread-pool hand-off per request (docs/benchmarks.md,
+// "Operating costs").
+const LOG_WRITE_CHARACTERS = 12 * 1024
 const LOG_FLUSH_MS = 100
 
 /**
@@ -48,9 +50,9 @@ export const isoTime = (now: () => number = Date.now): (() => string) => {
 
 /**
  * The service's logger: pino with the contract's fields (`time` as ISO 8601, `level` by name,
- * `msg`), no pid or hostname. JSON lines go out through pino's asynchronous destination in writes
- * of 12 KiB, or every 100 ms when fewer lines come (and when the process exits); the readable
- * format (pino-pretty) writes each line at once.
+ * `msg`), no pid or hostname. JSON lines go out through SonicBoom (pino's asynchronous writer) in
+ * writes of 12 Ki characters gathered by `GatheredLines`, or every 100 ms when fewer lines come
+ * (and when the process exits); the readable format (pino-pretty) writes each line at once.
  */
 export const createLogger = (options: LoggerOptions): Logger => {
   const settings = {
@@ -82,5 +84,5 @@ export const createLogger = (options: LoggerOptions): Logger => {
       }),
     )
   }
-  return pino(settings, pino.destination({ dest: fd, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS }))
+  return pino(settings, new GatheredLines(fd, LOG_WRITE_CHARACTERS, LOG_FLUSH_MS))
 }

@@ -2,6 +2,7 @@
 import { requestId } from "@content-site/http"
 import Koa from "koa"
 import { pino } from "pino"
+import { spawnSync } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { createLogger, createMetrics, metricsEndpoint, routeOf, type RouteTable } from "../src/index.ts"
+import { GatheredLines } from "../src/gatheredLines.ts"
 import { isoTime } from "../src/logger.ts"
 import { startTracing, tracesProtocol } from "../src/tracing.ts"
 
@@ -115,11 +117,56 @@ describe("createLogger's JSON lines", () => {
       })
     } finally {
       // the destination ends its flush timer and closes the file it writes (it owns the descriptor now)
-      const destination = (logger as unknown as Record<symbol, { end: () => void; once: (event: string, f: () => void) => void }>)[pino.symbols.streamSym]!
-      await new Promise<void>((resolve) => {
-        destination.once("close", resolve)
-        destination.end()
-      })
+      const destination = (logger as unknown as Record<symbol, GatheredLines>)[pino.symbols.streamSym]!
+      await new Promise<void>((resolve) => destination.end(resolve))
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("GatheredLines", () => {
+  const file = () => {
+    const dir = mkdtempSync(join(tmpdir(), "cs-gathered-"))
+    return { dir, path: join(dir, "out.log") }
+  }
+  const until = async (done: () => boolean) => {
+    for (const giveUpAt = Date.now() + 5_000; !done() && Date.now() < giveUpAt; ) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+
+  it("should hand its lines over once they hold its bound, and the rest when flushed, without waiting for its interval", async () => {
+    const { dir, path } = file()
+    // an interval of an hour: only the bound and flush() can have written these
+    const lines = new GatheredLines(openSync(path, "w"), 100, 3_600_000)
+    try {
+      for (let i = 0; i < 3; i++) lines.write(`${String(i).repeat(39)}\n`)
+      await until(() => readFileSync(path, "utf8").length === 120)
+      expect(readFileSync(path, "utf8")).toBe(`${"0".repeat(39)}\n${"1".repeat(39)}\n${"2".repeat(39)}\n`)
+      lines.write("rest\n")
+      lines.flush()
+      await until(() => readFileSync(path, "utf8").endsWith("rest\n"))
+      expect(readFileSync(path, "utf8").split("\n")).toHaveLength(5)
+    } finally {
+      await new Promise<void>((resolve) => lines.end(resolve))
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("should write what it gathered when the process exits at once (process.exit), as pino's own destination does", () => {
+    const { dir, path } = file()
+    try {
+      const module = new URL("../src/gatheredLines.ts", import.meta.url).href
+      const script = `import { openSync } from "node:fs"
+        const { GatheredLines } = await import(${JSON.stringify(module)})
+        const lines = new GatheredLines(openSync(${JSON.stringify(path)}, "w"), 1 << 20, 3_600_000)
+        for (let i = 0; i < 1000; i++) lines.write("line " + i + "\\n")
+        process.exit(0)`
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+      expect(run.stderr).toBe("")
+      expect(run.status).toBe(0)
+      const written = readFileSync(path, "utf8").trimEnd().split("\n")
+      expect(written).toHaveLength(1000)
+      expect(written.at(-1)).toBe("line 999")
+    } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   })
