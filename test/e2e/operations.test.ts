@@ -94,6 +94,22 @@ const api = (path: string, init: RequestInit = {}) =>
 
 const scrape = async (token = METRICS_TOKEN) => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })
 
+/** The sign-in page's CSRF token and the cookie that goes with it. */
+const signInForm = async () => {
+  const page = await fetch(`${base}/`)
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ""
+  return { csrf, cookie: page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") }
+}
+
+/** Posts the sign-in form (not following its redirect). */
+const signIn = (form: { csrf: string; cookie: string }, email: string, password: string) =>
+  fetch(`${base}/`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: form.cookie },
+    body: new URLSearchParams({ _csrf: form.csrf, email, password, next: "/sites" }).toString(),
+  })
+
 let firstRequestId = ""
 let mcpTokens: Array<string> = []
 
@@ -207,24 +223,12 @@ describe("metrics", () => {
   })
 
   it("should note the code of a refused web sign-in in its access line", async () => {
-    const page = await fetch(`${base}/`)
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ""
-    const cookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
-    const res = await fetch(`${base}/`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ _csrf: csrf, email: "nobody@example.test", password: "wrong-password-1", next: "/sites" }).toString(),
-    })
+    const form = await signInForm()
+    const res = await signIn(form, "nobody@example.test", "wrong-password-1")
     expect(res.status).toBe(401)
     expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", code: "unauthenticated" })
     // and a sign-in that succeeds names the account it signed in
-    const ok = await fetch(`${base}/`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ _csrf: csrf, email: ALICE.email, password: ALICE.password, next: "/sites" }).toString(),
-    })
+    const ok = await signIn(form, ALICE.email, ALICE.password)
     expect(ok.status).toBe(303)
     expect(await accessLine(ok.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", status: 303, account_id: "acc_alice" })
   })
@@ -353,17 +357,9 @@ describe("traces", () => {
   })
 
   it("should trace a web page: the server span by route, the page's span, its database calls", async () => {
-    const page = await fetch(`${base}/`)
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? ""
-    const preCookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
-    const signIn = await fetch(`${base}/`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: preCookie },
-      body: new URLSearchParams({ _csrf: csrf, email: ALICE.email, password: ALICE.password, next: "/sites" }).toString(),
-    })
-    expect(signIn.status).toBe(303)
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const signedIn = await signIn(await signInForm(), ALICE.email, ALICE.password)
+    expect(signedIn.status).toBe(303)
+    const cookie = signedIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
     const res = await fetch(`${base}/sites`, { headers: { cookie } })
     expect(res.status).toBe(200)
     const traceId = String((await accessLine(res.headers.get("x-request-id") ?? ""))?.["trace_id"] ?? "")
@@ -374,7 +370,7 @@ describe("traces", () => {
     expect(pageSpan).toBeDefined()
     expect(descendantsOf(spans, pageSpan!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
     // the sign-in's check and session are a span of their own too
-    const signInTrace = String((await accessLine(signIn.headers.get("x-request-id") ?? ""))?.["trace_id"] ?? "")
+    const signInTrace = String((await accessLine(signedIn.headers.get("x-request-id") ?? ""))?.["trace_id"] ?? "")
     const signInSpans = await eventually(() => tree(signInTrace), (s) => s.some((x) => x.name === "page POST / (sign in)"), 10_000)
     expect(signInSpans.some((x) => x.name === "page POST / (sign in)")).toBe(true)
   })
