@@ -269,6 +269,7 @@ describe("Idempotency-Key", () => {
     expect(second.headers.get("idempotent-replayed")).toBe("true")
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"))
     expect(second.headers.get("edit-limit-remaining")).toBe(first.headers.get("edit-limit-remaining"))
+    expect(second.headers.get("content-type")).toBe(first.headers.get("content-type"))
     expect(first.headers.get("idempotent-replayed")).toBeNull()
     expect((await revisionsOf("art_a13")).length).toBe(count)
     await problemOf(await send("PUT", "/articles/art_a13", { title: "Other" }, { headers: { "idempotency-key": key } }), 422, "idempotency_key_reused")
