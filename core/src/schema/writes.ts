@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, StorableString, storableText } from "./common.ts"
+import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, STORABLE_TEXT_PATTERN, StorableString, storableText } from "./common.ts"
 
 /** Largest accepted body, in UTF-8 bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -243,14 +243,22 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
 /** Most find-and-replace edits one PATCH may carry. */
 export const MAX_EDITS = 100
 
+/**
+ * The storable-text rule of an edit's `find` and `replace` as the documents publish it (the
+ * `pattern` of `storableText`). It is enforced by `editArticle` for every transport
+ * (`unstorableEditTexts`), which names the edit as `edit_not_applicable` does
+ * (`edits/<index>/replace`); the decode leaves it to that check.
+ */
+const editTextStorable = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ pattern: STORABLE_TEXT_PATTERN }) })
+
 /** One find-and-replace edit. */
 export const TextEdit = Schema.Struct({
   find: Schema.String.annotate({
     description:
       "Exact text of the current body (the HTML as GET / get_article serves it) to replace; it must occur exactly once there.",
-  }).pipe(Schema.check(isCharacterCountBetween(1, MAX_BODY_BYTES))),
+  }).pipe(Schema.check(isCharacterCountBetween(1, MAX_BODY_BYTES), editTextStorable)),
   replace: Schema.String.annotate({ description: "The text that takes its place (may be empty)." }).pipe(
-    Schema.check(isMaxCharacters(MAX_BODY_BYTES)),
+    Schema.check(isMaxCharacters(MAX_BODY_BYTES), editTextStorable),
   ),
 }).annotate({ title: "TextEdit" })
 /** One find-and-replace edit. */
