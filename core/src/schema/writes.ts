@@ -209,12 +209,20 @@ export const UpdateArticleArgs = Schema.Struct({
   .pipe(Schema.check(needsTitleOrBody(false)))
   .annotate({ title: "UpdateArticleArgs" })
 
+/**
+ * The most base64 text a 10 MiB image takes, as the tool's schema publishes it (`maxLength`).
+ * Longer text is an image over 10 MiB, which the tool refuses as a REST upload is refused: 413
+ * `payload_too_large` (the inspector judges the decoded bytes' size first), not the 400 of a bad
+ * argument; the connector's request size bounds the text meanwhile.
+ */
+const base64OfMaxImage = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ maxLength: Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4 }) })
+
 /** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
 export const ReplaceFeaturedImageArgs = Schema.Struct({
   article_id: Id,
   url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
   image_base64: Schema.optionalKey(
-    Schema.String.pipe(Schema.check(Schema.isMaxLength(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4))).annotate({
+    Schema.String.pipe(Schema.check(base64OfMaxImage)).annotate({
       description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url (exactly one of the two).",
     }),
   ),
