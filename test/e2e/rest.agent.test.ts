@@ -269,6 +269,7 @@ describe("Idempotency-Key", () => {
     expect(second.headers.get("idempotent-replayed")).toBe("true")
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"))
     expect(second.headers.get("edit-limit-remaining")).toBe(first.headers.get("edit-limit-remaining"))
+    expect(second.headers.get("content-type")).toBe(first.headers.get("content-type"))
     expect(first.headers.get("idempotent-replayed")).toBeNull()
     expect((await revisionsOf("art_a13")).length).toBe(count)
     await problemOf(await send("PUT", "/articles/art_a13", { title: "Other" }, { headers: { "idempotency-key": key } }), 422, "idempotency_key_reused")
@@ -338,6 +339,7 @@ describe("Idempotency-Key", () => {
     // read, so six at once are more than one account's share whatever their keys)
     for (const r of results) expect([200, 409, 429]).toContain(r.status)
     for (const r of results.filter((r) => r.status === 429)) expect(r.headers.get("retry-after")).toBe("1")
+    for (const r of results.filter((r) => r.status === 409)) expect(r.headers.get("retry-after")).toBe("1")
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1)
     expect((await revisionsOf("art_a15")).length).toBe(before + 1)
     // Once the first is answered, a retry gets its answer.
@@ -563,6 +565,8 @@ describe("OpenAPI", () => {
     for (const [path, method] of [["/articles/{id}", "put"], ["/articles/{id}", "patch"], ["/articles/{id}/featured-image", "post"], ["/articles/{id}/revisions/{number}/restore", "post"]] as const) {
       expect(doc.paths[path][method].parameters.map((p: { name: string }) => p.name)).toContain("Idempotency-Key")
       expect(doc.paths[path][method].responses["422"].description).toContain("idempotency_key_reused")
+      // a key still being processed is a 409 that says when to retry
+      expect(Object.keys(doc.paths[path][method].responses["409"].headers)).toContain("Retry-After")
     }
     expect(doc.paths["/articles/{id}"].patch.responses["422"].description).toContain("edit_not_applicable")
     expect(doc.components.schemas.Article.required).toContain("protected_links")

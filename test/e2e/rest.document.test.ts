@@ -109,7 +109,8 @@ const send = async (o: Operation, r: Request): Promise<Response> => {
 
 const namesField = (problem: Json, field: string): boolean =>
   ((problem["errors"] as Array<{ path: string }> | undefined) ?? []).some(
-    (e) => e.path === field || e.path.startsWith(`${field}.`) || e.path.startsWith(`${field}[`),
+    // an edit's text the use case refuses is named as `edit_not_applicable` names it: `edits/0/find`
+    (e) => e.path === field || e.path.startsWith(`${field}.`) || e.path.startsWith(`${field}[`) || e.path === field.replace(/\[(\d+)\]\./g, "/$1/"),
   )
 
 /**
@@ -195,6 +196,10 @@ describe("the document says exactly what the server checks", () => {
     const body = values.deref(put.body!)["properties"] as Record<string, Json>
     expect(JSON.stringify(body["title"])).toContain("\\u0000")
     expect(body["body"]).toMatchObject({ maxLength: 1048576 })
+    // an edit's find and replace: the server refuses NUL and unpaired surrogates there too (400 naming the edit)
+    const patch = operations.find((o) => o.method === "PATCH" && o.template === "/articles/{id}")!
+    const edit = values.deref((values.deref(patch.body!)["properties"] as Record<string, Json>)["edits"]!["items"] as Json)["properties"] as Record<string, Json>
+    for (const name of ["find", "replace"]) expect(JSON.stringify(edit[name])).toContain("\\u0000")
   })
 
   it("should refuse, for every operation and field, each value the document forbids with a 400 naming that field, and never so refuse a value it allows", async () => {

@@ -189,7 +189,10 @@ describe("PUT /articles/{id}", () => {
     await problemOf(await put("art_a08", "[1,2]"), 400, "invalid_request")
     await problemOf(await put("art_a08", ""), 400, "invalid_request")
     await problemOf(await put("art_a08", '{"title":"x"}', { headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type")
-    await problemOf(await put("art_a08", '{"title":"x"}', { headers: { "content-type": "application/json; charset=latin1" } }), 415, "unsupported_media_type")
+    const charset = await problemOf(await put("art_a08", '{"title":"x"}', { headers: { "content-type": "application/json; charset=latin1" } }), 415, "unsupported_media_type")
+    // the sentence names what is wrong: the charset, not the type it did send
+    expect(charset.detail).toMatch(/UTF-8/)
+    expect(charset.detail).toContain("latin1")
     await problemOf(
       await t.api("/api/v1/articles/art_a08", { method: "PUT", body: new Blob(['{"title":"x"}']) }),
       415,

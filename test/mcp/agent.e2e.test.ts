@@ -181,6 +181,15 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     expect(log.data.filter((e: { action: string }) => e.action === "edit_article").length).toBeGreaterThanOrEqual(3)
   })
 
+  it("should replay a refused write as the first tool result: one text content holding the same problem", async () => {
+    const args = { article_id: "art_a1_3", edits: [{ find: "not in the body", replace: "x" }], idempotency_key: crypto.randomUUID() }
+    const first = await call("edit_article", args)
+    expect(problemOf(first).code).toBe("edit_not_applicable")
+    const again = await call("edit_article", args)
+    expect(again).toEqual(first)
+    expect(again.content).toHaveLength(1)
+  })
+
   it("should answer every write tool without the article's body when asked for response: minimal", async () => {
     const full = ok("get_article", await call("get_article", { article_id: "art_a1_5" }))
     const withoutBody = (a: Record<string, any>) => {

@@ -607,6 +607,13 @@ describe("the tools", () => {
       await call("replace_featured_image", { article_id: "art_a1_4", image_base64: Buffer.from("<svg/>").toString("base64"), mime_type: "image/png" }),
     )
     expect(notAnImage["code"]).toBe("unsupported_image")
+    // an image over 10 MiB is payload_too_large however far over, as for a REST upload (not a bad argument)
+    for (const extra of [1, 100, 1024 * 1024]) {
+      const tooLarge = problemOf(
+        await call("replace_featured_image", { article_id: "art_a1_4", image_base64: Buffer.alloc(10 * 1024 * 1024 + extra, 0xff).toString("base64"), mime_type: "image/png" }),
+      )
+      expect(tooLarge["code"], String(extra)).toBe("payload_too_large")
+    }
     const privateUrl = problemOf(await call("replace_featured_image", { article_id: "art_a1_4", url: "https://127.0.0.1/x.png" }))
     expect(privateUrl["code"]).toBe("unsafe_url")
   })

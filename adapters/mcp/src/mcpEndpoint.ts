@@ -107,12 +107,11 @@ const replayedCode = (result: CallToolResult): string | null => {
 /**
  * A replayed answer says so before anything else, and names the revision the first call made:
  * read as a new answer, "Saved as revision 2" would tell a model it wrote again. An error result
- * keeps its JSON problem first (clients parse it) and says it after.
+ * is the first one as it was: the contract's tool error is one text content holding the problem
+ * (the first request's `request_id` in it shows it is an earlier answer).
  */
 const asReplayed = (result: CallToolResult): CallToolResult => {
-  if (result.isError === true) {
-    return { ...result, content: [...result.content, { type: "text", text: "Replayed: the first call with this idempotency_key and these arguments was answered with this error; nothing was run again." }] }
-  }
+  if (result.isError === true) return result
   const revision = (result.structuredContent as { revision?: { number?: unknown } | null } | undefined)?.revision
   const line =
     typeof revision?.number === "number"

@@ -425,11 +425,11 @@ export const tools: ReadonlyArray<ToolSpec> = [
 ]
 
 const jsonSchemaOf = (schema: Schema.Top, closed: boolean): JsonSchemaObject => {
-  const document = Schema.toJsonSchemaDocument(schema)
+  // Tool arguments are decoded refusing unknown keys at every level (an edit's too); the schema says so too.
+  const document = Schema.toJsonSchemaDocument(schema, closed ? { onExcessProperty: "error" } : {})
   const definitions = document.definitions as Record<string, unknown>
   const root = { ...(document.schema as Record<string, unknown>) }
   if (Object.keys(definitions).length > 0) root["$defs"] = definitions
-  // Tool arguments are decoded refusing unknown keys; the schema says so too.
   if (closed) root["additionalProperties"] = false
   return { ...root, type: "object" }
 }

@@ -42,6 +42,9 @@ describe("tool input schemas", () => {
       ["edit_article", { article_id: "art_1", title: EMOJI.repeat(151) }, true],
       ["replace_featured_image", { article_id: "art_1", url: "https://img.test/a.png", alt: EMOJI.repeat(500) }, true],
       ["replace_featured_image", { article_id: "art_1", url: "https://img.test/a.png", alt: EMOJI.repeat(501) }, false],
+      // unknown keys are refused inside the arguments too, as the decoder refuses them
+      ["edit_article", { article_id: "art_1", edits: [{ find: "a", replace: "b" }] }, true],
+      ["edit_article", { article_id: "art_1", edits: [{ find: "a", replace: "b", note: "x" }] }, false],
     ]
     for (const [name, args, accepted] of cases) {
       const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(toolDefinitions.find((t) => t.name === name)!.inputSchema)

@@ -211,7 +211,9 @@ describe("writes: edits left, idempotency keys and replays", () => {
     expect(first.status).toBe(200)
     expect(first.headers.get("idempotent-replayed")).toBeNull()
     const again = await s.call("PUT", "/articles/art_2", { headers: key, json: { title: "Once" } })
-    expect([again.status, again.headers.get("idempotent-replayed"), again.headers.get("content-type")]).toEqual([200, "true", "application/json"])
+    // the first answer's Content-Type, charset included
+    expect([again.status, again.headers.get("idempotent-replayed"), again.headers.get("content-type")]).toEqual([200, "true", "application/json; charset=utf-8"])
+    expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"))
     expect(again.body).toEqual(first.body)
     expect([again.headers.get("etag"), again.headers.get("edit-limit-remaining")]).toEqual([first.headers.get("etag"), first.headers.get("edit-limit-remaining")])
     expect(again.headers.get("etag")).toMatch(/^"/)

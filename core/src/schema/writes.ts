@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, StorableString, storableText } from "./common.ts"
+import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, STORABLE_TEXT_PATTERN, StorableString, storableText } from "./common.ts"
 
 /** Largest accepted body, in UTF-8 bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -209,12 +209,20 @@ export const UpdateArticleArgs = Schema.Struct({
   .pipe(Schema.check(needsTitleOrBody(false)))
   .annotate({ title: "UpdateArticleArgs" })
 
+/**
+ * The most base64 text a 10 MiB image takes, as the tool's schema publishes it (`maxLength`).
+ * Longer text is an image over 10 MiB, which the tool refuses as a REST upload is refused: 413
+ * `payload_too_large` (the inspector judges the decoded bytes' size first), not the 400 of a bad
+ * argument; the connector's request size bounds the text meanwhile.
+ */
+const base64OfMaxImage = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ maxLength: Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4 }) })
+
 /** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
 export const ReplaceFeaturedImageArgs = Schema.Struct({
   article_id: Id,
   url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
   image_base64: Schema.optionalKey(
-    Schema.String.pipe(Schema.check(Schema.isMaxLength(Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4))).annotate({
+    Schema.String.pipe(Schema.check(base64OfMaxImage)).annotate({
       description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url (exactly one of the two).",
     }),
   ),
@@ -243,14 +251,22 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
 /** Most find-and-replace edits one PATCH may carry. */
 export const MAX_EDITS = 100
 
+/**
+ * The storable-text rule of an edit's `find` and `replace` as the documents publish it (the
+ * `pattern` of `storableText`). It is enforced by `editArticle` for every transport
+ * (`unstorableEditTexts`), which names the edit as `edit_not_applicable` does
+ * (`edits/<index>/replace`); the decode leaves it to that check.
+ */
+const editTextStorable = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ pattern: STORABLE_TEXT_PATTERN }) })
+
 /** One find-and-replace edit. */
 export const TextEdit = Schema.Struct({
   find: Schema.String.annotate({
     description:
       "Exact text of the current body (the HTML as GET / get_article serves it) to replace; it must occur exactly once there.",
-  }).pipe(Schema.check(isCharacterCountBetween(1, MAX_BODY_BYTES))),
+  }).pipe(Schema.check(isCharacterCountBetween(1, MAX_BODY_BYTES), editTextStorable)),
   replace: Schema.String.annotate({ description: "The text that takes its place (may be empty)." }).pipe(
-    Schema.check(isMaxCharacters(MAX_BODY_BYTES)),
+    Schema.check(isMaxCharacters(MAX_BODY_BYTES), editTextStorable),
   ),
 }).annotate({ title: "TextEdit" })
 /** One find-and-replace edit. */

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { DailyEditLimit } from "../errors.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ImageFetcher, ImageInspector, MediaStore } from "../ports/Media.ts"
 import { Settings } from "../ports/Platform.ts"
@@ -19,6 +20,7 @@ export type ImageSource =
 /**
  * Replaces an article's featured image: the bytes (uploaded or fetched safely) are judged by
  * decoding, re-encoded, stored in the media store, and the change is a revision like any other.
+ * Past the daily edit limit it is DailyEditLimit before anything is stored.
  */
 export const replaceFeaturedImage = (caller: Caller, articleId: string, source: ImageSource, alt: string | undefined) =>
   Effect.gen(function* () {
@@ -29,9 +31,14 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     const { publicUrl } = yield* Settings
     const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url)
     const image = yield* (yield* ImageInspector).inspect(raw, caller.accountId)
+    const budget = yield* editBudgetFor(caller)
+    // A change the writer would refuse for today's limit is refused before its image is stored:
+    // a refused upload leaves no file behind (an account at its limit cannot fill the store).
+    if (budget !== null && (yield* editsRemaining(caller)) <= 0) {
+      return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+    }
     const key = yield* (yield* MediaStore).put(image.bytes, image.contentType, image.extension)
     const url = `${publicUrl}/media/${key}`
-    const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       makeChange(caller, current, {
         title: current.title,

@@ -194,6 +194,18 @@ describe("daily edit limit", () => {
     await w.run(restoreRevision(caller({ channel: "web" }), "art_2", 1, undefined))
     expect(failureTag(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, plain)))).toBe("DailyEditLimit")
   })
+
+  it("should refuse a featured image past the limit without storing its file", async () => {
+    const w = await makeWorld({ dailyEdits: 1 })
+    await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt"))
+    expect(w.state.media.size).toBe(1)
+    for (let i = 0; i < 3; i++) {
+      expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(20, 20) }, "again")))).toBe("DailyEditLimit")
+    }
+    // a refused change references no image: none was kept for it
+    expect(w.state.media.size).toBe(1)
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
+  })
 })
 
 describe("replaceFeaturedImage", () => {

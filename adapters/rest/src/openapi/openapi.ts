@@ -219,6 +219,9 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
     const headers: Json = { "X-Request-Id": REQUEST_ID }
     if (status !== 401 && status !== 500 && status !== 503) Object.assign(headers, RATE_HEADERS)
     if (status === 429 || status === 503) headers["Retry-After"] = header("Seconds to wait before retrying.", { type: "integer" })
+    if (status === 409 && op.idempotent === true) {
+      headers["Retry-After"] = header("When the request's `Idempotency-Key` is still being processed: seconds to wait before retrying for its answer.", { type: "integer" })
+    }
     if (status === 401) headers["WWW-Authenticate"] = header("`Bearer`.")
     if (op.write && status !== 401) headers["Edit-Limit-Remaining"] = header("Article changes left today (UTC).", { type: "integer" })
     if (op.idempotent === true && status !== 401) headers["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")

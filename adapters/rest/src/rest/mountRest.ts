@@ -233,7 +233,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     // call that asks, and the full text only when it is sent (a 1 MiB body's is about 10 ms of
     // the event loop, for nothing under `Prefer: return=minimal`).
     ctx.body = minimal ? JSON.stringify(minimalWriteAnswer(body as { article: object })) : JSON.stringify(body)
-    if (held !== undefined) await keep({ status: 200, headers: keptHeaders(ctx, "application/json"), value: body })
+    if (held !== undefined) await keep({ status: 200, headers: keptHeaders(ctx), value: body })
     // a committed change wrote its entry in its own transaction
     if (reply.committed !== true) await record(deps, caller, { ok: true, httpStatus: 200, errorCode: null, ...call.ids })
   } catch (err) {
@@ -275,9 +275,9 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
   }
 }
 
-/** The headers of a success kept for its replays. */
-const keptHeaders = (ctx: ParameterizedContext, contentType: string): Record<string, string> => {
-  const out: Record<string, string> = { "Content-Type": contentType }
+/** The headers of a success kept for its replays, its `Content-Type` as sent (`application/json; charset=utf-8`). */
+const keptHeaders = (ctx: ParameterizedContext): Record<string, string> => {
+  const out: Record<string, string> = { "Content-Type": String(ctx.response.get("Content-Type")) }
   // (Koa 3 answers undefined for a header not set, which a store keeping objects would keep as such)
   for (const name of REPLAYED_HEADERS) if (ctx.res.hasHeader(name)) out[name] = String(ctx.response.get(name))
   return out

@@ -142,8 +142,10 @@ export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buff
  */
 export const readJson = async (ctx: ParameterizedContext, limit: number): Promise<unknown> => {
   if (!isJsonType(ctx)) {
+    // JSON in another charset: say so, rather than "not 'application/json'"
+    const what = ctx.request.type === "application/json" ? `JSON in charset '${ctx.request.charset}'` : ctx.request.type === "" ? "" : `'${ctx.request.type}'`
     throw new UnsupportedMediaType({
-      detail: `Send the body as JSON with 'Content-Type: application/json'${ctx.request.type === "" ? "" : `, not '${ctx.request.type}'`}.`,
+      detail: `Send the body as JSON in UTF-8 with 'Content-Type: application/json'${what === "" ? "" : `, not ${what}`}.`,
     })
   }
   const bytes = await readBody(ctx, limit)
