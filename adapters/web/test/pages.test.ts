@@ -746,3 +746,27 @@ describe("the editor's preview past the account's limit", () => {
     })
   }, 60_000)
 })
+
+describe("an edit refused for its account's share of the sanitiser", () => {
+  it("should keep the typed text as a draft and say when to try again, never answer an error page that loses it", async () => {
+    await withLimitedServer(100, async (limited, one, csrf) => {
+      // The account's share of the sanitiser filled: four large bodies of its own being sanitised.
+      const large = `<p>${Array.from({ length: 120_000 }, (_, i) => `w${i}`).join(" ")}</p>`
+      const busy = Array.from({ length: 4 }, () => limited.runtime.runPromise(Effect.result(HtmlAnalyzer.use((analyzer) => analyzer.analyze(large, "acc_p1")))))
+      // A body past what is sanitised inline (32 Ki characters) needs that share.
+      const typed = `<p>Typed by hand ${"a".repeat(40_000)}</p>`
+      const res = await one.request("/articles/art_p3/edit", { method: "POST", form: { _csrf: csrf, title: "Plain typed", body: typed, revision: "1" } })
+      await Promise.all(busy)
+      expect(res.status).toBe(303)
+      const location = res.headers.get("location")!
+      expect(location).toMatch(/^\/articles\/art_p3\?draft=[A-Za-z0-9_-]+#edit-error$/)
+      const page = await (await one.request(location.replace(/#.*$/, ""))).text()
+      expect(page).toContain("Typed by hand")
+      expect(page).toContain("Plain typed")
+      expect(page).toMatch(/Your edit was not saved: more than 4 article bodies of this account being sanitised at once\. Wait 1 seconds?, then save again\./)
+      expect(await entryOf(res, limited)).toMatchObject({ action: "POST /articles/{id}/edit", status: 429, error_code: "rate_limited" })
+      const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check", action: "TEST", startedAt: Date.now() }
+      expect((await limited.runtime.runPromise(getArticle(caller, "art_p3"))).title).toBe("Plain")
+    })
+  }, 60_000)
+})

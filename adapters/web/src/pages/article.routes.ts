@@ -146,8 +146,9 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         }
         const e = outcome.failure
         noteError(ctx, e)
-        await dropDraft(deps, s.session, fields["draft"])
+        // Not saved: the draft this text came from is dropped only where a new one keeps it.
         if (e._tag === "EditConflict" && e.conflicts !== undefined && base !== undefined) {
+          await dropDraft(deps, s.session, fields["draft"])
           // Nothing is lost: the text waits on the conflict page, where the person chooses part by part.
           const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
           const kept = { ...form, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } }
@@ -155,6 +156,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         }
         const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
+        await dropDraft(deps, s.session, fields["draft"])
         // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
         const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
         await landOn(ctx, s, id, await keepDraft(deps, s.session, kept), refusal)

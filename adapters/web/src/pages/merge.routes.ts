@@ -144,9 +144,10 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       }
       const e = outcome.failure
       noteError(ctx, e)
-      await dropDraft(deps, s.session, draftId)
       const settled: Draft = { ...draft, title: settledTitle, body, reason, revision: theirs }
+      // Not saved: the draft is dropped only where a new one keeps the settled text.
       if (e._tag === "EditConflict" && e.conflicts !== undefined) {
+        await dropDraft(deps, s.session, draftId)
         // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.
         const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
         const refusal = { message: e.detail, blocks: [], details: [], conflictWith: current.revision }
@@ -154,6 +155,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       }
       const refusal = refusalOf(ctx, deps, e)
       if (refusal === null) throw e
+      await dropDraft(deps, s.session, draftId)
       await landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal)
     }),
   )
