@@ -206,6 +206,34 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain("--password")
     expect((await admin("key", "create", "--bogus")).code).toBe(1)
   })
+
+  it("should refuse a stray argument or an option of another command before writing anything (an unquoted name is not cut to its first word)", async () => {
+    const before = [await count("accounts"), await count("api_keys")]
+    const cases = [
+      ["account", "create", "--email", "stray@example.test", "--password", "long-enough", "--name", "John", "Smith"],
+      ["key", "create", "--account", "new@example.test", "--name", "my", "key"],
+      ["key", "create", "--account", "new@example.test", "--older-than", "3"],
+      ["account", "create", "--email", "other@example.test", "--password", "long-enough", "--read-only"],
+      ["migrate", "now"],
+      ["key", "revoke", "key_missing", "--name", "x"],
+    ]
+    for (const args of cases) {
+      const out = await admin(...args)
+      expect(out.code, args.join(" ")).toBe(1)
+      expect(out.stdout, args.join(" ")).toBe("")
+      expect(out.stderr, args.join(" ")).toMatch(/^Error: .*(does not take --|unexpected argument '(Smith|key|now)')/)
+    }
+    expect([await count("accounts"), await count("api_keys")]).toEqual(before)
+  })
+
+  it("should print an unknown command or option escaped, never a terminal escape sequence from the command line", async () => {
+    for (const args of [["bogus\u001b[31mRED"], ["--\u001b]0;owned\u0007"]]) {
+      const out = await admin(...args)
+      expect(out.code).toBe(1)
+      expect(out.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+      expect(out.stderr).toContain("\\u001b")
+    }
+  })
 })
 
 // Each case starts Node processes or opens a database: on a shared, loaded 2-core machine (CI is one)
