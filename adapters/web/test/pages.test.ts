@@ -442,6 +442,22 @@ describe("web pages over HTTP", () => {
     expect(replay.status).toBe(303)
   })
 
+  it("should end a session 7 days after its sign-in, however recently a message refreshed its record", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const value = c.jar.get("cs_session")!
+    const key = createHash("sha256").update(value).digest("base64url")
+    const stored = await server.runtime.runPromise(OAuthStore.use((store) => store.find("WebSession", key)))
+    expect(Option.isSome(stored)).toBe(true)
+    const day = 24 * 60 * 60 * 1000
+    // Signed in 8 days ago; a saved edit's message (setFlash) wrote the record again yesterday, for another 7 days.
+    const signedInAt = Date.now() - 8 * day
+    await server.runtime.runPromise(OAuthStore.use((store) => store.upsert("WebSession", key, { ...Option.getOrThrow(stored), createdAt: signedInAt }, 6 * 24 * 60 * 60)))
+    const res = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${value}` }, redirect: "manual" })
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("/?next=%2Fsites")
+  })
+
   it("should list connected agents through the MCP adapter, and the MCP address", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
