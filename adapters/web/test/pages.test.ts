@@ -584,6 +584,21 @@ describe("refused web actions in the activity log", () => {
     expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/edit", article_id: "art_p3", status: 415, error_code: "unsupported_media_type" })
   })
 
+  it("should log an image upload without a file as refused (400 invalid_request), never as done", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    for (const image of [null, new Blob([], { type: "image/png" })]) {
+      const form = new FormData()
+      form.set("_csrf", csrf)
+      if (image !== null) form.set("image", image, "empty.png")
+      const res = await c.request("/articles/art_p3/image", { method: "POST", body: form })
+      expect(res.status).toBe(303)
+      expect(await (await c.request("/articles/art_p3")).text()).toContain("Choose an image file to upload.")
+      expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/image", status: 400, error_code: "invalid_request" })
+    }
+  })
+
   it("should log revoking an unknown or another account's agent as 404 not_found, like an unknown key", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
