@@ -49,6 +49,7 @@ const fixture = {
         { id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" },
         { id: "art_m1", title: "Merge one", url: "https://two.test/m1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>One</p>" },
         { id: "art_m2", title: "Merge two", url: "https://two.test/m2", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m3", title: "Merge three", url: "https://two.test/m3", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
       ] }],
     },
   ],
@@ -372,6 +373,61 @@ describe("web pages over HTTP", () => {
     const page = await (await c.request("/articles/art_m2")).text()
     expect(page).toContain("Saved as revision 3. You settled the conflicting part.")
     expect(page).toContain("&lt;p&gt;Both of ours&lt;/p&gt;\n&lt;p&gt;Shared&lt;/p&gt;")
+  })
+
+  it("should keep the person's text when the conflict page's form arrives after the session ended, and offer it back after sign-in", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m3")
+    expect((await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge three", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
+    const mine = await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>", reason: "my take" } })
+    const at = mine.headers.get("location")!
+    expect(at).toMatch(/^\/articles\/art_m3\/merge\?draft=/)
+    const page = await (await c.request(at)).text()
+    const unescape = (v: string) => v.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#96": "`" })[e]!)
+    const formHtml = page.slice(page.indexOf('<form method="post" action="/articles/art_m3/merge"'))
+    const fields: Record<string, string> = {}
+    for (const m of formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescape(m[2]!)
+    // The person signs out in another tab (or the sign-in ends) while choosing on the conflict page.
+    expect((await c.request("/signout", { method: "POST", form: { _csrf: csrf } })).status).toBe(303)
+    const sent = await c.request("/articles/art_m3/merge", {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "same-origin" },
+      form: { ...fields, reason: "my take", choice_body_0: "edit", edit_body_0: "<p>Settled by hand</p>" },
+    })
+    expect(sent.status).toBe(303)
+    expect(sent.headers.get("location")).toBe("/?expired=1&next=%2Farticles%2Fart_m3")
+    await c.signIn("two@example.com", "password-two")
+    const back = await c.request("/articles/art_m3")
+    expect(back.status).toBe(303)
+    const kept = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(kept).toContain("&lt;p&gt;Mine first&lt;/p&gt;\n&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    expect(kept).toContain('value="Merge three, mine"')
+    expect(kept).toContain("Your session had expired, so this edit was not saved.")
+    // Saved again from there: the conflict page again, in this session.
+    const csrf2 = await c.csrfOf("/articles/art_m3")
+    const again = await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf2, revision: "1", title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>" } })
+    expect(again.headers.get("location")).toMatch(/^\/articles\/art_m3\/merge\?draft=/)
+    const page2 = await (await c.request(again.headers.get("location")!)).text()
+    const fields2: Record<string, string> = {}
+    for (const m of page2.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields2[m[1]!] = unescape(m[2]!)
+    // Signed out and in again in another tab: the page's form is of an earlier sign-in, its draft that session's.
+    expect((await c.request("/signout", { method: "POST", form: { _csrf: csrf2 } })).status).toBe(303)
+    await c.signIn("two@example.com", "password-two")
+    const stale = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "same-origin" }, form: { ...fields2, choice_body_0: "mine" } })
+    expect(stale.status).toBe(303)
+    expect(stale.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+#edit-error$/)
+    const keptAgain = await (await c.request(stale.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(keptAgain).toContain("&lt;p&gt;Mine first&lt;/p&gt;\n&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    expect(keptAgain).toContain("This form was opened before you last signed in")
+    // A draft no longer kept (a day old, or past the session's five): the text sent back is kept anew.
+    const csrf3 = await c.csrfOf("/sites")
+    const gone = await c.request("/articles/art_m3/merge", { method: "POST", form: { ...fields2, _csrf: csrf3, draft: "unknownDraftId000000", choice_body_0: "mine" } })
+    expect(gone.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+#edit-error$/)
+    expect(await (await c.request(gone.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain("&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    // From another site, nothing is kept.
+    const forged = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "cross-site" }, form: { ...fields2, choice_body_0: "mine" } })
+    expect(forged.status).toBe(403)
   })
 
   it("should refuse a restore that would drop a protected link the platform added since, and show the rewrite tag", async () => {
