@@ -137,6 +137,42 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
   })
 
+  it("should refuse an import whose account's email another account has, or that repeats an id, writing nothing (no key or site of an account that was not created)", async () => {
+    const before = [await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]
+    const taken = {
+      accounts: [
+        {
+          id: "acc_other",
+          email: "NEW@example.test",
+          password: "other-password",
+          api_keys: [{ id: "key_other", name: "k", key: "cs_otherknownplaintextkey0123456789abcd", scope: "write" }],
+          sites: [{ id: "site_other", name: "Other", url: "https://other.test", articles: [{ id: "art_other", title: "O", url: "https://other.test/o", status: "published", body: "<p>o</p>" }] }],
+        },
+      ],
+    }
+    writeFileSync(join(temp.dir, "taken.json"), JSON.stringify(taken))
+    const out = await admin("import", join(temp.dir, "taken.json"))
+    expect(out.code).toBe(1)
+    expect(out.stdout).toBe("")
+    expect(out.stderr).toContain("accounts[0].email")
+    const site = goodFile.accounts[0]!.sites[0]!
+    const repeated = {
+      accounts: [
+        {
+          id: "acc_rep",
+          email: "rep@example.test",
+          password: "rep-password",
+          sites: [{ id: "site_rep", name: "Rep", url: "https://rep.test", articles: [{ ...site.articles[0]!, id: "art_rep" }, { ...site.articles[0]!, id: "art_rep", title: "Second" }] }],
+        },
+      ],
+    }
+    writeFileSync(join(temp.dir, "repeated.json"), JSON.stringify(repeated))
+    const twice = await admin("import", join(temp.dir, "repeated.json"))
+    expect(twice.code).toBe(1)
+    expect(twice.stderr).toContain("accounts[0].sites[0].articles[1].id")
+    expect([await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]).toEqual(before)
+  })
+
   it("should refuse a key name over 100 characters with a clear message, printing no key", async () => {
     const long = await admin("key", "create", "--account", "new@example.test", "--name", "k".repeat(101))
     expect(long.code).toBe(1)
