@@ -170,6 +170,13 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     const twice = await admin("import", join(temp.dir, "repeated.json"))
     expect(twice.code).toBe(1)
     expect(twice.stderr).toContain("accounts[0].sites[0].articles[1].id")
+    // A site id another account has: its articles would be written into that account's site.
+    const intoTheirs = { accounts: [{ id: "acc_into", email: "into@example.test", password: "into-password", sites: [{ ...site, name: "Not yours", backlinks: [], articles: [{ ...site.articles[0]!, id: "art_into" }] }] }] }
+    writeFileSync(join(temp.dir, "into.json"), JSON.stringify(intoTheirs))
+    const into = await admin("import", join(temp.dir, "into.json"))
+    expect(into.code).toBe(1)
+    expect(into.stderr).toContain("accounts[0].sites[0].id")
+    expect(into.stderr).toContain("belongs to another account")
     expect([await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]).toEqual(before)
   })
 

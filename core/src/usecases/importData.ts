@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { InvalidRequest } from "../errors.ts"
 import { countWords, sanitizeArticleHtml } from "../html/index.ts"
 import { toTimestamp } from "../policy/time.ts"
-import { DataImporter, type ImportPlan } from "../ports/DataImporter.ts"
+import { DataImporter, type ImportedKind, type ImportPlan } from "../ports/DataImporter.ts"
 import { Clock, Secrets } from "../ports/Platform.ts"
 import { AccountRepository } from "../ports/Repositories.ts"
 import type { AccountRecord, ApiKeyRecord, ArticleRecord, BacklinkRecord, RevisionRecord, SiteRecord } from "../ports/records.ts"
@@ -57,6 +57,20 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>) =>
         const refused = once(kind, row.id, `${paths.get(at) ?? "?"}.${field}`)
         if (refused !== null) return yield* Effect.fail(refused)
       }
+    }
+    // An id stored already under another account: the entry would be skipped while what it
+    // holds (a site's articles, say) was written into that account's site or beside its rows.
+    const importer = yield* DataImporter
+    const kinds: ReadonlyArray<readonly [ImportedKind, ReadonlyArray<{ readonly id: string; readonly account_id: string }>, string]> = [
+      ["apiKeys", plan.apiKeys, "API key"],
+      ["sites", plan.sites, "site"],
+      ["articles", plan.articles.map((x) => x.article), "article"],
+      ["backlinks", plan.backlinks, "backlink"],
+    ]
+    for (const [kind, list, name] of kinds) {
+      const stored = new Map((yield* importer.owners(kind, list.map((x) => x.id))).map((o) => [o.id, o.accountId] as const))
+      const taken = list.find((x) => stored.has(x.id) && stored.get(x.id) !== x.account_id)
+      if (taken !== undefined) return yield* Effect.fail(refuse(`${paths.get(taken) ?? "?"}.id`, `the ${name} id '${taken.id}' belongs to another account already`))
     }
     const accounts = yield* AccountRepository
     for (const a of plan.accounts) {
