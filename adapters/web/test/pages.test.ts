@@ -632,6 +632,17 @@ describe("refused web actions in the activity log", () => {
     }
   })
 
+  it("should not log a page view asked for with HEAD, and send a signed-out HEAD to sign-in like a GET", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const viewed = await c.request("/articles/art_p3", { method: "HEAD" })
+    expect(viewed.status).toBe(200)
+    expect(await entryOf(viewed)).toBeUndefined()
+    const signedOut = await client().request("/articles/art_p3", { method: "HEAD" })
+    expect(signedOut.status).toBe(303)
+    expect(signedOut.headers.get("location")).toBe("/?next=%2Farticles%2Fart_p3")
+  })
+
   it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
