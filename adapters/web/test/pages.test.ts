@@ -643,6 +643,20 @@ describe("refused web actions in the activity log", () => {
     expect(signedOut.headers.get("location")).toBe("/?next=%2Farticles%2Fart_p3")
   })
 
+  it("should offer a refused key form back as it was sent: the name typed and the access chosen, the field marked invalid", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/connect")
+    const res = await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: `  ${"n".repeat(101)}`, scope: "write" } })
+    expect(res.status).toBe(400)
+    const page = await res.text()
+    expect(page).toContain("Give the key a name of 1 to 100 characters")
+    expect(page).toMatch(/<input type="text" id="key-name" name="name"[^>]* value="  n{101}"/)
+    expect(page).toMatch(/<input type="text" id="key-name"[^>]* aria-invalid="true"/)
+    expect(page).toMatch(/<input type="radio" name="scope" value="write" checked>/)
+    expect(page).not.toMatch(/<input type="radio" name="scope" value="read-only" checked>/)
+  })
+
   it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
