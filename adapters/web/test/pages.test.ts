@@ -257,6 +257,25 @@ describe("web pages over HTTP", () => {
     expect(await Promise.all(cookies.map((v) => stored(v!)))).toEqual([false, false, true, true, true, true, true])
   })
 
+  it("should keep the edits of two articles sent after the session ended in one browser, and offer each back after sign-in", async () => {
+    const c = client()
+    const own = { "Sec-Fetch-Site": "same-origin" }
+    for (const [id, title] of [["art_p1", "First pending title"], ["art_p3", "Second pending title"], ["art_p1", "Third pending title"]] as const) {
+      const res = await c.request(`/articles/${id}/edit`, { method: "POST", headers: own, form: { _csrf: "from-the-ended-session-000", title, body: `<p>${title} body</p>`, revision: "1" } })
+      expect(res.status).toBe(303)
+      expect(res.headers.get("location")).toBe(`/?expired=1&next=%2Farticles%2F${id}`)
+    }
+    await c.signIn("one@example.com", "password-one")
+    // (two of art_p1: the newest first, the other on the next visit)
+    for (const [id, title] of [["art_p1", "Third pending title"], ["art_p3", "Second pending title"], ["art_p1", "First pending title"]] as const) {
+      const back = await c.request(`/articles/${id}`)
+      expect(back.status, id).toBe(303)
+      const kept = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
+      expect(kept).toContain(`value="${title}"`)
+      expect(kept).toContain("Your session had expired, so this edit was not saved.")
+    }
+  })
+
   it("should show another account's article and site as not found", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

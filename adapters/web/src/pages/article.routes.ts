@@ -78,10 +78,11 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     "/articles/:id",
     signedIn("GET /articles/{id}", async (ctx, s) => {
       const id = articleId(ctx)
-      // An edit sent after the session had expired is offered back once the person is signed in again.
-      const adopted = await adoptPendingDraft(ctx, deps, s.session, id)
-      if (adopted !== null) return redirect(ctx, draftUrl(id, adopted))
       const draftId = queryParam(ctx, "draft")
+      // An edit sent after the session had expired is offered back once the person is signed in
+      // again; one at a time (the page of a draft shows that draft, the next one waits its turn).
+      const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id) : null
+      if (adopted !== null) return redirect(ctx, draftUrl(id, adopted))
       const draft = await findDraft(deps, s.session, id, draftId)
       await showArticle(ctx, s, id, draft === null || draftId === undefined ? null : { id: draftId, draft }, draftId !== undefined && draft === null)
     }),
