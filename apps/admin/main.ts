@@ -64,7 +64,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         },
       })
     } catch (e) {
-      throw new UsageError((e as Error).message)
+      // (node's message quotes the option as typed: a terminal escape in it is printed escaped)
+      throw new UsageError(printable((e as Error).message))
     }
   })()
   const [command, sub, ...rest] = positionals
@@ -74,7 +75,30 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
   const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key", "activity prune", "rewrite apply"])
   const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
-  if (!known.has(name)) throw new UsageError(`Unknown command '${name}'.`)
+  if (!known.has(name)) throw new UsageError(`Unknown command '${printable(name)}'.`)
+  // Each command's own options and arguments, nothing else: an unquoted `--name John Smith` would
+  // otherwise create "John" and drop "Smith" without a word, and an option of another command
+  // (`key create --older-than 3`) would be silently ignored.
+  const optionsOf: Record<string, ReadonlyArray<string>> = {
+    migrate: [],
+    import: [],
+    "account create": ["email", "password", "name"],
+    "key create": ["account", "name", "read-only"],
+    "key revoke": [],
+    "oauth rotate-key": ["activate-in"],
+    "activity prune": ["older-than"],
+    "rewrite apply": ["dry-run"],
+  }
+  const argumentsOf: Record<string, number> = { migrate: 0, import: 1, "key revoke": 1, "rewrite apply": 1 }
+  if (values["dry-run"] && name !== "rewrite apply") throw new UsageError("--dry-run is an option of rewrite apply only.")
+  for (const option of Object.keys(values)) {
+    if (option !== "help" && !optionsOf[name]!.includes(option)) throw new UsageError(`${name} does not take --${option}.`)
+  }
+  const given = command === "migrate" || command === "import" ? positionals.slice(1) : rest
+  const extra = given.slice(argumentsOf[name] ?? 0)
+  if (extra.length > 0) {
+    throw new UsageError(`${name}: unexpected argument '${printable(extra[0]!)}' (a value with spaces needs quotes: --name "John Smith").`)
+  }
 
   let file: unknown
   if (command === "import") {
@@ -109,7 +133,6 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       throw new UsageError(`Cannot read ${printable(rest[0])}: ${printable((e as Error).message)}`)
     }
   }
-  if (values["dry-run"] && name !== "rewrite apply") throw new UsageError("--dry-run is an option of rewrite apply only.")
 
   const [
     { AccountRepository, createAccount, createApiKey, importData, revokeApiKey, Settings },
@@ -237,7 +260,7 @@ try {
 } catch (e) {
   if (e instanceof UsageError) {
     console.error(`Error: ${e.message}`)
-    if (/Unknown command|needs|takes|Unknown option|unexpected argument/i.test(e.message)) console.error(`\n${USAGE}`)
+    if (/Unknown command|needs|takes|does not take|Unknown option|unexpected argument/i.test(e.message)) console.error(`\n${USAGE}`)
     process.exitCode = 1
   } else {
     console.error(`Error: ${e instanceof Error ? e.message : String(e)}`)

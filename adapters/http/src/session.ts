@@ -17,8 +17,11 @@ export const SESSION_COOKIE = "cs_session"
 export const PRE_CSRF_COOKIE = "cs_csrf"
 /** The OAuthStore model web sessions are kept under. */
 export const SESSION_MODEL = "WebSession"
-/** How long a session lives without being used again. */
+/** How long a session lives: from its sign-in, however it is used meanwhile. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60
+
+/** Seconds a session signed in at `createdAt` (ms) has left (0: it has ended). */
+const secondsLeft = (createdAt: number): number => Math.max(0, Math.floor((createdAt + SESSION_TTL_SECONDS * 1000 - Date.now()) / 1000))
 
 /** A message shown once on the next page (post/redirect/get). */
 export interface Flash {
@@ -87,14 +90,18 @@ export const readSession = async (ctx: ParameterizedContext, deps: HttpDeps): Pr
     const key = keyOf(value)
     const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(SESSION_MODEL, key)))
     session = Option.isSome(found) ? sessionOf(key, found.value) : null
+    // A session ends 7 days after its sign-in, whatever wrote its record since (a message, say).
+    if (session !== null && secondsLeft(session.createdAt) === 0) session = null
   }
   state.webSession = session
   return session
 }
 
-/** Saves a session's changed fields (flash) and refreshes its expiry. */
+/** Saves a session's changed fields (flash), keeping its expiry: 7 days after its sign-in, never later. */
 export const saveSession = async (deps: HttpDeps, session: WebSession): Promise<void> => {
-  await deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(SESSION_MODEL, session.key, payloadOf(session), SESSION_TTL_SECONDS)))
+  const left = secondsLeft(session.createdAt)
+  if (left === 0) return
+  await deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(SESSION_MODEL, session.key, payloadOf(session), left)))
 }
 
 /**

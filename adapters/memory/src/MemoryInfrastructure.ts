@@ -156,6 +156,14 @@ export const memoryDataImporter = (state: MemoryState) =>
         const summary: ImportSummary = { created, skipped }
         return summary
       }),
+    owners: (kind, ids) =>
+      Effect.sync(() => {
+        const rows: ReadonlyMap<string, { readonly account_id: string }> = state[kind]
+        return ids.flatMap((id) => {
+          const row = rows.get(id)
+          return row === undefined ? [] : [{ id, accountId: row.account_id }]
+        })
+      }),
   })
 
 /** A clock fixed at a settable instant, for tests. */

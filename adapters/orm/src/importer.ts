@@ -6,6 +6,7 @@ import { AccountEntity, ApiKeyEntity, ArticleEntity, BacklinkEntity, RevisionEnt
 import { attempt } from "./failures.ts"
 import { accountRow, apiKeyRow, articleRow, backlinkRow, revisionRow, siteRow } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
+import { nativeSql } from "./sql.ts"
 
 /** Inserts one row unless a row with its id (or another unique key) exists; true when inserted. */
 const insertNew = async (em: Em, entity: EntityName<any>, row: object): Promise<boolean> => {
@@ -13,8 +14,9 @@ const insertNew = async (em: Em, entity: EntityName<any>, row: object): Promise<
   return (res.affectedRows ?? 0) > 0
 }
 
-export const ormDataImporter = (orm: Orm) =>
-  Layer.succeed(DataImporter, {
+export const ormDataImporter = (orm: Orm) => {
+  const sql = nativeSql(orm)
+  return Layer.succeed(DataImporter, {
     apply: (plan) =>
       attempt(() =>
         (orm.em.fork() as Em).transactional(async (em) => {
@@ -34,4 +36,17 @@ export const ormDataImporter = (orm: Orm) =>
           return summary
         }),
       ),
+    owners: (kind, ids) =>
+      attempt(async () => {
+        const out: Array<{ id: string; accountId: string }> = []
+        // (a thousand ids a query keeps each statement small, whatever the file)
+        for (let i = 0; i < ids.length; i += 1000) {
+          const rows = await sql<{ id: string; account_id: string }>(`select id, account_id from ${TABLES[kind]} where id = any($1::text[])`, [ids.slice(i, i + 1000)])
+          for (const r of rows) out.push({ id: r.id, accountId: r.account_id })
+        }
+        return out
+      }),
   })
+}
+
+const TABLES = { apiKeys: "api_keys", sites: "sites", articles: "articles", backlinks: "backlinks" } as const

@@ -3,11 +3,15 @@ import type { HttpDeps } from "@content-site/http"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
 import { createHash } from "node:crypto"
-import { clientAddress, cookieOf, setCookie, token, type WebSession } from "@content-site/http"
+import { clientAddress, setCookie, token, type WebSession } from "@content-site/http"
 
 /** The OAuthStore model unsaved edits are kept under. */
 export const DRAFT_MODEL = "WebDraft"
-/** The cookie naming an edit that arrived after its session had expired. */
+/**
+ * The cookie naming the edits that arrived after their session had expired: one random token per
+ * edit kept, newest first, joined by `.` (at most MAX_DRAFTS), so that a second one (another tab,
+ * another article) does not push the first out of the browser's reach.
+ */
 export const PENDING_DRAFT_COOKIE = "cs_draft"
 /** How long an unsaved edit is kept. */
 export const DRAFT_TTL_SECONDS = 24 * 60 * 60
@@ -176,32 +180,48 @@ export const keepPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps
   const value = token()
   await put(deps, pendingKey(value), { ...draft, keptAt: Date.now() })
   await listUnder(deps, `address:${createHash("sha256").update(clientAddress(ctx)).digest("base64url")}`, pendingKey(value))
-  setCookie(ctx, deps, PENDING_DRAFT_COOKIE, value, DRAFT_TTL_SECONDS)
+  setPendingTokens(ctx, deps, [value, ...pendingTokens(ctx)])
 }
+
+const PENDING_TOKEN = /^[A-Za-z0-9_-]{20,100}$/
+
+/** The tokens of this browser's pending edits, newest first (malformed ones left out). */
+const pendingTokens = (ctx: ParameterizedContext): Array<string> => {
+  const value = ctx.cookies.get(PENDING_DRAFT_COOKIE, { signed: false })
+  return value === undefined ? [] : [...new Set(value.split(".").filter((t) => PENDING_TOKEN.test(t)))].slice(0, MAX_DRAFTS)
+}
+
+/** Writes this browser's pending tokens (none: the cookie is cleared). */
+const setPendingTokens = (ctx: ParameterizedContext, deps: HttpDeps, tokens: ReadonlyArray<string>): void =>
+  tokens.length === 0 ? setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0) : setCookie(ctx, deps, PENDING_DRAFT_COOKIE, tokens.slice(0, MAX_DRAFTS).join("."), DRAFT_TTL_SECONDS)
 
 /**
  * After sign-in: moves this browser's pending edit of the article into the session and returns
  * its draft id, or null when there is none for this article (another article's stays pending).
  */
 export const adoptPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, session: WebSession, articleId: string): Promise<string | null> => {
-  const value = cookieOf(ctx, PENDING_DRAFT_COOKIE)
-  if (value === undefined) return null
-  const draft = await find(deps, pendingKey(value))
-  if (draft === null) {
-    setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
-    return null
-  }
-  if (draft.articleId !== articleId) return null
-  // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
-  // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
-  if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
+  const tokens = pendingTokens(ctx)
+  if (tokens.length === 0) return null
+  const left: Array<string> = []
+  let adopted: string | null = null
+  for (const value of tokens) {
+    const draft = await find(deps, pendingKey(value))
+    // gone (taken, past its day, or the oldest of its address's): the token goes too
+    if (draft === null) continue
+    if (adopted !== null || draft.articleId !== articleId) {
+      left.push(value)
+      continue
+    }
+    // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
+    // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
+    if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
+      await drop(deps, pendingKey(value))
+      continue
+    }
+    const { keptAt: _, ...kept } = draft
+    adopted = await keepDraft(deps, session, kept)
     await drop(deps, pendingKey(value))
-    setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
-    return null
   }
-  const { keptAt: _, ...kept } = draft
-  const id = await keepDraft(deps, session, kept)
-  await drop(deps, pendingKey(value))
-  setCookie(ctx, deps, PENDING_DRAFT_COOKIE, "", 0)
-  return id
+  if (left.length !== tokens.length) setPendingTokens(ctx, deps, left)
+  return adopted
 }

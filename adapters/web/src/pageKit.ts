@@ -251,14 +251,16 @@ export const makePageKit = (deps: HttpDeps) => {
     async (ctx: Ctx): Promise<void> => {
       const session = await readSession(ctx, deps)
       const account = session === null ? null : await signedInAccount(ctx, deps)
+      // A HEAD is a page view like a GET (the router answers it with the GET's handler): never an action.
+      const view = ctx.method === "GET" || ctx.method === "HEAD"
       if (session === null || account === null) {
-        if (ctx.method === "GET") return redirect(ctx, `/?next=${encodeURIComponent(ctx.originalUrl)}`)
+        if (view) return redirect(ctx, `/?next=${encodeURIComponent(ctx.originalUrl)}`)
         if (expired !== undefined) await expired(ctx).catch(() => undefined)
         return redirect(ctx, `/?expired=1&next=${encodeURIComponent(formPageOf(ctx.path))}`)
       }
       // (its access line names the account, and a refusal for load is discarded from its drain)
       noteAccount(ctx, account.id)
-      if (ctx.method === "GET" || UNLOGGED.has(action)) {
+      if (view || UNLOGGED.has(action)) {
         try {
           await traced(action, () => fn(ctx, { account, session, caller: webCaller(ctx, account, action) }))
         } catch (error) {

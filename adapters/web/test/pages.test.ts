@@ -49,6 +49,7 @@ const fixture = {
         { id: "art_p2", title: "Theirs", url: "https://two.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" },
         { id: "art_m1", title: "Merge one", url: "https://two.test/m1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>One</p>" },
         { id: "art_m2", title: "Merge two", url: "https://two.test/m2", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m3", title: "Merge three", url: "https://two.test/m3", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
       ] }],
     },
   ],
@@ -256,6 +257,25 @@ describe("web pages over HTTP", () => {
     expect(await Promise.all(cookies.map((v) => stored(v!)))).toEqual([false, false, true, true, true, true, true])
   })
 
+  it("should keep the edits of two articles sent after the session ended in one browser, and offer each back after sign-in", async () => {
+    const c = client()
+    const own = { "Sec-Fetch-Site": "same-origin" }
+    for (const [id, title] of [["art_p1", "First pending title"], ["art_p3", "Second pending title"], ["art_p1", "Third pending title"]] as const) {
+      const res = await c.request(`/articles/${id}/edit`, { method: "POST", headers: own, form: { _csrf: "from-the-ended-session-000", title, body: `<p>${title} body</p>`, revision: "1" } })
+      expect(res.status).toBe(303)
+      expect(res.headers.get("location")).toBe(`/?expired=1&next=%2Farticles%2F${id}`)
+    }
+    await c.signIn("one@example.com", "password-one")
+    // (two of art_p1: the newest first, the other on the next visit)
+    for (const [id, title] of [["art_p1", "Third pending title"], ["art_p3", "Second pending title"], ["art_p1", "First pending title"]] as const) {
+      const back = await c.request(`/articles/${id}`)
+      expect(back.status, id).toBe(303)
+      const kept = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
+      expect(kept).toContain(`value="${title}"`)
+      expect(kept).toContain("Your session had expired, so this edit was not saved.")
+    }
+  })
+
   it("should show another account's article and site as not found", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
@@ -374,6 +394,61 @@ describe("web pages over HTTP", () => {
     expect(page).toContain("&lt;p&gt;Both of ours&lt;/p&gt;\n&lt;p&gt;Shared&lt;/p&gt;")
   })
 
+  it("should keep the person's text when the conflict page's form arrives after the session ended, and offer it back after sign-in", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m3")
+    expect((await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge three", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
+    const mine = await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>", reason: "my take" } })
+    const at = mine.headers.get("location")!
+    expect(at).toMatch(/^\/articles\/art_m3\/merge\?draft=/)
+    const page = await (await c.request(at)).text()
+    const unescape = (v: string) => v.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#96": "`" })[e]!)
+    const formHtml = page.slice(page.indexOf('<form method="post" action="/articles/art_m3/merge"'))
+    const fields: Record<string, string> = {}
+    for (const m of formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescape(m[2]!)
+    // The person signs out in another tab (or the sign-in ends) while choosing on the conflict page.
+    expect((await c.request("/signout", { method: "POST", form: { _csrf: csrf } })).status).toBe(303)
+    const sent = await c.request("/articles/art_m3/merge", {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "same-origin" },
+      form: { ...fields, reason: "my take", choice_body_0: "edit", edit_body_0: "<p>Settled by hand</p>" },
+    })
+    expect(sent.status).toBe(303)
+    expect(sent.headers.get("location")).toBe("/?expired=1&next=%2Farticles%2Fart_m3")
+    await c.signIn("two@example.com", "password-two")
+    const back = await c.request("/articles/art_m3")
+    expect(back.status).toBe(303)
+    const kept = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(kept).toContain("&lt;p&gt;Mine first&lt;/p&gt;\n&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    expect(kept).toContain('value="Merge three, mine"')
+    expect(kept).toContain("Your session had expired, so this edit was not saved.")
+    // Saved again from there: the conflict page again, in this session.
+    const csrf2 = await c.csrfOf("/articles/art_m3")
+    const again = await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf2, revision: "1", title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>" } })
+    expect(again.headers.get("location")).toMatch(/^\/articles\/art_m3\/merge\?draft=/)
+    const page2 = await (await c.request(again.headers.get("location")!)).text()
+    const fields2: Record<string, string> = {}
+    for (const m of page2.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields2[m[1]!] = unescape(m[2]!)
+    // Signed out and in again in another tab: the page's form is of an earlier sign-in, its draft that session's.
+    expect((await c.request("/signout", { method: "POST", form: { _csrf: csrf2 } })).status).toBe(303)
+    await c.signIn("two@example.com", "password-two")
+    const stale = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "same-origin" }, form: { ...fields2, choice_body_0: "mine" } })
+    expect(stale.status).toBe(303)
+    expect(stale.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+#edit-error$/)
+    const keptAgain = await (await c.request(stale.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(keptAgain).toContain("&lt;p&gt;Mine first&lt;/p&gt;\n&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    expect(keptAgain).toContain("This form was opened before you last signed in")
+    // A draft no longer kept (a day old, or past the session's five): the text sent back is kept anew.
+    const csrf3 = await c.csrfOf("/sites")
+    const gone = await c.request("/articles/art_m3/merge", { method: "POST", form: { ...fields2, _csrf: csrf3, draft: "unknownDraftId000000", choice_body_0: "mine" } })
+    expect(gone.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+#edit-error$/)
+    expect(await (await c.request(gone.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain("&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    // From another site, nothing is kept.
+    const forged = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "cross-site" }, form: { ...fields2, choice_body_0: "mine" } })
+    expect(forged.status).toBe(403)
+  })
+
   it("should refuse a restore that would drop a protected link the platform added since, and show the rewrite tag", async () => {
     // The platform's rewrite job inserts a backlink: revision 2, origin rewrite.
     const body = '<p>No links yet. <a href="https://partner.test/new" data-service-protected="backlink">new partner</a></p>'
@@ -440,6 +515,22 @@ describe("web pages over HTTP", () => {
     expect(res.status).toBe(303)
     const replay = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
     expect(replay.status).toBe(303)
+  })
+
+  it("should end a session 7 days after its sign-in, however recently a message refreshed its record", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const value = c.jar.get("cs_session")!
+    const key = createHash("sha256").update(value).digest("base64url")
+    const stored = await server.runtime.runPromise(OAuthStore.use((store) => store.find("WebSession", key)))
+    expect(Option.isSome(stored)).toBe(true)
+    const day = 24 * 60 * 60 * 1000
+    // Signed in 8 days ago; a saved edit's message (setFlash) wrote the record again yesterday, for another 7 days.
+    const signedInAt = Date.now() - 8 * day
+    await server.runtime.runPromise(OAuthStore.use((store) => store.upsert("WebSession", key, { ...Option.getOrThrow(stored), createdAt: signedInAt }, 6 * 24 * 60 * 60)))
+    const res = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${value}` }, redirect: "manual" })
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("/?next=%2Fsites")
   })
 
   it("should list connected agents through the MCP adapter, and the MCP address", async () => {
@@ -560,12 +651,52 @@ describe("refused web actions in the activity log", () => {
     }
   })
 
+  it("should not log a page view asked for with HEAD, and send a signed-out HEAD to sign-in like a GET", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const viewed = await c.request("/articles/art_p3", { method: "HEAD" })
+    expect(viewed.status).toBe(200)
+    expect(await entryOf(viewed)).toBeUndefined()
+    const signedOut = await client().request("/articles/art_p3", { method: "HEAD" })
+    expect(signedOut.status).toBe(303)
+    expect(signedOut.headers.get("location")).toBe("/?next=%2Farticles%2Fart_p3")
+  })
+
+  it("should offer a refused key form back as it was sent: the name typed and the access chosen, the field marked invalid", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/connect")
+    const res = await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: `  ${"n".repeat(101)}`, scope: "write" } })
+    expect(res.status).toBe(400)
+    const page = await res.text()
+    expect(page).toContain("Give the key a name of 1 to 100 characters")
+    expect(page).toMatch(/<input type="text" id="key-name" name="name"[^>]* value="  n{101}"/)
+    expect(page).toMatch(/<input type="text" id="key-name"[^>]* aria-invalid="true"/)
+    expect(page).toMatch(/<input type="radio" name="scope" value="write" checked>/)
+    expect(page).not.toMatch(/<input type="radio" name="scope" value="read-only" checked>/)
+  })
+
   it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
     const res = await c.request("/articles/art_p3/edit", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: "JSON" }) })
     expect(res.status).toBe(415)
     expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/edit", article_id: "art_p3", status: 415, error_code: "unsupported_media_type" })
+  })
+
+  it("should log an image upload without a file as refused (400 invalid_request), never as done", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3")
+    for (const image of [null, new Blob([], { type: "image/png" })]) {
+      const form = new FormData()
+      form.set("_csrf", csrf)
+      if (image !== null) form.set("image", image, "empty.png")
+      const res = await c.request("/articles/art_p3/image", { method: "POST", body: form })
+      expect(res.status).toBe(303)
+      expect(await (await c.request("/articles/art_p3")).text()).toContain("Choose an image file to upload.")
+      expect(await entryOf(res)).toMatchObject({ action: "POST /articles/{id}/image", status: 400, error_code: "invalid_request" })
+    }
   })
 
   it("should log revoking an unknown or another account's agent as 404 not_found, like an unknown key", async () => {
@@ -743,6 +874,30 @@ describe("the editor's preview past the account's limit", () => {
       const theirs = await two.request("/articles/art_p2/preview", { method: "POST", form: { _csrf: csrfTwo, title: "Theirs", body: "<p>y</p>" } })
       expect(theirs.status).toBe(200)
       expect(((await theirs.json()) as { limited: boolean }).limited).toBe(false)
+    })
+  }, 60_000)
+})
+
+describe("an edit refused for its account's share of the sanitiser", () => {
+  it("should keep the typed text as a draft and say when to try again, never answer an error page that loses it", async () => {
+    await withLimitedServer(100, async (limited, one, csrf) => {
+      // The account's share of the sanitiser filled: four large bodies of its own being sanitised.
+      const large = `<p>${Array.from({ length: 120_000 }, (_, i) => `w${i}`).join(" ")}</p>`
+      const busy = Array.from({ length: 4 }, () => limited.runtime.runPromise(Effect.result(HtmlAnalyzer.use((analyzer) => analyzer.analyze(large, "acc_p1")))))
+      // A body past what is sanitised inline (32 Ki characters) needs that share.
+      const typed = `<p>Typed by hand ${"a".repeat(40_000)}</p>`
+      const res = await one.request("/articles/art_p3/edit", { method: "POST", form: { _csrf: csrf, title: "Plain typed", body: typed, revision: "1" } })
+      await Promise.all(busy)
+      expect(res.status).toBe(303)
+      const location = res.headers.get("location")!
+      expect(location).toMatch(/^\/articles\/art_p3\?draft=[A-Za-z0-9_-]+#edit-error$/)
+      const page = await (await one.request(location.replace(/#.*$/, ""))).text()
+      expect(page).toContain("Typed by hand")
+      expect(page).toContain("Plain typed")
+      expect(page).toMatch(/Your edit was not saved: more than 4 article bodies of this account being sanitised at once\. Wait 1 seconds?, then save again\./)
+      expect(await entryOf(res, limited)).toMatchObject({ action: "POST /articles/{id}/edit", status: 429, error_code: "rate_limited" })
+      const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check", action: "TEST", startedAt: Date.now() }
+      expect((await limited.runtime.runPromise(getArticle(caller, "art_p3"))).title).toBe("Plain")
     })
   }, 60_000)
 })

@@ -137,6 +137,49 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
   })
 
+  it("should refuse an import whose account's email another account has, or that repeats an id, writing nothing (no key or site of an account that was not created)", async () => {
+    const before = [await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]
+    const taken = {
+      accounts: [
+        {
+          id: "acc_other",
+          email: "NEW@example.test",
+          password: "other-password",
+          api_keys: [{ id: "key_other", name: "k", key: "cs_otherknownplaintextkey0123456789abcd", scope: "write" }],
+          sites: [{ id: "site_other", name: "Other", url: "https://other.test", articles: [{ id: "art_other", title: "O", url: "https://other.test/o", status: "published", body: "<p>o</p>" }] }],
+        },
+      ],
+    }
+    writeFileSync(join(temp.dir, "taken.json"), JSON.stringify(taken))
+    const out = await admin("import", join(temp.dir, "taken.json"))
+    expect(out.code).toBe(1)
+    expect(out.stdout).toBe("")
+    expect(out.stderr).toContain("accounts[0].email")
+    const site = goodFile.accounts[0]!.sites[0]!
+    const repeated = {
+      accounts: [
+        {
+          id: "acc_rep",
+          email: "rep@example.test",
+          password: "rep-password",
+          sites: [{ id: "site_rep", name: "Rep", url: "https://rep.test", articles: [{ ...site.articles[0]!, id: "art_rep" }, { ...site.articles[0]!, id: "art_rep", title: "Second" }] }],
+        },
+      ],
+    }
+    writeFileSync(join(temp.dir, "repeated.json"), JSON.stringify(repeated))
+    const twice = await admin("import", join(temp.dir, "repeated.json"))
+    expect(twice.code).toBe(1)
+    expect(twice.stderr).toContain("accounts[0].sites[0].articles[1].id")
+    // A site id another account has: its articles would be written into that account's site.
+    const intoTheirs = { accounts: [{ id: "acc_into", email: "into@example.test", password: "into-password", sites: [{ ...site, name: "Not yours", backlinks: [], articles: [{ ...site.articles[0]!, id: "art_into" }] }] }] }
+    writeFileSync(join(temp.dir, "into.json"), JSON.stringify(intoTheirs))
+    const into = await admin("import", join(temp.dir, "into.json"))
+    expect(into.code).toBe(1)
+    expect(into.stderr).toContain("accounts[0].sites[0].id")
+    expect(into.stderr).toContain("belongs to another account")
+    expect([await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]).toEqual(before)
+  })
+
   it("should refuse a key name over 100 characters with a clear message, printing no key", async () => {
     const long = await admin("key", "create", "--account", "new@example.test", "--name", "k".repeat(101))
     expect(long.code).toBe(1)
@@ -205,6 +248,34 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("--password")
     expect((await admin("key", "create", "--bogus")).code).toBe(1)
+  })
+
+  it("should refuse a stray argument or an option of another command before writing anything (an unquoted name is not cut to its first word)", async () => {
+    const before = [await count("accounts"), await count("api_keys")]
+    const cases = [
+      ["account", "create", "--email", "stray@example.test", "--password", "long-enough", "--name", "John", "Smith"],
+      ["key", "create", "--account", "new@example.test", "--name", "my", "key"],
+      ["key", "create", "--account", "new@example.test", "--older-than", "3"],
+      ["account", "create", "--email", "other@example.test", "--password", "long-enough", "--read-only"],
+      ["migrate", "now"],
+      ["key", "revoke", "key_missing", "--name", "x"],
+    ]
+    for (const args of cases) {
+      const out = await admin(...args)
+      expect(out.code, args.join(" ")).toBe(1)
+      expect(out.stdout, args.join(" ")).toBe("")
+      expect(out.stderr, args.join(" ")).toMatch(/^Error: .*(does not take --|unexpected argument '(Smith|key|now)')/)
+    }
+    expect([await count("accounts"), await count("api_keys")]).toEqual(before)
+  })
+
+  it("should print an unknown command or option escaped, never a terminal escape sequence from the command line", async () => {
+    for (const args of [["bogus\u001b[31mRED"], ["--\u001b]0;owned\u0007"]]) {
+      const out = await admin(...args)
+      expect(out.code).toBe(1)
+      expect(out.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+      expect(out.stderr).toContain("\\u001b")
+    }
   })
 })
 

@@ -17,7 +17,12 @@ export interface ImportSummary {
   readonly skipped: number
 }
 
+/** The kinds of rows an import writes that belong to an account through their own `account_id`. */
+export type ImportedKind = "apiKeys" | "sites" | "articles" | "backlinks"
+
 /** Writes an import plan in one transaction, idempotent by id: existing ids are left untouched. */
 export class DataImporter extends Context.Service<DataImporter, {
   readonly apply: (plan: ImportPlan) => Effect.Effect<ImportSummary, Unavailable>
+  /** The account of each stored row of this kind whose id is among `ids` (ids not stored are left out). */
+  readonly owners: (kind: ImportedKind, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly accountId: string }>, Unavailable>
 }>()("core/DataImporter") {}

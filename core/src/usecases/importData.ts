@@ -1,9 +1,10 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { InvalidRequest } from "../errors.ts"
 import { countWords, sanitizeArticleHtml } from "../html/index.ts"
 import { toTimestamp } from "../policy/time.ts"
-import { DataImporter, type ImportPlan } from "../ports/DataImporter.ts"
+import { DataImporter, type ImportedKind, type ImportPlan } from "../ports/DataImporter.ts"
 import { Clock, Secrets } from "../ports/Platform.ts"
+import { AccountRepository } from "../ports/Repositories.ts"
 import type { AccountRecord, ApiKeyRecord, ArticleRecord, BacklinkRecord, RevisionRecord, SiteRecord } from "../ports/records.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { ImportFile } from "../schema/importFile.ts"
@@ -23,6 +24,65 @@ const bound = (s: string | null | undefined): string | null => {
   return toTimestamp(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s))
 }
 
+/** An import refused for one entry, named by its JSON path. */
+const refuse = (path: string, message: string): InvalidRequest =>
+  new InvalidRequest({ detail: `Import file: ${path}: ${message}`, errors: [{ path, message }] })
+
+/**
+ * Refuses a plan the store would write only in part: an id used twice in the file (the second
+ * entry would be skipped as "already present"), and an account whose email another account has
+ * (its row would be skipped while its keys, sites and articles were written for an account that
+ * does not exist, and its key would work). Named by the path of the entry at fault.
+ */
+const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>) =>
+  Effect.gen(function* () {
+    const seen = new Map<string, string>()
+    const once = (kind: string, id: string, path: string) => {
+      const key = `${kind}\u0000${id}`
+      if (seen.has(key)) return refuse(path, `the ${kind} id '${id}' is used twice in the file (first at ${seen.get(key)})`)
+      seen.set(key, path)
+      return null
+    }
+    const rows: ReadonlyArray<readonly [string, ReadonlyArray<{ readonly id: string }>, string]> = [
+      ["account", plan.accounts, "id"],
+      ["account email", plan.accounts.map((a) => ({ id: a.email, at: a })), "email"],
+      ["API key", plan.apiKeys, "id"],
+      ["site", plan.sites, "id"],
+      ["article", plan.articles.map((x) => x.article), "id"],
+      ["backlink", plan.backlinks, "id"],
+    ]
+    for (const [kind, list, field] of rows) {
+      for (const row of list) {
+        const at = (row as { at?: object }).at ?? row
+        const refused = once(kind, row.id, `${paths.get(at) ?? "?"}.${field}`)
+        if (refused !== null) return yield* Effect.fail(refused)
+      }
+    }
+    // An id stored already under another account: the entry would be skipped while what it
+    // holds (a site's articles, say) was written into that account's site or beside its rows.
+    const importer = yield* DataImporter
+    const kinds: ReadonlyArray<readonly [ImportedKind, ReadonlyArray<{ readonly id: string; readonly account_id: string }>, string]> = [
+      ["apiKeys", plan.apiKeys, "API key"],
+      ["sites", plan.sites, "site"],
+      ["articles", plan.articles.map((x) => x.article), "article"],
+      ["backlinks", plan.backlinks, "backlink"],
+    ]
+    for (const [kind, list, name] of kinds) {
+      const stored = new Map((yield* importer.owners(kind, list.map((x) => x.id))).map((o) => [o.id, o.accountId] as const))
+      const taken = list.find((x) => stored.has(x.id) && stored.get(x.id) !== x.account_id)
+      if (taken !== undefined) return yield* Effect.fail(refuse(`${paths.get(taken) ?? "?"}.id`, `the ${name} id '${taken.id}' belongs to another account already`))
+    }
+    const accounts = yield* AccountRepository
+    for (const a of plan.accounts) {
+      const found = yield* accounts.findByEmail(a.email)
+      if (Option.isSome(found) && found.value.id !== a.id) {
+        return yield* Effect.fail(refuse(`${paths.get(a) ?? "?"}.email`, `the email ${a.email} belongs to another account already (${found.value.id})`))
+      }
+    }
+  })
+
+type ImportPlanDraft = { -readonly [K in keyof ImportPlan]: Array<ImportPlan[K][number]> }
+
 /**
  * Validates an import file (a bad entry is named by its JSON path and nothing is imported) and
  * writes it in one transaction, idempotent by id. Bodies are sanitised like the editor does and
@@ -33,7 +93,9 @@ export const importData = (input: unknown) =>
     const file = yield* decodeInput(ImportFile, input, "Import file")
     const secrets = yield* Secrets
     const now = toTimestamp(yield* (yield* Clock).now)
-    const plan: { -readonly [K in keyof ImportPlan]: Array<ImportPlan[K][number]> } = {
+    // Where each entry of the plan came from in the file, to name it when it is refused.
+    const paths = new Map<object, string>()
+    const plan: ImportPlanDraft = {
       accounts: [],
       apiKeys: [],
       sites: [],
@@ -51,6 +113,7 @@ export const importData = (input: unknown) =>
         created_at: now,
       }
       plan.accounts.push(account)
+      paths.set(account, `accounts[${ai}]`)
       for (const [ki, k] of (a.api_keys ?? []).entries()) {
         const plaintext = k.key ?? (yield* secrets.generateApiKey)
         const key: ApiKeyRecord = {
@@ -64,11 +127,13 @@ export const importData = (input: unknown) =>
           revoked_at: null,
         }
         plan.apiKeys.push(key)
+        paths.set(key, `accounts[${ai}].api_keys[${ki}]`)
       }
       for (const [si, s] of (a.sites ?? []).entries()) {
         const siteId = s.id ?? stableId("site", accountId, s.url)
         const site: SiteRecord = { id: siteId, account_id: accountId, name: s.name, url: s.url, created_at: now }
         plan.sites.push(site)
+        paths.set(site, `accounts[${ai}].sites[${si}]`)
         for (const [ri, r] of (s.articles ?? []).entries()) {
           const articleId = r.id ?? stableId("art", siteId, r.url)
           const clean = yield* sanitizeArticleHtml(r.body).pipe(
@@ -112,8 +177,9 @@ export const importData = (input: unknown) =>
             created_at: now,
           }
           plan.articles.push({ article, firstRevision })
+          paths.set(article, `accounts[${ai}].sites[${si}].articles[${ri}]`)
         }
-        for (const b of s.backlinks ?? []) {
+        for (const [bi, b] of (s.backlinks ?? []).entries()) {
           const backlink: BacklinkRecord = {
             id: b.id ?? stableId("bl", siteId, b.source_url, b.target_url, b.date_acquired),
             account_id: accountId,
@@ -121,8 +187,10 @@ export const importData = (input: unknown) =>
             ...b,
           }
           plan.backlinks.push(backlink)
+          paths.set(backlink, `accounts[${ai}].sites[${si}].backlinks[${bi}]`)
         }
       }
     }
+    yield* checkPlan(plan, paths)
     return yield* (yield* DataImporter).apply(plan)
   })

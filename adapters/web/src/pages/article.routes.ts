@@ -78,10 +78,11 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     "/articles/:id",
     signedIn("GET /articles/{id}", async (ctx, s) => {
       const id = articleId(ctx)
-      // An edit sent after the session had expired is offered back once the person is signed in again.
-      const adopted = await adoptPendingDraft(ctx, deps, s.session, id)
-      if (adopted !== null) return redirect(ctx, draftUrl(id, adopted))
       const draftId = queryParam(ctx, "draft")
+      // An edit sent after the session had expired is offered back once the person is signed in
+      // again; one at a time (the page of a draft shows that draft, the next one waits its turn).
+      const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id) : null
+      if (adopted !== null) return redirect(ctx, draftUrl(id, adopted))
       const draft = await findDraft(deps, s.session, id, draftId)
       await showArticle(ctx, s, id, draft === null || draftId === undefined ? null : { id: draftId, draft }, draftId !== undefined && draft === null)
     }),
@@ -146,8 +147,9 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         }
         const e = outcome.failure
         noteError(ctx, e)
-        await dropDraft(deps, s.session, fields["draft"])
+        // Not saved: the draft this text came from is dropped only where a new one keeps it.
         if (e._tag === "EditConflict" && e.conflicts !== undefined && base !== undefined) {
+          await dropDraft(deps, s.session, fields["draft"])
           // Nothing is lost: the text waits on the conflict page, where the person chooses part by part.
           const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
           const kept = { ...form, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } }
@@ -155,6 +157,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         }
         const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
+        await dropDraft(deps, s.session, fields["draft"])
         // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
         const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
         await landOn(ctx, s, id, await keepDraft(deps, s.session, kept), refusal)

@@ -37,6 +37,8 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
       if (!csrfOk(ctx, s.session, fields["_csrf"])) throw new CsrfRejected()
       const file = (ctx as { file?: { buffer: Buffer } }).file
       if (file === undefined || file.buffer.length === 0) {
+        // Nothing to upload is a refusal like any other: logged with its code, never as done.
+        noteOutcome(ctx, 400, "invalid_request")
         await setFlash(deps, s.session, { kind: "error", message: "Choose an image file to upload." })
         return redirect(ctx, back)
       }

@@ -15,7 +15,15 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
     return mcp?.listConnectedClients === undefined ? null : await mcp.listConnectedClients(deps, accountId)
   }
 
-  const showConnect = async (ctx: Ctx, s: Signed, status: number, created: { key: string; view: ApiKeyView } | null, shownBefore: boolean, nameError: string | null) => {
+  const showConnect = async (
+    ctx: Ctx,
+    s: Signed,
+    status: number,
+    created: { key: string; view: ApiKeyView } | null,
+    shownBefore: boolean,
+    nameError: string | null,
+    keyForm: { readonly name: string; readonly scope: "write" | "read-only" } | null = null,
+  ) => {
     const [keys, clients] = await Promise.all([runCoreOrThrow(deps, listApiKeys(s.account.id)), connectedClients(s.account.id)])
     render(
       ctx,
@@ -23,7 +31,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       s,
       "connect",
       "Connect Site",
-      connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError }),
+      connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError, keyForm }),
       await takeFlash(deps, s.session),
       true,
     )
@@ -49,7 +57,8 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       const scope = fields["scope"] === "write" ? "write" : "read-only"
       if (name === "" || name.length > 100) {
         noteOutcome(ctx, 400, "invalid_request")
-        return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.")
+        // Offered back as sent: the name as typed, and the access chosen (never reset to read-only unseen).
+        return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.", { name: (fields["name"] ?? "").slice(0, 1000), scope })
       }
       noteSubject(ctx, { name })
       const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }))

@@ -25,6 +25,8 @@ export const connectContent = (input: {
   clients: ReadonlyArray<ConnectedClientView> | null
   csrf: string
   nameError: string | null
+  /** A refused key form, offered back as it was sent (the name as typed, the access chosen). */
+  keyForm?: { readonly name: string; readonly scope: "write" | "read-only" } | null
 }): Html => {
   const base = input.publicUrl
   const mcpUrl = `${base}/mcp`
@@ -57,12 +59,12 @@ export const connectContent = (input: {
         <form method="post" action="/connect/keys" class="stack">
           ${csrfInput(input.csrf)}
           <div><label for="key-name">Name</label>
-            <input type="text" id="key-name" name="name" required maxlength="100" aria-describedby="key-name-hint${input.nameError ? " key-name-error" : ""}"${input.nameError ? html` autofocus` : ""}>
+            <input type="text" id="key-name" name="name"${input.keyForm ? html` value="${input.keyForm.name}"` : ""} required maxlength="100" aria-describedby="key-name-hint${input.nameError ? " key-name-error" : ""}"${input.nameError ? html` aria-invalid="true" autofocus` : ""}>
             <p class="hint" id="key-name-hint">Where the key is used, e.g. “Reporting script”.</p>
             ${input.nameError ? html`<p class="notice notice-error" id="key-name-error" role="alert">${input.nameError}</p>` : ""}</div>
           <fieldset><legend>Access</legend>
-            <label class="radio"><input type="radio" name="scope" value="read-only" checked> Read-only: list sites, articles, backlinks and stats</label>
-            <label class="radio"><input type="radio" name="scope" value="write"> Write: also edit articles and featured images</label>
+            <label class="radio"><input type="radio" name="scope" value="read-only"${input.keyForm?.scope === "write" ? "" : html` checked`}> Read-only: list sites, articles, backlinks and stats</label>
+            <label class="radio"><input type="radio" name="scope" value="write"${input.keyForm?.scope === "write" ? html` checked` : ""}> Write: also edit articles and featured images</label>
           </fieldset>
           <div><button type="submit" class="button">Create key</button></div>
         </form>

@@ -59,7 +59,16 @@ export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal |
         ? { message: "Please correct the following:", blocks: [], details: sentences(e.errors) }
         : e._tag === "DailyEditLimit" || e._tag === "EditConflict"
           ? { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] }
-          : null
+          : e._tag === "RateLimited"
+            ? // The account's share of the sanitiser (or of the form reader) is busy: the text waits, not lost.
+              {
+                message: `Your edit was not saved: ${e.counted === undefined ? `your account has made more than ${e.limit} requests in a minute` : `more than ${e.limit} ${e.counted}`}. Wait ${e.retryAfterSeconds} ${e.retryAfterSeconds === 1 ? "second" : "seconds"}, then save again.`,
+                blocks: [],
+                details: [],
+              }
+            : e._tag === "Unavailable"
+              ? { message: "Your edit was not saved: the service is busy. Wait a few seconds, then save again.", blocks: [], details: [] }
+              : null
 
 /** The message after a saved edit: the revision made, whose changes it was merged with, what the sanitiser removed. */
 export const savedFlash = (id: string, result: UpdateArticleResult, theirsBy: string | null, settled = 0): Flash => {

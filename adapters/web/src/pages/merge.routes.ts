@@ -13,10 +13,11 @@ import {
 } from "@content-site/core"
 import { setFlash } from "@content-site/http"
 import { Effect, Result } from "effect"
-import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
-import { type Draft, dropDraft, findDraft, keepDraft } from "../drafts.ts"
-import { queryParam } from "../forms.ts"
-import { type Ctx, articleId, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
+import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import { type Draft, dropDraft, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
+import { type FormFields, queryParam, readForm } from "../forms.ts"
+import { csrfOk } from "@content-site/http"
+import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
 import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
@@ -24,7 +25,7 @@ import { mergeContent, mergeFields } from "./merge.ts"
 const MAX_COMPARED_PARTS = 20
 
 export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
-  const { deps, render, signedIn, postedForm } = kit
+  const { deps, render, signedIn } = kit
 
   /** The three-way merge of a draft (mine, written against its revision) with revision `theirs` of the article. */
   const mergeOf = (s: Signed, id: string, draft: Draft, theirs: number, withComparisons = false) =>
@@ -75,7 +76,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       s,
       "sites",
       `Settle a conflict · ${article.title}`,
-      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, csrf: s.session.csrf, chosen, error }),
+      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, mine: { title: draft.title, body: draft.body }, csrf: s.session.csrf, chosen, error }),
       null,
       true,
     )
@@ -96,65 +97,106 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     }),
   )
 
+  /**
+   * The person's edit as the conflict page sends it back (`mine_title`, `mine_body`, against
+   * revision `base`), for when the draft it came from cannot be read: its session has ended.
+   */
+  const sentBack = (id: string, fields: FormFields, message: string): Draft | null =>
+    fields["mine_body"] === undefined
+      ? null
+      : {
+          articleId: id,
+          title: (fields["mine_title"] ?? "").slice(0, 1000),
+          body: fields["mine_body"],
+          reason: (fields["reason"] ?? "").trim().slice(0, 1000),
+          revision: /^[1-9][0-9]{0,8}$/.test(fields["base"] ?? "") ? Number(fields["base"]) : 0,
+          refusal: { message, blocks: [], details: [] },
+        }
+
   router.post(
     "/articles/:id/merge",
-    signedIn("POST /articles/{id}/merge", async (ctx, s) => {
-      const id = articleId(ctx)
-      noteSubject(ctx, { articleId: id })
-      const fields = await postedForm(ctx, s.session)
-      const draftId = fields["draft"]
-      const draft = await findDraft(deps, s.session, id, draftId)
-      if (draft === null || draftId === undefined) return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
-      const theirs = /^[1-9][0-9]{0,8}$/.test(fields["theirs"] ?? "") ? Number(fields["theirs"]) : null
-      if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
-      const { merge } = await mergeOf(s, id, draft, theirs)
-      const reason = (fields["reason"] ?? "").trim()
-      const chosen = new Map<string, { take: "theirs" | "mine" | "edit"; html: string }>()
-      for (const c of merge.conflicts) {
-        const names = mergeFields(c.unit)
-        const take = fields[names.choice]
-        if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, { take, html: fields[names.edit] ?? "" })
-      }
-      const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
-      if (missing > 0) {
-        // Replacing their version is a choice made here, never a default: each part needs one.
-        const kept = { ...draft, reason }
-        return show(ctx, s, 400, id, draftId, kept, theirs, chosen, `Choose a version for each part (${missing} without a choice), then save again.`)
-      }
-      const choices = new Map<string, ConflictChoice>(
-        [...chosen].map(([unit, c]) => [unit, c.take === "edit" ? { html: c.html } : { take: c.take }] as const),
-      )
-      const title = chosen.get("title")
-      const settledTitle = title === undefined ? merge.title! : title.take === "edit" ? title.html : title.take === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
-      const body = settleMerge(merge, choices)
-      const outcome = await runCore(
-        deps,
-        Effect.flatMap(
-          decodeInput(UpdateArticleBody, { title: settledTitle, body, ...(reason === "" ? {} : { reason }), base_revision: theirs }, "Edit"),
-          (input) => updateArticle(s.caller, id, input, { dryRun: false }),
-        ),
-      )
-      if (Result.isSuccess(outcome)) {
-        const { result } = outcome.success
-        if (result.revision !== null) noteCommitted(ctx)
+    signedIn(
+      "POST /articles/{id}/merge",
+      async (ctx, s) => {
+        const id = articleId(ctx)
+        noteSubject(ctx, { articleId: id })
+        const fields = await readForm(ctx)
+        if (!csrfOk(ctx, s.session, fields["_csrf"])) {
+          // A conflict page of an earlier sign-in, sent from this service's page: its draft belonged
+          // to that session, so the text it sends back is kept in this one (as the edit form's is).
+          const kept = sentFromOwnPage(ctx, deps) ? sentBack(id, fields, "This form was opened before you last signed in, so it was not saved.") : null
+          if (kept === null) throw new CsrfRejected()
+          noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
+          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal)
+        }
+        const draftId = fields["draft"]
+        const draft = await findDraft(deps, s.session, id, draftId)
+        if (draft === null || draftId === undefined) {
+          // The draft is gone (a day old, or the oldest of more than five): the text sent back is kept anew.
+          const kept = sentBack(id, fields, "This edit was not saved: it waited too long on the conflict page. Save it again to compare it with the newest revision.")
+          if (kept !== null) return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal)
+          return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
+        }
+        const theirs = /^[1-9][0-9]{0,8}$/.test(fields["theirs"] ?? "") ? Number(fields["theirs"]) : null
+        if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
+        const { merge } = await mergeOf(s, id, draft, theirs)
+        const reason = (fields["reason"] ?? "").trim()
+        const chosen = new Map<string, { take: "theirs" | "mine" | "edit"; html: string }>()
+        for (const c of merge.conflicts) {
+          const names = mergeFields(c.unit)
+          const take = fields[names.choice]
+          if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, { take, html: fields[names.edit] ?? "" })
+        }
+        const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
+        if (missing > 0) {
+          // Replacing their version is a choice made here, never a default: each part needs one.
+          const kept = { ...draft, reason }
+          return show(ctx, s, 400, id, draftId, kept, theirs, chosen, `Choose a version for each part (${missing} without a choice), then save again.`)
+        }
+        const choices = new Map<string, ConflictChoice>(
+          [...chosen].map(([unit, c]) => [unit, c.take === "edit" ? { html: c.html } : { take: c.take }] as const),
+        )
+        const title = chosen.get("title")
+        const settledTitle = title === undefined ? merge.title! : title.take === "edit" ? title.html : title.take === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
+        const body = settleMerge(merge, choices)
+        const outcome = await runCore(
+          deps,
+          Effect.flatMap(
+            decodeInput(UpdateArticleBody, { title: settledTitle, body, ...(reason === "" ? {} : { reason }), base_revision: theirs }, "Edit"),
+            (input) => updateArticle(s.caller, id, input, { dryRun: false }),
+          ),
+        )
+        if (Result.isSuccess(outcome)) {
+          const { result } = outcome.success
+          if (result.revision !== null) noteCommitted(ctx)
+          await dropDraft(deps, s.session, draftId)
+          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs, result.article.revision))
+          await setFlash(deps, s.session, savedFlash(id, result, theirsBy, merge.conflicts.length))
+          return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+        }
+        const e = outcome.failure
+        noteError(ctx, e)
+        const settled: Draft = { ...draft, title: settledTitle, body, reason, revision: theirs }
+        // Not saved: the draft is dropped only where a new one keeps the settled text.
+        if (e._tag === "EditConflict" && e.conflicts !== undefined) {
+          await dropDraft(deps, s.session, draftId)
+          // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.
+          const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+          const refusal = { message: e.detail, blocks: [], details: [], conflictWith: current.revision }
+          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal, "merge")
+        }
+        const refusal = refusalOf(ctx, deps, e)
+        if (refusal === null) throw e
         await dropDraft(deps, s.session, draftId)
-        const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs, result.article.revision))
-        await setFlash(deps, s.session, savedFlash(id, result, theirsBy, merge.conflicts.length))
-        return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
-      }
-      const e = outcome.failure
-      noteError(ctx, e)
-      await dropDraft(deps, s.session, draftId)
-      const settled: Draft = { ...draft, title: settledTitle, body, reason, revision: theirs }
-      if (e._tag === "EditConflict" && e.conflicts !== undefined) {
-        // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.
-        const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
-        const refusal = { message: e.detail, blocks: [], details: [], conflictWith: current.revision }
-        return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal, "merge")
-      }
-      const refusal = refusalOf(ctx, deps, e)
-      if (refusal === null) throw e
-      await landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal)
-    }),
+        await landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal)
+      },
+      // Sent after the sign-in ended: the draft cannot be read now, the text sent back with the form is kept.
+      async (ctx) => {
+        const id = ctx.params["id"]
+        if (!isId(id)) return
+        const kept = sentBack(id, await readForm(ctx), "Your session had expired, so this edit was not saved.")
+        if (kept !== null) await keepPendingDraft(ctx, deps, kept)
+      },
+    ),
   )
 }

@@ -19,6 +19,12 @@ export interface MergeView {
   /** Changes of theirs that merge cleanly and are kept whatever is chosen here. */
   readonly mergedUnits: number
   readonly reason: string
+  /**
+   * The person's whole edit (the draft's title and body as typed), sent back with the form: if the
+   * sign-in has ended when it arrives, the draft (kept for that session) cannot be read, and this
+   * text is kept instead and offered back after the next sign-in.
+   */
+  readonly mine: { readonly title: string; readonly body: string }
   readonly csrf: string
   /** Choices already made (after a form sent without one for every part), by unit. */
   readonly chosen: ReadonlyMap<string, { readonly take: "theirs" | "mine" | "edit"; readonly html: string }>
@@ -58,6 +64,9 @@ export const mergeContent = (v: MergeView): Html => {
       ${csrfInput(v.csrf)}
       <input type="hidden" name="draft" value="${v.draftId}">
       <input type="hidden" name="theirs" value="${v.theirs}">
+      <input type="hidden" name="base" value="${v.base}">
+      <input type="hidden" name="mine_title" value="${v.mine.title}">
+      <input type="hidden" name="mine_body" value="${v.mine.body}">
       ${v.conflicts.map((c) => {
         const label = unitLabel(c.unit, c.unit === "title" ? 0 : bodyIndex++)
         const field = fieldOf(c.unit)
