@@ -973,6 +973,34 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await reserve("acc_i", stuck, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
       })
 
+      it("should never give a key whose change was applied to a retry: applied with its revision once its lease ends, not freed by a release", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[0]!
+        const key = uid("idem")
+        expect(await reserve(accountId, key, "f1", t0)).toEqual({ kind: "reserved" })
+        const hold = { key, fingerprint: "f1" }
+        const out = await run(
+          ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Applied once"), idempotency: hold }))),
+        )
+        const revision = { articleId: target.id, number: out.committed!.revision.number }
+        // its request still holds the key: pending
+        expect(await reserve(accountId, key, "f1", t0 + 60_000)).toEqual({ kind: "pending", fingerprint: "f1" })
+        // the lease ended and no answer was kept (the request died after its change): applied, for this request or another
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000)).toEqual({ kind: "applied", fingerprint: "f1", revision })
+        expect(await reserve(accountId, key, "f2", t0 + 5 * 60_000)).toEqual({ kind: "applied", fingerprint: "f1", revision })
+        // released (its answer was not worth keeping): not freed, its lease ended at once
+        await run(IdempotencyStore.use((s) => s.release(accountId, key, "f1")))
+        expect(await reserve(accountId, key, "f1", t0 + 1)).toEqual({ kind: "applied", fingerprint: "f1", revision })
+        // an answer kept after all: completed as any
+        await run(IdempotencyStore.use((s) => s.complete(accountId, key, "f1", answer)))
+        expect(await reserve(accountId, key, "f1", t0 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer })
+        // a change made with another request's fingerprint marks nothing: that key is taken over when its lease ends
+        const other = uid("idem")
+        await reserve(accountId, other, "f1", t0)
+        await run(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Other"), idempotency: { key: other, fingerprint: "f9" } }))))
+        expect(await reserve(accountId, other, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
+      })
+
       it("should give a key to exactly one of many concurrent reservations", async () => {
         const key = uid("idem")
         const outcomes = await runtime.runPromise(

@@ -9,6 +9,7 @@ import { startServer, type StartedServer } from "../../apps/server/server.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDatabase } from "../e2e/helpers.ts"
 import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "./support.ts"
@@ -179,6 +180,32 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     expect((await rest("/articles/art_a1_4/revisions")).data).toHaveLength(3)
     const log = await rest("/activity?channel=mcp&per_page=100")
     expect(log.data.filter((e: { action: string }) => e.action === "edit_article").length).toBeGreaterThanOrEqual(3)
+  })
+
+  it("should not make a change again whose answer was never kept (the key's completion failed after the change): a conflict naming its revision", async () => {
+    const db = new pg.Client({ connectionString: database.url })
+    await db.connect()
+    try {
+      // the key's answer cannot be kept (as if the service had stopped right after the change committed)
+      await db.query(`create function refuse_completion() returns trigger language plpgsql as $$ begin raise exception 'no completion'; end $$`)
+      await db.query(`create trigger refuse_completion before update on idempotency_keys for each row when (new.status is not null) execute function refuse_completion()`)
+      const key = crypto.randomUUID()
+      const args = { article_id: "art_a1_2", edits: [{ find: "more text", replace: "more text, once" }], idempotency_key: key }
+      const first = ok("edit_article", await call("edit_article", args))
+      const savedAs = (first as { revision: { number: number } }).revision.number
+      await db.query("drop trigger refuse_completion on idempotency_keys")
+      await db.query("drop function refuse_completion")
+      // its lease ends (the request is gone)
+      await db.query(`update idempotency_keys set lease_until = 'epoch' where key = $1`, [key])
+      const retried = problemOf(await call("edit_article", args))
+      expect(retried.code).toBe("edit_conflict")
+      expect(retried.detail).toContain(`article 'art_a1_2', revision ${savedAs}`)
+      expect((await rest("/articles/art_a1_2")).revision).toBe(savedAs)
+    } finally {
+      await db.query("drop trigger if exists refuse_completion on idempotency_keys")
+      await db.query("drop function if exists refuse_completion")
+      await db.end()
+    }
   })
 
   it("should replay a refused write as the first tool result: one text content holding the same problem", async () => {

@@ -426,14 +426,15 @@ export const mcpEndpoint = (options: {
       // no arguments are no arguments; `null`, an array or a string are refused like any bad argument
       return Effect.flatMap(decodeInput(tool.input, rawArgs === undefined ? {} : rawArgs, `Arguments of ${name}`), (args) => {
         target = tool.target(args)
-        const answer = Effect.map(tool.run(caller, args), (answered): Attempt => {
-          const value = answered as Record<string, unknown>
-          // an answer that shows the article shows its site: the entry need not look it up again
-          if (target.articleId != null && target.siteId == null) target = { ...target, siteId: answeredSite(value) }
-          return { value }
-        })
+        const answerAs = (runner: Caller) =>
+          Effect.map(tool.run(runner, args), (answered): Attempt => {
+            const value = answered as Record<string, unknown>
+            // an answer that shows the article shows its site: the entry need not look it up again
+            if (target.articleId != null && target.siteId == null) target = { ...target, siteId: answeredSite(value) }
+            return { value }
+          })
         const key = tool.idempotent === true && typeof args.idempotency_key === "string" ? (args.idempotency_key as string) : undefined
-        if (key === undefined) return answer
+        if (key === undefined) return answerAs(caller)
         // The answer's shape (`response`) is not part of the request: a replay answers in the shape asked for now.
         const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
         return Effect.flatMap(requestFingerprint({ tool: name, args: rest }), (fingerprint) =>
@@ -446,7 +447,8 @@ export const mcpEndpoint = (options: {
               return Effect.succeed<Attempt>({ replay: asReplayed({ content: [{ type: "text", text: tool.render(value) }], structuredContent: value }) })
             }
             held = { key, fingerprint, dryRun: args.dry_run === true }
-            return answer
+            // the change the tool makes marks its key applied in the change's own transaction
+            return answerAs({ ...caller, idempotency: { key, fingerprint } })
           }),
         )
       })

@@ -53,6 +53,14 @@ export const memoryArticleWriter = (state: MemoryState) => {
           }
           state.articles.set(articleId, article)
           state.revisions.set(`${articleId}#${revision.number}`, revision)
+          // the call's pending idempotency key, marked applied with this revision (as the database does in the change's transaction)
+          if (change.idempotency !== undefined) {
+            const keyId = `${accountId}#${change.idempotency.key}`
+            const held = state.idempotency.get(keyId)
+            if (held !== undefined && held.answer === null && held.fingerprint === change.idempotency.fingerprint) {
+              state.idempotency.set(keyId, { ...held, applied: { articleId, number: revision.number } })
+            }
+          }
           if (change.activity) {
             const key = `${change.activity.channel}#${change.activity.request_id}`
             if (!state.activityRequestIds.has(key)) {

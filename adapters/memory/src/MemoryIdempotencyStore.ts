@@ -1,4 +1,4 @@
-import { IdempotencyStore, type KeptAnswer } from "@content-site/core"
+import { IdempotencyStore, type KeptAnswer, type RevisionRef } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
 
@@ -8,6 +8,8 @@ export interface MemoryIdempotencyEntry {
   readonly answer: KeptAnswer | null
   readonly leaseUntilMs: number
   readonly expiresAtMs: number
+  /** Pending, its change applied (the writer marks it): never taken over when its lease ends. */
+  readonly applied?: RevisionRef
 }
 
 /**
@@ -29,12 +31,13 @@ export const memoryIdempotencyStore = (state: MemoryState) => {
         const free =
           existing === undefined ||
           existing.expiresAtMs <= times.nowMs ||
-          (existing.answer === null && existing.leaseUntilMs <= times.nowMs) ||
+          (existing.answer === null && existing.leaseUntilMs <= times.nowMs && existing.applied === undefined) ||
           (existing.answer !== null && "rerun" in existing.answer && existing.fingerprint === fingerprint)
         if (!free) {
-          return existing.answer === null
-            ? { kind: "pending" as const, fingerprint: existing.fingerprint }
-            : { kind: "completed" as const, fingerprint: existing.fingerprint, answer: existing.answer }
+          if (existing.answer !== null) return { kind: "completed" as const, fingerprint: existing.fingerprint, answer: existing.answer }
+          return existing.applied !== undefined && existing.leaseUntilMs <= times.nowMs
+            ? { kind: "applied" as const, fingerprint: existing.fingerprint, revision: existing.applied }
+            : { kind: "pending" as const, fingerprint: existing.fingerprint }
         }
         if (existing === undefined && state.idempotency.size >= 10_000) {
           for (const [k, e] of state.idempotency) if (e.expiresAtMs <= times.nowMs) state.idempotency.delete(k)
@@ -49,7 +52,11 @@ export const memoryIdempotencyStore = (state: MemoryState) => {
       }),
     release: (accountId, key, fingerprint) =>
       Effect.sync(() => {
-        if (pendingWith(accountId, key, fingerprint) !== undefined) state.idempotency.delete(id(accountId, key))
+        const entry = pendingWith(accountId, key, fingerprint)
+        if (entry === undefined) return
+        // a key whose change was applied is not freed (a retry would make it again): its lease ends now
+        if (entry.applied === undefined) state.idempotency.delete(id(accountId, key))
+        else state.idempotency.set(id(accountId, key), { ...entry, leaseUntilMs: 0 })
       }),
   })
 }

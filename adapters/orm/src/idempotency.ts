@@ -7,20 +7,29 @@ import { json, type Sql } from "./sql.ts"
 // Status 0: the request was answered and nothing of its answer is kept (`rerun`).
 const RERUN = 0
 // One statement reserves the key: a new row, or a row that is free (expired, pending past its
-// lease, or kept nothing and asked by the same request again) taken over. Concurrent reservations
+// lease with no change applied, or kept nothing and asked by the same request again) taken over.
+// A pending row's revision columns say its change was applied (the writer sets them in the
+// change's transaction); `complete` then writes the answer over them. Concurrent reservations
 // of one key queue on the row; exactly one inserts or updates it, the others find it held and read it.
 const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, revision_article_id, revision_number, lease_until, expires_at)
   values ($1, $2, $3, null, null, null, null, null, $4::timestamptz, $5::timestamptz)
   on conflict (account_id, key) do update set fingerprint = excluded.fingerprint, status = null, headers = null, body = null,
     revision_article_id = null, revision_number = null, lease_until = excluded.lease_until, expires_at = excluded.expires_at
   where idempotency_keys.expires_at <= $6::timestamptz
-    or (idempotency_keys.status is null and idempotency_keys.lease_until <= $6::timestamptz)
+    or (idempotency_keys.status is null and idempotency_keys.lease_until <= $6::timestamptz and idempotency_keys.revision_number is null)
     or (idempotency_keys.status = ${RERUN} and idempotency_keys.fingerprint = excluded.fingerprint)
   returning 1 as reserved`
-const HOLDER = `select fingerprint, status, headers, body, revision_article_id, revision_number from idempotency_keys where account_id = $1 and key = $2`
+const HOLDER = `select fingerprint, status, headers, body, revision_article_id, revision_number, lease_until <= $3::timestamptz as lease_ended
+  from idempotency_keys where account_id = $1 and key = $2`
 const COMPLETE = `update idempotency_keys set status = $4, headers = $5::jsonb, body = $6, revision_article_id = $7, revision_number = $8
   where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
-const RELEASE = `delete from idempotency_keys where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
+// A key whose change was applied is not freed (a retry would make the change again): its lease ends
+// now instead, so that a retry is told at once that it was applied.
+const RELEASE = `with freed as (
+    delete from idempotency_keys where account_id = $1 and key = $2 and fingerprint = $3 and status is null and revision_number is null
+  )
+  update idempotency_keys set lease_until = 'epoch'::timestamptz
+  where account_id = $1 and key = $2 and fingerprint = $3 and status is null and revision_number is not null`
 
 interface HolderRow {
   readonly fingerprint: string
@@ -29,6 +38,7 @@ interface HolderRow {
   readonly body: string | null
   readonly revision_article_id: string | null
   readonly revision_number: number | null
+  readonly lease_ended: boolean
 }
 
 /** What a completed row keeps. */
@@ -60,9 +70,15 @@ export const ormIdempotencyStore = (sql: Sql) =>
             new Date(times.nowMs).toISOString(),
           ])
           if (reserved.length > 0) return { kind: "reserved" }
-          const holder = (await sql<HolderRow>(HOLDER, [accountId, key]))[0]
+          const holder = (await sql<HolderRow>(HOLDER, [accountId, key, new Date(times.nowMs).toISOString()]))[0]
           if (holder === undefined) continue
-          if (holder.status === null) return { kind: "pending", fingerprint: holder.fingerprint }
+          if (holder.status === null) {
+            // pending; with a revision, its change was applied (in the change's transaction): once the
+            // lease has ended its request is gone and its answer was never kept
+            return holder.lease_ended && holder.revision_article_id !== null && holder.revision_number !== null
+              ? { kind: "applied", fingerprint: holder.fingerprint, revision: { articleId: holder.revision_article_id, number: holder.revision_number } }
+              : { kind: "pending", fingerprint: holder.fingerprint }
+          }
           return { kind: "completed", fingerprint: holder.fingerprint, answer: keptOf({ ...holder, status: holder.status }) }
         }
         throw new Error("idempotency key: could not reserve or read it")

@@ -84,6 +84,14 @@ const writeChange = async (em: Em, revision: ReturnType<typeof revisionRow>, art
   )
 }
 
+/** Marks a call's pending idempotency key applied with the revision its change made (same transaction). */
+const markKeyApplied = (em: Em, accountId: string, hold: { readonly key: string; readonly fingerprint: string }, articleId: string, number: number) =>
+  em.execute(
+    `update idempotency_keys set revision_article_id = ?, revision_number = ?
+     where account_id = ? and key = ? and fingerprint = ? and status is null`,
+    [articleId, number, accountId, hold.key, hold.fingerprint],
+  )
+
 export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
   const sql = nativeSql(orm)
   return Layer.succeed(ArticleWriter, {
@@ -131,6 +139,9 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
               const written = articleRow(next)
               await writeChange(em, revisionRow(revision), written)
               if (change.activity) await insertActivity(em, activityRow(change.activity))
+              // The call's idempotency key, still pending, marked applied with this revision: a retry
+              // after the call died before keeping its answer finds it so and does not run again.
+              if (change.idempotency !== undefined) await markKeyApplied(em, accountId, change.idempotency, articleId, revision.number)
               // (the row read under the lock is left as it was read: the transaction's flush finds nothing to write)
               const article: ArticleRecord = articleOf(written)
               return {

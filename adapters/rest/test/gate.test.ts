@@ -295,6 +295,21 @@ describe("writes: edits left, idempotency keys and replays", () => {
     expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([200, null])
   })
 
+  it("should not make a write again whose answer was never kept (the service stopped after its change): 409 naming the revision it made", async () => {
+    const { state, clock, call } = await serve()
+    const first = await call("PUT", "/articles/art_2", { headers: { "idempotency-key": "k-died" }, json: { title: "Tulips, once" } })
+    expect(first.status).toBe(200)
+    const revision = first.body?.["article"]["revision"] as number
+    // as if the process had died between the change's commit and the keeping of its answer
+    const entry = state.idempotency.get("acc_a#k-died")!
+    state.idempotency.set("acc_a#k-died", { ...entry, answer: null })
+    clock.advance(5 * 60_000)
+    const retry = await call("PUT", "/articles/art_2", { headers: { "idempotency-key": "k-died" }, json: { title: "Tulips, once" } })
+    expect(retry.status).toBe(409)
+    expect(retry.body?.["detail"]).toContain(`article 'art_2', revision ${revision}`)
+    expect((await call("GET", "/articles/art_2")).body?.["revision"]).toBe(revision)
+  })
+
   it("should refuse an Idempotency-Key that is sent empty or malformed with 400, naming the header", async () => {
     const s = await serve()
     for (const value of ["", "with space", "x".repeat(256)]) {

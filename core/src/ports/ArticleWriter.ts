@@ -10,7 +10,9 @@ import type { ArticleChange, ArticleRecord, CommittedChange, EditBudget } from "
  * writer that cannot get the lock or loses a race fails with EditConflict, and nothing is written.
  * A plan that returns null writes nothing and counts nothing. A null budget is a change that is
  * not counted (the platform's own jobs); a change carrying a `rewrite_id` records it in the same
- * transaction, and one whose `rewrite_id` is recorded already fails with EditConflict.
+ * transaction, and one whose `rewrite_id` is recorded already fails with EditConflict; a change
+ * carrying `idempotency` marks that key's pending entry applied with its revision in the same
+ * transaction.
  */
 export class ArticleWriter extends Context.Service<ArticleWriter, {
   readonly change: <E, R>(

@@ -37,13 +37,19 @@ export type Reservation =
   | { readonly kind: "pending"; readonly fingerprint: string }
   /** A request with this key was answered: its fingerprint and what was kept of its answer. */
   | { readonly kind: "completed"; readonly fingerprint: string; readonly answer: KeptAnswer }
+  /**
+   * The request that held the key made its change (this revision) and then died before its answer
+   * was kept (its lease has ended): the key is not taken over, so the change is never made twice.
+   */
+  | { readonly kind: "applied"; readonly fingerprint: string; readonly revision: RevisionRef }
 
 /**
  * Idempotency keys per account, shared by every instance. `reserve` is atomic: of any number of
  * requests reserving the same free key at once, exactly one gets `reserved`; the others see it
  * `pending` (then `completed`). An entry expired at `nowMs`, a pending one whose lease has
- * ended (its request died), and one that kept nothing to replay (`rerun`) reserved again by the
- * same request (same fingerprint) count as free and are taken over.
+ * ended (its request died) unless its change was applied (`ArticleChange.idempotency`: then it is
+ * `applied`), and one that kept nothing to replay (`rerun`) reserved again by the same request
+ * (same fingerprint) count as free and are taken over.
  */
 export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   readonly reserve: (
@@ -54,6 +60,9 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   ) => Effect.Effect<Reservation, Unavailable>
   /** Keeps what is kept of the answer of the request that reserved the key (pending, same fingerprint). */
   readonly complete: (accountId: string, key: string, fingerprint: string, answer: KeptAnswer) => Effect.Effect<void, Unavailable>
-  /** Frees a key whose request ended without an answer worth repeating (pending, same fingerprint). */
+  /**
+   * Frees a key whose request ended without an answer worth repeating (pending, same fingerprint);
+   * one whose change was applied is not freed but its lease ended (a retry is then `applied`).
+   */
   readonly release: (accountId: string, key: string, fingerprint: string) => Effect.Effect<void, Unavailable>
 }>()("core/IdempotencyStore") {}

@@ -133,6 +133,11 @@ export interface ArticleChange {
   readonly activity: ActivityRecord | null
   /** The rewrite job's line that made the change, recorded in the same transaction (see RewriteLedger). */
   readonly rewrite_id?: string
+  /**
+   * The idempotency key of the call that made the change (held, pending): marked applied, with the
+   * change's revision, in the same transaction (see IdempotencyStore's `applied`).
+   */
+  readonly idempotency?: { readonly key: string; readonly fingerprint: string }
 }
 
 /** The daily edit budget a change is counted against, checked in the same transaction. */

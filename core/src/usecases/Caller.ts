@@ -32,4 +32,16 @@ export interface Caller {
    * the id in its own transaction, so the line is never applied twice.
    */
   readonly rewriteId?: string
+  /**
+   * The idempotency key this call holds (`claimIdempotencyKey` answered `run`): a change it makes
+   * marks the key applied in its own transaction, so that a retry after the call died between
+   * the change and its answer's keeping never applies it again.
+   */
+  readonly idempotency?: IdempotencyHold
+}
+
+/** An idempotency key held by a call: the key and the fingerprint of its request. */
+export interface IdempotencyHold {
+  readonly key: string
+  readonly fingerprint: string
 }

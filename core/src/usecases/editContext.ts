@@ -68,6 +68,7 @@ export const makeChange = (
       featured_image: next.featured_image,
       updated_at: toTimestamp(now),
       ...(caller.rewriteId !== undefined ? { rewrite_id: caller.rewriteId } : {}),
+      ...(caller.idempotency !== undefined ? { idempotency: caller.idempotency } : {}),
       revision: {
         id: yield* ids.make("rev"),
         origin: originOf(caller),

@@ -92,7 +92,9 @@ export const requestFingerprint = (parts: unknown): Effect.Effect<string> =>
  * first answer when the same request used it within 24 hours (a write's answer rebuilt from the
  * revision it names; a dry run, or a refusal too large to keep, is `run` again, as is a key
  * without a request of its own). The same key with another request is IdempotencyKeyReused; the same request while the first is still running is EditConflict
- * (retry in a moment: it then replays the first answer), so two at once make one change.
+ * (retry in a moment: it then replays the first answer), so two at once make one change. A
+ * request whose change was applied but whose answer was never kept (the service stopped in
+ * between) is EditConflict naming the revision it made, and nothing runs again.
  * Keys serve writes only: a caller that may not write is InsufficientScope before any key is
  * looked up, so a read-only key never replays (or learns of) a write key's answer.
  */
@@ -115,6 +117,12 @@ export const claimIdempotencyKey = (caller: Caller, key: string, fingerprint: st
       return yield* new EditConflict({
         detail: "A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.",
         retryAfterSeconds: 1,
+      })
+    }
+    if (reservation.kind === "applied") {
+      const { articleId, number } = reservation.revision
+      return yield* new EditConflict({
+        detail: `The request with this Idempotency-Key was applied (article '${articleId}', revision ${number}), but the service stopped before its answer was kept, so it cannot be sent again. Nothing was changed now; read the article for the result.`,
       })
     }
     const kept = reservation.answer

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest"
 import {
   claimIdempotencyKey,
   editArticle,
+  getArticle,
+  IDEMPOTENCY_LEASE_MS,
   keptAnswerOf,
   MAX_KEPT_ANSWER_BYTES,
   recordIdempotentAnswer,
@@ -45,6 +47,25 @@ describe("claimIdempotencyKey", () => {
     await w.run(updateArticle(caller(), "art_1", { body: fixture.accounts[0]!.sites[0]!.articles[0]!.body }, { dryRun: false }))
     const replay = await w.run(claimIdempotencyKey(caller(), "k-big", "fp-edit"))
     expect(replay).toEqual({ kind: "replay", rebuilt: true, answer: { status: 200, headers: sent.headers, body: JSON.stringify(edit.result) } })
+  })
+
+  it("should not run again a request whose change was made but whose answer was never kept (the service stopped between): a conflict naming its revision", async () => {
+    const w = await makeWorld()
+    expect(await w.run(claimIdempotencyKey(caller(), "k-died", "fp-edit"))).toEqual({ kind: "run" })
+    // the call holds the key (as the transports set it once the claim answers run), makes its change, then dies
+    const held = caller({ idempotency: { key: "k-died", fingerprint: "fp-edit" } })
+    const edit = await w.run(editArticle(held, "art_1", { edits: [{ find: "Intro text", replace: "Intro words" }] }, { dryRun: false }))
+    // while its lease lasts it could still be answering: retry in a moment
+    expect(failureOf(await w.exit(claimIdempotencyKey(caller(), "k-died", "fp-edit")))).toMatchObject({ _tag: "EditConflict", retryAfterSeconds: 1 })
+    w.clock.advance(IDEMPOTENCY_LEASE_MS)
+    const retried = failureOf(await w.exit(claimIdempotencyKey(caller(), "k-died", "fp-edit")))
+    expect(retried).toMatchObject({ _tag: "EditConflict" })
+    expect((retried as { detail: string }).detail).toContain(`article 'art_1', revision ${edit.result.article.revision}`)
+    // nothing ran twice: the article is at the change's revision, its text changed once
+    const now = await w.run(getArticle(caller(), "art_1"))
+    expect(now.revision).toBe(edit.result.article.revision)
+    // another request with the key is still the reused-key refusal
+    expect(failureTag(await w.exit(claimIdempotencyKey(caller(), "k-died", "fp-other")))).toBe("IdempotencyKeyReused")
   })
 
   it("should keep nothing of a dry run: the same request runs again, another is still refused", async () => {

@@ -197,6 +197,8 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       const claim = await runEffect(deps.runtime, claimIdempotencyKey(caller, key, fingerprint))
       if (claim.kind === "replay") throw new Replay(claim.answer)
       held = { key, fingerprint, dryRun: options?.dryRun === true }
+      // the change this call makes marks its key applied in the change's own transaction
+      call.caller = { ...caller, idempotency: { key, fingerprint } }
     },
   }
   // What is kept is the core's to say: a write's answer without its article's body (rebuilt from

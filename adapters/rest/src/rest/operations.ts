@@ -82,7 +82,8 @@ export const MAX_RESTORE_JSON_BYTES = 16 * 1024
 /** One call of an operation, after authentication and the rate limit. */
 export interface Call {
   readonly ctx: ParameterizedContext
-  readonly caller: Caller
+  /** The caller; once `claim` holds an idempotency key, with it (the change marks the key applied). */
+  caller: Caller
   readonly runtime: AppRuntime
   /** Path ids as decoded (site/article) for the activity entry. */
   readonly ids: { siteId: string | null; articleId: string | null }
