@@ -1028,5 +1028,18 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await run(RevisionRepository.use((r) => r.list(world.accountId, target.id, { offset: 0, limit: 10 })))).total).toBe(2)
         expect(await run(RevisionRepository.use((r) => r.get(world.accountId, world.articles[1]!.id, 1)))).toMatchObject({ number: 1, reason: "Imported" })
       })
+
+      it("should name the account that holds each stored id of a kind, and leave out ids nobody holds", async () => {
+        const world = makeWorld()
+        await run(DataImporter.use((i) => i.apply(world.plan)))
+        const siteIds = world.sites.map((s) => s.id)
+        const owners = await run(DataImporter.use((i) => i.owners("sites", [...siteIds, "site_nobody"])))
+        expect([...owners].sort((a, b) => a.id.localeCompare(b.id))).toEqual([...siteIds].sort().map((id) => ({ id, accountId: world.accountId })))
+        const articleOwners = await run(DataImporter.use((i) => i.owners("articles", [world.articles[0]!.id, "art_nobody"])))
+        expect(articleOwners).toEqual([{ id: world.articles[0]!.id, accountId: world.accountId }])
+        // an article's id is not a site's
+        expect(await run(DataImporter.use((i) => i.owners("sites", [world.articles[0]!.id])))).toEqual([])
+        expect(await run(DataImporter.use((i) => i.owners("backlinks", [])))).toEqual([])
+      })
     })
   })
