@@ -29,6 +29,7 @@ import {
   listBacklinks,
   listSites,
   PeriodSummary,
+  perPageFacts,
   ReplaceFeaturedImageArgs,
   replaceFeaturedImage,
   RestoreRevisionArgs,
@@ -451,13 +452,23 @@ export const describeWith = (text: string, limits: DescribedLimits): string =>
 // JSON Schemas generated once from the core's Effect schemas; only the descriptions vary.
 const schemas = tools.map((tool) => ({ inputSchema: jsonSchemaOf(tool.input, true), outputSchema: jsonSchemaOf(tool.output, false) }))
 
-/** The MCP tool list, its descriptions stating the limits in force. */
+/** An input schema whose `per_page` allows what the server allows: the operator's MAX_PER_PAGE, not the schema's ceiling. */
+const withPageSize = (inputSchema: JsonSchemaObject, maxPerPage: number): JsonSchemaObject => {
+  const properties = inputSchema["properties"] as Record<string, Record<string, unknown>> | undefined
+  const perPage = properties?.["per_page"]
+  if (properties === undefined || perPage === undefined) return inputSchema
+  const facts = perPageFacts(maxPerPage)
+  return { ...inputSchema, properties: { ...properties, per_page: { ...perPage, maximum: facts.maximum, default: facts.default, description: facts.description } } }
+}
+
+/** The MCP tool list, its descriptions and page sizes stating the limits in force. */
 export const toolDefinitionsFor = (limits: DescribedLimits) =>
   tools.map((tool, i) => ({
     name: tool.name,
     title: tool.title,
     description: describeWith(tool.description, limits),
-    ...schemas[i]!,
+    inputSchema: withPageSize(schemas[i]!.inputSchema, limits.maxPerPage),
+    outputSchema: schemas[i]!.outputSchema,
     annotations: { title: tool.title, ...tool.annotations },
   }))
 

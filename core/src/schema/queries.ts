@@ -53,6 +53,17 @@ export const DateBound = Schema.String.annotate({
   ),
 )
 
+/**
+ * What `per_page` allows under an operator's `MAX_PER_PAGE` (at most the ceiling): its maximum, its
+ * default (20, or the maximum if lower) and the sentence that says both, for the OpenAPI document
+ * and the MCP tool schemas, which must say what the server checks with that setting.
+ */
+export const perPageFacts = (maxPerPage: number): { readonly maximum: number; readonly default: number; readonly description: string } => {
+  const maximum = Math.min(PER_PAGE_CEILING, maxPerPage)
+  const byDefault = Math.min(DEFAULT_PER_PAGE, maximum)
+  return { maximum, default: byDefault, description: `Items per page, 1 to ${maximum} (default ${byDefault}).` }
+}
+
 const pageFields = {
   page: Schema.optionalKey(PageParam),
   per_page: Schema.optionalKey(PerPageParam),
