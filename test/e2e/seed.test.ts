@@ -191,6 +191,14 @@ describe("RateLimit-* on every authenticated API answer", () => {
     expect(unknown.detail).toBe("No endpoint at '/api/v1/no-such-thing': the API's paths are listed in its OpenAPI document, /api/v1/openapi.json.")
   })
 
+  it("should mark an OPTIONS answer on an API path no-store, like every API answer", async () => {
+    for (const path of ["/api/v1/sites", "/api/v1/articles/art_a1_1", "/api/v1/openapi.json"]) {
+      const res = await t.api(path, { method: "OPTIONS", key: null })
+      expect([res.status, res.headers.get("cache-control")], path).toEqual([204, "no-store"])
+      expect(res.headers.get("x-request-id"), path).toMatch(/^req_/)
+    }
+  })
+
   it("should still answer an unknown path without a key with 401, and count no request", async () => {
     const res = await t.api("/api/v1/no-such-thing", { key: null })
     expect(res.status).toBe(401)
