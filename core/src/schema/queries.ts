@@ -9,12 +9,20 @@ export const DEFAULT_PER_PAGE = 20
 
 /**
  * A whole number in a query string or path, written in decimal digits only: `1e1`, `+2`, `0x10`,
- * `2.0`, ` 3` and the empty string are refused rather than read as numbers.
+ * `2.0`, ` 3` and the empty string are refused rather than read as numbers. Digits too many to be
+ * in range (more than 16 once leading zeros are left out) are refused as out of range, which they
+ * are, before they are read as a number that has lost its last digits.
  */
 const intFromString = (description: string, minimum: number, maximum: number, byDefault?: number) =>
   Schema.String.pipe(
     Schema.check(
-      Schema.makeFilter((s: string) => (/^[0-9]{1,16}$/.test(s) ? undefined : "Expected a whole number written in decimal digits only")),
+      Schema.makeFilter((s: string) =>
+        !/^[0-9]+$/.test(s)
+          ? "Expected a whole number written in decimal digits only"
+          : s.length - (/^0*/.exec(s)?.[0].length ?? 0) > 16
+            ? `Expected a value between ${minimum} and ${maximum}`
+            : undefined,
+      ),
     ),
     Schema.decodeTo(Schema.NumberFromString),
     Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate(byDefault === undefined ? { description } : { description, default: byDefault })),
