@@ -107,8 +107,16 @@ export const CalendarDate = Schema.String.annotate({
   format: "date",
 }).pipe(Schema.check(Schema.isPattern(DATE_PATTERN)))
 
-/** An absolute http(s) URL as stored for articles, backlinks and images. */
-export const HttpUrl = Schema.String.annotate({ title: "HttpUrl", format: "uri" }).pipe(
+/**
+ * An absolute http(s) URL as stored for articles, backlinks and images. It claims no JSON Schema
+ * `format`: a stored URL may hold characters `uri` (RFC 3986, ASCII only) refuses, such as an
+ * imported `https://bäckerei.example/brötchen`, and clients that check formats (the MCP SDK's
+ * client checks every tool result so) would refuse the whole answer for it.
+ */
+export const HttpUrl = Schema.String.annotate({
+  title: "HttpUrl",
+  description: "An absolute `http` or `https` URL, as imported or given (it may hold characters outside ASCII, as an IRI does).",
+}).pipe(
   Schema.check(Schema.isPattern(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/u), isMaxCharacters(2048), storableText),
 )
 
