@@ -18,7 +18,8 @@ import {
   getArticle,
   getStats,
   type ImageSource,
-  Id,
+  ArticleId,
+  SiteId,
   InvalidRequest,
   ListArticlesQuery,
   ListRevisionsQuery,
@@ -102,11 +103,11 @@ const WRITE_LIMITS = `Limits: ${PER_DAY} article changes per UTC day per account
 
 // The tool inputs are the REST query schemas in their decoded (typed) form plus the path ids.
 const ListSitesArgs = Schema.toType(ListSitesQuery)
-const ListArticlesArgs = Schema.toType(Schema.Struct({ site_id: Id, ...ListArticlesQuery.fields }))
-const GetArticleArgs = Schema.toType(Schema.Struct({ article_id: Id }))
-const ListBacklinksArgs = Schema.toType(Schema.Struct({ site_id: Id, ...ListBacklinksQuery.fields }))
-const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: Id, ...StatsQuery.fields }))
-const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: Id, ...ListRevisionsQuery.fields }))
+const ListArticlesArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...ListArticlesQuery.fields }))
+const GetArticleArgs = Schema.toType(Schema.Struct({ article_id: ArticleId }))
+const ListBacklinksArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...ListBacklinksQuery.fields }))
+const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...StatsQuery.fields }))
+const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: ArticleId, ...ListRevisionsQuery.fields }))
 
 const IDEMPOTENCY =
   "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing (a dry run runs again)."

@@ -80,6 +80,16 @@ describe("tool descriptions", () => {
     expect((list.inputSchema.properties as Record<string, unknown>)["per_page"]).toMatchObject({ maximum: 100, default: 20 })
   })
 
+  it("should give a site_id argument a website's id as its example and an article_id an article's", () => {
+    for (const tool of toolDefinitions) {
+      const properties = tool.inputSchema.properties as Record<string, { examples?: Array<string> }>
+      if (properties["site_id"] !== undefined) expect(properties["site_id"].examples, tool.name).toEqual(["site_1"])
+      if (properties["article_id"] !== undefined) expect(properties["article_id"].examples, tool.name).toEqual(["art_1"])
+    }
+    const list = toolDefinitions.find((t) => t.name === "list_articles")!
+    expect((list.inputSchema.properties as Record<string, unknown>)["site_id"]).toMatchObject({ examples: ["site_1"] })
+  })
+
   it("should speak of paging only for the tools that page", () => {
     for (const tool of toolDefinitions) {
       const pages = Object.keys(tool.inputSchema.properties as object).includes("page")

@@ -83,8 +83,13 @@ export const MAX_ID_LENGTH = 128
 export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN), Schema.isMaxLength(MAX_ID_LENGTH))).annotate({
   title: "Id",
   description: "Opaque identifier: letters, digits, `_`, `.`, `:`, `-`; at most 128 characters.",
-  examples: ["art_1"],
 })
+
+/** A website's id: an `Id` whose example is a website's (an article's would send a reader to a 404). */
+export const SiteId = Id.annotate({ examples: ["site_1"] })
+
+/** An article's id: an `Id` whose example is an article's. */
+export const ArticleId = Id.annotate({ examples: ["art_1"] })
 
 /** Whether a string is an `Id`: the schema's own pattern, without the schema's parser (every path id is checked). */
 export const isId = (s: string): boolean => ID_PATTERN.test(s)

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PERIOD_MONTH, parseDateBound } from "../policy/time.ts"
-import { ArticleStatus, Channel, Id, isCharacterCountBetween, MAX_REVISION_NUMBER, storableText } from "./common.ts"
+import { ArticleStatus, Channel, Id, SiteId, isCharacterCountBetween, MAX_REVISION_NUMBER, storableText } from "./common.ts"
 
 /** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
 export const PER_PAGE_CEILING = 100
@@ -112,7 +112,7 @@ export type ListArticlesQuery = typeof ListArticlesQuery.Type
 /** Query of `GET /search`: `q` over all the account's articles, or one site's (`site_id`). */
 export const SearchArticlesQuery = Schema.Struct({
   q: SearchText,
-  site_id: Schema.optionalKey(Id.annotate({ description: "Only articles of this website." })),
+  site_id: Schema.optionalKey(SiteId.annotate({ description: "Only articles of this website." })),
   ...rangeFields,
   status: Schema.optionalKey(ArticleStatus.annotate({ description: "Only articles in this status." })),
   ...pageFields,
