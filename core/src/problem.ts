@@ -19,7 +19,10 @@ const detailOf = (error: CoreError): string => {
     case "Unavailable":
       return error.detail
     case "NotFound":
-      return `No ${error.resource} with id '${error.id}' on this account.`
+      // a path is nobody's object: "no endpoint with id '/api/v1/x' on this account" misleads
+      return error.resource === "endpoint"
+        ? `No endpoint at '${error.id}': the API's paths are listed in its OpenAPI document, /api/v1/openapi.json.`
+        : `No ${error.resource} with id '${error.id}' on this account.`
     case "PreconditionFailed":
       return error.expected.length === 0
         ? `The article is at revision ${error.current}, and the precondition names no revision of this article (If-Match takes its ETag, "<article id>-r<revision>", compared strongly: a weak W/ tag never matches): fetch it again and re-apply your change.`

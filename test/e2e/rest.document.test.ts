@@ -238,6 +238,33 @@ describe("the document says exactly what the server checks", () => {
   }, 120_000)
 })
 
+describe("the document's examples", () => {
+  it("should give an id an example of its own kind or none: a website's where a website is meant, an article's where an article is", () => {
+    const found: Array<readonly [string, unknown]> = []
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${path}/${i}`))
+      if (node === null || typeof node !== "object") return
+      const object = node as Json
+      if (object["title"] === "Id" && object["examples"] !== undefined) found.push([path, object["examples"]])
+      // a parameter is known by its name (and a path id by the path it is in)
+      const here = typeof object["in"] === "string" ? `${path}[${String(object["name"])}]` : path
+      for (const [key, value] of Object.entries(object)) walk(value, `${here}/${key}`)
+    }
+    walk(doc, "")
+    const kindOf = (path: string): "site" | "article" | "other" => {
+      if (/\/site_id(\/anyOf\/0)?$/.test(path) || /\[site_id\]\/schema$/.test(path) || /^\/components\/schemas\/Website\/properties\/id$/.test(path) || /^\/paths\/\/sites\/\{id\}.*\[id\]\/schema$/.test(path)) return "site"
+      if (/\/article_id(\/anyOf\/0)?$/.test(path) || /^\/components\/schemas\/(ArticleListItem|Article|ArticleWithoutBody)\/properties\/id$/.test(path) || /^\/paths\/\/search\/get\/responses\/200\/.*\/items\/properties\/id$/.test(path) || /^\/paths\/\/articles\/\{id\}.*\[id\]\/schema$/.test(path)) return "article"
+      return "other"
+    }
+    const wrong = found.filter(([path, examples]) => {
+      const kind = kindOf(path)
+      return kind === "other" || !(examples as Array<string>).every((e) => e.startsWith(kind === "site" ? "site_" : "art_"))
+    })
+    expect(found.length).toBeGreaterThan(10)
+    expect(wrong).toEqual([])
+  })
+})
+
 describe("property-based requests from the document, for every operation", () => {
   /** Ids a request may name: the caller's own, another account's, and ids no one has. */
   const idsFor = (template: string) =>

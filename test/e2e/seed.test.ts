@@ -186,6 +186,17 @@ describe("RateLimit-* on every authenticated API answer", () => {
     }
     const log = await json(await t.api("/api/v1/activity?per_page=100"))
     expect(log.data.find((e: { action: string }) => e.action === "GET /api/v1/no-such-thing")).toMatchObject({ status: 404, error_code: "not_found" })
+    // an unknown path's sentence speaks of the path, not of an object missing from the account
+    const unknown = await json(await t.api("/api/v1/no-such-thing"))
+    expect(unknown.detail).toBe("No endpoint at '/api/v1/no-such-thing': the API's paths are listed in its OpenAPI document, /api/v1/openapi.json.")
+  })
+
+  it("should mark an OPTIONS answer on an API path no-store, like every API answer", async () => {
+    for (const path of ["/api/v1/sites", "/api/v1/articles/art_a1_1", "/api/v1/openapi.json"]) {
+      const res = await t.api(path, { method: "OPTIONS", key: null })
+      expect([res.status, res.headers.get("cache-control")], path).toEqual([204, "no-store"])
+      expect(res.headers.get("x-request-id"), path).toMatch(/^req_/)
+    }
   })
 
   it("should still answer an unknown path without a key with 401, and count no request", async () => {

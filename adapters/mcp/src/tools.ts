@@ -18,7 +18,8 @@ import {
   getArticle,
   getStats,
   type ImageSource,
-  Id,
+  ArticleId,
+  SiteId,
   InvalidRequest,
   ListArticlesQuery,
   ListRevisionsQuery,
@@ -29,6 +30,7 @@ import {
   listBacklinks,
   listSites,
   PeriodSummary,
+  perPageFacts,
   ReplaceFeaturedImageArgs,
   replaceFeaturedImage,
   RestoreRevisionArgs,
@@ -101,11 +103,11 @@ const WRITE_LIMITS = `Limits: ${PER_DAY} article changes per UTC day per account
 
 // The tool inputs are the REST query schemas in their decoded (typed) form plus the path ids.
 const ListSitesArgs = Schema.toType(ListSitesQuery)
-const ListArticlesArgs = Schema.toType(Schema.Struct({ site_id: Id, ...ListArticlesQuery.fields }))
-const GetArticleArgs = Schema.toType(Schema.Struct({ article_id: Id }))
-const ListBacklinksArgs = Schema.toType(Schema.Struct({ site_id: Id, ...ListBacklinksQuery.fields }))
-const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: Id, ...StatsQuery.fields }))
-const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: Id, ...ListRevisionsQuery.fields }))
+const ListArticlesArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...ListArticlesQuery.fields }))
+const GetArticleArgs = Schema.toType(Schema.Struct({ article_id: ArticleId }))
+const ListBacklinksArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...ListBacklinksQuery.fields }))
+const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...StatsQuery.fields }))
+const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: ArticleId, ...ListRevisionsQuery.fields }))
 
 const IDEMPOTENCY =
   "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing (a dry run runs again)."
@@ -451,13 +453,23 @@ export const describeWith = (text: string, limits: DescribedLimits): string =>
 // JSON Schemas generated once from the core's Effect schemas; only the descriptions vary.
 const schemas = tools.map((tool) => ({ inputSchema: jsonSchemaOf(tool.input, true), outputSchema: jsonSchemaOf(tool.output, false) }))
 
-/** The MCP tool list, its descriptions stating the limits in force. */
+/** An input schema whose `per_page` allows what the server allows: the operator's MAX_PER_PAGE, not the schema's ceiling. */
+const withPageSize = (inputSchema: JsonSchemaObject, maxPerPage: number): JsonSchemaObject => {
+  const properties = inputSchema["properties"] as Record<string, Record<string, unknown>> | undefined
+  const perPage = properties?.["per_page"]
+  if (properties === undefined || perPage === undefined) return inputSchema
+  const facts = perPageFacts(maxPerPage)
+  return { ...inputSchema, properties: { ...properties, per_page: { ...perPage, maximum: facts.maximum, default: facts.default, description: facts.description } } }
+}
+
+/** The MCP tool list, its descriptions and page sizes stating the limits in force. */
 export const toolDefinitionsFor = (limits: DescribedLimits) =>
   tools.map((tool, i) => ({
     name: tool.name,
     title: tool.title,
     description: describeWith(tool.description, limits),
-    ...schemas[i]!,
+    inputSchema: withPageSize(schemas[i]!.inputSchema, limits.maxPerPage),
+    outputSchema: schemas[i]!.outputSchema,
     annotations: { title: tool.title, ...tool.annotations },
   }))
 

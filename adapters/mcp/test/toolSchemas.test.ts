@@ -67,6 +67,32 @@ describe("tool descriptions", () => {
     expect(defaults).toMatch(/60 requests per minute.*per_page 1 to 100\b/)
   })
 
+  it("should give every per_page the configured page size as its maximum and default, as the server checks it", () => {
+    const configured = toolDefinitionsFor({ requestsPerMinute: 7, dailyEdits: 9, maxPerPage: 5 })
+    const paged = configured.filter((t) => "per_page" in (t.inputSchema.properties as object))
+    expect(paged.map((t) => t.name)).toEqual(expect.arrayContaining(["list_sites", "list_articles", "list_backlinks", "list_revisions", "search_articles"]))
+    for (const tool of paged) {
+      const perPage = (tool.inputSchema.properties as Record<string, Record<string, unknown>>)["per_page"]
+      expect(perPage, tool.name).toMatchObject({ type: "integer", minimum: 1, maximum: 5, default: 5, description: "Items per page, 1 to 5 (default 5)." })
+      const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(tool.inputSchema)
+      const required = Object.fromEntries(((tool.inputSchema.required as Array<string> | undefined) ?? []).map((k) => [k, k === "q" ? "x" : "art_1"]))
+      expect([validate({ ...required, per_page: 5 }), validate({ ...required, per_page: 6 })], tool.name).toEqual([true, false])
+    }
+    // at the default setting, the schema's own ceiling and default
+    const list = toolDefinitions.find((t) => t.name === "list_sites")!
+    expect((list.inputSchema.properties as Record<string, unknown>)["per_page"]).toMatchObject({ maximum: 100, default: 20 })
+  })
+
+  it("should give a site_id argument a website's id as its example and an article_id an article's", () => {
+    for (const tool of toolDefinitions) {
+      const properties = tool.inputSchema.properties as Record<string, { examples?: Array<string> }>
+      if (properties["site_id"] !== undefined) expect(properties["site_id"].examples, tool.name).toEqual(["site_1"])
+      if (properties["article_id"] !== undefined) expect(properties["article_id"].examples, tool.name).toEqual(["art_1"])
+    }
+    const list = toolDefinitions.find((t) => t.name === "list_articles")!
+    expect((list.inputSchema.properties as Record<string, unknown>)["site_id"]).toMatchObject({ examples: ["site_1"] })
+  })
+
   it("should speak of paging only for the tools that page", () => {
     for (const tool of toolDefinitions) {
       const pages = Object.keys(tool.inputSchema.properties as object).includes("page")

@@ -60,12 +60,22 @@ const PERIOD_MONTH_ONLY = new RegExp(`^${PERIOD_MONTH}$`)
  * The instant a `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) names, as milliseconds
  * (a bare date is the start of its UTC day, or its end when `end`), or why it is refused: a
  * calendar date that does not exist (`2026-02-31`, which `Date.parse` would roll over) or an
- * instant outside `INSTANT_RANGE`.
+ * instant outside `INSTANT_RANGE`. Digits past the millisecond are cut off (`ms` is the instant
+ * rounded down) and kept in `beyondMs` (`""` when they are zeros or absent), for `resolveDateRange`
+ * to round a `from` up: stored instants have milliseconds, and an inclusive lower bound between
+ * two of them must not take in the earlier one.
  */
-export const parseDateBound = (s: string, end: boolean): { readonly ms: number } | { readonly refused: string } => {
+export const parseDateBound = (s: string, end: boolean): { readonly ms: number; readonly beyondMs: string } | { readonly refused: string } => {
   const ms = parseBound(s, end)
   if (ms === null) return { refused: NOT_A_DATE_MESSAGE }
-  return ms < INSTANT_RANGE.firstMs || ms > INSTANT_RANGE.lastMs ? { refused: OUT_OF_RANGE_MESSAGE } : { ms }
+  if (ms < INSTANT_RANGE.firstMs || ms > INSTANT_RANGE.lastMs) return { refused: OUT_OF_RANGE_MESSAGE }
+  return { ms, beyondMs: beyondMillisecond(s) }
+}
+
+/** The digits of a date-time's fraction past the third, without trailing zeros (`""` for none). */
+const beyondMillisecond = (s: string): string => {
+  const fraction = /\.([0-9]+)/.exec(s)?.[1] ?? ""
+  return fraction.slice(3).replace(/0+$/, "")
 }
 
 const parseBound = (s: string, end: boolean): number | null => {
@@ -90,17 +100,22 @@ export interface InstantRange {
   readonly to?: string
 }
 
-/**
- * Resolves `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) into inclusive UTC instants:
- * a bare `to` date means the end of that UTC day; a date that does not exist, an instant outside
- * `INSTANT_RANGE` and `from` after `to` are refused.
- */
-export const resolveDateRange = (query: { readonly from?: string; readonly to?: string }): Effect.Effect<InstantRange, InvalidRequest> => {
+/** The two ends of a `from`/`to` as read, before rounding: instants rounded down and their digits past the millisecond. */
+interface ReadBounds {
+  readonly from?: { readonly ms: number; readonly beyondMs: string }
+  readonly to?: { readonly ms: number; readonly beyondMs: string }
+}
+
+const readBounds = (query: { readonly from?: string; readonly to?: string }): Effect.Effect<ReadBounds, InvalidRequest> => {
   const errors: Array<{ path: string; message: string }> = []
   const from = query.from === undefined ? undefined : parseDateBound(query.from, false)
   const to = query.to === undefined ? undefined : parseDateBound(query.to, true)
   if (from !== undefined && "refused" in from) errors.push({ path: "from", message: from.refused })
   if (to !== undefined && "refused" in to) errors.push({ path: "to", message: to.refused })
+  // a `from` past the last millisecond of the range (9999-12-31T23:59:59.9995Z) lies outside it
+  if (from !== undefined && "ms" in from && from.ms === INSTANT_RANGE.lastMs && from.beyondMs !== "") {
+    errors.push({ path: "from", message: OUT_OF_RANGE_MESSAGE })
+  }
   if (errors.length > 0) {
     return Effect.fail(
       new InvalidRequest({
@@ -109,18 +124,48 @@ export const resolveDateRange = (query: { readonly from?: string; readonly to?: 
       }),
     )
   }
-  const fromMs = from !== undefined && "ms" in from ? from.ms : undefined
-  const toMs = to !== undefined && "ms" in to ? to.ms : undefined
-  if (fromMs !== undefined && toMs !== undefined && fromMs > toMs) {
-    return Effect.fail(
-      new InvalidRequest({ detail: "from must not be after to.", errors: [{ path: "from", message: "from is after to" }] }),
-    )
+  const bounds: ReadBounds = {
+    ...(from !== undefined && "ms" in from ? { from } : {}),
+    ...(to !== undefined && "ms" in to ? { to } : {}),
   }
-  return Effect.succeed({
-    ...(fromMs !== undefined ? { from: toTimestamp(fromMs) } : {}),
-    ...(toMs !== undefined ? { to: toTimestamp(toMs) } : {}),
-  })
+  // compared exactly: the milliseconds, then the digits past them (as decimals, so padded alike)
+  if (bounds.from !== undefined && bounds.to !== undefined) {
+    const after =
+      bounds.from.ms !== bounds.to.ms
+        ? bounds.from.ms > bounds.to.ms
+        : bounds.from.beyondMs.padEnd(bounds.to.beyondMs.length, "0") > bounds.to.beyondMs.padEnd(bounds.from.beyondMs.length, "0")
+    if (after) {
+      return Effect.fail(
+        new InvalidRequest({ detail: "from must not be after to.", errors: [{ path: "from", message: "from is after to" }] }),
+      )
+    }
+  }
+  return Effect.succeed(bounds)
 }
+
+/**
+ * Resolves `from`/`to` (already shaped as `YYYY-MM-DD` or RFC 3339) into inclusive UTC instants:
+ * a bare `to` date means the end of that UTC day; a date that does not exist, an instant outside
+ * `INSTANT_RANGE` and `from` after `to` are refused. Stored instants have milliseconds: a `from`
+ * with finer digits is rounded up to the next millisecond, a `to` down, so that the range takes
+ * in exactly the stored instants that lie between the two.
+ */
+export const resolveDateRange = (query: { readonly from?: string; readonly to?: string }): Effect.Effect<InstantRange, InvalidRequest> =>
+  Effect.map(readBounds(query), ({ from, to }) => ({
+    ...(from !== undefined ? { from: toTimestamp(from.beyondMs === "" ? from.ms : from.ms + 1) } : {}),
+    ...(to !== undefined ? { to: toTimestamp(to.ms) } : {}),
+  }))
+
+/**
+ * Resolves `from`/`to` as `resolveDateRange` does, into the calendar dates (inclusive) whose days
+ * reach into the range, for date-valued fields such as `date_acquired`: the day an instant lies
+ * in counts, however late in it the `from` falls.
+ */
+export const resolveDateSpan = (query: { readonly from?: string; readonly to?: string }): Effect.Effect<{ readonly fromDate?: string; readonly toDate?: string }, InvalidRequest> =>
+  Effect.map(readBounds(query), ({ from, to }) => ({
+    ...(from !== undefined ? { fromDate: toCalendarDate(from.ms) } : {}),
+    ...(to !== undefined ? { toDate: toCalendarDate(to.ms) } : {}),
+  }))
 
 /** The calendar dates (inclusive) covered by an instant range, for date-valued fields such as `date_acquired`. */
 export const calendarDatesOf = (range: InstantRange): { readonly fromDate?: string; readonly toDate?: string } => ({

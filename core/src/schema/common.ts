@@ -83,8 +83,13 @@ export const MAX_ID_LENGTH = 128
 export const Id = Schema.String.pipe(Schema.check(Schema.isPattern(ID_PATTERN), Schema.isMaxLength(MAX_ID_LENGTH))).annotate({
   title: "Id",
   description: "Opaque identifier: letters, digits, `_`, `.`, `:`, `-`; at most 128 characters.",
-  examples: ["art_1"],
 })
+
+/** A website's id: an `Id` whose example is a website's (an article's would send a reader to a 404). */
+export const SiteId = Id.annotate({ examples: ["site_1"] })
+
+/** An article's id: an `Id` whose example is an article's. */
+export const ArticleId = Id.annotate({ examples: ["art_1"] })
 
 /** Whether a string is an `Id`: the schema's own pattern, without the schema's parser (every path id is checked). */
 export const isId = (s: string): boolean => ID_PATTERN.test(s)
@@ -107,8 +112,16 @@ export const CalendarDate = Schema.String.annotate({
   format: "date",
 }).pipe(Schema.check(Schema.isPattern(DATE_PATTERN)))
 
-/** An absolute http(s) URL as stored for articles, backlinks and images. */
-export const HttpUrl = Schema.String.annotate({ title: "HttpUrl", format: "uri" }).pipe(
+/**
+ * An absolute http(s) URL as stored for articles, backlinks and images. It claims no JSON Schema
+ * `format`: a stored URL may hold characters `uri` (RFC 3986, ASCII only) refuses, such as an
+ * imported `https://bäckerei.example/brötchen`, and clients that check formats (the MCP SDK's
+ * client checks every tool result so) would refuse the whole answer for it.
+ */
+export const HttpUrl = Schema.String.annotate({
+  title: "HttpUrl",
+  description: "An absolute `http` or `https` URL, as imported or given (it may hold characters outside ASCII, as an IRI does).",
+}).pipe(
   Schema.check(Schema.isPattern(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/u), isMaxCharacters(2048), storableText),
 )
 

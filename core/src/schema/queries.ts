@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PERIOD_MONTH, parseDateBound } from "../policy/time.ts"
-import { ArticleStatus, Channel, Id, isCharacterCountBetween, MAX_REVISION_NUMBER, storableText } from "./common.ts"
+import { ArticleStatus, Channel, Id, SiteId, isCharacterCountBetween, MAX_REVISION_NUMBER, storableText } from "./common.ts"
 
 /** The contract's hard ceiling for `per_page`; operators may lower it with MAX_PER_PAGE. */
 export const PER_PAGE_CEILING = 100
@@ -9,12 +9,20 @@ export const DEFAULT_PER_PAGE = 20
 
 /**
  * A whole number in a query string or path, written in decimal digits only: `1e1`, `+2`, `0x10`,
- * `2.0`, ` 3` and the empty string are refused rather than read as numbers.
+ * `2.0`, ` 3` and the empty string are refused rather than read as numbers. Digits too many to be
+ * in range (more than 16 once leading zeros are left out) are refused as out of range, which they
+ * are, before they are read as a number that has lost its last digits.
  */
 const intFromString = (description: string, minimum: number, maximum: number, byDefault?: number) =>
   Schema.String.pipe(
     Schema.check(
-      Schema.makeFilter((s: string) => (/^[0-9]{1,16}$/.test(s) ? undefined : "Expected a whole number written in decimal digits only")),
+      Schema.makeFilter((s: string) =>
+        !/^[0-9]+$/.test(s)
+          ? "Expected a whole number written in decimal digits only"
+          : s.length - (/^0*/.exec(s)?.[0].length ?? 0) > 16
+            ? `Expected a value between ${minimum} and ${maximum}`
+            : undefined,
+      ),
     ),
     Schema.decodeTo(Schema.NumberFromString),
     Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum, maximum }))).annotate(byDefault === undefined ? { description } : { description, default: byDefault })),
@@ -52,6 +60,17 @@ export const DateBound = Schema.String.annotate({
     }, { toJsonSchema: () => ({ pattern: DATE_OR_DATETIME.source }) }),
   ),
 )
+
+/**
+ * What `per_page` allows under an operator's `MAX_PER_PAGE` (at most the ceiling): its maximum, its
+ * default (20, or the maximum if lower) and the sentence that says both, for the OpenAPI document
+ * and the MCP tool schemas, which must say what the server checks with that setting.
+ */
+export const perPageFacts = (maxPerPage: number): { readonly maximum: number; readonly default: number; readonly description: string } => {
+  const maximum = Math.min(PER_PAGE_CEILING, maxPerPage)
+  const byDefault = Math.min(DEFAULT_PER_PAGE, maximum)
+  return { maximum, default: byDefault, description: `Items per page, 1 to ${maximum} (default ${byDefault}).` }
+}
 
 const pageFields = {
   page: Schema.optionalKey(PageParam),
@@ -93,7 +112,7 @@ export type ListArticlesQuery = typeof ListArticlesQuery.Type
 /** Query of `GET /search`: `q` over all the account's articles, or one site's (`site_id`). */
 export const SearchArticlesQuery = Schema.Struct({
   q: SearchText,
-  site_id: Schema.optionalKey(Id.annotate({ description: "Only articles of this website." })),
+  site_id: Schema.optionalKey(SiteId.annotate({ description: "Only articles of this website." })),
   ...rangeFields,
   status: Schema.optionalKey(ArticleStatus.annotate({ description: "Only articles in this status." })),
   ...pageFields,

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ArticleStatus, HttpUrl, Id, Timestamp } from "./common.ts"
+import { ArticleStatus, HttpUrl, Id, SiteId, Timestamp } from "./common.ts"
 
 /**
  * One result of the research connectors' `search`: what chat assistants' research and
@@ -18,7 +18,7 @@ export type ResearchResults = typeof ResearchResults.Type
 
 /** What `fetch` tells of an article besides its text. */
 export const ResearchMetadata = Schema.Struct({
-  site_id: Id,
+  site_id: SiteId,
   status: ArticleStatus,
   published_at: Schema.NullOr(Timestamp),
   updated_at: Timestamp,

@@ -1,9 +1,9 @@
 import { Schema } from "effect"
-import { Actor, ArticleStatus, BacklinkCategory, CalendarDate, Channel, HttpUrl, Id, Origin, Timestamp } from "./common.ts"
+import { Actor, ArticleStatus, BacklinkCategory, CalendarDate, Channel, HttpUrl, Id, Origin, ArticleId, SiteId, Timestamp } from "./common.ts"
 
 /** A website of the account. */
 export const Website = Schema.Struct({
-  id: Id,
+  id: SiteId,
   name: Schema.String,
   url: HttpUrl,
   created_at: Timestamp,
@@ -21,8 +21,8 @@ export const FeaturedImage = Schema.NullOr(
 export type FeaturedImage = typeof FeaturedImage.Type
 
 const articleListFields = {
-  id: Id,
-  site_id: Id,
+  id: ArticleId,
+  site_id: SiteId,
   title: Schema.String,
   url: HttpUrl,
   status: ArticleStatus,
@@ -100,7 +100,7 @@ export const minimalWriteAnswer = <R extends { readonly article: object }>(answe
 /** A backlink acquired for a website. */
 export const Backlink = Schema.Struct({
   id: Id,
-  site_id: Id,
+  site_id: SiteId,
   date_acquired: CalendarDate,
   source_domain: Schema.String,
   source_url: HttpUrl,
@@ -120,7 +120,7 @@ export const PeriodRange = Schema.Struct({ key: Schema.String, from: CalendarDat
 
 /** Articles and backlinks of one period, for a monthly report. */
 export const PeriodSummary = Schema.Struct({
-  site_id: Id,
+  site_id: SiteId,
   period: PeriodRange,
   articles: Schema.Struct({ count: Schema.Int, "word count": Schema.Int, items: Schema.Array(ArticleListItem) }),
   backlinks: Schema.Struct({
@@ -138,7 +138,7 @@ export type PeriodSummary = typeof PeriodSummary.Type
 
 const revisionFields = {
   id: Id,
-  article_id: Id,
+  article_id: ArticleId,
   number: Schema.Int,
   origin: Origin,
   title: Schema.String,
@@ -167,8 +167,8 @@ export const ActivityEntry = Schema.Struct({
   channel: Channel,
   actor: Schema.NullOr(Actor),
   action: Schema.String,
-  site_id: Schema.NullOr(Id),
-  article_id: Schema.NullOr(Id),
+  site_id: Schema.NullOr(SiteId),
+  article_id: Schema.NullOr(ArticleId),
   status: Schema.Union([Schema.Int, Schema.Literals(["ok", "error"])]),
   error_code: Schema.NullOr(Schema.String),
   duration_ms: Schema.Int,

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, STORABLE_TEXT_PATTERN, StorableString, storableText } from "./common.ts"
+import { ArticleId, characterCount, Id, isCharacterCountBetween, isMaxCharacters, MAX_REVISION_NUMBER, STORABLE_TEXT_PATTERN, StorableString, storableText } from "./common.ts"
 
 /** Largest accepted body, in UTF-8 bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -192,7 +192,7 @@ const responseArg = Schema.optionalKey(ResponseShape)
 
 /** Arguments of the MCP tool `update_article`. */
 export const UpdateArticleArgs = Schema.Struct({
-  article_id: Id,
+  article_id: ArticleId,
   title: Schema.optionalKey(Title),
   body: Schema.optionalKey(Body),
   reason: Schema.optionalKey(Reason),
@@ -219,7 +219,7 @@ const base64OfMaxImage = Schema.makeFilter((_: string) => undefined, { toJsonSch
 
 /** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
 export const ReplaceFeaturedImageArgs = Schema.Struct({
-  article_id: Id,
+  article_id: ArticleId,
   url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
   image_base64: Schema.optionalKey(
     Schema.String.pipe(Schema.check(base64OfMaxImage)).annotate({
@@ -318,7 +318,7 @@ const revisionNumberArg = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimu
 
 /** Arguments of the MCP tool `edit_article`. */
 export const EditArticleArgs = Schema.Struct({
-  article_id: Id,
+  article_id: ArticleId,
   edits: Schema.optionalKey(Edits),
   title: Schema.optionalKey(Title),
   reason: Schema.optionalKey(Reason),
@@ -332,7 +332,7 @@ export const EditArticleArgs = Schema.Struct({
 
 /** Arguments of the MCP tool `restore_revision`. */
 export const RestoreRevisionArgs = Schema.Struct({
-  article_id: Id,
+  article_id: ArticleId,
   number: revisionNumberArg,
   reason: Schema.optionalKey(Reason),
   if_revision: ifRevisionArg,
@@ -341,11 +341,11 @@ export const RestoreRevisionArgs = Schema.Struct({
 }).annotate({ title: "RestoreRevisionArgs" })
 
 /** Arguments of the MCP tool `get_revision`. */
-export const GetRevisionArgs = Schema.Struct({ article_id: Id, number: revisionNumberArg }).annotate({ title: "GetRevisionArgs" })
+export const GetRevisionArgs = Schema.Struct({ article_id: ArticleId, number: revisionNumberArg }).annotate({ title: "GetRevisionArgs" })
 
 /** Arguments of the MCP tool `diff_revisions`. */
 export const DiffRevisionsArgs = Schema.Struct({
-  article_id: Id,
+  article_id: ArticleId,
   from: revisionNumberArg.annotate({ description: "The older revision number." }),
   to: Schema.optionalKey(revisionNumberArg.annotate({ description: "The newer revision number (default: the current revision)." })),
 }).annotate({ title: "DiffRevisionsArgs" })

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { pageOf, resolvePaging } from "../policy/pagination.ts"
-import { calendarDatesOf, resolveDateRange } from "../policy/time.ts"
+import { resolveDateSpan } from "../policy/time.ts"
 import { Settings } from "../ports/Platform.ts"
 import { BacklinkRepository, SiteRepository } from "../ports/Repositories.ts"
 import type { ListBacklinksQuery } from "../schema/queries.ts"
@@ -12,10 +12,10 @@ export const listBacklinks = (caller: Caller, siteId: string, query: ListBacklin
   Effect.gen(function* () {
     const { limits } = yield* Settings
     const paging = yield* resolvePaging(query, limits.maxPerPage)
-    const range = yield* resolveDateRange(query)
+    const dates = yield* resolveDateSpan(query)
     const { items, total } = yield* (yield* BacklinkRepository).list(
       caller.accountId,
-      { siteId, ...calendarDatesOf(range) },
+      { siteId, ...dates },
       paging.slice,
     )
     // The list holds only the caller's rows; only an empty one leaves open whose site this is.

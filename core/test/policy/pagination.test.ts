@@ -1,7 +1,7 @@
 import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { pageOf, pageRelations, paginationOf, resolvePaging } from "../../src/index.ts"
+import { decodeInput, ListSitesQuery, pageOf, pageRelations, paginationOf, resolvePaging } from "../../src/index.ts"
 
 describe("resolvePaging", () => {
   it("should default to page 1 and 20 per page", () => {
@@ -20,6 +20,13 @@ describe("resolvePaging", () => {
       errors: [{ path: "per_page", message: "Expected a value between 1 and 50" }],
     })
     expect(Effect.runSync(resolvePaging({ page: 3, per_page: 50 }, 50))).toEqual({ page: 3, perPage: 50, slice: { offset: 100, limit: 50 } })
+  })
+  it("should refuse a page or per_page of too many digits as out of range, and read leading zeros as nothing", () => {
+    const refusal = (query: Record<string, string>) => Effect.runSync(Effect.flip(decodeInput(ListSitesQuery, query, "Query string"))).errors
+    expect(refusal({ page: "99999999999999999999" })).toEqual([{ path: "page", message: "Expected a value between 1 and 9007199254740991" }])
+    expect(refusal({ per_page: "1000000000000000000000" })).toEqual([{ path: "per_page", message: "Expected a value between 1 and 100" }])
+    expect(refusal({ page: "1e3" })).toEqual([{ path: "page", message: "Expected a whole number written in decimal digits only" }])
+    expect(Effect.runSync(decodeInput(ListSitesQuery, { page: "00000000000000000002", per_page: "0000000000000000000050" }, "Query string"))).toEqual({ page: 2, per_page: 50 })
   })
   it("should use a lower configured maximum as the default when it is below 20", () => {
     expect(Effect.runSync(resolvePaging({}, 5)).perPage).toBe(5)

@@ -8,6 +8,7 @@ import {
   ListArticlesQuery,
   OUT_OF_RANGE_MESSAGE,
   resolveDateRange,
+  resolveDateSpan,
   resolvePeriod,
   secondsToNextUtcMidnight,
   StatsQuery,
@@ -100,6 +101,27 @@ describe("resolveDateRange", () => {
     expect(Effect.runSync(resolveDateRange({ from: "0001-01-01T00:59:00+00:59", to: "9999-12-31T22:59:59.999-01:00" }))).toEqual({
       from: "0001-01-01T00:00:00.000Z",
       to: "9999-12-31T23:59:59.999Z",
+    })
+  })
+  it("should round a from finer than the millisecond up and a to down, comparing them exactly", () => {
+    expect(Effect.runSync(resolveDateRange({ from: "2026-11-02T13:00:00.0001Z", to: "2026-11-02T13:00:00.0009Z" }))).toEqual({
+      from: "2026-11-02T13:00:00.001Z",
+      to: "2026-11-02T13:00:00.000Z",
+    })
+    expect(Effect.runSync(resolveDateRange({ from: "2026-11-02T13:00:00.123000000+01:00" }))).toEqual({ from: "2026-11-02T12:00:00.123Z" })
+    expect(Effect.runSync(resolveDateRange({ from: "2026-11-02T13:00:00.00051Z", to: "2026-11-02T13:00:00.0005100Z" }))).toEqual({
+      from: "2026-11-02T13:00:00.001Z",
+      to: "2026-11-02T13:00:00.000Z",
+    })
+    expect(failureOf(run(resolveDateRange({ from: "2026-11-02T13:00:00.00051Z", to: "2026-11-02T13:00:00.0005Z" })))?.errors).toEqual([
+      { path: "from", message: "from is after to" },
+    ])
+    // past the range's last millisecond
+    expect(failureOf(run(resolveDateRange({ from: "9999-12-31T23:59:59.9991Z" })))?.errors).toEqual([{ path: "from", message: OUT_OF_RANGE_MESSAGE }])
+    expect(Effect.runSync(resolveDateRange({ to: "9999-12-31T23:59:59.9999Z" }))).toEqual({ to: "9999-12-31T23:59:59.999Z" })
+    expect(Effect.runSync(resolveDateSpan({ from: "2026-11-02T23:59:59.9999Z", to: "2026-11-03T00:00:00.0001Z" }))).toEqual({
+      fromDate: "2026-11-02",
+      toDate: "2026-11-03",
     })
   })
   it("should refuse the same values when the query is decoded, REST and MCP alike", () => {

@@ -70,6 +70,25 @@ describe("read use cases", () => {
     expect(drafts.data.map((a) => a.id)).toEqual(["art_3"])
   })
 
+  it("should not take in an article published before a from given finer than the millisecond", async () => {
+    const w = await makeWorld()
+    // art_1 is published at 09:00:00.000; a from a tenth of a millisecond later lies after it
+    const later = await w.run(listArticles(caller(), "site_a", { from: "2026-11-03T09:00:00.0001Z" }))
+    expect(later.data.map((a) => a.id)).toEqual([])
+    const at = await w.run(listArticles(caller(), "site_a", { from: "2026-11-03T09:00:00.000000Z", to: "2026-11-03T09:00:00.0009Z" }))
+    expect(at.data.map((a) => a.id)).toEqual(["art_1"])
+    // from and to within one millisecond, in order: a range with nothing stored in it, not a 400
+    const between = await w.run(listArticles(caller(), "site_a", { from: "2026-11-03T09:00:00.0001Z", to: "2026-11-03T09:00:00.0009Z" }))
+    expect(between.data).toEqual([])
+    expect(failureOf(await w.exit(listArticles(caller(), "site_a", { from: "2026-11-03T09:00:00.0009Z", to: "2026-11-03T09:00:00.0001Z" })))).toMatchObject({
+      _tag: "InvalidRequest",
+      errors: [{ path: "from", message: "from is after to" }],
+    })
+    // a date-valued field: the day the from falls in still counts, however late in it
+    const backlinks = await w.run(listBacklinks(caller(), "site_a", { from: "2026-11-04T23:59:59.9999Z" }))
+    expect(backlinks.data.map((b) => b.id)).toEqual(["bl_1"])
+  })
+
   it("should refuse a per_page above the configured maximum", async () => {
     const w = await makeWorld({ maxPerPage: 2 })
     expect(failureTag(await w.exit(listArticles(caller(), "site_a", { per_page: 3 })))).toBe("InvalidRequest")

@@ -5,6 +5,8 @@ import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import type { HttpDeps } from "@content-site/http"
+import { Settings } from "@content-site/core"
+import { Effect } from "effect"
 import { openApiDocument } from "./openapi.ts"
 
 /** The reference page's policy: its own scripts and styles only (Swagger UI sets inline styles). */
@@ -90,7 +92,9 @@ export const mountDocs = (router: Router, app: Koa, deps: HttpDeps): void => {
   let json: string | undefined
   router.get("/openapi.json", (ctx) => {
     strictQuery(ctx.querystring, [])
-    json ??= JSON.stringify(openApiDocument(deps.publicUrl))
+    json ??= JSON.stringify(
+      openApiDocument(deps.publicUrl, { maxPerPage: deps.runtime.runSync(Settings.use((settings) => Effect.succeed(settings.limits.maxPerPage))) }),
+    )
     ctx.set("Cache-Control", "no-store")
     ctx.set("Access-Control-Allow-Origin", "*")
     ctx.type = "application/json"

@@ -9,6 +9,8 @@ import {
   Pagination,
   MAX_REVISION_NUMBER,
   PathId,
+  PER_PAGE_CEILING,
+  perPageFacts,
   Problem,
   problemKinds,
   Revision,
@@ -140,7 +142,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: "The database cannot be reached; nothing was written; retry later.",
 }
 
-const operationObject = (op: Operation, table: SchemaTable): Json => {
+const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number): Json => {
   const parameters: Array<Json> = []
   for (const p of op.pathParams) {
     parameters.push({
@@ -149,7 +151,10 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
       required: true,
       // The contract lets a bad path id be a 400 or a 404; ours is the 404 of any unknown id.
       description: `${p.description} ${p.kind === "id" ? "An id that does not match the pattern is a 404 like any unknown id." : "Any other value (not digits, 0, past the maximum) is a 404 like a revision that does not exist."}`,
-      schema: p.kind === "id" ? table.schemaOf(PathId) : { type: "integer", minimum: 1, maximum: MAX_REVISION_NUMBER },
+      schema:
+        p.kind === "id"
+          ? { ...table.schemaOf(PathId), ...(p.example !== undefined ? { examples: [p.example] } : {}) }
+          : { type: "integer", minimum: 1, maximum: MAX_REVISION_NUMBER },
     })
   }
   if (op.query !== undefined) {
@@ -159,12 +164,14 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
     for (const [name, schema] of Object.entries(root.properties ?? {})) {
       const { description: generated, ...rest } = schema
       const description = generated ?? descriptionOf(fields[name])
+      // the page size the server allows is the operator's MAX_PER_PAGE, not the schema's ceiling
+      const perPage = name === "per_page" ? perPageFacts(maxPerPage) : undefined
       parameters.push({
         name,
         in: "query",
         required: root.required?.includes(name) ?? false,
-        ...(typeof description === "string" ? { description } : {}),
-        schema: rewriteRefs(rest),
+        ...(perPage !== undefined ? { description: perPage.description } : typeof description === "string" ? { description } : {}),
+        schema: perPage !== undefined ? { ...(rewriteRefs(rest) as Json), maximum: perPage.maximum, default: perPage.default } : rewriteRefs(rest),
       })
     }
   }
@@ -273,13 +280,13 @@ const operationObject = (op: Operation, table: SchemaTable): Json => {
  * schemas (the same ones the server decodes and encodes with): every parameter, request body,
  * response, problem code and both security schemes.
  */
-export const openApiDocument = (publicUrl: string): Json => {
+export const openApiDocument = (publicUrl: string, limits: { readonly maxPerPage: number } = { maxPerPage: PER_PAGE_CEILING }): Json => {
   const table = new SchemaTable()
   for (const s of [Website, ArticleListItem, Article, Backlink, RevisionSummary, Revision, ActivityEntry, Pagination, Problem]) table.schemaOf(s)
   const paths: Record<string, Json> = {}
   for (const op of operations) {
     const item = (paths[op.path] ??= {})
-    item[op.method.toLowerCase()] = operationObject(op, table)
+    item[op.method.toLowerCase()] = operationObject(op, table, limits.maxPerPage)
   }
   return {
     openapi: "3.1.0",

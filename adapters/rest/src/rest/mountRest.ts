@@ -389,6 +389,8 @@ const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
     if (allowed.includes("GET")) allowed.push("HEAD")
     ctx.set("Allow", allowed.join(", "))
     if (ctx.method === "OPTIONS") {
+      // an API answer like any other: never stored by a cache
+      ctx.set("Cache-Control", "no-store")
       ctx.status = 204
       return
     }

@@ -111,6 +111,8 @@ export interface PathParam {
   readonly name: string
   readonly description: string
   readonly kind: "id" | "revision"
+  /** An example value of its kind, for the OpenAPI document (a site's id for a site, an article's for an article). */
+  readonly example?: string
 }
 
 /** One REST operation: everything routing, the pipeline and the OpenAPI document need. */
@@ -170,8 +172,8 @@ const articleWritten = (
   return { value: outcome.result, editsRemaining: outcome.editsRemaining, committed: outcome.result.revision !== null, headers: { ETag: etagOf(article.id, article.revision) } }
 }
 
-const siteParam: PathParam = { name: "id", description: "The website's id.", kind: "id" }
-const articleParam: PathParam = { name: "id", description: "The article's id.", kind: "id" }
+const siteParam: PathParam = { name: "id", description: "The website's id.", kind: "id", example: "site_1" }
+const articleParam: PathParam = { name: "id", description: "The article's id.", kind: "id", example: "art_1" }
 const revisionParam: PathParam = { name: "number", description: "The revision number (1, 2, ...).", kind: "revision" }
 
 const siteId = (call: Call): string => {
