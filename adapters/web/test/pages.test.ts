@@ -236,6 +236,21 @@ describe("web pages over HTTP", () => {
     expect(await (await c.request(drafts[6]!)).text()).toContain('value="Draft 6"')
   })
 
+  it("should keep a long title and reason as typed in a draft (within the draft's 16 KiB for both), not cut at 1 000 characters", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const title = `A title pasted too long ${"t".repeat(1_500)}`
+    const reason = `A reason ${"r".repeat(1_500)}`
+    const refused = await c.request("/articles/art_p1/edit", {
+      method: "POST",
+      headers: { "sec-fetch-site": "same-origin" },
+      form: { _csrf: "forged-token-value-000000", title, body: "<p>x</p>", reason },
+    })
+    const page = await (await c.request(refused.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(page).toContain(`value="${title}"`)
+    expect(page).toContain(reason)
+  })
+
   it("should keep at most 5 pending drafts of a signed-out address, the oldest going first, and none over 1 MiB", async () => {
     const origin = new URL(server.url).origin
     const post = (title: string, body = "<p>x</p>") =>

@@ -91,9 +91,10 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   /** The edit form's fields as a draft (the text as typed, nothing trimmed but the reason). */
   const draftOf = (id: string, fields: FormFields, refusal: EditRefusal): Draft => ({
     articleId: id,
-    title: (fields["title"] ?? "").slice(0, 1000),
+    // (kept as typed: the draft store bounds a title and reason together, 16 KiB, and keeps no larger text)
+    title: fields["title"] ?? "",
     body: fields["body"] ?? "",
-    reason: (fields["reason"] ?? "").trim().slice(0, 1000),
+    reason: (fields["reason"] ?? "").trim(),
     revision: /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : 0,
     refusal,
     ...(fields["mode"] === "source" ? { mode: "source" as const } : {}),

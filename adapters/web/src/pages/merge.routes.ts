@@ -106,9 +106,9 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       ? null
       : {
           articleId: id,
-          title: (fields["mine_title"] ?? "").slice(0, 1000),
+          title: fields["mine_title"] ?? "",
           body: fields["mine_body"],
-          reason: (fields["reason"] ?? "").trim().slice(0, 1000),
+          reason: (fields["reason"] ?? "").trim(),
           revision: /^[1-9][0-9]{0,8}$/.test(fields["base"] ?? "") ? Number(fields["base"]) : 0,
           refusal: { message, blocks: [], details: [] },
         }
