@@ -5,7 +5,7 @@
  */
 import Router from "@koa/router"
 import type { HttpDeps } from "@content-site/http"
-import { readSession, requestIdOf, signedInAccount } from "@content-site/http"
+import { notesOf, readSession, requestIdOf, signedInAccount } from "@content-site/http"
 import type Koa from "koa"
 import { makePageKit, NOT_PAGES, send } from "./pageKit.ts"
 import { errorPage } from "./pages/errorPage.ts"
@@ -43,22 +43,25 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
 
   app.use(router.routes())
 
-  // Nothing else answered a page address: the site's own 404 page, with a way back.
+  // Nothing else answered a page address: the site's own 404 page, with a way back; a page's
+  // address asked with a method it does not take, its 405 page with `Allow`.
   app.use(async (ctx, next) => {
-    if ((ctx.method !== "GET" && ctx.method !== "HEAD") || NOT_PAGES.test(ctx.path)) return next()
+    if (NOT_PAGES.test(ctx.path)) return next()
+    const allowed = ctx.method === "GET" || ctx.method === "HEAD" ? [] : [...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods))]
     const session = await readSession(ctx, deps)
     const account = session === null ? null : await signedInAccount(ctx, deps)
+    if (allowed.length > 0) {
+      notesOf(ctx).problemCode = "method_not_allowed"
+      ctx.set("Allow", allowed.join(", "))
+    }
     send(
       ctx,
-      404,
-      errorPage({
-        status: 404,
-        title: "Page not found",
-        message: "There is no page at this address. It may have moved, or the link may be mistyped.",
-        requestId: requestIdOf(ctx),
-        account,
-        csrf: session?.csrf ?? "",
-      }),
+      allowed.length > 0 ? 405 : 404,
+      errorPage(
+        allowed.length > 0
+          ? { status: 405, title: "Not a way to use this page", message: `This page does not take ${ctx.method.slice(0, 20)}; open it in your browser instead.`, requestId: requestIdOf(ctx), account, csrf: session?.csrf ?? "" }
+          : { status: 404, title: "Page not found", message: "There is no page at this address. It may have moved, or the link may be mistyped.", requestId: requestIdOf(ctx), account, csrf: session?.csrf ?? "" },
+      ),
     )
   })
 }

@@ -106,6 +106,22 @@ describe("web pages over HTTP", () => {
     expect(res.headers.get("location")).toBe("/?next=%2Farticles%2Fart_p1")
   })
 
+  it("should answer a page's address asked with a method it does not take with its 405 page and Allow, and any other address with the 404 page", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const put = await c.request("/sites", { method: "PUT" })
+    expect(put.status).toBe(405)
+    expect(put.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD"])
+    expect(put.headers.get("content-type")).toContain("text/html")
+    expect(await put.text()).toContain("This page does not take PUT")
+    const nowhere = await c.request("/no-such-page", { method: "POST" })
+    expect(nowhere.status).toBe(404)
+    expect(nowhere.headers.get("content-type")).toContain("text/html")
+    expect(await nowhere.text()).toContain("Page not found")
+    // the API keeps its own answers
+    expect((await c.request("/api/v1/no-such-path", { method: "POST" })).headers.get("content-type")).toContain("problem+json")
+  })
+
   it("should refuse a sign-in without the form's CSRF token", async () => {
     const c = client()
     await c.request("/")
