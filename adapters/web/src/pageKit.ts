@@ -85,7 +85,9 @@ export const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, 
   return Object.fromEntries(names.map((n) => [n, query[n] === undefined || query[n].trim() === "" ? undefined : query[n].trim()]))
 }
 
-export const pageNumber = (s: string | undefined): number => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : 1)
+/** A form's or query's positive whole number of at most 9 digits (a page, a revision), else undefined. */
+export const positiveNumberOf = (s: string | undefined): number | undefined => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : undefined)
+export const pageNumber = (s: string | undefined): number => positiveNumberOf(s) ?? 1
 
 export const defined = <T extends Record<string, unknown>>(o: T): Partial<T> =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>

@@ -28,7 +28,7 @@ import { draftUrl, landOnDraft, refusalOf, savedFlash, whoMade } from "./editOut
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pageNumber, queryOf, redirect, type PageKit } from "../pageKit.ts"
+import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pageNumber, positiveNumberOf, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
@@ -95,12 +95,10 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     title: fields["title"] ?? "",
     body: fields["body"] ?? "",
     reason: (fields["reason"] ?? "").trim(),
-    revision: /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : 0,
+    revision: positiveNumberOf(fields["revision"]) ?? 0,
     refusal,
     ...(fields["mode"] === "source" ? { mode: "source" as const } : {}),
   })
-
-
 
   router.post(
     "/articles/:id/edit",
@@ -254,7 +252,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           if (counted.failure._tag === "RateLimited") return refusePreview(ctx, counted.failure)
           throw counted.failure
         }
-        const base = /^[1-9][0-9]{0,8}$/.test(fields["revision"] ?? "") ? Number(fields["revision"]) : undefined
+        const base = positiveNumberOf(fields["revision"])
         const reason = (fields["reason"] ?? "").trim()
         const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
         // The same call the save makes, as a dry run: what it answers is what saving will do.

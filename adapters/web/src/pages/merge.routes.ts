@@ -17,7 +17,7 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrT
 import { type Draft, dropDraft, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
-import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
+import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
 import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
@@ -109,7 +109,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           title: fields["mine_title"] ?? "",
           body: fields["mine_body"],
           reason: (fields["reason"] ?? "").trim(),
-          revision: /^[1-9][0-9]{0,8}$/.test(fields["base"] ?? "") ? Number(fields["base"]) : 0,
+          revision: positiveNumberOf(fields["base"]) ?? 0,
           refusal: { message, blocks: [], details: [] },
         }
 
@@ -137,7 +137,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           if (kept !== null) return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal)
           return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
         }
-        const theirs = /^[1-9][0-9]{0,8}$/.test(fields["theirs"] ?? "") ? Number(fields["theirs"]) : null
+        const theirs = positiveNumberOf(fields["theirs"]) ?? null
         if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
         const { merge } = await mergeOf(s, id, draft, theirs)
         const reason = (fields["reason"] ?? "").trim()
