@@ -98,5 +98,16 @@ export const localMediaStore = (dir: string, now: () => number = Date.now): Laye
     })
   }
 
-  return Layer.succeed(MediaStore, { put, get })
+  const remove = (key: string) => {
+    const path = pathOf(key)
+    if (path === undefined) return Effect.void
+    return Effect.tryPromise({
+      try: () => unlink(path).catch((e: unknown) => {
+        if (codeOf(e) !== "ENOENT" && codeOf(e) !== "ENOTDIR") throw e
+      }),
+      catch: (e) => new Unavailable({ detail: `The media store cannot remove (${codeOf(e) ?? "error"}).` }),
+    })
+  }
+
+  return Layer.succeed(MediaStore, { put, get, remove })
 }

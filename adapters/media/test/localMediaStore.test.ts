@@ -48,6 +48,17 @@ describe("localMediaStore", () => {
     }
   })
 
+  it("should remove what a key names, and take a key that names nothing (or no key at all) as removed", async () => {
+    const key = await withStore((s) => s.put(new Uint8Array([7]), "image/png", "png"))
+    const kept = await withStore((s) => s.put(new Uint8Array([8]), "image/png", "png"))
+    await withStore((s) => s.remove(key))
+    expect(Option.isNone(await withStore((s) => s.get(key)))).toBe(true)
+    expect(Option.isSome(await withStore((s) => s.get(kept)))).toBe(true)
+    // again, and keys that cannot name a file: nothing to do, no failure, nothing else touched
+    await withStore((s) => Effect.all([s.remove(key), s.remove("../../etc/passwd"), s.remove("2026/01/x.png")]))
+    expect(await listFiles(dir)).toHaveLength(1)
+  })
+
   it("should make a new key for every put", async () => {
     const keys = await withStore((s) => Effect.all([1, 2, 3, 4, 5].map(() => s.put(new Uint8Array([0]), "image/gif", "gif"))))
     expect(new Set(keys).size).toBe(5)

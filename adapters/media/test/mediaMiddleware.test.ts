@@ -133,6 +133,7 @@ describe("mediaMiddleware", () => {
       Layer.succeed(MediaStore, {
         put: () => Effect.fail(new Unavailable({ detail: "disk gone" })),
         get: () => Effect.fail(new Unavailable({ detail: "disk gone" })),
+        remove: () => Effect.fail(new Unavailable({ detail: "disk gone" })),
       }),
     )
     const url = await serve(failing)
@@ -147,6 +148,7 @@ describe("mediaMiddleware", () => {
       Layer.succeed(MediaStore, {
         put: () => Effect.die(new Error("boom")),
         get: () => Effect.die(new Error("secret internals")),
+        remove: () => Effect.die(new Error("boom")),
       }),
     )
     const url = await serve(broken)

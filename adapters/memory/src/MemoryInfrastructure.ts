@@ -120,6 +120,10 @@ export const memoryMediaStore = (state: MemoryState) =>
         return key
       }),
     get: (key) => Effect.sync(() => Option.fromUndefinedOr(state.media.get(key))),
+    remove: (key) =>
+      Effect.sync(() => {
+        state.media.delete(key)
+      }),
   })
 
 /** The import unit of work in memory: all or nothing, existing ids left as they are. */

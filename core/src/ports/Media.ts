@@ -37,4 +37,9 @@ export class MediaStore extends Context.Service<MediaStore, {
   /** Stores the bytes under a new key and returns the key (e.g. `2026/11/abc.webp`). */
   readonly put: (bytes: Uint8Array, contentType: string, extension: string) => Effect.Effect<string, Unavailable>
   readonly get: (key: string) => Effect.Effect<Option.Option<StoredMedia>, Unavailable>
+  /**
+   * Removes what `put` stored under the key, when the change that was to name it was refused
+   * after the put; a key that names nothing (removed already, or never stored) is no failure.
+   */
+  readonly remove: (key: string) => Effect.Effect<void, Unavailable>
 }>()("core/MediaStore") {}

@@ -37,18 +37,27 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     if (budget !== null && (yield* editsRemaining(caller)) <= 0) {
       return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
     }
-    const key = yield* (yield* MediaStore).put(image.bytes, image.contentType, image.extension)
+    const media = yield* MediaStore
+    const key = yield* media.put(image.bytes, image.contentType, image.extension)
     const url = `${publicUrl}/media/${key}`
-    const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
-      makeChange(caller, current, {
-        title: current.title,
-        body: current.body,
-        word_count: current.word_count,
-        featured_image: { url, alt: alt ?? current.featured_image?.alt ?? "" },
-        reason: null,
-        restored_from: null,
-      }),
-    )
+    const { current, committed } = yield* (yield* ArticleWriter)
+      .change(caller.accountId, articleId, budget, (current) =>
+        makeChange(caller, current, {
+          title: current.title,
+          body: current.body,
+          word_count: current.word_count,
+          featured_image: { url, alt: alt ?? current.featured_image?.alt ?? "" },
+          reason: null,
+          restored_from: null,
+        }),
+      )
+      .pipe(
+        // A change refused after its image was stored (the day's last edit taken meanwhile, the
+        // article deleted, an idempotency key applied by another call) leaves no file behind. Not
+        // when the database was unavailable: the commit may have landed without its answer, and a
+        // file no revision names is better than a revision that names no file.
+        Effect.tapError((e) => (e._tag === "Unavailable" ? Effect.void : Effect.ignore(media.remove(key)))),
+      )
     const result: FeaturedImageResult = committed
       ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision) }
       : { article: articleView(current), revision: null }

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { ArticleWriter } from "../../src/ports/ArticleWriter.ts"
 import { describe, expect, it } from "vitest"
 import {
   getArticle,
@@ -11,6 +12,8 @@ import {
   updateArticle,
   type DailyEditLimit,
   type PreconditionFailed,
+  DailyEditLimit as DailyEditLimitError,
+  Unavailable as UnavailableError,
 } from "../../src/index.ts"
 import { caller, failureOf, failureTag, makeWorld, NOW, pngHeader, recordingHtmlAnalyzer } from "./harness.ts"
 
@@ -230,6 +233,20 @@ describe("replaceFeaturedImage", () => {
     const out = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "https://img.test/a.png" }, undefined))
     expect(out.result.revision?.number).toBe(2)
     expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "http://img.test/a.png" }, undefined)))).toBe("UnsafeUrl")
+  })
+
+  it("should remove the stored image when the change naming it is refused, and keep it when the database's answer is unknown", async () => {
+    const w = await makeWorld()
+    const refusing = (error: DailyEditLimit | UnavailableError) =>
+      Effect.provideService(ArticleWriter, { change: () => Effect.fail(error), editsUsed: () => Effect.succeed(0) })
+    const limit = new DailyEditLimitError({ limit: 200, retryAfterSeconds: 60 })
+    const refused = await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt").pipe(refusing(limit)))
+    expect(failureTag(refused)).toBe("DailyEditLimit")
+    expect(w.state.media.size).toBe(0)
+    // the commit may have landed: the file stays for the revision that may name it
+    const unknown = await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt").pipe(refusing(new UnavailableError({ detail: "gone" }))))
+    expect(failureTag(unknown)).toBe("Unavailable")
+    expect(w.state.media.size).toBe(1)
   })
 
   it("should answer a missing article with NotFound before fetching anything", async () => {
