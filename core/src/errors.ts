@@ -9,6 +9,7 @@ export interface ProtectedBlockViolation {
 
 /** One field-level complaint inside an `invalid_request` problem. */
 export interface FieldError {
+  /** The field as the contract names it: keys and 0-based indexes joined by `/` (`edits/0/find`). */
   readonly path: string
   readonly message: string
 }

@@ -170,7 +170,7 @@ export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonl
     page: "The page must be a whole number from 1.",
   }
   const out = errors.map((x) => {
-    const field = x.path.split(".").pop() ?? ""
+    const field = x.path.split("/").pop() ?? ""
     const sentence = known[field]
     const said = typeof sentence === "function" ? sentence(x.message) : sentence
     if (said !== undefined) return said

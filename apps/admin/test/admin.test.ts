@@ -88,7 +88,7 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
   it("should refuse a bad import file naming the offending entry's JSON path and import nothing", async () => {
     const out = await admin("import", join(temp.dir, "bad.json"))
     expect(out.code).toBe(1)
-    expect(out.stderr).toContain("accounts[0].sites[0].articles[1].url")
+    expect(out.stderr).toContain("accounts/0/sites/0/articles/1/url")
     expect(await count("accounts")).toBe(0)
     expect(await count("articles")).toBe(0)
     const broken = await admin("import", join(temp.dir, "broken.json"))
@@ -154,7 +154,7 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     const out = await admin("import", join(temp.dir, "taken.json"))
     expect(out.code).toBe(1)
     expect(out.stdout).toBe("")
-    expect(out.stderr).toContain("accounts[0].email")
+    expect(out.stderr).toContain("accounts/0/email")
     const site = goodFile.accounts[0]!.sites[0]!
     const repeated = {
       accounts: [
@@ -169,13 +169,13 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     writeFileSync(join(temp.dir, "repeated.json"), JSON.stringify(repeated))
     const twice = await admin("import", join(temp.dir, "repeated.json"))
     expect(twice.code).toBe(1)
-    expect(twice.stderr).toContain("accounts[0].sites[0].articles[1].id")
+    expect(twice.stderr).toContain("accounts/0/sites/0/articles/1/id")
     // A site id another account has: its articles would be written into that account's site.
     const intoTheirs = { accounts: [{ id: "acc_into", email: "into@example.test", password: "into-password", sites: [{ ...site, name: "Not yours", backlinks: [], articles: [{ ...site.articles[0]!, id: "art_into" }] }] }] }
     writeFileSync(join(temp.dir, "into.json"), JSON.stringify(intoTheirs))
     const into = await admin("import", join(temp.dir, "into.json"))
     expect(into.code).toBe(1)
-    expect(into.stderr).toContain("accounts[0].sites[0].id")
+    expect(into.stderr).toContain("accounts/0/sites/0/id")
     expect(into.stderr).toContain("belongs to another account")
     expect([await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]).toEqual(before)
   })

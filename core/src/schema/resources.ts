@@ -332,7 +332,9 @@ export const Problem = Schema.Struct({
   errors: Schema.optionalKey(
     Schema.Array(
       Schema.Struct({
-        path: Schema.String,
+        path: Schema.String.annotate({
+          description: "The field: its keys and 0-based indexes joined by `/` (`edits/0/find`), a `~` in a key written `~0` and a `/` `~1`; `(request)`, `(body)` or `(root)` for the whole request or body.",
+        }),
         message: Schema.String,
         count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs, counted up to 2: 0, or 2 for \"2 or more\" (the search stops at the second occurrence)." })),
       }),

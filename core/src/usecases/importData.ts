@@ -54,7 +54,7 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>) =>
     for (const [kind, list, field] of rows) {
       for (const row of list) {
         const at = (row as { at?: object }).at ?? row
-        const refused = once(kind, row.id, `${paths.get(at) ?? "?"}.${field}`)
+        const refused = once(kind, row.id, `${paths.get(at) ?? "?"}/${field}`)
         if (refused !== null) return yield* Effect.fail(refused)
       }
     }
@@ -70,13 +70,13 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>) =>
     for (const [kind, list, name] of kinds) {
       const stored = new Map((yield* importer.owners(kind, list.map((x) => x.id))).map((o) => [o.id, o.accountId] as const))
       const taken = list.find((x) => stored.has(x.id) && stored.get(x.id) !== x.account_id)
-      if (taken !== undefined) return yield* Effect.fail(refuse(`${paths.get(taken) ?? "?"}.id`, `the ${name} id '${taken.id}' belongs to another account already`))
+      if (taken !== undefined) return yield* Effect.fail(refuse(`${paths.get(taken) ?? "?"}/id`, `the ${name} id '${taken.id}' belongs to another account already`))
     }
     const accounts = yield* AccountRepository
     for (const a of plan.accounts) {
       const found = yield* accounts.findByEmail(a.email)
       if (Option.isSome(found) && found.value.id !== a.id) {
-        return yield* Effect.fail(refuse(`${paths.get(a) ?? "?"}.email`, `the email ${a.email} belongs to another account already (${found.value.id})`))
+        return yield* Effect.fail(refuse(`${paths.get(a) ?? "?"}/email`, `the email ${a.email} belongs to another account already (${found.value.id})`))
       }
     }
   })
@@ -113,7 +113,7 @@ export const importData = (input: unknown) =>
         created_at: now,
       }
       plan.accounts.push(account)
-      paths.set(account, `accounts[${ai}]`)
+      paths.set(account, `accounts/${ai}`)
       for (const [ki, k] of (a.api_keys ?? []).entries()) {
         const plaintext = k.key ?? (yield* secrets.generateApiKey)
         const key: ApiKeyRecord = {
@@ -127,21 +127,21 @@ export const importData = (input: unknown) =>
           revoked_at: null,
         }
         plan.apiKeys.push(key)
-        paths.set(key, `accounts[${ai}].api_keys[${ki}]`)
+        paths.set(key, `accounts/${ai}/api_keys/${ki}`)
       }
       for (const [si, s] of (a.sites ?? []).entries()) {
         const siteId = s.id ?? stableId("site", accountId, s.url)
         const site: SiteRecord = { id: siteId, account_id: accountId, name: s.name, url: s.url, created_at: now }
         plan.sites.push(site)
-        paths.set(site, `accounts[${ai}].sites[${si}]`)
+        paths.set(site, `accounts/${ai}/sites/${si}`)
         for (const [ri, r] of (s.articles ?? []).entries()) {
           const articleId = r.id ?? stableId("art", siteId, r.url)
           const clean = yield* sanitizeArticleHtml(r.body).pipe(
             Effect.mapError(
               (e) =>
                 new InvalidRequest({
-                  detail: `Import file: accounts[${ai}].sites[${si}].articles[${ri}].body: ${e.detail}`,
-                  errors: [{ path: `accounts[${ai}].sites[${si}].articles[${ri}].body`, message: e.detail }],
+                  detail: `Import file: accounts/${ai}/sites/${si}/articles/${ri}/body: ${e.detail}`,
+                  errors: [{ path: `accounts/${ai}/sites/${si}/articles/${ri}/body`, message: e.detail }],
                 }),
             ),
           )
@@ -177,7 +177,7 @@ export const importData = (input: unknown) =>
             created_at: now,
           }
           plan.articles.push({ article, firstRevision })
-          paths.set(article, `accounts[${ai}].sites[${si}].articles[${ri}]`)
+          paths.set(article, `accounts/${ai}/sites/${si}/articles/${ri}`)
         }
         for (const [bi, b] of (s.backlinks ?? []).entries()) {
           const backlink: BacklinkRecord = {
@@ -187,7 +187,7 @@ export const importData = (input: unknown) =>
             ...b,
           }
           plan.backlinks.push(backlink)
-          paths.set(backlink, `accounts[${ai}].sites[${si}].backlinks[${bi}]`)
+          paths.set(backlink, `accounts/${ai}/sites/${si}/backlinks/${bi}`)
         }
       }
     }

@@ -74,7 +74,17 @@ describe("lengths in characters (code points), as the contract and JSON Schema c
 
   it("should take a find of at least one character, one astral character included", () => {
     expect(decodes(core.EditArticleBody, { edits: [{ find: EMOJI, replace: "" }] })).toBe(true)
-    expect(pathsOf(core.EditArticleBody, { edits: [{ find: "", replace: "x" }] })).toEqual(["edits[0].find"])
+    expect(pathsOf(core.EditArticleBody, { edits: [{ find: "", replace: "x" }] })).toEqual(["edits/0/find"])
+  })
+
+  it("should name a field the contract's one way, a key holding '/' or '~' escaped, and the detail say the key as sent", () => {
+    // the same form as a find not found (`edits/0/find`, core/policy/textEdits.ts): one path format for every error
+    expect(pathsOf(core.EditArticleBody, { edits: [{ find: "a", replace: "b" }, { find: "x", replace: 7 }] })).toEqual(["edits/1/replace"])
+    expect(pathsOf(core.EditArticleBody, { edits: [{ find: "a", replace: "b", "a/b~c": 1 }] })).toEqual(["edits/0/a~1b~0c"])
+    const exit = Effect.runSyncExit(core.decodeInput(core.UpdateArticleBody, { title: "t", "x/y": 1 }, "Edit"))
+    const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as unknown as { error: core.InvalidRequest }).error : undefined
+    expect(error?.detail).toBe("Edit: 'x/y' cannot be set here.")
+    expect(error?.errors).toEqual([{ path: "x~1y", message: "Unknown key 'x/y': it cannot be set here" }])
   })
 
   it("should publish minLength and maxLength that accept and refuse exactly what the decoder does", () => {

@@ -262,7 +262,7 @@ describe("importData", () => {
     }
     const error = failureOf(await w.exit(importData(bad))) as InvalidRequest
     expect(error._tag).toBe("InvalidRequest")
-    expect(error.errors.map((e) => e.path)).toContain("accounts[0].sites[0].articles[0].url")
+    expect(error.errors.map((e) => e.path)).toContain("accounts/0/sites/0/articles/0/url")
     expect([...w.state.accounts.values()].some((a) => a.email === "c@example.com")).toBe(false)
   })
 
@@ -294,10 +294,10 @@ describe("importData", () => {
     }
     const error = failureOf(await w.exit(importData(file))) as InvalidRequest
     expect(error.errors.map((e) => e.path)).toEqual([
-      "accounts[0].sites[0].articles[0].published_at",
-      "accounts[0].sites[0].articles[1].published_at",
-      "accounts[0].sites[0].backlinks[0].date_acquired",
-      "accounts[0].sites[0].backlinks[1].date_acquired",
+      "accounts/0/sites/0/articles/0/published_at",
+      "accounts/0/sites/0/articles/1/published_at",
+      "accounts/0/sites/0/backlinks/0/date_acquired",
+      "accounts/0/sites/0/backlinks/1/date_acquired",
     ])
     expect([...w.state.accounts.values()].some((a) => a.email === "e@example.com")).toBe(false)
   })
