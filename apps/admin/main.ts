@@ -11,6 +11,7 @@ import type { InvalidRequest, Settings as SettingsTag } from "@content-site/core
 import type { OrmDatabase } from "@content-site/orm"
 import type { Effect, Layer as LayerOf } from "effect"
 import { accessSync, constants, readFileSync } from "node:fs"
+import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { printable } from "./printable.ts"
 
@@ -38,6 +39,9 @@ Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default .
 
 /** A usage or validation problem: exit code 1. */
 class UsageError extends Error {}
+
+/** The commands that may start an embedded database where none is yet. */
+const STARTS_DATABASE = new Set(["migrate", "import", "account create"])
 
 const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim())
 
@@ -137,7 +141,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const [
     { AccountRepository, createAccount, createApiKey, importData, revokeApiKey, Settings },
     { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey },
-    { openDatabase },
+    { hasEmbeddedDatabase, openDatabase },
     { nodePlatform, workerHtmlAnalyzer },
     { Cause, Exit, Layer, ManagedRuntime, Option },
     { ConfigError, readConfig },
@@ -168,9 +172,16 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   })
   const databaseUrl = nonEmpty(env["DATABASE_URL"])
   const redisUrl = nonEmpty(env["REDIS_URL"])
+  const dataDir = nonEmpty(env["DATA_DIR"]) ?? "./data"
+  // A command that only changes what is there (a key, the log, a rewrite) refuses an embedded
+  // database that does not exist rather than make an empty one under a mistyped DATA_DIR and
+  // answer "not found"; migrate, import and account create may start one.
+  if (databaseUrl === undefined && !STARTS_DATABASE.has(name) && !hasEmbeddedDatabase(dataDir)) {
+    throw new UsageError(`DATA_DIR ${printable(resolve(dataDir))} holds no database: check the path (migrate, import and account create make one there; so does the server's first start).`)
+  }
   const db: OrmDatabase = await openDatabase({
     ...(databaseUrl ? { databaseUrl } : {}),
-    dataDir: nonEmpty(env["DATA_DIR"]) ?? "./data",
+    dataDir,
     ...(redisUrl ? { redisUrl } : {}),
     housekeepingIntervalMs: 0,
   })

@@ -32,6 +32,7 @@ import { ensurePartitionsAhead } from "./partitions.ts"
 import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
 export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
+export { hasEmbeddedDatabase } from "./orm.ts"
 export type { Pruned, Swept } from "./housekeeping.ts"
 export type { OrmEventLog } from "./eventLog.ts"
 

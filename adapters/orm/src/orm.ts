@@ -4,6 +4,7 @@ import { Migrator } from "@mikro-orm/migrations"
 import { MikroORM as PgliteMikroORM } from "@mikro-orm/pglite"
 import { MikroORM as PostgresMikroORM } from "@mikro-orm/postgresql"
 import type { EntityManager, MikroORM } from "@mikro-orm/sql"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { entities } from "./entities.ts"
 import { migrationsList } from "../migrations/index.ts"
@@ -43,6 +44,12 @@ const common = {
   discovery: { warnWhenNoEntities: true },
 }
 
+/** Where the embedded database of a data directory lives. */
+export const embeddedDatabaseDir = (dataDir: string): string => join(dataDir, "pglite")
+
+/** Whether a data directory holds an embedded database already (PostgreSQL's own marker file in it). */
+export const hasEmbeddedDatabase = (dataDir: string): boolean => existsSync(join(embeddedDatabaseDir(dataDir), "PG_VERSION"))
+
 /** Opens the ORM; PostgreSQL when a URL is given, PGlite in `pgliteDir` otherwise. */
 export const initOrm = async (options: OrmOptions): Promise<Orm> => {
   const orm = await openDriver(options)
@@ -68,10 +75,9 @@ const openDriver = async (options: OrmOptions): Promise<Orm> => {
     })
     return orm as unknown as Orm
   }
-  const dir = options.pgliteDir ?? "./data"
   const orm = await PgliteMikroORM.init({
     ...common,
-    dbName: join(dir, "pglite"),
+    dbName: embeddedDatabaseDir(options.pgliteDir ?? "./data"),
     // full-text search folds accents with `unaccent` (migration articleSearch), as on PostgreSQL
     driverOptions: { extensions: { unaccent } },
   })

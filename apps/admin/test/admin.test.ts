@@ -1,5 +1,5 @@
 import pg from "pg"
-import { writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTempDir, createTestDatabase } from "../../../test/support/databases.ts"
@@ -291,5 +291,17 @@ describe("admin command line on the embedded database", { timeout: 120_000 }, ()
     expect(out.stderr).toBe("")
     expect(out.code).toBe(0)
     expect(out.stdout).toContain("created 1 accounts")
+  })
+
+  it("should refuse a command on a DATA_DIR that holds no database, making none, and run it where one is", async () => {
+    const mistyped = join(temp.dir, "dta")
+    const refused = await runNode(ADMIN, ["key", "revoke", "key_cli"], { DATA_DIR: mistyped, DATABASE_URL: "" })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("holds no database")
+    expect(existsSync(mistyped)).toBe(false)
+    // the database the import made above: the same command is run there
+    const revoked = await runNode(ADMIN, ["key", "revoke", "key_cli"], { DATA_DIR: join(temp.dir, "data"), DATABASE_URL: "" })
+    expect(revoked.stderr).toBe("")
+    expect(revoked.code).toBe(0)
   })
 })
