@@ -6,6 +6,11 @@ import { context, SpanKind, trace } from "@opentelemetry/api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startOtlpReceiver } from "../../../test/support/otlpReceiver.ts"
 import { WorkerSpanExporter } from "../src/workerSpanExporter.ts"
+import { readdirSync, readFileSync } from "node:fs"
+import { getPriority } from "node:os"
+
+/** The export thread's niceness (`spanExportWorker.ts`), written here: that module runs only in its worker. */
+const SPAN_EXPORT_NICE = 10
 
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>
 beforeAll(async () => {
@@ -51,6 +56,27 @@ describe("WorkerSpanExporter", () => {
       expect(receiver.contentTypes.at(-1)).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf")
     })
   }
+
+  it("should serialise and send in a thread below the event loop's priority (nice 10), the event loop's unchanged", async () => {
+    const threadsNow = () =>
+      readdirSync("/proc/self/task").map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+        return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) }
+      })
+    const before = new Set(threadsNow().map((t) => t.tid))
+    const ownNice = getPriority()
+    const exporter = new WorkerSpanExporter({ protocol: "http/protobuf", env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } })
+    const provider = providerFor(exporter, "worker-export-nice")
+    provider.getTracer("test").startSpan("one").end()
+    // the batch's answer comes from the worker's exporter: its thread has run its module by then
+    await provider.forceFlush()
+    expect(exporter.counts().exported).toBe(1)
+    const started = threadsNow().filter((t) => !before.has(t.tid) && t.nice !== ownNice)
+    await provider.shutdown()
+    // lowering one's own thread needs no privilege; a process already below nice 10 stays where it is
+    expect(started.map((t) => t.nice)).toEqual(ownNice < SPAN_EXPORT_NICE ? [SPAN_EXPORT_NICE] : [])
+    expect(getPriority()).toBe(ownNice)
+  })
 
   it("should refuse a batch, and count its spans dropped, while maxPendingBatches batches wait for the worker", async () => {
     const exporter = new WorkerSpanExporter({ protocol: "http/protobuf", maxPendingBatches: 1, env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } })
