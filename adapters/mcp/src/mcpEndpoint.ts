@@ -436,8 +436,9 @@ export const mcpEndpoint = (options: {
         const key = tool.idempotent === true && typeof args.idempotency_key === "string" ? (args.idempotency_key as string) : undefined
         if (key === undefined) return answerAs(caller)
         // The answer's shape (`response`) is not part of the request: a replay answers in the shape asked for now.
-        const { idempotency_key: _key, response: _shape, ...rest } = args as Record<string, unknown>
-        return Effect.flatMap(requestFingerprint({ tool: name, args: rest }), (fingerprint) =>
+        // `dry_run: false` is the call without it, as `?dry_run=false` is over REST: one request, one fingerprint.
+        const { idempotency_key: _key, response: _shape, dry_run: dryRun, ...rest } = args as Record<string, unknown>
+        return Effect.flatMap(requestFingerprint({ tool: name, args: dryRun === true ? { ...rest, dry_run: true } : rest }), (fingerprint) =>
           Effect.flatMap(claimIdempotencyKey(caller, key, fingerprint), (claim) => {
             if (claim.kind === "replay") {
               // A result is kept as its structured value (the article's body read from its revision
