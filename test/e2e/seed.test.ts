@@ -177,6 +177,10 @@ describe("RateLimit-* on every authenticated API answer", () => {
       ["/api/v1/sites", { method: "DELETE" }, 405],
       ["/api/v1/articles/art_nope", {}, 404],
       ["/api/v1/sites?page=x", {}, 400],
+      // paths are case-sensitive: another case is no endpoint, whatever the method
+      ["/api/v1/Sites", {}, 404],
+      ["/api/v1/articles/art_a1_1/REVISIONS", {}, 404],
+      ["/api/v1/SITES", { method: "DELETE" }, 404],
     ]
     for (const [path, init, status] of cases) {
       const res = await t.api(path, init)

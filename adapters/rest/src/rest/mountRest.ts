@@ -331,7 +331,10 @@ const koaPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1")
  * reference page at `/api/docs`.
  */
 export const mountRest = (app: Koa, deps: HttpDeps): void => {
-  const router = new Router({ prefix: API_PREFIX })
+  // Paths are case-sensitive (RFC 3986): `/api/v1/Articles/...` is no endpoint (404, like any
+  // unknown path under the prefix), as the 405 check and the prefix check below read them. A
+  // trailing slash is tolerated, by the router and the 405 check alike.
+  const router = new Router({ prefix: API_PREFIX, sensitive: true })
   for (const op of operations) {
     const handler = handlerOf(op, deps)
     if (op.method === "GET") router.get(koaPath(op.path), handler)
