@@ -24,7 +24,7 @@ export interface MergeSide {
 
 /** One conflicting unit: the HTML (or title) of each side; "" where a side has none there. */
 export interface MergeConflict {
-  /** `title`, or `body/<index>`: the 0-based index of the base body's first unit the conflict covers (for an insertion, the unit it comes before). */
+  /** `title`, or `body/<index>`: the 0-based index of the base body's first unit the conflict covers (for an insertion, the unit it comes before); no two conflicts share one. */
   readonly unit: string
   readonly base: string
   readonly theirs: string
@@ -302,7 +302,7 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
     readonly theirs: ReadonlyArray<Unit>
     resolution: Resolution
   }
-  const chunks: Array<Chunk> = []
+  let chunks: Array<Chunk> = []
   let pos = 0
   let mPos = 0
   let tPos = 0
@@ -358,6 +358,25 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
       const touched = [...chunk.o, ...chunk.mine, ...chunk.theirs].some((unit) => unit.protectedKeys.some((key) => broken.has(key)))
       if (touched) chunk.resolution = "conflict"
     }
+    // An insertion before base unit k and a change starting at unit k are two regions with one
+    // index; both made conflicts here, they are one conflict, or `body/<k>` would name two
+    // (and a choice made for one would be applied to both). One pass over the chunks.
+    const coalesced: Array<Chunk> = []
+    for (const chunk of chunks) {
+      const before = coalesced[coalesced.length - 1]
+      if (before === undefined || before.resolution !== "conflict" || chunk.resolution !== "conflict" || before.baseIndex !== chunk.baseIndex) {
+        coalesced.push(chunk)
+        continue
+      }
+      coalesced[coalesced.length - 1] = {
+        baseIndex: before.baseIndex,
+        o: [...before.o, ...chunk.o],
+        mine: [...before.mine, ...chunk.mine],
+        theirs: [...before.theirs, ...chunk.theirs],
+        resolution: "conflict",
+      }
+    }
+    chunks = coalesced
   }
 
   const html = (list: ReadonlyArray<Unit>): string => trimHtmlSpace(joinRaw(list))

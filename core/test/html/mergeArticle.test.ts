@@ -117,6 +117,17 @@ describe("mergeArticle", () => {
     expect(merge.conflicts.every((c) => c.mine.includes("partner") || c.theirs.includes("partner"))).toBe(true)
   })
 
+  it("should name each conflict once: an insertion and a change at one index made conflicts for a protected link are one conflict", () => {
+    // Theirs moved the link to the top and dropped "a"; mine kept only the link. Theirs' insertion
+    // before unit 0 and mine's deletion from unit 0 both become conflicts (the link would be doubled).
+    const merge = mergeArticle(side("Title", P("c"), P("d"), P("a"), LINK), side("Title", LINK, P("c"), P("d")), side("Title", LINK))
+    expect(merge.body).toBeNull()
+    expect(merge.conflicts).toEqual([{ unit: "body/0", base: body(P("c"), P("d"), P("a"), LINK), theirs: body(LINK, P("c"), P("d")), mine: LINK }])
+    // One choice settles the one part: no text is applied twice.
+    expect(settleMerge(merge, new Map([["body/0", { html: P("settled") }]]))).toBe(P("settled"))
+    expect(protectedCount(settleMerge(merge, new Map([["body/0", { take: "theirs" }]])))).toBe(1)
+  })
+
   it("should keep the other side's whitespace when one side changed nothing", () => {
     const theirs = { title: "Title", body: "<p>one</p><p>TWO</p>\n\n<p>three</p>" }
     const merge = mergeArticle(base, theirs, base)
@@ -214,6 +225,16 @@ describe("mergeArticle properties", () => {
         if (t === protectedCount(mine.body)) expect(protectedCount(merge.body)).toBe(t)
       }),
       { numRuns: 500 },
+    )
+  })
+
+  it("should name every conflict by a unit of its own", () => {
+    fc.assert(
+      fc.property(article, article, article, (base, theirs, mine) => {
+        const units = mergeArticle(base, theirs, mine).conflicts.map((c) => c.unit)
+        expect(new Set(units).size).toBe(units.length)
+      }),
+      { numRuns: 2000 },
     )
   })
 
