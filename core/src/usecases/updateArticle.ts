@@ -94,10 +94,13 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
             conflicts: merge.conflicts,
           })
         }
+        // A title-only edit changed no block: the merged body is theirs, the current one, and is
+        // not sent again (a stored body over today's input limits stays as it is, as it does for
+        // a title-only edit without base_revision).
         const outcome = yield* applyUpdate(
           caller,
           articleId,
-          { title: merge.title, body: merge.body, reason: mergedReason(fields.reason, current.revision) },
+          { title: merge.title, ...(fields.body === undefined ? {} : { body: merge.body }), reason: mergedReason(fields.reason, current.revision) },
           { ...options, expectedRevisions: [current.revision] },
         ).pipe(
           // Mine alone was within a body's limits (sanitised above): the merged body is over them.

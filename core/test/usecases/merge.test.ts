@@ -84,6 +84,22 @@ describe("updateArticle with base_revision", () => {
     expect(failureTag(removes)).toBe("ProtectedLinkChanged")
   })
 
+  it("should merge a title-only edit without sending the current body again, so a body stored over today's input limits stays as it is", async () => {
+    const w = await makeWorld()
+    // Stored before today's limits (over 1 MiB): revision 1, then revision 2 made by others with the same title and body.
+    const big = `<p>keep</p><p>${"x".repeat(1_100_000)}</p>`
+    const first = w.state.revisions.get("art_2#1")!
+    w.state.revisions.set("art_2#1", { ...first, body: big })
+    w.state.revisions.set("art_2#2", { ...first, id: "rev_theirs", number: 2, body: big })
+    w.state.articles.set("art_2", { ...w.state.articles.get("art_2")!, body: big, revision: 2 })
+    for (const dryRun of [true, false]) {
+      const out = await w.run(updateArticle(caller(), "art_2", { title: "Renamed", base_revision: 1 }, { dryRun }))
+      expect(out.result.merge).toEqual({ base: 1, theirs: 2, merged_units: 0 })
+      expect(out.result.article).toMatchObject({ title: "Renamed", body: big })
+    }
+    expect((await w.run(getRevision(caller(), "art_2", 3))).body).toBe(big)
+  })
+
   it("should keep the merged result's revision readable with the reason saying what it merged", async () => {
     const w = await twoWriters()
     await w.run(updateArticle(caller(), "art_2", { body: body("one", "TWO"), base_revision: 2 }, plain))
