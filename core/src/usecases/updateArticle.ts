@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { DailyEditLimit, EditConflict, InvalidRequest, type NotFound, PayloadTooLarge, ProtectedLinkChanged, type Unavailable } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, MAX_PARSED_NODES, rememberProtectedBlocks } from "../html/index.ts"
 import { isRefusal } from "../html/sanitizeArticleHtml.ts"
+import type { AnalyzedHtml } from "../html/sanitizeArticleHtml.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository, RevisionRepository } from "../ports/Repositories.ts"
@@ -69,11 +70,19 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
     const revisions = yield* RevisionRepository
     const analyzer = yield* HtmlAnalyzer
     const { base_revision: _, ...fields } = input
-    // Mine is sanitised once: the merge compares sanitised bodies block by block.
-    const mine = input.body === undefined ? undefined : yield* analyzer.analyze(input.body, caller.accountId)
+    // The article first, as without base_revision: a body sent for a missing (or another
+    // account's) article is a 404 that costs no HTML work.
+    const first = yield* articles.get(caller.accountId, articleId)
+    // Mine is sanitised once, and only when a merge needs it (the merge compares sanitised
+    // bodies block by block); at the current revision the edit is an edit like any other.
+    let mine: AnalyzedHtml | undefined
+    const mineOnce = () =>
+      input.body === undefined || mine !== undefined
+        ? Effect.succeed(mine)
+        : Effect.map(analyzer.analyze(input.body, caller.accountId), (analyzed) => (mine = analyzed))
     const attempt = (n: number): Effect.Effect<UpdateOutcome, Effect.Error<ReturnType<typeof applyUpdate>> | EditConflict | InvalidRequest | NotFound | Unavailable, Effect.Services<ReturnType<typeof applyUpdate>> | RevisionRepository> =>
       Effect.gen(function* () {
-        const current = yield* articles.get(caller.accountId, articleId)
+        const current = n === 0 ? first : yield* articles.get(caller.accountId, articleId)
         if (base > current.revision) {
           return yield* new InvalidRequest({
             detail: `base_revision ${base} is newer than the article, which is at revision ${current.revision}.`,
@@ -82,6 +91,7 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
         }
         if (base === current.revision) return yield* applyUpdate(caller, articleId, fields, { ...options, expectedRevisions: [current.revision] })
         const baseRevision = yield* revisions.get(caller.accountId, articleId, base)
+        const mine = yield* mineOnce()
         const merge = yield* analyzer.merge(
           { title: baseRevision.title, body: baseRevision.body },
           { title: current.title, body: current.body },

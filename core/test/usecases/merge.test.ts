@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type EditConflict, getArticle, getRevision, type InvalidRequest, toProblem, updateArticle } from "../../src/index.ts"
-import { caller, failureOf, failureTag, makeWorld } from "./harness.ts"
+import { caller, failureOf, failureTag, makeWorld, recordingHtmlAnalyzer } from "./harness.ts"
 
 const plain = { dryRun: false }
 const body = (...paragraphs: ReadonlyArray<string>): string => paragraphs.map((p) => `<p>${p}</p>`).join("\n")
@@ -14,6 +14,19 @@ const twoWriters = async () => {
 }
 
 describe("updateArticle with base_revision", () => {
+  it("should answer a missing or another account's article before any HTML work, and sanitise an edit at the current revision once", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    const deep = "<p><b><i><u>".repeat(1000)
+    for (const id of ["art_missing", "art_b"]) {
+      expect(failureTag(await w.exit(updateArticle(caller(), id, { body: deep, base_revision: 1 }, { dryRun: true })))).toBe("NotFound")
+    }
+    expect(seen).toEqual([])
+    // at the current revision there is nothing to merge: the edit is analysed once, as without base_revision
+    await w.run(updateArticle(caller(), "art_2", { body: "<p>at one</p>", base_revision: 1 }, plain))
+    expect(seen.filter((html) => html === "<p>at one</p>")).toHaveLength(1)
+  })
+
   it("should merge an edit written against an older revision with the change made since, and say so", async () => {
     const w = await twoWriters()
     const out = await w.run(
