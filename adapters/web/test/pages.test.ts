@@ -50,6 +50,7 @@ const fixture = {
         { id: "art_m1", title: "Merge one", url: "https://two.test/m1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>One</p>" },
         { id: "art_m2", title: "Merge two", url: "https://two.test/m2", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m3", title: "Merge three", url: "https://two.test/m3", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
   ],
@@ -392,6 +393,25 @@ describe("web pages over HTTP", () => {
     expect(page).toContain("&lt;p&gt;One, rewritten by me&lt;/p&gt;")
     expect(page).toContain("Saved as revision 3. Merged with revision 2 by Two (Editor): 1 of their changes kept beside yours.")
     expect(page).toContain('<a href="/articles/art_m1/revisions/2">See revision 2</a>')
+  })
+
+  it("should keep a title's line break that the form's text field cannot show, unless the person changed the title", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_t1")
+    const form = await (await c.request("/articles/art_t1")).text()
+    expect(form).toContain('name="title_as_stored" value="Two\nlines"')
+    // what a browser sends: the text field's value without its line break, the hidden one as it is
+    const asSent = { _csrf: csrf, title: "Twolines", title_as_stored: "Two\nlines" }
+    const preview = await c.request("/articles/art_t1/preview", { method: "POST", form: { ...asSent, revision: "1", body: "<p>Lines, more</p>" } })
+    expect(((await preview.json()) as { title_changed: boolean }).title_changed).toBe(false)
+    expect((await c.request("/articles/art_t1/edit", { method: "POST", form: { ...asSent, revision: "1", body: "<p>Lines, more</p>" } })).status).toBe(303)
+    const page = await (await c.request("/articles/art_t1")).text()
+    expect(page).toContain("<h1>Two\nlines</h1>")
+    expect(page).toContain("&lt;p&gt;Lines, more&lt;/p&gt;")
+    // typed anew: the person's title
+    expect((await c.request("/articles/art_t1/edit", { method: "POST", form: { ...asSent, title: "One line", revision: "2", body: "<p>Lines, more</p>" } })).status).toBe(303)
+    expect(await (await c.request("/articles/art_t1")).text()).toContain("<h1>One line</h1>")
   })
 
   it("should settle a conflict part by part on the conflict page, refusing a form without a choice for each", async () => {

@@ -30,6 +30,19 @@ import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
 import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pageNumber, positiveNumberOf, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
+/**
+ * The title an edit form sent. A text field drops the line breaks of its value (HTML's value
+ * sanitisation), so a title stored with one (set over the API) came back without it though the
+ * person never touched it, and saving changed it. The form carries such a title as stored beside
+ * the field (`title_as_stored`): the field's text equal to it without its line breaks is that
+ * title, unchanged; any other text is what the person typed.
+ */
+const postedTitle = (fields: FormFields): string => {
+  const title = fields["title"] ?? ""
+  const stored = fields["title_as_stored"]
+  return stored !== undefined && title === stored.replace(/[\r\n]/g, "") ? stored : title
+}
+
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
   const showArticle = async (ctx: Ctx, s: Signed, id: string, draft: { readonly id: string; readonly draft: Draft } | null, missingDraft: boolean) => {
@@ -92,7 +105,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const draftOf = (id: string, fields: FormFields, refusal: EditRefusal): Draft => ({
     articleId: id,
     // (kept as typed: the draft store bounds a title and reason together, 16 KiB, and keeps no larger text)
-    title: fields["title"] ?? "",
+    title: postedTitle(fields),
     body: fields["body"] ?? "",
     reason: (fields["reason"] ?? "").trim(),
     revision: positiveNumberOf(fields["revision"]) ?? 0,
@@ -261,7 +274,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           Effect.flatMap(
             decodeInput(
               UpdateArticleBody,
-              { title: fields["title"] ?? "", body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }), ...(base === undefined ? {} : { base_revision: base }) },
+              { title: postedTitle(fields), body: fields["body"] ?? "", ...(reason === "" ? {} : { reason }), ...(base === undefined ? {} : { base_revision: base }) },
               "Edit",
             ),
             (input) => updateArticle(s.caller, id, input, { dryRun: true }),
@@ -311,7 +324,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         const removed = Result.isSuccess(sanitized) ? sanitized.success.report.removed : []
         if (e._tag === "ProtectedLinkChanged") {
           ctx.body = editPreview({
-            titleChanged: (fields["title"] ?? "").trim() !== current.title,
+            titleChanged: postedTitle(fields).trim() !== current.title,
             bodyChanged: true,
             removed,
             protectedOk: false,
