@@ -160,6 +160,23 @@ describe("resources and headers", () => {
     expect(res.headers.get("etag")).toBe('"art_a1-r1"')
   })
 
+  it("should answer 304 without a body when If-None-Match names the article's ETag, and log it", async () => {
+    for (const header of ['"art_a1-r1"', 'W/"art_a1-r1"', '"art_a1-r7", "art_a1-r1"', "*"]) {
+      const res = await t.api("/api/v1/articles/art_a1", { headers: { "If-None-Match": header } })
+      expect([res.status, res.headers.get("etag"), await res.text()], header).toEqual([304, '"art_a1-r1"', ""])
+      expect(res.headers.get("ratelimit-remaining"), header).toMatch(/^\d+$/)
+    }
+    // another revision's tag, another article's, or a value that is no entity tag: the full answer
+    for (const header of ['"art_a1-r2"', '"art_a2-r1"', "art_a1-r1"]) {
+      const res = await t.api("/api/v1/articles/art_a1", { headers: { "If-None-Match": header } })
+      expect(res.status, header).toBe(200)
+      expect((await json(res)).id).toBe("art_a1")
+    }
+    const notModified = await t.api("/api/v1/articles/art_a1", { headers: { "If-None-Match": '"art_a1-r1"' } })
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    expect(log.data.find((e: { request_id: string }) => e.request_id === notModified.headers.get("x-request-id"))).toMatchObject({ status: 304, error_code: null, article_id: "art_a1" })
+  })
+
   it("should list backlinks newest first, ties by id", async () => {
     const bl = await json(await t.api("/api/v1/sites/site_a1/backlinks"))
     expect(bl.data.map((b: { id: string }) => b.id)).toEqual(["bl_a1", "bl_a2", "bl_a3", "bl_a4", "bl_a5", "bl_a6"])

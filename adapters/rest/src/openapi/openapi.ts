@@ -186,6 +186,17 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
     })
   }
 
+  if (op.etag && op.method === "GET") {
+    parameters.push({
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description:
+        'Answer 304 Not Modified, without a body, when the article is still at this ETag (`"<article id>-r<revision>"`), or at any of a comma-separated list of them, or for `*`. Tags are compared weakly (`W/"x"` names `"x"`); a value that is not a list of entity tags is ignored (the full answer is sent).',
+      schema: { type: "string" },
+    })
+  }
+
   if (op.idempotent === true) {
     parameters.push({
       name: "Idempotency-Key",
@@ -221,6 +232,12 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
 
   const responses: Json = {
     "200": { description: "Success.", headers: successHeaders, content: { "application/json": { schema: table.schemaOf(op.response) } } },
+  }
+  if (op.etag && op.method === "GET") {
+    responses["304"] = {
+      description: "Not Modified: `If-None-Match` names the article's current ETag. No body; the call is counted and logged like a 200.",
+      headers: { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS, ETag: header('The article\'s entity tag, `"<article id>-r<revision>"`.') },
+    }
   }
   for (const [status, codes] of problemCodesByStatus(op)) {
     const headers: Json = { "X-Request-Id": REQUEST_ID }

@@ -42,7 +42,7 @@ import { runEffect } from "@content-site/http"
 import { eventLogOf, noteAccount } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
-import { decodePathId, prefersMinimal } from "./requestParts.ts"
+import { decodePathId, noneMatchNames, prefersMinimal } from "./requestParts.ts"
 import { textMemo } from "./textMemo.ts"
 import { wireEncoderOf } from "./wireEncoder.ts"
 
@@ -221,6 +221,15 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     }
     // Tracing on: the operation (its use case) is a span, its database and Redis calls under it.
     const reply = await (deps.span !== undefined ? deps.span(op.operationId, () => op.handle(call)) : op.handle(call))
+    // A GET whose `If-None-Match` names the answer's ETag: 304 with the tag, and no body made.
+    const etag = reply.headers?.["ETag"]
+    if (op.method === "GET" && etag !== undefined && noneMatchNames(ctx.get("If-None-Match") || undefined, etag)) {
+      ctx.set("ETag", etag)
+      ctx.status = 304
+      ctx.body = null
+      await record(deps, caller, { ok: true, httpStatus: 304, errorCode: null, ...call.ids })
+      return
+    }
     const body = wireEncoderOf(op.response)(reply.value) as Record<string, unknown>
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value)
     if (reply.editsRemaining !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, reply.editsRemaining)))
