@@ -217,49 +217,48 @@ export const expectedRevisionsOf = (header: string | undefined, articleId: strin
   if (!IF_MATCH_PATTERN.test(header)) throw notAnEntityTag(articleId)
   const trimmed = header.replace(/^[ \t]+|[ \t]+$/g, "")
   if (trimmed === "" || trimmed === "*") return undefined
+  const tags = entityTagsOf(header)
+  if (tags === undefined || tags.length === 0) throw notAnEntityTag(articleId)
   const prefix = `${articleId}-r`
   const revisions: Array<number> = []
-  let tags = 0
+  for (const { weak, opaque } of tags) {
+    const digits = opaque.startsWith(prefix) ? opaque.slice(prefix.length) : ""
+    // The ETag writes the revision in plain decimal; any other spelling is another tag.
+    const revision = /^[1-9]\d*$/.test(digits) ? Number(digits) : Number.NaN
+    if (!weak && Number.isSafeInteger(revision)) revisions.push(revision)
+  }
+  return revisions
+}
+
+/**
+ * The entity tags of a list header (`If-Match`, `If-None-Match`) in order, empty elements left
+ * out; undefined where an element is not an entity tag. One pass over the header, one element at
+ * a time: as many steps as it has commas, its length bounded by Node's 16 KiB of headers.
+ */
+const entityTagsOf = (header: string): ReadonlyArray<{ readonly weak: boolean; readonly opaque: string }> | undefined => {
+  const tags: Array<{ readonly weak: boolean; readonly opaque: string }> = []
   for (let at = 0; ; ) {
     LIST_ELEMENT.lastIndex = at
     const element = LIST_ELEMENT.exec(header)
-    if (element === null) throw notAnEntityTag(articleId)
+    if (element === null) return undefined
     const [, weak, opaque, end] = element
-    if (opaque !== undefined) {
-      tags++
-      const digits = opaque.startsWith(prefix) ? opaque.slice(prefix.length) : ""
-      // The ETag writes the revision in plain decimal; any other spelling is another tag.
-      const revision = /^[1-9]\d*$/.test(digits) ? Number(digits) : Number.NaN
-      if (weak === undefined && Number.isSafeInteger(revision)) revisions.push(revision)
-    }
-    if (end === "") break
+    if (opaque !== undefined) tags.push({ weak: weak !== undefined, opaque })
+    if (end === "") return tags
     at = LIST_ELEMENT.lastIndex
   }
-  if (tags === 0) throw notAnEntityTag(articleId)
-  return revisions
 }
 
 /**
  * Whether a GET's `If-None-Match` names the answer's entity tag (RFC 9110 13.1.2): `*`, or a list
  * holding the tag, compared weakly (`W/"x"` names `"x"`). The caller then answers 304 Not
  * Modified. A header that is not a list of entity tags names nothing: the full answer is sent (a
- * cache's odd header costs it nothing but bytes). One pass over the header, whose length Node
- * bounds (16 KiB of headers), one element at a time.
+ * cache's odd header costs it nothing but bytes).
  */
 export const noneMatchNames = (header: string | undefined, etag: string): boolean => {
   if (header === undefined || !IF_MATCH_PATTERN.test(header)) return false
-  const trimmed = header.replace(/^[ \t]+|[ \t]+$/g, "")
-  if (trimmed === "*") return true
+  if (header.replace(/^[ \t]+|[ \t]+$/g, "") === "*") return true
   const wanted = etag.slice(1, -1)
-  for (let at = 0; ; ) {
-    LIST_ELEMENT.lastIndex = at
-    const element = LIST_ELEMENT.exec(header)
-    if (element === null) return false
-    const [, , opaque, end] = element
-    if (opaque === wanted) return true
-    if (end === "") return false
-    at = LIST_ELEMENT.lastIndex
-  }
+  return entityTagsOf(header)?.some((tag) => tag.opaque === wanted) ?? false
 }
 
 /** The ETag of an article at a revision. */
