@@ -141,6 +141,29 @@ describe("RateLimit headers of responses without a tool call", () => {
     expect(broken.headers.get("ratelimit-remaining")).not.toBeNull()
     expect(broken.headers.get("ratelimit-reset")).not.toBeNull()
   })
+
+  it("should count a request whose calls are refused before they run (an unknown tool, malformed params) once, and refuse it over the limit", async () => {
+    standing.advance(60_000) // a fresh minute
+    const refusedCalls = [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "no_such_tool", arguments: {} } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 7 } },
+      { jsonrpc: "2.0", id: 3, method: "resources/read", params: {} },
+      [
+        { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "no_such_tool" } },
+        { jsonrpc: "2.0", id: 5, method: "prompts/get", params: { arguments: {} } },
+      ],
+    ]
+    const answered = []
+    for (const body of refusedCalls) answered.push(await post(body))
+    expect(answered.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    // each one a JSON-RPC error, counted once as any request is
+    for (const r of answered) for (const a of [(await r.json()) as unknown].flat()) expect(a).toHaveProperty("error")
+    expect(answered.map((r) => limitOf(r).remaining)).toEqual(["3", "2", "1", "0"])
+    const over = await post(refusedCalls[0])
+    expect(over.status).toBe(429)
+    expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
+    expect(over.headers.get("retry-after")).toBe("30")
+  })
 })
 
 describe("client registration", () => {

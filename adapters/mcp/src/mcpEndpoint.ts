@@ -582,6 +582,33 @@ export const mcpEndpoint = (options: {
   })
 
   /**
+   * Counts a request once against the account's requests a minute. Over the limit it answers the
+   * request as a whole (429, the problem, `Retry-After`) and logs it, its methods as the action.
+   */
+  const countRequest = async (
+    ctx: Context,
+    auth: Authenticated,
+    messages: ReadonlyArray<JSONRPCMessage>,
+  ): Promise<{ readonly verdict: LimitVerdict; readonly refused: boolean }> => {
+    const counted = await runtime.runPromiseExit(checkRequestLimit(auth.principal.accountId))
+    if (Exit.isSuccess(counted)) return { verdict: counted.value, refused: false }
+    const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))
+    if (error === undefined || error._tag !== "RateLimited") throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(counted.cause))
+    const requestId = requestIdOf(ctx)
+    refuseOverLimit(ctx, error)
+    const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
+    await runtime
+      .runPromise(
+        recordActivity(
+          { ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() },
+          { ok: false, errorCode: "rate_limited" },
+        ) as Effect.Effect<void>,
+      )
+      .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+    return { verdict: { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }, refused: true }
+  }
+
+  /**
    * Answers an authenticated request to `/mcp`: the Streamable HTTP checks, then its messages
    * through the server. Resolves with the verdict of the last count its tool calls made, if any.
    */
@@ -691,36 +718,35 @@ export const mcpEndpoint = (options: {
     // is a tool error, as every tool refusal is); any other (initialize, tools/list, ping,
     // notifications) counts once here and, over the limit, is refused as a whole with 429.
     let verdict: LimitVerdict | undefined
-    if (!messages.some((m) => { const method = (m as { method?: unknown }).method; return method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method as string) })) {
-      const counted = await runtime.runPromiseExit(checkRequestLimit(auth.principal.accountId))
-      if (Exit.isFailure(counted)) {
-        const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))
-        if (error === undefined || error._tag !== "RateLimited") throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(counted.cause))
-        const requestId = requestIdOf(ctx)
-        refuseOverLimit(ctx, error)
-        const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
-        await runtime
-          .runPromise(
-            recordActivity(
-              { ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() },
-              { ok: false, errorCode: "rate_limited" },
-            ) as Effect.Effect<void>,
-          )
-          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
-        return { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }
-      }
-      verdict = counted.value
+    const carriesCalls = messages.some((m) => {
+      const method = (m as { method?: unknown }).method
+      return method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method as string)
+    })
+    if (!carriesCalls) {
+      const once = await countRequest(ctx, auth, messages)
+      if (once.refused) return once.verdict
+      verdict = once.verdict
     }
     await connected
+    let callsCounted = false
     const answers = await transport.exchange(messages, {
       requestId: requestIdOf(ctx),
       batch: messages.length > 1,
       auth,
       onVerdict: (v) => {
         verdict = v
+        callsCounted = true
       },
       notes: notesOf(ctx),
     })
+    // A call refused before it counted itself (an unknown tool, params the SDK's schema refuses)
+    // ran nothing: a request of such calls alone counts once, as any other request, after its
+    // answers (they changed nothing, so over the limit they are dropped for the 429).
+    if (carriesCalls && !callsCounted) {
+      const once = await countRequest(ctx, auth, messages)
+      if (once.refused) return once.verdict
+      verdict = once.verdict
+    }
     ctx.set("Cache-Control", "no-store")
     if (answers.length === 0) {
       // only notifications (or responses): 202 Accepted without a body, as the transport spec
@@ -758,10 +784,9 @@ export const mcpEndpoint = (options: {
     const auth = await authenticate(ctx)
     if (auth === undefined) return
     noteAccount(ctx, auth.principal.accountId)
-    // Only tool calls count against the account's requests a minute: the protocol's own messages
-    // (initialize, tools/list, notifications) would spend an agent's budget on plumbing. Every
-    // other answer shows the limit as it stands, read without counting (a tool call's answer
-    // has its verdict already: no second read on that path).
+    // Every request the endpoint answers has counted (in `answer`) and has its verdict; the
+    // endpoint's own refusals (405, 406, 415, 413, 400) do not count and show the limit as it
+    // stands, read without counting.
     const verdict = (await answer(ctx, auth)) ?? (await currentLimit(auth))
     if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
   }
