@@ -72,7 +72,7 @@ const INSTRUCTIONS = [
   "Start with list_sites, then list_articles / list_backlinks / get_stats with a site_id, and get_article with an article_id.",
   "To change an article, read it with get_article first: keep every link in its protected_links exactly as it is. With update_article pass its revision as base_revision, so that a change somebody made meanwhile is merged with yours, not erased (edit_conflict lists what you both changed differently); with edit_article pass it as if_revision.",
   "For small changes use edit_article (find and replace, find copied exactly from the body); use update_article only to replace the whole body. Try risky edits with dry_run first.",
-  "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice.",
+  "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice (a dry run is not the change: send it without one).",
   "Writes answer the whole article by default. With edit_article pass response: \"minimal\" (the other write tools take it too): the answer then leaves out only the body, so a small edit costs a few hundred bytes each way; call get_article when you do need to read the body again.",
   "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
   "To find an article by its words (a title, a phrase, a topic), use search_articles; articles are also resources (content-site://articles/{article_id}), and the prompts monthly_report and refresh_article set out whole tasks.",
