@@ -164,6 +164,29 @@ describe("RateLimit headers of responses without a tool call", () => {
     expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
     expect(over.headers.get("retry-after")).toBe("30")
   })
+
+  it("should count a write refused to a read-only connection (403) like any request, and answer 429 over the limit, as REST does", async () => {
+    standing.advance(60_000) // the last test spent its minute
+    const reader = new ScriptedOAuthProvider({ ...ALICE, decision: "allow", access: "read" }, "Reading Agent")
+    const connected = await connect(`${counted.url}/mcp`, reader)
+    if (connected === undefined) throw new Error("could not connect")
+    await connected.close()
+    standing.advance(60_000) // connecting made requests: a fresh minute
+    const write = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "update_article", arguments: { article_id: "art_a1_1", title: "x" } } }
+    const postAsReader = () =>
+      fetch(`${counted.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${reader.savedTokens?.access_token ?? ""}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(write),
+      })
+    const challenged = []
+    for (let i = 0; i < 4; i++) challenged.push(await postAsReader())
+    expect(challenged.map((r) => r.status)).toEqual([403, 403, 403, 403])
+    expect(challenged.map((r) => limitOf(r).remaining)).toEqual(["3", "2", "1", "0"])
+    const over = await postAsReader()
+    expect(over.status).toBe(429)
+    expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
+  })
 })
 
 describe("client registration", () => {

@@ -691,6 +691,9 @@ export const mcpEndpoint = (options: {
         .map((m) => (m as { params?: { name?: unknown } }).params?.name)
         .filter((name): name is string => typeof name === "string" && toolNamed(name)?.annotations.readOnlyHint === false)
       if (writes.length > 0) {
+        // counted first, as REST counts a read-only key's write: over the limit it is the 429
+        const once = await countRequest(ctx, auth, messages)
+        if (once.refused) return once.verdict
         const error = new InsufficientScope({
           detail: "This agent was allowed read-only access (scope mcp:read); writing needs the scope mcp. Ask the person to connect it again and allow “Read and edit”.",
         })
@@ -709,7 +712,7 @@ export const mcpEndpoint = (options: {
             ) as Effect.Effect<void>,
           )
           .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
-        return undefined
+        return once.verdict
       }
     }
 
