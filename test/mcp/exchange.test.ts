@@ -145,6 +145,20 @@ describe("one server for every request", () => {
     }
   })
 
+  it("should check Origin and the token before the query string: a foreign Origin is 403 and no token 401, a query or not", async () => {
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    const foreign = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body: list })
+    expect(foreign.status).toBe(403)
+    const { authorization: _, ...anonymous } = headers
+    const unauthenticated = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers: anonymous, body: list })
+    expect(unauthenticated.status).toBe(401)
+    expect(unauthenticated.headers.get("www-authenticate")).toContain('resource_metadata="')
+    // with a valid token, the query string is refused as before
+    const query = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers, body: list })
+    expect(query.status).toBe(400)
+    expect(((await query.json()) as { code: string }).code).toBe("invalid_request")
+  })
+
   // last: it closes the server
   it("should let the server close at once after a client left in the middle of a body", async () => {
     const url = new URL(server.url)

@@ -776,7 +776,6 @@ export const mcpEndpoint = (options: {
 
   return async (ctx, next) => {
     if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
-    strictQuery(ctx.querystring, [])
     // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
     // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
     const host = ctx.host
@@ -787,6 +786,9 @@ export const mcpEndpoint = (options: {
     const auth = await authenticate(ctx)
     if (auth === undefined) return
     noteAccount(ctx, auth.principal.accountId)
+    // after the Host/Origin check and the token, as the contract puts them first: a request that
+    // fails either is their 403 or 401 (and its failure counted), whatever its query string
+    strictQuery(ctx.querystring, [])
     // Every request the endpoint answers has counted (in `answer`) and has its verdict; the
     // endpoint's own refusals (405, 406, 415, 413, 400) do not count and show the limit as it
     // stands, read without counting.
