@@ -96,6 +96,23 @@ describe("the agent tools", () => {
     expect(client.getInstructions()).toMatch(/With edit_article pass response: "minimal"/)
     expect(client.getInstructions()).toMatch(/restore_revision/)
   })
+
+  it("should tell a model to send a dry run without the change's idempotency_key, since that key then refuses the change", async () => {
+    // what the server does: a dry run is a request of its own, and its key names it
+    const key = crypto.randomUUID()
+    const args = { article_id: "art_a1_5", edits: [{ find: "more text", replace: "more text, tried" }], idempotency_key: key }
+    ok("edit_article", await call("edit_article", { ...args, dry_run: true }))
+    expect(problemOf(await call("edit_article", args)).code).toBe("idempotency_key_reused")
+    // so what a model reads before it tries a change says to send the dry run without the key
+    const { tools } = await client.listTools()
+    for (const name of ["update_article", "edit_article"]) {
+      expect(tools.find((t) => t.name === name)?.description, name).toMatch(/dry run is a request of its own: send it without idempotency_key/)
+    }
+    expect(client.getInstructions()).toMatch(/a dry run is not the change: send it without one/)
+    const refresh = await client.getPrompt({ name: "refresh_article", arguments: { article_id: "art_a1_5" } })
+    const steps = (refresh.messages[0]!.content as { text: string }).text
+    expect(steps).toMatch(/dry_run: true and no idempotency_key/)
+  })
 })
 
 describe("get_article", () => {

@@ -129,6 +129,36 @@ describe("one server for every request", () => {
     expect(refused.every((e) => e.action === "get_article" && e.status === "error" && e.error_code === "invalid_request")).toBe(true)
   })
 
+  it("should refuse a resource, completion or prompt call with a JSON-RPC error whose message starts with the problem's code", async () => {
+    const calls: Array<[string, unknown, number, string]> = [
+      ["resources/read", { uri: "content-site://articles/art_b1_1" }, -32002, "not_found"],
+      ["resources/list", { cursor: "not-a-cursor" }, -32602, "invalid_request"],
+      ["prompts/get", { name: "monthly_report", arguments: { site_id: "site_a1", period: "bogus" } }, -32602, "invalid_request"],
+      ["prompts/get", { name: "refresh_article", arguments: { article_id: "art_b1_1" } }, -32602, "not_found"],
+    ]
+    for (const [i, [method, params, code, problem]] of calls.entries()) {
+      const body = (await (await post({ jsonrpc: "2.0", id: i, method, params })).json()) as { error: { code: number; message: string; data: { code: string; detail: string } } }
+      expect(body.error.code, method).toBe(code)
+      expect(body.error.data.code, method).toBe(problem)
+      // said once: a client puts "MCP error <code>:" before it itself (as the SDK's client does)
+      expect(body.error.message, method).toBe(`${problem}: ${body.error.data.detail}`)
+    }
+  })
+
+  it("should check Origin and the token before the query string: a foreign Origin is 403 and no token 401, a query or not", async () => {
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    const foreign = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body: list })
+    expect(foreign.status).toBe(403)
+    const { authorization: _, ...anonymous } = headers
+    const unauthenticated = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers: anonymous, body: list })
+    expect(unauthenticated.status).toBe(401)
+    expect(unauthenticated.headers.get("www-authenticate")).toContain('resource_metadata="')
+    // with a valid token, the query string is refused as before
+    const query = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers, body: list })
+    expect(query.status).toBe(400)
+    expect(((await query.json()) as { code: string }).code).toBe("invalid_request")
+  })
+
   // last: it closes the server
   it("should let the server close at once after a client left in the middle of a body", async () => {
     const url = new URL(server.url)

@@ -141,6 +141,52 @@ describe("RateLimit headers of responses without a tool call", () => {
     expect(broken.headers.get("ratelimit-remaining")).not.toBeNull()
     expect(broken.headers.get("ratelimit-reset")).not.toBeNull()
   })
+
+  it("should count a request whose calls are refused before they run (an unknown tool, malformed params) once, and refuse it over the limit", async () => {
+    standing.advance(60_000) // a fresh minute
+    const refusedCalls = [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "no_such_tool", arguments: {} } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 7 } },
+      { jsonrpc: "2.0", id: 3, method: "resources/read", params: {} },
+      [
+        { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "no_such_tool" } },
+        { jsonrpc: "2.0", id: 5, method: "prompts/get", params: { arguments: {} } },
+      ],
+    ]
+    const answered = []
+    for (const body of refusedCalls) answered.push(await post(body))
+    expect(answered.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    // each one a JSON-RPC error, counted once as any request is
+    for (const r of answered) for (const a of [(await r.json()) as unknown].flat()) expect(a).toHaveProperty("error")
+    expect(answered.map((r) => limitOf(r).remaining)).toEqual(["3", "2", "1", "0"])
+    const over = await post(refusedCalls[0])
+    expect(over.status).toBe(429)
+    expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
+    expect(over.headers.get("retry-after")).toBe("30")
+  })
+
+  it("should count a write refused to a read-only connection (403) like any request, and answer 429 over the limit, as REST does", async () => {
+    standing.advance(60_000) // the last test spent its minute
+    const reader = new ScriptedOAuthProvider({ ...ALICE, decision: "allow", access: "read" }, "Reading Agent")
+    const connected = await connect(`${counted.url}/mcp`, reader)
+    if (connected === undefined) throw new Error("could not connect")
+    await connected.close()
+    standing.advance(60_000) // connecting made requests: a fresh minute
+    const write = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "update_article", arguments: { article_id: "art_a1_1", title: "x" } } }
+    const postAsReader = () =>
+      fetch(`${counted.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${reader.savedTokens?.access_token ?? ""}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(write),
+      })
+    const challenged = []
+    for (let i = 0; i < 4; i++) challenged.push(await postAsReader())
+    expect(challenged.map((r) => r.status)).toEqual([403, 403, 403, 403])
+    expect(challenged.map((r) => limitOf(r).remaining)).toEqual(["3", "2", "1", "0"])
+    const over = await postAsReader()
+    expect(over.status).toBe(429)
+    expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
+  })
 })
 
 describe("client registration", () => {

@@ -17,7 +17,7 @@ import {
 } from "@content-site/core"
 import type { AppRuntime } from "@content-site/http"
 import { runExit } from "@content-site/http"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option } from "effect"
 
 /** The methods that are such calls: each counts and is logged itself, not as part of its request. */
@@ -30,8 +30,13 @@ export interface CallContext {
   readonly onVerdict: (verdict: LimitVerdict) => void
 }
 
-/** The JSON-RPC error of a refused call: the problem as `data`, its sentence as the message. */
-const refusal = (problem: Problem, notFoundCode: number): McpError => {
+/**
+ * The JSON-RPC error of a refused call: the problem as `data`, its code and sentence as the
+ * message. Not an McpError: its message starts with "MCP error <code>:", which the SDK's client
+ * (and others) put before the message once more, so a person would read it twice and the message
+ * would not start with the problem's code.
+ */
+const refusal = (problem: Problem, notFoundCode: number): Error & { readonly code: number; readonly data: Problem } => {
   const code =
     problem.code === "invalid_request"
       ? ErrorCode.InvalidParams
@@ -40,7 +45,7 @@ const refusal = (problem: Problem, notFoundCode: number): McpError => {
         : problem.code === "internal"
           ? ErrorCode.InternalError
           : -32000
-  return new McpError(code, `${problem.code}: ${problem.detail}`, problem)
+  return Object.assign(new Error(`${problem.code}: ${problem.detail}`), { code, data: problem })
 }
 
 /** Runs calls for one endpoint. */

@@ -72,7 +72,7 @@ const INSTRUCTIONS = [
   "Start with list_sites, then list_articles / list_backlinks / get_stats with a site_id, and get_article with an article_id.",
   "To change an article, read it with get_article first: keep every link in its protected_links exactly as it is. With update_article pass its revision as base_revision, so that a change somebody made meanwhile is merged with yours, not erased (edit_conflict lists what you both changed differently); with edit_article pass it as if_revision.",
   "For small changes use edit_article (find and replace, find copied exactly from the body); use update_article only to replace the whole body. Try risky edits with dry_run first.",
-  "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice.",
+  "Give every write a fresh idempotency_key and reuse it when you retry the same change, so a retry never applies it twice (a dry run is not the change: send it without one).",
   "Writes answer the whole article by default. With edit_article pass response: \"minimal\" (the other write tools take it too): the answer then leaves out only the body, so a small edit costs a few hundred bytes each way; call get_article when you do need to read the body again.",
   "Check what changed with diff_revisions, and undo a change with restore_revision (list_revisions shows the numbers).",
   "To find an article by its words (a title, a phrase, a topic), use search_articles; articles are also resources (content-site://articles/{article_id}), and the prompts monthly_report and refresh_article set out whole tasks.",
@@ -582,6 +582,33 @@ export const mcpEndpoint = (options: {
   })
 
   /**
+   * Counts a request once against the account's requests a minute. Over the limit it answers the
+   * request as a whole (429, the problem, `Retry-After`) and logs it, its methods as the action.
+   */
+  const countRequest = async (
+    ctx: Context,
+    auth: Authenticated,
+    messages: ReadonlyArray<JSONRPCMessage>,
+  ): Promise<{ readonly verdict: LimitVerdict; readonly refused: boolean }> => {
+    const counted = await runtime.runPromiseExit(checkRequestLimit(auth.principal.accountId))
+    if (Exit.isSuccess(counted)) return { verdict: counted.value, refused: false }
+    const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))
+    if (error === undefined || error._tag !== "RateLimited") throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(counted.cause))
+    const requestId = requestIdOf(ctx)
+    refuseOverLimit(ctx, error)
+    const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
+    await runtime
+      .runPromise(
+        recordActivity(
+          { ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() },
+          { ok: false, errorCode: "rate_limited" },
+        ) as Effect.Effect<void>,
+      )
+      .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+    return { verdict: { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }, refused: true }
+  }
+
+  /**
    * Answers an authenticated request to `/mcp`: the Streamable HTTP checks, then its messages
    * through the server. Resolves with the verdict of the last count its tool calls made, if any.
    */
@@ -664,6 +691,9 @@ export const mcpEndpoint = (options: {
         .map((m) => (m as { params?: { name?: unknown } }).params?.name)
         .filter((name): name is string => typeof name === "string" && toolNamed(name)?.annotations.readOnlyHint === false)
       if (writes.length > 0) {
+        // counted first, as REST counts a read-only key's write: over the limit it is the 429
+        const once = await countRequest(ctx, auth, messages)
+        if (once.refused) return once.verdict
         const error = new InsufficientScope({
           detail: "This agent was allowed read-only access (scope mcp:read); writing needs the scope mcp. Ask the person to connect it again and allow “Read and edit”.",
         })
@@ -682,7 +712,7 @@ export const mcpEndpoint = (options: {
             ) as Effect.Effect<void>,
           )
           .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
-        return undefined
+        return once.verdict
       }
     }
 
@@ -691,36 +721,35 @@ export const mcpEndpoint = (options: {
     // is a tool error, as every tool refusal is); any other (initialize, tools/list, ping,
     // notifications) counts once here and, over the limit, is refused as a whole with 429.
     let verdict: LimitVerdict | undefined
-    if (!messages.some((m) => { const method = (m as { method?: unknown }).method; return method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method as string) })) {
-      const counted = await runtime.runPromiseExit(checkRequestLimit(auth.principal.accountId))
-      if (Exit.isFailure(counted)) {
-        const error = Option.getOrUndefined(Cause.findErrorOption(counted.cause))
-        if (error === undefined || error._tag !== "RateLimited") throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(counted.cause))
-        const requestId = requestIdOf(ctx)
-        refuseOverLimit(ctx, error)
-        const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
-        await runtime
-          .runPromise(
-            recordActivity(
-              { ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() },
-              { ok: false, errorCode: "rate_limited" },
-            ) as Effect.Effect<void>,
-          )
-          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
-        return { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }
-      }
-      verdict = counted.value
+    const carriesCalls = messages.some((m) => {
+      const method = (m as { method?: unknown }).method
+      return method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method as string)
+    })
+    if (!carriesCalls) {
+      const once = await countRequest(ctx, auth, messages)
+      if (once.refused) return once.verdict
+      verdict = once.verdict
     }
     await connected
+    let callsCounted = false
     const answers = await transport.exchange(messages, {
       requestId: requestIdOf(ctx),
       batch: messages.length > 1,
       auth,
       onVerdict: (v) => {
         verdict = v
+        callsCounted = true
       },
       notes: notesOf(ctx),
     })
+    // A call refused before it counted itself (an unknown tool, params the SDK's schema refuses)
+    // ran nothing: a request of such calls alone counts once, as any other request, after its
+    // answers (they changed nothing, so over the limit they are dropped for the 429).
+    if (carriesCalls && !callsCounted) {
+      const once = await countRequest(ctx, auth, messages)
+      if (once.refused) return once.verdict
+      verdict = once.verdict
+    }
     ctx.set("Cache-Control", "no-store")
     if (answers.length === 0) {
       // only notifications (or responses): 202 Accepted without a body, as the transport spec
@@ -747,7 +776,6 @@ export const mcpEndpoint = (options: {
 
   return async (ctx, next) => {
     if (ctx.path !== "/mcp" && ctx.path !== "/mcp/") return next()
-    strictQuery(ctx.querystring, [])
     // DNS-rebinding protection: the Host must be ours and a browser Origin, when sent, too.
     // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
     const host = ctx.host
@@ -758,10 +786,12 @@ export const mcpEndpoint = (options: {
     const auth = await authenticate(ctx)
     if (auth === undefined) return
     noteAccount(ctx, auth.principal.accountId)
-    // Only tool calls count against the account's requests a minute: the protocol's own messages
-    // (initialize, tools/list, notifications) would spend an agent's budget on plumbing. Every
-    // other answer shows the limit as it stands, read without counting (a tool call's answer
-    // has its verdict already: no second read on that path).
+    // after the Host/Origin check and the token, as the contract puts them first: a request that
+    // fails either is their 403 or 401 (and its failure counted), whatever its query string
+    strictQuery(ctx.querystring, [])
+    // Every request the endpoint answers has counted (in `answer`) and has its verdict; the
+    // endpoint's own refusals (405, 406, 415, 413, 400) do not count and show the limit as it
+    // stands, read without counting.
     const verdict = (await answer(ctx, auth)) ?? (await currentLimit(auth))
     if (verdict !== undefined) rateLimitHeaders(ctx, verdict)
   }

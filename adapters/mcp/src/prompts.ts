@@ -97,7 +97,8 @@ export const registerPrompts = (server: Server, call: ProtocolCall, contextOf: (
                       args.focus !== undefined ? `Focus: ${args.focus}` : "Focus: make it current, accurate and clear, keeping its target keyword and length roughly as they are.",
                       `1. Read it with get_article (article_id "${article.id}"): copy every find text from that HTML exactly.`,
                       `2. ${keep} A change to one is refused with protected_link_changed.`,
-                      `3. Make the changes with edit_article (find and replace, response "minimal"), passing if_revision ${article.revision} and a fresh idempotency_key, and a reason that says what you changed; try it first with dry_run: true.`,
+                      // the dry run without the key: a key names one request, and the dry run's would refuse the change
+                      `3. Try the changes with edit_article (find and replace, if_revision ${article.revision}) and dry_run: true and no idempotency_key. Then make them with the same edits without dry_run, passing if_revision ${article.revision}, a fresh idempotency_key (the same one if you retry), response "minimal" and a reason that says what you changed.`,
                       "4. Check the result with diff_revisions; undo with restore_revision if it is not what was meant.",
                     ].join("\n"),
                   },

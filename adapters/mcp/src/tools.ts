@@ -110,7 +110,14 @@ const GetStatsArgs = Schema.toType(Schema.Struct({ site_id: SiteId, ...StatsQuer
 const ListRevisionsArgs = Schema.toType(Schema.Struct({ article_id: ArticleId, ...ListRevisionsQuery.fields }))
 
 const IDEMPOTENCY =
-  "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing (a dry run runs again)."
+  "Pass idempotency_key (a fresh UUID per intended change) so that retrying after a timeout or a lost answer is safe: the same key with the same arguments within 24 hours answers the first answer again and changes nothing."
+
+/**
+ * Where a write takes dry_run: the key names one request, and a dry run is another request than
+ * the change it tries, so a dry run sent with the change's key would get that change refused.
+ */
+const DRY_RUN_KEY =
+  "A dry run is a request of its own: send it without idempotency_key, never with the key of the change it tries (that change would then be refused with idempotency_key_reused)."
 
 /** Tells a model how to keep a write's answer small. */
 const MINIMAL =
@@ -277,6 +284,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Each real change is a new revision; an edit identical to the current article writes nothing (revision null).",
       "Undo a change with restore_revision.",
       IDEMPOTENCY,
+      DRY_RUN_KEY,
       MINIMAL,
       `${WRITE_LIMITS} The body may be at most 1 MiB, the title 1 to 300 characters.`,
     ].join(" "),
@@ -304,6 +312,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Pass if_revision (from get_article) to be refused with precondition_failed if somebody changed the article since; without it the edits are made on the newest body. dry_run: true checks without writing.",
       "The result is sanitised like any edit and saved as a new revision; undo it with restore_revision (the previous number is the saved revision minus one).",
       IDEMPOTENCY,
+      DRY_RUN_KEY,
       MINIMAL,
       `${WRITE_LIMITS} At most 100 edits a call.`,
     ].join(" "),

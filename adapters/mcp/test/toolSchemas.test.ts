@@ -35,7 +35,7 @@ describe("tool input schemas", () => {
     }
   })
 
-  it("should accept and refuse astral texts at the limits exactly as the tool's own decoder does", () => {
+  it("should accept and refuse texts at the limits (astral ones, idempotency keys) exactly as the tool's own decoder does", () => {
     const cases: ReadonlyArray<readonly [string, Record<string, unknown>, boolean]> = [
       ["update_article", { article_id: "art_1", title: EMOJI.repeat(300), reason: EMOJI.repeat(500) }, true],
       ["update_article", { article_id: "art_1", title: "t", reason: EMOJI.repeat(501) }, false],
@@ -45,6 +45,18 @@ describe("tool input schemas", () => {
       // unknown keys are refused inside the arguments too, as the decoder refuses them
       ["edit_article", { article_id: "art_1", edits: [{ find: "a", replace: "b" }] }, true],
       ["edit_article", { article_id: "art_1", edits: [{ find: "a", replace: "b", note: "x" }] }, false],
+      // an idempotency_key is 1 to 255 visible ASCII characters, in the schema as in the decoder
+      ...["update_article", "edit_article", "restore_revision", "replace_featured_image"].flatMap((name) => {
+        const base: Record<string, unknown> =
+          name === "restore_revision" ? { article_id: "art_1", number: 1 } : name === "replace_featured_image" ? { article_id: "art_1", url: "https://img.test/a.png" } : { article_id: "art_1", title: "t" }
+        return [
+          [name, { ...base, idempotency_key: "k".repeat(255) }, true],
+          [name, { ...base, idempotency_key: "" }, false],
+          [name, { ...base, idempotency_key: "k".repeat(256) }, false],
+          [name, { ...base, idempotency_key: "a key" }, false],
+          [name, { ...base, idempotency_key: "clé" }, false],
+        ] as const
+      }),
     ]
     for (const [name, args, accepted] of cases) {
       const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(toolDefinitions.find((t) => t.name === name)!.inputSchema)

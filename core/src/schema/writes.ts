@@ -178,7 +178,10 @@ export const IdempotencyKey = Schema.String.annotate({
     "A key of your choosing (1 to 255 visible ASCII characters, a UUID is typical) that makes a retry safe: the same key with the same request within 24 hours answers the first answer again and changes nothing; with a different request it is refused (`idempotency_key_reused`). Keys are per account.",
 }).pipe(
   Schema.check(
-    Schema.makeFilter((s: string) => (/^[\x21-\x7e]{1,255}$/.test(s) ? undefined : "Expected 1 to 255 visible ASCII characters")),
+    // published as checked, so that a tool's input schema refuses what the tool refuses
+    Schema.makeFilter((s: string) => (/^[\x21-\x7e]{1,255}$/.test(s) ? undefined : "Expected 1 to 255 visible ASCII characters"), {
+      toJsonSchema: () => ({ minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" }),
+    }),
   ),
 )
 
