@@ -63,8 +63,12 @@ describe("strict query strings on every route (review point 8)", () => {
       }
       const put = await t.api(`/api/v1/articles/art_a1?${q}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "x" }) })
       expect(put.status).toBe(400)
+      // /mcp checks its token before its query string, as the API checks its key before its
+      // parameters: without a token, 401; with one, the query is the 400 (test/mcp/exchange.test.ts)
       const mcp = await fetch(`${t.url}/mcp?${q}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
-      expect(mcp.status).toBe(400)
+      expect(mcp.status).toBe(401)
+      const apiWithoutKey = await t.api(`/api/v1/sites?${q}`, { key: null })
+      expect(apiWithoutKey.status).toBe(401)
     })
 
     it(`should answer ?${q} with a 400 page on every web page`, async () => {
