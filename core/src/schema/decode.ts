@@ -14,7 +14,7 @@ const pathOf = (segments: ReadonlyArray<PropertyKey>): string => segments.map((p
 const segmentsOf = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): ReadonlyArray<PropertyKey> =>
   (path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
 
-/** One field error of a decode, with the key it names last as it was written (for the detail). */
+/** One field error of a decode (each naming its field as `edits/0/find` does), with the key it names last as it was written (for the detail). */
 interface DecodeError extends FieldError {
   readonly key: string
 }
@@ -28,10 +28,6 @@ const errorsOf = (issue: SchemaIssue.Issue, root: string): ReadonlyArray<DecodeE
     return { path: segments.length === 0 ? "(root)" : pathOf(segments), message, key }
   })
 }
-
-/** Field errors of a failed decode, one per issue, each naming its field as `edits/0/find` does. */
-export const fieldErrorsOf = (issue: SchemaIssue.Issue, root: string): ReadonlyArray<FieldError> =>
-  errorsOf(issue, root).map(({ path, message }) => ({ path, message }))
 
 type Decoder = (input: unknown) => Result.Result<unknown, Schema.SchemaError>
 const decoders = new WeakMap<Schema.Top, Decoder>()
