@@ -4,11 +4,12 @@
  * and exports them with OpenTelemetry's OTLP/HTTP exporter, configured by the standard variables
  * like the one it stands in for; answers each batch with the exporter's result code.
  */
+import { ExportResultCode } from "@opentelemetry/core"
 import { resourceFromAttributes } from "@opentelemetry/resources"
 import { readFileSync } from "node:fs"
 import { setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
-import { readableSpan } from "./spanRecords.ts"
+import { readableSpans } from "./spanRecords.ts"
 import type { ExportAnswer, ExportMessage } from "./workerSpanExporter.ts"
 
 /** This thread's scheduler priority: below the event loop, as the sanitiser's threads. */
@@ -46,8 +47,13 @@ port.on("message", (message: ExportMessage | { shutdown: true }) => {
     resource = resourceFromAttributes(message.resource.attributes, message.resource.schemaUrl === undefined ? {} : { schemaUrl: message.resource.schemaUrl })
   }
   const scopes = message.scopes.map((s) => ({ name: s.name, ...(s.version === undefined ? {} : { version: s.version }), ...(s.schemaUrl === undefined ? {} : { schemaUrl: s.schemaUrl }) }))
-  exporter.export(
-    message.spans.map((record) => readableSpan(record, scopes, resource)),
-    (result) => port.postMessage({ id: message.id, code: result.code, error: result.error?.message } satisfies ExportAnswer),
-  )
+  const answer = (code: number, error: string | undefined) => port.postMessage({ id: message.id, code, error } satisfies ExportAnswer)
+  let spans
+  try {
+    spans = readableSpans(message.spans, scopes, resource)
+  } catch (error) {
+    answer(ExportResultCode.FAILED, error instanceof Error ? error.message : "the batch's span records could not be read")
+    return
+  }
+  exporter.export(spans, (result) => answer(result.code, result.error?.message))
 })

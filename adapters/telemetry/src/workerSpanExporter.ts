@@ -3,14 +3,14 @@
  * OpenTelemetry's own OTLP/HTTP exporter (`./spanExportWorker.ts`) serialises and sends it: the
  * protobuf (or JSON) encoding and the HTTP request leave the event loop. It sits behind the SDK's
  * batch processor, which keeps its own bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`) and calls
- * `export` one batch at a time (several at once only in a flush); here each span becomes a plain
- * record the worker can receive (`./spanRecords.ts`), and the batch's callback is answered with
- * the worker's result.
+ * `export` one batch at a time (several at once only in a flush); here the batch becomes plain
+ * data the worker can receive (`./spanRecords.ts`: one flat array), and the batch's callback is
+ * answered with the worker's result.
  */
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core"
 import type { tracing } from "@opentelemetry/sdk-node"
 import { Worker } from "node:worker_threads"
-import { type SpanRecord, spanRecord } from "./spanRecords.ts"
+import { type SpanRecords, spanRecords } from "./spanRecords.ts"
 
 type ReadableSpan = tracing.ReadableSpan
 
@@ -19,7 +19,8 @@ export interface ExportMessage {
   readonly id: number
   readonly resource: { readonly attributes: ReadableSpan["attributes"]; readonly schemaUrl: string | undefined }
   readonly scopes: ReadonlyArray<{ readonly name: string; readonly version: string | undefined; readonly schemaUrl: string | undefined }>
-  readonly spans: ReadonlyArray<SpanRecord>
+  /** The batch's spans, flat (`./spanRecords.ts`). */
+  readonly spans: SpanRecords
 }
 
 /** The worker's answer to a batch (`id`) or to the shutdown (`id` -1). */
@@ -113,7 +114,7 @@ export class WorkerSpanExporter {
       return
     }
     const scopes = new Map<ReadableSpan["instrumentationScope"], number>()
-    const records = spans.map((span) => spanRecord(span, scopes))
+    const records = spanRecords(spans, scopes)
     const resource = spans[0]?.resource
     const message: ExportMessage = {
       id: this.#next++,

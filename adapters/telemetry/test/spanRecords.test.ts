@@ -1,11 +1,11 @@
 /** A span handed to the export worker as a record, and rebuilt there: what is exported is what the SDK's span would have exported. */
-import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer"
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer"
 import { resourceFromAttributes } from "@opentelemetry/resources"
 import { tracing } from "@opentelemetry/sdk-node"
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api"
 import { W3CTraceContextPropagator } from "@opentelemetry/core"
 import { describe, expect, it } from "vitest"
-import { readableSpan, spanRecord } from "../src/spanRecords.ts"
+import { RECORD_SLOTS, readableSpans, spanRecords } from "../src/spanRecords.ts"
 
 type ReadableSpan = tracing.ReadableSpan
 
@@ -51,32 +51,53 @@ describe("span records", () => {
     expect(spans).toHaveLength(5)
     const scopes = new Map<ReadableSpan["instrumentationScope"], number>()
     // the records cross to the worker as a structured clone
-    const records = structuredClone(spans.map((span) => spanRecord(span, scopes)))
-    const rebuilt = records.map((record) => readableSpan(record, [...scopes.keys()], spans[0]!.resource))
-    const exported = (of: ReadonlyArray<ReadableSpan>) => new TextDecoder().decode(JsonTraceSerializer.serializeRequest([...of]))
-    expect(exported(rebuilt)).toBe(exported(spans))
+    const records = structuredClone(spanRecords(spans, scopes))
+    expect(records).toHaveLength(5 * RECORD_SLOTS)
+    const rebuilt = readableSpans(records, [...scopes.keys()], spans[0]!.resource)
+    const json = (of: ReadonlyArray<ReadableSpan>) => new TextDecoder().decode(JsonTraceSerializer.serializeRequest([...of]))
+    expect(json(rebuilt)).toBe(json(spans))
+    const protobuf = (of: ReadonlyArray<ReadableSpan>) => Buffer.from(ProtobufTraceSerializer.serializeRequest([...of])!).toString("hex")
+    expect(protobuf(rebuilt)).toBe(protobuf(spans))
     // what the SDK said of each, the duration and the dropped counts included
     for (const [i, span] of spans.entries()) {
+      expect(rebuilt[i]!.name).toBe(span.name)
       expect(rebuilt[i]!.duration).toEqual(span.duration)
       expect([rebuilt[i]!.droppedAttributesCount, rebuilt[i]!.droppedEventsCount, rebuilt[i]!.droppedLinksCount]).toEqual([span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount])
       expect(rebuilt[i]!.parentSpanContext?.spanId).toBe(span.parentSpanContext?.spanId)
       expect(rebuilt[i]!.parentSpanContext?.isRemote).toBe(span.parentSpanContext?.isRemote)
+      expect(rebuilt[i]!.spanContext().traceState?.serialize()).toBe(span.spanContext().traceState?.serialize())
+      expect(rebuilt[i]!.status).toEqual(span.status)
     }
     const query = rebuilt.find((s) => s.name === "pg.query:cs_5")!
     expect([query.droppedAttributesCount, query.droppedEventsCount, query.droppedLinksCount]).toEqual([1, 1, 1])
+    expect(query.links).toHaveLength(1)
+    // the limit of two events kept the last two, as the SDK did
+    expect(query.events.map((e) => e.name)).toEqual(["second", "third (dropped)"])
   })
 
-  it("should leave out of a record what a span does not have", () => {
+  it("should carry in a record only plain values, and nothing for what a span does not have", () => {
     const scopes = new Map<ReadableSpan["instrumentationScope"], number>()
-    const bare = spanRecord(spans.find((s) => s.name === "bare")!, scopes)
-    expect(Object.keys(bare).sort()).toEqual(["attributes", "endTime", "kind", "name", "parent", "scope", "spanId", "startTime", "traceFlags", "traceId"])
-    expect(bare.parent).toEqual({ spanId: spans.find((s) => s.name === "housekeeping")!.spanContext().spanId })
-    // a span of a trace that came with a trace state carries it
-    expect(spanRecord(spans.find((s) => s.name === "getArticle")!, scopes).traceState).toBe("vendor=abc,other=1")
-    const server = spanRecord(spans.find((s) => s.kind === SpanKind.SERVER)!, scopes)
-    expect(server.parent).toEqual({ spanId: "b7ad6b7169203331", isRemote: true })
-    expect(server.traceState).toBe("vendor=abc,other=1")
-    // an OK status is said; an unset one is not
-    expect(spanRecord(spans.find((s) => s.name === "housekeeping")!, scopes).status).toEqual({ code: SpanStatusCode.OK })
+    const records = spanRecords(spans, scopes)
+    const recordOf = (name: string) => {
+      const at = spans.findIndex((s) => s.name === name)
+      return records.slice(at * RECORD_SLOTS, (at + 1) * RECORD_SLOTS)
+    }
+    // a bare span: its attributes (empty), its name, ids, times, status code and scope; no trace state, links, events or dropped counts
+    const bare = recordOf("bare")
+    expect(bare.filter((v) => typeof v === "object")).toEqual([{}])
+    expect(bare.filter((v) => v === undefined)).toHaveLength(6)
+    expect(bare).toContain(spans.find((s) => s.name === "housekeeping")!.spanContext().spanId)
+    // a span of a trace that came with a trace state carries it; the server span its remote parent
+    expect(recordOf("getArticle")).toContain("vendor=abc,other=1")
+    const server = recordOf("GET /api/v1/articles/{id}")
+    expect(server).toContain("b7ad6b7169203331")
+    expect(server).toContain(true)
+    // two scopes, each by its index
+    expect(scopes.size).toBe(2)
+  })
+
+  it("should refuse a batch whose length is not a whole number of records", () => {
+    const records = spanRecords(spans.slice(0, 1), new Map())
+    expect(() => readableSpans(records.slice(0, -1), [], spans[0]!.resource)).toThrow(RangeError)
   })
 })
