@@ -1,7 +1,7 @@
 /**
  * The hostile neighbour (`npm run bench -- neighbour`, issue 28; minutes, so never in a plain run): one account sends each finding's
  * worst input over and over for a few seconds while a neighbour sends a small request one at a
- * time (in turn from four other accounts, `NEIGHBOURS`) and `/healthz` is asked one request after
+ * time (in turn from eight other accounts, `NEIGHBOURS`) and `/healthz` is asked one request after
  * the other; the same two figures on the quiet
  * server are the baseline of the same run (three quiet runs, first, between the loads and last:
  * the p99 of their requests together). Goals: `/healthz` at worst 100 ms, and the neighbour's
@@ -24,10 +24,12 @@ import { startBenchServer } from "./support.ts"
 const SECONDS = Number(process.env.BENCH_NEIGHBOUR_SECONDS ?? 6)
 /**
  * Accounts the neighbour's requests take turns in (one request at a time, as one client): each
- * stays within the contract's 60 requests a minute while the neighbour sends about 130 in a load,
- * so that its p99 is a percentile and not, as with 35 requests of one account, its slowest one.
+ * stays within the contract's 60 requests a minute while the neighbour sends about 160 to 280 in
+ * a load, so that its p99 is a percentile and not its slowest request. With four accounts a
+ * 13 ms PNG upload came to 99 to 119 requests a load, and the p99 of fewer than 101 (the
+ * `floor(0.99 n)`th, counted from 0) is the slowest one: a single stall decided the goal.
  */
-const NEIGHBOURS = 4
+const NEIGHBOURS = 8
 /**
  * The hostile clients' process runs at this niceness (`BENCH_NEIGHBOUR_HOSTILE_NICE`, default 19;
  * 0 for the runs before 2026-11-28 evening): an attacker's CPU is on its own machine, not on the
@@ -143,8 +145,8 @@ export const run = async (): Promise<void> => {
       `${server.database}; ${SECONDS} s per load; hostile clients at nice ${HOSTILE_NICE}; AVIF bomb ${avifBomb.byteLength} bytes, PNG ${png.byteLength} bytes, 1 MiB body ${(bigBody.length / 1024).toFixed(0)} KB`,
     )
     // The quiet baseline three times (first, between the loads, last): its p99 is taken over the
-    // requests of the three together. One quiet run's p99 is its second-slowest request of about
-    // 145; a single slow stretch (86 ms against 8 ms seen) made every load "within 3x" of it.
+    // requests of the three together. One quiet run's p99 is its second- or third-slowest request of about
+    // 180 to 280; a single slow stretch (86 ms against 8 ms seen) made every load "within 3x" of it.
     const quietPut = ["quiet server, neighbour's dry-run PUT", "quiet", "put"] as const
     const quietPng = ["quiet server, neighbour's PNG", "quiet", "png"] as const
     const loads: ReadonlyArray<readonly [string, Load, Small]> = [
@@ -230,7 +232,7 @@ export const run = async (): Promise<void> => {
       const hMax = Math.max(...answer.healthz)
       const p99 = quantile(answer.small, 0.99)
       const ratio = p99 / baseP99(small)
-      // how many of the neighbour's requests took longer than the goal allows its p99 (of about 130, the p99 is the second-slowest: met while at most one is over)
+      // how many of the neighbour's requests took longer than the goal allows its p99 (of about 160 to 280, the p99 is the second- or third-slowest: met while at most one or two are over)
       const over = answer.small.filter((ms) => ms > 3 * baseP99(small)).length
       const goals =
         load === "quiet" ? "" : `  healthz ${hMax <= 100 ? "met" : "NOT met"}, neighbour ${ratio <= 3 ? "met" : "NOT met"} (${over} of ${answer.small.length} over 3x quiet)`
