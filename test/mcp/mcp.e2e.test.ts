@@ -554,6 +554,14 @@ describe("the tools", () => {
     expect(refused).toMatchObject({ code: -32602 })
     // the SDK client puts "MCP error -32602:" before the server's message once; the server's own message has no prefix
     expect(refused!.message).toBe("MCP error -32602: Unknown tool: delete_everything")
+    // logged as every refused tool call is: by its name when it is a tool name by MCP's rule, else as `tools/call`
+    const garbled = await client.callTool({ name: "drop all;\u202e\n", arguments: {} }).then(() => undefined, (e: { code: number }) => e)
+    expect(garbled).toMatchObject({ code: -32602 })
+    const activity = await rest("/activity?channel=mcp&per_page=5")
+    type Entry = { action: string; status: string; error_code: string | null; channel: string }
+    const [last, before] = activity.json["data"] as Array<Entry>
+    expect(before).toMatchObject({ action: "delete_everything", status: "error", error_code: "invalid_request", channel: "mcp" })
+    expect(last).toMatchObject({ action: "tools/call", status: "error", error_code: "invalid_request", channel: "mcp" })
   })
 
   it("should run update_article as a dry run equal to REST's dry run, writing nothing", async () => {

@@ -62,6 +62,9 @@ import { COUNTED_PROTOCOL_METHODS, protocolCalls } from "./calls.ts"
 import { registerPrompts } from "./prompts.ts"
 import { registerArticleResources } from "./resources.ts"
 
+/** A tool name by MCP's rule (1 to 128 of letters, digits, `_`, `-` and `.`): what an unknown tool's log entry may name. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
 /** Largest JSON-RPC body accepted at `/mcp`: a 10 MiB image in base64 plus room for the envelope. */
 const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024
 /** How many verified access tokens each instance remembers. */
@@ -400,9 +403,6 @@ export const mcpEndpoint = (options: {
     onVerdict: (verdict: LimitVerdict) => void,
   ): Promise<CallToolResult> => {
     const tool = toolNamed(name)
-    // A JSON-RPC error whose message is said once: an McpError's own message starts with
-    // "MCP error -32602:", which clients print before it again.
-    if (tool === undefined) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams })
     const caller: Caller = {
       accountId: auth.principal.accountId,
       actor: auth.principal.actor,
@@ -411,6 +411,17 @@ export const mcpEndpoint = (options: {
       requestId,
       action: name,
       startedAt: Date.now(),
+    }
+    if (tool === undefined) {
+      // Logged as every refused tool call is (a flood of them becomes one entry with its count):
+      // the name as sent when it is a tool name by MCP's own rule, else `tools/call`. The request
+      // is counted against the limit after its answers (`answer` below).
+      await runtime
+        .runPromise(recordActivity({ ...caller, action: TOOL_NAME.test(name) ? name : "tools/call" }, { ok: false, errorCode: "invalid_request" }) as Effect.Effect<void>)
+        .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+      // A JSON-RPC error whose message is said once: an McpError's own message starts with
+      // "MCP error -32602:", which clients print before it again.
+      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams })
     }
     const raw = (typeof rawArgs === "object" && rawArgs !== null ? rawArgs : {}) as Record<string, unknown>
     let target: { siteId?: string | null; articleId?: string | null } = {

@@ -198,6 +198,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     title: "List a website's articles",
     description: [
       "List the articles of one website, newest published first, without their bodies (use get_article for the HTML).",
+      "With q (search words, as search_articles takes them) only the matching articles, best match first.",
       "Filter with from/to (YYYY-MM-DD or an RFC 3339 date-time, both inclusive; a bare `to` date means the end of that UTC day) on the publication date, and with status (draft, scheduled, published, archived).",
       "site_id comes from list_sites. A site of another account is not_found.",
       LIST_LIMITS,
