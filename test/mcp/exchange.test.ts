@@ -145,6 +145,27 @@ describe("one server for every request", () => {
     }
   })
 
+  it("should answer params the protocol's schema refuses as invalid params (-32602) with the invalid_request problem, not as an internal error", async () => {
+    const calls: Array<[string, unknown, string]> = [
+      ["tools/call", { name: 7 }, "params/name"],
+      ["tools/call", {}, "params/name"],
+      ["resources/read", {}, "params/uri"],
+      ["prompts/get", { arguments: {} }, "params/name"],
+    ]
+    for (const [i, [method, params, path]] of calls.entries()) {
+      const response = await post({ jsonrpc: "2.0", id: i, method, params })
+      const body = (await response.json()) as { id: number; error: { code: number; message: string; data: { code: string; detail: string; request_id: string; errors: Array<{ path: string }> } } }
+      expect(body.id, method).toBe(i)
+      expect(body.error.code, method).toBe(-32602)
+      expect(body.error.data.code, method).toBe("invalid_request")
+      expect(body.error.data.errors.map((e) => e.path), method).toContain(path)
+      expect(body.error.data.request_id, method).toBe(response.headers.get("x-request-id"))
+      // a sentence naming the field, said once, not the schema's issues as JSON
+      expect(body.error.message, method).toBe(`invalid_request: ${body.error.data.detail}`)
+      expect(body.error.message, method).toContain(`${method} message's params are not valid: ${path}:`)
+    }
+  })
+
   it("should check Origin and the token before the query string: a foreign Origin is 403 and no token 401, a query or not", async () => {
     const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
     const foreign = await fetch(`${server.url}/mcp?x=1`, { method: "POST", headers: { ...headers, origin: "http://evil.example" }, body: list })

@@ -36,7 +36,7 @@ export interface CallContext {
  * (and others) put before the message once more, so a person would read it twice and the message
  * would not start with the problem's code.
  */
-const refusal = (problem: Problem, notFoundCode: number): Error & { readonly code: number; readonly data: Problem } => {
+export const refusal = (problem: Problem, notFoundCode: number = ErrorCode.InvalidParams): Error & { readonly code: number; readonly data: Problem } => {
   const code =
     problem.code === "invalid_request"
       ? ErrorCode.InvalidParams

@@ -12,6 +12,7 @@ import {
   decodeInput,
   internalProblem,
   InsufficientScope,
+  InvalidRequest,
   isCoreError,
   minimalWriteAnswer,
   isRecordableStatus,
@@ -61,6 +62,7 @@ import { toolDefinitionsFor, toolNamed } from "./tools.ts"
 import { COUNTED_PROTOCOL_METHODS, protocolCalls } from "./calls.ts"
 import { registerPrompts } from "./prompts.ts"
 import { registerArticleResources } from "./resources.ts"
+import { refuseMalformedParams } from "./malformedParams.ts"
 
 /** A tool name by MCP's rule (1 to 128 of letters, digits, `_`, `-` and `.`): what an unknown tool's log entry may name. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -590,6 +592,9 @@ export const mcpEndpoint = (options: {
   registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf)
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
+    refuseMalformedParams(server, (detail, errors, sdkRequestId) =>
+      toProblem(new InvalidRequest({ detail, errors }), transport.contextOf(sdkRequestId)?.requestId ?? "", publicUrl),
+    )
   })
 
   /**
