@@ -152,6 +152,7 @@ describe("one server for every request", () => {
       ["resources/read", {}, "params/uri"],
       ["prompts/get", { arguments: {} }, "params/name"],
     ]
+    const requestIds: Array<[string, string]> = []
     for (const [i, [method, params, path]] of calls.entries()) {
       const response = await post({ jsonrpc: "2.0", id: i, method, params })
       const body = (await response.json()) as { id: number; error: { code: number; message: string; data: { code: string; detail: string; request_id: string; errors: Array<{ path: string }> } } }
@@ -163,6 +164,13 @@ describe("one server for every request", () => {
       // a sentence naming the field, said once, not the schema's issues as JSON
       expect(body.error.message, method).toBe(`invalid_request: ${body.error.data.detail}`)
       expect(body.error.message, method).toContain(`${method} message's params are not valid: ${path}:`)
+      requestIds.push([method, body.error.data.request_id])
+    }
+    // each is a call, logged as refused, its method its action, even one whose params name nothing
+    const log = await fetch(`${server.url}/api/v1/activity?channel=mcp&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    const entries = ((await log.json()) as { data: Array<{ action: string; status: string; error_code: string | null; request_id: string }> }).data
+    for (const [method, requestId] of requestIds) {
+      expect(entries.filter((e) => e.request_id === requestId), method).toEqual([expect.objectContaining({ action: method, status: "error", error_code: "invalid_request" })])
     }
   })
 

@@ -27,12 +27,12 @@ type Handlers = Map<string, (request: unknown, extra: { readonly requestId: stri
 
 /**
  * Wraps each request handler `protocol` has now so that a schema's refusal of the request is the
- * problem `problemOf` makes of it (given the request's id as the SDK saw it). Answers whether the
+ * problem `problemOf` makes of it (given the method and the request's id as the SDK saw it). Answers whether the
  * SDK's handlers were found (a later SDK may keep them elsewhere: then nothing changes).
  */
 export const refuseMalformedParams = (
   protocol: object,
-  problemOf: (detail: string, errors: ReadonlyArray<FieldError>, requestId: string | number) => Problem,
+  problemOf: (method: string, detail: string, errors: ReadonlyArray<FieldError>, requestId: string | number) => Promise<Problem>,
 ): boolean => {
   const handlers = (protocol as { _requestHandlers?: unknown })._requestHandlers
   if (!(handlers instanceof Map)) return false
@@ -44,7 +44,7 @@ export const refuseMalformedParams = (
         const issues = issuesOf(error)
         if (issues === undefined || issues.length === 0) throw error
         const errors = issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.map(String).join("/") || "params", message: i.message }))
-        throw refusal(problemOf(`The ${method} message's params are not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors, extra.requestId))
+        throw refusal(await problemOf(method, `The ${method} message's params are not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors, extra.requestId))
       }
     })
   }

@@ -546,6 +546,10 @@ export const mcpEndpoint = (options: {
     readonly notes: RequestNotes
   }
   const transport = exchangeTransport<Exchange>()
+  // The activity log keeps one entry per request id (so that a replayed journal never writes
+  // one twice): the calls of a batch are told apart by their position in it, `<id>.<n>`.
+  const callRequestIdOf = (exchange: Exchange, sdkRequestId: string | number) =>
+    exchange.batch ? `${exchange.requestId}.${transport.positionOf(sdkRequestId) ?? 0}` : exchange.requestId
   const server = new Server(
     { name: "content-site", title: "Content-Site", version: "1.0.0" },
     {
@@ -565,9 +569,7 @@ export const mcpEndpoint = (options: {
   Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, (request: ToolCallRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
     const exchange = transport.contextOf(extra.requestId)
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
-    // The activity log keeps one entry per request id (so that a replayed journal never writes
-    // one twice): the calls of a batch are told apart by their position in it, `<id>.<n>`.
-    const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
+    const requestId = callRequestIdOf(exchange, extra.requestId)
     const name = request.params.name
     const call = () => callTool(requestId, exchange.auth, name, request.params.arguments, exchange.onVerdict)
     // Only a known tool's name is noted or names a span: an unknown one is the caller's text.
@@ -585,16 +587,27 @@ export const mcpEndpoint = (options: {
   const callContextOf = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
     const exchange = transport.contextOf(extra.requestId)
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
-    const requestId = exchange.batch ? `${exchange.requestId}.${transport.positionOf(extra.requestId) ?? 0}` : exchange.requestId
+    const requestId = callRequestIdOf(exchange, extra.requestId)
     return { requestId, principal: exchange.auth.principal, onVerdict: exchange.onVerdict }
   }
   registerArticleResources(server, protocolCalls(runtime, publicUrl), callContextOf)
   registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf)
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
-    refuseMalformedParams(server, (detail, errors, sdkRequestId) =>
-      toProblem(new InvalidRequest({ detail, errors }), transport.contextOf(sdkRequestId)?.requestId ?? "", publicUrl),
-    )
+    refuseMalformedParams(server, async (method, detail, errors, sdkRequestId) => {
+      const exchange = transport.contextOf(sdkRequestId)
+      const requestId = exchange === undefined ? "" : callRequestIdOf(exchange, sdkRequestId)
+      // a call (a tool's, a resource's, a prompt's, a completion) is logged, refused ones
+      // included, even one whose params name nothing: its method is its action
+      if ((method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method)) && exchange !== undefined) {
+        await runtime
+          .runPromise(
+            recordActivity({ ...exchange.auth.principal, channel: "mcp", requestId, action: method, startedAt: Date.now() }, { ok: false, errorCode: "invalid_request" }) as Effect.Effect<void>,
+          )
+          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+      }
+      return toProblem(new InvalidRequest({ detail, errors }), requestId, publicUrl)
+    })
   })
 
   /**
