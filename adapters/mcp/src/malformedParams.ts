@@ -12,12 +12,12 @@ import { refusal } from "./calls.ts"
 /** Issues named in one refusal at most (a schema's issues are as many as the message's fields, which the body's size bounds). */
 const MAX_ISSUES = 10
 
-/** The issues of a schema's refusal (zod's `issues`), or undefined for any other error. */
+/** The first `MAX_ISSUES` issues of a schema's refusal (zod's `issues`), or undefined for any other error. */
 const issuesOf = (error: unknown): ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> | undefined => {
   if (typeof error !== "object" || error === null) return undefined
   const issues = (error as { issues?: unknown }).issues
   if (!Array.isArray(issues)) return undefined
-  return issues.filter(
+  return issues.slice(0, MAX_ISSUES).filter(
     (i): i is { path: Array<PropertyKey>; message: string } => typeof i === "object" && i !== null && Array.isArray(i.path) && typeof i.message === "string",
   )
 }
@@ -43,7 +43,7 @@ export const refuseMalformedParams = (
       } catch (error) {
         const issues = issuesOf(error)
         if (issues === undefined || issues.length === 0) throw error
-        const errors = issues.slice(0, MAX_ISSUES).map((i) => ({ path: i.path.map(String).join("/") || "params", message: i.message }))
+        const errors = issues.map((i) => ({ path: i.path.map(String).join("/") || "params", message: i.message }))
         throw refusal(await problemOf(method, `The ${method} message's params are not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`, errors, extra.requestId))
       }
     })

@@ -241,20 +241,19 @@ export const mcpEndpoint = (options: {
   // The server's JSON Schema validator: one Ajv, built once.
   const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
+  /** Logs a refused call: its entry's outcome `error` with `errorCode`. A log that cannot be written is an event, not the caller's failure. */
+  const logRefusedCall = (caller: Parameters<typeof recordActivity>[0], errorCode: string): Promise<void> =>
+    runtime
+      .runPromise(recordActivity(caller, { ok: false, errorCode }) as Effect.Effect<void>)
+      .catch((err: unknown) => events.error({ request_id: caller.requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+
   /**
    * Logs a request refused before any token named an account (every connector call is logged):
    * no account and no actor, so it is in no account's view of the log. Its answer is sent
    * whether or not the entry could be written.
    */
   const logRefused = (ctx: Context, code: string): Promise<void> =>
-    runtime
-      .runPromise(
-        recordActivity(
-          { accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now(), address: clientAddress(ctx) },
-          { ok: false, errorCode: code },
-        ) as Effect.Effect<void>,
-      )
-      .catch((err: unknown) => events.error({ request_id: requestIdOf(ctx), err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+    logRefusedCall({ accountId: null, actor: null, channel: "mcp", requestId: requestIdOf(ctx), action: `${ctx.method} /mcp`, startedAt: Date.now(), address: clientAddress(ctx) }, code)
 
   /** A request refused over a limit, as an HTTP answer: 429, the problem, `Retry-After`. */
   const refuseOverLimit = (ctx: Context, error: RateLimited) => {
@@ -418,9 +417,7 @@ export const mcpEndpoint = (options: {
       // Logged as every refused tool call is (a flood of them becomes one entry with its count):
       // the name as sent when it is a tool name by MCP's own rule, else `tools/call`. The request
       // is counted against the limit after its answers (`answer` below).
-      await runtime
-        .runPromise(recordActivity({ ...caller, action: TOOL_NAME.test(name) ? name : "tools/call" }, { ok: false, errorCode: "invalid_request" }) as Effect.Effect<void>)
-        .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+      await logRefusedCall({ ...caller, action: TOOL_NAME.test(name) ? name : "tools/call" }, "invalid_request")
       // A JSON-RPC error whose message is said once: an McpError's own message starts with
       // "MCP error -32602:", which clients print before it again.
       throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams })
@@ -600,11 +597,7 @@ export const mcpEndpoint = (options: {
       // a call (a tool's, a resource's, a prompt's, a completion) is logged, refused ones
       // included, even one whose params name nothing: its method is its action
       if ((method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method)) && exchange !== undefined) {
-        await runtime
-          .runPromise(
-            recordActivity({ ...exchange.auth.principal, channel: "mcp", requestId, action: method, startedAt: Date.now() }, { ok: false, errorCode: "invalid_request" }) as Effect.Effect<void>,
-          )
-          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+        await logRefusedCall({ ...exchange.auth.principal, channel: "mcp", requestId, action: method, startedAt: Date.now() }, "invalid_request")
       }
       return toProblem(new InvalidRequest({ detail, errors }), requestId, publicUrl)
     })
@@ -626,14 +619,7 @@ export const mcpEndpoint = (options: {
     const requestId = requestIdOf(ctx)
     refuseOverLimit(ctx, error)
     const methods = [...new Set(messages.map((m) => (m as { method?: unknown }).method).filter((m) => typeof m === "string"))].join(", ")
-    await runtime
-      .runPromise(
-        recordActivity(
-          { ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() },
-          { ok: false, errorCode: "rate_limited" },
-        ) as Effect.Effect<void>,
-      )
-      .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+    await logRefusedCall({ ...auth.principal, channel: "mcp", requestId, action: methods === "" ? "POST /mcp" : methods, startedAt: Date.now() }, "rate_limited")
     return { verdict: { allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds }, refused: true }
   }
 
@@ -678,14 +664,7 @@ export const mcpEndpoint = (options: {
       if (error._tag === "RateLimited") refuseOverLimit(ctx, error)
       else refuseUnavailable(ctx, error)
       const requestId = requestIdOf(ctx)
-      await runtime
-        .runPromise(
-          recordActivity(
-            { ...auth.principal, channel: "mcp", requestId, action: "POST /mcp", startedAt: Date.now() },
-            { ok: false, errorCode: error._tag === "RateLimited" ? "rate_limited" : "unavailable" },
-          ) as Effect.Effect<void>,
-        )
-        .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+      await logRefusedCall({ ...auth.principal, channel: "mcp", requestId, action: "POST /mcp", startedAt: Date.now() }, error._tag === "RateLimited" ? "rate_limited" : "unavailable")
       return undefined
     }
     if (parsed === undefined) return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
@@ -733,14 +712,7 @@ export const mcpEndpoint = (options: {
         ctx.set("Cache-Control", "no-store")
         ctx.type = "application/problem+json"
         ctx.body = JSON.stringify(toProblem(error, requestId, publicUrl))
-        await runtime
-          .runPromise(
-            recordActivity(
-              { ...auth.principal, channel: "mcp", requestId, action: [...new Set(writes)].join(", "), startedAt: Date.now() },
-              { ok: false, errorCode: "insufficient_scope" },
-            ) as Effect.Effect<void>,
-          )
-          .catch((err: unknown) => events.error({ request_id: requestId, err: err instanceof Error ? err.message : String(err) }, "could not record MCP activity"))
+        await logRefusedCall({ ...auth.principal, channel: "mcp", requestId, action: [...new Set(writes)].join(", "), startedAt: Date.now() }, "insufficient_scope")
         return once.verdict
       }
     }
