@@ -3,7 +3,7 @@
  * signed-in wrapper that logs every action, failure pages, CSRF-checked forms. Each room of the
  * pages (`pages/*.routes.ts`) mounts its routes with it; `mountWeb.ts` lists the rooms.
  */
-import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
+import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, InvalidRequest, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PageParam, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
 import { eventLogOf, type HttpDeps, noteAccount, notesOf, problemHeaders, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
@@ -87,7 +87,17 @@ export const queryOf = (ctx: Ctx, names: ReadonlyArray<string>): Record<string, 
 
 /** A form's or query's positive whole number of at most 9 digits (a page, a revision), else undefined. */
 export const positiveNumberOf = (s: string | undefined): number | undefined => (s !== undefined && /^[1-9][0-9]{0,8}$/.test(s) ? Number(s) : undefined)
-export const pageNumber = (s: string | undefined): number => positiveNumberOf(s) ?? 1
+/**
+ * A list page's number from its query parameter (`name`): 1 when it is not given, else read as the
+ * API reads `page` (a whole number from 1, leading zeros allowed); anything else is the 400 page
+ * naming the parameter, as the pages with filters answer it.
+ */
+export const pageNumber = (s: string | undefined, name = "page"): number => {
+  if (s === undefined) return 1
+  const decoded = Effect.runSync(Effect.result(decodeInput(PageParam, s, name)))
+  if (Result.isSuccess(decoded)) return decoded.success
+  throw new InvalidRequest({ detail: `The page number ${name}='${s.slice(0, 20)}' is not valid: it is a whole number from 1.`, errors: [{ path: name, message: "Expected a whole number from 1" }] })
+}
 
 export const defined = <T extends Record<string, unknown>>(o: T): Partial<T> =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>

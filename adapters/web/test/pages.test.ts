@@ -670,6 +670,26 @@ describe("web pages over HTTP", () => {
     expect(await notDate.text()).toContain("From must be a date such as 2026-11-01.")
     expect((await c.request("/activity?status=bogus")).status).toBe(400)
   })
+
+  it("should read a list page's number as the API does on every page: a malformed one is the 400 page naming it, not page 1", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const cases: Array<[string, string]> = [
+      ["/sites?page=abc", "The page number page=&#39;abc&#39; is not valid"],
+      ["/search?q=hello&page=0", "The page number page=&#39;0&#39; is not valid"],
+      ["/articles/art_p1?rev_page=-1", "The page number rev_page=&#39;-1&#39; is not valid"],
+      ["/articles/art_p1?act_page=1.5", "The page number act_page=&#39;1.5&#39; is not valid"],
+      // the activity page says it beside its filters, as it says any filter's mistake
+      ["/activity?page=abc", 'role="alert"'],
+    ]
+    for (const [path, said] of cases) {
+      const res = await c.request(path)
+      expect(res.status, path).toBe(400)
+      expect(await res.text(), path).toContain(said)
+    }
+    // the API's own reading: leading zeros are the number
+    for (const path of ["/sites?page=01", "/search?q=hello&page=1", "/articles/art_p1?rev_page=001&act_page=2"]) expect((await c.request(path)).status, path).toBe(200)
+  })
 })
 
 /** The web activity entry of a response (found by its request id), as the log keeps it. */

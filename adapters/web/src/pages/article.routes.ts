@@ -53,8 +53,8 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     const [revisions, activity] = await runCoreOrThrow(
       deps,
       Effect.all([
-        listRevisions(s.caller, id, { page: pageNumber(query["rev_page"]), per_page: pageSize }),
-        listActivity(s.caller, { article_id: id, actions: CHANGE_ACTIONS, page: pageNumber(query["act_page"]), per_page: pageSize }),
+        listRevisions(s.caller, id, { page: pageNumber(query["rev_page"], "rev_page"), per_page: pageSize }),
+        listActivity(s.caller, { article_id: id, actions: CHANGE_ACTIONS, page: pageNumber(query["act_page"], "act_page"), per_page: pageSize }),
       ]),
     )
     const siteName = (await findSite(s.caller, article.site_id))?.name ?? null
