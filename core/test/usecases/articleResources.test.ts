@@ -1,33 +1,10 @@
 /** Completion of an MCP argument: the caller's own ids and titles, the id matches first in id order, and whether there are more. */
 import { describe, expect, it } from "vitest"
 import { COMPLETION_VALUES, completeArgument, importData } from "../../src/index.ts"
-import { caller, makeWorld } from "./harness.ts"
+import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
 
 /** An account of `n` articles (`art_c00`, `art_c01`, ...) on one site, titled in the reverse order of their ids. */
-const manyArticles = (n: number) => ({
-  accounts: [
-    {
-      id: "acc_c",
-      email: "c@example.com",
-      password: "password-c",
-      sites: [
-        {
-          id: "site_c",
-          name: "Cellar",
-          url: "https://cellar.test",
-          articles: Array.from({ length: n }, (_, i) => ({
-            id: `art_c${String(i).padStart(2, "0")}`,
-            title: `Title ${String(n - i).padStart(2, "0")}`,
-            url: `https://cellar.test/${i}`,
-            status: "published",
-            published_at: "2026-11-01T09:00:00Z",
-            body: "<p>x</p>",
-          })),
-        },
-      ],
-    },
-  ],
-})
+const manyArticles = (n: number) => oneSiteOfArticles("c", n, (i) => ({ title: `Title ${String(n - i).padStart(2, "0")}`, body: "<p>x</p>" }))
 
 describe("completeArgument", () => {
   it("should answer at most COMPLETION_VALUES ids, in id order, and say when there are more", async () => {

@@ -155,3 +155,31 @@ export const caller = (over: Partial<Caller> = {}): Caller => ({
   startedAt: NOW,
   ...over,
 })
+
+/**
+ * An import of one account (`acc_<tag>`) with one site (`site_<tag>`) of `n` published articles,
+ * `art_<tag>00`, `art_<tag>01`, ..., each titled and bodied by `article`.
+ */
+export const oneSiteOfArticles = (tag: string, n: number, article: (i: number) => { readonly title: string; readonly body: string }) => ({
+  accounts: [
+    {
+      id: `acc_${tag}`,
+      email: `${tag}@example.com`,
+      password: `password-${tag}`,
+      sites: [
+        {
+          id: `site_${tag}`,
+          name: `Site ${tag}`,
+          url: `https://${tag}.test`,
+          articles: Array.from({ length: n }, (_, i) => ({
+            id: `art_${tag}${String(i).padStart(2, "0")}`,
+            url: `https://${tag}.test/${i}`,
+            status: "published",
+            published_at: "2026-11-01T09:00:00Z",
+            ...article(i),
+          })),
+        },
+      ],
+    },
+  ],
+})

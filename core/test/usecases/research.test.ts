@@ -1,33 +1,10 @@
 /** The research connectors' `search` and `fetch`: one query string in, the best articles out. */
 import { describe, expect, it } from "vitest"
 import { importData, RESEARCH_RESULTS, researchSearch } from "../../src/index.ts"
-import { caller, makeWorld } from "./harness.ts"
+import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
 
 /** An account of `n` articles on one site, each with the word "compost" in its title. */
-const manyArticles = (n: number) => ({
-  accounts: [
-    {
-      id: "acc_r",
-      email: "r@example.com",
-      password: "password-r",
-      sites: [
-        {
-          id: "site_r",
-          name: "Research",
-          url: "https://research.test",
-          articles: Array.from({ length: n }, (_, i) => ({
-            id: `art_r${String(i).padStart(2, "0")}`,
-            title: `Compost ${i}`,
-            url: `https://research.test/${i}`,
-            status: "published",
-            published_at: "2026-11-01T09:00:00Z",
-            body: "<p>compost</p>",
-          })),
-        },
-      ],
-    },
-  ],
-})
+const manyArticles = (n: number) => oneSiteOfArticles("r", n, (i) => ({ title: `Compost ${i}`, body: "<p>compost</p>" }))
 
 describe("researchSearch", () => {
   it("should answer at most RESEARCH_RESULTS results", async () => {
