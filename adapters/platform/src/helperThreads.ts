@@ -14,8 +14,31 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { setPriority } from "node:os"
 
+/**
+ * The scheduler priority (nice) of the threads that work for the event loop: V8's helpers, the
+ * sanitiser pool's threads and the span export thread.
+ */
+export const BELOW_EVENT_LOOP_NICE = 10
+
 /** The scheduler priority (nice) of V8's helper threads: the sanitiser pool's own. */
-export const V8_HELPERS_NICE = 10
+export const V8_HELPERS_NICE = BELOW_EVENT_LOOP_NICE
+
+/**
+ * Sets the calling thread (a worker thread's own, not the process's) to nice `nice`; answers
+ * whether it did. Linux keeps a nice value for each thread, and a thread's id is the first field
+ * of /proc/thread-self/stat; lowering one's own priority needs no privilege. Elsewhere, or where
+ * it is refused, false, and the thread runs as before.
+ */
+export const lowerThisThread = (nice: number = BELOW_EVENT_LOOP_NICE): boolean => {
+  try {
+    const tid = Number.parseInt(readFileSync("/proc/thread-self/stat", "utf8"), 10)
+    if (!(tid > 0)) return false
+    setPriority(tid, nice)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /**
  * Sets each of this process's V8 helper threads (`V8Worker`) to nice `V8_HELPERS_NICE`, and answers

@@ -20,28 +20,19 @@ import {
   type StoredBody,
 } from "@content-site/core"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
-import { setPriority } from "node:os"
 import { isWorkerThread } from "piscina"
+import { BELOW_EVENT_LOOP_NICE, lowerThisThread } from "./helperThreads.ts"
 
 /** The scheduler priority of the pool's threads: below the server's event loop, as the image processes. */
-export const HTML_WORKER_NICE = 10
+export const HTML_WORKER_NICE = BELOW_EVENT_LOOP_NICE
 
 // Below the server in the scheduler (nice 10, this thread only): sanitising a 1 MiB body keeps a
 // core busy for up to a second, and on a machine with fewer cores than runnable threads it then
 // took the time the event loop needed to answer `/healthz` and other accounts' small requests
-// (their sanitising stays in the calling thread). Linux keeps a nice value for each thread; a
-// thread's id is the first field of /proc/thread-self/stat. Lowering one's own priority needs no
-// privilege; elsewhere, or where it is refused, the thread runs as before. Only in a pool's thread:
-// the tests import these functions into their own.
-if (isWorkerThread) {
-  try {
-    const tid = Number.parseInt(readFileSync("/proc/thread-self/stat", "utf8"), 10)
-    if (tid > 0) setPriority(tid, HTML_WORKER_NICE)
-  } catch {
-    // not Linux, or not permitted: the fair queue still holds
-  }
-}
+// (their sanitising stays in the calling thread). Where a thread cannot be lowered (not Linux, or
+// refused) it runs as before, and the fair queue still holds. Only in a pool's thread: the tests
+// import these functions into their own.
+if (isWorkerThread) lowerThisThread(HTML_WORKER_NICE)
 
 /** What a worker answers for one body. */
 export type HtmlWorkerAnswer =

@@ -6,26 +6,16 @@
  */
 import { ExportResultCode } from "@opentelemetry/core"
 import { resourceFromAttributes } from "@opentelemetry/resources"
-import { readFileSync } from "node:fs"
-import { setPriority } from "node:os"
+import { BELOW_EVENT_LOOP_NICE, lowerThisThread } from "@content-site/platform/threads"
 import { parentPort, workerData } from "node:worker_threads"
 import { readableSpans } from "./spanRecords.ts"
 import type { ExportAnswer, ExportMessage } from "./workerSpanExporter.ts"
 
-/** This thread's scheduler priority: below the event loop, as the sanitiser's threads. */
-const SPAN_EXPORT_NICE = 10
-
 // Below the server's event loop (nice 10, this thread only, as the sanitiser's threads are):
 // serialising a batch of 512 spans takes a core for milliseconds, and on a machine with fewer
 // cores than runnable threads the event loop should not wait for it. The batches queue meanwhile
-// (bounded: `maxPendingBatches`). A thread's id is the first field of /proc/thread-self/stat;
-// elsewhere, or where it is refused, the thread runs as before.
-try {
-  const tid = Number.parseInt(readFileSync("/proc/thread-self/stat", "utf8"), 10)
-  if (tid > 0) setPriority(tid, SPAN_EXPORT_NICE)
-} catch {
-  // not Linux, or not permitted
-}
+// (bounded: `maxPendingBatches`). Where it cannot be lowered, the thread runs as before.
+lowerThisThread(BELOW_EVENT_LOOP_NICE)
 
 const port = parentPort!
 const { protocol } = workerData as { protocol: "http/protobuf" | "http/json" }
