@@ -1,11 +1,15 @@
 /**
- * What operating the service costs a GET (issue 31): the same `npm start` entry point in three
- * child processes on the bench's database, loaded in alternating rounds: off (no access lines, no
+ * What operating the service costs a GET (issue 31): the same `npm start` entry point in child
+ * processes on the bench's database, loaded in alternating rounds: off (no access lines, no
  * metrics, no tracing), logs + metrics (a JSON access line per request written to a file, as a
- * log shipper would tail it; every request counted for /metrics), and tracing on top (sampling
- * 1.0, every span exported over OTLP/HTTP to a sink in this process). Goals: logs + metrics >=
- * 0.95x off, tracing >= 0.8x off. Child processes, because tracing instruments modules as they
- * load: it cannot be switched on in a process that has loaded them.
+ * log shipper would tail it; every request counted for /metrics), tracing on top (sampling 1.0,
+ * every span exported over OTLP/HTTP to a sink in this process), and off again in a second process
+ * (the control: what the bench reads between two identical servers is its own noise). Goals: logs
+ * + metrics >= 0.95x off, tracing >= 0.8x off. Each ratio is taken within a round (the cases of a
+ * round run one after another, so the machine's drift between rounds cancels) and the median of
+ * the rounds' ratios is the figure, printed with the lowest and highest. Child processes, because
+ * tracing instruments modules as they load: it cannot be switched on in a process that has loaded
+ * them.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
@@ -14,7 +18,14 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { decodeSpans } from "../test/support/otlpReceiver.ts"
-import { autocannon, type CannonResult, CONNECTIONS, fmt, ROUNDS, SECONDS } from "./support.ts"
+import { autocannon, type CannonResult, CONNECTIONS, fmt, SECONDS } from "./support.ts"
+
+/**
+ * Rounds of the operating cases (`BENCH_OPERATING_ROUNDS`, else `BENCH_ROUNDS`, else 5): more than
+ * the other benches' three, because the costs it reads (a few per cent for logs + metrics) are
+ * smaller than a single round's noise on a shared two-core machine.
+ */
+const ROUNDS = Number(process.env.BENCH_OPERATING_ROUNDS ?? process.env.BENCH_ROUNDS ?? 5)
 
 const repoRoot = new URL("../", import.meta.url).pathname
 
@@ -130,10 +141,12 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       off: await start("off", { LOG_LEVEL: "warn" }),
       observed: await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token }),
       traced: await start("traced", tracedEnv),
+      // the control: a second process exactly like "off"
+      offAgain: await start("offAgain", { LOG_LEVEL: "warn" }),
       // BENCH_COMPARE_TREE=<another worktree>: the traced case again, with that tree's code, in the same rounds
       ...(compareTree === "" ? {} : { compared: await start("compared", { ...tracedEnv, ...JSON.parse(process.env["BENCH_COMPARE_ENV"] ?? "{}") }, compareTree) }),
     }
-    type Name = "off" | "observed" | "traced" | "compared"
+    type Name = "off" | "observed" | "traced" | "offAgain" | "compared"
     const names = Object.keys(servers) as Array<Name>
     /** One load case: its result and the server's CPU time per request answered in it (µs). */
     const load = async (name: Name): Promise<{ result: CannonResult; cpuPerRequest: number | undefined; mainPerRequest: number | undefined }> => {
@@ -145,7 +158,8 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       return { result, cpuPerRequest: per("all"), mainPerRequest: per("main") }
     }
     // A fresh process answers its first requests slowly (compiling, caches, pools): each is warmed first.
-    for (const name of names) await autocannon({ url: `${servers[name]!.url}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })
+    const warmed = new Map<Name, number>()
+    for (const name of names) warmed.set(name, (await autocannon({ url: `${servers[name]!.url}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })).requests.total)
     // Each round in another order: on a shared machine the case measured last in a round was
     // repeatedly the slowest, whichever it was, so no case keeps that place.
     const runs = new Map(names.map((name) => [name, [] as Array<Awaited<ReturnType<typeof load>>>]))
@@ -157,12 +171,21 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     }
     const median = <T>(xs: Array<T>, by: (x: T) => number) => [...xs].sort((a, b) => by(a) - by(b))[Math.floor((xs.length - 1) / 2)]!
     const results = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.result.requests.average).result])) as Record<Name, CannonResult>
+    // a case's throughput against off's in the same round, for each round: the median, lowest and highest
+    const ratios = (name: Name) => {
+      const offRuns = runs.get("off")!
+      const of = runs.get(name)!.map((r, round) => r.result.requests.average / offRuns[round]!.result.requests.average).sort((a, b) => a - b)
+      return { median: median(of, (x) => x), low: of[0]!, high: of[of.length - 1]! }
+    }
     // the median of each case's rounds by its own CPU figure (rounds without one sort first and are not shown)
     const cpu = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.cpuPerRequest ?? -1).cpuPerRequest])) as Record<Name, number | undefined>
     const mainCpu = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.mainPerRequest ?? -1).mainPerRequest])) as Record<Name, number | undefined>
     const accessLines = (name: Name) => readFileSync(join(dir, `${name}.log`), "utf8").split("\n").filter((l) => l.includes('"route":"/api/v1/articles/{id}"')).length
     const lines = accessLines("observed")
-    const times = (r: CannonResult) => (r.requests.average / results.off.requests.average).toFixed(2)
+    const times = (name: Name) => {
+      const { median, low, high } = ratios(name)
+      return `${median.toFixed(2)}x off (rounds ${low.toFixed(2)} to ${high.toFixed(2)})`
+    }
     const cpuOf = (name: Name) => {
       const us = cpu[name]
       const off = cpu.off
@@ -172,11 +195,16 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       const mainPart = main === undefined || mainOff === undefined ? "" : `, main thread ${main.toFixed(0).padStart(4)} µs${name === "off" ? "" : ` (${(main / mainOff).toFixed(2)}x)`}`
       return `  server CPU ${us.toFixed(0).padStart(5)} µs/request${name === "off" ? "" : ` (${(us / off).toFixed(2)}x off)`}${mainPart}`
     }
-    console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, median of ${ROUNDS} rounds, each in another order):`)
+    console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, each in another order; req/s the median round, ratios the median of the rounds' own):`)
     console.log(`  off                   ${fmt(results.off)}${cpuOf("off")}`)
-    console.log(`  logs + metrics        ${fmt(results.observed)}  ${times(results.observed)}x off${cpuOf("observed")} (goal >= 0.95; ${lines} access lines written)`)
-    console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times(results.traced)}x off${cpuOf("traced")} (goal >= 0.8)`)
-    if ("compared" in results) console.log(`  + tracing, ${compareTree} ${fmt(results.compared)}  ${times(results.compared)}x off${cpuOf("compared")}`)
+    console.log(`  off again (control)   ${fmt(results.offAgain)}  ${times("offAgain")}${cpuOf("offAgain")} (the bench's own noise)`)
+    console.log(`  logs + metrics        ${fmt(results.observed)}  ${times("observed")}${cpuOf("observed")} (goal >= 0.95; ${lines} access lines written)`)
+    console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times("traced")}${cpuOf("traced")} (goal >= 0.8)`)
+    if ("compared" in results) console.log(`  + tracing, ${compareTree} ${fmt(results.compared)}  ${times("compared")}${cpuOf("compared")}`)
+    // with profiles: each process's requests in all, to read its profile per request
+    if ((process.env["BENCH_CPU_PROF"] ?? "") !== "") {
+      console.log(`  requests per process (pid: warm-up and rounds): ${names.map((name) => `${name} ${servers[name]!.child.pid}: ${runs.get(name)!.reduce((sum, r) => sum + r.result.requests.total, warmed.get(name) ?? 0)}`).join(", ")}`)
+    }
     // Stopping the servers makes the traced one export what it still holds; then every export is decoded.
     await stopAll(children)
     const spans = sink.spans()
