@@ -20,7 +20,8 @@ import { launchChromium, seriousViolations } from "../support/browser.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
-const corpora = "/work/shared/corpora"
+// the corpora the core's sanitiser tests read (with their sources and licences)
+const corpora = join(root, "core", "test", "fixtures", "corpora")
 
 const EMAIL = "editor-tester@example.com"
 const PASSWORD = "editor tester password"
