@@ -21,11 +21,13 @@ import { decodeSpans } from "../test/support/otlpReceiver.ts"
 import { autocannon, type CannonResult, CONNECTIONS, fmt, SECONDS } from "./support.ts"
 
 /**
- * Rounds of the operating cases (`BENCH_OPERATING_ROUNDS`, else `BENCH_ROUNDS`, else 5): more than
- * the other benches' three, because the costs it reads (a few per cent for logs + metrics) are
- * smaller than a single round's noise on a shared two-core machine.
+ * Cycles of the operating cases (`BENCH_OPERATING_CYCLES`, default 1). A cycle is as many rounds
+ * as there are cases, each round starting one case later, so that every case is measured once in
+ * every place of a round: the place matters (on a shared machine the case measured last in a
+ * round was repeatedly the slowest, whichever it was), and with five rounds of four cases two of
+ * them were last twice and never first, which the control read as 0.82x to 0.92x of off.
  */
-const ROUNDS = Number(process.env.BENCH_OPERATING_ROUNDS ?? process.env.BENCH_ROUNDS ?? 5)
+const CYCLES = Math.max(1, Number(process.env.BENCH_OPERATING_CYCLES ?? 1))
 
 const repoRoot = new URL("../", import.meta.url).pathname
 
@@ -160,9 +162,9 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     // A fresh process answers its first requests slowly (compiling, caches, pools): each is warmed first.
     const warmed = new Map<Name, number>()
     for (const name of names) warmed.set(name, (await autocannon({ url: `${servers[name]!.url}${getPath}`, connections: CONNECTIONS, duration: 2, headers: auth })).requests.total)
-    // Each round in another order: on a shared machine the case measured last in a round was
-    // repeatedly the slowest, whichever it was, so no case keeps that place.
+    // Each round in another order, every case once in every place of a round over a cycle (`CYCLES`).
     const runs = new Map(names.map((name) => [name, [] as Array<Awaited<ReturnType<typeof load>>>]))
+    const ROUNDS = CYCLES * names.length
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < names.length; i++) {
         const name = names[(i + round) % names.length]!
@@ -175,7 +177,9 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const ratios = (name: Name) => {
       const offRuns = runs.get("off")!
       const of = runs.get(name)!.map((r, round) => r.result.requests.average / offRuns[round]!.result.requests.average).sort((a, b) => a - b)
-      return { median: median(of, (x) => x), low: of[0]!, high: of[of.length - 1]! }
+      // the middle one, or the mean of the middle two
+      const mid = (of.length - 1) / 2
+      return { median: (of[Math.floor(mid)]! + of[Math.ceil(mid)]!) / 2, low: of[0]!, high: of[of.length - 1]! }
     }
     // the median of each case's rounds by its own CPU figure (rounds without one sort first and are not shown)
     const cpu = Object.fromEntries(names.map((name) => [name, median(runs.get(name)!, (r) => r.cpuPerRequest ?? -1).cpuPerRequest])) as Record<Name, number | undefined>
@@ -195,7 +199,7 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       const mainPart = main === undefined || mainOff === undefined ? "" : `, main thread ${main.toFixed(0).padStart(4)} µs${name === "off" ? "" : ` (${(main / mainOff).toFixed(2)}x)`}`
       return `  server CPU ${us.toFixed(0).padStart(5)} µs/request${name === "off" ? "" : ` (${(us / off).toFixed(2)}x off)`}${mainPart}`
     }
-    console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, each in another order; req/s the median round, ratios the median of the rounds' own):`)
+    console.log(`operating costs (npm start's entry point in child processes, GET article, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, each case once in every place of a round; req/s the median round, ratios the median of the rounds' own):`)
     console.log(`  off                   ${fmt(results.off)}${cpuOf("off")}`)
     console.log(`  off again (control)   ${fmt(results.offAgain)}  ${times("offAgain")}${cpuOf("offAgain")} (the bench's own noise)`)
     console.log(`  logs + metrics        ${fmt(results.observed)}  ${times("observed")}${cpuOf("observed")} (goal >= 0.95; ${lines} access lines written)`)
