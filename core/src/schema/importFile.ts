@@ -1,14 +1,15 @@
 import { Schema } from "effect"
-import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isCharacterCountBetween, KeyScope, StorableString, storableText } from "./common.ts"
+import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
-import { AccountName, ApiKeyName } from "./writes.ts"
+import { AccountName, ApiKeyName, Title } from "./writes.ts"
 
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
   id: Schema.optionalKey(Id),
-  title: Schema.String.pipe(Schema.check(isCharacterCountBetween(1, 300), storableText)),
+  // The same rule as an edit's title: 1 to 300 characters after trimming (the title is stored trimmed).
+  title: Title,
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),

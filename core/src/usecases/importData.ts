@@ -4,7 +4,7 @@ import { countWords, sanitizeArticleHtml } from "../html/index.ts"
 import { toTimestamp } from "../policy/time.ts"
 import { DataImporter, type ImportedKind, type ImportPlan } from "../ports/DataImporter.ts"
 import { Clock, Secrets } from "../ports/Platform.ts"
-import { AccountRepository } from "../ports/Repositories.ts"
+import { AccountRepository, ApiKeyRepository } from "../ports/Repositories.ts"
 import type { AccountRecord, ApiKeyRecord, ArticleRecord, BacklinkRecord, RevisionRecord, SiteRecord } from "../ports/records.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { ImportFile } from "../schema/importFile.ts"
@@ -30,11 +30,13 @@ const refuse = (path: string, message: string): InvalidRequest =>
 
 /**
  * Refuses a plan the store would write only in part: an id used twice in the file (the second
- * entry would be skipped as "already present"), and an account whose email another account has
+ * entry would be skipped as "already present"), an account whose email another account has
  * (its row would be skipped while its keys, sites and articles were written for an account that
- * does not exist, and its key would work). Named by the path of the entry at fault.
+ * does not exist, and its key would work), and a known plaintext `key` that another key holds,
+ * in the file or stored (keys are unique by hash: the new key would be skipped, and the
+ * plaintext would keep opening the other key's account). Named by the path of the entry at fault.
  */
-const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>) =>
+const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>, knownKeys: ReadonlyArray<ApiKeyRecord>) =>
   Effect.gen(function* () {
     const seen = new Map<string, string>()
     const once = (kind: string, id: string, path: string) => {
@@ -72,6 +74,19 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>) =>
       const taken = list.find((x) => stored.has(x.id) && stored.get(x.id) !== x.account_id)
       if (taken !== undefined) return yield* Effect.fail(refuse(`${paths.get(taken) ?? "?"}/id`, `the ${name} id '${taken.id}' belongs to another account already`))
     }
+    // One lookup per key whose plaintext the file sets (a loop over the file's keys, no more).
+    const keyAt = new Map<string, ApiKeyRecord>()
+    const storedKeys = yield* ApiKeyRepository
+    for (const k of knownKeys) {
+      const path = `${paths.get(k) ?? "?"}/key`
+      const first = keyAt.get(k.key_hash)
+      if (first !== undefined) return yield* Effect.fail(refuse(path, `the same key is set for the API key at ${paths.get(first) ?? "?"}; every key must be different`))
+      keyAt.set(k.key_hash, k)
+      const stored = yield* storedKeys.findByHash(k.key_hash)
+      if (Option.isSome(stored) && stored.value.id !== k.id) {
+        return yield* Effect.fail(refuse(path, `this key is stored already as the API key '${stored.value.id}'; every key must be different`))
+      }
+    }
     const accounts = yield* AccountRepository
     for (const a of plan.accounts) {
       const found = yield* accounts.findByEmail(a.email)
@@ -102,6 +117,8 @@ export const importData = (input: unknown) =>
       articles: [],
       backlinks: [],
     }
+    // The keys whose plaintext the file sets, to check none is another key's.
+    const knownKeys: Array<ApiKeyRecord> = []
     for (const [ai, a] of file.accounts.entries()) {
       const email = a.email.trim().toLowerCase()
       const accountId = a.id ?? stableId("acc", email)
@@ -128,6 +145,7 @@ export const importData = (input: unknown) =>
         }
         plan.apiKeys.push(key)
         paths.set(key, `accounts/${ai}/api_keys/${ki}`)
+        if (k.key !== undefined) knownKeys.push(key)
       }
       for (const [si, s] of (a.sites ?? []).entries()) {
         const siteId = s.id ?? stableId("site", accountId, s.url)
@@ -191,6 +209,6 @@ export const importData = (input: unknown) =>
         }
       }
     }
-    yield* checkPlan(plan, paths)
+    yield* checkPlan(plan, paths, knownKeys)
     return yield* (yield* DataImporter).apply(plan)
   })

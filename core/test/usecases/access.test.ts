@@ -311,6 +311,37 @@ describe("importData", () => {
     expect(second.created.articles).toBe(0)
   })
 
+  it("should refuse an article title that is empty after trimming, or over 300 characters after it, as an edit's title is", async () => {
+    const w = await makeWorld()
+    const article = (title: string) => ({ accounts: [{ id: "acc_t", email: "t@example.com", password: "x", sites: [{ id: "site_t", name: "T", url: "https://t.test", articles: [{ id: "art_t", title, url: "https://t.test/a", status: "draft", body: "<p>a</p>" }] }] }] })
+    for (const blank of ["   ", "\u3000\n"]) {
+      const error = failureOf(await w.exit(importData(article(blank)))) as InvalidRequest
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.errors.map((e) => e.path)).toEqual(["accounts/0/sites/0/articles/0/title"])
+    }
+    expect(w.state.articles.has("art_t")).toBe(false)
+    // 300 characters between spaces are 300 after trimming, as a PUT counts them
+    await w.run(importData(article(`  ${"t".repeat(300)}  `)))
+    expect(w.state.articles.get("art_t")!.title).toBe("t".repeat(300))
+  })
+
+  it("should refuse an API key whose plaintext another key has, in the file or stored, rather than skip it as present", async () => {
+    const w = await makeWorld()
+    const account = (keys: ReadonlyArray<{ id: string; key: string }>) => ({
+      accounts: [{ id: "acc_k", email: "k@example.com", password: "x", api_keys: keys.map((k) => ({ ...k, name: "ci", scope: "write" })) }],
+    })
+    // the fixture's key_a holds this plaintext for acc_a
+    const stored = failureOf(await w.exit(importData(account([{ id: "key_new", key: "cs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }])))) as InvalidRequest
+    expect(stored._tag).toBe("InvalidRequest")
+    expect(stored.errors.map((e) => e.path)).toEqual(["accounts/0/api_keys/0/key"])
+    const twice = failureOf(await w.exit(importData(account([{ id: "key_x", key: "cs_same_plaintext" }, { id: "key_y", key: "cs_same_plaintext" }])))) as InvalidRequest
+    expect(twice.errors.map((e) => e.path)).toEqual(["accounts/0/api_keys/1/key"])
+    expect(w.state.accounts.has("acc_k")).toBe(false)
+    // the same key under its own id again is the idempotent case, not a clash
+    const again = await w.run(importData(fixture))
+    expect(again.created.apiKeys).toBe(0)
+  })
+
   it("should create the first revision of each imported article with origin editor", async () => {
     const w = await makeWorld()
     const rev = w.state.revisions.get("art_1#1")!
