@@ -7,7 +7,7 @@ import { lowerV8HelperThreads, nodePlatform, workerHtmlAnalyzer } from "@content
 import type { AppRuntime } from "@content-site/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
-import { createServer, type RequestListener, type Server } from "node:http"
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
@@ -158,25 +158,41 @@ const answerClientError =
       return
     }
     const [status, code, title, detail] = PARSER_REFUSALS[error.code ?? ""] ?? [400, "invalid_request", "Invalid request", "The request could not be read as HTTP (for example a control character in a header value)."]
-    const requestId = `req_${randomUUID().replaceAll("-", "")}`
-    const body = JSON.stringify({ type: `${publicUrl()}/problems/${code}`, title, status, code, detail, request_id: requestId })
-    socket.end(
-      [
-        `HTTP/1.1 ${status} ${title}`,
-        "Content-Type: application/problem+json; charset=utf-8",
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        "Cache-Control: no-store",
-        "X-Content-Type-Options: nosniff",
-        "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'",
-        `X-Request-Id: ${requestId}`,
-        "Connection: close",
-        "",
-        body,
-      ].join("\r\n"),
-    )
+    const { requestId, headers, body } = earlyProblem(publicUrl(), status, code, title, detail)
+    socket.end([`HTTP/1.1 ${status} ${title}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "", body].join("\r\n"))
     // (what was refused is not read: no method or path of it is believed)
     onAnswer({ requestId, method: "UNKNOWN", path: undefined, status, code })
   }
+
+/** A problem answered before the app, with the headers every answer carries (the body is not read: the connection closes). */
+const earlyProblem = (publicUrl: string, status: number, code: string, title: string, detail: string) => {
+  const requestId = `req_${randomUUID().replaceAll("-", "")}`
+  const body = JSON.stringify({ type: `${publicUrl}/problems/${code}`, title, status, code, detail, request_id: requestId })
+  const headers = {
+    "Content-Type": "application/problem+json; charset=utf-8",
+    "Content-Length": String(Buffer.byteLength(body)),
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "X-Request-Id": requestId,
+    Connection: "close",
+  }
+  return { requestId, headers, body }
+}
+
+/**
+ * An HTTP/1.1 request without `Host` is a 400 (RFC 9112, section 3.2). Node answers it itself
+ * with a bare status line when `requireHostHeader` is on; it is off, and this answers the same
+ * 400 as every other refusal: a problem with its `X-Request-Id`.
+ */
+const lacksHost = (req: IncomingMessage): boolean => req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1
+
+const answerWithoutHost = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
+  const { requestId, headers, body } = earlyProblem(publicUrl(), 400, "invalid_request", "Invalid request", "An HTTP/1.1 request needs a Host header.")
+  res.writeHead(400, headers)
+  res.end(req.method === "HEAD" ? undefined : body)
+  onAnswer({ requestId, method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0], status: 400, code: "invalid_request" })
+}
 
 /**
  * Starts the whole service: storage (PostgreSQL with DATABASE_URL, else the embedded database;
@@ -194,6 +210,8 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   logger.debug({ threads: lowered }, `V8 helper threads at a lower priority: ${lowered}`)
   // Slow clients (slowloris) are cut off: headers and whole requests have bounded time, checked often.
   const server = createServer({
+    // (answered below as a problem, see lacksHost)
+    requireHostHeader: false,
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
@@ -206,7 +224,8 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   const earlyAnswer: EarlyAnswer = ({ requestId, method, path, status, code }) =>
     recordAccess(logger, metrics, { requestId, method, route: UNMATCHED_ROUTE, status, seconds: 0, channel: path === undefined ? "unknown" : channelOf(path), problemCode: code })
   let handle: RequestListener = startingUp(() => origin, earlyAnswer)
-  server.on("request", (req, res) => handle(req, res))
+  const withoutHost = answerWithoutHost(() => origin, earlyAnswer)
+  server.on("request", (req, res) => (lacksHost(req) ? withoutHost(req, res) : handle(req, res)))
   server.on("clientError", answerClientError(() => origin, earlyAnswer))
   const address = await listen(server, config.port, config.host)
   const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host

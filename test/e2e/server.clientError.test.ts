@@ -46,6 +46,19 @@ describe("requests the HTTP parser refuses", () => {
     expect(answer.problem["request_id"]).toBe(answer.headers.get("x-request-id"))
   })
 
+  it("should answer an HTTP/1.1 request without Host (RFC 9112: a 400) with a problem and its X-Request-Id, not Node's bare status line", async () => {
+    for (const path of ["/api/v1/sites", "/healthz", "/mcp"]) {
+      const answer = parse(await raw(`GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`))
+      expect(answer.status, path).toBe(400)
+      expect(answer.headers.get("content-type")).toBe("application/problem+json; charset=utf-8")
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff")
+      expect(answer.problem).toMatchObject({ status: 400, code: "invalid_request", request_id: answer.headers.get("x-request-id") })
+      expect(String(answer.problem["detail"])).toMatch(/Host/)
+    }
+    // HTTP/1.0 has no Host requirement: such a request is served
+    expect((await raw("GET /healthz HTTP/1.0\r\n\r\n")).split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+  })
+
   it("should answer headers over Node's limit with a 431 problem", async () => {
     const answer = parse(await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`))
     expect(answer.status).toBe(431)
