@@ -187,6 +187,21 @@ const earlyProblem = (publicUrl: string, status: number, code: string, title: st
  */
 const lacksHost = (req: IncomingMessage): boolean => req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1
 
+/** An `Expect` other than `100-continue`: Node's own answer is a bare 417; this one is a problem. */
+const answerExpectation = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
+  const { requestId, headers, body } = earlyProblem(publicUrl(), 417, "expectation_failed", "Expectation failed", "The only expectation the service meets is 'Expect: 100-continue'.")
+  res.writeHead(417, headers)
+  res.end(req.method === "HEAD" ? undefined : body)
+  onAnswer({ requestId, method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0], status: 417, code: "expectation_failed" })
+}
+
+/** A CONNECT request (no tunnels here): Node closes its connection without a word; this answers 405. */
+const answerConnect = (publicUrl: () => string, onAnswer: EarlyAnswer) => (_req: IncomingMessage, socket: Duplex): void => {
+  const { requestId, headers, body } = earlyProblem(publicUrl(), 405, "method_not_allowed", "Method not allowed", "CONNECT is not allowed: the service is not a proxy.")
+  socket.end([`HTTP/1.1 405 Method Not Allowed`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "", body].join("\r\n"))
+  onAnswer({ requestId, method: "CONNECT", path: undefined, status: 405, code: "method_not_allowed" })
+}
+
 const answerWithoutHost = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
   const { requestId, headers, body } = earlyProblem(publicUrl(), 400, "invalid_request", "Invalid request", "An HTTP/1.1 request needs a Host header.")
   res.writeHead(400, headers)
@@ -227,6 +242,8 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   const withoutHost = answerWithoutHost(() => origin, earlyAnswer)
   server.on("request", (req, res) => (lacksHost(req) ? withoutHost(req, res) : handle(req, res)))
   server.on("clientError", answerClientError(() => origin, earlyAnswer))
+  server.on("checkExpectation", answerExpectation(() => origin, earlyAnswer))
+  server.on("connect", answerConnect(() => origin, earlyAnswer))
   const address = await listen(server, config.port, config.host)
   const hostForUrl = config.host === "0.0.0.0" || config.host === "::" ? (config.publicUrl === undefined ? "localhost" : "127.0.0.1") : config.host
   const url = `http://${hostForUrl.includes(":") ? `[${hostForUrl}]` : hostForUrl}:${address.port}`

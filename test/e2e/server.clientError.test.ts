@@ -59,6 +59,19 @@ describe("requests the HTTP parser refuses", () => {
     expect((await raw("GET /healthz HTTP/1.0\r\n\r\n")).split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
   })
 
+  it("should answer an expectation other than 100-continue with a 417 problem, not Node's bare status line", async () => {
+    const answer = parse(await raw(`GET /api/v1/sites HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nConnection: close\r\n\r\n`))
+    expect(answer.status).toBe(417)
+    expect(answer.headers.get("content-type")).toBe("application/problem+json; charset=utf-8")
+    expect(answer.problem).toMatchObject({ status: 417, code: "expectation_failed", request_id: answer.headers.get("x-request-id") })
+  })
+
+  it("should answer CONNECT with a 405 problem instead of closing the connection without a word", async () => {
+    const answer = parse(await raw("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"))
+    expect(answer.status).toBe(405)
+    expect(answer.problem).toMatchObject({ status: 405, code: "method_not_allowed", request_id: answer.headers.get("x-request-id") })
+  })
+
   it("should answer headers over Node's limit with a 431 problem", async () => {
     const answer = parse(await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`))
     expect(answer.status).toBe(431)
