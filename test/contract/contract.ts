@@ -454,6 +454,18 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await search(accountId, "nowhere")).total).toBe(0)
       })
 
+      it("should answer a query without a positive term (only negations, an empty phrase, a lone OR or -) rather than fail", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "One", body: "<p>green tomato chutney</p>" },
+          { title: "Two", body: "<p>tomato green salad</p>" },
+          { title: "Three", body: "<p>basil pesto</p>" },
+        ])
+        const negated = await search(accountId, "-salad")
+        expect(new Set(ids(negated))).toEqual(new Set([a[0]!.id, a[2]!.id]))
+        expect(negated.total).toBe(2)
+        for (const q of ['"', '""', "OR", "OR OR", "-", "--"]) expect([q, (await search(accountId, q)).total]).toEqual([q, 0])
+      })
+
       it("should search text, not tags or attribute values, decode entities, and mark matches in the headline", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Fish", body: '<p class="hiddenclass">Fish &amp; chips &lt;b&gt; by the <a href="https://secretdomain.test/">sea</a> today.</p>' },

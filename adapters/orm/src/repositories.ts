@@ -356,7 +356,8 @@ const searchStatement = (
   const params = [...w.params]
   // the title tier's query: the query's positive terms, any one of them (none: no title tier)
   const titleTerms = titleTermsQuery(filter.query)
-  params.push(titleTerms)
+  // (a parameter the statement does not use has no type PostgreSQL can infer: it is sent only when used)
+  if (titleTerms !== "") params.push(titleTerms)
   const titleQuery = titleTerms === "" ? "null::tsquery" : `websearch_to_tsquery('cs_search', cs_search_plain($${params.length}))`
   let window = ""
   // whether the title tier is shorter than the rows up to the page's end (without a slice, every row is asked for)
