@@ -201,6 +201,16 @@ describe("PUT /articles/{id}", () => {
     await problemOf(await put("art_a08", Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]).toString("latin1")), 400, "invalid_request")
   })
 
+  it("should read a media type in any case, as HTTP says it is (RFC 9110 8.3.1), on the JSON and the image endpoints", async () => {
+    for (const type of ["Application/JSON", "APPLICATION/JSON; Charset=UTF-8", "application/json ; charset=utf-8"]) {
+      expect((await put("art_a08", { title: "any case" }, { query: "?dry_run=true", headers: { "content-type": type } })).status, type).toBe(200)
+    }
+    // read as JSON (an http URL is refused as unsafe), not refused as another media type
+    await problemOf(await postImage("art_a10", JSON.stringify({ url: "http://example.com/a.png" }), { type: "Application/Json" }), 422, "unsafe_url")
+    // read as multipart (a broken one is a 400), not refused as another media type
+    await problemOf(await postImage("art_a10", "--x\r\nbroken", { type: "Multipart/Form-Data; boundary=zzz" }), 400, "invalid_request")
+  })
+
   it("should refuse huge bodies with 413 and deep nesting with 400 (OWASP API4)", async () => {
     await problemOf(await put("art_a08", JSON.stringify({ body: "x".repeat(4 * 1024 * 1024) })), 413, "payload_too_large")
     await problemOf(await put("art_a08", `{"title":${"[".repeat(5000)}${"]".repeat(5000)}}`), 400, "invalid_request")

@@ -1,7 +1,7 @@
 import { Alt, decodeInput, FeaturedImageUrlBody, type ImageSource, InvalidRequest, MAX_IMAGE_BYTES, PayloadTooLarge, UnsupportedMediaType } from "@content-site/core"
 import multer, { type MulterFile } from "@koa/multer"
 import type { ParameterizedContext } from "koa"
-import { decodeNow, readJson } from "./requestParts.ts"
+import { decodeNow, mediaTypeOf, readJson } from "./requestParts.ts"
 
 /** Room for multipart boundaries, part headers and the `alt` field around a 10 MiB image. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -22,7 +22,7 @@ export const readFeaturedImage = async (
   ctx: ParameterizedContext,
   jsonLimit: number,
 ): Promise<{ readonly source: ImageSource; readonly alt: string | undefined }> => {
-  if (ctx.request.type === "multipart/form-data") {
+  if (mediaTypeOf(ctx) === "multipart/form-data") {
     const declared = ctx.request.length
     if (declared !== undefined && declared > MAX_IMAGE_BYTES + MULTIPART_OVERHEAD) {
       throw new PayloadTooLarge({ detail: "The image is larger than 10 MiB." })
@@ -57,7 +57,7 @@ export const readFeaturedImage = async (
     const alt = fields.alt === undefined ? undefined : decodeNow(decodeInput(Alt, fields.alt, "Form field", "alt"))
     return { source: { kind: "bytes", bytes: new Uint8Array(file.buffer.buffer, file.buffer.byteOffset, file.buffer.byteLength) }, alt }
   }
-  if (ctx.request.type === "application/json") {
+  if (mediaTypeOf(ctx) === "application/json") {
     const body = decodeNow(decodeInput(FeaturedImageUrlBody, await readJson(ctx, jsonLimit), "Request body"))
     return { source: { kind: "url", url: body.url }, alt: body.alt }
   }

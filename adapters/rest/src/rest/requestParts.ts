@@ -77,8 +77,14 @@ export const jsonDepthExceeds = (text: string, max: number): boolean => {
   return false
 }
 
+/**
+ * The request's media type without its parameters, in lower case: type and subtype are
+ * case-insensitive (RFC 9110 8.3.1), and Koa's `request.type` keeps them as sent.
+ */
+export const mediaTypeOf = (ctx: ParameterizedContext): string => ctx.request.type.trim().toLowerCase()
+
 const isJsonType = (ctx: ParameterizedContext): boolean => {
-  const type = ctx.request.type
+  const type = mediaTypeOf(ctx)
   if (type !== "application/json") return false
   const charset = ctx.request.charset
   return charset === "" || charset.toLowerCase() === "utf-8"
@@ -143,7 +149,7 @@ export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buff
 export const readJson = async (ctx: ParameterizedContext, limit: number): Promise<unknown> => {
   if (!isJsonType(ctx)) {
     // JSON in another charset: say so, rather than "not 'application/json'"
-    const what = ctx.request.type === "application/json" ? `JSON in charset '${ctx.request.charset}'` : ctx.request.type === "" ? "" : `'${ctx.request.type}'`
+    const what = mediaTypeOf(ctx) === "application/json" ? `JSON in charset '${ctx.request.charset}'` : ctx.request.type === "" ? "" : `'${ctx.request.type}'`
     throw new UnsupportedMediaType({
       detail: `Send the body as JSON in UTF-8 with 'Content-Type: application/json'${what === "" ? "" : `, not ${what}`}.`,
     })
