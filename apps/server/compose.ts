@@ -141,18 +141,13 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
   if (surfaces.includes("mcp")) await mountMcp(app, deps)
   if (surfaces.includes("web")) mountWeb(app, deps)
 
-  // Nothing answered: a problem for API paths, a plain 404 otherwise.
+  // Nothing answered (the pages answer their own paths with a page): a problem, as every error is.
   app.use(async (ctx, next) => {
     await next()
     if (ctx.body === undefined && ctx.status === 404) {
-      const requestIdValue = String(ctx.state.requestId)
-      if (ctx.path.startsWith("/api/")) {
-        sendProblem(ctx, toProblem(new NotFound({ resource: "endpoint", id: ctx.path }), requestIdValue, options.publicUrl))
-      } else {
-        ctx.status = 404
-        ctx.type = "text/plain"
-        ctx.body = "Not found"
-      }
+      const problem = toProblem(new NotFound({ resource: "endpoint", id: ctx.path }), String(ctx.state.requestId), options.publicUrl)
+      // (outside the API the OpenAPI document, which the API's sentence points to, lists nothing)
+      sendProblem(ctx, ctx.path.startsWith("/api/") ? problem : { ...problem, detail: `Nothing is served at '${ctx.path}'.` })
     }
   })
   return app

@@ -378,6 +378,19 @@ describe("signing out ends every sign-in of the browser (review point 3)", () =>
   })
 })
 
+describe("paths nothing serves", () => {
+  it("should answer a 404 as a problem with its X-Request-Id outside the API and the pages too (static files, OAuth, MCP, well-known)", async () => {
+    for (const path of ["/api", "/static/nope.js", "/.well-known/nope", "/oauth/nope", "/mcp/nope"]) {
+      const res = await fetch(`${t.url}${path}`)
+      expect(res.status, path).toBe(404)
+      expect(res.headers.get("content-type"), path).toBe("application/problem+json")
+      const problem = (await res.json()) as Record<string, unknown>
+      expect(problem, path).toMatchObject({ status: 404, code: "not_found", request_id: res.headers.get("x-request-id") })
+      expect(String(problem["detail"]), path).toContain(path)
+    }
+  })
+})
+
 describe("client addresses behind a trusted proxy", () => {
   it("should count failed authentications by the address the proxy added, not one the client wrote", async () => {
     const behind = await startTestServer({ TRUST_PROXY: "true", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }, { storage: "memory" })

@@ -77,6 +77,10 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     resource_documentation: `${deps.publicUrl}/connect`,
   }
 
+  // An /oauth/ path none of the provider's endpoints starts (the provider would answer it a bare
+  // text 404) goes on, to the 404 problem every other unserved path gets.
+  const routes: ReadonlyArray<string> = Object.values(OAUTH_ROUTES)
+  const isProviderPath = (path: string) => routes.some((route) => path === route || path.startsWith(`${route}/`))
   app.use(async (ctx, next) => {
     const path = ctx.path
     if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
@@ -94,7 +98,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
     }
     const isOAuth =
       path.startsWith("/oauth/") && !path.startsWith("/oauth/interaction/")
-        ? true
+        ? isProviderPath(path)
         : path === "/.well-known/openid-configuration" || path === "/.well-known/oauth-authorization-server"
     if (!isOAuth) return next()
     // The metadata documents take no parameters; the OAuth endpoints ignore unknown ones, as
