@@ -118,6 +118,7 @@ const startingUp = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestList
     "Content-Length": Buffer.byteLength(text),
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     "X-Request-Id": requestId,
     ...(status === 503 ? { "Retry-After": "1" } : {}),
     Connection: "close",

@@ -60,7 +60,10 @@ describe("a request during start-up", () => {
     const api = await fetch(`${base}/api/v1/sites`, { headers: { authorization: "Bearer cs_x" } })
     expect(api.status).toBe(503)
     expect(api.headers.get("content-type")).toMatch(/^application\/problem\+json/)
-    expect(await api.json()).toMatchObject({ status: 503, code: "unavailable", type: `${base}/problems/unavailable` })
+    expect(await api.json()).toMatchObject({ status: 503, code: "unavailable", type: `${base}/problems/unavailable`, request_id: api.headers.get("x-request-id") })
+    // the security headers of every API answer, before the app is there too
+    expect(api.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(api.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
 
     const put = await fetch(`${base}/api/v1/articles/art_1`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" })
     expect(put.status).toBe(503)
