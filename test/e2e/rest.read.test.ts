@@ -324,6 +324,13 @@ describe("strict requests", () => {
     expect(res.headers.get("allow")).toContain("PUT")
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
     expect((await json(res)).code).toBe("method_not_allowed")
+    // logged as an entry about that article, with the route's template as its action
+    const site = await t.api("/api/v1/sites/site_a1/backlinks", { method: "DELETE" })
+    expect(site.status).toBe(405)
+    const log = await json(await t.api("/api/v1/activity?per_page=100"))
+    const entryOf = (r: Response) => log.data.find((e: { request_id: string }) => e.request_id === r.headers.get("x-request-id"))
+    expect(entryOf(res)).toMatchObject({ action: "DELETE /api/v1/articles/{id}", status: 405, error_code: "method_not_allowed", article_id: "art_a1", site_id: "site_a1" })
+    expect(entryOf(site)).toMatchObject({ action: "DELETE /api/v1/sites/{id}/backlinks", status: 405, article_id: null, site_id: "site_a1" })
   })
 
   it("should answer an unknown API path with a 404 problem", async () => {

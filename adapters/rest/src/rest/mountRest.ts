@@ -303,13 +303,16 @@ interface Subject {
 const noSubject = (): Subject => ({ siteId: null, articleId: null })
 
 /** The site or article in an operation's path, for the entry of a call refused before it ran. */
-const subjectOfPath = (op: Operation, ctx: ParameterizedContext): Subject => {
-  const raw = (ctx.params as Record<string, string | undefined> | undefined)?.["id"]
+const subjectOfPath = (op: Operation, ctx: ParameterizedContext): Subject =>
+  subjectOfTemplate(op.path, (ctx.params as Record<string, string | undefined> | undefined)?.["id"])
+
+/** The site or article a path of this template names by its `{id}` (`raw`, as in the path). */
+const subjectOfTemplate = (template: string, raw: string | undefined): Subject => {
   if (raw === undefined) return noSubject()
   try {
     const id = decodePathId(raw, "resource")
-    if (op.path.startsWith("/articles/")) return { siteId: null, articleId: id }
-    if (op.path.startsWith("/sites/")) return { siteId: id, articleId: null }
+    if (template.startsWith("/articles/")) return { siteId: null, articleId: id }
+    if (template.startsWith("/sites/")) return { siteId: id, articleId: null }
   } catch {
     // Not an id: the entry names no subject.
   }
@@ -389,14 +392,17 @@ const unknownApiPath = (deps: HttpDeps): Koa.Middleware => {
  * `method_not_allowed`, an HTTP-level answer outside the domain's error table).
  */
 const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
+  // (the `{id}` of a template captured, the only path parameter an entry names its subject by)
   const routes = operations.map((op) => ({
     method: op.method,
-    regex: new RegExp(`^${API_PREFIX}${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`),
+    template: op.path,
+    regex: new RegExp(`^${API_PREFIX}${op.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "id" ? "([^/]+)" : "[^/]+"))}/?$`),
   }))
-  routes.push({ method: "GET", regex: new RegExp(`^${API_PREFIX}/openapi\\.json$`) })
+  routes.push({ method: "GET", template: "/openapi.json", regex: new RegExp(`^${API_PREFIX}/openapi\\.json$`) })
   return async (ctx, next) => {
     if (!ctx.path.startsWith(`${API_PREFIX}/`)) return next()
-    const allowed: Array<string> = [...new Set(routes.filter((r) => r.regex.test(ctx.path)).map((r) => r.method))]
+    const matched = routes.filter((r) => r.regex.test(ctx.path))
+    const allowed: Array<string> = [...new Set(matched.map((r) => r.method))]
     if (allowed.length === 0) return next()
     if (allowed.includes("GET")) allowed.push("HEAD")
     ctx.set("Allow", allowed.join(", "))
@@ -408,9 +414,13 @@ const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
     }
     // The OpenAPI document needs no key; every other API path answers authenticated callers only.
     const openPath = ctx.path === `${API_PREFIX}/openapi.json`
-    const gate = openPath ? undefined : await gateRequest(ctx, deps, `${ctx.method} ${ctx.path.slice(0, 200)}`)
+    // Logged like the path's operations: the route's template as the action, the site or article
+    // of its `{id}` as the subject (the paths matched are one template, one method each).
+    const route = matched[0]!
+    const subject = subjectOfTemplate(route.template, route.regex.exec(ctx.path)?.[1])
+    const gate = openPath ? undefined : await gateRequest(ctx, deps, `${ctx.method} ${API_PREFIX}${route.template}`, () => subject)
     if (gate !== undefined && Result.isFailure(gate.verdict)) {
-      await record(deps, gate.caller, { ok: false, httpStatus: 429, errorCode: "rate_limited", siteId: null, articleId: null })
+      await record(deps, gate.caller, { ok: false, httpStatus: 429, errorCode: "rate_limited", ...subject })
       throw gate.verdict.failure
     }
     sendProblem(ctx, {
@@ -422,7 +432,7 @@ const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
       request_id: requestIdOf(ctx),
     })
     if (gate !== undefined) {
-      await record(deps, gate.caller, { ok: false, httpStatus: 405, errorCode: "method_not_allowed", siteId: null, articleId: null })
+      await record(deps, gate.caller, { ok: false, httpStatus: 405, errorCode: "method_not_allowed", ...subject })
     }
   }
 }
