@@ -380,7 +380,7 @@ describe("paths and methods outside the operation table", () => {
     ])
     expect(res.headers.get("ratelimit-limit")).toBe("60")
     expect([res.body?.["type"], res.body?.["title"]]).toEqual(["https://cs.test/problems/method_not_allowed", "Method not allowed"])
-    expect(s.entries()).toMatchObject([{ account_id: "acc_a", action: "DELETE /api/v1/articles/art_1", status: 405, error_code: "method_not_allowed" }])
+    expect(s.entries()).toMatchObject([{ account_id: "acc_a", action: "DELETE /api/v1/articles/{id}", article_id: "art_1", status: 405, error_code: "method_not_allowed" }])
     const options = await s.call("OPTIONS", "/sites", { key: null })
     expect([options.status, options.headers.get("allow")]).toEqual([204, "GET, HEAD"])
     expect((await s.call("POST", "/sites", { key: null })).status).toBe(401)
@@ -391,7 +391,8 @@ describe("paths and methods outside the operation table", () => {
     expect([post.status, post.headers.get("allow")]).toEqual([405, "POST"])
     const long = await s.call("DELETE", `/articles/${"x".repeat(300)}`)
     expect(long.status).toBe(405)
-    expect(s.entries().at(-1)?.action).toBe(`DELETE ${`/api/v1/articles/${"x".repeat(300)}`.slice(0, 200)}`)
+    // the action is the route's template, whatever the path's length
+    expect(s.entries().at(-1)?.action).toBe("DELETE /api/v1/articles/{id}")
   })
 
   it("should refuse a wrong method past the account's limit with 429, logged", async () => {
