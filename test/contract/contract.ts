@@ -19,6 +19,8 @@ import {
   RewriteLedger,
   SiteRepository,
   snippetOf,
+  matchedMarksOnly,
+  SNIPPET_LEAD_CHARACTERS,
   type AccountRecord,
   type ActivityFilter,
   type ActivityRecord,
@@ -479,6 +481,22 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(snippet).toContain("Fish &amp; <mark>chips</mark>")
         expect(snippet).not.toMatch(/<(?!\/?mark>)/)
         expect((await search(accountId, "chips", { headlines: false })).items[0]!.headline).toBe("")
+      })
+
+      it("should give a snippet that shows a match and marks no word the query excludes", async () => {
+        const long = "x".repeat(40)
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Roses", body: "<p>Roses and tulips grow here.</p>" },
+          { title: "Lead", body: `<p>${Array.from({ length: 12 }, () => long).join(" ")} then tulips bloom.</p>` },
+        ])
+        const excluded = await search(accountId, "roses -lilies")
+        expect(ids(excluded)).toEqual([a[0]!.id])
+        // (PostgreSQL's ts_headline marks a negated word of the query as well)
+        const withNegation = await search(accountId, "grow -lilies OR roses -tulips")
+        expect(snippetOf(matchedMarksOnly(withNegation.items[0]!.headline, "grow -lilies OR roses -tulips"))).not.toContain("<mark>tulips</mark>")
+        const lead = snippetOf(matchedMarksOnly((await search(accountId, "bloom")).items[0]!.headline, "bloom"))
+        expect(lead).toContain("<mark>bloom</mark>")
+        expect(lead.indexOf("<mark>")).toBeLessThanOrEqual(SNIPPET_LEAD_CHARACTERS)
       })
 
       it("should read words as a person does: joined across inline tags, parted by blocks and cells, and text that looks like a tag is text", async () => {

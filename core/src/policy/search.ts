@@ -117,20 +117,26 @@ const MARKED = new RegExp(`${SEARCH_MARK_START}([^${SEARCH_MARK_STOP}]*)${SEARCH
 
 /**
  * A headline with a mark left only where the query matched. PostgreSQL's `ts_headline` marks every
- * word of the query wherever it stands, so for `"spring bulbs"` it also marks a *spring* far from
- * any *bulbs*; a marked word that belongs to the query's phrases alone (none of its single words)
- * keeps its mark only inside a run of marked words, next to each other, that spells one of the
- * phrases. A marked word this cannot place (a spelling folded otherwise) keeps its mark. Work: the
- * headline's marks (at most its words) times the phrases' words (at most the query's 200 characters).
+ * word of the query wherever it stands, negated ones too: for `roses -tulips` it marks a *tulips*
+ * of the text, which the query excludes, and for `"spring bulbs"` it also marks a *spring* far from
+ * any *bulbs*. So a marked word of the query's negated terms alone (none of its positive words)
+ * loses its mark, and a marked word that belongs to the query's phrases alone (none of its single
+ * words) keeps its mark only inside a run of marked words, next to each other, that spells one of
+ * the phrases. A marked word this cannot place (a spelling folded otherwise, or stemmed: `-tulip`
+ * marks *tulips*) keeps its mark. Work: the headline's marks (at most its words) times the
+ * phrases' words (at most the query's 200 characters).
  */
 export const matchedMarksOnly = (headline: string, query: string): string => {
-  const positive = searchQueryTerms(query).flatMap((t) => (t === "OR" || t.negated ? [] : [foldedWords(t.text)]))
+  const terms = searchQueryTerms(query).flatMap((t) => (t === "OR" ? [] : [{ words: foldedWords(t.text), negated: t.negated }]))
+  const positive = terms.flatMap((t) => (t.negated ? [] : [t.words]))
+  const positiveWords = new Set(positive.flat())
+  const excluded = new Set(terms.flatMap((t) => (t.negated ? t.words.filter((w) => !positiveWords.has(w)) : [])))
   const phrases = positive.filter((w) => w.length > 1)
-  if (phrases.length === 0) return headline
+  if (phrases.length === 0 && excluded.size === 0) return headline
   const single = new Set(positive.filter((w) => w.length === 1).map((w) => w[0]!))
   const inPhrases = new Set(phrases.flat())
   const marks = Array.from(headline.matchAll(MARKED), (m) => ({ start: m.index, end: m.index + m[0].length, word: foldSearchWord(m[1]!) }))
-  const keep = marks.map((m) => single.has(m.word) || !inPhrases.has(m.word))
+  const keep = marks.map((m) => !excluded.has(m.word) && (single.has(m.word) || !inPhrases.has(m.word)))
   // marks next to each other: nothing but spaces and punctuation between them
   const adjacent = (i: number) => !/[\p{L}\p{N}]/u.test(headline.slice(marks[i - 1]!.end, marks[i]!.start))
   for (let i = 0; i < marks.length; i++) {
@@ -155,12 +161,55 @@ const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"))
 
 /**
- * The public snippet of a headline whose matches lie between `SEARCH_MARK_START` and
- * `SEARCH_MARK_STOP`: runs of whitespace become one space, the text is cut after
- * `SNIPPET_CHARACTERS` characters (a mark cut short is closed), everything is HTML-escaped, and
- * each match is wrapped in `<mark>` and `</mark>`, the only markup. Linear in the headline (one pass).
+ * At most how many characters (code points, white space as the snippet writes it) of text a snippet
+ * shows before its first match. `ts_headline` chooses a fragment by words, and a fragment whose
+ * words before the match are long would otherwise be cut at `SNIPPET_CHARACTERS` before it.
  */
-export const snippetOf = (headline: string): string => {
+export const SNIPPET_LEAD_CHARACTERS = 60
+
+/**
+ * Where a headline's snippet starts: at the headline's start when its first match comes within
+ * `SNIPPET_LEAD_CHARACTERS` characters of text, else at the first word that starts within that many
+ * characters before the match (at the match itself when that word would be longer). One pass back
+ * from the first mark that stops past `SNIPPET_LEAD_CHARACTERS` characters: linear in what it passes.
+ */
+const snippetStart = (headline: string): number => {
+  const mark = headline.indexOf(SEARCH_MARK_START)
+  if (mark <= 0) return 0
+  let at = mark
+  let count = 0
+  let space = false
+  let wordStart = mark
+  // back from the mark, white space counted once a run as the snippet writes it
+  while (at > 0) {
+    const unit = headline.charCodeAt(at - 1)
+    const width = unit >= 0xdc00 && unit <= 0xdfff && at >= 2 ? 2 : 1
+    const ch = headline.slice(at - width, at)
+    if (/\s/.test(ch)) {
+      if (!space) {
+        wordStart = at
+        count++
+      }
+      space = true
+    } else {
+      space = false
+      if (ch !== "\u200b" && ch !== SEARCH_MARK_STOP && ch !== SEARCH_MARK_START) count++
+    }
+    if (count > SNIPPET_LEAD_CHARACTERS) return wordStart
+    at -= width
+  }
+  return 0
+}
+
+/**
+ * The public snippet of a headline whose matches lie between `SEARCH_MARK_START` and
+ * `SEARCH_MARK_STOP`: it starts at most `SNIPPET_LEAD_CHARACTERS` characters before the first match
+ * (at a word's start), runs of whitespace become one space, the text is cut after
+ * `SNIPPET_CHARACTERS` characters (a mark cut short is closed), everything is HTML-escaped, and
+ * each match is wrapped in `<mark>` and `</mark>`, the only markup. Linear in the headline (two passes).
+ */
+export const snippetOf = (whole: string): string => {
+  const headline = whole.slice(snippetStart(whole))
   let out = ""
   let count = 0
   let marked = false

@@ -9,6 +9,7 @@ import {
   SEARCH_TEXT_LT,
   searchTextOfHtml,
   SNIPPET_CHARACTERS,
+  SNIPPET_LEAD_CHARACTERS,
   searchQueryTerms,
   snippetOf,
   titleTermsQuery,
@@ -22,9 +23,24 @@ describe("snippetOf", () => {
     expect(snippetOf(`  a \n\t b   ${S}c${E}   `)).toBe("a b <mark>c</mark>")
   })
   it("should cut the text after 300 characters, closing a mark cut short", () => {
-    const long = snippetOf(`${"a".repeat(290)} ${S}${"b".repeat(30)}${E} tail`)
+    const long = snippetOf(`${"a ".repeat(30)}${S}${"b".repeat(290)}${E} tail`)
     expect(long.replace(/<\/?mark>/g, "")).toHaveLength(SNIPPET_CHARACTERS)
     expect(long.endsWith("</mark>")).toBe(true)
+  })
+  it("should start at most 60 characters before the first match, at a word's start, so a long lead cannot crowd the match out", () => {
+    const long = "x".repeat(50)
+    const headline = `${long} ${long} ${long} ${long} ${long} ${long} ${long} ${long} the ${S}tulips${E} bloom`
+    const out = snippetOf(headline)
+    expect(out).toContain("<mark>tulips</mark>")
+    expect(out).toBe(`${long} the <mark>tulips</mark> bloom`)
+    expect(out.indexOf("<mark>")).toBeLessThanOrEqual(SNIPPET_LEAD_CHARACTERS)
+    // a word longer than the lead: the snippet starts at the match
+    expect(snippetOf(`${"y".repeat(400)} ${S}tulips${E} bloom`)).toBe("<mark>tulips</mark> bloom")
+    // within the lead, or no match at all: from the start, spaces counted once a run
+    expect(snippetOf(`a  lead   of  words ${S}tulips${E}`)).toBe("a lead of words <mark>tulips</mark>")
+    expect(snippetOf(`${"z ".repeat(30)}${S}m${E}`)).toBe(`${"z ".repeat(30)}<mark>m</mark>`)
+    expect(snippetOf(`${"z ".repeat(29)}zz ${S}m${E}`)).toBe(`${"z ".repeat(28)}zz <mark>m</mark>`)
+    expect(snippetOf(`${"w".repeat(400)}`)).toBe("w".repeat(SNIPPET_CHARACTERS))
   })
   it("should never let text become markup: only <mark> and </mark> remain as tags", () => {
     fc.assert(
@@ -108,6 +124,12 @@ describe("matchedMarksOnly", () => {
     // a word of the query of its own keeps its marks everywhere
     // (and a mark it cannot place, here a word not in the query, is left as the database put it)
     expect(matchedMarksOnly(headline, '"spring bulbs" bulbs')).toBe(`Spring is here. We plant ${m("spring")} ${m("bulbs")} now, ${m("Bulbs")} are ${m("tomato")}-${m("blight")}.`)
+  })
+  it("should unmark the words the query excludes, as ts_headline marks them too, unless a positive term holds them", () => {
+    const headline = `${m("Roses")} and ${m("tulips")}, ${m("Tulips")} and ${m("lilies")}`
+    expect(matchedMarksOnly(headline, "roses -tulips")).toBe(`${m("Roses")} and tulips, Tulips and ${m("lilies")}`)
+    expect(matchedMarksOnly(headline, 'roses -"tulips lilies"')).toBe(`${m("Roses")} and tulips, Tulips and lilies`)
+    expect(matchedMarksOnly(headline, "roses -tulips OR tulips")).toBe(headline)
   })
   it("should leave a headline without phrases as it is, and keep a mark it cannot place", () => {
     const headline = `${m("Crème")} and ${m("brûlée")} and ${m("x")}`
