@@ -794,6 +794,11 @@ describe("finding articles: search, research connector, resources, completions, 
     expect((await client.complete({ ref: prompt, argument: { name: "site_id", value: "alpha g" } })).completion.values).toEqual(["site_a1"])
     expect((await client.complete({ ref: prompt, argument: { name: "site_id", value: "site_b" } })).completion.values).toEqual([])
     expect((await client.complete({ ref: prompt, argument: { name: "period", value: "last" } })).completion.values).toEqual(["last_month", "last_30_days"])
+    // a value no stored text starts with completes to nothing (a NUL was a JSON-RPC internal error)
+    for (const value of ["art_\u0000", "\u0000", "art_\uD800"]) {
+      expect([value, await client.complete({ ref: template, argument: { name: "article_id", value } })]).toEqual([value, { completion: { values: [], hasMore: false } }])
+      expect([value, (await client.complete({ ref: prompt, argument: { name: "site_id", value } })).completion.values]).toEqual([value, []])
+    }
   })
 
   it("should give the prompts, blind to other accounts, and log every such call", async () => {

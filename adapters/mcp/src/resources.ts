@@ -100,7 +100,7 @@ export const registerArticleResources = (server: Server, call: ProtocolCall, con
   server.setRequestHandler(CompleteRequestSchema, (request, extra) => {
     const { ref, argument } = request.params
     const context = request.params.context?.arguments ?? {}
-    const value = argument.value.slice(0, 200)
+    const value = argument.value
     const known =
       (ref.type === "ref/resource" && ref.uri === ARTICLE_TEMPLATE && argument.name === "article_id") ||
       (ref.type === "ref/prompt" && ((ref.name === "monthly_report" && (argument.name === "site_id" || argument.name === "period")) || (ref.name === "refresh_article" && argument.name === "article_id")))

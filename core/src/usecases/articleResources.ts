@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
 import { InvalidRequest, type Unavailable } from "../errors.ts"
 import { ArticleRepository, SiteRepository } from "../ports/Repositories.ts"
+import { isStorableText } from "../schema/common.ts"
 import type { ArticleListItem } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { articleListView } from "./views.ts"
@@ -48,13 +49,21 @@ export const listArticleResources = (caller: Caller, cursor: string | undefined)
     return step(Number(match[1]), Number(match[2]), MAX_SITES_PER_PAGE)
   })
 
+/** How much of a typed value completion reads: 200 UTF-16 units, enough to tell titles apart (a title may be up to 300). */
+export const COMPLETION_PREFIX_UNITS = 200
+
 /**
  * Completion of an `article_id` (optionally within a site) or `site_id` argument from what the
  * caller has typed: ids that start with it (in id order), then titles (or site names) that do,
  * ignoring case; at most COMPLETION_VALUES, only the caller's own, and whether there are more.
+ * Only the value's first COMPLETION_PREFIX_UNITS UTF-16 units count (a surrogate pair is not cut in
+ * two); a value no stored text can start with (a NUL, an unpaired surrogate) completes to nothing.
  */
-export const completeArgument = (caller: Caller, argument: "article_id" | "site_id", value: string, siteId?: string) =>
+export const completeArgument = (caller: Caller, argument: "article_id" | "site_id", typed: string, siteId?: string) =>
   Effect.contextWith((services: Context.Context<ArticleRepository | SiteRepository>) => {
+    const cut = /[\uD800-\uDBFF]/.test(typed.charAt(COMPLETION_PREFIX_UNITS - 1)) ? COMPLETION_PREFIX_UNITS - 1 : COMPLETION_PREFIX_UNITS
+    const value = typed.slice(0, cut)
+    if (!isStorableText(value)) return Effect.succeed({ values: [] as Array<string>, hasMore: false })
     if (argument === "article_id") {
       // one more than is answered: whether there are more
       return Effect.map(Context.get(services, ArticleRepository).complete(caller.accountId, value, COMPLETION_VALUES + 1, siteId), (rows) => ({

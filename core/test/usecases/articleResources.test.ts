@@ -1,6 +1,6 @@
 /** Completion of an MCP argument: the caller's own ids and titles, the id matches first in id order, and whether there are more. */
 import { describe, expect, it } from "vitest"
-import { COMPLETION_VALUES, completeArgument, importData } from "../../src/index.ts"
+import { COMPLETION_PREFIX_UNITS, COMPLETION_VALUES, completeArgument, importData } from "../../src/index.ts"
 import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
 
 /** An account of `n` articles (`art_c00`, `art_c01`, ...) on one site, titled in the reverse order of their ids. */
@@ -22,6 +22,19 @@ describe("completeArgument", () => {
     expect(byTitle.values.slice(0, 2)).toEqual(["art_c24", "art_c23"])
     // another account's articles are never offered
     expect(await w.run(completeArgument(caller(), "article_id", "art_c"))).toEqual({ values: [], hasMore: false })
+  })
+
+  it("should read the first 200 units of a value without cutting a pair, and complete what no text starts with to nothing", async () => {
+    const w = await makeWorld()
+    const title = `${"t".repeat(COMPLETION_PREFIX_UNITS - 1)}\u{1F600} and more`
+    await w.run(importData(oneSiteOfArticles("c", 1, () => ({ title, body: "<p>x</p>" }))))
+    const c = caller({ accountId: "acc_c" })
+    expect(await w.run(completeArgument(c, "article_id", title))).toEqual({ values: ["art_c00"], hasMore: false })
+    expect(await w.run(completeArgument(c, "article_id", `${title}${"x".repeat(500)}`))).toEqual({ values: ["art_c00"], hasMore: false })
+    for (const value of ["art_\u0000", "\u0000", "art_\uD800", "\uDC00"]) {
+      expect([value, await w.run(completeArgument(c, "article_id", value))]).toEqual([value, { values: [], hasMore: false }])
+      expect([value, await w.run(completeArgument(caller(), "site_id", value))]).toEqual([value, { values: [], hasMore: false }])
+    }
   })
 
   it("should complete site ids and names, the account's own only", async () => {
