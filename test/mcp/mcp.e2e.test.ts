@@ -746,6 +746,11 @@ describe("finding articles: search, research connector, resources, completions, 
     })
     expect(problemOf(await call("fetch", { id: "art_b1_1" }))["code"]).toBe("not_found")
     expect(problemOf(await call("search", { query: "x".repeat(201) }))["code"]).toBe("invalid_request")
+    // a refused fetch is logged with the article it names (its argument is `id`, not `article_id`)
+    const refused = await call("fetch", { id: first["id"] as string, unknown_argument: true })
+    expect(problemOf(refused)["code"]).toBe("invalid_request")
+    const entry = ((await rest("/activity?channel=mcp&per_page=100")).json["data"] as Array<Record<string, unknown>>).find((e) => e["action"] === "fetch" && e["error_code"] === "invalid_request")
+    expect(entry).toMatchObject({ article_id: first["id"], site_id: article["site_id"] })
   })
 
   it("should serve articles as resources: the template, a cursor through the account's articles, the HTML with the fields in _meta.article", async () => {
@@ -823,6 +828,9 @@ describe("finding articles: search, research connector, resources, completions, 
       // a URI that names no article, and an argument nothing completes: calls all the same
       await expect(logging.readResource({ uri: "content-site://sites/site_a1" })).rejects.toMatchObject({ code: -32002, data: { code: "not_found" } })
       expect(await logging.complete({ ref: { type: "ref/prompt", name: "no_such_prompt" }, argument: { name: "x", value: "a" } })).toMatchObject({ completion: { values: [], hasMore: false } })
+      // a malformed id argument (a NUL the database cannot store) is refused and logged, without the id
+      await expect(logging.getPrompt({ name: "refresh_article", arguments: { article_id: "art_\u0000" } })).rejects.toThrow(/invalid_request|not_found/)
+      expect(await logging.callTool({ name: "get_article", arguments: { article_id: "art_\u0000" } })).toMatchObject({ isError: true })
     } finally {
       await logging.close()
     }
@@ -841,8 +849,14 @@ describe("finding articles: search, research connector, resources, completions, 
         ["completion/complete", null],
         ["resources/read", "not_found"],
         ["completion/complete", null],
+        ["prompts/get refresh_article", "invalid_request"],
+        ["get_article", "invalid_request"],
       ] as const).slice().sort(byText),
     )
+    expect(mine.filter((e) => e.error_code === "invalid_request" && e.action !== "prompts/get monthly_report").map((e) => [e.article_id, e.site_id])).toEqual([
+      [null, null],
+      [null, null],
+    ])
     expect(mine.find((e) => e.action === "resources/read" && e.error_code === null)).toMatchObject({ article_id: "art_a1_2", site_id: "site_a1" })
   })
 })

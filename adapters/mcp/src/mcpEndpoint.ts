@@ -423,9 +423,13 @@ export const mcpEndpoint = (options: {
       throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams })
     }
     const raw = (typeof rawArgs === "object" && rawArgs !== null ? rawArgs : {}) as Record<string, unknown>
+    // What the call is about, read from the arguments as sent until they are decoded (a refused
+    // call is logged with its site or article too: `fetch` names its article `id`); only strings,
+    // and the entry keeps only well-formed ids of them.
+    const sent = tool.target(raw)
     let target: { siteId?: string | null; articleId?: string | null } = {
-      siteId: typeof raw["site_id"] === "string" ? raw["site_id"] : null,
-      articleId: typeof raw["article_id"] === "string" ? raw["article_id"] : null,
+      siteId: typeof sent.siteId === "string" ? sent.siteId : null,
+      articleId: typeof sent.articleId === "string" ? sent.articleId : null,
     }
     // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
     // the tool, the key's answer, then the log (every call runs this: a chain, not a generator).

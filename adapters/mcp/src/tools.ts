@@ -68,6 +68,7 @@ export interface ToolSpec {
   readonly input: Schema.Codec<any, any, never, never>
   /** The schema of `structuredContent`: the REST response schema of the same call. */
   readonly output: Schema.Top
+  /** What a call is about (its site, its article). Also read from the arguments as sent, before they decode: only property reads. */
   readonly target: (args: any) => ToolTarget
   readonly run: (caller: Caller, args: any) => Effect.Effect<unknown, any, any>
   readonly render: (result: any) => string

@@ -1,5 +1,6 @@
 import type { ActivityRecord, ArticleRecord, ArticleSummaryRecord, BacklinkRecord, RevisionRecord } from "../ports/records.ts"
 import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, RevisionSummary } from "../schema/resources.ts"
+import { isId } from "../schema/common.ts"
 import type { LoggedCaller } from "./Caller.ts"
 import { toTimestamp } from "../policy/time.ts"
 import { extractProtectedBlocks } from "../html/extractProtectedBlocks.ts"
@@ -65,6 +66,9 @@ export const activityView = (e: ActivityRecord): ActivityEntry => e
 /** The strong ETag of an article at a revision: `"<id>-r<revision>"`. */
 export const etagOf = (a: { readonly id: string; readonly revision: number }): string => `"${a.id}-r${a.revision}"`
 
+/** An id as given when it is one (`isId`), else null. */
+export const validIdOrNull = (id: string | null | undefined): string | null => (id != null && isId(id) ? id : null)
+
 /** The activity entry describing a call's outcome. */
 export const activityFor = (
   caller: LoggedCaller,
@@ -84,8 +88,10 @@ export const activityFor = (
   channel: caller.channel,
   actor: caller.actor,
   action: caller.action,
-  site_id: outcome.siteId ?? null,
-  article_id: outcome.articleId ?? null,
+  // only an id as ids are written: a call with a malformed id argument (a NUL, 10 000 characters)
+  // is logged, with no id (the database could not store it, and the call would go unlogged)
+  site_id: validIdOrNull(outcome.siteId),
+  article_id: validIdOrNull(outcome.articleId),
   // Calls over HTTP carry their status; tool calls and the platform's jobs say ok or error.
   status:
     caller.channel === "mcp" || caller.channel === "platform"
