@@ -139,6 +139,9 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     }
     const tracedEnv = { LOG_LEVEL: "info", METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_TRACES_SAMPLER: process.env["BENCH_TRACES_SAMPLER"] ?? "always_on" }
     const compareTree = process.env["BENCH_COMPARE_TREE"] ?? ""
+    const comparedEnv: Record<string, string> = { ...tracedEnv, ...JSON.parse(process.env["BENCH_COMPARE_ENV"] ?? "{}") }
+    // whether the compared server sends its spans to the sink too (BENCH_COMPARE_ENV may turn its tracing off)
+    const comparedTraced = compareTree !== "" && (comparedEnv["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "").trim() !== ""
     const servers: Record<string, { url: string; child: ChildProcess }> = {
       off: await start("off", { LOG_LEVEL: "warn" }),
       observed: await start("observed", { LOG_LEVEL: "info", METRICS_TOKEN: token }),
@@ -146,7 +149,7 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       // the control: a second process exactly like "off"
       offAgain: await start("offAgain", { LOG_LEVEL: "warn" }),
       // BENCH_COMPARE_TREE=<another worktree>: the traced case again, with that tree's code, in the same rounds
-      ...(compareTree === "" ? {} : { compared: await start("compared", { ...tracedEnv, ...JSON.parse(process.env["BENCH_COMPARE_ENV"] ?? "{}") }, compareTree) }),
+      ...(compareTree === "" ? {} : { compared: await start("compared", comparedEnv, compareTree) }),
     }
     type Name = "off" | "observed" | "traced" | "offAgain" | "compared"
     const names = Object.keys(servers) as Array<Name>
@@ -218,15 +221,15 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const server = spans.filter((s) => s.kind === 2)
     const serverSpans = server.length
     const named = server.filter((s) => s.name === "GET /api/v1/articles/{id}").length
-    // the GETs the traced server answered, by its access lines (the load generator does not count those still in flight when a case ends)
-    const requests = accessLines("traced") + ("compared" in servers ? accessLines("compared") : 0)
+    // the GETs the traced servers answered, by their access lines (the load generator does not count those still in flight when a case ends)
+    const requests = accessLines("traced") + (comparedTraced ? accessLines("compared") : 0)
     // what a traced GET is made of: the spans by name, most frequent first
     const byName = new Map<string, number>()
     for (const s of spans) byName.set(s.name, (byName.get(s.name) ?? 0) + 1)
     const kinds = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, n]) => `${name} ${(n / Math.max(1, server.length)).toFixed(2)}`)
     console.log(`  spans per server span, by name: ${kinds.join(", ")}`)
     console.log(
-      `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server answered${serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
+      `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server${comparedTraced ? "s" : ""} answered${serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
     )
   } finally {
     await stopAll(children)
