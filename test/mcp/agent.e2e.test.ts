@@ -229,13 +229,19 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     }
   })
 
-  it("should replay a refused write as the first tool result: one text content holding the same problem", async () => {
+  it("should replay a refused write as the first tool result: one text content holding the same problem, under the retry's request id", async () => {
     const args = { article_id: "art_a1_3", edits: [{ find: "not in the body", replace: "x" }], idempotency_key: crypto.randomUUID() }
     const first = await call("edit_article", args)
     expect(problemOf(first).code).toBe("edit_not_applicable")
     const again = await call("edit_article", args)
-    expect(again).toEqual(first)
     expect(again.content).toHaveLength(1)
+    const [problem1, problem2] = [problemOf(first), problemOf(again)]
+    expect(problem2).toEqual({ ...problem1, request_id: problem2["request_id"] })
+    expect(problem2["request_id"]).not.toBe(problem1["request_id"])
+    // the id the retry's entry is logged under (the contract: one id for the answer and the entry)
+    const log = await rest("/activity?channel=mcp&per_page=100")
+    const ids = log.data.filter((e: { action: string; article_id: string }) => e.action === "edit_article" && e.article_id === "art_a1_3").map((e: { request_id: string }) => e.request_id)
+    expect(ids).toEqual(expect.arrayContaining([problem1["request_id"], problem2["request_id"]]))
   })
 
   it("should answer every write tool without the article's body when asked for response: minimal", async () => {

@@ -25,6 +25,7 @@ import {
   recordAuthFailure,
   recordIdempotentAnswer,
   releaseIdempotencyKey,
+  replayedProblemText,
   requestFingerprint,
   resolveOAuthPrincipal,
   Settings,
@@ -112,11 +113,13 @@ const replayedCode = (result: CallToolResult): string | null => {
 /**
  * A replayed answer says so before anything else, and names the revision the first call made:
  * read as a new answer, "Saved as revision 2" would tell a model it wrote again. An error result
- * is the first one as it was: the contract's tool error is one text content holding the problem
- * (the first request's `request_id` in it shows it is an earlier answer).
+ * is the first one with this request's `request_id` (`replayedProblemText`): the contract's tool
+ * error is one text content holding the problem, whose id is the response's and the entry's.
  */
-const asReplayed = (result: CallToolResult): CallToolResult => {
-  if (result.isError === true) return result
+const asReplayed = (result: CallToolResult, requestId: string): CallToolResult => {
+  if (result.isError === true) {
+    return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: replayedProblemText(c.text, requestId) } : c)) }
+  }
   const revision = (result.structuredContent as { revision?: { number?: unknown } | null } | undefined)?.revision
   const line =
     typeof revision?.number === "number"
@@ -457,9 +460,9 @@ export const mcpEndpoint = (options: {
             if (claim.kind === "replay") {
               // A result is kept as its structured value (the article's body read from its revision
               // again) and rendered anew; an error result, and a key kept before, as sent.
-              if (!claim.rebuilt) return Effect.succeed<Attempt>({ replay: asReplayed(JSON.parse(claim.answer.body) as CallToolResult) })
+              if (!claim.rebuilt) return Effect.succeed<Attempt>({ replay: asReplayed(JSON.parse(claim.answer.body) as CallToolResult, caller.requestId) })
               const value = JSON.parse(claim.answer.body) as Record<string, unknown>
-              return Effect.succeed<Attempt>({ replay: asReplayed({ content: [{ type: "text", text: tool.render(value) }], structuredContent: value }) })
+              return Effect.succeed<Attempt>({ replay: asReplayed({ content: [{ type: "text", text: tool.render(value) }], structuredContent: value }, caller.requestId) })
             }
             held = { key, fingerprint, dryRun: args.dry_run === true }
             // the change the tool makes marks its key applied in the change's own transaction

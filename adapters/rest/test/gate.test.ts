@@ -255,15 +255,18 @@ describe("writes: edits left, idempotency keys and replays", () => {
       "application/problem+json",
       first.headers.get("edit-limit-remaining"),
     ])
-    expect(again.body).toEqual(first.body)
+    // the first problem under this response's request id: the header's, the body's and the entry's are one
+    expect(again.body).toEqual({ ...first.body, request_id: again.headers.get("x-request-id") })
+    expect(again.body?.["request_id"]).not.toBe(first.body?.["request_id"])
     const minimal = await s.call("PUT", "/articles/art_1", { headers: { ...key, prefer: "return=minimal" }, json: { body: "<p>no link</p>" } })
     expect([minimal.status, minimal.headers.get("idempotent-replayed"), minimal.headers.get("preference-applied"), minimal.headers.get("vary")]).toEqual([422, "true", null, null])
-    expect(minimal.body).toEqual(first.body)
+    expect(minimal.body).toEqual({ ...first.body, request_id: minimal.headers.get("x-request-id") })
     expect(s.entries().map((e) => [e.status, e.error_code])).toEqual([
       [422, "protected_link_changed"],
       [422, "protected_link_changed"],
       [422, "protected_link_changed"],
     ])
+    expect(s.entries().map((e) => e.request_id)).toEqual([first, again, minimal].map((r) => r.headers.get("x-request-id")))
   })
 
   it("should free a key whose call failed for a reason a retry may not meet again", async () => {

@@ -69,6 +69,23 @@ export const keptAnswerOf = (answer: AnswerToKeep): KeptAnswer => {
   return { status: answer.status, headers: answer.headers, body }
 }
 
+/**
+ * A kept problem's text as this request sends it again: the first answer with this request's
+ * `request_id` (the contract: a response's `X-Request-Id`, its problem's `request_id` and its
+ * activity entry's are one id; `Idempotent-Replayed`, or the MCP result's first line, says that the
+ * answer is an earlier one). Text that is no problem object is given back as it is. Linear in it.
+ */
+export const replayedProblemText = (kept: string, requestId: string): string => {
+  let value: unknown
+  try {
+    value = JSON.parse(kept)
+  } catch {
+    return kept
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("request_id" in value)) return kept
+  return JSON.stringify({ ...value, request_id: requestId })
+}
+
 /** The text of a kept write answer with its article's body (and the protected links read from it) put back in place. */
 export const rebuiltAnswerBody = (kept: string, revisionBody: string): string => {
   const value = JSON.parse(kept) as { article: Record<string, unknown> }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import {
+  replayedProblemText,
   claimIdempotencyKey,
   editArticle,
   getArticle,
@@ -90,5 +91,15 @@ describe("claimIdempotencyKey", () => {
     // a success that names no revision is kept whole: a change is never run twice
     const success = { status: 200, headers: {}, value: { done: "x".repeat(2 * MAX_KEPT_ANSWER_BYTES) }, dryRun: false }
     expect(keptAnswerOf(success)).toMatchObject({ status: 200, body: JSON.stringify(success.value) })
+  })
+})
+
+describe("replayedProblemText", () => {
+  it("should give a kept problem this request's id, and leave any other text as it is", () => {
+    const problem = { type: "https://x/problems/edit_not_applicable", title: "t", status: 422, code: "edit_not_applicable", detail: "d", request_id: "req_first" }
+    expect(JSON.parse(replayedProblemText(JSON.stringify(problem), "req_now"))).toEqual({ ...problem, request_id: "req_now" })
+    // the keys in their order
+    expect(Object.keys(JSON.parse(replayedProblemText(JSON.stringify(problem), "req_now")))).toEqual(Object.keys(problem))
+    for (const text of ["not json", "[1,2]", '"a string"', "null", '{"code":"x"}']) expect(replayedProblemText(text, "req_now")).toBe(text)
   })
 })

@@ -27,6 +27,7 @@ import {
   recordActivity,
   recordIdempotentAnswer,
   releaseIdempotencyKey,
+  replayedProblemText,
   requestFingerprint,
   toProblem,
 } from "@content-site/core"
@@ -254,7 +255,12 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       ctx.set("Idempotent-Replayed", "true")
       ctx.status = answer.status
       if (answer.status === 200) preferenceHeaders()
-      ctx.body = minimal && answer.status === 200 ? JSON.stringify(minimalWriteAnswer(JSON.parse(answer.body) as { article: object })) : answer.body
+      ctx.body =
+        minimal && answer.status === 200
+          ? JSON.stringify(minimalWriteAnswer(JSON.parse(answer.body) as { article: object }))
+          : answer.status >= 400
+            ? replayedProblemText(answer.body, caller.requestId)
+            : answer.body
       const code = answer.status >= 400 ? ((JSON.parse(answer.body) as { code?: string }).code ?? null) : null
       await record(deps, caller, { ok: answer.status < 400, httpStatus: answer.status, errorCode: code, ...call.ids })
       return
