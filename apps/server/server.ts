@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { channelOf, countingArticleChanges, createLogger, createMetrics, flushAccess, type Metrics, recordAccess, type Tracing, UNMATCHED_ROUTE } from "@content-site/telemetry"
+import { channelOf, countingArticleChanges, createLogger, createMetrics, type Metrics, recordAccess, type Tracing, UNMATCHED_ROUTE } from "@content-site/telemetry"
 import type { Logger } from "pino"
 import { composeApp, type Surface } from "./compose.ts"
 import { seedDemo } from "./demo.ts"
@@ -319,7 +319,6 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         clearTimeout(deadline)
         await openRuntime.dispose()
         await openStorageRef.close()
-        flushAccess()
         logger.flush()
       })()
       return closing

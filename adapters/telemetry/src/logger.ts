@@ -31,24 +31,6 @@ const ACCESS_FIELDS = "method,route,status,duration_ms,request_id,channel,accoun
 const LOG_WRITE_CHARACTERS = 12 * 1024
 const LOG_FLUSH_MS = 100
 
-/** The time a line being written stands for (`atTime`), else undefined: now. */
-let heldTime: number | undefined
-
-/**
- * Runs `write` with the service's loggers stamping `time` as `ms` (epoch milliseconds) instead of
- * now: a line written later than the moment it records (an access line written in its batch).
- */
-export const atTime = <A>(ms: number, write: () => A): A => {
-  heldTime = ms
-  try {
-    return write()
-  } finally {
-    heldTime = undefined
-  }
-}
-
-const lineTime = (): number => heldTime ?? Date.now()
-
 /**
  * `,"time":"<ISO 8601>"` for pino, the string made once per millisecond: under load about ten
  * lines share each one (`toISOString` was a tenth of what an access line cost).
@@ -76,7 +58,7 @@ export const createLogger = (options: LoggerOptions): Logger => {
   const settings = {
     level: options.level,
     base: undefined,
-    timestamp: isoTime(lineTime),
+    timestamp: isoTime(),
     formatters: { level: (label: string) => ({ level: label }) },
   }
   const fd = options.destination ?? 1

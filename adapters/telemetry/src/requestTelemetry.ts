@@ -3,7 +3,6 @@ import { notesOf, type RequestNotes, requestIdOf, sendProblem } from "@content-s
 import type { Logger } from "pino"
 import type { Middleware, ParameterizedContext } from "koa"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { atTime } from "./logger.ts"
 import type { Metrics } from "./metrics.ts"
 import type { Tracing } from "./tracingHooks.ts"
 
@@ -67,64 +66,12 @@ export interface Access {
   readonly traceId?: string | undefined
 }
 
-/** Requests answered and not yet written or counted: at most `ACCESS_BATCH` of them. */
-const ACCESS_BATCH = 256
-/** How long an answered request waits at most to be written and counted, in milliseconds. */
-const ACCESS_BATCH_MS = 10
-
-interface PendingAccess {
-  readonly logger: Logger
-  readonly metrics: Metrics | undefined
-  readonly access: Access
-  /** When it was answered (epoch milliseconds): its line's `time`. */
-  readonly at: number
-}
-
-let pending: Array<PendingAccess> = []
-let flushTimer: ReturnType<typeof setTimeout> | undefined
-let exitHook = false
-
 /**
- * Writes and counts every request answered so far (at most `ACCESS_BATCH`), each line stamped
- * with the time it was answered. Before a scrape (so that it counts every request answered before
- * it), when the server closes, and when the process exits (before the log's own last write).
- */
-export const flushAccess = (): void => {
-  if (flushTimer !== undefined) clearTimeout(flushTimer)
-  flushTimer = undefined
-  const batch = pending
-  pending = []
-  for (const { logger, metrics, access, at } of batch) atTime(at, () => writeAccess(logger, metrics, access))
-}
-
-/**
- * Records a request's access line (at `info`) and its sample: the fields in the contract's order,
- * the optional ones only when known. The access middleware's, and the server's for what it answers
- * before the app (Node's parser refusals, requests while starting). Written and counted in
- * batches, within `ACCESS_BATCH_MS` or once `ACCESS_BATCH` wait (`flushAccess`): under load one
- * access line cost 22 µs of the server's CPU between a request's other work, against 4 µs in a
- * loop (docs/benchmarks.md, "The ninth session"); a batch does those steps one after another.
- * Measured since: about 20 µs a line in a batch, a gain below what the operating bench can tell
- * ("The tenth session"); the batches are kept for the writes they save, not for a measured speed-up.
+ * Writes a request's access line (at `info`) and counts its sample: the fields in the contract's
+ * order, the optional ones only when known. The access middleware's, and the server's for what it
+ * answers before the app (Node's parser refusals, requests while starting).
  */
 export const recordAccess = (logger: Logger, metrics: Metrics | undefined, access: Access): void => {
-  if (metrics === undefined && !logger.isLevelEnabled("info")) return
-  if (!exitHook) {
-    exitHook = true
-    // first among the exit listeners: the lines reach the log's destination before it writes out what it holds
-    process.prependListener("exit", flushAccess)
-  }
-  pending.push({ logger, metrics, access, at: Date.now() })
-  if (pending.length >= ACCESS_BATCH) flushAccess()
-  else if (flushTimer === undefined) {
-    flushTimer = setTimeout(flushAccess, ACCESS_BATCH_MS)
-    // a process with nothing else to do exits at once: the exit listener writes the batch
-    flushTimer.unref()
-  }
-}
-
-/** Writes one access line and counts its sample, now. */
-const writeAccess = (logger: Logger, metrics: Metrics | undefined, access: Access): void => {
   const { method, route, status, channel } = access
   metrics?.request({ method, route, status, seconds: access.seconds, channel, problemCode: access.problemCode, tools: access.tools })
   if (!logger.isLevelEnabled("info")) return
@@ -208,8 +155,6 @@ export const metricsEndpoint = (options: { readonly metrics: Metrics | undefined
       })
       return
     }
-    // every request answered before this scrape is counted in it
-    flushAccess()
     ctx.type = metrics.registry.contentType
     ctx.body = await metrics.registry.metrics()
   }

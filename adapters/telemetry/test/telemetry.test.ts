@@ -8,8 +8,8 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterEach, describe, expect, it, vi } from "vitest"
-import { createLogger, createMetrics, flushAccess, metricsEndpoint, recordAccess, routeOf, type RouteTable } from "../src/index.ts"
+import { describe, expect, it } from "vitest"
+import { createLogger, createMetrics, metricsEndpoint, routeOf, type RouteTable } from "../src/index.ts"
 import { GatheredLines } from "../src/gatheredLines.ts"
 import { isoTime } from "../src/logger.ts"
 import { startTracing, tracesProtocol } from "../src/tracing.ts"
@@ -166,77 +166,6 @@ describe("GatheredLines", () => {
       const written = readFileSync(path, "utf8").trimEnd().split("\n")
       expect(written).toHaveLength(1000)
       expect(written.at(-1)).toBe("line 999")
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
-})
-
-describe("recordAccess", () => {
-  afterEach(() => {
-    flushAccess()
-    vi.useRealTimers()
-  })
-  const access = (i: number) => ({ requestId: `req_batch_${i}`, method: "GET", route: "/api/v1/sites", status: 200, seconds: 0.002, channel: "api" })
-  /** The requests the histogram has counted (its `_count` series). */
-  const counted = async (metrics: ReturnType<typeof createMetrics>) => {
-    const text = await metrics.registry.getSingleMetricAsString("http_server_request_duration_seconds")
-    return Number(/_count\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0)
-  }
-
-  it("should count a batch of answered requests once ACCESS_BATCH (256) wait or 10 ms pass, each line stamped when it was answered", async () => {
-    vi.useFakeTimers({ now: Date.parse("2026-11-28T12:00:00.000Z"), toFake: ["Date", "setTimeout", "clearTimeout"] })
-    const metrics = createMetrics()
-    const logger = pino({ level: "info", base: undefined }, { write: () => true })
-    for (let i = 0; i < 255; i++) recordAccess(logger, metrics, access(i))
-    // nothing counted yet: the batch waits for its bound or its time
-    expect(await counted(metrics)).toBe(0)
-    recordAccess(logger, metrics, access(255))
-    expect(await counted(metrics)).toBe(256)
-    recordAccess(logger, metrics, access(256))
-    expect(await counted(metrics)).toBe(256)
-    vi.advanceTimersByTime(10)
-    expect(await counted(metrics)).toBe(257)
-  })
-
-  it("should stamp a line written after its request with the time the request was answered", () => {
-    vi.useFakeTimers({ now: Date.parse("2026-11-28T12:00:00.000Z"), toFake: ["Date", "setTimeout", "clearTimeout"] })
-    const dir = mkdtempSync(join(tmpdir(), "cs-log-"))
-    const fd = openSync(join(dir, "out.log"), "w")
-    const logger = createLogger({ level: "info", format: "json", destination: fd })
-    try {
-      recordAccess(logger, undefined, access(1))
-      vi.setSystemTime(Date.parse("2026-11-28T12:00:07.250Z"))
-      logger.info("an event written now")
-      flushAccess()
-      const destination = (logger as unknown as Record<symbol, GatheredLines>)[pino.symbols.streamSym]!
-      destination.flushSync()
-      const lines = readFileSync(join(dir, "out.log"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
-      expect(lines.map((l) => [l["msg"], l["time"]])).toEqual([
-        ["an event written now", "2026-11-28T12:00:07.250Z"],
-        ["GET /api/v1/sites 200", "2026-11-28T12:00:00.000Z"],
-      ])
-    } finally {
-      closeSync(fd)
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
-
-  it("should write the requests still waiting when the process exits at once (process.exit), before the log's own last write", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cs-log-"))
-    const path = join(dir, "out.log")
-    try {
-      const module = new URL("../src/index.ts", import.meta.url).href
-      const script = `import { openSync } from "node:fs"
-        const { createLogger, recordAccess } = await import(${JSON.stringify(module)})
-        const logger = createLogger({ level: "info", format: "json", destination: openSync(${JSON.stringify(path)}, "w") })
-        for (let i = 0; i < 3; i++) recordAccess(logger, undefined, { requestId: "req_exit_" + i, method: "GET", route: "/healthz", status: 200, seconds: 0, channel: "api" })
-        process.exit(0)`
-      const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", cwd: new URL("..", import.meta.url).pathname })
-      expect(run.stderr).toBe("")
-      expect(run.status).toBe(0)
-      const written = readFileSync(path, "utf8").trimEnd().split("\n").map((l) => (JSON.parse(l) as { request_id: string }).request_id)
-      expect(written).toEqual(["req_exit_0", "req_exit_1", "req_exit_2"])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
