@@ -775,6 +775,13 @@ describe("finding articles: search, research connector, resources, completions, 
     expect(new Set(uris)).toEqual(new Set(restIds.map((id) => `content-site://articles/${id}`)))
     expect(uris).toHaveLength(restIds.length)
     await expect(client.listResources({ cursor: "not-a-cursor" })).rejects.toThrow(/invalid_request/)
+    // only a cursor this server could have written: none inside a page or with leading zeros
+    for (const cursor of ["0.17", "0.050", "00.0", "1.49", "0.-50", " 0.50", "0.50 "]) {
+      await expect(client.listResources({ cursor }), cursor).rejects.toMatchObject({ code: -32602, data: { code: "invalid_request" } })
+    }
+    // one past the end (the account's sites or articles gone since it was given) is an empty last page
+    expect(await client.listResources({ cursor: "999.0" })).toEqual({ resources: [] })
+    expect((await client.listResources({ cursor: "0.0" })).resources.length).toBeGreaterThan(0)
 
     const read = await client.readResource({ uri: "content-site://articles/art_a1_1" })
     const article = (await rest("/articles/art_a1_1")).json

@@ -13,7 +13,8 @@ const MAX_SITES_PER_PAGE = 20
 /** Completion values answered at most (the MCP specification's ceiling is 100). */
 export const COMPLETION_VALUES = 20
 
-const CURSOR = /^([0-9]{1,9})\.([0-9]{1,12})$/
+/** A cursor as this server writes one: two numbers without leading zeros, the second a whole number of pages. */
+const CURSOR = /^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,11})$/
 
 const badCursor = () =>
   new InvalidRequest({ detail: "The cursor is not one this server gave: start again without a cursor.", errors: [{ path: "cursor", message: "Unknown cursor" }] })
@@ -21,12 +22,15 @@ const badCursor = () =>
 /**
  * One page of the caller's articles as resources, across its websites in their list order (by
  * name then id), each site's articles in theirs; `cursor` (`<site offset>.<article offset>`)
- * names where the page starts; the answer's `next` the next page, absent at the end.
+ * names where the page starts; the answer's `next` the next page, absent at the end. A cursor this
+ * server could not have written (another form, leading zeros, an offset inside a page) is
+ * refused; one past the end (websites or articles gone since) is an empty last page.
  */
 export const listArticleResources = (caller: Caller, cursor: string | undefined) =>
   Effect.contextWith((services: Context.Context<ArticleRepository | SiteRepository>) => {
     const match = cursor === undefined ? ["", "0", "0"] : CURSOR.exec(cursor)
-    if (match === null) return Effect.fail(badCursor())
+    // only a cursor this server could have given: its article offset a whole number of pages
+    if (match === null || Number(match[2]) % RESOURCE_PAGE_SIZE !== 0) return Effect.fail(badCursor())
     const sites = Context.get(services, SiteRepository)
     const articles = Context.get(services, ArticleRepository)
     const step = (
