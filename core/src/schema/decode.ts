@@ -42,9 +42,26 @@ const decoderOf = (schema: Schema.Codec<any, any, never, never>): Decoder => {
   return decode
 }
 
+/** Field errors a refusal lists at most (`errors`); its detail says how many there were in all. */
+export const MAX_LISTED_ERRORS = 20
+/** Unknown keys a refusal's detail names at most. */
+const MAX_NAMED_KEYS = 5
+/** Characters of a key a refusal shows at most (a longer one is cut, with `…`). */
+const MAX_SHOWN_KEY = 100
+
+/** A key or path as a refusal shows it: at most MAX_SHOWN_KEY characters (code points). */
+const shown = (text: string): string => {
+  if (text.length <= MAX_SHOWN_KEY) return text
+  const points = Array.from(text.slice(0, MAX_SHOWN_KEY * 2))
+  return points.length <= MAX_SHOWN_KEY ? text : `${points.slice(0, MAX_SHOWN_KEY).join("")}…`
+}
+
 /**
  * Decodes untrusted input with a core schema, refusing unknown keys, and turns every failure
- * into an `InvalidRequest` whose detail names the offending keys.
+ * into an `InvalidRequest` whose detail names the offending keys. An answer is bounded whatever
+ * the input holds: at most MAX_LISTED_ERRORS field errors (the detail counts the rest) and
+ * MAX_NAMED_KEYS keys named in the detail, each key and path cut at MAX_SHOWN_KEY characters
+ * (a body of 100 000 unknown keys answered 8.4 MB). Work: linear in the input's issues.
  */
 export const decodeInput = <S extends Schema.Codec<any, any, never, never>>(
   schema: S,
@@ -56,9 +73,21 @@ export const decodeInput = <S extends Schema.Codec<any, any, never, never>>(
   if (Result.isSuccess(result)) return Effect.succeed(result.success)
   const found = errorsOf(result.failure.issue, root)
   const unknown = found.filter((e) => e.message.startsWith("Unknown key"))
+  const andMore = (all: number) => (all > MAX_NAMED_KEYS ? ` and ${all - MAX_NAMED_KEYS} more` : "")
+  const listed = found.length > MAX_LISTED_ERRORS ? ` ${found.length} errors in all; errors lists the first ${MAX_LISTED_ERRORS}.` : ""
   const detail =
     unknown.length > 0
-      ? `${what}: ${unknown.map((e) => `'${e.key}'`).join(", ")} cannot be set here.`
-      : `${what}: ${found.map((e) => `${e.path}: ${e.message}`).join("; ")}.`
-  return Effect.fail(new InvalidRequest({ detail, errors: found.map(({ path, message }) => ({ path, message })) }))
+      ? `${what}: ${unknown
+          .slice(0, MAX_NAMED_KEYS)
+          .map((e) => `'${shown(e.key)}'`)
+          .join(", ")}${andMore(unknown.length)} cannot be set here.${listed}`
+      : `${what}: ${found
+          .slice(0, MAX_NAMED_KEYS)
+          .map((e) => `${shown(e.path)}: ${e.message}`)
+          .join("; ")}${andMore(found.length)}.${listed}`
+  const errors = found.slice(0, MAX_LISTED_ERRORS).map(({ path, message, key }) => ({
+    path: shown(path),
+    message: message.startsWith("Unknown key") ? `Unknown key '${shown(key)}': it cannot be set here` : message,
+  }))
+  return Effect.fail(new InvalidRequest({ detail, errors }))
 }

@@ -108,6 +108,24 @@ describe("decodeInput", () => {
     }
   })
 
+  it("should answer a bounded refusal whatever the input holds: 20 errors, 5 keys named, each cut at 100 characters, the rest counted", () => {
+    const many = Object.fromEntries([["title", "x"], ...Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 1])])
+    const error = fail(many)
+    expect(error.errors).toHaveLength(core.MAX_LISTED_ERRORS)
+    expect(error.errors[0]).toEqual({ path: "k0", message: "Unknown key 'k0': it cannot be set here" })
+    expect(error.detail).toBe("Article edit: 'k0', 'k1', 'k2', 'k3', 'k4' and 99995 more cannot be set here. 100000 errors in all; errors lists the first 20.")
+    expect(JSON.stringify(error).length).toBeLessThan(4096)
+    // a long key is shown cut (by code points: a pair is not split), in the path, the message and the detail
+    const long = `${"é".repeat(99)}\u{1F600}${"z".repeat(1_000_000)}`
+    const cut = fail({ title: "x", [long]: 1 })
+    expect(cut.errors[0]!.path).toBe(`${"é".repeat(99)}\u{1F600}…`)
+    expect(cut.detail).toBe(`Article edit: '${"é".repeat(99)}\u{1F600}…' cannot be set here.`)
+    expect(JSON.stringify(cut).length).toBeLessThan(1024)
+    // a few errors are all listed and named, as before
+    const few = fail({ title: 5, reason: 6, a: 1 })
+    expect(few.errors.map((e) => e.path).sort()).toEqual(["a", "reason", "title"])
+  })
+
   it("should require a title or a body", () => {
     expect(fail({ reason: "why" }).detail).toContain("at least one of title, body")
   })
