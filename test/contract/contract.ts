@@ -456,6 +456,27 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect((await search(accountId, "nowhere")).total).toBe(0)
       })
 
+      it("should read OR, - and operator characters as PostgreSQL's websearch_to_tsquery does, on every adapter", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "One", body: "<p>roses or tulips</p>" },
+          { title: "Two", body: "<p>roses only</p>" },
+          { title: "Three", body: "<p>tulips only</p>" },
+        ])
+        const found = async (q: string) => [q, new Set(ids(await search(accountId, q)))]
+        const of = (q: string, ...n: Array<number>) => [q, new Set(n.map((i) => a[i]!.id))]
+        // OR before any operand, or with nothing after it, is the word "or"
+        expect(await found("OR roses")).toEqual(of("OR roses", 0))
+        expect(await found("roses OR")).toEqual(of("roses OR", 0))
+        expect(await found("roses OR OR tulips")).toEqual(of("roses OR OR tulips", 0, 1))
+        expect(await found("roses OR tulips")).toEqual(of("roses OR tulips", 0, 1, 2))
+        // a lone - negates the next word; two undo each other
+        expect(await found("- roses")).toEqual(of("- roses", 2))
+        expect(await found("roses - tulips")).toEqual(of("roses - tulips", 1))
+        expect(await found("--roses")).toEqual(of("--roses", 0, 1))
+        // an operator character parts two words that must both be there
+        expect(await found("roses!tulips")).toEqual(of("roses!tulips", 0))
+      })
+
       it("should answer a query without a positive term (only negations, an empty phrase, a lone OR or -) rather than fail", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "One", body: "<p>green tomato chutney</p>" },

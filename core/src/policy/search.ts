@@ -70,19 +70,66 @@ export interface SearchQueryTerm {
   readonly negated: boolean
 }
 
+/** What ends a word of a web-search query besides white space and `"`: PostgreSQL's operator characters and `:`. */
+const QUERY_OPERATOR_CHARACTERS: ReadonlySet<string> = new Set(["!", "&", "|", "(", ")", "<", ":"])
+
+const isQuerySpace = (c: string): boolean => /\s/u.test(c)
+
 /**
- * A web-search query read as PostgreSQL's `websearch_to_tsquery` reads it: `"..."` a phrase (to
- * the end when unclosed), `-` before a word or phrase a negation, `OR` (any case) standing alone
- * between two terms, and anything else a word. Each `OR` is the string `"OR"`. One pass over the
- * query (at most 200 characters, so at most 200 items).
+ * Whether the query's characters at `at` are an `OR` operator, as PostgreSQL's
+ * `parse_or_operator` decides after an operand: `or` in any case, not part of a word (not followed
+ * by a letter, a digit, `-` or `_`), and some character other than white space after the one that
+ * follows it ("roses OR" and "roses OR!" end in the word *or*). At most the query's characters.
+ */
+const orOperatorAt = (chars: ReadonlyArray<string>, at: number): boolean => {
+  if ((chars[at] ?? "").toLowerCase() !== "o" || (chars[at + 1] ?? "").toLowerCase() !== "r") return false
+  const next = chars[at + 2]
+  if (next === undefined || next === "-" || next === "_" || /[\p{L}\p{N}]/u.test(next)) return false
+  for (let i = at + 3; i < chars.length; i++) if (!isQuerySpace(chars[i]!)) return true
+  return false
+}
+
+/**
+ * A web-search query read as PostgreSQL's `websearch_to_tsquery` reads it (its tokenizer,
+ * `gettoken_query_websearch`, followed step by step): where an operand is awaited, each `-` negates
+ * it (two undo each other), the operator characters `! & | ( ) < :` are passed over, `"` opens a
+ * phrase to the next `"` or the end, and anything else is a word up to white space, `"` or an
+ * operator character (`OR` there is the word *or*); after an operand, `OR` is the operator where
+ * `orOperatorAt` says so, operator characters are passed over, and anything else starts the next
+ * operand (an implicit AND). Each `OR` operator is the string `"OR"`. A trailing `-` negates
+ * nothing. One pass over the query's code points (at most 200).
  */
 export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
   const out: Array<SearchQueryTerm | "OR"> = []
-  for (const m of q.matchAll(/(-?)"([^"]*)"?|(\S+)/g)) {
-    const word = m[3]
-    if (word === undefined) out.push({ text: m[2]!, phrase: true, negated: m[1] === "-" })
-    else if (word.toUpperCase() === "OR") out.push("OR")
-    else out.push({ text: word.startsWith("-") ? word.slice(1) : word, phrase: false, negated: word.startsWith("-") })
+  const chars = Array.from(q)
+  let operand = true
+  let negations = 0
+  let i = 0
+  while (i < chars.length) {
+    const c = chars[i]!
+    if (isQuerySpace(c)) {
+      i++
+    } else if (!operand) {
+      if (orOperatorAt(chars, i)) {
+        out.push("OR")
+        i += 2
+        operand = true
+      } else if (QUERY_OPERATOR_CHARACTERS.has(c)) i++
+      else operand = true
+    } else if (c === "-") {
+      negations++
+      i++
+    } else if (QUERY_OPERATOR_CHARACTERS.has(c)) {
+      i++
+    } else {
+      const phrase = c === '"'
+      let end = phrase ? i + 1 : i
+      while (end < chars.length && (phrase ? chars[end] !== '"' : !isQuerySpace(chars[end]!) && chars[end] !== '"' && !QUERY_OPERATOR_CHARACTERS.has(chars[end]!))) end++
+      out.push({ text: chars.slice(phrase ? i + 1 : i, end).join(""), phrase, negated: negations % 2 === 1 })
+      i = phrase && end < chars.length ? end + 1 : end
+      negations = 0
+      operand = false
+    }
   }
   return out
 }
@@ -90,12 +137,13 @@ export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
 /**
  * The query's positive terms (its words and phrases not negated), in web-search syntax joined by
  * `OR`: an article whose title holds any of them is a title match, which ranks above body-only
- * matches. Empty when the query has no positive term (`-roses`). Quotes inside a word are left out
- * (they would open a phrase of their own). Linear in the query.
+ * matches. Empty when the query has no positive term (`-roses`). A word holds no `"` and no
+ * operator character (`searchQueryTerms` ends words there), so the joined query reads back the
+ * same terms. Linear in the query.
  */
 export const titleTermsQuery = (q: string): string =>
   searchQueryTerms(q)
-    .flatMap((t) => (t === "OR" || t.negated ? [] : [t.phrase ? `"${t.text}"` : t.text.replaceAll('"', " ")]))
+    .flatMap((t) => (t === "OR" || t.negated ? [] : [t.phrase ? `"${t.text}"` : t.text]))
     .filter((t) => t.replace(/"/g, "").trim() !== "")
     .join(" OR ")
 

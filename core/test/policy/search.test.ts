@@ -111,8 +111,31 @@ describe("searchQueryTerms and titleTermsQuery", () => {
     expect(titleTermsQuery('tomato "spring bulbs" -roses OR -"late frost" a-b')).toBe('tomato OR "spring bulbs" OR a-b')
     expect(titleTermsQuery("-roses -tulips")).toBe("")
     expect(titleTermsQuery('"" - OR')).toBe("")
-    // a quote inside a word would open a phrase of its own in the joined query
-    expect(titleTermsQuery('ab"cd')).toBe("ab cd")
+    // a quote ends a word and opens a phrase, as in PostgreSQL
+    expect(titleTermsQuery('ab"cd')).toBe('ab OR "cd"')
+    // the word "or" is a term like any other: the joined query reads it back as a word
+    expect(titleTermsQuery("OR roses")).toBe("OR OR roses")
+  })
+  it("should read OR, - and operator characters where PostgreSQL's tokenizer does", () => {
+    const read = (q: string) => searchQueryTerms(q).map((t) => (t === "OR" ? "|" : `${t.negated ? "!" : ""}${t.phrase ? `"${t.text}"` : t.text}`))
+    // OR is an operator only after an operand and before another: else it is the word "or"
+    expect(read("OR roses")).toEqual(["OR", "roses"])
+    expect(read("roses OR")).toEqual(["roses", "OR"])
+    expect(read("roses OR   ")).toEqual(["roses", "OR"])
+    expect(read("roses OR OR tulips")).toEqual(["roses", "|", "OR", "tulips"])
+    expect(read("OR OR roses")).toEqual(["OR", "|", "roses"])
+    expect(read("roses OR!")).toEqual(["roses", "OR"])
+    expect(read("roses OR! tulips")).toEqual(["roses", "|", "tulips"])
+    expect(read('roses OR"tulips"')).toEqual(["roses", "|", '"tulips"'])
+    expect(read("roses OR-tulips orchids or_x")).toEqual(["roses", "OR-tulips", "orchids", "or_x"])
+    // a lone - negates the next operand; two undo each other; a trailing one negates nothing
+    expect(read("- roses")).toEqual(["!roses"])
+    expect(read("roses - tulips")).toEqual(["roses", "!tulips"])
+    expect(read("--roses - - tulips -")).toEqual(["roses", "tulips"])
+    expect(read('a -"b c" -OR')).toEqual(["a", '!"b c"', "!OR"])
+    // operator characters end a word and are passed over; other punctuation stays in the word
+    expect(read("roses!tulips (a|b) x:y c>d")).toEqual(["roses", "tulips", "a", "b", "x", "y", "c>d"])
+    expect(read('roses"tulips')).toEqual(["roses", '"tulips"'])
   })
 })
 
