@@ -475,6 +475,8 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await found("--roses")).toEqual(of("--roses", 0, 1))
         // an operator character parts two words that must both be there
         expect(await found("roses!tulips")).toEqual(of("roses!tulips", 0))
+        // space is ASCII space: with no-break spaces the query is one word, a phrase of its words
+        expect(await found("roses\u00a0OR\u00a0tulips")).toEqual(of("roses\u00a0OR\u00a0tulips", 0))
       })
 
       it("should answer a query without a positive term (only negations, an empty phrase, a lone OR or -) rather than fail", async () => {

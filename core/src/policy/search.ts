@@ -73,7 +73,8 @@ export interface SearchQueryTerm {
 /** What ends a word of a web-search query besides white space and `"`: PostgreSQL's operator characters and `:`. */
 const QUERY_OPERATOR_CHARACTERS: ReadonlySet<string> = new Set(["!", "&", "|", "(", ")", "<", ":"])
 
-const isQuerySpace = (c: string): boolean => /\s/u.test(c)
+/** What `websearch_to_tsquery` reads as space between tokens: C's `isspace`, ASCII only (a no-break space is part of a word). */
+const isQuerySpace = (c: string): boolean => c === " " || (c >= "\t" && c <= "\r")
 
 /**
  * Whether the query's characters at `at` are an `OR` operator, as PostgreSQL's
@@ -137,14 +138,14 @@ export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
 /**
  * The query's positive terms (its words and phrases not negated), in web-search syntax joined by
  * `OR`: an article whose title holds any of them is a title match, which ranks above body-only
- * matches. Empty when the query has no positive term (`-roses`). A word holds no `"` and no
- * operator character (`searchQueryTerms` ends words there), so the joined query reads back the
- * same terms. Linear in the query.
+ * matches. Empty when the query has no positive term (`-roses`). Each term is written as a
+ * `"phrase"`, which `websearch_to_tsquery` reads as it reads the term alone (a word holds no `"`:
+ * `searchQueryTerms` ends words there), so that the word *or* stays a word in the joined query.
+ * Linear in the query.
  */
 export const titleTermsQuery = (q: string): string =>
   searchQueryTerms(q)
-    .flatMap((t) => (t === "OR" || t.negated ? [] : [t.phrase ? `"${t.text}"` : t.text]))
-    .filter((t) => t.replace(/"/g, "").trim() !== "")
+    .flatMap((t) => (t === "OR" || t.negated || t.text.trim() === "" ? [] : [`"${t.text}"`]))
     .join(" OR ")
 
 // letters PostgreSQL's unaccent rules spell out rather than decompose

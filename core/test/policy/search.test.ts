@@ -108,13 +108,13 @@ describe("searchQueryTerms and titleTermsQuery", () => {
     ])
   })
   it("should give the positive terms, any one of them, and nothing for a query of negations", () => {
-    expect(titleTermsQuery('tomato "spring bulbs" -roses OR -"late frost" a-b')).toBe('tomato OR "spring bulbs" OR a-b')
+    expect(titleTermsQuery('tomato "spring bulbs" -roses OR -"late frost" a-b')).toBe('"tomato" OR "spring bulbs" OR "a-b"')
     expect(titleTermsQuery("-roses -tulips")).toBe("")
     expect(titleTermsQuery('"" - OR')).toBe("")
     // a quote ends a word and opens a phrase, as in PostgreSQL
-    expect(titleTermsQuery('ab"cd')).toBe('ab OR "cd"')
-    // the word "or" is a term like any other: the joined query reads it back as a word
-    expect(titleTermsQuery("OR roses")).toBe("OR OR roses")
+    expect(titleTermsQuery('ab"cd')).toBe('"ab" OR "cd"')
+    // the word "or" is a term like any other: quoted, the joined query reads it back as a word
+    expect(titleTermsQuery("OR roses")).toBe('"OR" OR "roses"')
   })
   it("should read OR, - and operator characters where PostgreSQL's tokenizer does", () => {
     const read = (q: string) => searchQueryTerms(q).map((t) => (t === "OR" ? "|" : `${t.negated ? "!" : ""}${t.phrase ? `"${t.text}"` : t.text}`))
@@ -136,6 +136,9 @@ describe("searchQueryTerms and titleTermsQuery", () => {
     // operator characters end a word and are passed over; other punctuation stays in the word
     expect(read("roses!tulips (a|b) x:y c>d")).toEqual(["roses", "tulips", "a", "b", "x", "y", "c>d"])
     expect(read('roses"tulips')).toEqual(["roses", '"tulips"'])
+    // space is ASCII space, as C's isspace reads it: a no-break space is part of a word
+    expect(read("roses\u00a0OR\u00a0tulips")).toEqual(["roses\u00a0OR\u00a0tulips"])
+    expect(read("roses\tOR\ntulips")).toEqual(["roses", "|", "tulips"])
   })
 })
 
