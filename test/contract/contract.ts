@@ -2,6 +2,7 @@
  * The storage contract: the same cases run against every adapter (memory, PostgreSQL, PGlite).
  * Each case works on its own freshly imported account, so one database serves a whole file.
  */
+import { WEBSEARCH_CASES, WEBSEARCH_CORPUS } from "./websearchCases.ts"
 import {
   AccountRepository,
   ActivityLog,
@@ -477,6 +478,18 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await found("roses!tulips")).toEqual(of("roses!tulips", 0))
         // space is ASCII space: with no-break spaces the query is one word, a phrase of its words
         expect(await found("roses\u00a0OR\u00a0tulips")).toEqual(of("roses\u00a0OR\u00a0tulips", 0))
+      })
+
+      it("should find what PostgreSQL finds for 240 web-search queries of words, OR, -, quotes and operator characters", async () => {
+        const { accountId, articles: a } = await seedTexts(WEBSEARCH_CORPUS.map((text) => ({ title: "Entry", body: `<p>${text}</p>` })))
+        const wrong: Array<unknown> = []
+        for (const [query, expected] of WEBSEARCH_CASES) {
+          const found = ids(await search(accountId, query))
+            .map((id) => a.findIndex((x) => x.id === id))
+            .sort((x, y) => x - y)
+          if (JSON.stringify(found) !== JSON.stringify(expected)) wrong.push({ query, found, expected })
+        }
+        expect(wrong).toEqual([])
       })
 
       it("should answer a query without a positive term (only negations, an empty phrase, a lone OR or -) rather than fail", async () => {

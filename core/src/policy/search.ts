@@ -70,11 +70,13 @@ export interface SearchQueryTerm {
   readonly negated: boolean
 }
 
-/** What ends a word of a web-search query besides white space and `"`: PostgreSQL's operator characters and `:`. */
-const QUERY_OPERATOR_CHARACTERS: ReadonlySet<string> = new Set(["!", "&", "|", "(", ")", "<", ":"])
-
 /** What `websearch_to_tsquery` reads as space between tokens: C's `isspace`, ASCII only (a no-break space is part of a word). */
 const isQuerySpace = (c: string): boolean => c === " " || (c >= "\t" && c <= "\r")
+/** PostgreSQL's operator characters: passed over where they stand, and they end a word. */
+const QUERY_OPERATOR_CHARACTERS: ReadonlySet<string> = new Set(["!", "&", "|", "(", ")", "<"])
+/** What ends a word after its first character: space, `"`, an operator character and `:` (a weight in tsquery; `:or` is a word). */
+const endsQueryWord = (c: string): boolean => isQuerySpace(c) || c === '"' || c === ":" || QUERY_OPERATOR_CHARACTERS.has(c)
+
 
 /**
  * Whether the query's characters at `at` are an `OR` operator, as PostgreSQL's
@@ -93,11 +95,11 @@ const orOperatorAt = (chars: ReadonlyArray<string>, at: number): boolean => {
 /**
  * A web-search query read as PostgreSQL's `websearch_to_tsquery` reads it (its tokenizer,
  * `gettoken_query_websearch`, followed step by step): where an operand is awaited, each `-` negates
- * it (two undo each other), the operator characters `! & | ( ) < :` are passed over, `"` opens a
- * phrase to the next `"` or the end, and anything else is a word up to white space, `"` or an
- * operator character (`OR` there is the word *or*); after an operand, `OR` is the operator where
- * `orOperatorAt` says so, operator characters are passed over, and anything else starts the next
- * operand (an implicit AND). Each `OR` operator is the string `"OR"`. A trailing `-` negates
+ * it (two undo each other), the operator characters `! & | ( ) <` are passed over, `"` opens a
+ * phrase to the next `"` or the end, and anything else is a word up to white space, `"`, `:` or an
+ * operator character (`OR` there is the word *or*, and `:or` a word); after an operand, `OR` is the
+ * operator where `orOperatorAt` says so, operator characters are passed over, and anything else
+ * starts the next operand (an implicit AND). Each `OR` operator is the string `"OR"`. A trailing `-` negates
  * nothing. One pass over the query's code points (at most 200).
  */
 export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
@@ -124,8 +126,8 @@ export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
       i++
     } else {
       const phrase = c === '"'
-      let end = phrase ? i + 1 : i
-      while (end < chars.length && (phrase ? chars[end] !== '"' : !isQuerySpace(chars[end]!) && chars[end] !== '"' && !QUERY_OPERATOR_CHARACTERS.has(chars[end]!))) end++
+      let end = i + 1
+      while (end < chars.length && (phrase ? chars[end] !== '"' : !endsQueryWord(chars[end]!))) end++
       out.push({ text: chars.slice(phrase ? i + 1 : i, end).join(""), phrase, negated: negations % 2 === 1 })
       i = phrase && end < chars.length ? end + 1 : end
       negations = 0

@@ -134,7 +134,10 @@ describe("searchQueryTerms and titleTermsQuery", () => {
     expect(read("--roses - - tulips -")).toEqual(["roses", "tulips"])
     expect(read('a -"b c" -OR')).toEqual(["a", '!"b c"', "!OR"])
     // operator characters end a word and are passed over; other punctuation stays in the word
-    expect(read("roses!tulips (a|b) x:y c>d")).toEqual(["roses", "tulips", "a", "b", "x", "y", "c>d"])
+    expect(read("roses!tulips (a|b) x:y c>d")).toEqual(["roses", "tulips", "a", "b", "x", ":y", "c>d"])
+    // `:` ends a word but starts one too: `:or` is a word, not the operator
+    expect(read("a :or b")).toEqual(["a", ":or", "b"])
+    expect(read("a : or b")).toEqual(["a", ":", "|", "b"])
     expect(read('roses"tulips')).toEqual(["roses", '"tulips"'])
     // space is ASCII space, as C's isspace reads it: a no-break space is part of a word
     expect(read("roses\u00a0OR\u00a0tulips")).toEqual(["roses\u00a0OR\u00a0tulips"])
