@@ -338,7 +338,7 @@ export const Problem = Schema.Struct({
         message: Schema.String,
         count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs, counted up to 2: 0, or 2 for \"2 or more\" (the search stops at the second occurrence)." })),
       }),
-    ),
+    ).annotate({ description: "The fields at fault: at most 20 for `invalid_request` (the detail then counts them all), a key or path shown cut at 100 characters." }),
   ),
   blocks: Schema.optionalKey(Schema.Array(ProtectedBlockViolationSchema)),
   conflicts: Schema.optionalKey(Schema.Array(MergeConflictSchema)),
