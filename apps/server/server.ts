@@ -91,6 +91,21 @@ type EarlyAnswer = (answer: { requestId: string; method: string; path: string | 
  * process is up), `/readyz` 503 `unavailable`, anything else a 503 `unavailable` problem, each
  * with `Retry-After` and the connection closed (a request body is not read).
  */
+/** The headers of an answer given before the app (every answer's own: no caching, no sniffing, the CSP, its id); the connection closes. */
+const earlyHeaders = (requestId: string, type: string, body: string): Record<string, string> => ({
+  "Content-Type": `${type}; charset=utf-8`,
+  "Content-Length": String(Buffer.byteLength(body)),
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  "X-Request-Id": requestId,
+  Connection: "close",
+})
+
+/** An answer written straight to a socket that no `ServerResponse` holds (a parser refusal, a CONNECT). */
+const rawAnswer = (status: number, title: string, headers: Record<string, string>, body: string): string =>
+  [`HTTP/1.1 ${status} ${title}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "", body].join("\r\n")
+
 const startingUp = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
   const path = (req.url ?? "/").split("?")[0]
   const health = req.method === "GET" || req.method === "HEAD"
@@ -113,16 +128,7 @@ const startingUp = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestList
             },
           ]
   const text = JSON.stringify(body)
-  res.writeHead(status, {
-    "Content-Type": `${type}; charset=utf-8`,
-    "Content-Length": Buffer.byteLength(text),
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
-    "X-Request-Id": requestId,
-    ...(status === 503 ? { "Retry-After": "1" } : {}),
-    Connection: "close",
-  })
+  res.writeHead(status, { ...earlyHeaders(requestId, type, text), ...(status === 503 ? { "Retry-After": "1" } : {}) })
   res.end(req.method === "HEAD" ? undefined : text)
   if (path !== "/healthz" && path !== "/readyz") onAnswer({ requestId, method: req.method ?? "GET", path, status, code: status === 503 ? "unavailable" : undefined })
 }
@@ -160,7 +166,7 @@ const answerClientError =
     }
     const [status, code, title, detail] = PARSER_REFUSALS[error.code ?? ""] ?? [400, "invalid_request", "Invalid request", "The request could not be read as HTTP (for example a control character in a header value)."]
     const { requestId, headers, body } = earlyProblem(publicUrl(), status, code, title, detail)
-    socket.end([`HTTP/1.1 ${status} ${title}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "", body].join("\r\n"))
+    socket.end(rawAnswer(status, title, headers, body))
     // (what was refused is not read: no method or path of it is believed)
     onAnswer({ requestId, method: "UNKNOWN", path: undefined, status, code })
   }
@@ -169,16 +175,7 @@ const answerClientError =
 const earlyProblem = (publicUrl: string, status: number, code: string, title: string, detail: string) => {
   const requestId = `req_${randomUUID().replaceAll("-", "")}`
   const body = JSON.stringify({ type: `${publicUrl}/problems/${code}`, title, status, code, detail, request_id: requestId })
-  const headers = {
-    "Content-Type": "application/problem+json; charset=utf-8",
-    "Content-Length": String(Buffer.byteLength(body)),
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
-    "X-Request-Id": requestId,
-    Connection: "close",
-  }
-  return { requestId, headers, body }
+  return { requestId, headers: earlyHeaders(requestId, "application/problem+json", body), body }
 }
 
 /**
@@ -188,27 +185,29 @@ const earlyProblem = (publicUrl: string, status: number, code: string, title: st
  */
 const lacksHost = (req: IncomingMessage): boolean => req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1
 
+/** A request answered with a problem before the app sees it, and recorded as every answer is. */
+const answerEarlyProblem =
+  (publicUrl: () => string, onAnswer: EarlyAnswer, status: number, code: string, title: string, detail: string): RequestListener =>
+  (req, res) => {
+    const { requestId, headers, body } = earlyProblem(publicUrl(), status, code, title, detail)
+    res.writeHead(status, headers)
+    res.end(req.method === "HEAD" ? undefined : body)
+    onAnswer({ requestId, method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0], status, code })
+  }
+
 /** An `Expect` other than `100-continue`: Node's own answer is a bare 417; this one is a problem. */
-const answerExpectation = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
-  const { requestId, headers, body } = earlyProblem(publicUrl(), 417, "expectation_failed", "Expectation failed", "The only expectation the service meets is 'Expect: 100-continue'.")
-  res.writeHead(417, headers)
-  res.end(req.method === "HEAD" ? undefined : body)
-  onAnswer({ requestId, method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0], status: 417, code: "expectation_failed" })
-}
+const answerExpectation = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener =>
+  answerEarlyProblem(publicUrl, onAnswer, 417, "expectation_failed", "Expectation failed", "The only expectation the service meets is 'Expect: 100-continue'.")
 
 /** A CONNECT request (no tunnels here): Node closes its connection without a word; this answers 405. */
 const answerConnect = (publicUrl: () => string, onAnswer: EarlyAnswer) => (_req: IncomingMessage, socket: Duplex): void => {
   const { requestId, headers, body } = earlyProblem(publicUrl(), 405, "method_not_allowed", "Method not allowed", "CONNECT is not allowed: the service is not a proxy.")
-  socket.end([`HTTP/1.1 405 Method Not Allowed`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "", body].join("\r\n"))
+  socket.end(rawAnswer(405, "Method Not Allowed", headers, body))
   onAnswer({ requestId, method: "CONNECT", path: undefined, status: 405, code: "method_not_allowed" })
 }
 
-const answerWithoutHost = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener => (req, res) => {
-  const { requestId, headers, body } = earlyProblem(publicUrl(), 400, "invalid_request", "Invalid request", "An HTTP/1.1 request needs a Host header.")
-  res.writeHead(400, headers)
-  res.end(req.method === "HEAD" ? undefined : body)
-  onAnswer({ requestId, method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0], status: 400, code: "invalid_request" })
-}
+const answerWithoutHost = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestListener =>
+  answerEarlyProblem(publicUrl, onAnswer, 400, "invalid_request", "Invalid request", "An HTTP/1.1 request needs a Host header.")
 
 /**
  * Starts the whole service: storage (PostgreSQL with DATABASE_URL, else the embedded database;
