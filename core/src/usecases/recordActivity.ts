@@ -31,13 +31,14 @@ export const recordActivity = (
   // every call runs this: a chain, not a generator
   Effect.contextWith((services: Context.Context<Clock | Ids | ActivityLog | ArticleRepository>) => {
     const articleId = validIdOrNull(outcome.articleId)
+    const siteId = validIdOrNull(outcome.siteId)
     const log = Context.get(services, ActivityLog)
     // the source a refused call is counted against (its entry's actor, account and code are the caller's and the outcome's)
     const source = outcome.ok ? undefined : refusalSourceOf({ actor: caller.actor, account_id: caller.accountId, error_code: outcome.errorCode ?? null }, caller.address)
-    const write = (siteId: string | null, now: number) =>
-      Effect.flatMap(Context.get(services, Ids).make("act"), (id) => log.record(activityFor(caller, { ...outcome, siteId, id, nowMs: now }), source))
+    const write = (site: string | null, now: number) =>
+      Effect.flatMap(Context.get(services, Ids).make("act"), (id) => log.record(activityFor(caller, { ...outcome, articleId, siteId: site, id, nowMs: now }), source))
     return Effect.flatMap(Context.get(services, Clock).now, (now) => {
-      if (validIdOrNull(outcome.siteId) !== null || articleId === null || caller.accountId === null) return write(outcome.siteId ?? null, now)
+      if (siteId !== null || articleId === null || caller.accountId === null) return write(siteId, now)
       // A refused call that would only add one to its source's summary entry of the minute (a
       // flood's calls past the budget) writes none of its own fields: its site is not looked up.
       if (source !== undefined && log.folds(source, now)) return write(null, now)
