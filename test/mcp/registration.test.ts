@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { StartedServer } from "../../apps/server/server.ts"
-import { startSeeded } from "./support.ts"
+import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
 
 let server: StartedServer
 beforeAll(async () => {
@@ -65,5 +65,44 @@ describe("client registration", () => {
     const page = await (await fetch(new URL(authorize.headers.get("location")!, server.url), { headers: { cookie: cookies } })).text()
     expect(page).toContain("Goodliveagent")
     expect(page).not.toContain("\u202E")
+  })
+
+  it("should let a native client ask for its code on any port of the loopback URI it registered (RFC 8252)", async () => {
+    // as Claude Code registers (no port) and asks (the port it was given), then with the
+    // registered port moved (as VS Code falls back when its port is taken): connected both times
+    for (const [registered, asked] of [
+      ["http://127.0.0.1/callback", "http://127.0.0.1:49152/callback"],
+      ["http://localhost:33418/", "http://localhost:50001/"],
+    ] as const) {
+      const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Editor Agent", { asked, registered: [registered] })
+      const client = await connect(`${server.url}/mcp`, provider)
+      expect(client, `${registered} asked as ${asked}`).toBeDefined()
+      expect((await client!.listTools()).tools.length).toBeGreaterThan(0)
+      await client!.close()
+    }
+  })
+
+  it("should refuse a redirect URI that differs from the registered one in more than a loopback port", async () => {
+    const { client_id: clientId } = (await (
+      await fetch(`${server.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "Agent", redirect_uris: ["http://127.0.0.1/callback", "https://agent.test/cb"], token_endpoint_auth_method: "none" }),
+      })
+    ).json()) as { client_id: string }
+    const authorize = (redirectUri: string) => {
+      const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url")
+      const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "mcp", code_challenge: challenge, code_challenge_method: "S256", state: "s" })
+      return fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" })
+    }
+    // the port alone: on to the sign-in
+    expect((await authorize("http://127.0.0.1:40000/callback")).status).toBe(303)
+    for (const uri of ["http://localhost:40000/callback", "http://127.0.0.1:40000/other", "https://agent.test:8443/cb", "http://agent.test/cb"]) {
+      const refused = await authorize(uri)
+      // the provider's error page, never a redirect to the unregistered URI
+      expect(refused.status, uri).toBe(400)
+      expect(refused.headers.get("location"), uri).toBeNull()
+      expect(await refused.text(), uri).toContain("redirect_uri")
+    }
   })
 })

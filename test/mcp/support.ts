@@ -192,7 +192,10 @@ export interface PersonScript {
  * Allow or Deny, and keeps the code (or error) that comes back at the redirect URI.
  */
 export class ScriptedOAuthProvider implements OAuthClientProvider {
-  readonly redirectUrl = "http://127.0.0.1:1/callback"
+  /** Where the code is asked to go (the port a native client was given as it asked). */
+  readonly redirectUrl: string
+  /** What the client registers (default: `redirectUrl` itself). */
+  readonly registeredRedirectUris: ReadonlyArray<string>
   readonly browser = new Browser()
   client: OAuthClientInformationMixed | undefined
   savedTokens: OAuthTokens | undefined
@@ -204,15 +207,17 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
   readonly script: PersonScript
   readonly clientName: string
 
-  constructor(script: PersonScript, clientName = "Test Agent") {
+  constructor(script: PersonScript, clientName = "Test Agent", redirects: { readonly asked?: string; readonly registered?: ReadonlyArray<string> } = {}) {
     this.script = script
     this.clientName = clientName
+    this.redirectUrl = redirects.asked ?? "http://127.0.0.1:1/callback"
+    this.registeredRedirectUris = redirects.registered ?? [this.redirectUrl]
   }
 
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: this.clientName,
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [...this.registeredRedirectUris],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",

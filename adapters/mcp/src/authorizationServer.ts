@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto"
 import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
+import { loopbackRedirectAllowed } from "./loopbackRedirects.ts"
 import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
 import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
@@ -216,6 +217,14 @@ export const createAuthorizationServer = (options: {
     },
   }
   const provider = new Provider(publicUrl, configuration)
+  // A loopback redirect URI takes any port at the time of the request (RFC 8252 §7.3), for every
+  // client: the provider grants it to clients registered as `native` only, and the MCP clients
+  // that need it register without an `application_type` (so as `web`). The provider's documented
+  // way to widen its redirect check (its wildcard recipe) is this method of its Client class.
+  const exactRedirect = provider.Client.prototype.redirectUriAllowed
+  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: InstanceType<Provider["Client"]>, value: string) {
+    return exactRedirect.call(this, value) || loopbackRedirectAllowed(value, this.redirectUris ?? [])
+  }
   // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
   provider.proxy = true
   // each endpoint's refusal, by its OAuth error code, for the request's access line and metrics

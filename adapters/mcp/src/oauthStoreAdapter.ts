@@ -2,6 +2,7 @@ import { isStorableText, OAuthStore, type StoredPayload } from "@content-site/co
 import type { AppRuntime } from "@content-site/http"
 import { Effect, Option } from "effect"
 import { type Adapter, type AdapterFactory, type AdapterPayload, errors } from "oidc-provider"
+import { LOOPBACK_HOSTS } from "./loopbackRedirects.ts"
 
 const toPayload = (stored: Option.Option<StoredPayload>): AdapterPayload | undefined =>
   Option.isSome(stored) ? (stored.value as AdapterPayload) : undefined
@@ -44,9 +45,6 @@ const checkStorable = (model: string, payload: StoredPayload): void => {
   const why = `${path} contains a NUL character or an unpaired surrogate`
   throw model === "Client" ? new errors.InvalidClientMetadata(why) : new errors.InvalidRequest(why)
 }
-
-/** The hosts a plain-http redirect URI may name: this machine only (RFC 8252 loopback redirects). */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"])
 
 /**
  * A registration's own bounds, checked as it is stored (so clients stored before are still read):
