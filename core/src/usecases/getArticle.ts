@@ -21,8 +21,7 @@ export const learnProtectedBlocks = (html: string, owner: string): Effect.Effect
  * a chain). Its protected links are read off the event loop (`learnProtectedBlocks`).
  */
 export const getArticle = (caller: Caller, articleId: string) =>
-  Effect.gen(function* () {
-    const article = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
-    yield* learnProtectedBlocks(article.body, caller.accountId)
-    return articleView(article)
-  })
+  // every GET runs this: a chain, not a generator
+  ArticleRepository.use((articles) =>
+    Effect.flatMap(articles.get(caller.accountId, articleId), (article) => Effect.map(learnProtectedBlocks(article.body, caller.accountId), () => articleView(article))),
+  )
