@@ -1,7 +1,7 @@
 import { closeAfterUnreadBody, errorFunnel, type HttpDeps, largeTextAsBytes, notesOf, requestId, securityHeaders, sendProblem, strictQuery } from "@content-site/http"
 import { mountRest } from "@content-site/rest"
 import { isCoreError, NotFound, toProblem } from "@content-site/core"
-import { mountMcp, OAUTH_ROUTES } from "@content-site/mcp"
+import { type McpOptions, mountMcp, OAUTH_ROUTES } from "@content-site/mcp"
 import { createLogger, type Metrics, metricsEndpoint, requestTelemetry, type RouteTable, type Tracing } from "@content-site/telemetry"
 import type { Logger } from "pino"
 import { mediaMiddleware } from "@content-site/media"
@@ -39,6 +39,8 @@ export interface ComposeOptions extends HttpDeps {
   readonly inFlight?: (delta: 1 | -1) => void
   /** Which interfaces to mount (default all): the REST-only host mounts just "rest". */
   readonly surfaces?: ReadonlyArray<Surface>
+  /** The MCP connector's own options (tests only: how a client's metadata document is fetched). */
+  readonly mcp?: McpOptions
 }
 
 /**
@@ -138,7 +140,7 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
 
   app.use(mediaMiddleware(deps.runtime, { publicUrl: options.publicUrl, onProblem: (ctx, code) => (notesOf(ctx).problemCode = code) }))
   if (surfaces.includes("rest")) mountRest(app, deps)
-  if (surfaces.includes("mcp")) await mountMcp(app, deps)
+  if (surfaces.includes("mcp")) await mountMcp(app, deps, options.mcp)
   if (surfaces.includes("web")) mountWeb(app, deps)
 
   // Nothing answered (the pages answer their own paths with a page): a problem, as every error is.

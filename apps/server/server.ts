@@ -34,6 +34,11 @@ export interface StartOptions {
    * of the request counters' windows, so a test controls minute and day boundaries. Default: the system clock.
    */
   readonly now?: () => number
+  /**
+   * Tests only: how the authorization server fetches a client's metadata document (a test's own
+   * HTTPS server on this machine, which the default fetch refuses as a special-use address).
+   */
+  readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
 /** A running server. */
@@ -297,6 +302,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         handling += delta
       },
       ...(options.surfaces !== undefined ? { surfaces: options.surfaces } : {}),
+      ...(options.clientMetadataFetch !== undefined ? { mcp: { clientMetadataFetch: options.clientMetadataFetch } } : {}),
     })
     handle = app.callback()
 

@@ -97,7 +97,7 @@ export type SeededServer = StartedServer & { readonly databaseUrl: string }
  */
 export const startSeeded = async (
   env: Record<string, string> = {},
-  options: { readonly reuse?: SeededServer; readonly now?: () => number } = {},
+  options: { readonly reuse?: SeededServer; readonly now?: () => number; readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response> } = {},
 ): Promise<SeededServer> => {
   const database = options.reuse === undefined ? await createTestDatabase() : undefined
   const databaseUrl = options.reuse?.databaseUrl ?? database!.url
@@ -111,6 +111,7 @@ export const startSeeded = async (
     server = await startServer({
       quiet: true,
       ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
       env: {
         HOST: "127.0.0.1",
         PORT: "0",
@@ -196,6 +197,8 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
   readonly redirectUrl: string
   /** What the client registers (default: `redirectUrl` itself). */
   readonly registeredRedirectUris: ReadonlyArray<string>
+  /** Set: the client is described by the metadata document at this URL, its client_id, where the server takes one. */
+  readonly clientMetadataUrl: string | undefined
   readonly browser = new Browser()
   client: OAuthClientInformationMixed | undefined
   savedTokens: OAuthTokens | undefined
@@ -207,11 +210,16 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
   readonly script: PersonScript
   readonly clientName: string
 
-  constructor(script: PersonScript, clientName = "Test Agent", redirects: { readonly asked?: string; readonly registered?: ReadonlyArray<string> } = {}) {
+  constructor(
+    script: PersonScript,
+    clientName = "Test Agent",
+    options: { readonly asked?: string; readonly registered?: ReadonlyArray<string>; readonly clientMetadataUrl?: string } = {},
+  ) {
     this.script = script
     this.clientName = clientName
-    this.redirectUrl = redirects.asked ?? "http://127.0.0.1:1/callback"
-    this.registeredRedirectUris = redirects.registered ?? [this.redirectUrl]
+    this.redirectUrl = options.asked ?? "http://127.0.0.1:1/callback"
+    this.registeredRedirectUris = options.registered ?? [this.redirectUrl]
+    this.clientMetadataUrl = options.clientMetadataUrl
   }
 
   get clientMetadata(): OAuthClientMetadata {

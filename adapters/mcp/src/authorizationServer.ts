@@ -1,12 +1,12 @@
-import { OAuthStore } from "@content-site/core"
+import { checkRegistrationLimit, OAuthStore, type StoredPayload } from "@content-site/core"
 import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/http"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { loopbackRedirectAllowed } from "./loopbackRedirects.ts"
-import { oauthStoreAdapter } from "./oauthStoreAdapter.ts"
+import { checkClient, checkStorable, oauthStoreAdapter } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
 import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
 
@@ -21,6 +21,9 @@ export const OAUTH_TTL = {
   Grant: 90 * 24 * 3600,
   IdToken: 60 * 60,
 } as const
+
+/** Longest client_id a client described by a metadata document may have (its document's https URL). */
+export const MAX_CLIENT_ID_URL_LENGTH = 255
 
 /** The scope of an MCP access token with full access: every tool, reads and writes. */
 export const MCP_SCOPE = "mcp"
@@ -140,6 +143,13 @@ export const createAuthorizationServer = (options: {
   readonly keys: SharedKeys
   /** The account the browser of a request is signed in as (its `cs_session`), or undefined. */
   readonly signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<string | undefined>
+  /**
+   * Tests only: how a client's metadata document is fetched (a test's own HTTPS server on this
+   * machine). Default: the provider's own fetch, which refuses special-use addresses (loopback,
+   * private, link-local: no request forgery into the service's network), waits 2.5 s at most,
+   * follows no redirect and reads 5 KB at most.
+   */
+  readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
 }): Provider => {
   const { publicUrl } = options
   const mcpUrl = `${publicUrl}/mcp`
@@ -175,6 +185,35 @@ export const createAuthorizationServer = (options: {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      // OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document-00, as
+      // the provider implements it: its `draft-02`): a client whose client_id is an https URL is
+      // described by the JSON document at that URL, fetched when it asks for a code and kept as
+      // long as the document's Cache-Control says (30 s to a day). The MCP authorization spec
+      // prefers it to dynamic registration for clients the service has never met: nothing is
+      // stored for them, and the person sees on the consent page where the client comes from.
+      // A document is held to a registration's bounds (`checkClient`).
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: "draft-02",
+        // Each fetch of a document the service does not hold counts against the asking address's
+        // hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a registration
+        // would: no address makes the service fetch page after page. A client_id is at most 255
+        // characters (it is stored in grants and named in the activity log).
+        allowFetch: async (ctx, clientId) => {
+          if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return false
+          const exit = await options.runtime.runPromiseExit(checkRegistrationLimit(ctx.ip))
+          if (Exit.isSuccess(exit)) return true
+          const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+          if (error?._tag === "RateLimited") return false
+          throw new Error("The client registration budget could not be read", { cause: exit.cause })
+        },
+        allowClient: (_ctx, client) => {
+          const metadata = client.metadata() as StoredPayload
+          checkStorable("Client", metadata)
+          checkClient(metadata)
+          return true
+        },
+      },
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: false },
       resourceIndicators: {
@@ -193,6 +232,7 @@ export const createAuthorizationServer = (options: {
         },
       },
     },
+    ...(options.clientMetadataFetch !== undefined ? { fetch: options.clientMetadataFetch as NonNullable<Configuration["fetch"]> } : {}),
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`, policy: signInPolicy(options.signedInAccountId) },
     routes: OAUTH_ROUTES,

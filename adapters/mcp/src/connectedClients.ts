@@ -66,10 +66,14 @@ export const listConnectedClients = (deps: HttpDeps, accountId: string): Promise
         const usage = Option.getOrUndefined(yield* store.find(USAGE_MODEL, usageId(accountId, clientId)))
         const issued = Math.min(...clientGrants.map((g) => (typeof g.payload["iat"] === "number" ? g.payload["iat"] : Infinity)))
         const redirectUris = client?.["redirect_uris"]
+        // A client described by a metadata document (its client_id that document's https URL) has
+        // no stored registration: named as its last token named it, placed by the document's host.
+        const described = client === undefined && clientId.startsWith("https://")
+        const name = typeof client?.["client_name"] === "string" ? client["client_name"] : described && typeof usage?.["clientName"] === "string" ? usage["clientName"] : clientId
         out.push({
           clientId,
-          name: typeof client?.["client_name"] === "string" ? displayName(client["client_name"]) : clientId,
-          redirectHost: hostOf(Array.isArray(redirectUris) ? redirectUris[0] : undefined),
+          name: displayName(name),
+          redirectHost: described ? hostOf(clientId) : hostOf(Array.isArray(redirectUris) ? redirectUris[0] : undefined),
           connectedAt: Number.isFinite(issued) ? toTimestamp(issued * 1000) : toTimestamp(Date.now()),
           lastUsedAt: typeof usage?.["lastUsedAt"] === "string" ? usage["lastUsedAt"] : null,
           access: clientGrants.some((g) => grantsWrite(g.payload)) ? "write" : "read",

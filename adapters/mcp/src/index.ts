@@ -29,11 +29,17 @@ const SECURITY_DEFAULTS: Record<string, string> = {
  */
 const METADATA_CACHE_CONTROL = "public, max-age=300"
 
+/** What the MCP connector may be given beyond the adapters' common dependencies. */
+export interface McpOptions {
+  /** Tests only: how a client's metadata document is fetched (see `createAuthorizationServer`). */
+  readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
+}
+
 /**
  * Mounts the MCP endpoint, the OAuth authorization server and its pages, and the metadata
  * documents (RFC 9728 protected resource, RFC 8414 authorization server) on the app.
  */
-export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
+export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {}): Promise<void> => {
   const keys = await loadSharedKeys(deps.runtime)
   const serverOf = (signing: SigningKeys) => {
     const provider = createAuthorizationServer({
@@ -41,6 +47,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps): Promise<void> => {
       publicUrl: deps.publicUrl,
       keys: { ...keys, signing },
       signedInAccountId: async (ctx) => (await signedInAccount(ctx, deps))?.id,
+      ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
     })
     return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }
   }

@@ -89,7 +89,9 @@ export const interactionPages = (options: {
     } catch {
       // An unparseable redirect URI never gets this far: the provider validated it.
     }
-    return { name: displayName(client?.clientName ?? clientId), redirectUri, redirectHost }
+    // a client described by its metadata document: its client_id is the document's https URL
+    const publishedBy = (client as { clientIdMetadataDocument?: unknown } | undefined)?.clientIdMetadataDocument === true ? URL.parse(clientId)?.host : undefined
+    return { name: displayName(client?.clientName ?? clientId), redirectUri, redirectHost, ...(publishedBy !== undefined ? { publishedBy } : {}) }
   }
 
   const accountOf = async (accountId: string): Promise<AccountRecord | null> => {

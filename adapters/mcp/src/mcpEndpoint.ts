@@ -297,7 +297,9 @@ export const mcpEndpoint = (options: {
     })
   }
 
-  const noteUsage = (accountId: string, clientId: string) => {
+  // (the client's name as its token carries it: a client described by a metadata document has no
+  // stored registration for the pages to name it by)
+  const noteUsage = (accountId: string, clientId: string, clientName: string) => {
     const key = usageId(accountId, clientId)
     const now = Date.now()
     if (now - (lastUsageWrite.get(key) ?? 0) < 60_000) return
@@ -305,7 +307,7 @@ export const mcpEndpoint = (options: {
     if (lastUsageWrite.size > 10_000) lastUsageWrite.clear()
     void runtime
       .runPromise(
-        OAuthStore.use((store) => store.upsert(USAGE_MODEL, key, { accountId, clientId, lastUsedAt: toTimestamp(now) }, undefined)) as Effect.Effect<void>,
+        OAuthStore.use((store) => store.upsert(USAGE_MODEL, key, { accountId, clientId, clientName, lastUsedAt: toTimestamp(now) }, undefined)) as Effect.Effect<void>,
       )
       .catch(() => undefined)
   }
@@ -391,7 +393,7 @@ export const mcpEndpoint = (options: {
     if (grant === undefined || grant["clientId"] !== clientId || grant["accountId"] !== accountId) {
       return fail("This connection was revoked: connect the app again.")
     }
-    noteUsage(accountId, clientId)
+    noteUsage(accountId, clientId, exit.value.principal.actor?.name ?? clientId)
     return { principal: exit.value.principal, clientId }
   }
 

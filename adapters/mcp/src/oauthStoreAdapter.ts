@@ -39,7 +39,7 @@ export const MAX_CLIENT_NAME_LENGTH = 100
  * an unpaired surrogate in any field is `invalid_client_metadata`, anything else `invalid_request`;
  * both are 400 answers from the provider, never a driver error.
  */
-const checkStorable = (model: string, payload: StoredPayload): void => {
+export const checkStorable = (model: string, payload: StoredPayload): void => {
   const path = unstorablePath(payload)
   if (path === undefined) return
   const why = `${path} contains a NUL character or an unpaired surrogate`
@@ -47,12 +47,13 @@ const checkStorable = (model: string, payload: StoredPayload): void => {
 }
 
 /**
- * A registration's own bounds, checked as it is stored (so clients stored before are still read):
- * `client_name` at most 100 characters (`invalid_client_metadata`); a redirect URI over plain
- * http only to a loopback host, any other web redirect https (`invalid_redirect_uri`), so a code
- * never crosses a network in the clear.
+ * A registration's own bounds, checked as it is stored (so clients stored before are still read),
+ * and each time a client's metadata document is read (`clientIdMetadataDocument`): `client_name`
+ * at most 100 characters (`invalid_client_metadata`); a redirect URI over plain http only to a
+ * loopback host, any other web redirect https (`invalid_redirect_uri`), so a code never crosses a
+ * network in the clear.
  */
-const checkClient = (payload: StoredPayload): void => {
+export const checkClient = (payload: StoredPayload): void => {
   const name = payload["client_name"]
   if (typeof name === "string" && [...name].length > MAX_CLIENT_NAME_LENGTH) {
     throw new errors.InvalidClientMetadata(`client_name must be at most ${MAX_CLIENT_NAME_LENGTH} characters long`)

@@ -76,10 +76,20 @@ const redirectSource = (redirectUri: string | undefined): ReadonlyArray<string> 
 
 /** What the pages say about the connecting client. */
 export interface ClientView {
+  /** The name the client gave itself: nothing verifies it. */
   readonly name: string
   readonly redirectUri: string | undefined
   readonly redirectHost: string
+  /**
+   * The host that publishes the client's metadata document (its client_id is that document's
+   * URL): the one thing about such a client its own text cannot forge. Unset for a registered client.
+   */
+  readonly publishedBy?: string | undefined
 }
+
+/** "Name" and, for a client described by a document, the host that publishes it. */
+const clientTitle = (client: ClientView): string =>
+  `<strong>${esc(client.name)}</strong>${client.publishedBy !== undefined ? ` <span class="muted">(described by <code>${esc(client.publishedBy)}</code>)</span>` : ""}`
 
 /** The sign-in page of an OAuth interaction (or "Continue as" when a web session exists). */
 export const signInPage = (options: {
@@ -91,7 +101,7 @@ export const signInPage = (options: {
   readonly signedInEmail?: string | undefined
 }): Page => {
   const action = `/oauth/interaction/${encodeURIComponent(options.uid)}/login`
-  const intro = `<p><strong>${esc(options.client.name)}</strong> (${esc(options.client.redirectHost)}) wants to connect to your Content-Site account. Sign in to continue.</p>`
+  const intro = `<p>${clientTitle(options.client)} (${esc(options.client.redirectHost)}) wants to connect to your Content-Site account. Sign in to continue.</p>`
   const error = options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ""
   const continueForm = options.signedInEmail
     ? `<form method="post" action="${action}">
@@ -135,7 +145,7 @@ export const consentPage = (options: {
 <p class="muted">Edits never remove protected links, and every change is a revision you can restore.</p>`
     : `<p>It asks for read-only access. It will be able to read your websites, articles, backlinks and period summaries; every edit it tries is refused.</p>`
   const body = `<h1>Allow access?</h1>
-<p><strong>${esc(options.client.name)}</strong> wants to use your Content-Site account <strong>${esc(options.accountEmail)}</strong>.</p>
+<p>${clientTitle(options.client)} wants to use your Content-Site account <strong>${esc(options.accountEmail)}</strong>.</p>
 <p class="muted">After you allow it, it will be sent back to <code>${esc(options.client.redirectHost)}</code>.</p>
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">

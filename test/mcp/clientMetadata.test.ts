@@ -1,0 +1,160 @@
+/**
+ * OAuth Client ID Metadata Documents: a client whose client_id is an https URL is described by the
+ * JSON document there, which the authorization server fetches (from a real HTTPS server on this
+ * machine here, with its own certificate; the server's default fetch refuses loopback addresses,
+ * so the test gives it one that reaches this server under the name `agent.test`). Nothing is
+ * registered for such a client; its document is held to a registration's bounds, its fetches to
+ * the address's registration budget, and the pages say which host describes it.
+ */
+import { createServer, request } from "node:https"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { selfSignedCertificate } from "../../adapters/images/test/selfSignedCertificate.ts"
+import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+
+const { cert, key } = selfSignedCertificate(["127.0.0.1"], ["agent.test"])
+/** The documents the client's host serves, by path, and how often each was fetched. */
+const documents = new Map<string, { readonly body: unknown; readonly cacheControl?: string }>()
+const fetched = new Map<string, number>()
+const host = createServer({ cert, key }, (req, res) => {
+  const path = req.url ?? "/"
+  fetched.set(path, (fetched.get(path) ?? 0) + 1)
+  const doc = documents.get(path)
+  if (doc === undefined) return void res.writeHead(404).end()
+  res.writeHead(200, { "content-type": "application/json", ...(doc.cacheControl !== undefined ? { "cache-control": doc.cacheControl } : {}) }).end(JSON.stringify(doc.body))
+})
+
+/** A fetch that reaches the test's HTTPS server for any host, checking its certificate as `agent.test`'s. */
+const viaTestHost = (url: string, init: RequestInit): Promise<Response> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const headers: Record<string, string> = { host: target.host }
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value))
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: (host.address() as AddressInfo).port,
+        servername: target.hostname,
+        path: `${target.pathname}${target.search}`,
+        method: init.method ?? "GET",
+        headers,
+        ca: cert,
+        ...(init.signal !== undefined && init.signal !== null ? { signal: init.signal } : {}),
+      },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("error", reject)
+        res.on("end", () => {
+          const answer = new Headers()
+          for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) answer.set(name, Array.isArray(value) ? value.join(", ") : value)
+          resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 502, headers: answer }))
+        })
+      },
+    )
+    req.on("error", reject)
+    req.end()
+  })
+
+const documentOf = (path: string, fields: Record<string, unknown> = {}) => ({
+  client_id: `https://agent.test${path}`,
+  client_name: "Document Agent",
+  redirect_uris: ["http://127.0.0.1/callback"],
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code"],
+  token_endpoint_auth_method: "none",
+  ...fields,
+})
+
+let server: SeededServer
+beforeAll(async () => {
+  await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
+  server = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "5" }, { clientMetadataFetch: viaTestHost })
+}, 60_000)
+afterAll(async () => {
+  await server?.close()
+  await new Promise((resolve) => host.close(resolve))
+})
+
+/** An authorization request of `clientId` (PKCE, the MCP scope), not followed. */
+const authorize = (clientId: string, redirectUri = "http://127.0.0.1:40000/callback") => {
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope: "mcp",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    state: "s",
+  })
+  return fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" })
+}
+
+describe("clients described by a metadata document", () => {
+  it("should say in its metadata that it takes them", async () => {
+    const metadata = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>
+    expect(metadata["client_id_metadata_document_supported"]).toBe(true)
+  })
+
+  it("should connect one without registering it, naming it and its host to the person, in the log and on /connect", async () => {
+    documents.set("/clients/editor.json", { body: documentOf("/clients/editor.json"), cacheControl: "max-age=600" })
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "ignored", {
+      asked: "http://127.0.0.1:49152/callback",
+      clientMetadataUrl: "https://agent.test/clients/editor.json",
+    })
+    const client = await connect(`${server.url}/mcp`, provider)
+    expect(client).toBeDefined()
+    // its client_id is the document's URL: the SDK registered nothing
+    expect(provider.client?.client_id).toBe("https://agent.test/clients/editor.json")
+    expect(provider.lastPage).toContain("<strong>Document Agent</strong>")
+    expect(provider.lastPage).toContain("described by <code>agent.test</code>")
+    const sites = await client!.callTool({ name: "list_sites", arguments: {} })
+    expect(sites.isError).not.toBe(true)
+    await client!.close()
+    // fetched once, then kept as its Cache-Control says
+    expect(fetched.get("/clients/editor.json")).toBe(1)
+
+    const activity = (await (await fetch(`${server.url}/api/v1/activity?channel=mcp&per_page=5`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })).json()) as {
+      data: Array<{ action: string; actor: { type: string; id: string; name: string } }>
+    }
+    const call = activity.data.find((e) => e.action === "list_sites")
+    expect(call?.actor).toEqual({ type: "oauth_client", id: "https://agent.test/clients/editor.json", name: "Document Agent" })
+
+    // the person's own page lists it under its name and its document's host (signed in by the sign-in above)
+    const page = await (await provider.browser.request(`${server.url}/connect`)).text()
+    expect(page).toContain("<strong>Document Agent</strong>")
+    expect(page).toContain("(agent.test)")
+  })
+
+  it("should hold a document to a registration's bounds", async () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ["/long-name.json", { client_name: "n".repeat(101) }, /at most 100 characters/],
+      ["/plain-http.json", { redirect_uris: ["http://agent.test/callback"] }, /https, or http to a loopback address only/],
+      ["/nul.json", { client_name: "Agent\u0000" }, /NUL character/],
+    ]
+    for (const [path, fields, why] of cases) {
+      documents.set(path, { body: documentOf(path, fields) })
+      const refused = await authorize(`https://agent.test${path}`)
+      expect(refused.status, path).toBe(400)
+      expect(refused.headers.get("location"), path).toBeNull()
+      expect(await refused.text(), path).toMatch(why)
+    }
+    // a document that names another client_id is not that client's
+    documents.set("/impostor.json", { body: documentOf("/someone-else.json") })
+    expect((await authorize("https://agent.test/impostor.json")).status).toBe(400)
+  })
+
+  it("should count each fetch against the address's registration budget and refuse long client_ids unfetched", async () => {
+    const long = `https://agent.test/${"a".repeat(250)}.json`
+    documents.set(`/${"a".repeat(250)}.json`, { body: documentOf(`/${"a".repeat(250)}.json`) })
+    expect((await authorize(long)).status).toBe(400)
+    expect(fetched.get(`/${"a".repeat(250)}.json`)).toBeUndefined()
+    // the budget is 5 an hour: the earlier tests spent 5 (editor, three out of bounds, the impostor)
+    documents.set("/late.json", { body: documentOf("/late.json") })
+    const refused = await authorize("https://agent.test/late.json")
+    expect(refused.status).toBe(400)
+    expect(fetched.get("/late.json")).toBeUndefined()
+    // a document already held costs no fetch, so its client still gets on
+    expect((await authorize("https://agent.test/clients/editor.json")).status).toBe(303)
+  })
+})
