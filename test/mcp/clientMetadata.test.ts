@@ -124,6 +124,23 @@ describe("clients described by a metadata document", () => {
     const page = await (await provider.browser.request(`${server.url}/connect`)).text()
     expect(page).toContain("<strong>Document Agent</strong>")
     expect(page).toContain("(agent.test)")
+
+    // and disconnects it there: its client_id (a URL) makes it through the form's path
+    const action = /action="(\/connect\/clients\/[^"]+\/revoke)"/.exec(page)?.[1]
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1]
+    expect(action).toBe(`/connect/clients/${encodeURIComponent("https://agent.test/clients/editor.json")}/revoke`)
+    const revoked = await provider.browser.request(`${server.url}${action!}`, { form: { _csrf: csrf!, confirmed: "yes" } })
+    expect(revoked.status).toBe(303)
+    const after = await (await provider.browser.request(`${server.url}/connect`)).text()
+    expect(after).toContain("The agent is disconnected")
+    expect(after).not.toContain("Document Agent")
+    const token = provider.savedTokens!.access_token
+    const refused = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    })
+    expect(refused.status).toBe(401)
   })
 
   it("should hold a document to a registration's bounds", async () => {
