@@ -10,7 +10,7 @@ import { createServer, request } from "node:https"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { selfSignedCertificate } from "../../adapters/images/test/selfSignedCertificate.ts"
-import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, Browser, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 const { cert, key } = selfSignedCertificate(["127.0.0.1"], ["agent.test"])
 /** The documents the client's host serves, by path, and how often each was fetched. */
@@ -67,11 +67,15 @@ const documentOf = (path: string, fields: Record<string, unknown> = {}) => ({
 })
 
 let server: SeededServer
+/** A second instance of the same service (same database, same public URL), as behind a load balancer. */
+let other: SeededServer
 beforeAll(async () => {
   await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
-  server = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "5" }, { clientMetadataFetch: viaTestHost })
+  server = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "6" }, { clientMetadataFetch: viaTestHost })
+  other = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "6", PUBLIC_URL: server.url }, { reuse: server, clientMetadataFetch: viaTestHost })
 }, 60_000)
 afterAll(async () => {
+  await other?.close()
   await server?.close()
   await new Promise((resolve) => host.close(resolve))
 })
@@ -143,6 +147,30 @@ describe("clients described by a metadata document", () => {
     expect(refused.status).toBe(401)
   })
 
+  it("should show its sign-in page on an instance that has not read its document yet", async () => {
+    documents.set("/clients/balanced.json", { body: documentOf("/clients/balanced.json", { client_name: "Balanced Agent" }) })
+    const browser = new Browser()
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: "https://agent.test/clients/balanced.json",
+      redirect_uri: "http://127.0.0.1:40000/callback",
+      scope: "mcp",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state: "s",
+    })
+    const started = await browser.request(`${server.url}/oauth/authorize?${query}`)
+    expect(started.status).toBe(303)
+    // the interaction's page, asked of the other instance (its cache holds no document): read there
+    // outside any request of the provider's own, so with no address to count against
+    const page = await browser.request(`${other.url}${new URL(started.headers.get("location")!, server.url).pathname}`)
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    expect(html).toContain("<strong>Balanced Agent</strong>")
+    expect(html).toContain("described by <code>agent.test</code>")
+    expect(fetched.get("/clients/balanced.json")).toBe(2)
+  })
+
   it("should hold a document to a registration's bounds", async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ["/long-name.json", { client_name: "n".repeat(101) }, /at most 100 characters/],
@@ -159,6 +187,7 @@ describe("clients described by a metadata document", () => {
     // a document that names another client_id is not that client's
     documents.set("/impostor.json", { body: documentOf("/someone-else.json") })
     expect((await authorize("https://agent.test/impostor.json")).status).toBe(400)
+    expect(fetched.get("/impostor.json")).toBe(1)
   })
 
   it("should count each fetch against the address's registration budget and refuse long client_ids unfetched", async () => {
@@ -166,7 +195,8 @@ describe("clients described by a metadata document", () => {
     documents.set(`/${"a".repeat(250)}.json`, { body: documentOf(`/${"a".repeat(250)}.json`) })
     expect((await authorize(long)).status).toBe(400)
     expect(fetched.get(`/${"a".repeat(250)}.json`)).toBeUndefined()
-    // the budget is 5 an hour: the earlier tests spent 5 (editor, three out of bounds, the impostor)
+    // the budget is 6 an hour, shared by the instances: the earlier tests spent 6 (editor,
+    // balanced, three out of bounds, the impostor; the other instance's read counted nothing)
     documents.set("/late.json", { body: documentOf("/late.json") })
     const refused = await authorize("https://agent.test/late.json")
     expect(refused.status).toBe(400)

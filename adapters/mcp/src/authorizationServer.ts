@@ -195,12 +195,16 @@ export const createAuthorizationServer = (options: {
       clientIdMetadataDocument: {
         enabled: true,
         ack: "draft-02",
-        // Each fetch of a document the service does not hold counts against the asking address's
-        // hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a registration
-        // would: no address makes the service fetch page after page. A client_id is at most 255
+        // Each fetch of a document this instance does not hold counts against the asking
+        // address's hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a
+        // registration would: no address makes the service fetch page after page. A client_id is at most 255
         // characters (it is stored in grants and named in the activity log).
-        allowFetch: async (ctx, clientId) => {
+        allowFetch: async (ctx: KoaContextWithOIDC | undefined, clientId) => {
           if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return false
+          // Outside the provider's own requests (the sign-in and consent pages, on an instance
+          // whose cache lacks the document) there is no request to count against: such a read
+          // follows an authorization request, which counted its own.
+          if (ctx === undefined) return true
           const exit = await options.runtime.runPromiseExit(checkRegistrationLimit(ctx.ip))
           if (Exit.isSuccess(exit)) return true
           const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
