@@ -197,8 +197,8 @@ export const createAuthorizationServer = (options: {
         ack: "draft-02",
         // Each fetch of a document this instance does not hold counts against the asking
         // address's hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a
-        // registration would: no address makes the service fetch page after page. A client_id is at most 255
-        // characters (it is stored in grants and named in the activity log).
+        // registration would: no address makes the service fetch page after page. A client_id
+        // is at most 255 characters (it is stored in grants and named in the activity log).
         allowFetch: async (ctx: KoaContextWithOIDC | undefined, clientId) => {
           if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return false
           // Outside the provider's own requests (the sign-in and consent pages, on an instance
