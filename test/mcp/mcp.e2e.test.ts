@@ -143,6 +143,14 @@ describe("discovery", () => {
 })
 
 describe("the OAuth flow", () => {
+  it("should introduce itself to the client: its name, title, what it is for and where it is managed", () => {
+    const info = client.getServerVersion()
+    expect(info?.name).toBe("content-site")
+    expect(info?.title).toBe("Content-Site")
+    expect(info?.description).toMatch(/articles/)
+    expect(info?.websiteUrl).toBe(`${server.url}/connect`)
+  })
+
   it("should issue a short-lived JWT access token bound to {mcp_url} and the account, with a refresh token", () => {
     const tokens = provider.savedTokens
     expect(tokens?.refresh_token).toBeTruthy()

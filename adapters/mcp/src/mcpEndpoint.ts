@@ -557,7 +557,14 @@ export const mcpEndpoint = (options: {
   const callRequestIdOf = (exchange: Exchange, sdkRequestId: string | number) =>
     exchange.batch ? `${exchange.requestId}.${transport.positionOf(sdkRequestId) ?? 0}` : exchange.requestId
   const server = new Server(
-    { name: "content-site", title: "Content-Site", version: "1.0.0" },
+    {
+      name: "content-site",
+      title: "Content-Site",
+      version: "1.0.0",
+      // what clients show beside the connector: what it is for, and where a person manages it
+      description: "Your Content-Site websites: articles, backlinks and monthly summaries to read and search, and articles to edit without breaking their protected links.",
+      websiteUrl: `${publicUrl}/connect`,
+    },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
       instructions: INSTRUCTIONS,
