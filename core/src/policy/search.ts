@@ -93,6 +93,16 @@ const orOperatorAt = (chars: ReadonlyArray<string>, at: number): boolean => {
 }
 
 /**
+ * A query as the service hands it to its storage: every Unicode white space (no-break, em, thin and
+ * ideographic spaces, line and paragraph separators) written as a plain space, which is all that
+ * `searchQueryTerms` and the database's own reading count as space (PostgreSQL with a UTF-8
+ * collation would count some of the others too, and PGlite none), so that every storage reads a
+ * query the same way, and a phrase pasted from a web page (its spaces often no-break ones) is read
+ * as the words a person sees. One character for one: the query's length is kept.
+ */
+export const searchQueryText = (q: string): string => q.replace(/\p{White_Space}/gu, " ")
+
+/**
  * A web-search query read as PostgreSQL's `websearch_to_tsquery` reads it (its tokenizer,
  * `gettoken_query_websearch`, followed step by step): where an operand is awaited, each `-` negates
  * it (two undo each other), the operator characters `! & | ( ) <` are passed over, `"` opens a

@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import { pageOf, resolvePaging } from "../policy/pagination.ts"
+import { searchQueryText } from "../policy/search.ts"
 import { resolveDateRange } from "../policy/time.ts"
 import { Settings } from "../ports/Platform.ts"
 import { ArticleRepository, SiteRepository } from "../ports/Repositories.ts"
@@ -21,7 +22,7 @@ export const listArticles = (caller: Caller, siteId: string, query: ListArticles
           query.q !== undefined
             ? Context.get(services, ArticleRepository).search(
                 caller.accountId,
-                { query: query.q, siteId, headlines: false, ...range, ...(query.status !== undefined ? { status: query.status } : {}) },
+                { query: searchQueryText(query.q), siteId, headlines: false, ...range, ...(query.status !== undefined ? { status: query.status } : {}) },
                 paging.slice,
               )
             : Context.get(services, ArticleRepository).list(

@@ -1,6 +1,6 @@
 import { Context, Effect } from "effect"
 import { pageOf, resolvePaging } from "../policy/pagination.ts"
-import { matchedMarksOnly, snippetOf } from "../policy/search.ts"
+import { matchedMarksOnly, searchQueryText, snippetOf } from "../policy/search.ts"
 import { resolveDateRange } from "../policy/time.ts"
 import { Settings } from "../ports/Platform.ts"
 import { ArticleRepository, SiteRepository } from "../ports/Repositories.ts"
@@ -14,14 +14,15 @@ import { articleListView } from "./views.ts"
  * best first, each hit with its snippet.
  */
 export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
-  Effect.contextWith((services: Context.Context<Settings | ArticleRepository | SiteRepository>) =>
-    Effect.flatMap(resolvePaging(query, Context.get(services, Settings).limits.maxPerPage), (paging) =>
+  Effect.contextWith((services: Context.Context<Settings | ArticleRepository | SiteRepository>) => {
+    const q = searchQueryText(query.q)
+    return Effect.flatMap(resolvePaging(query, Context.get(services, Settings).limits.maxPerPage), (paging) =>
       Effect.flatMap(resolveDateRange(query), (range) =>
         Effect.flatMap(
           Context.get(services, ArticleRepository).search(
             caller.accountId,
             {
-              query: query.q,
+              query: q,
               headlines: true,
               ...range,
               ...(query.site_id !== undefined ? { siteId: query.site_id } : {}),
@@ -31,7 +32,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
           ),
           ({ items, total }) => {
             const page = pageOf(
-              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: snippetOf(matchedMarksOnly(hit.headline, query.q)) })),
+              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: snippetOf(matchedMarksOnly(hit.headline, q)) })),
               paging.page,
               paging.perPage,
               total,
@@ -43,5 +44,5 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
           },
         ),
       ),
-    ),
-  )
+    )
+  })

@@ -11,6 +11,7 @@ import {
   SNIPPET_CHARACTERS,
   SNIPPET_LEAD_CHARACTERS,
   searchQueryTerms,
+  searchQueryText,
   snippetOf,
   titleTermsQuery,
 } from "../../src/index.ts"
@@ -90,6 +91,22 @@ describe("proseOfHtml", () => {
   it("should keep a table's cells apart: a row a line, its cells between ' | '", () => {
     expect(proseOfHtml("<table><thead><tr><th>Plant</th> <th>Month</th></tr></thead><tbody><tr><td>c1</td><td>c<b>2</b></td></tr></tbody></table><p>after</p>")).toBe(
       "Plant | Month\n\nc1 | c2\n\nafter",
+    )
+  })
+})
+
+describe("searchQueryText", () => {
+  it("should write every Unicode white space as a plain space and leave everything else as it was, one character for one", () => {
+    expect(searchQueryText("a\u00a0b\u2003c\u3000d\te\u2028f")).toBe("a b c d e f")
+    // not white space: a zero-width space or joiner is part of a word
+    expect(searchQueryText("a\u200bb\u200dc")).toBe("a\u200bb\u200dc")
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (q) => {
+        const out = searchQueryText(q)
+        expect(out.length).toBe(q.length)
+        expect(/\p{White_Space}/u.test(out.replace(/ /g, ""))).toBe(false)
+        expect(out.replace(/ /g, "")).toBe(q.replace(/\p{White_Space}/gu, ""))
+      }),
     )
   })
 })

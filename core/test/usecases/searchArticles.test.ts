@@ -1,0 +1,32 @@
+/** Searching through the use cases: what reaches the storage is the query as a person reads it. */
+import { describe, expect, it } from "vitest"
+import { importData, listArticles, searchArticles } from "../../src/index.ts"
+import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
+
+const texts = [
+  { title: "Garden roses", body: "<p>Pruning garden roses in spring.</p>" },
+  { title: "Tulips", body: "<p>Roses and tulips, planted apart.</p>" },
+  { title: "Compost", body: "<p>Nothing about flowers.</p>" },
+]
+
+describe("searchArticles and listArticles with q", () => {
+  it("should read any Unicode white space in a query as a space, as it reads a plain one", async () => {
+    const w = await makeWorld()
+    await w.run(importData(oneSiteOfArticles("q", texts.length, (i) => texts[i]!)))
+    const who = caller({ accountId: "acc_q" })
+    const found = async (q: string) => (await w.run(searchArticles(who, { q }))).data.map((a) => a.id).sort()
+    const plain = await found("roses OR compost")
+    expect(plain).toEqual(["art_q00", "art_q01", "art_q02"])
+    // no-break, em, narrow no-break and ideographic spaces, a line separator: the same three words
+    for (const space of ["\u00a0", "\u2003", "\u202f", "\u3000", "\u2028"]) {
+      expect(await found(`roses${space}OR${space}compost`), JSON.stringify(space)).toEqual(plain)
+    }
+    // in a phrase too: "garden roses" whichever space parts the words
+    expect(await found('"garden\u00a0roses"')).toEqual(["art_q00"])
+    // and the snippet marks what the plain query marks
+    const hit = (await w.run(searchArticles(who, { q: "garden\u2003roses" }))).data[0]!
+    expect(hit.snippet).toContain("<mark>garden</mark> <mark>roses</mark>")
+    const listed = await w.run(listArticles(who, "site_q", { q: "tulips\u00a0OR\u00a0compost" }))
+    expect(listed.data.map((a) => a.id).sort()).toEqual(["art_q01", "art_q02"])
+  })
+})
