@@ -115,6 +115,16 @@ describe("clients described by a metadata document", () => {
     const sites = await client!.callTool({ name: "list_sites", arguments: {} })
     expect(sites.isError).not.toBe(true)
     await client!.close()
+    // its refresh token is good at the token endpoint like a registered client's (and rotates)
+    const refreshed = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.savedTokens!.refresh_token!, client_id: "https://agent.test/clients/editor.json" }),
+    })
+    expect(refreshed.status).toBe(200)
+    const tokens = (await refreshed.json()) as { access_token: string; refresh_token: string }
+    expect(tokens.refresh_token).not.toBe(provider.savedTokens!.refresh_token)
+    provider.saveTokens({ ...provider.savedTokens!, ...tokens })
     // fetched once, then kept as its Cache-Control says
     expect(fetched.get("/clients/editor.json")).toBe(1)
 
