@@ -25,6 +25,8 @@ export interface ServerConfig {
   readonly editLockTimeoutMs: number
   /** How often the OAuth signing keys are reloaded (read by the MCP adapter from the environment). */
   readonly oauthKeyRefreshMs: number
+  /** Clients may be described by a metadata document at an https URL (OAUTH_CLIENT_METADATA_DOCUMENTS, default true). */
+  readonly oauthClientMetadataDocuments: boolean
   readonly oauthKeyRotateDays: number
   /** The least severe level logged (LOG_LEVEL, default info). */
   readonly logLevel: LogLevel
@@ -103,6 +105,7 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     editLockTimeoutMs: intOf(env, "EDIT_LOCK_TIMEOUT_MS", 5_000, 50, 60_000),
     oauthKeyRefreshMs: intOf(env, "OAUTH_KEY_REFRESH_MS", 60_000, 50, 3_600_000),
     oauthKeyRotateDays: intOf(env, "OAUTH_KEY_ROTATE_DAYS", DEFAULT_KEY_ROTATE_DAYS, 0, 3_650),
+    oauthClientMetadataDocuments: boolOf(env, "OAUTH_CLIENT_METADATA_DOCUMENTS", true),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     logFormat: oneOf<LogFormat>(env, "LOG_FORMAT", ["json", "pretty"], terminal ? "pretty" : "json"),
     metricsToken,

@@ -302,7 +302,10 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         handling += delta
       },
       ...(options.surfaces !== undefined ? { surfaces: options.surfaces } : {}),
-      ...(options.clientMetadataFetch !== undefined ? { mcp: { clientMetadataFetch: options.clientMetadataFetch } } : {}),
+      mcp: {
+        clientMetadataDocuments: config.oauthClientMetadataDocuments,
+        ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+      },
     })
     handle = app.callback()
 

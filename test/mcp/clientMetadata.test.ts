@@ -216,4 +216,20 @@ describe("clients described by a metadata document", () => {
       await limited.close()
     }
   })
+
+  it("should take none when OAUTH_CLIENT_METADATA_DOCUMENTS is false (a service that may not reach the internet)", async () => {
+    const closed = await startSeeded({ OAUTH_CLIENT_METADATA_DOCUMENTS: "false" }, { clientMetadataFetch: viaTestHost })
+    try {
+      const metadata = (await (await fetch(`${closed.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>
+      expect(metadata["client_id_metadata_document_supported"]).toBeUndefined()
+      expect(metadata["registration_endpoint"]).toBe(`${closed.url}/oauth/register`)
+      documents.set("/closed.json", { body: documentOf("/closed.json") })
+      const refused = await authorize("https://agent.test/closed.json", closed)
+      expect(refused.status).toBe(400)
+      expect(await refused.text()).toContain("invalid_client")
+      expect(fetched.get("/closed.json")).toBeUndefined()
+    } finally {
+      await closed.close()
+    }
+  })
 })

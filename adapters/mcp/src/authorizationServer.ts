@@ -144,6 +144,12 @@ export const createAuthorizationServer = (options: {
   /** The account the browser of a request is signed in as (its `cs_session`), or undefined. */
   readonly signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<string | undefined>
   /**
+   * Whether a client may be described by a metadata document at an https URL, its client_id
+   * (OAUTH_CLIENT_METADATA_DOCUMENTS): off where the service may not reach the internet, so that
+   * clients are not told to use documents it cannot read and register themselves instead.
+   */
+  readonly clientMetadataDocuments: boolean
+  /**
    * Tests only: how a client's metadata document is fetched (a test's own HTTPS server on this
    * machine). Default: the provider's own fetch, which refuses special-use addresses (loopback,
    * private, link-local: no request forgery into the service's network), waits 2.5 s at most,
@@ -193,7 +199,7 @@ export const createAuthorizationServer = (options: {
       // stored for them, and the person sees on the consent page where the client comes from.
       // A document is held to a registration's bounds (`checkClient`).
       clientIdMetadataDocument: {
-        enabled: true,
+        enabled: options.clientMetadataDocuments,
         ack: "draft-02",
         // Each fetch of a document this instance does not hold counts against the asking
         // address's hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a

@@ -31,6 +31,8 @@ const METADATA_CACHE_CONTROL = "public, max-age=300"
 
 /** What the MCP connector may be given beyond the adapters' common dependencies. */
 export interface McpOptions {
+  /** Whether a client may be described by a metadata document at an https URL (default true). */
+  readonly clientMetadataDocuments?: boolean
   /** Tests only: how a client's metadata document is fetched (see `createAuthorizationServer`). */
   readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
 }
@@ -47,6 +49,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
       publicUrl: deps.publicUrl,
       keys: { ...keys, signing },
       signedInAccountId: async (ctx) => (await signedInAccount(ctx, deps))?.id,
+      clientMetadataDocuments: options.clientMetadataDocuments ?? true,
       ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
     })
     return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }

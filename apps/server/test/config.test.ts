@@ -54,6 +54,7 @@ describe("readConfig", () => {
         editLockTimeoutMs: 5_000,
         oauthKeyRefreshMs: 60_000,
         oauthKeyRotateDays: 90,
+        oauthClientMetadataDocuments: true,
         logLevel: "info",
         logFormat: "json",
         metricsToken: undefined,
@@ -74,8 +75,8 @@ describe("readConfig", () => {
   })
 
   it("should read true/false/1/0 in any case for switches and refuse anything else", () => {
-    for (const name of ["SEED_DEMO", "IMAGE_FETCH_ALLOW_PRIVATE", "TRUST_PROXY"]) {
-      const key = name === "SEED_DEMO" ? "seedDemo" : name === "TRUST_PROXY" ? "trustProxy" : "imageFetchAllowPrivate"
+    const keys = { SEED_DEMO: "seedDemo", IMAGE_FETCH_ALLOW_PRIVATE: "imageFetchAllowPrivate", TRUST_PROXY: "trustProxy", OAUTH_CLIENT_METADATA_DOCUMENTS: "oauthClientMetadataDocuments" } as const
+    for (const [name, key] of Object.entries(keys)) {
       for (const [raw, value] of [["true", true], ["TRUE", true], ["1", true], ["false", false], ["False", false], ["0", false]] as const) {
         expect(readConfig({ [name]: raw })[key]).toBe(value)
       }
