@@ -607,7 +607,7 @@ export const mcpEndpoint = (options: {
   registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf)
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
-    refuseMalformedParams(server, async (method, detail, errors, sdkRequestId) => {
+    const wrapped = refuseMalformedParams(server, async (method, detail, errors, sdkRequestId) => {
       const exchange = transport.contextOf(sdkRequestId)
       const requestId = exchange === undefined ? "" : callRequestIdOf(exchange, sdkRequestId)
       // a call (a tool's, a resource's, a prompt's, a completion) is logged, refused ones
@@ -617,6 +617,8 @@ export const mcpEndpoint = (options: {
       }
       return toProblem(new InvalidRequest({ detail, errors }), requestId, publicUrl)
     })
+    // (an SDK that keeps its handlers elsewhere: said once, at start, rather than found in answers)
+    if (!wrapped) events.warn({}, "MCP: the SDK's request handlers were not found; a message whose params its schemas refuse is answered as the SDK answers it (-32603), not as invalid params (-32602)")
   })
 
   /**
