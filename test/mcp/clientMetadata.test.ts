@@ -6,10 +6,14 @@
  * registered for such a client; its document is held to a registration's bounds, its fetches to
  * the address's registration budget, and the pages say which host describes it.
  */
+import { writeFileSync } from "node:fs"
 import { createServer, request } from "node:https"
+import { join } from "node:path"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { selfSignedCertificate } from "../../adapters/images/test/selfSignedCertificate.ts"
+import { createTempDir } from "../support/databases.ts"
+import { spawnNode, waitForLine } from "../support/processes.ts"
 import { ALICE, Browser, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 const { cert, key } = selfSignedCertificate(["127.0.0.1"], ["agent.test"])
@@ -232,4 +236,29 @@ describe("clients described by a metadata document", () => {
       await closed.close()
     }
   })
+
+  it("should never fetch a document from this machine or a private network with the service's own fetch", async () => {
+    // `npm start` in a process of its own, trusting the test host's certificate, with no fetch of
+    // the test's: were the provider's refusal of special-use addresses off, the document below
+    // would be fetched (its host is on 127.0.0.1 and its certificate trusted)
+    const dir = createTempDir("cs-cimd-")
+    const caFile = join(dir.dir, "ca.pem")
+    writeFileSync(caFile, cert)
+    const child = spawnNode("apps/server/main.ts", [], { HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir.dir, SEED_DEMO: "false", LOG_FORMAT: "json", NODE_EXTRA_CA_CERTS: caFile, DATABASE_URL: "" })
+    try {
+      const url = /listening on (http:\/\/\S+?)[ "]/.exec(await waitForLine(child, /listening on/))![1]!
+      const path = "/clients/on-this-machine.json"
+      const clientId = `https://127.0.0.1:${(host.address() as AddressInfo).port}${path}`
+      documents.set(path, { body: { ...documentOf(path), client_id: clientId } })
+      const refused = await fetch(authorizeUrl(clientId, { url } as SeededServer), { redirect: "manual" })
+      expect(refused.status).toBe(400)
+      expect(await refused.text()).toContain("invalid_client")
+      expect(fetched.get(path)).toBeUndefined()
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve))
+      child.kill("SIGTERM")
+      await exited
+      dir.remove()
+    }
+  }, 60_000)
 })
