@@ -221,6 +221,58 @@ describe("clients described by a metadata document", () => {
     }
   })
 
+  it("should fetch for a page only within the person's budget, and at the token endpoint only for what it issued", async () => {
+    // two instances of one service, its budget two fetches an hour an address
+    const a = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "2" }, { clientMetadataFetch: viaTestHost })
+    const b = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "2", PUBLIC_URL: a.url }, { reuse: a, clientMetadataFetch: viaTestHost })
+    try {
+      for (const path of ["/paired/hosted.json", "/paired/second.json"]) documents.set(path, { body: documentOf(path) })
+      // connected through a (one fetch, counted)
+      const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "ignored", { asked: "http://127.0.0.1:49152/callback", clientMetadataUrl: "https://agent.test/paired/hosted.json" })
+      const client = await connect(`${a.url}/mcp`, provider)
+      expect(client).toBeDefined()
+      await client!.close()
+      // another client's authorization at a: the second fetch, the budget spent
+      const browser = new Browser()
+      const started = await browser.request(authorizeUrl("https://agent.test/paired/second.json", a))
+      expect(started.status).toBe(303)
+      expect(fetched.get("/paired/second.json")).toBe(1)
+      // its sign-in page at b, which has not read the document: over the budget, an error page and no fetch
+      const page = await browser.request(`${b.url}${new URL(started.headers.get("location")!, a.url).pathname}`)
+      expect(page.status).toBe(400)
+      expect(await page.text()).toContain("could not be identified")
+      expect(fetched.get("/paired/second.json")).toBe(1)
+      // the first client refreshes at b, which has not read its document either: fetched, not counted
+      const refresh = (refreshToken: string, clientId = "https://agent.test/paired/hosted.json") =>
+        fetch(`${b.url}/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId }),
+        })
+      const refreshed = await refresh(provider.savedTokens!.refresh_token!)
+      expect(refreshed.status).toBe(200)
+      expect(fetched.get("/paired/hosted.json")).toBe(2)
+      // a token request with a refresh token the service did not issue to the client named: nothing fetched
+      documents.set("/paired/unknown.json", { body: documentOf("/paired/unknown.json") })
+      const forged = await refresh("not-a-refresh-token", "https://agent.test/paired/unknown.json")
+      expect(forged.status).toBe(400)
+      expect(((await forged.json()) as { error: string }).error).toBe("invalid_client")
+      expect(fetched.get("/paired/unknown.json")).toBeUndefined()
+    } finally {
+      await b.close()
+      await a.close()
+    }
+  }, 60_000)
+
+  it("should take a client_id only as a URL parser writes it back", async () => {
+    for (const clientId of ["HTTPS://agent.test/canonical.json", "https://AGENT.test/canonical.json", "https://agent.test:443/canonical.json", "https://agent.test/%7Ecanonical.json"]) {
+      const refused = await authorize(clientId)
+      expect(refused.status, clientId).toBe(400)
+      expect(await refused.text(), clientId).toContain("invalid_client")
+    }
+    expect(fetched.get("/canonical.json")).toBeUndefined()
+  })
+
   it("should take none when OAUTH_CLIENT_METADATA_DOCUMENTS is false (a service that may not reach the internet)", async () => {
     const closed = await startSeeded({ OAUTH_CLIENT_METADATA_DOCUMENTS: "false" }, { clientMetadataFetch: viaTestHost })
     try {

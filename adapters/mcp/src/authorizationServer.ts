@@ -1,6 +1,7 @@
-import { checkRegistrationLimit, OAuthStore, type StoredPayload } from "@content-site/core"
+import { checkRegistrationLimit, isStorableText, OAuthStore, type StoredPayload } from "@content-site/core"
 import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/http"
 import { Cause, Effect, Exit, Option } from "effect"
+import { AsyncLocalStorage } from "node:async_hooks"
 import { randomBytes } from "node:crypto"
 import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
@@ -21,6 +22,13 @@ export const OAUTH_TTL = {
   Grant: 90 * 24 * 3600,
   IdToken: 60 * 60,
 } as const
+
+/**
+ * The address of the person whose sign-in or consent page is being made, while the page looks its
+ * client up: a metadata document fetched then counts against that address's budget (the provider
+ * reads the client outside a request of its own there).
+ */
+export const interactionAddress = new AsyncLocalStorage<string>()
 
 /** Longest client_id a client described by a metadata document may have (its document's https URL). */
 export const MAX_CLIENT_ID_URL_LENGTH = 255
@@ -159,6 +167,24 @@ export const createAuthorizationServer = (options: {
 }): Provider => {
   const { publicUrl } = options
   const mcpUrl = `${publicUrl}/mcp`
+  /** Counts one fetch of a client's metadata document against `address`'s registration budget. */
+  const withinBudget = async (address: string): Promise<boolean> => {
+    const exit = await options.runtime.runPromiseExit(checkRegistrationLimit(address))
+    if (Exit.isSuccess(exit)) return true
+    const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+    if (error?._tag === "RateLimited") return false
+    throw new Error("The client registration budget could not be read", { cause: exit.cause })
+  }
+  /** Whether the code or refresh token a token or revocation request presents was issued to `clientId`. */
+  const issuedTo = async (params: Readonly<Record<string, unknown>>, clientId: string): Promise<boolean> => {
+    const [model, id] =
+      params["grant_type"] === "authorization_code" ? ["AuthorizationCode", params["code"]]
+      : params["grant_type"] === "refresh_token" ? ["RefreshToken", params["refresh_token"]]
+      : ["RefreshToken", params["token"]]
+    if (typeof id !== "string" || id === "" || id.length > 512 || !isStorableText(id)) return false
+    const found = await options.runtime.runPromiseExit(OAuthStore.use((store) => store.find(model, id)) as Effect.Effect<Option.Option<StoredPayload>>)
+    return Exit.isSuccess(found) && Option.isSome(found.value) && found.value.value["clientId"] === clientId
+  }
   const secure = publicUrl.startsWith("https://")
   const configuration: Configuration = {
     adapter: oauthStoreAdapter(options.runtime),
@@ -201,21 +227,26 @@ export const createAuthorizationServer = (options: {
       clientIdMetadataDocument: {
         enabled: options.clientMetadataDocuments,
         ack: "draft-02",
-        // Each fetch of a document this instance does not hold counts against the asking
-        // address's hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a
-        // registration would: no address makes the service fetch page after page. A client_id
-        // is at most 255 characters (it is stored in grants and named in the activity log).
+        // kept at least five minutes, whatever the document's Cache-Control says (at most a day)
+        cacheDuration: { min: 300, max: 86_400 },
+        // Whether a document this instance does not hold may be fetched now. Where a flow begins
+        // or goes on in a browser (an authorization request, its resumption, a pushed request,
+        // and the sign-in and consent pages, `interactionAddress`), each fetch counts against the
+        // asking address's hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a
+        // registration would: no address makes the service fetch page after page. At the token
+        // and revocation endpoints only for a code or refresh token the service issued to that
+        // client, uncounted: a hosted client's backend refreshes all its people's tokens from a
+        // few addresses, and must not be locked out by its own earlier sign-ins. Nowhere else.
+        // A client_id is at most 255 characters (it is stored in grants and named in the activity
+        // log) and written as a URL parser writes it back (`HTTPS://`, `:443` or `%7E` would make
+        // one document several clients).
         allowFetch: async (ctx: KoaContextWithOIDC | undefined, clientId) => {
-          if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return false
-          // Outside the provider's own requests (the sign-in and consent pages, on an instance
-          // whose cache lacks the document) there is no request to count against: such a read
-          // follows an authorization request, which counted its own.
-          if (ctx === undefined) return true
-          const exit = await options.runtime.runPromiseExit(checkRegistrationLimit(ctx.ip))
-          if (Exit.isSuccess(exit)) return true
-          const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
-          if (error?._tag === "RateLimited") return false
-          throw new Error("The client registration budget could not be read", { cause: exit.cause })
+          if (clientId.length > MAX_CLIENT_ID_URL_LENGTH || URL.parse(clientId)?.href !== clientId) return false
+          const route = ctx?.oidc?.route
+          if (ctx !== undefined && (route === "authorization" || route === "resume" || route === "pushed_authorization_request")) return withinBudget(ctx.ip)
+          if (ctx !== undefined && (route === "token" || route === "revocation")) return issuedTo(ctx.oidc.params ?? {}, clientId)
+          const page = interactionAddress.getStore()
+          return ctx === undefined && page !== undefined ? withinBudget(page) : false
         },
         allowClient: (_ctx, client) => {
           const metadata = client.metadata() as StoredPayload

@@ -68,7 +68,7 @@ export const listConnectedClients = (deps: HttpDeps, accountId: string): Promise
         const redirectUris = client?.["redirect_uris"]
         // A client described by a metadata document (its client_id that document's https URL) has
         // no stored registration: named as its last token named it, placed by the document's host.
-        const described = client === undefined && clientId.startsWith("https://")
+        const described = client === undefined && URL.parse(clientId)?.protocol === "https:"
         const name = typeof client?.["client_name"] === "string" ? client["client_name"] : described && typeof usage?.["clientName"] === "string" ? usage["clientName"] : clientId
         out.push({
           clientId,

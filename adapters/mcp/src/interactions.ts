@@ -4,7 +4,7 @@ import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type Provider from "oidc-provider"
-import { MCP_READ_SCOPE, MCP_SCOPE, presentAsPublic } from "./authorizationServer.ts"
+import { interactionAddress, MCP_READ_SCOPE, MCP_SCOPE, presentAsPublic } from "./authorizationServer.ts"
 import { type ClientView, consentPage, errorPage, type Page, signInPage } from "./pages.ts"
 
 const MAX_FORM_BYTES = 16 * 1024
@@ -78,8 +78,11 @@ export const interactionPages = (options: {
     return given.length === expected.length && timingSafeEqual(given, expected)
   }
 
-  const clientView = async (clientId: string, redirectUri: string | undefined): Promise<ClientView> => {
-    const client = await provider().Client.find(clientId)
+  /** What the pages say about the client; undefined when it cannot be read now (its metadata document). */
+  const clientView = async (clientId: string, redirectUri: string | undefined, address: string): Promise<ClientView | undefined> => {
+    // (a metadata document read here counts against the person's address, `interactionAddress`)
+    const client = await interactionAddress.run(address, () => provider().Client.find(clientId)).catch(() => null)
+    if (client === null) return undefined
     let redirectHost = "(unknown)"
     try {
       if (redirectUri !== undefined) {
@@ -127,7 +130,8 @@ export const interactionPages = (options: {
     }
     if (details.uid !== uid) return send(ctx, errorPage("This sign-in link does not match your browser session.", "Start again from your app."), 400)
     const params = details.params as { client_id?: string; redirect_uri?: string }
-    const client = await clientView(String(params.client_id ?? ""), params.redirect_uri)
+    const client = await clientView(String(params.client_id ?? ""), params.redirect_uri, address)
+    if (client === undefined) return send(ctx, errorPage("This app could not be identified just now.", "Its description could not be read. Try again later, or start again from your app."), 400)
     const csrf = csrfOf(uid)
     const promptName = details.prompt.name
 
