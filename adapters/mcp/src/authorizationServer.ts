@@ -173,7 +173,8 @@ export const createAuthorizationServer = (options: {
     if (Exit.isSuccess(exit)) return true
     const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
     if (error?._tag === "RateLimited") return false
-    throw new Error("The client registration budget could not be read", { cause: exit.cause })
+    // (a store that cannot answer: its own error, which the pages answer as 503)
+    throw error ?? new Error("The client registration budget could not be read", { cause: exit.cause })
   }
   /** Whether the code or refresh token a token or revocation request presents was issued to `clientId`. */
   const issuedTo = async (params: Readonly<Record<string, unknown>>, clientId: string): Promise<boolean> => {

@@ -81,7 +81,12 @@ export const interactionPages = (options: {
   /** What the pages say about the client; undefined when it cannot be read now (its metadata document). */
   const clientView = async (clientId: string, redirectUri: string | undefined, address: string): Promise<ClientView | undefined> => {
     // (a metadata document read here counts against the person's address, `interactionAddress`)
-    const client = await interactionAddress.run(address, () => provider().Client.find(clientId)).catch(() => null)
+    // (the provider's refusal of the client, its document unreadable or over the budget: undefined;
+    // a store that cannot answer: its error, for the error funnel)
+    const client = await interactionAddress.run(address, () => provider().Client.find(clientId)).catch((error: unknown) => {
+      if (isCoreError(error)) throw error
+      return null
+    })
     if (client === null) return undefined
     let redirectHost = "(unknown)"
     try {
