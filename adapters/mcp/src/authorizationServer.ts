@@ -221,7 +221,7 @@ export const createAuthorizationServer = (options: {
       // OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document-00, as
       // the provider implements it: its `draft-02`): a client whose client_id is an https URL is
       // described by the JSON document at that URL, fetched when it asks for a code and kept as
-      // long as the document's Cache-Control says (30 s to a day). The MCP authorization spec
+      // long as the document's Cache-Control says (five minutes to a day). The MCP authorization spec
       // prefers it to dynamic registration for clients the service has never met: nothing is
       // stored for them, and the person sees on the consent page where the client comes from.
       // A document is held to a registration's bounds (`checkClient`).
