@@ -218,8 +218,8 @@ export const createAuthorizationServer = (options: {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      // OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document-00, as
-      // the provider implements it: its `draft-02`): a client whose client_id is an https URL is
+      // OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, the
+      // revision the provider implements and names `draft-02`): a client whose client_id is an https URL is
       // described by the JSON document at that URL, fetched when it asks for a code and kept as
       // long as the document's Cache-Control says (five minutes to a day). The MCP authorization spec
       // prefers it to dynamic registration for clients the service has never met: nothing is
