@@ -14,6 +14,7 @@ import { join } from "node:path"
 import { channelOf, countingArticleChanges, createLogger, createMetrics, type Metrics, recordAccess, type Tracing, UNMATCHED_ROUTE } from "@content-site/telemetry"
 import type { Logger } from "pino"
 import { composeApp, type Surface } from "./compose.ts"
+import type { ClientMetadataFetch } from "@content-site/mcp"
 import { seedDemo } from "./demo.ts"
 import { readConfig, type ServerConfig } from "./config.ts"
 
@@ -38,7 +39,7 @@ export interface StartOptions {
    * Tests only: how the authorization server fetches a client's metadata document (a test's own
    * HTTPS server on this machine, which the default fetch refuses as a special-use address).
    */
-  readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
+  readonly clientMetadataFetch?: ClientMetadataFetch
 }
 
 /** A running server. */

@@ -1,4 +1,5 @@
 import { importData } from "@content-site/core"
+import type { ClientMetadataFetch } from "@content-site/mcp"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
@@ -97,7 +98,7 @@ export type SeededServer = StartedServer & { readonly databaseUrl: string }
  */
 export const startSeeded = async (
   env: Record<string, string> = {},
-  options: { readonly reuse?: SeededServer; readonly now?: () => number; readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response> } = {},
+  options: { readonly reuse?: SeededServer; readonly now?: () => number; readonly clientMetadataFetch?: ClientMetadataFetch } = {},
 ): Promise<SeededServer> => {
   const database = options.reuse === undefined ? await createTestDatabase() : undefined
   const databaseUrl = options.reuse?.databaseUrl ?? database!.url

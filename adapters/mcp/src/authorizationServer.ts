@@ -30,6 +30,9 @@ export const OAUTH_TTL = {
  */
 export const interactionAddress = new AsyncLocalStorage<string>()
 
+/** How a client's metadata document is fetched: `fetch`'s shape, as oidc-provider calls it. */
+export type ClientMetadataFetch = (url: string, init: RequestInit) => Promise<Response>
+
 /** Longest client_id a client described by a metadata document may have (its document's https URL). */
 export const MAX_CLIENT_ID_URL_LENGTH = 255
 
@@ -163,7 +166,7 @@ export const createAuthorizationServer = (options: {
    * private, link-local: no request forgery into the service's network), waits 2.5 s at most,
    * follows no redirect and reads 5 KB at most.
    */
-  readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
+  readonly clientMetadataFetch?: ClientMetadataFetch
 }): Provider => {
   const { publicUrl } = options
   const mcpUrl = `${publicUrl}/mcp`

@@ -5,7 +5,7 @@
 import { checkRegistrationLimit } from "@content-site/core"
 import { clientAddress, eventLogOf, type HttpDeps, notesOf, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
-import { createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
+import { type ClientMetadataFetch, createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
@@ -13,7 +13,7 @@ import { DEFAULT_KEY_ROTATE_DAYS, loadSigningKeys, rotateIfDue, scheduledActivat
 
 export { type ConnectedClient, listConnectedClients, revokeConnectedClient } from "./connectedClients.ts"
 export { toolDefinitionsFor, tools } from "./tools.ts"
-export { OAUTH_ROUTES, OAUTH_TTL } from "./authorizationServer.ts"
+export { type ClientMetadataFetch, OAUTH_ROUTES, OAUTH_TTL } from "./authorizationServer.ts"
 export { DEFAULT_ACTIVATION_SECONDS, DEFAULT_KEY_ROTATE_DAYS, loadSigningKeys, rotateIfDue, rotateSigningKey } from "./signingKeys.ts"
 
 const SECURITY_DEFAULTS: Record<string, string> = {
@@ -34,7 +34,7 @@ export interface McpOptions {
   /** Whether a client may be described by a metadata document at an https URL (default true). */
   readonly clientMetadataDocuments?: boolean
   /** Tests only: how a client's metadata document is fetched (see `createAuthorizationServer`). */
-  readonly clientMetadataFetch?: (url: string, init: RequestInit) => Promise<Response>
+  readonly clientMetadataFetch?: ClientMetadataFetch
 }
 
 /**

@@ -28,9 +28,9 @@ export const withoutLoopbackPort = (uri: string): string | undefined => {
   const rest = uri.slice(start)
   const end = rest.search(/[/?#]/)
   const authority = end === -1 ? rest : rest.slice(0, end)
-  // a port is the digits after the last ":" that closes the host ("[::1]:8080", "127.0.0.1:8080")
+  // a port is the digits after the last ":", at the end ("[::1]:8080", "127.0.0.1:8080"; "[::1]" has none)
   const port = /:\d*$/.exec(authority)
-  const host = port !== null && !authority.endsWith("]") ? authority.slice(0, port.index) : authority
+  const host = port !== null ? authority.slice(0, port.index) : authority
   return `${uri.slice(0, start)}${host.toLowerCase()}${end === -1 ? "" : rest.slice(end)}`
 }
 

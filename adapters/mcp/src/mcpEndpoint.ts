@@ -393,7 +393,7 @@ export const mcpEndpoint = (options: {
     if (grant === undefined || grant["clientId"] !== clientId || grant["accountId"] !== accountId) {
       return fail("This connection was revoked: connect the app again.")
     }
-    noteUsage(accountId, clientId, exit.value.principal.actor?.name ?? clientId)
+    noteUsage(accountId, clientId, exit.value.principal.actor.name)
     return { principal: exit.value.principal, clientId }
   }
 
