@@ -8,6 +8,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { createLogger, createMetrics, metricsEndpoint, routeOf, type RouteTable } from "../src/index.ts"
 import { GatheredLines } from "../src/gatheredLines.ts"
@@ -194,7 +195,7 @@ describe("tracesProtocol", () => {
 })
 
 describe("isoTime", () => {
-  it("should write pino's time field as ISO 8601, made again only when the millisecond changes", () => {
+  it("should write pino's time field as ISO 8601, the date and time to the second made again only when the second changes", () => {
     let now = Date.parse("2026-11-28T03:24:12.345Z")
     const made: Array<number> = []
     const time = isoTime(() => now)
@@ -209,9 +210,26 @@ describe("isoTime", () => {
       now += 1
       expect(time()).toBe(',"time":"2026-11-28T03:24:12.346Z"')
       expect(JSON.parse(`{"level":"info"${time()}}`)).toEqual({ level: "info", time: "2026-11-28T03:24:12.346Z" })
+      now += 654
+      expect(time()).toBe(',"time":"2026-11-28T03:24:13.000Z"')
     } finally {
       Date.prototype.toISOString = spy
     }
-    expect(made).toEqual([now - 1, now])
+    expect(made).toEqual([Date.parse("2026-11-28T03:24:12Z"), Date.parse("2026-11-28T03:24:13Z")])
+  })
+
+  it("should write every millisecond as toISOString does, across seconds, days and years", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_999 }), { minLength: 1, maxLength: 20 }), (instants) => {
+        let now = 0
+        const time = isoTime(() => now)
+        for (const instant of [...instants].sort((a, b) => a - b)) {
+          for (const ms of [instant, instant + 1, instant + 9, instant + 99, instant + 999]) {
+            now = ms
+            expect(time()).toBe(`,"time":"${new Date(ms).toISOString()}"`)
+          }
+        }
+      }),
+    )
   })
 })
