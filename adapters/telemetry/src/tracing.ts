@@ -73,6 +73,16 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
   const queue = positive("OTEL_BSP_MAX_QUEUE_SIZE", 2048)
   const batch = Math.min(positive("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512), queue)
   const exporter = new WorkerSpanExporter({ protocol, maxPendingBatches: Math.ceil(queue / batch) + 1 })
+  // The pg instrumentation patches two modules: `pg`, whose statements become spans, and
+  // `pg-pool`, for connect spans (not wanted: `ignoreConnectSpans`) and OpenTelemetry pool
+  // metrics, counted by listeners on every acquire and release of every statement, traced or not,
+  // into a meter that exports nowhere (metrics are the Prometheus endpoint's, and the SDK's metric
+  // exporter is off). Its documented settings cannot turn the listeners off; the statements alone are kept.
+  class StatementInstrumentation extends PgInstrumentation {
+    protected override init() {
+      return super.init().filter((module) => module.name !== "pg-pool")
+    }
+  }
   const sdk = new NodeSDK({
     ...((env["OTEL_SERVICE_NAME"] ?? "").trim() === "" ? { serviceName: "content-site" } : {}),
     // OpenTelemetry's OTLP exporter runs in a worker thread: a batch's serialisation and its HTTP
@@ -92,7 +102,7 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
       // access middleware names by the route template), and cost a quarter of a GET's spans.
       // A statement is a span; taking a pooled connection is not worth one. Its text without its
       // string literals: some statements carry their values written in (the OAuth store's tokens).
-      new PgInstrumentation({
+      new StatementInstrumentation({
         requireParentSpan: true,
         ignoreConnectSpans: true,
         requestHook: (span, info) => span.setAttribute("db.query.text", sqlWithoutLiterals(info.query.text)),
