@@ -10,11 +10,16 @@ import { writeFileSync } from "node:fs"
 import { createServer, request } from "node:https"
 import { join } from "node:path"
 import type { AddressInfo } from "node:net"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { selfSignedCertificate } from "../../adapters/images/test/selfSignedCertificate.ts"
 import { createTempDir } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
 import { spawnNode, waitForLine } from "../support/processes.ts"
-import { ALICE, Browser, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { startPostgresProxy, startTcpProxy } from "../support/tcpProxy.ts"
+import { ALICE, Browser, connect, formOf, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+
+const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
 
 const { cert, key } = selfSignedCertificate(["127.0.0.1"], ["agent.test"])
 /** The documents the client's host serves, by path, and how often each was fetched. */
@@ -261,6 +266,118 @@ describe("clients described by a metadata document", () => {
     } finally {
       await b.close()
       await a.close()
+    }
+  }, 60_000)
+
+  // The store behind the registration budget: Redis when REDIS_URL is set (the OAuth state stays in
+  // the database: the budget's check is what finds it away), else the database itself, which holds
+  // the interaction too (the page's first read, the interaction's, finds it away before the budget).
+  const stores = [
+    { store: "Redis", detail: "The request counters cannot answer now; nothing was changed. Retry in a few seconds." },
+    { store: "the database", detail: "The database cannot answer now; nothing was changed. Retry in a few seconds." },
+  ] as const
+  it.each(stores)("should answer the pages 503 while $store cannot answer, change nothing, and show them once it is back", async ({ store, detail }) => {
+    // A second instance whose budget's store is reached through a proxy the test can cut. It has
+    // not read the documents below, so its pages must fetch them, and each fetch is counted.
+    const proxied = store === "Redis" ? await startTcpProxy(REDIS_URL.hostname, Number(REDIS_URL.port || 6379)) : await startPostgresProxy(server.databaseUrl)
+    const proxy = "proxy" in proxied ? proxied.proxy : proxied
+    let b: SeededServer | undefined
+    // (the test's own look at what is stored, not through the proxy)
+    const db = new pg.Client({ connectionString: server.databaseUrl })
+    await db.connect()
+    try {
+      b = await startSeeded(
+        {
+          OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000",
+          PUBLIC_URL: server.url,
+          ...("url" in proxied ? { DATABASE_URL: proxied.url } : { REDIS_URL: `redis://127.0.0.1:${proxy.port}` }),
+        },
+        { reuse: server, clientMetadataFetch: viaTestHost },
+      )
+      const at = b.url
+      /** Every OAuth artefact as stored (interactions, sessions, grants, clients). */
+      const stored = async () => (await db.query("select model, id, payload::text, consumed_at from oauth_payloads order by model, id")).rows
+      /** The error funnel's answer for a store that cannot answer: 503 `unavailable`, and nothing about why. */
+      const expectUnavailable = async (response: Response) => {
+        expect(response.status).toBe(503)
+        expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+        expect(response.headers.get("retry-after")).toBe("5")
+        expect(response.headers.getSetCookie()).toEqual([])
+        const text = await response.text()
+        expect(JSON.parse(text)).toMatchObject({ status: 503, code: "unavailable", detail })
+        expect(text).not.toMatch(/could not be identified|expired|internal|Error|ECONNREFUSED|Redis|\bat \S+ \(|\.ts:\d/)
+        expect(text).not.toContain(`:${proxy.port}`)
+      }
+      /** Runs `during` with the store cut off; checks that it changed no OAuth artefact, then waits for the store's return. */
+      const whileTheStoreIsAway = async (during: () => Promise<void>) => {
+        const before = await stored()
+        await proxy.cut("refuse")
+        try {
+          await during()
+        } finally {
+          await proxy.restore()
+        }
+        expect(await stored()).toEqual(before)
+        // back once the instance is ready again (it asks its database and Redis), not after some time
+        expect(await eventually(async () => (await fetch(`${at}/readyz`)).status, (status) => status === 200, 15_000)).toBe(200)
+      }
+      const path = `/outage/${store === "Redis" ? "redis" : "database"}`
+
+      // The sign-in page: the authorization request at the first instance (which fetched the
+      // document), the page at the second.
+      documents.set(`${path}/sign-in.json`, { body: documentOf(`${path}/sign-in.json`, { client_name: "Outage Agent" }) })
+      const browser = new Browser()
+      const started = await browser.request(authorizeUrl(`https://agent.test${path}/sign-in.json`))
+      expect(started.status).toBe(303)
+      const signInPath = new URL(started.headers.get("location")!, server.url).pathname
+      // its form, from the first instance (which holds the document): the CSRF token is the interaction's
+      const signInForm = formOf(await (await browser.request(`${server.url}${signInPath}`)).text(), "/login")
+      const credentials = { ...signInForm.fields, email: ALICE.email, password: ALICE.password }
+      expect(fetched.get(`${path}/sign-in.json`)).toBe(1)
+      await whileTheStoreIsAway(async () => {
+        await expectUnavailable(await browser.request(`${at}${signInPath}`))
+        // and the sign-in itself: no session started, no interaction advanced
+        await expectUnavailable(await browser.request(`${at}${signInForm.action}`, { form: credentials }))
+        // refused before fetching: the fetch is what the budget counts
+        expect(fetched.get(`${path}/sign-in.json`)).toBe(1)
+      })
+      const signIn = await browser.request(`${at}${signInPath}`)
+      expect(signIn.status).toBe(200)
+      const signInHtml = await signIn.text()
+      expect(signInHtml).toContain("<strong>Outage Agent</strong>")
+      expect(signInHtml).toContain("described by <code>agent.test</code>")
+      expect(fetched.get(`${path}/sign-in.json`)).toBe(2)
+      expect((await browser.request(`${at}${signInForm.action}`, { form: credentials })).status).toBe(303)
+
+      // The consent page: another client, signed in for at the first instance, its consent asked at the second.
+      documents.set(`${path}/consent.json`, { body: documentOf(`${path}/consent.json`, { client_name: "Consent Outage Agent" }) })
+      const person = new Browser()
+      const follow = async (url: string, init: { form?: Record<string, string> } = {}) => new URL((await person.request(url, init)).headers.get("location")!, server.url).toString()
+      const loginPage = await follow(authorizeUrl(`https://agent.test${path}/consent.json`))
+      const login = formOf(await (await person.request(loginPage)).text(), "/login")
+      const consentPath = new URL(await follow(await follow(`${server.url}${login.action}`, { form: { ...login.fields, email: ALICE.email, password: ALICE.password } }))).pathname
+      const consentForm = formOf(await (await person.request(`${server.url}${consentPath}`)).text(), "/confirm")
+      expect(fetched.get(`${path}/consent.json`)).toBe(1)
+      await whileTheStoreIsAway(async () => {
+        await expectUnavailable(await person.request(`${at}${consentPath}`))
+        // and the Allow: no grant written
+        await expectUnavailable(await person.request(`${at}${consentForm.action}`, { form: { ...consentForm.fields, decision: "allow" } }))
+        expect(fetched.get(`${path}/consent.json`)).toBe(1)
+      })
+      const consent = await person.request(`${at}${consentPath}`)
+      expect(consent.status).toBe(200)
+      const consentHtml = await consent.text()
+      expect(consentHtml).toContain("<strong>Consent Outage Agent</strong>")
+      expect(consentHtml).toContain(">Allow</button>")
+      expect(fetched.get(`${path}/consent.json`)).toBe(2)
+      const allowed = await person.request(`${at}${consentForm.action}`, { form: { ...consentForm.fields, decision: "allow" } })
+      expect(allowed.status).toBe(303)
+      // and the code comes back at the redirect URI
+      expect(new URL(await follow(new URL(allowed.headers.get("location")!, server.url).toString())).searchParams.get("code")).toBeTruthy()
+    } finally {
+      await b?.close()
+      await db.end()
+      await proxy.close()
     }
   }, 60_000)
 

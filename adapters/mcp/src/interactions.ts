@@ -130,7 +130,10 @@ export const interactionPages = (options: {
     let details: Awaited<ReturnType<Provider["interactionDetails"]>>
     try {
       details = await provider().interactionDetails(ctx.req, ctx.res)
-    } catch {
+    } catch (error) {
+      // (a store that cannot answer, the database away: its error, for the error funnel's 503; the
+      // link is not what failed, and the person may simply reload)
+      if (isCoreError(error)) throw error
       return send(ctx, errorPage("This sign-in link has expired or was already used.", "Connections must be completed within an hour, in the same browser."), 400)
     }
     if (details.uid !== uid) return send(ctx, errorPage("This sign-in link does not match your browser session.", "Start again from your app."), 400)
