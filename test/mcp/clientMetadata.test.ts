@@ -297,15 +297,16 @@ describe("clients described by a metadata document", () => {
       const at = b.url
       /** Every OAuth artefact as stored (interactions, sessions, grants, clients). */
       const stored = async () => (await db.query("select model, id, payload::text, consumed_at from oauth_payloads order by model, id")).rows
-      /** The error funnel's answer for a store that cannot answer: 503 `unavailable`, and nothing about why. */
+      /** A page for a store that cannot answer: 503 with Retry-After, the problem's sentence, a reload advised, and nothing about why. */
       const expectUnavailable = async (response: Response) => {
         expect(response.status).toBe(503)
-        expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+        expect(response.headers.get("content-type")).toMatch(/^text\/html/)
         expect(response.headers.get("retry-after")).toBe("5")
         expect(response.headers.getSetCookie()).toEqual([])
         const text = await response.text()
-        expect(JSON.parse(text)).toMatchObject({ status: 503, code: "unavailable", detail })
-        expect(text).not.toMatch(/could not be identified|expired|internal|Error|ECONNREFUSED|Redis|\bat \S+ \(|\.ts:\d/)
+        expect(text).toContain(`<p>${detail}</p>`)
+        expect(text).toContain("Reload this page in a few seconds")
+        expect(text).not.toMatch(/could not be identified|expired|internal|\w+Error\b|ECONNREFUSED|Redis|\bat \S+ \(|\.ts:\d/)
         expect(text).not.toContain(`:${proxy.port}`)
       }
       /** Runs `during` with the store cut off; checks that it changed no OAuth artefact, then waits for the store's return. */

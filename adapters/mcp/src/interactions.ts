@@ -1,5 +1,5 @@
-import { type AccountRecord, AccountRepository, type Caller, isCoreError, namedAction, recordActivity, userPrincipal, verifyCredentials } from "@content-site/core"
-import { clientAddress, displayName, type HttpDeps, noteAccount, notesOf, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
+import { type AccountRecord, AccountRepository, type Caller, isCoreError, namedAction, recordActivity, toProblem, userPrincipal, verifyCredentials } from "@content-site/core"
+import { clientAddress, displayName, type HttpDeps, noteAccount, notesOf, problemHeaders, requestIdOf, signedInAccount, startSession, strictQuery } from "@content-site/http"
 import { Cause, Exit, Option } from "effect"
 import type { Context, Middleware } from "koa"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -119,7 +119,7 @@ export const interactionPages = (options: {
 
   const signedIn = (ctx: Context): Promise<AccountRecord | null> => signedInAccount(ctx, deps).catch(() => null)
 
-  return async (ctx, next) => {
+  const pages: Middleware = async (ctx, next) => {
     const match = INTERACTION_PATH.exec(ctx.path)
     if (match === null) return next()
     strictQuery(ctx.querystring, [])
@@ -131,8 +131,8 @@ export const interactionPages = (options: {
     try {
       details = await provider().interactionDetails(ctx.req, ctx.res)
     } catch (error) {
-      // (a store that cannot answer, the database away: its error, for the error funnel's 503; the
-      // link is not what failed, and the person may simply reload)
+      // (a store that cannot answer, the database away: its error, a 503 page below; the link is
+      // not what failed, and the person may simply reload)
       if (isCoreError(error)) throw error
       return send(ctx, errorPage("This sign-in link has expired or was already used.", "Connections must be completed within an hour, in the same browser."), 400)
     }
@@ -255,5 +255,21 @@ export const interactionPages = (options: {
     ctx.status = 303
     ctx.redirect(target)
     if (account !== null) await logDone(ctx, account, namedAction(AGENT_ALLOWED_ACTIONS[granted], client.name), startedAt)
+  }
+
+  // A refusal of the service's own on these pages (a store that cannot answer, a limit, a query
+  // they do not take) is a page too, as the web pages answer theirs: the problem's status, its
+  // sentence and its headers (`Retry-After`). A defect goes on to the error funnel (a 500, logged).
+  return async (ctx, next) => {
+    try {
+      return await pages(ctx, next)
+    } catch (error) {
+      if (!isCoreError(error) || !INTERACTION_PATH.test(ctx.path)) throw error
+      const problem = toProblem(error, requestIdOf(ctx), deps.publicUrl)
+      for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
+      const advice = problem.status >= 500 || problem.status === 429 ? "Reload this page in a few seconds: the connection goes on from where it was." : undefined
+      send(ctx, errorPage(problem.title, problem.detail, advice), problem.status)
+      notesOf(ctx).problemCode = problem.code
+    }
   }
 }

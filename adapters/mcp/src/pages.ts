@@ -159,6 +159,6 @@ ${access}
   return layout("Allow access", body, redirectSource(options.client.redirectUri))
 }
 
-/** A plain error page (expired interaction, bad request). */
-export const errorPage = (title: string, detail: string): Page =>
-  layout("Error", `<h1>Something went wrong</h1>\n<p class="error" role="alert">${esc(title)}</p>\n<p>${esc(detail)}</p>\n<p class="muted">Start the connection again from your app.</p>`, [])
+/** A plain error page (expired interaction, bad request); `next`, what the person can do. */
+export const errorPage = (title: string, detail: string, next = "Start the connection again from your app."): Page =>
+  layout("Error", `<h1>Something went wrong</h1>\n<p class="error" role="alert">${esc(title)}</p>\n<p>${esc(detail)}</p>\n<p class="muted">${esc(next)}</p>`, [])
