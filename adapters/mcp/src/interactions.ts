@@ -264,7 +264,7 @@ export const interactionPages = (options: {
     try {
       return await pages(ctx, next)
     } catch (error) {
-      if (!isCoreError(error) || !INTERACTION_PATH.test(ctx.path)) throw error
+      if (!isCoreError(error) || !INTERACTION_PATH.test(ctx.path) || ctx.headerSent) throw error
       const problem = toProblem(error, requestIdOf(ctx), deps.publicUrl)
       for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
       const advice = problem.status >= 500 || problem.status === 429 ? "Reload this page in a few seconds: the connection goes on from where it was." : undefined
