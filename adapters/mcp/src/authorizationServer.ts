@@ -189,6 +189,19 @@ export const createAuthorizationServer = (options: {
     const found = await options.runtime.runPromiseExit(OAuthStore.use((store) => store.find(model, id)) as Effect.Effect<Option.Option<StoredPayload>>)
     return Exit.isSuccess(found) && Option.isSome(found.value) && found.value.value["clientId"] === clientId
   }
+  /**
+   * The client_ids whose documents a request has already asked for: the provider looks a client
+   * up again as it answers a refusal, and that second look must neither fetch the document again
+   * nor count a second time against the budget (it finds no client, as the first did).
+   */
+  const askedIn = new WeakMap<object, Set<string>>()
+  const firstAskIn = (ctx: object, clientId: string): boolean => {
+    const asked = askedIn.get(ctx)
+    if (asked === undefined) askedIn.set(ctx, new Set([clientId]))
+    else if (asked.has(clientId)) return false
+    else asked.add(clientId)
+    return true
+  }
   const secure = publicUrl.startsWith("https://")
   const configuration: Configuration = {
     adapter: oauthStoreAdapter(options.runtime),
@@ -243,9 +256,10 @@ export const createAuthorizationServer = (options: {
         // few addresses, and must not be locked out by its own earlier sign-ins. Nowhere else.
         // A client_id is at most 255 characters (it is stored in grants and named in the activity
         // log) and written as a URL parser writes it back (`HTTPS://`, `:443` or `%7E` would make
-        // one document several clients).
+        // one document several clients). A request fetches a document once at most (`firstAskIn`).
         allowFetch: async (ctx: KoaContextWithOIDC | undefined, clientId) => {
           if (clientId.length > MAX_CLIENT_ID_URL_LENGTH || URL.parse(clientId)?.href !== clientId) return false
+          if (ctx !== undefined && !firstAskIn(ctx, clientId)) return false
           const route = ctx?.oidc?.route
           if (ctx !== undefined && (route === "authorization" || route === "resume" || route === "pushed_authorization_request")) return withinBudget(ctx.ip)
           if (ctx !== undefined && (route === "token" || route === "revocation")) return issuedTo(ctx.oidc.params ?? {}, clientId)
