@@ -1,6 +1,10 @@
-/** The pg instrumentation as tracing configures it (a file of its own: it starts the SDK in this process, before `pg` is loaded). */
+/**
+ * The pg instrumentation as tracing configures it. A file of its own, run isolated (the "service"
+ * project): it starts the SDK in its process, which registers OpenTelemetry's globals once, before
+ * `pg` is loaded; in a worker whose files share one module graph, another file's SDK or `pg` came first.
+ */
 import { describe, expect, it } from "vitest"
-import { startTracing } from "../src/tracing.ts"
+import { startTracing } from "../../adapters/telemetry/src/tracing.ts"
 
 describe("startTracing's pg instrumentation", () => {
   it("should trace a statement run in a span, and leave the pool without OpenTelemetry's listeners on its acquires and releases", async () => {
