@@ -59,3 +59,34 @@ describe("Redis outage (request counters in Redis)", () => {
     expect(verdict.remaining).toBe(100 - counted)
   }, 30_000)
 })
+
+describe("request counters of several databases in one Redis", () => {
+  it("should keep each database's counters its own, and share them between the instances of one database", async () => {
+    const [first, second] = [await createTestDatabase(), await createTestDatabase()]
+    const open = async (url: string) => {
+      const db = await openDatabase({ databaseUrl: url, redisUrl: REDIS_URL.href, connectTimeoutMs: 1000 })
+      return { db, runtime: ManagedRuntime.make(db.layer) }
+    }
+    const instances = [await open(first.url), await open(first.url), await open(second.url)]
+    try {
+      // one key, as a per-address budget is one key for every deployment that sees the address
+      const key = `shared-redis:${Date.now()}:${Math.random()}`
+      const hit = (at: number) => instances[at]!.runtime.runPromise(LimitStore.use((l) => l.hit(key, 100, WINDOW)))
+      const remaining = async (at: number) => (await instances[at]!.runtime.runPromise(LimitStore.use((l) => l.peek(key, 100, WINDOW)))).remaining
+      await hit(0)
+      await hit(1)
+      await hit(2)
+      // the first database's two instances counted together; the second database its own hit only
+      expect(await remaining(0)).toBe(98)
+      expect(await remaining(1)).toBe(98)
+      expect(await remaining(2)).toBe(99)
+    } finally {
+      for (const { db, runtime } of instances) {
+        await runtime.dispose()
+        await db.close()
+      }
+      await first.drop()
+      await second.drop()
+    }
+  }, 30_000)
+})

@@ -116,6 +116,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const release = config.databaseUrl ? () => {} : lockDataDir(dataDir)
   let orm: Orm
   let redis: Redis | undefined
+  let redisNamespace = ""
   let bus: EventBus
   try {
     orm = await initOrm({
@@ -131,7 +132,14 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   try {
     const applied = await orm.migrator.up()
     if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, `database: applied ${applied.length} migrations`)
-    if (config.redisUrl) redis = await connectRedis(config.redisUrl, connectTimeoutMs)
+    if (config.redisUrl) {
+      redis = await connectRedis(config.redisUrl, connectTimeoutMs)
+      // The counters in Redis are this database's: two deployments sharing one Redis (a staging
+      // beside a production, the tests' databases) must not share a budget, per address above all.
+      // The database's own name, as it answers it (a pooler's alias is not what it is called).
+      const rows = await nativeSql(orm)<{ name: string }>("select current_database() as name", [])
+      redisNamespace = rows[0]?.name ?? ""
+    }
     bus = config.databaseUrl
       ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs, log })
       : inProcessEventBus()
@@ -165,7 +173,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
-    redis ? redisLimitStore(redis, config.now, log) : postgresLimitStore(orm, bus, config.now),
+    redis ? redisLimitStore(redis, redisNamespace, config.now, log) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus, config.now),
     ormDataImporter(orm),
     ormIdempotencyStore(sql),

@@ -136,9 +136,13 @@ local c = redis.call('INCR', KEYS[1])
 if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return c`
 
-/** Counters in Redis: one key per window, INCR and PEXPIRE in one Lua script. */
-export const redisLimitStore = (redis: Redis, now: () => number = Date.now, log: OrmEventLog = consoleEventLog) => {
-  const keyOf = (key: string, start: number) => `cs:limit:${key}:${start}`
+/**
+ * Counters in Redis: one key per window, INCR and PEXPIRE in one Lua script, under
+ * `cs:limit:<namespace>:` (the database's name: every instance of a deployment shares its
+ * database, and two deployments sharing a Redis do not share their counters).
+ */
+export const redisLimitStore = (redis: Redis, namespace: string, now: () => number = Date.now, log: OrmEventLog = consoleEventLog) => {
+  const keyOf = (key: string, start: number) => `cs:limit:${namespace}:${key}:${start}`
   // Why the counters failed goes to the log (at most once a minute), not to the caller: Redis's
   // message names its address.
   let warnedAt = Number.NEGATIVE_INFINITY
