@@ -311,15 +311,25 @@ export const snippetOf = (whole: string): string => {
   return out.replace(/<mark><\/mark>/g, "")
 }
 
-const BLOCK_END = /<\/(?:p|h[1-6]|li|blockquote|pre|figure|figcaption|table|tr|ul|ol|div|section|article|aside|header|footer|dd|dt|details|summary|caption)>/gi
+const BLOCK_END = /<\/(?:p|h[1-6]|li|blockquote|pre|figure|figcaption|table|tr|ul|ol|dl|div|section|article|aside|header|footer|dd|dt|details|summary|caption|address|main)>/gi
+
+/**
+ * The start of a block (or a rule): a list inside an item, a paragraph after a div's own text and
+ * a rule between two words part what is before it from what follows, as the word count reads them
+ * (`WORD_BOUNDARY_ELEMENTS`). Items and cells have rules of their own.
+ */
+const BLOCK_START = /<(?:p|h[1-6]|blockquote|pre|figure|figcaption|table|tr|ul|ol|dl|div|section|article|aside|header|footer|dd|dt|details|summary|caption|address|main|hr)(?:\s[^>]*)?>/gi
+
+/** An image: it parts the words on its two sides, as the word count reads it. */
+const IMAGE = /<img(?:\s[^>]*)?>/gi
 
 /** The end of a table cell followed by the next cell of its row. */
 const CELL_BETWEEN = /<\/t[dh]>\s*(?=<t[dh][\s>])/gi
 
 /**
  * A stored body as prose for a reader (or a model): paragraphs, headings, list items and table
- * rows separated by blank lines, list items after `- `, a row's cells by ` | `, `<br>` a line
- * break, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
+ * rows separated by blank lines (a block opening inside another's text too: a nested list, a rule),
+ * list items after `- `, a row's cells by ` | `, `<br>` a line break, an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
  * bodies are serialised by the core, so their tags are exactly `<[^>]*>`. A handful of linear
  * passes, no parse: cheap enough for a 1 MiB body.
  */
@@ -327,6 +337,8 @@ export const proseOfHtml = (html: string): string =>
   html
     .replace(CELL_BETWEEN, " | ")
     .replace(BLOCK_END, "\n\n")
+    .replace(BLOCK_START, "\n\n")
+    .replace(IMAGE, " ")
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<li(?:\s[^>]*)?>/gi, "- ")
     .replace(/<[^>]*>/g, "")

@@ -93,6 +93,13 @@ describe("proseOfHtml", () => {
       "Plant | Month\n\nc1 | c2\n\nafter",
     )
   })
+
+  it("should part the words of a block that opens inside another, of an image and of a rule, as the word count does", () => {
+    // a nested list, a paragraph inside a div after its own text, an image between two words, a rule inside a div
+    expect(
+      proseOfHtml('<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li><li>Veg</li></ul><div>Intro<p>Para</p></div><p>Before<img src="https://x.test/i.png" alt="">After</p><div>Top<hr>Bottom</div><address>Post</address><main>Box</main>'),
+    ).toBe("- Fruit\n\n- Apple\n\n- Pear\n\n- Veg\n\nIntro\n\nPara\n\nBefore After\n\nTop\n\nBottom\n\nPost\n\nBox")
+  })
 })
 
 describe("searchQueryText", () => {
