@@ -733,6 +733,9 @@ describe("finding articles: search, research connector, resources, completions, 
     expect(results.results.length).toBeGreaterThan(0)
     for (const r of results.results) expect(Object.keys(r).sort()).toEqual(["id", "title", "url"])
     expect(results.results.map((r) => r["id"])).not.toContain("art_b1_1")
+    // asked as a question, as chat assistants ask: the same articles, found by the question's own word
+    const asked = okContent("search", (await call("search", { query: "Which articles talk about gardens?" })) as ToolResult) as typeof results
+    expect(asked.results.map((r) => r["id"]).sort()).toEqual(results.results.map((r) => r["id"]).sort())
 
     const first = results.results[0]!
     const fetched = (await call("fetch", { id: first["id"] as string })) as ToolResult

@@ -1,4 +1,5 @@
 import { WORD_BOUNDARY_ELEMENTS } from "../html/words.ts"
+import { MAX_SEARCH_QUERY_CHARACTERS } from "../schema/queries.ts"
 
 /**
  * The rules of full-text search that every storage adapter shares: which text of a body is
@@ -101,6 +102,49 @@ const orOperatorAt = (chars: ReadonlyArray<string>, at: number): boolean => {
  * as the words a person sees. One character for one: the query's length is kept.
  */
 export const searchQueryText = (q: string): string => q.replace(/\p{White_Space}/gu, " ")
+
+/**
+ * Words of a question or a request in English that say nothing of what it is about (a chat
+ * assistant asks "Which articles talk about compost?"); every result is an article, so
+ * `article` and its kin say nothing either. Compared in lower case.
+ */
+const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    "a an the and of to in on at for from with about into by as is are was were be been being do does did done " +
+    "what which who whom whose where when why how i me my we us our you your it its they them their this that these those there here " +
+    "any some all each every have has had can could should would will shall may might must please tell show find give list " +
+    "know want need look looking search searching article articles post posts page pages blog talk talks talking mention mentions " +
+    "mentioning write wrote written writing say says said cover covers covered discuss discusses discussed"
+  ).split(" "),
+)
+
+/** A word's letters and digits without the punctuation around it ("compost?" is "compost"). */
+const bareWord = (word: string): string => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")
+
+/**
+ * The research connector's further tries when a query found nothing, for a query written as a
+ * question or a sentence, as chat assistants write them: its words without the question's own
+ * (`QUESTION_WORDS`), all required; then any one of them (`OR`), as many as fit in a query's
+ * 200 characters. None for a query that uses the syntax (a phrase, `OR`, `-word`): its author
+ * meant it as written. One pass over the query's words (at most 200 characters).
+ */
+export const relaxedSearchQueries = (query: string): ReadonlyArray<string> => {
+  const words = searchQueryText(query).split(" ").filter((w) => w !== "")
+  if (words.some((w) => w.includes('"') || w.startsWith("-") || w.toLowerCase() === "or")) return []
+  const bare = words.map(bareWord).filter((w) => w !== "")
+  const kept = bare.filter((w) => !QUESTION_WORDS.has(w.toLowerCase()))
+  const tries: Array<string> = []
+  if (kept.length > 0 && kept.length < bare.length) tries.push(kept.join(" "))
+  if (kept.length > 1) {
+    let any = kept[0]!
+    for (const word of kept.slice(1)) {
+      if (any.length + 4 + word.length > MAX_SEARCH_QUERY_CHARACTERS) break
+      any = `${any} OR ${word}`
+    }
+    if (any !== kept[0]) tries.push(any)
+  }
+  return tries
+}
 
 /**
  * A web-search query read as PostgreSQL's `websearch_to_tsquery` reads it (its tokenizer,

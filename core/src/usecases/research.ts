@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { proseOfHtml } from "../policy/search.ts"
+import { proseOfHtml, relaxedSearchQueries } from "../policy/search.ts"
 import { Settings } from "../ports/Platform.ts"
 import type { ResearchDocument, ResearchResults } from "../schema/research.ts"
 import type { Caller } from "./Caller.ts"
@@ -12,15 +12,21 @@ export const RESEARCH_RESULTS = 20
 /**
  * The research connectors' `search`: the best articles of the caller's account for one query
  * string, RESEARCH_RESULTS of them or the operator's page size if lower (the caller sends no
- * page size, so none it did not send can be refused).
+ * page size, so none it did not send can be refused). A query in web-search syntax is searched as
+ * written; one that found nothing and reads as a question ("Which articles talk about compost?",
+ * what chat assistants send) is tried again with its own words, all of them, then any
+ * (`relaxedSearchQueries`): three searches at most.
  */
 export const researchSearch = (caller: Caller, query: string) =>
-  Settings.use((settings) =>
-    Effect.map(
-      searchArticles(caller, { q: query, per_page: Math.min(RESEARCH_RESULTS, settings.limits.maxPerPage) }),
-      (page): ResearchResults => ({ results: page.data.map((a) => ({ id: a.id, title: a.title, url: a.url })) }),
-    ),
-  )
+  Settings.use((settings) => {
+    const perPage = Math.min(RESEARCH_RESULTS, settings.limits.maxPerPage)
+    const tries = [query, ...relaxedSearchQueries(query)]
+    const first = (at: number): ReturnType<typeof searchArticles> =>
+      Effect.flatMap(searchArticles(caller, { q: tries[at]!, per_page: perPage }), (page) =>
+        page.data.length > 0 || at === tries.length - 1 ? Effect.succeed(page) : first(at + 1),
+      )
+    return Effect.map(first(0), (page): ResearchResults => ({ results: page.data.map((a) => ({ id: a.id, title: a.title, url: a.url })) }))
+  })
 
 /** The research connectors' `fetch`: one of the caller's articles as prose with its facts; another account's is NotFound. */
 export const researchFetch = (caller: Caller, id: string) =>

@@ -2,7 +2,9 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   matchedMarksOnly,
+  MAX_SEARCH_QUERY_CHARACTERS,
   proseOfHtml,
+  relaxedSearchQueries,
   SEARCH_HTML_CHARACTERS,
   SEARCH_MARK_START as S,
   SEARCH_MARK_STOP as E,
@@ -115,6 +117,43 @@ describe("searchQueryText", () => {
         expect(out.replace(/ /g, "")).toBe(q.replace(/\p{White_Space}/gu, ""))
       }),
     )
+  })
+})
+
+describe("relaxedSearchQueries", () => {
+  it("should try a question's own words, all of them, then any one of them", () => {
+    expect(relaxedSearchQueries("Which articles talk about compost?")).toEqual(["compost"])
+    expect(relaxedSearchQueries("What did we write about Tomato blight?")).toEqual(["Tomato blight", "Tomato OR blight"])
+    // nothing of the question to drop: only the looser try
+    expect(relaxedSearchQueries("compost heap")).toEqual(["compost OR heap"])
+    // one word, or only a question's words: nothing else to try
+    expect(relaxedSearchQueries("compost")).toEqual([])
+    expect(relaxedSearchQueries("compost?")).toEqual([])
+    expect(relaxedSearchQueries("what is this about?")).toEqual([])
+  })
+
+  it("should leave a query that uses the syntax as its author wrote it", () => {
+    for (const q of ['"tomato blight" garden', "tomato OR potato", "tomato or potato", "tomato -potato", 'which "articles"']) expect(relaxedSearchQueries(q), q).toEqual([])
+  })
+
+  it("should answer tries of at most a query's length, in plain words, and none that is the query itself", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: MAX_SEARCH_QUERY_CHARACTERS }), (q) => {
+        const tries = relaxedSearchQueries(q)
+        expect(tries.length).toBeLessThanOrEqual(2)
+        for (const t of tries) {
+          expect([...t].length).toBeLessThanOrEqual(MAX_SEARCH_QUERY_CHARACTERS)
+          expect(t).not.toContain('"')
+          expect(t).not.toBe(q)
+          expect(t.split(" ").some((w) => w.startsWith("-"))).toBe(false)
+        }
+      }),
+    )
+    // the looser try keeps the words that fit
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ").slice(0, MAX_SEARCH_QUERY_CHARACTERS)
+    const [any] = relaxedSearchQueries(long)
+    expect(any!.length).toBeLessThanOrEqual(MAX_SEARCH_QUERY_CHARACTERS)
+    expect(any!.startsWith("word0 OR word1 OR word2")).toBe(true)
   })
 })
 

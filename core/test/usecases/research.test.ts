@@ -20,4 +20,20 @@ describe("researchSearch", () => {
     const found = await w.run(researchSearch(caller({ accountId: "acc_r" }), "compost"))
     expect(found.results).toHaveLength(5)
   })
+
+  it("should find what a question asks about, its words all required before any one of them, and leave a query in the syntax as written", async () => {
+    const w = await makeWorld()
+    const titles = ["Tomato blight in wet summers", "Tomato soup", "Potato blight", "Basil for beginners", "Pesto made with walnuts"]
+    await w.run(importData(oneSiteOfArticles("q", titles.length, (i) => ({ title: titles[i]!, body: "<p>Notes from the garden.</p>" }))))
+    const search = async (q: string) => (await w.run(researchSearch(caller({ accountId: "acc_q" }), q))).results.map((r) => r.title).sort()
+    // all of its words first: the one article on tomato blight, not every tomato or every blight
+    expect(await search("What did we write about tomato blight?")).toEqual(["Tomato blight in wet summers"])
+    // none has both words: any of them
+    expect(await search("Which articles mention basil pesto?")).toEqual(["Basil for beginners", "Pesto made with walnuts"])
+    // as written first: what the syntax finds is the answer
+    expect(await search("soup")).toEqual(["Tomato soup"])
+    // the syntax is taken at its word: a phrase that matches nothing is no result
+    expect(await search('"blight tomato"')).toEqual([])
+    expect(await search("basil -beginners")).toEqual([])
+  })
 })
