@@ -50,6 +50,7 @@ const fixture = {
         { id: "art_m1", title: "Merge one", url: "https://two.test/m1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>One</p>" },
         { id: "art_m2", title: "Merge two", url: "https://two.test/m2", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m3", title: "Merge three", url: "https://two.test/m3", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m4", title: "Merge four", url: "https://two.test/m4", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -443,6 +444,30 @@ describe("web pages over HTTP", () => {
     const page = await (await c.request("/articles/art_m2")).text()
     expect(page).toContain("Saved as revision 3. You settled the conflicting part.")
     expect(page).toContain("&lt;p&gt;Both of ours&lt;/p&gt;\n&lt;p&gt;Shared&lt;/p&gt;")
+  })
+
+  it("should carry back what the person typed on the conflict page when the form is refused for a missing choice", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m4")
+    expect((await c.request("/articles/art_m4/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Their four", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
+    const mine = await c.request("/articles/art_m4/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "My four", body: "<p>Mine first</p>\n<p>Shared</p>" } })
+    const at = mine.headers.get("location")!
+    expect(at).toMatch(/^\/articles\/art_m4\/merge\?draft=/)
+    const form = await (await c.request(at)).text()
+    const draft = /name="draft" value="([^"]+)"/.exec(form)![1]!
+    // The title's text is typed, then "theirs" chosen; the body's part is typed, its choice forgotten.
+    const sent = await c.request("/articles/art_m4/merge", {
+      method: "POST",
+      form: { _csrf: csrf, draft, theirs: "2", choice_title: "theirs", edit_title: "A title typed here", edit_body_0: "<p>Typed by hand on the conflict page</p>" },
+    })
+    expect(sent.status).toBe(400)
+    const back = await sent.text()
+    expect(back).toContain("Choose a version for each part (1 without a choice)")
+    expect(back).toMatch(/name="choice_title" value="theirs"[^>]* checked/)
+    expect(back).toContain('name="edit_title" value="A title typed here"')
+    expect(back).toMatch(/<textarea id="edit_body_0" name="edit_body_0"[^>]*>\n&lt;p&gt;Typed by hand on the conflict page&lt;\/p&gt;<\/textarea>/)
+    expect(await (await c.request("/articles/art_m4")).text()).toContain("Theirs first")
   })
 
   it("should keep the person's text when the conflict page's form arrives after the session ended, and offer it back after sign-in", async () => {

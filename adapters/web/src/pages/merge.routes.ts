@@ -63,6 +63,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     draft: Draft,
     theirs: number,
     chosen: ReadonlyMap<string, { take: "theirs" | "mine" | "edit"; html: string }>,
+    typed: ReadonlyMap<string, string>,
     error: string | null,
   ) => {
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
@@ -76,7 +77,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       s,
       "sites",
       `Settle a conflict · ${article.title}`,
-      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, mine: { title: draft.title, body: draft.body }, csrf: s.session.csrf, chosen, error }),
+      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, mine: { title: draft.title, body: draft.body }, csrf: s.session.csrf, chosen, typed, error }),
       null,
       true,
     )
@@ -93,7 +94,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       if (draft.refusal.conflictWith === undefined) return redirect(ctx, draftUrl(id, draftId))
       const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
       // Always against the newest revision: a page reloaded after yet another save shows what conflicts now.
-      await show(ctx, s, 200, id, draftId, draft, article.revision, new Map(), null)
+      await show(ctx, s, 200, id, draftId, draft, article.revision, new Map(), new Map(), null)
     }),
   )
 
@@ -142,16 +143,20 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         const { merge } = await mergeOf(s, id, draft, theirs)
         const reason = (fields["reason"] ?? "").trim()
         const chosen = new Map<string, { take: "theirs" | "mine" | "edit"; html: string }>()
+        // What the person typed for a part, chosen or not: a form sent back shows it again.
+        const typed = new Map<string, string>()
         for (const c of merge.conflicts) {
           const names = mergeFields(c.unit)
           const take = fields[names.choice]
+          const edited = fields[names.edit]
+          if (edited !== undefined) typed.set(c.unit, edited)
           if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, { take, html: fields[names.edit] ?? "" })
         }
         const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
         if (missing > 0) {
           // Replacing their version is a choice made here, never a default: each part needs one.
           const kept = { ...draft, reason }
-          return show(ctx, s, 400, id, draftId, kept, theirs, chosen, `Choose a version for each part (${missing} without a choice), then save again.`)
+          return show(ctx, s, 400, id, draftId, kept, theirs, chosen, typed, `Choose a version for each part (${missing} without a choice), then save again.`)
         }
         const choices = new Map<string, ConflictChoice>(
           [...chosen].map(([unit, c]) => [unit, c.take === "edit" ? { html: c.html } : { take: c.take }] as const),

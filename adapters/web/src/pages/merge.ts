@@ -28,6 +28,8 @@ export interface MergeView {
   readonly csrf: string
   /** Choices already made (after a form sent without one for every part), by unit. */
   readonly chosen: ReadonlyMap<string, { readonly take: "theirs" | "mine" | "edit"; readonly html: string }>
+  /** The text typed for each part (after a form sent back), whichever version was chosen: shown again, not lost. */
+  readonly typed: ReadonlyMap<string, string>
   /** Why the form was sent back, if it was. */
   readonly error: string | null
 }
@@ -71,7 +73,7 @@ export const mergeContent = (v: MergeView): Html => {
         const label = unitLabel(c.unit, c.unit === "title" ? 0 : bodyIndex++)
         const field = fieldOf(c.unit)
         const chosen = v.chosen.get(c.unit)
-        const mineOrEdit = chosen?.take === "edit" ? chosen.html : c.mine
+        const mineOrEdit = v.typed.get(c.unit) ?? (chosen?.take === "edit" ? chosen.html : c.mine)
         return html`<fieldset class="merge-unit card" id="unit-${field}">
           <legend>${label}</legend>
           ${
