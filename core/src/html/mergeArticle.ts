@@ -124,7 +124,7 @@ export const bodyUnits = (html: string): ReadonlyArray<Unit> => {
 }
 
 /** A change one side made to the base: base units [oStart, oEnd) become `units`. */
-interface Hunk {
+export interface Hunk {
   readonly oStart: number
   readonly oEnd: number
   readonly units: ReadonlyArray<number>
@@ -189,8 +189,6 @@ const hunksOf = (budget: DiffBudget, base: ReadonlyArray<number>, side: Readonly
 const resolve = <T>(base: T, mine: T, theirs: T, same: (a: T, b: T) => boolean): Resolution =>
   same(mine, theirs) ? (same(mine, base) ? "same" : "both") : same(mine, base) ? "theirs" : same(theirs, base) ? "mine" : "conflict"
 
-const overlaps = (a: Hunk, b: Hunk): boolean =>
-  a.oStart === a.oEnd && b.oStart === b.oEnd ? a.oStart === b.oStart : a.oStart < b.oEnd && b.oStart < a.oEnd
 const sameIds = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
 
 /** A side's units over base [rs, re), its hunks there applied. */
@@ -215,25 +213,50 @@ interface Region {
 }
 
 /**
+ * Where each group of `sorted` ends (an index past its last hunk): hunks sorted by base start, then
+ * end, grouped while the next one overlaps some hunk of the group (their base ranges overlap, or
+ * both insert at one point). Given the order, a later hunk overlaps a replacement (a
+ * hunk over base units) exactly when it starts before that replacement's end, and an insertion
+ * exactly when it inserts at the same point (a replacement starting there sorts after it): so a
+ * group is known by its replacements' furthest end and its last insertion's point. One pass,
+ * linear in the hunks.
+ */
+export const hunkGroupEnds = (sorted: ReadonlyArray<Hunk>): Array<number> => {
+  const ends: Array<number> = []
+  let k = 0
+  while (k < sorted.length) {
+    let end = Number.NEGATIVE_INFINITY
+    let insertAt = Number.NEGATIVE_INFINITY
+    do {
+      const h = sorted[k++]!
+      if (h.oStart === h.oEnd) insertAt = h.oStart
+      else end = Math.max(end, h.oEnd)
+    } while (k < sorted.length && (sorted[k]!.oStart < end || (sorted[k]!.oStart === sorted[k]!.oEnd && sorted[k]!.oStart === insertAt)))
+    ends.push(k)
+  }
+  return ends
+}
+
+/**
  * Settles each region of the base that either side changed. Hunks of the two sides whose base
  * ranges overlap (or that both insert at one point) make one region, grown until nothing else
- * overlaps it; a region only one side changed takes that side. Linear in the hunks.
+ * overlaps it (`hunkGroupEnds`); a region only one side changed takes that side. Linear in the
+ * hunks, and in the base units the regions span.
  */
 const regionsOf = (base: ReadonlyArray<number>, mine: ReadonlyArray<Hunk>, theirs: ReadonlyArray<Hunk>): Array<Region> => {
   const tagged = [...mine.map((h) => ({ h, side: "mine" as const })), ...theirs.map((h) => ({ h, side: "theirs" as const }))]
   // Insertions before replacements at one point: an insertion at a replaced range's start comes before it.
   tagged.sort((a, b) => a.h.oStart - b.h.oStart || a.h.oEnd - b.h.oEnd)
   const regions: Array<Region> = []
-  let k = 0
-  while (k < tagged.length) {
-    const group = [tagged[k++]!]
+  let from = 0
+  for (const to of hunkGroupEnds(tagged.map((t) => t.h))) {
+    const group = tagged.slice(from, to)
+    from = to
     let rs = group[0]!.h.oStart
     let re = group[0]!.h.oEnd
-    while (k < tagged.length && group.some((g) => overlaps(g.h, tagged[k]!.h))) {
-      const next = tagged[k++]!
-      group.push(next)
-      rs = Math.min(rs, next.h.oStart)
-      re = Math.max(re, next.h.oEnd)
+    for (const g of group) {
+      rs = Math.min(rs, g.h.oStart)
+      re = Math.max(re, g.h.oEnd)
     }
     const ofSide = (side: "mine" | "theirs") => group.filter((g) => g.side === side).map((g) => g.h)
     const m = sideOver(base, ofSide("mine"), rs, re)

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { bodyUnits, mergeArticle, settleMerge } from "../../src/html/mergeArticle.ts"
+import { bodyUnits, type Hunk, hunkGroupEnds, mergeArticle, settleMerge } from "../../src/html/mergeArticle.ts"
 import { DIFF_BUDGET, makeDiffBudget } from "../../src/html/diffBudget.ts"
 import { extractProtectedBlocks } from "../../src/html/index.ts"
 
@@ -251,5 +251,39 @@ describe("mergeArticle properties", () => {
       }),
       { numRuns: 500 },
     )
+  })
+})
+
+describe("hunkGroupEnds", () => {
+  /** The grouping as first written: the next hunk joins while it overlaps any hunk of the group (quadratic). */
+  const naive = (sorted: ReadonlyArray<Hunk>): Array<number> => {
+    const overlaps = (a: Hunk, b: Hunk) => (a.oStart === a.oEnd && b.oStart === b.oEnd ? a.oStart === b.oStart : a.oStart < b.oEnd && b.oStart < a.oEnd)
+    const ends: Array<number> = []
+    let k = 0
+    while (k < sorted.length) {
+      const group = [sorted[k++]!]
+      while (k < sorted.length && group.some((g) => overlaps(g, sorted[k]!))) group.push(sorted[k++]!)
+      ends.push(k)
+    }
+    return ends
+  }
+  it("should group hunks as overlapping any hunk of the group does, in one pass", () => {
+    const hunk = fc.tuple(fc.nat(30), fc.nat(4)).map(([oStart, length]): Hunk => ({ oStart, oEnd: oStart + length, units: [] }))
+    fc.assert(
+      fc.property(fc.array(hunk, { maxLength: 40 }), (hunks) => {
+        const sorted = [...hunks].sort((a, b) => a.oStart - b.oStart || a.oEnd - b.oEnd)
+        expect(hunkGroupEnds(sorted)).toEqual(naive(sorted))
+      }),
+      { numRuns: 2000 },
+    )
+    // a replacement reaching far ahead keeps the group open past hunks that overlap only it; an insertion at its end, and a replacement starting there, are groups of their own
+    const sorted: Array<Hunk> = [
+      { oStart: 0, oEnd: 10, units: [] },
+      { oStart: 2, oEnd: 3, units: [] },
+      { oStart: 9, oEnd: 9, units: [] },
+      { oStart: 10, oEnd: 10, units: [] },
+      { oStart: 10, oEnd: 12, units: [] },
+    ]
+    expect(hunkGroupEnds(sorted)).toEqual([3, 4, 5])
   })
 })
