@@ -48,7 +48,7 @@ export interface ComposeOptions extends HttpDeps {
  * the MCP endpoint, the OAuth server's endpoints and metadata, the interaction pages, stored media.
  */
 const ROUTES: RouteTable = {
-  exact: ["/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/api/docs", ...Object.values(OAUTH_ROUTES)],
+  exact: ["/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/api/docs", ...Object.values(OAUTH_ROUTES)],
   prefixes: [
     // the API reference's page and assets (served outside the router)
     ["/api/docs/", "/api/docs/{file}"],

@@ -305,6 +305,17 @@ describe("metrics", () => {
     // The scrapes themselves are neither counted nor logged, like the health checks.
     expect(routes.has("/metrics")).toBe(false)
   })
+
+  it("should label the OAuth server's metadata documents by their own paths, not as unmatched", async () => {
+    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
+      const res = await fetch(`${base}${path}`)
+      expect([path, res.status]).toEqual([path, 200])
+      expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: path, channel: "oauth", status: 200 })
+    }
+    const text = await (await scrape()).text()
+    // (the agent's client of the first test read it too)
+    expect(text).toMatch(/^http_server_request_duration_seconds_count\{method="GET",route="\/\.well-known\/oauth-authorization-server",status="200"\} [1-9]/m)
+  })
 })
 
 describe("traces", () => {

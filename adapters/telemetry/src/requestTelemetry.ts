@@ -24,7 +24,7 @@ const TEMPLATES = new Map<string, string>()
  * the route table's exact path or prefix template, else `unmatched`. Never the raw path, so
  * labels and log fields carry no ids. One pass over the (fixed) table.
  */
-export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: ReadonlySet<string> = new Set(table.exact)): string => {
+export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: ReadonlySet<string> = new Set(table.exact), arrivedAt: string = ctx.path): string => {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute
   if (typeof matched === "string") {
     // the router's patterns are a fixed set: each is rewritten once
@@ -32,7 +32,7 @@ export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: Rea
     if (template === undefined) TEMPLATES.set(matched, (template = matched.replace(/:(\w+)/g, "{$1}")))
     return template
   }
-  const path = ctx.path.length > 1 && ctx.path.endsWith("/") ? ctx.path.slice(0, -1) : ctx.path
+  const path = arrivedAt.length > 1 && arrivedAt.endsWith("/") ? arrivedAt.slice(0, -1) : arrivedAt
   if (exact.has(path)) return path
   for (const [prefix, template] of table.prefixes) if (path.startsWith(prefix)) return template
   return UNMATCHED_ROUTE
@@ -95,10 +95,13 @@ export const requestTelemetry = (options: RequestTelemetryOptions): Middleware =
   const exact = new Set(routes.exact)
   const handle = async (ctx: ParameterizedContext, next: () => Promise<unknown>) => {
     const started = performance.now()
+    // The path as the request arrived: a handler may rewrite it (the OAuth server's RFC 8414
+    // metadata is served as its discovery document), and the line names what was asked for.
+    const path = ctx.path
     try {
       await next()
     } finally {
-      const route = routeOf(ctx, routes, exact)
+      const route = routeOf(ctx, routes, exact, path)
       const notes = notesOf(ctx)
       tracing?.nameServerSpan(ctx.method, route)
       recordAccess(logger, metrics, {
@@ -107,7 +110,7 @@ export const requestTelemetry = (options: RequestTelemetryOptions): Middleware =
         route,
         status: ctx.status,
         seconds: (performance.now() - started) / 1000,
-        channel: channelOf(ctx.path),
+        channel: channelOf(path),
         accountId: notes.accountId,
         tools: notes.tools,
         problemCode: notes.problemCode,
