@@ -316,6 +316,14 @@ describe("metrics", () => {
     // (the agent's client of the first test read it too)
     expect(text).toMatch(/^http_server_request_duration_seconds_count\{method="GET",route="\/\.well-known\/oauth-authorization-server",status="200"\} [1-9]/m)
   })
+
+  it("should note not_found in the access line of a page address nothing serves, and count it as a refusal of the web channel", async () => {
+    const res = await fetch(`${base}/no-such-page`)
+    expect(res.status).toBe(404)
+    expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "unmatched", channel: "web", status: 404, code: "not_found" })
+    const text = await (await scrape()).text()
+    expect(text).toContain('content_site_refusals_total{code="not_found",channel="web"} 1')
+  })
 })
 
 describe("traces", () => {

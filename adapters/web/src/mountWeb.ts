@@ -50,10 +50,9 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
     const allowed = ctx.method === "GET" || ctx.method === "HEAD" ? [] : [...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods))]
     const session = await readSession(ctx, deps)
     const account = session === null ? null : await signedInAccount(ctx, deps)
-    if (allowed.length > 0) {
-      notesOf(ctx).problemCode = "method_not_allowed"
-      ctx.set("Allow", allowed.join(", "))
-    }
+    // an error page, like every refusal, names its code in the access line and the refusals counted
+    notesOf(ctx).problemCode = allowed.length > 0 ? "method_not_allowed" : "not_found"
+    if (allowed.length > 0) ctx.set("Allow", allowed.join(", "))
     send(
       ctx,
       allowed.length > 0 ? 405 : 404,
