@@ -83,14 +83,16 @@ export const createLogger = (options: LoggerOptions): Logger => {
         translateTime: "SYS:HH:MM:ss",
         ignore: ACCESS_FIELDS,
         singleLine: true,
-        // An access line reads "GET /api/v1/sites 200 3 ms req_... acc_..."; the service's events, their message.
+        // An access line reads "GET /api/v1/sites 200 3 ms req_... acc_... [trace <id>]"; the service's events, their message.
         messageFormat: (log, messageKey) => {
           const message = String(log[messageKey] ?? "")
           if (log["route"] === undefined) return message
           const tool = log["tool"] !== undefined ? ` (${String(log["tool"])})` : ""
           const code = log["code"] !== undefined ? ` ${String(log["code"])}` : ""
           const account = log["account_id"] !== undefined ? ` ${String(log["account_id"])}` : ""
-          return `${message}${code}${tool} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}`
+          // with tracing on, the trace to look up (the JSON lines carry it as `trace_id`)
+          const trace = log["trace_id"] !== undefined ? ` trace ${String(log["trace_id"])}` : ""
+          return `${message}${code}${tool} ${String(log["duration_ms"])} ms ${String(log["request_id"])}${account}${trace}`
         },
       }),
     )

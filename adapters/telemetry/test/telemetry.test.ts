@@ -73,19 +73,19 @@ describe("metricsEndpoint", () => {
 })
 
 describe("createLogger", () => {
-  it("should write readable lines in the pretty format: an access line as method, route, status, time and request id", () => {
+  it("should write readable lines in the pretty format: an access line as method, route, status, time, request id, account and trace", () => {
     const dir = mkdtempSync(join(tmpdir(), "cs-log-"))
     const fd = openSync(join(dir, "out.log"), "w")
     try {
       const logger = createLogger({ level: "info", format: "pretty", destination: fd })
       logger.info({ request_id: "req_abc123", method: "GET", route: "/api/v1/sites", status: 200, duration_ms: 3.2, channel: "api", account_id: "acc_1" }, "GET /api/v1/sites 200")
-      logger.info({ request_id: "req_def456", method: "PUT", route: "/api/v1/articles/{id}", status: 400, duration_ms: 1, channel: "api", code: "invalid_request" }, "PUT /api/v1/articles/{id} 400")
+      logger.info({ request_id: "req_def456", method: "PUT", route: "/api/v1/articles/{id}", status: 400, duration_ms: 1, channel: "api", code: "invalid_request", trace_id: "0af7651916cd43dd8448eb211c80319c" }, "PUT /api/v1/articles/{id} 400")
       logger.info("Content-Site is listening on http://localhost:3000 (REST API, MCP connector, web pages)")
       logger.debug("not at info")
       const text = readFileSync(join(dir, "out.log"), "utf8").replace(/\x1b\[[0-9;]*m/g, "")
       const [access, refused, started, ...rest] = text.trimEnd().split("\n")
       expect(access).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/sites 200 3\.2 ms req_abc123 acc_1$/)
-      expect(refused).toMatch(/INFO: PUT \/api\/v1\/articles\/\{id\} 400 invalid_request 1 ms req_def456$/)
+      expect(refused).toMatch(/INFO: PUT \/api\/v1\/articles\/\{id\} 400 invalid_request 1 ms req_def456 trace 0af7651916cd43dd8448eb211c80319c$/)
       expect(started).toMatch(/INFO: Content-Site is listening on http:\/\/localhost:3000 \(REST API, MCP connector, web pages\)$/)
       expect(rest).toEqual([])
     } finally {
