@@ -114,6 +114,15 @@ let firstRequestId = ""
 let mcpTokens: Array<string> = []
 
 describe("logs", () => {
+  it("should label a known API path asked with a method it does not take by its template, with its code", async () => {
+    for (const [method, status, code] of [["DELETE", 405, "method_not_allowed"], ["OPTIONS", 204, undefined]] as const) {
+      const res = await api("/api/v1/articles/art_a1_1", { method })
+      expect([method, res.status]).toEqual([method, status])
+      const line = await accessLine(res.headers.get("x-request-id") ?? "")
+      expect([method, line?.["route"], line?.["code"]]).toEqual([method, "/api/v1/articles/{id}", code])
+    }
+  })
+
   it("should label the API reference's page and assets by their templates, not as unmatched", async () => {
     for (const [path, route] of [["/api/docs", "/api/docs"], ["/api/docs/", "/api/docs"], ["/api/docs/init.js", "/api/docs/{file}"]] as const) {
       const res = await fetch(`${base}${path}`)

@@ -11,6 +11,11 @@ export interface RequestNotes {
   tools?: Array<{ readonly name: string; readonly outcome: "ok" | "error"; readonly seconds: number }>
   /** The code of the problem answered (REST, pages) or returned as a tool error (MCP). */
   problemCode?: string
+  /**
+   * The route's template, where a path was recognised without a router's match (a known API path
+   * answered 405 or `OPTIONS` for a method no operation takes): `/api/v1/articles/{id}`.
+   */
+  route?: string
 }
 
 /** The notes of a request (an empty object until something is noted). */

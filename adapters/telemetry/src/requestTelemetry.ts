@@ -21,7 +21,8 @@ const TEMPLATES = new Map<string, string>()
 
 /**
  * The route template of a request: the pattern `@koa/router` matched (`:id` written `{id}`), else
- * the route table's exact path or prefix template, else `unmatched`. Never the raw path, so
+ * the template its handler noted (`RequestNotes.route`), else the route table's exact path or
+ * prefix template, else `unmatched`. Never the raw path, so
  * labels and log fields carry no ids. One pass over the (fixed) table.
  */
 export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: ReadonlySet<string> = new Set(table.exact), arrivedAt: string = ctx.path): string => {
@@ -32,6 +33,8 @@ export const routeOf = (ctx: ParameterizedContext, table: RouteTable, exact: Rea
     if (template === undefined) TEMPLATES.set(matched, (template = matched.replace(/:(\w+)/g, "{$1}")))
     return template
   }
+  const noted = notesOf(ctx).route
+  if (noted !== undefined) return noted
   const path = arrivedAt.length > 1 && arrivedAt.endsWith("/") ? arrivedAt.slice(0, -1) : arrivedAt
   if (exact.has(path)) return path
   for (const [prefix, template] of table.prefixes) if (path.startsWith(prefix)) return template

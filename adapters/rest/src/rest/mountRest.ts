@@ -40,7 +40,7 @@ import type { HttpDeps } from "@content-site/http"
 import { coreErrorOfHttpError, problemHeaders, sendProblem } from "@content-site/http"
 import { requestIdOf } from "@content-site/http"
 import { runEffect } from "@content-site/http"
-import { eventLogOf, noteAccount } from "@content-site/http"
+import { eventLogOf, noteAccount, notesOf } from "@content-site/http"
 import { mountDocs } from "../openapi/docs.ts"
 import { type Call, type Operation, operations } from "./operations.ts"
 import { decodePathId, noneMatchNames, prefersMinimal } from "./requestParts.ts"
@@ -412,6 +412,8 @@ const methodNotAllowed = (deps: HttpDeps): Koa.Middleware => {
     if (allowed.length === 0) return next()
     if (allowed.includes("GET")) allowed.push("HEAD")
     ctx.set("Allow", allowed.join(", "))
+    // the access line and the metrics name the path's template, as they do for its operations
+    notesOf(ctx).route = `${API_PREFIX}${matched[0]!.template}`
     if (ctx.method === "OPTIONS") {
       // an API answer like any other: never stored by a cache
       ctx.set("Cache-Control", "no-store")
