@@ -16,7 +16,8 @@ import { isoTime } from "../src/logger.ts"
 import { startTracing, tracesProtocol } from "../src/tracing.ts"
 
 const TABLE: RouteTable = { exact: ["/mcp", "/oauth/token"], prefixes: [["/oauth/interaction/", "/oauth/interaction/{uid}"], ["/media/", "/media/{file}"]] }
-const ctxOf = (path: string, matched?: string) => ({ path, ...(matched !== undefined ? { _matchedRoute: matched } : {}) }) as unknown as Koa.ParameterizedContext
+const ctxOf = (path: string, matched?: string, noted?: string) =>
+  ({ path, state: noted === undefined ? {} : { notes: { route: noted } }, ...(matched !== undefined ? { _matchedRoute: matched } : {}) }) as unknown as Koa.ParameterizedContext
 
 describe("routeOf", () => {
   it("should label a request by the router's pattern, the table's path or prefix, or unmatched: never by its raw path", () => {
@@ -27,6 +28,8 @@ describe("routeOf", () => {
     expect(routeOf(ctxOf("/oauth/interaction/Xy12abc/login"), TABLE)).toBe("/oauth/interaction/{uid}")
     expect(routeOf(ctxOf("/media/acc_1/img_2.webp"), TABLE)).toBe("/media/{file}")
     for (const path of ["/api/v1/art_1/nothing", "/wp-admin", "/oauth/tokens", "/"]) expect(routeOf(ctxOf(path), TABLE)).toBe("unmatched")
+    // a template its handler noted, where no router matched (a known API path with a method it does not take)
+    expect(routeOf(ctxOf("/api/v1/articles/art_1", undefined, "/api/v1/articles/{id}"), TABLE)).toBe("/api/v1/articles/{id}")
   })
 })
 
