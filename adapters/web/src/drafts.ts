@@ -75,9 +75,14 @@ const drop = (deps: HttpDeps, key: string): Promise<void> => deps.runtime.runPro
 /** Largest title and reason a draft keeps, together (UTF-8 bytes): far past their own limits (500 characters each). */
 export const MAX_DRAFT_TEXT_BYTES = 16 * 1024
 
-/** Whether a draft is small enough to keep: its body at most MAX_DRAFT_BODY_BYTES, its title and reason at most MAX_DRAFT_TEXT_BYTES. */
+/**
+ * Whether a draft is small enough to keep: its body at most MAX_DRAFT_BODY_BYTES, its title and
+ * reason at most MAX_DRAFT_TEXT_BYTES, as they are stored (a NUL, one byte sent, is kept as
+ * U+FFFD, three bytes).
+ */
 export const keepable = (draft: Draft): boolean =>
-  Buffer.byteLength(draft.body) <= MAX_DRAFT_BODY_BYTES && Buffer.byteLength(draft.title) + Buffer.byteLength(draft.reason) <= MAX_DRAFT_TEXT_BYTES
+  Buffer.byteLength(toStorableText(draft.body)) <= MAX_DRAFT_BODY_BYTES &&
+  Buffer.byteLength(toStorableText(draft.title)) + Buffer.byteLength(toStorableText(draft.reason)) <= MAX_DRAFT_TEXT_BYTES
 
 /** What a kept draft's refusal holds at most: the blocks and details it lists, and the characters of each text. */
 const REFUSAL_ITEMS = 20

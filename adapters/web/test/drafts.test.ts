@@ -56,4 +56,14 @@ describe("drafts kept in the database", () => {
     expect(keepable(draft({ title: "t".repeat(16 * 1024), reason: "r" }))).toBe(false)
     expect(keepable(draft({ body: "b".repeat(1024 * 1024 + 1) }))).toBe(false)
   })
+
+  it("should hold a draft to its bounds as it is stored: a NUL kept as U+FFFD takes three bytes, not one", async () => {
+    // 0.5 MiB of NUL is 0.5 MiB sent, 1.5 MiB once each is kept as U+FFFD
+    const body = "\u0000".repeat(512 * 1024)
+    expect(keepable(draft({ body }))).toBe(false)
+    expect(await keepDraft(deps, session, draft({ body }))).toBeNull()
+    expect(keepable(draft({ title: "\u0000".repeat(8 * 1024) }))).toBe(false)
+    // at the bound as stored: kept
+    expect(keepable(draft({ body: "\u0000".repeat((1024 * 1024) / 3) }))).toBe(true)
+  })
 })
