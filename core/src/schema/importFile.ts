@@ -1,9 +1,15 @@
 import { Schema } from "effect"
-import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, KeyScope, StorableString, storableText } from "./common.ts"
+import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isMaxCharacters, KeyScope, StorableString, storableText } from "./common.ts"
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
-import { AccountName, ApiKeyName, Title } from "./writes.ts"
+import { AccountName, Alt, ApiKeyName, Title } from "./writes.ts"
+
+/** Largest target keyword of an imported article, in characters: it is kept in every answer about the article (idempotency records included). */
+export const MAX_TARGET_KEYWORD_LENGTH = 200
+
+/** Largest site name in an import file, in characters: it is shown in lists and pages. */
+export const MAX_SITE_NAME_LENGTH = 200
 
 /** An article in an import file. */
 export const ImportArticle = Schema.Struct({
@@ -13,9 +19,10 @@ export const ImportArticle = Schema.Struct({
   url: HttpUrl,
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
-  "target keyword": Schema.optionalKey(StorableString),
+  "target keyword": Schema.optionalKey(StorableString.pipe(Schema.check(isMaxCharacters(MAX_TARGET_KEYWORD_LENGTH)))),
   body: StorableString,
-  "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(StorableString) }))),
+  // the alt text an edit may set, at most as long
+  "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Alt) }))),
 })
 
 /** A backlink in an import file. */
@@ -41,7 +48,7 @@ export const ImportBacklink = (() => {
 /** A site in an import file. */
 export const ImportSite = Schema.Struct({
   id: Schema.optionalKey(Id),
-  name: Schema.String.pipe(Schema.check(Schema.isNonEmpty(), storableText)),
+  name: Schema.String.pipe(Schema.check(Schema.isNonEmpty(), isMaxCharacters(MAX_SITE_NAME_LENGTH), storableText)),
   url: HttpUrl,
   articles: Schema.optionalKey(Schema.Array(ImportArticle)),
   backlinks: Schema.optionalKey(Schema.Array(ImportBacklink)),
