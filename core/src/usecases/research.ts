@@ -22,7 +22,7 @@ export const researchSearch = (caller: Caller, query: string) =>
     const perPage = Math.min(RESEARCH_RESULTS, settings.limits.maxPerPage)
     const tries = [query, ...relaxedSearchQueries(query)]
     const first = (at: number): ReturnType<typeof searchArticles> =>
-      Effect.flatMap(searchArticles(caller, { q: tries[at]!, per_page: perPage }), (page) =>
+      Effect.flatMap(searchArticles(caller, { q: tries[at]!, per_page: perPage }, { snippets: false }), (page) =>
         page.data.length > 0 || at === tries.length - 1 ? Effect.succeed(page) : first(at + 1),
       )
     return Effect.map(first(0), (page): ResearchResults => ({ results: page.data.map((a) => ({ id: a.id, title: a.title, url: a.url })) }))

@@ -11,9 +11,11 @@ import { articleListView } from "./views.ts"
 
 /**
  * Searches the caller's articles (all sites, or `site_id`'s; another account's site is NotFound),
- * best first, each hit with its snippet.
+ * best first, each hit with its snippet; `snippets: false` for a caller that shows none (the
+ * research connector's `search`): the storage then marks no body (PostgreSQL's `ts_headline` reads
+ * each hit's whole body again), and each snippet is empty.
  */
-export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
+export const searchArticles = (caller: Caller, query: SearchArticlesQuery, options: { readonly snippets?: boolean } = {}) =>
   Effect.contextWith((services: Context.Context<Settings | ArticleRepository | SiteRepository>) => {
     const q = searchQueryText(query.q)
     return Effect.flatMap(resolvePaging(query, Context.get(services, Settings).limits.maxPerPage), (paging) =>
@@ -23,7 +25,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
             caller.accountId,
             {
               query: q,
-              headlines: true,
+              headlines: options.snippets !== false,
               ...range,
               ...(query.site_id !== undefined ? { siteId: query.site_id } : {}),
               ...(query.status !== undefined ? { status: query.status } : {}),
@@ -32,7 +34,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery) =>
           ),
           ({ items, total }) => {
             const page = pageOf(
-              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: snippetOf(matchedMarksOnly(hit.headline, q)) })),
+              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: options.snippets === false ? "" : snippetOf(matchedMarksOnly(hit.headline, q)) })),
               paging.page,
               paging.perPage,
               total,

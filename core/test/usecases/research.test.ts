@@ -1,6 +1,7 @@
 /** The research connectors' `search` and `fetch`: one query string in, the best articles out. */
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { importData, RESEARCH_RESULTS, researchSearch } from "../../src/index.ts"
+import { ArticleRepository, importData, RESEARCH_RESULTS, researchSearch } from "../../src/index.ts"
 import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
 
 /** An account of `n` articles on one site, each with the word "compost" in its title. */
@@ -35,5 +36,26 @@ describe("researchSearch", () => {
     // the syntax is taken at its word: a phrase that matches nothing is no result
     expect(await search('"blight tomato"')).toEqual([])
     expect(await search("basil -beginners")).toEqual([])
+  })
+
+  it("should ask the storage to mark no body: it shows no snippet", async () => {
+    const w = await makeWorld()
+    await w.run(importData(manyArticles(3)))
+    const asked: Array<boolean> = []
+    // the storage as it is, each search's filter seen on the way
+    const found = await w.run(
+      ArticleRepository.use((repo) =>
+        Effect.provideService(researchSearch(caller({ accountId: "acc_r" }), "Which articles talk about compost?"), ArticleRepository, {
+          ...repo,
+          search: (accountId, filter, slice) => {
+            asked.push(filter.headlines)
+            return repo.search(accountId, filter, slice)
+          },
+        }),
+      ),
+    )
+    expect(found.results).toHaveLength(3)
+    // the question as written, then its own word
+    expect(asked).toEqual([false, false])
   })
 })
