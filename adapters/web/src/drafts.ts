@@ -81,8 +81,18 @@ export const MAX_DRAFT_TEXT_BYTES = 16 * 1024
  * U+FFFD, three bytes).
  */
 export const keepable = (draft: Draft): boolean =>
-  Buffer.byteLength(toStorableText(draft.body)) <= MAX_DRAFT_BODY_BYTES &&
-  Buffer.byteLength(toStorableText(draft.title)) + Buffer.byteLength(toStorableText(draft.reason)) <= MAX_DRAFT_TEXT_BYTES
+  storedBytes(draft.body) <= MAX_DRAFT_BODY_BYTES && storedBytes(draft.title) + storedBytes(draft.reason) <= MAX_DRAFT_TEXT_BYTES
+
+/**
+ * The UTF-8 bytes of `toStorableText(s)`, without making it (a body is up to 1 MiB): an unpaired
+ * surrogate is already counted as U+FFFD's three bytes, a NUL as one, so two more for each NUL.
+ * One pass for the length, one `indexOf` scan for the NULs.
+ */
+const storedBytes = (s: string): number => {
+  let bytes = Buffer.byteLength(s)
+  for (let at = s.indexOf("\u0000"); at !== -1; at = s.indexOf("\u0000", at + 1)) bytes += 2
+  return bytes
+}
 
 /** What a kept draft's refusal holds at most: the blocks and details it lists, and the characters of each text. */
 const REFUSAL_ITEMS = 20
