@@ -415,16 +415,30 @@ describe("web pages over HTTP", () => {
     expect(await (await c.request("/articles/art_t1")).text()).toContain("<h1>One line</h1>")
   })
 
-  it("should settle a conflict part by part on the conflict page, refusing a form without a choice for each", async () => {
+  /**
+   * Two saves of article `id` from its revision 1 by the same person, theirs first: mine lands on
+   * the conflict page. Answers the signed-in client, its CSRF token, the page's address and HTML,
+   * and its draft.
+   */
+  const openConflict = async (id: string, theirs: { title: string; body: string }, mine: { title: string; body: string; reason?: string }) => {
     const c = client()
     await c.signIn("two@example.com", "password-two")
-    const csrf = await c.csrfOf("/articles/art_m2")
-    expect((await c.request("/articles/art_m2/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge two", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
-    const mine = await c.request("/articles/art_m2/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge two", body: "<p>Mine first</p>\n<p>Shared</p>", reason: "my take" } })
-    const at = mine.headers.get("location")!
-    expect(at).toMatch(/^\/articles\/art_m2\/merge\?draft=/)
+    const csrf = await c.csrfOf(`/articles/${id}`)
+    expect((await c.request(`/articles/${id}/edit`, { method: "POST", form: { _csrf: csrf, revision: "1", ...theirs } })).status).toBe(303)
+    const saved = await c.request(`/articles/${id}/edit`, { method: "POST", form: { _csrf: csrf, revision: "1", ...mine } })
+    const at = saved.headers.get("location")!
+    expect(at.startsWith(`/articles/${id}/merge?draft=`)).toBe(true)
     const form = await (await c.request(at)).text()
     const draft = /name="draft" value="([^"]+)"/.exec(form)![1]!
+    return { c, csrf, at, form, draft }
+  }
+
+  it("should settle a conflict part by part on the conflict page, refusing a form without a choice for each", async () => {
+    const { c, csrf, form, draft } = await openConflict(
+      "art_m2",
+      { title: "Merge two", body: "<p>Theirs first</p>\n<p>Shared</p>" },
+      { title: "Merge two", body: "<p>Mine first</p>\n<p>Shared</p>", reason: "my take" },
+    )
     expect(form).toContain('name="theirs" value="2"')
     expect(form).toContain("Their version (revision 2, by Two (Editor))")
     expect(form).toContain('name="choice_body_0" value="theirs" required>')
@@ -447,15 +461,11 @@ describe("web pages over HTTP", () => {
   })
 
   it("should carry back what the person typed on the conflict page when the form is refused for a missing choice", async () => {
-    const c = client()
-    await c.signIn("two@example.com", "password-two")
-    const csrf = await c.csrfOf("/articles/art_m4")
-    expect((await c.request("/articles/art_m4/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Their four", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
-    const mine = await c.request("/articles/art_m4/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "My four", body: "<p>Mine first</p>\n<p>Shared</p>" } })
-    const at = mine.headers.get("location")!
-    expect(at).toMatch(/^\/articles\/art_m4\/merge\?draft=/)
-    const form = await (await c.request(at)).text()
-    const draft = /name="draft" value="([^"]+)"/.exec(form)![1]!
+    const { c, csrf, draft } = await openConflict(
+      "art_m4",
+      { title: "Their four", body: "<p>Theirs first</p>\n<p>Shared</p>" },
+      { title: "My four", body: "<p>Mine first</p>\n<p>Shared</p>" },
+    )
     // The title's text is typed, then "theirs" chosen; the body's part is typed, its choice forgotten.
     const sent = await c.request("/articles/art_m4/merge", {
       method: "POST",
@@ -471,14 +481,11 @@ describe("web pages over HTTP", () => {
   })
 
   it("should keep the person's text when the conflict page's form arrives after the session ended, and offer it back after sign-in", async () => {
-    const c = client()
-    await c.signIn("two@example.com", "password-two")
-    const csrf = await c.csrfOf("/articles/art_m3")
-    expect((await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge three", body: "<p>Theirs first</p>\n<p>Shared</p>" } })).status).toBe(303)
-    const mine = await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>", reason: "my take" } })
-    const at = mine.headers.get("location")!
-    expect(at).toMatch(/^\/articles\/art_m3\/merge\?draft=/)
-    const page = await (await c.request(at)).text()
+    const { c, csrf, form: page } = await openConflict(
+      "art_m3",
+      { title: "Merge three", body: "<p>Theirs first</p>\n<p>Shared</p>" },
+      { title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>", reason: "my take" },
+    )
     const unescape = (v: string) => v.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#96": "`" })[e]!)
     const formHtml = page.slice(page.indexOf('<form method="post" action="/articles/art_m3/merge"'))
     const fields: Record<string, string> = {}
