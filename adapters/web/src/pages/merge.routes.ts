@@ -62,7 +62,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     draftId: string,
     draft: Draft,
     theirs: number,
-    chosen: ReadonlyMap<string, { take: "theirs" | "mine" | "edit"; html: string }>,
+    chosen: ReadonlyMap<string, "theirs" | "mine" | "edit">,
     typed: ReadonlyMap<string, string>,
     error: string | null,
   ) => {
@@ -142,7 +142,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
         const { merge } = await mergeOf(s, id, draft, theirs)
         const reason = (fields["reason"] ?? "").trim()
-        const chosen = new Map<string, { take: "theirs" | "mine" | "edit"; html: string }>()
+        const chosen = new Map<string, "theirs" | "mine" | "edit">()
         // What the person typed for a part, chosen or not: a form sent back shows it again.
         const typed = new Map<string, string>()
         for (const c of merge.conflicts) {
@@ -150,7 +150,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           const take = fields[names.choice]
           const edited = fields[names.edit]
           if (edited !== undefined) typed.set(c.unit, edited)
-          if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, { take, html: fields[names.edit] ?? "" })
+          if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, take)
         }
         const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
         if (missing > 0) {
@@ -159,10 +159,10 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           return show(ctx, s, 400, id, draftId, kept, theirs, chosen, typed, `Choose a version for each part (${missing} without a choice), then save again.`)
         }
         const choices = new Map<string, ConflictChoice>(
-          [...chosen].map(([unit, c]) => [unit, c.take === "edit" ? { html: c.html } : { take: c.take }] as const),
+          [...chosen].map(([unit, take]) => [unit, take === "edit" ? { html: typed.get(unit) ?? "" } : { take }] as const),
         )
         const title = chosen.get("title")
-        const settledTitle = title === undefined ? merge.title! : title.take === "edit" ? title.html : title.take === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
+        const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
         const body = settleMerge(merge, choices)
         const outcome = await runCore(
           deps,

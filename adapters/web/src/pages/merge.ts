@@ -27,7 +27,7 @@ export interface MergeView {
   readonly mine: { readonly title: string; readonly body: string }
   readonly csrf: string
   /** Choices already made (after a form sent without one for every part), by unit. */
-  readonly chosen: ReadonlyMap<string, { readonly take: "theirs" | "mine" | "edit"; readonly html: string }>
+  readonly chosen: ReadonlyMap<string, "theirs" | "mine" | "edit">
   /** The text typed for each part (after a form sent back), whichever version was chosen: shown again, not lost. */
   readonly typed: ReadonlyMap<string, string>
   /** Why the form was sent back, if it was. */
@@ -73,7 +73,8 @@ export const mergeContent = (v: MergeView): Html => {
         const label = unitLabel(c.unit, c.unit === "title" ? 0 : bodyIndex++)
         const field = fieldOf(c.unit)
         const chosen = v.chosen.get(c.unit)
-        const mineOrEdit = v.typed.get(c.unit) ?? (chosen?.take === "edit" ? chosen.html : c.mine)
+        // what was typed for it, else (a form that sent no text for a part it chose to edit) nothing, else mine
+        const mineOrEdit = v.typed.get(c.unit) ?? (chosen === "edit" ? "" : c.mine)
         return html`<fieldset class="merge-unit card" id="unit-${field}">
           <legend>${label}</legend>
           ${
@@ -85,9 +86,9 @@ export const mergeContent = (v: MergeView): Html => {
                   <tbody><tr class="changed"><td><code>${c.theirs}</code></td><td><code>${c.mine}</code></td></tr></tbody></table></div>`
           }
           <div class="choices" role="radiogroup" aria-label="Which version of ${label.toLowerCase()} to save">
-            <label><input type="radio" name="choice_${field}" value="theirs" required${chosen?.take === "theirs" ? " checked" : ""}> Keep their version</label>
-            <label><input type="radio" name="choice_${field}" value="mine"${chosen?.take === "mine" ? " checked" : ""}> Keep my version (replaces theirs)</label>
-            <label><input type="radio" name="choice_${field}" value="edit"${chosen?.take === "edit" ? " checked" : ""}> Use the text below</label>
+            <label><input type="radio" name="choice_${field}" value="theirs" required${chosen === "theirs" ? " checked" : ""}> Keep their version</label>
+            <label><input type="radio" name="choice_${field}" value="mine"${chosen === "mine" ? " checked" : ""}> Keep my version (replaces theirs)</label>
+            <label><input type="radio" name="choice_${field}" value="edit"${chosen === "edit" ? " checked" : ""}> Use the text below</label>
           </div>
           <div>
             <label for="edit_${field}">${c.unit === "title" ? "Title to save (if you choose the text below)" : "HTML to save (if you choose the text below)"}</label>
