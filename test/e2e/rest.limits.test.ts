@@ -175,4 +175,24 @@ describe("unauthenticated failures per client address", () => {
       actor: { type: "api_key", id: "key_a" },
     })
   })
+
+  it("should answer no more guesses than the budget as such when a burst of them reaches both instances at once", async () => {
+    // A later minute: a new window. Every guess reads the budget open before any is counted; the
+    // count admits three, and the rest are refused for the budget, REST and MCP alike.
+    clock.set(clock.now() + 60_000)
+    const guess = (i: number) => {
+      const key = `cs_burst${String(i).padStart(30, "0")}`
+      return i % 2 === 0 ? t.api("/api/v1/sites", { key }) : fetch(`${second.url}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
+    }
+    const statuses = (await Promise.all(Array.from({ length: 10 }, (_, i) => guess(i)))).map((r) => r.status)
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7)
+
+    clock.set(clock.now() + 60_000)
+    const tokens = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => fetch(`${(i % 2 === 0 ? t.server : second).url}/mcp`, { method: "POST", headers: { authorization: `Bearer not.a.token${i}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" })),
+    )
+    expect(tokens.map((r) => r.status).filter((s) => s === 401)).toHaveLength(3)
+    expect(tokens.map((r) => r.status).filter((s) => s === 429)).toHaveLength(3)
+  })
 })

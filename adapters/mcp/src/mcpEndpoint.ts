@@ -323,17 +323,21 @@ export const mcpEndpoint = (options: {
     }
     // A signed token cannot be guessed, so the per-address failure budget is consulted only when a
     // presented credential fails: over it, 429; otherwise the failure is counted and answered 401.
+    // (a failure past the budget, counted in a concurrent burst that all found it open, is a 429 too)
     const fail = async (description: string) => {
       const address = clientAddress(ctx)
-      const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
-      if (Exit.isFailure(budget)) {
-        const error = Option.getOrUndefined(Cause.findErrorOption(budget.cause))
-        if (error === undefined || error._tag !== "RateLimited") throw new Error(Cause.pretty(budget.cause))
-        refuseOverLimit(ctx, error)
+      const overBudget = async (exit: Exit.Exit<void, unknown>) => {
+        if (Exit.isSuccess(exit)) return false
+        const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+        if (error === undefined || (error as { _tag?: unknown })._tag !== "RateLimited") throw new Error(Cause.pretty(exit.cause))
+        refuseOverLimit(ctx, error as RateLimited)
         await logRefused(ctx, "rate_limited")
-        return undefined
+        return true
       }
-      await runtime.runPromise(recordAuthFailure(address) as Effect.Effect<void>).catch(() => undefined)
+      if (await overBudget(await runtime.runPromiseExit(checkAuthFailureBudget(address)))) return undefined
+      const counted = await runtime.runPromiseExit(recordAuthFailure(address) as Effect.Effect<void, RateLimited | Unavailable>)
+      // a store that cannot count leaves the answer a 401, as before it was asked
+      if (Exit.isFailure(counted) && Option.getOrUndefined(Cause.findErrorOption(counted.cause))?._tag === "RateLimited" && (await overBudget(counted))) return undefined
       challenge(ctx, { code: "invalid_token", description })
       await logRefused(ctx, "unauthenticated")
       return undefined

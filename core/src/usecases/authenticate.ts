@@ -33,21 +33,27 @@ const failureBudget = (services: Context.Context<Settings | LimitStore>, clientA
   return Effect.flatMap(
     Context.get(services, LimitStore).peek(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS),
     (verdict): Effect.Effect<void, RateLimited> =>
-      verdict.remaining <= 0
-        ? Effect.fail(new RateLimited({
-            limit: limits.authFailuresPerMinute,
-            retryAfterSeconds: verdict.resetSeconds,
-            counted: "failed authentications from this address in a minute",
-          }))
-        : Effect.void,
+      verdict.remaining <= 0 ? Effect.fail(overBudget(limits.authFailuresPerMinute, verdict.resetSeconds)) : Effect.void,
   )
 }
 
-/** Counts one authentication failure against a client address. */
+const overBudget = (limit: number, retryAfterSeconds: number) =>
+  new RateLimited({ limit, retryAfterSeconds, counted: "failed authentications from this address in a minute" })
+
+/**
+ * Counts one authentication failure against a client address; fails with RateLimited when that
+ * failure is past the budget. The budget is read before a credential is checked, so requests of a
+ * concurrent burst all find it open; the count they then add is atomic (`hit`), and only the
+ * failures it admits are answered as such: the rest are refused for the budget, so no more than
+ * the budget of answers a minute say whether a credential was right.
+ */
 export const recordAuthFailure = (clientAddress: string) =>
-  Effect.gen(function* () {
-    const { limits } = yield* Settings
-    yield* (yield* LimitStore).hit(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS)
+  Effect.contextWith((services: Context.Context<Settings | LimitStore>) => {
+    const { limits } = Context.get(services, Settings)
+    return Effect.flatMap(
+      Context.get(services, LimitStore).hit(failureKey(clientAddress), limits.authFailuresPerMinute, FAILURE_WINDOW_SECONDS),
+      (verdict): Effect.Effect<void, RateLimited> => (verdict.allowed ? Effect.void : Effect.fail(overBudget(limits.authFailuresPerMinute, verdict.resetSeconds))),
+    )
   })
 
 /**

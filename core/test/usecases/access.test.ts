@@ -93,6 +93,23 @@ describe("authenticateApiKey", () => {
     // Another address is unaffected.
     await w.run(authenticateApiKey("cs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "8.8.8.8"))
   })
+
+  it("should answer no more wrong keys than the budget as such when a burst of them arrives at once", async () => {
+    // All ten read the budget open before any is counted (each key's hash is an await between):
+    // the count admits three, and the other seven are refused for the budget.
+    const w = await makeWorld({ authFailuresPerMinute: 3 })
+    const burst = Array.from({ length: 10 }, (_, i) => authenticateApiKey(`cs_wrong${String(i).padStart(30, "0")}`, "7.7.7.7"))
+    const tags = (await Promise.all(burst.map((call) => w.exit(call)))).map(failureTag)
+    expect(tags.filter((t) => t === "Unauthenticated")).toHaveLength(3)
+    expect(tags.filter((t) => t === "RateLimited")).toHaveLength(7)
+  })
+
+  it("should answer no more wrong passwords than the budget as such when a burst of them arrives at once", async () => {
+    const w = await makeWorld({ authFailuresPerMinute: 2 })
+    const tags = (await Promise.all(Array.from({ length: 6 }, () => w.exit(verifyCredentials("a@example.com", "wrong", "6.6.6.6"))))).map(failureTag)
+    expect(tags.filter((t) => t === "Unauthenticated")).toHaveLength(2)
+    expect(tags.filter((t) => t === "RateLimited")).toHaveLength(4)
+  })
 })
 
 describe("verifyCredentials", () => {
