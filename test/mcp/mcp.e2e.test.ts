@@ -572,6 +572,15 @@ describe("the tools", () => {
     expect(last).toMatchObject({ action: "tools/call", status: "error", error_code: "invalid_request", channel: "mcp" })
   })
 
+  it("should echo at most the first 100 characters of an unknown tool's name, however long the name sent", async () => {
+    // a megabyte of name was sent back whole in the error's message (an unknown prompt's name is cut to 100)
+    const name = `${"n".repeat(99)}\u{1F600}${"x".repeat(1_000_000)}`
+    const refused = await client.callTool({ name, arguments: {} }).then(() => undefined, (e: { code: number; message: string }) => e)
+    expect(refused).toMatchObject({ code: -32602 })
+    // the emoji's pair would straddle the cut: it is left out whole, never halved
+    expect(refused!.message).toBe(`MCP error -32602: Unknown tool: ${"n".repeat(99)}…`)
+  })
+
   it("should run update_article as a dry run equal to REST's dry run, writing nothing", async () => {
     const before = await rest("/articles/art_a1_2")
     const edit = { title: "Alpha article two, retitled", body: `${String(before.json["body"])}<p>More<script>alert(1)</script></p>` }

@@ -68,6 +68,13 @@ import { refuseMalformedParams } from "./malformedParams.ts"
 /** A tool name by MCP's rule (1 to 128 of letters, digits, `_`, `-` and `.`): what an unknown tool's log entry may name. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
+/** `text` as sent when at most `max` UTF-16 units long, else its first `max` (a surrogate pair kept whole or left out) and `…`. */
+const shortened = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const cut = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return `${text.slice(0, cut)}…`
+}
+
 /** Largest JSON-RPC body accepted at `/mcp`: a 10 MiB image in base64 plus room for the envelope. */
 const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024
 /** How many verified access tokens each instance remembers. */
@@ -429,7 +436,9 @@ export const mcpEndpoint = (options: {
       await logRefusedCall({ ...caller, action: TOOL_NAME.test(name) ? name : "tools/call" }, "invalid_request")
       // A JSON-RPC error whose message is said once: an McpError's own message starts with
       // "MCP error -32602:", which clients print before it again.
-      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams })
+      // The name is echoed at most 100 UTF-16 units long (a request may carry megabytes of it), as
+      // an unknown prompt's is, never cut inside a surrogate pair.
+      throw Object.assign(new Error(`Unknown tool: ${shortened(name, 100)}`), { code: ErrorCode.InvalidParams })
     }
     const raw = (typeof rawArgs === "object" && rawArgs !== null ? rawArgs : {}) as Record<string, unknown>
     // What the call is about, read from the arguments as sent until they are decoded (a refused
