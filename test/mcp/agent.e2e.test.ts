@@ -147,6 +147,9 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     expect(diff).toMatchObject({ from: before.revision, to: before.revision + 1, title: null, body: { added_words: 3, removed_words: 1 } })
     expect(diff.body.unified).toContain("-<p>Some words about gardens")
     expect(diff.body.unified).toContain("+<p>A few words about walled gardens")
+    // the way back, as its text says it: one word ("Some") added, three removed
+    const back = await call("diff_revisions", { article_id: "art_a1_2", from: before.revision + 1, to: before.revision })
+    expect(back.content[0]!.text).toMatch(new RegExp(`^From revision ${before.revision + 1} to revision ${before.revision}: 1 word added, 3 removed\\.`))
 
     const restored = ok("restore_revision", await call("restore_revision", { article_id: "art_a1_2", number: before.revision }))
     expect(restored.revision).toMatchObject({ origin: "mcp", restored_from: before.revision, number: before.revision + 2 })

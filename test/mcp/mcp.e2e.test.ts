@@ -857,6 +857,9 @@ describe("finding articles: search, research connector, resources, completions, 
       expect(await logging.complete({ ref: { type: "ref/prompt", name: "no_such_prompt" }, argument: { name: "x", value: "a" } })).toMatchObject({ completion: { values: [], hasMore: false } })
       // a malformed id argument (a NUL the database cannot store) is refused and logged, without the id
       await expect(logging.getPrompt({ name: "refresh_article", arguments: { article_id: "art_\u0000" } })).rejects.toThrow(/invalid_request|not_found/)
+      // a focus is text like any other: no NUL, and 500 characters counted as code points
+      await expect(logging.getPrompt({ name: "refresh_article", arguments: { article_id: "art_a1_1", focus: "the\u0000figures" } })).rejects.toThrow(/invalid_request.*focus/s)
+      expect((await logging.getPrompt({ name: "refresh_article", arguments: { article_id: "art_a1_1", focus: "\u{1F600}".repeat(500) } })).messages).toHaveLength(2)
       expect(await logging.callTool({ name: "get_article", arguments: { article_id: "art_\u0000" } })).toMatchObject({ isError: true })
     } finally {
       await logging.close()
@@ -877,13 +880,15 @@ describe("finding articles: search, research connector, resources, completions, 
         ["resources/read", "not_found"],
         ["completion/complete", null],
         ["prompts/get refresh_article", "invalid_request"],
+        ["prompts/get refresh_article", "invalid_request"],
+        ["prompts/get refresh_article", null],
         ["get_article", "invalid_request"],
       ] as const).slice().sort(byText),
     )
-    expect(mine.filter((e) => e.error_code === "invalid_request" && e.action !== "prompts/get monthly_report").map((e) => [e.article_id, e.site_id])).toEqual([
-      [null, null],
-      [null, null],
-    ])
+    // the malformed ids are named nowhere; the refused focus's article is (as a set, as above)
+    expect(mine.filter((e) => e.error_code === "invalid_request" && e.action !== "prompts/get monthly_report").map((e) => JSON.stringify([e.article_id, e.site_id])).sort()).toEqual(
+      [[null, null], [null, null], ["art_a1_1", "site_a1"]].map((ids) => JSON.stringify(ids)).sort(),
+    )
     expect(mine.find((e) => e.action === "resources/read" && e.error_code === null)).toMatchObject({ article_id: "art_a1_2", site_id: "site_a1" })
   })
 })

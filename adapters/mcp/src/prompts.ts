@@ -3,7 +3,7 @@
  * focus). Each reads what it names as the connection's account (another account's is not_found)
  * and tells the model which tools to use and what to keep.
  */
-import { decodeInput, getArticle, Id, InvalidRequest, PeriodParam, SiteRepository } from "@content-site/core"
+import { decodeInput, getArticle, Id, InvalidRequest, isMaxCharacters, PeriodParam, SiteRepository, storableText } from "@content-site/core"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { GetPromptRequestSchema, ListPromptsRequestSchema, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js"
@@ -16,7 +16,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 const MonthlyReportArgs = Schema.Struct({ site_id: Id, period: Schema.optionalKey(PeriodParam) })
 const RefreshArticleArgs = Schema.Struct({
   article_id: Id,
-  focus: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(500)))),
+  // (500 characters counted as code points, without NUL or unpaired surrogates, as every other text argument)
+  focus: Schema.optionalKey(Schema.String.pipe(Schema.check(isMaxCharacters(500), storableText))),
 })
 
 /** The prompts as `prompts/list` shows them. */

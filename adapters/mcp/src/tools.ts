@@ -373,7 +373,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     run: (caller, args: typeof DiffRevisionsArgs.Type) => diffRevisions(caller, args.article_id, args.from, args.to),
     render: (d: typeof RevisionDiff.Type) =>
       [
-        `From revision ${d.from} to revision ${d.to}: ${d.body.added_words} words added, ${d.body.removed_words} removed.`,
+        `From revision ${d.from} to revision ${d.to}: ${d.body.added_words} ${d.body.added_words === 1 ? "word" : "words"} added, ${d.body.removed_words} removed.`,
         d.title === null ? "Title unchanged." : `Title: "${d.title.from}" -> "${d.title.to}".`,
         d.body.unified === "" ? "Body unchanged." : d.body.unified,
       ].join("\n"),
