@@ -12,6 +12,7 @@ import {
   isCoreError,
   listActivity,
   listRevisions,
+  problemKindOf,
   type RateLimited,
   toProblem,
   type Unavailable,
@@ -45,7 +46,19 @@ const postedTitle = (fields: FormFields): string => {
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
   const { deps, editorBundle, perPage, findSite, render, signedIn, postedForm } = kit
-  const showArticle = async (ctx: Ctx, s: Signed, id: string, draft: { readonly id: string; readonly draft: Draft } | null, missingDraft: boolean) => {
+  /**
+   * The article page with its edit form: the article's text, or a draft's (kept under `draft.id`,
+   * or, with `unkept`, text too large to keep shown at once under the status of its refusal).
+   */
+  const showArticle = async (
+    ctx: Ctx,
+    s: Signed,
+    id: string,
+    draft: { readonly id: string | null; readonly draft: Draft } | null,
+    missingDraft: boolean,
+    status = 200,
+    unkept = false,
+  ) => {
     const query = queryOf(ctx, ["rev_page", "act_page", "draft"])
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
     noteSubject(ctx, { siteId: article.site_id, articleId: article.id })
@@ -64,7 +77,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       : { title: draft.draft.title, body: draft.draft.body, reason: draft.draft.reason, revision: draft.draft.revision, draftId: draft.id, ...(draft.draft.mode === undefined ? {} : { mode: draft.draft.mode }) }
     render(
       ctx,
-      200,
+      status,
       s,
       "sites",
       article.title,
@@ -76,6 +89,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         form,
         refusal: draft?.draft.refusal ?? null,
         missingDraft,
+        unkept,
         csrf: s.session.csrf,
         query,
         editor: editorBundle !== null,
@@ -85,7 +99,21 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     )
   }
 
-  const landOn = (ctx: Ctx, s: Signed, id: string, draftId: string | null, why: EditRefusal) => landOnDraft(ctx, deps, s.session, id, draftId, why)
+  /**
+   * Where a refused edit's text goes: kept as a draft, which replaces the draft it came from, and
+   * the person sent to it (post/redirect/get); or, too large to keep (a body over 1 MiB, a title
+   * and reason over 16 KiB), shown again at once in the editor under the refusal's status, the
+   * draft it came from left as it was (a save from that form drops it).
+   */
+  const keepOrShow = async (ctx: Ctx, s: Signed, id: string, fields: FormFields, kept: Draft, status: number, page: "draft" | "merge" = "draft") => {
+    const draftId = await keepDraft(deps, s.session, kept)
+    if (draftId !== null) {
+      await dropDraft(deps, s.session, fields["draft"])
+      return landOnDraft(ctx, deps, s.session, id, draftId, kept.refusal, page)
+    }
+    const earlier = (await findDraft(deps, s.session, id, fields["draft"])) === null ? null : (fields["draft"] ?? null)
+    await showArticle(ctx, s, id, { id: earlier, draft: kept }, false, status, true)
+  }
 
   router.get(
     "/articles/:id",
@@ -127,12 +155,12 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           if (!sentFromOwnPage(ctx, deps)) throw new CsrfRejected()
           // A form of this service from an earlier sign-in: nothing is saved, and the text is kept all the same.
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
-          const draftId = await keepDraft(deps, s.session, draftOf(id, fields, {
+          // (a draft of an earlier session is not this session's: fields["draft"] finds nothing)
+          return keepOrShow(ctx, s, id, fields, draftOf(id, fields, {
             message: "This form was opened before you last signed in, so it was not saved.",
             blocks: [],
             details: [],
-          }))
-          return landOn(ctx, s, id, draftId, { message: "This form was opened before you last signed in.", blocks: [], details: [] })
+          }), CSRF_REFUSED.status)
         }
         const form = draftOf(id, fields, { message: "", blocks: [], details: [] })
         const base = form.revision === 0 ? undefined : form.revision
@@ -161,18 +189,16 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         noteError(ctx, e)
         // Not saved: the draft this text came from is dropped only where a new one keeps it.
         if (e._tag === "EditConflict" && e.conflicts !== undefined && base !== undefined) {
-          await dropDraft(deps, s.session, fields["draft"])
           // Nothing is lost: the text waits on the conflict page, where the person chooses part by part.
           const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
           const kept = { ...form, refusal: { message: e.detail, blocks: [], details: [], conflictWith: current.revision } }
-          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, "merge")
+          return keepOrShow(ctx, s, id, fields, kept, problemKindOf(e).status, "merge")
         }
         const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
-        await dropDraft(deps, s.session, fields["draft"])
         // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
         const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
-        await landOn(ctx, s, id, await keepDraft(deps, s.session, kept), refusal)
+        await keepOrShow(ctx, s, id, fields, kept, problemKindOf(e).status)
       },
       async (ctx) => {
         const id = ctx.params["id"]

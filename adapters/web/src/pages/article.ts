@@ -31,6 +31,8 @@ export interface ArticleView {
   readonly refusal: EditRefusal | null
   /** The address named a kept draft that is no longer there. */
   readonly missingDraft: boolean
+  /** The form shows a refused text too large to keep as a draft: it is on this page only. */
+  readonly unkept?: boolean
   readonly csrf: string
   readonly query: Record<string, string | undefined>
   /** Whether the visual editor's bundle is served (else the body is edited as HTML only). */
@@ -133,7 +135,11 @@ export const articleContent = (v: ArticleView): Html => {
                     ? html`<p>The article's protected links, exactly as they must stay (copy each back into the body):</p>${protectedHtmlList(blocks, "keep")}`
                     : ""
                 }
-                <p class="hint">Your text is kept below: check it and save again.</p>
+                ${
+                  v.unkept === true
+                    ? html`<p class="hint">Your text is below, as you sent it, but it is too large to keep as a draft (a body of at most 1 MiB, a title and reason of at most 16 KiB): it is on this page only. Shorten it and save again, or copy it somewhere before you leave or reload.</p>`
+                    : html`<p class="hint">Your text is kept below: check it and save again.</p>`
+                }
               </div>`
             : v.missingDraft
               ? html`<div class="notice notice-info" role="status" id="edit-error" tabindex="-1" autofocus><p>That unsaved edit is no longer kept here (it was saved, is more than a day old, or was made in another browser). The form shows the current article.</p></div>`

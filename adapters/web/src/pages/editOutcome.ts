@@ -59,6 +59,9 @@ export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal |
         ? { message: "Please correct the following:", blocks: [], details: sentences(e.errors) }
         : e._tag === "DailyEditLimit" || e._tag === "EditConflict"
           ? { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], details: [] }
+          : e._tag === "PayloadTooLarge"
+            ? // Within the body limit as sent, over a limit once parsed (its sanitised HTML, its elements): the text is kept all the same.
+              { message: "Your edit is too large to save:", blocks: [], details: [e.detail] }
           : e._tag === "RateLimited"
             ? // The account's share of the sanitiser (or of the form reader) is busy: the text waits, not lost.
               {
