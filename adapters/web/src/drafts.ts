@@ -44,7 +44,23 @@ export interface Draft {
   readonly mode?: "visual" | "source"
   /** When a pending draft was kept (ms): only a session started after it takes it. */
   readonly keptAt?: number
+  /**
+   * What the person chose and typed on the conflict page against revision `theirs`, by unit
+   * ("title", "body/0", ...), kept when that page's form could not be saved in its own session
+   * (it expired, or the form is of an earlier sign-in): the conflict page shows them again.
+   */
+  readonly settling?: Settling
 }
+
+/** Choices and typed texts of a conflict page's form, by unit, against revision `theirs`. */
+export interface Settling {
+  readonly theirs: number
+  readonly chosen: Readonly<Record<string, "theirs" | "mine" | "edit">>
+  readonly typed: Readonly<Record<string, string>>
+}
+
+/** Most units a kept settling names: a forged form cannot make a draft of a million short fields. */
+export const MAX_SETTLING_UNITS = 1000
 
 const isDraft = (p: StoredPayload): boolean =>
   typeof p["articleId"] === "string" &&
@@ -81,7 +97,20 @@ export const MAX_DRAFT_TEXT_BYTES = 16 * 1024
  * U+FFFD, three bytes).
  */
 export const keepable = (draft: Draft): boolean =>
-  storedBytes(draft.body) <= MAX_DRAFT_BODY_BYTES && storedBytes(draft.title) + storedBytes(draft.reason) <= MAX_DRAFT_TEXT_BYTES
+  storedBytes(draft.body) + settlingBytes(draft.settling) <= MAX_DRAFT_BODY_BYTES && storedBytes(draft.title) + storedBytes(draft.reason) <= MAX_DRAFT_TEXT_BYTES
+
+/**
+ * What a draft's settling adds to its body's bound: its typed texts and unit names (a choice is a
+ * few bytes beside its unit); more than MAX_SETTLING_UNITS units are never kept.
+ */
+const settlingBytes = (settling: Settling | undefined): number => {
+  if (settling === undefined) return 0
+  const typed = Object.entries(settling.typed)
+  if (typed.length > MAX_SETTLING_UNITS || Object.keys(settling.chosen).length > MAX_SETTLING_UNITS) return Number.POSITIVE_INFINITY
+  let bytes = 0
+  for (const [unit, text] of typed) bytes += unit.length + storedBytes(text)
+  return bytes + Object.keys(settling.chosen).length * 16
+}
 
 /**
  * The UTF-8 bytes of `toStorableText(s)`, without making it (a body is up to 1 MiB): an unpaired
@@ -107,7 +136,8 @@ const cut = (s: string, n: number): string => toStorableText(s.length <= n ? s :
  * of its text as typed), its refusal bounded (at most REFUSAL_ITEMS blocks and
  * details, REFUSAL_TEXT characters each, the message REFUSAL_MESSAGE): a refusal that names forged
  * links of 250 000 characters each is shown cut, not kept whole beside the body. So a draft is its
- * body (at most 1 MiB), its title and reason (at most 16 KiB) and a refusal of at most about 25 KB.
+ * body with what was typed on the conflict page (at most 1 MiB together), its title and reason (at
+ * most 16 KiB) and a refusal of at most about 25 KB.
  */
 const storable = (draft: Draft): Draft => ({
   ...draft,
@@ -120,6 +150,9 @@ const storable = (draft: Draft): Draft => ({
     blocks: draft.refusal.blocks.slice(0, REFUSAL_ITEMS).map((b) => ({ kind: b.kind, href: b.href === null ? null : cut(b.href, REFUSAL_TEXT), text: cut(b.text, REFUSAL_TEXT) })),
     details: draft.refusal.details.slice(0, REFUSAL_ITEMS).map((d) => cut(d, REFUSAL_TEXT)),
   },
+  ...(draft.settling === undefined
+    ? {}
+    : { settling: { ...draft.settling, typed: Object.fromEntries(Object.entries(draft.settling.typed).map(([unit, text]) => [unit, toStorableText(text)])) } }),
 })
 
 /**

@@ -66,4 +66,13 @@ describe("drafts kept in the database", () => {
     // at the bound as stored: kept
     expect(keepable(draft({ body: "\u0000".repeat((1024 * 1024) / 3) }))).toBe(true)
   })
+
+  it("should count what was typed on the conflict page within the body's 1 MiB, and keep no more than 1 000 units of it", () => {
+    const half = "b".repeat(512 * 1024)
+    const settling = (typed: Record<string, string>) => ({ theirs: 2, chosen: { "body/0": "edit" as const }, typed })
+    expect(keepable(draft({ body: half, settling: settling({ "body/0": "t".repeat(512 * 1024 - 100) }) }))).toBe(true)
+    expect(keepable(draft({ body: half, settling: settling({ "body/0": "t".repeat(512 * 1024) }) }))).toBe(false)
+    const many = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`body/${i}`, ""]))
+    expect(keepable(draft({ settling: settling(many) }))).toBe(false)
+  })
 })

@@ -51,6 +51,7 @@ const fixture = {
         { id: "art_m2", title: "Merge two", url: "https://two.test/m2", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m3", title: "Merge three", url: "https://two.test/m3", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m4", title: "Merge four", url: "https://two.test/m4", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m5", title: "Merge five", url: "https://two.test/m5", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -480,7 +481,7 @@ describe("web pages over HTTP", () => {
     expect(await (await c.request("/articles/art_m4")).text()).toContain("Theirs first")
   })
 
-  it("should keep the person's text when the conflict page's form arrives after the session ended, and offer it back after sign-in", async () => {
+  it("should keep the person's text and what they chose and typed when the conflict page's form arrives after the session ended, and offer them back on the conflict page after sign-in", async () => {
     const { c, csrf, form: page } = await openConflict(
       "art_m3",
       { title: "Merge three", body: "<p>Theirs first</p>\n<p>Shared</p>" },
@@ -502,10 +503,15 @@ describe("web pages over HTTP", () => {
     await c.signIn("two@example.com", "password-two")
     const back = await c.request("/articles/art_m3")
     expect(back.status).toBe(303)
-    const kept = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
+    // back on the conflict page, with what was chosen and typed there, and the whole edit
+    expect(back.headers.get("location")).toMatch(/^\/articles\/art_m3\/merge\?draft=[A-Za-z0-9_-]+$/)
+    const kept = await (await c.request(back.headers.get("location")!)).text()
     expect(kept).toContain("&lt;p&gt;Mine first&lt;/p&gt;\n&lt;p&gt;Shared and mine too&lt;/p&gt;")
     expect(kept).toContain('value="Merge three, mine"')
     expect(kept).toContain("Your session had expired, so this edit was not saved.")
+    expect(kept).toMatch(/name="choice_body_0" value="edit"[^>]* checked/)
+    expect(kept).toMatch(/<textarea id="edit_body_0" name="edit_body_0"[^>]*>\n&lt;p&gt;Settled by hand&lt;\/p&gt;<\/textarea>/)
+    expect(kept).toContain('value="my take"')
     // Saved again from there: the conflict page again, in this session.
     const csrf2 = await c.csrfOf("/articles/art_m3")
     const again = await c.request("/articles/art_m3/edit", { method: "POST", form: { _csrf: csrf2, revision: "1", title: "Merge three, mine", body: "<p>Mine first</p>\n<p>Shared and mine too</p>" } })
@@ -518,18 +524,40 @@ describe("web pages over HTTP", () => {
     await c.signIn("two@example.com", "password-two")
     const stale = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "same-origin" }, form: { ...fields2, choice_body_0: "mine" } })
     expect(stale.status).toBe(303)
-    expect(stale.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+#edit-error$/)
-    const keptAgain = await (await c.request(stale.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(stale.headers.get("location")).toMatch(/^\/articles\/art_m3\/merge\?draft=[A-Za-z0-9_-]+$/)
+    const keptAgain = await (await c.request(stale.headers.get("location")!)).text()
     expect(keptAgain).toContain("&lt;p&gt;Mine first&lt;/p&gt;\n&lt;p&gt;Shared and mine too&lt;/p&gt;")
     expect(keptAgain).toContain("This form was opened before you last signed in")
+    expect(keptAgain).toMatch(/name="choice_body_0" value="mine"[^>]* checked/)
     // A draft no longer kept (a day old, or past the session's five): the text sent back is kept anew.
     const csrf3 = await c.csrfOf("/sites")
     const gone = await c.request("/articles/art_m3/merge", { method: "POST", form: { ...fields2, _csrf: csrf3, draft: "unknownDraftId000000", choice_body_0: "mine" } })
-    expect(gone.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+#edit-error$/)
-    expect(await (await c.request(gone.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain("&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    expect(gone.headers.get("location")).toMatch(/^\/articles\/art_m3\/merge\?draft=[A-Za-z0-9_-]+$/)
+    expect(await (await c.request(gone.headers.get("location")!)).text()).toContain("&lt;p&gt;Shared and mine too&lt;/p&gt;")
     // From another site, nothing is kept.
     const forged = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "cross-site" }, form: { ...fields2, choice_body_0: "mine" } })
     expect(forged.status).toBe(403)
+  })
+
+  it("should show the conflict page again as it was sent when the settled text is too large to keep, keeping its draft", async () => {
+    const { c, csrf, at, draft } = await openConflict(
+      "art_m5",
+      { title: "Merge five", body: "<p>Theirs first</p>\n<p>Shared</p>" },
+      { title: "Merge five", body: "<p>Mine first</p>\n<p>Shared</p>" },
+    )
+    const typed = `<p>Typed on the conflict page ${"c".repeat(1024 * 1024)}</p>`
+    const sent = await c.request("/articles/art_m5/merge", { method: "POST", form: { _csrf: csrf, draft, theirs: "2", reason: "long", choice_body_0: "edit", edit_body_0: typed } })
+    expect(sent.status).toBe(400)
+    const back = await sent.text()
+    expect(back).toContain("The body must be at most 1 MiB of HTML.")
+    expect(back).toContain("too large to keep as a draft")
+    expect(back).toMatch(/name="choice_body_0" value="edit"[^>]* checked/)
+    expect(back).toContain(`>\n&lt;p&gt;Typed on the conflict page ${"c".repeat(1024 * 1024)}&lt;/p&gt;</textarea>`)
+    expect(back).toContain('value="long"')
+    // the draft is still there: the conflict page opens again
+    const again = await c.request(at)
+    expect(again.status).toBe(200)
+    expect(await again.text()).toContain("Your edit and revision 2 changed the same parts")
   })
 
   it("should refuse a restore that would drop a protected link the platform added since, and show the rewrite tag", async () => {

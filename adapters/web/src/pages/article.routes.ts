@@ -25,7 +25,7 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, 
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
-import { draftUrl, landOnDraft, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
+import { draftUrl, landOnDraft, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
@@ -123,7 +123,11 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       // An edit sent after the session had expired is offered back once the person is signed in
       // again; one at a time (the page of a draft shows that draft, the next one waits its turn).
       const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id) : null
-      if (adopted !== null) return redirect(ctx, draftUrl(id, adopted))
+      if (adopted !== null) {
+        // one sent from the conflict page goes back there, with what was chosen and typed on it
+        const conflict = (await findDraft(deps, s.session, id, adopted))?.refusal.conflictWith !== undefined
+        return redirect(ctx, conflict ? mergeUrl(id, adopted) : draftUrl(id, adopted))
+      }
       const draft = await findDraft(deps, s.session, id, draftId)
       await showArticle(ctx, s, id, draft === null || draftId === undefined ? null : { id: draftId, draft }, draftId !== undefined && draft === null)
     }),

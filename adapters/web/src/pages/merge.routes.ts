@@ -7,6 +7,7 @@ import {
   getArticle,
   getRevision,
   HtmlAnalyzer,
+  problemKindOf,
   settleMerge,
   UpdateArticleBody,
   updateArticle,
@@ -14,12 +15,15 @@ import {
 import { setFlash } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
-import { type Draft, dropDraft, findDraft, keepDraft, keepPendingDraft, sentFromOwnPage } from "../drafts.ts"
+import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft, keepPendingDraft, sentFromOwnPage, type Settling } from "../drafts.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
 import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
+
+/** A conflict page's field of a unit's choice or typed text: `choice_title`, `edit_body_3`. */
+const SETTLING_FIELD = /^(choice|edit)_(title|body_([0-9]{1,6}))$/
 
 /** Conflicting parts shown with word marks (one comparison each); any further parts are shown side by side as they are. */
 const MAX_COMPARED_PARTS = 20
@@ -92,6 +96,12 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       const draft = await findDraft(deps, s.session, id, draftId)
       if (draft === null || draftId === undefined) return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
       if (draft.refusal.conflictWith === undefined) return redirect(ctx, draftUrl(id, draftId))
+      // What was chosen and typed on a conflict page whose form could not be saved in its session: shown again as it was sent, against the same revision.
+      const settling = draft.settling
+      if (settling !== undefined) {
+        const chosen = new Map(Object.entries(settling.chosen).filter(([, take]) => take === "theirs" || take === "mine" || take === "edit"))
+        return show(ctx, s, 200, id, draftId, draft, settling.theirs, chosen, new Map(Object.entries(settling.typed)), draft.refusal.message)
+      }
       const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
       // Always against the newest revision: a page reloaded after yet another save shows what conflicts now.
       await show(ctx, s, 200, id, draftId, draft, article.revision, new Map(), new Map(), null)
@@ -99,20 +109,49 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
   )
 
   /**
+   * The choices and typed texts a conflict page's form sent (`choice_<unit>`, `edit_<unit>`),
+   * read without the merge (no session to read it with), so by their names alone; none without
+   * a revision `theirs` to settle against.
+   */
+  const settlingSent = (fields: FormFields): Settling | undefined => {
+    const theirs = positiveNumberOf(fields["theirs"])
+    if (theirs === undefined) return undefined
+    const chosen: Record<string, "theirs" | "mine" | "edit"> = {}
+    const typed: Record<string, string> = {}
+    for (const [name, value] of Object.entries(fields)) {
+      const field = SETTLING_FIELD.exec(name)
+      if (field === null) continue
+      const unit = field[2] === "title" ? "title" : `body/${field[3]}`
+      if (field[1] === "edit") typed[unit] = value
+      else if (value === "theirs" || value === "mine" || value === "edit") chosen[unit] = value
+    }
+    return { theirs, chosen, typed }
+  }
+
+  /**
    * The person's edit as the conflict page sends it back (`mine_title`, `mine_body`, against
    * revision `base`), for when the draft it came from cannot be read: its session has ended.
+   * With it, what they chose and typed there, to settle against revision `theirs` on the
+   * conflict page again, when that fits beside their edit in a draft's bound (else their edit alone).
    */
-  const sentBack = (id: string, fields: FormFields, message: string): Draft | null =>
-    fields["mine_body"] === undefined
-      ? null
-      : {
-          articleId: id,
-          title: fields["mine_title"] ?? "",
-          body: fields["mine_body"],
-          reason: (fields["reason"] ?? "").trim(),
-          revision: positiveNumberOf(fields["base"]) ?? 0,
-          refusal: { message, blocks: [], details: [] },
-        }
+  const sentBack = (id: string, fields: FormFields, message: string): Draft | null => {
+    if (fields["mine_body"] === undefined) return null
+    const mine: Draft = {
+      articleId: id,
+      title: fields["mine_title"] ?? "",
+      body: fields["mine_body"],
+      reason: (fields["reason"] ?? "").trim(),
+      revision: positiveNumberOf(fields["base"]) ?? 0,
+      refusal: { message, blocks: [], details: [] },
+    }
+    const settling = settlingSent(fields)
+    if (settling === undefined) return mine
+    const withSettling: Draft = { ...mine, refusal: { ...mine.refusal, conflictWith: settling.theirs }, settling }
+    return keepable(withSettling) ? withSettling : mine
+  }
+
+  /** Where a draft sent back lands: the conflict page when it carries what was settled there, else the article page. */
+  const pageOf = (draft: Draft): "draft" | "merge" => (draft.settling === undefined ? "draft" : "merge")
 
   router.post(
     "/articles/:id/merge",
@@ -128,14 +167,14 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           const kept = sentFromOwnPage(ctx, deps) ? sentBack(id, fields, "This form was opened before you last signed in, so it was not saved.") : null
           if (kept === null) throw new CsrfRejected()
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
-          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal)
+          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, pageOf(kept))
         }
         const draftId = fields["draft"]
         const draft = await findDraft(deps, s.session, id, draftId)
         if (draft === null || draftId === undefined) {
           // The draft is gone (a day old, or the oldest of more than five): the text sent back is kept anew.
           const kept = sentBack(id, fields, "This edit was not saved: it waited too long on the conflict page. Save it again to compare it with the newest revision.")
-          if (kept !== null) return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal)
+          if (kept !== null) return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, pageOf(kept))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
         }
         const theirs = positiveNumberOf(fields["theirs"]) ?? null
@@ -182,18 +221,28 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         const e = outcome.failure
         noteError(ctx, e)
         const settled: Draft = { ...draft, title: settledTitle, body, reason, revision: theirs }
-        // Not saved: the draft is dropped only where a new one keeps the settled text.
+        /**
+         * Not saved: the settled text kept as a draft, which replaces this one; or, too large to
+         * keep (a part typed past the body's 1 MiB), this page again as it was sent, under the
+         * refusal's status, this draft left as it was.
+         */
+        const keepOrShow = async (refusal: EditRefusal, page: "draft" | "merge") => {
+          const kept = await keepDraft(deps, s.session, { ...settled, refusal })
+          if (kept !== null) {
+            await dropDraft(deps, s.session, draftId)
+            return landOnDraft(ctx, deps, s.session, id, kept, refusal, page)
+          }
+          const said = [refusal.message, ...refusal.details].join(" ")
+          await show(ctx, s, problemKindOf(e).status, id, draftId, { ...draft, reason }, theirs, chosen, typed, `${said} The settled text is too large to keep as a draft: it is on this page only.`)
+        }
         if (e._tag === "EditConflict" && e.conflicts !== undefined) {
-          await dropDraft(deps, s.session, draftId)
           // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.
           const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
-          const refusal = { message: e.detail, blocks: [], details: [], conflictWith: current.revision }
-          return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal, "merge")
+          return keepOrShow({ message: e.detail, blocks: [], details: [], conflictWith: current.revision }, "merge")
         }
         const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
-        await dropDraft(deps, s.session, draftId)
-        await landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, { ...settled, refusal }), refusal)
+        await keepOrShow(refusal, "draft")
       },
       // Sent after the sign-in ended: the draft cannot be read now, the text sent back with the form is kept.
       async (ctx) => {
