@@ -150,6 +150,28 @@ describe("activity journal on PostgreSQL", () => {
     expect(await stored("killed_")).toBe(5)
   }, 30_000)
 
+  it("should count a refused call once when the next instance replays the journal of a process killed after shipping it", async () => {
+    // 40 calls of one source: 30 entries of their own, then one summary entry counting the other 10
+    const action = `GET /refused-${Date.now().toString(36)}`
+    const counted = async () =>
+      (await admin.query<{ n: number }>("select coalesce(sum(count), 0)::int as n from activity where action = $1", [action])).rows[0]!.n
+    const child = spawn(nodeBin, ["test/persistence/fixtures/refusals-shipped.ts", database.url, dataDir, action, "40"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    try {
+      await waitForLine(child, /^shipped 40$/)
+    } finally {
+      child.kill("SIGKILL")
+      await new Promise((r) => child.once("exit", r))
+    }
+    expect(await counted()).toBe(40)
+    // its journal file is left (not yet rotated), every line of it shipped
+    expect(journaledLines(dataDir).filter((l) => l.includes(action)).length).toBeGreaterThan(0)
+    const next = await openDatabase({ databaseUrl: database.url, dataDir, housekeepingIntervalMs: 0 })
+    await next.close()
+    expect(journaledLines(dataDir).filter((l) => l.includes(action))).toEqual([])
+    // the summary's count is not added a second time
+    expect(await counted()).toBe(40)
+  }, 30_000)
+
   it("should keep entries while the database answers reads but refuses writes (a read-only failover), and write them after", async () => {
     const db = await openDatabase({ databaseUrl: database.url, dataDir, connectTimeoutMs: 1000, statementTimeoutMs: 2000, housekeepingIntervalMs: 0 })
     const runtime = ManagedRuntime.make(db.layer)

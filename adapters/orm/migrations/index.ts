@@ -21,6 +21,7 @@ import { Migration20261128100000_termChangesByDiff } from "./Migration2026112810
 import { Migration20261128120000_termChangesPerRow } from "./Migration20261128120000_termChangesPerRow.ts"
 import { Migration20261128140000_searchTextWords } from "./Migration20261128140000_searchTextWords.ts"
 import { Migration20261128150000_searchTitleText } from "./Migration20261128150000_searchTitleText.ts"
+import { Migration20261129000000_activityJournalMarks } from "./Migration20261129000000_activityJournalMarks.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -42,4 +43,5 @@ export const migrationsList = [
   { name: "Migration20261128120000_termChangesPerRow", class: Migration20261128120000_termChangesPerRow },
   { name: "Migration20261128140000_searchTextWords", class: Migration20261128140000_searchTextWords },
   { name: "Migration20261128150000_searchTitleText", class: Migration20261128150000_searchTitleText },
+  { name: "Migration20261129000000_activityJournalMarks", class: Migration20261129000000_activityJournalMarks },
 ]

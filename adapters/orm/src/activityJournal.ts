@@ -20,13 +20,17 @@
  * - **Idempotent**: the insert skips an entry whose (channel, request id) is written already within a
  *   day of its time (the unique key is (channel, request_id, at), since a partitioned table's unique
  *   keys hold its partition key), so a replay of entries shipped before the kill writes none twice.
+ *   A summary line adds its count, which no key can skip: the statement that adds a batch's counts
+ *   also moves its file's mark (`activity_journal_marks`, the bytes whose counts were added) and
+ *   adds nothing unless the mark was at most where the batch begins. A batch sent again (its answer
+ *   lost) adds nothing; a replay begins at the mark; a file's mark goes with the file.
  * Longer than 300 lines: the journal's whole protocol (append, group fdatasync, shipping,
  * replay of a dead instance's files) in one place, because its guarantees depend on all of it.
  */
 import { createHash } from "node:crypto"
 import fs, { closeSync, fdatasyncSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"
 import { readFile, rename, unlink } from "node:fs/promises"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { ownerAlive, processStartTime } from "./dataDirLock.ts"
 import { isDataError, isUniqueViolation } from "./failures.ts"
 import type { JournalRow } from "./mapping.ts"
@@ -99,11 +103,45 @@ const INSERT = `insert into activity (id, account_id, at, channel, actor, action
 
 // The summary entries of refused calls (one per source and minute, `refusedCalls.ts` in the core):
 // the first line of a minute inserts the row, every later one adds its count to it, on any instance.
-const INSERT_SUMMARIES = `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id, count)
+// The lines of a journal file ($14, bytes $15 to $16) add their counts only when the file's mark
+// is at most $15 (nothing of them added yet), and move it to $16 in the same statement; a row
+// returned says they were added.
+const INSERT_SUMMARIES = `with mark as (
+    insert into activity_journal_marks (file, bytes, at) values ($14, $16, now())
+    on conflict (file) do update set bytes = excluded.bytes, at = excluded.at where activity_journal_marks.bytes <= $15
+    returning 1
+  )
+  insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id, count)
   select u.* from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::text[],
     $9::text[], $10::text[], $11::int[], $12::text[], $13::int[])
     as u(id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id, count)
-  on conflict (channel, request_id, at) do update set count = activity.count + excluded.count`
+  where $14::text is null or exists (select 1 from mark)
+  on conflict (channel, request_id, at) do update set count = activity.count + excluded.count
+  returning 1 as added`
+const MARK_OF = `select bytes from activity_journal_marks where file = $1`
+const FORGET_MARK = `delete from activity_journal_marks where file = $1`
+
+/** Where a batch lies in its journal file: the file's name (without a replay's suffix) and its bytes. */
+export interface JournalPosition {
+  readonly file: string
+  readonly start: number
+  readonly end: number
+}
+
+/** The bytes of `file` whose summary counts were added already (0: none). */
+const markOf = async (sql: Sql, file: string): Promise<number> => Number((await sql<{ bytes: number | string }>(MARK_OF, [file]))[0]?.bytes ?? 0)
+
+/** Forgets the mark of a file deleted; a mark left behind (the database did not answer) is harmless. */
+const forgetMark = (sql: Sql, file: string): Promise<void> => sql(FORGET_MARK, [file]).then(() => undefined, () => undefined)
+
+/** The marks of journal files, for `replayJournals`. */
+export interface JournalMarks {
+  readonly of: (file: string) => Promise<number>
+  readonly forget: (file: string) => Promise<void>
+}
+
+/** The marks of journal files in the database behind `sql`. */
+export const journalMarks = (sql: Sql): JournalMarks => ({ of: (file) => markOf(sql, file), forget: (file) => forgetMark(sql, file) })
 
 /** The summary lines of a batch, one row per entry with their counts added (a statement may touch a row once). */
 const mergedSummaries = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
@@ -148,24 +186,26 @@ const firstOfEach = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
  * Writes `rows` in one statement. A month with no partition yet is created and the statement sent
  * again. When the database refuses the data itself (a value too long, a duplicate id), sending it
  * again cannot help: the rows are written one by one and the refused ones dropped, so one bad
- * entry does not hold back the others.
+ * entry does not hold back the others. Rows of a journal file name their `position` in it: their
+ * summary counts are added only if no earlier sending added them; answers false when the file's
+ * mark says they were (then nothing of them was added now).
  */
-export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<void> => {
+export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>, position?: JournalPosition): Promise<boolean> => {
   await writeEntries(sql, rows.filter((r) => r.summary !== true))
-  await writeSummaries(sql, mergedSummaries(rows))
+  return writeSummaries(sql, mergedSummaries(rows), position)
 }
 
-/** Adds the counts of summary lines to their entries (inserted by the first). */
-const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>): Promise<void> => {
-  if (summaries.length === 0) return
-  const params = [...columns(summaries), summaries.map((r) => r.count ?? 1)]
+/** Adds the counts of summary lines to their entries (inserted by the first); false when their file's mark says they were. */
+const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>, position: JournalPosition | undefined): Promise<boolean> => {
+  if (summaries.length === 0) return true
+  const params = [...columns(summaries), summaries.map((r) => r.count ?? 1), position?.file ?? null, position?.start ?? 0, position?.end ?? 0]
   try {
-    await sql(INSERT_SUMMARIES, params)
+    return (await sql(INSERT_SUMMARIES, params)).length > 0
   } catch (e) {
     if (!isMissingPartition(e)) throw e
     const times = summaries.map((r) => Date.parse(r.at))
     await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)))
-    await sql(INSERT_SUMMARIES, params)
+    return (await sql(INSERT_SUMMARIES, params)).length > 0
   }
 }
 
@@ -264,6 +304,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
     } catch {
       // gone already
     }
+    void forgetMark(sql, basename(segment.path))
   }
   /** Retires shipped segments but the current one, and replaces the current one when it is shipped and large. */
   const tidy = () => {
@@ -303,22 +344,25 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
     shipTimer.unref()
   }
 
-  /** Reads the next entries of the oldest unshipped segment: the rows and the bytes they take. */
-  const nextBatch = async (segment: Segment): Promise<{ rows: Array<JournalRow>; bytes: number }> => {
+  /** Reads the next entries of the oldest unshipped segment: the rows, the bytes they take and where each row's line ends. */
+  const nextBatch = async (segment: Segment): Promise<{ rows: Array<JournalRow>; bytes: number; ends: Array<number> }> => {
     const buffer = Buffer.allocUnsafe(Math.min(readBytes, segment.size - segment.shipped))
     const got = await readAt(segment.fd, buffer, segment.shipped)
     const rows: Array<JournalRow> = []
+    const ends: Array<number> = []
     let at = 0
     while (rows.length < batchSize) {
       const end = buffer.indexOf(10, at)
       if (end === -1 || end >= got) break
       const row = rowOf(buffer.toString("utf8", at, end))
-      if (row !== undefined) rows.push(row)
-      else log.warn({ path: segment.path }, "activity: skipped an unreadable line of the journal")
+      if (row !== undefined) {
+        rows.push(row)
+        ends.push(segment.shipped + end + 1)
+      } else log.warn({ path: segment.path }, "activity: skipped an unreadable line of the journal")
       at = end + 1
     }
     if (at === 0 && got > 0) throw new Error(`an entry of the journal ${segment.path} is longer than ${readBytes} bytes`)
-    return { rows, bytes: at }
+    return { rows, bytes: at, ends }
   }
 
   /** Ships one batch; on failure the entries stay where they are and a retry is scheduled. */
@@ -330,10 +374,20 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       tidy()
       const segment = segments.find((s) => s.shipped < s.size)
       if (segment === undefined) return
-      const { rows, bytes } = await nextBatch(segment)
-      await write(sql, rows)
-      segment.shipped += bytes
-      segment.shippedEntries += rows.length
+      const { rows, bytes, ends } = await nextBatch(segment)
+      const file = basename(segment.path)
+      if (await write(sql, rows, { file, start: segment.shipped, end: segment.shipped + bytes })) {
+        segment.shipped += bytes
+        segment.shippedEntries += rows.length
+      } else {
+        // An earlier sending of these lines added their counts and its answer was lost: the batch
+        // is shipped up to the file's mark (its entries were written again now, skipped as copies).
+        const mark = Math.min(segment.shipped + bytes, await markOf(sql, file))
+        if (mark > segment.shipped) {
+          segment.shippedEntries += ends.filter((end) => end <= mark).length
+          segment.shipped = mark
+        }
+      }
       if (failures > 0) log.info({ failed_attempts: failures, backlog: unshippedEntries() }, "activity: the database takes the journal's entries again; shipping resumed")
       failures = 0
       tidy()
@@ -383,7 +437,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       segment.entries++
     } catch (e) {
       log.error({ err: messageOf(e) }, "activity: could not append to the journal; writing the entry to the database directly")
-      return write(sql, [row])
+      return write(sql, [row]).then(() => undefined)
     }
     scheduleSync()
     if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) shipOnce().catch(() => undefined)
@@ -416,7 +470,10 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
           if (s.syncing) s.closeAfterSync = true
           else closeSync(s.fd)
         }
-        if (s.shipped >= s.size) await unlink(s.path).catch(() => undefined)
+        if (s.shipped >= s.size) {
+          await unlink(s.path).catch(() => undefined)
+          await forgetMark(sql, basename(s.path))
+        }
       }
       if (left > 0) {
         log.warn(
@@ -429,15 +486,17 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
 }
 
 /**
- * Writes the entries of journal files whose process is gone, through `write`, and removes them;
+ * Writes the entries of journal files whose process is gone through `sql`, and removes them;
  * answers how many entries were read. A file is claimed by renaming it first, so two instances
- * never replay the same file; a failed write leaves the claimed file for the next run. Also reads
- * the spool files of releases before the journal (`<pid>-<start>-<random>.jsonl`).
+ * never replay the same file; a failed write leaves the claimed file for the next run. A file is
+ * read from its mark on (the lines before it were shipped by its process, summary counts and all).
+ * Also reads the spool files of releases before the journal (`<pid>-<start>-<random>.jsonl`).
  */
 export const replayJournals = async (
   dir: string,
-  write: (rows: ReadonlyArray<JournalRow>) => Promise<void>,
+  write: (rows: ReadonlyArray<JournalRow>, position: JournalPosition) => Promise<unknown>,
   batchSize = 2_000,
+  marks: JournalMarks = { of: async () => 0, forget: async () => {} },
 ): Promise<number> => {
   let names: Array<string>
   try {
@@ -466,10 +525,26 @@ export const replayJournals = async (
       }
       path = claimed
     }
-    const rows = (await readFile(path, "utf8")).split("\n").filter((l) => l !== "").map(rowOf).filter((r): r is JournalRow => r !== undefined)
-    for (let i = 0; i < rows.length; i += batchSize) await write(rows.slice(i, i + batchSize))
+    // the file's own name, as its process shipped it (a claim's suffix left out)
+    const file = name.replace(/\.replaying-.*$/, "")
+    const text = await readFile(path)
+    const mark = await marks.of(file)
+    const lines: Array<{ row: JournalRow; end: number }> = []
+    for (let at = 0; at < text.length; ) {
+      const newline = text.indexOf(10, at)
+      const end = newline === -1 ? text.length : newline + 1
+      const row = end > mark ? rowOf(text.toString("utf8", at, newline === -1 ? text.length : newline)) : undefined
+      if (row !== undefined) lines.push({ row, end })
+      at = end
+    }
+    for (let i = 0; i < lines.length; i += batchSize) {
+      const batch = lines.slice(i, i + batchSize)
+      const start = i === 0 ? mark : lines[i - 1]!.end
+      await write(batch.map((l) => l.row), { file, start, end: batch.at(-1)!.end })
+    }
     await unlink(path)
-    written += rows.length
+    await marks.forget(file)
+    written += lines.length
   }
   return written
 }

@@ -303,6 +303,17 @@ export const EditCounterEntity = defineEntity({
   },
 })
 
+/** How far each activity journal file's summary lines were added to their entries (`activityJournal.ts`). */
+export const ActivityJournalMarkEntity = defineEntity({
+  name: "ActivityJournalMark",
+  tableName: "activity_journal_marks",
+  properties: {
+    file: p.string().length(200).primary(),
+    bytes: p.bigint("number"),
+    at: p.datetime(3),
+  },
+})
+
 /** Fixed-window request counters shared by every instance. */
 export const LimitCounterEntity = defineEntity({
   name: "LimitCounter",
@@ -385,6 +396,7 @@ export const entities = [
   ArticleTermCountEntity,
   ArticleTermChangeEntity,
   EditCounterEntity,
+  ActivityJournalMarkEntity,
   LimitCounterEntity,
   OAuthPayloadEntity,
   IdempotencyKeyEntity,

@@ -14,7 +14,7 @@ import { DatabaseSchema } from "@mikro-orm/sql"
 import { Layer } from "effect"
 import type { Redis } from "ioredis"
 import { join } from "node:path"
-import { journalDir, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
+import { journalDir, journalMarks, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
 import { ApiKeyEntity, SEARCH_COLUMNS } from "./entities.ts"
@@ -158,7 +158,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const replayDirs = [journalDirectory, journalDir(dataDir, config.databaseUrl, "activity-spool")]
   const replay = async () => {
     let replayed = 0
-    for (const dir of replayDirs) replayed += await replayJournals(dir, (rows) => write(sql, rows))
+    for (const dir of replayDirs) replayed += await replayJournals(dir, (rows, position) => write(sql, rows, position), undefined, journalMarks(sql))
     if (replayed > 0) log.info({ entries: replayed }, `activity: wrote ${replayed} entries from the journal of an earlier process`)
   }
   const now = config.now ?? Date.now
