@@ -88,6 +88,30 @@ describe("database faults", () => {
     expect(article.title).not.toContain("\u0000")
   })
 
+  it("should write nothing of an import whose last row the database refuses", async () => {
+    // A plan the core would not make (an id past its column's 128 characters), so that the
+    // database refuses the very last statement of the transaction: the account, its sites,
+    // articles and first revisions written before it are rolled back with it.
+    const plan = worldPlan("acc_half", 2)
+    const refused = { ...plan, backlinks: [{ id: "b".repeat(200), account_id: "acc_half", site_id: plan.sites[0]!.id, date_acquired: "2026-11-01", source_domain: "x.test", source_url: "https://x.test/a", target_url: "https://y.test/b", anchor_text: "a", anchor_type: "exact", category: "blog" }] }
+    expect(tagOf(await runtime.runPromiseExit(DataImporter.use((i) => i.apply(refused as typeof plan))))).toBe("defect")
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const counts = await client.query<{ accounts: number; sites: number; articles: number; revisions: number }>(
+        `select (select count(*)::int from accounts where id = 'acc_half') as accounts,
+                (select count(*)::int from sites where account_id = 'acc_half') as sites,
+                (select count(*)::int from articles where account_id = 'acc_half') as articles,
+                (select count(*)::int from revisions r join articles a on a.id = r.article_id where a.account_id = 'acc_half') as revisions`,
+      )
+      expect(counts.rows[0]).toEqual({ accounts: 0, sites: 0, articles: 0, revisions: 0 })
+    } finally {
+      await client.end()
+    }
+    // the same plan without the refused row imports whole
+    expect(await runtime.runPromise(DataImporter.use((i) => i.apply(plan)))).toMatchObject({ created: { accounts: 1, articles: 2 } })
+  })
+
   it("should leave no partial state when a process is killed in the middle of edits", async () => {
     const articles = ["acc_fault_art1", "acc_fault_art2", "acc_fault_art3"]
     const child = spawnNode("test/persistence/fixtures/edit-loop.ts", [databaseUrl(database.name), "acc_fault", ...articles])
