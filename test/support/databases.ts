@@ -23,9 +23,10 @@ const admin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> => {
   }
 }
 
-/** Creates `cs_test_<random>` and returns its URL and a function that drops it. */
+/** Creates `cs_test_<random>` (`TEST_DB_PREFIX` names another prefix) and returns its URL and a function that drops it. */
 export const createTestDatabase = async (): Promise<{ name: string; url: string; drop: () => Promise<void> }> => {
-  const name = `cs_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const prefix = /^[a-z][a-z0-9_]{0,30}$/.test(process.env["TEST_DB_PREFIX"] ?? "") ? process.env["TEST_DB_PREFIX"] : "cs_test"
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   await admin((c) => c.query(`CREATE DATABASE ${name}`))
   return {
     name,
