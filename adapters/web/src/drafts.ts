@@ -1,4 +1,4 @@
-import { MAX_BODY_BYTES, OAuthStore, type ProtectedBlockViolation, type StoredPayload, toStorableText } from "@content-site/core"
+import { LimitStore, MAX_BODY_BYTES, OAuthStore, type ProtectedBlockViolation, type StoredPayload, toStorableText } from "@content-site/core"
 import type { HttpDeps } from "@content-site/http"
 import { Option } from "effect"
 import type { ParameterizedContext } from "koa"
@@ -8,19 +8,21 @@ import { clientAddress, setCookie, token, type WebSession } from "@content-site/
 /** The OAuthStore model unsaved edits are kept under. */
 export const DRAFT_MODEL = "WebDraft"
 /**
- * The cookie naming the edits that arrived after their session had expired: one random token per
- * edit kept, newest first, joined by `.` (at most MAX_DRAFTS), so that a second one (another tab,
- * another article) does not push the first out of the browser's reach.
+ * The cookie naming the edits that arrived after their session had expired: one token per edit
+ * kept (its slot, its address's tag and a random secret), newest first, joined by `.` (at most
+ * MAX_DRAFTS), so that a second one (another tab, another article) does not push the first out of
+ * the browser's reach.
  */
 export const PENDING_DRAFT_COOKIE = "cs_draft"
 /** How long an unsaved edit is kept. */
 export const DRAFT_TTL_SECONDS = 24 * 60 * 60
 /** Largest body a draft keeps (UTF-8 bytes): an article's own limit; a larger text is not kept. */
 export const MAX_DRAFT_BODY_BYTES = MAX_BODY_BYTES
-/** Drafts kept per session, and pending drafts per client address: a new one past it drops the oldest. */
+/**
+ * Drafts kept per session, and pending drafts per client address: a new one past it takes the
+ * oldest's place. (At most 10: a slot is one digit of a draft's id.)
+ */
 export const MAX_DRAFTS = 5
-/** The OAuthStore model of the lists of drafts kept per session or address (for the count cap). */
-const DRAFT_INDEX_MODEL = "WebDraftIndex"
 
 /** Why an edit was not saved, shown above the form it is offered back in. */
 export interface EditRefusal {
@@ -71,22 +73,72 @@ const isDraft = (p: StoredPayload): boolean =>
   typeof p["refusal"] === "object" &&
   p["refusal"] !== null
 
-/** A draft's store key: bound to the session, so another browser cannot read it by its id. */
-const sessionKey = (session: WebSession, id: string): string => `${session.key}:${id}`
-/** A pending draft's store key: a hash of the cookie value, which itself is never stored. */
-const pendingKey = (cookieValue: string): string => `pending:${createHash("sha256").update(cookieValue).digest("base64url")}`
+const hashOf = (s: string): string => createHash("sha256").update(s).digest("base64url")
 
-const DRAFT_ID = /^[A-Za-z0-9_-]{16,64}$/
+/*
+ * Each owner (a session, or a client address for pending drafts) has MAX_DRAFTS slots: a draft is
+ * stored under `<owner>:<slot>`, so an owner never holds more than MAX_DRAFTS rows, however many
+ * requests keep drafts at once and on however many instances (no list to read, change and write
+ * back, whose concurrent writers lose each other's keys). A new draft's slot comes from a counter
+ * every instance shares (`LimitStore.hit`, atomic): the next one, which holds the oldest draft, is
+ * overwritten. The draft keeps a hash of a random secret that its id (or pending token) carries,
+ * so that an overwritten draft's old address finds nothing rather than the draft now in its slot.
+ */
 
-const find = async (deps: HttpDeps, key: string): Promise<Draft | null> => {
-  const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_MODEL, key)))
-  return Option.isSome(found) && isDraft(found.value) ? (found.value as unknown as Draft) : null
+/** A stored draft: the draft, and the hash of the secret its id or token carries. */
+type Stored = Draft & { readonly secret: string }
+
+/**
+ * The counter's limit: no owner keeps this many drafts in a day, so its `remaining` tells the
+ * count. (Past it, every draft goes to the first slot: the bound still holds.)
+ */
+const SLOT_COUNTER_LIMIT = 1_000_000_000
+
+/**
+ * The slot of an owner's next draft: the owner's drafts counted in a shared window of a day,
+ * modulo MAX_DRAFTS. On one instance the slots go round in order (the oldest goes first); the
+ * PostgreSQL counter leases counts to each instance in batches, so drafts kept side by side on two
+ * instances may overwrite one a little newer than the oldest. Never more than MAX_DRAFTS a day.
+ */
+const slotOf = async (deps: HttpDeps, owner: string): Promise<number> => {
+  const verdict = await deps.runtime.runPromise(LimitStore.use((limits) => limits.hit(`drafts:${owner}`, SLOT_COUNTER_LIMIT, DRAFT_TTL_SECONDS)))
+  return verdict.allowed ? (SLOT_COUNTER_LIMIT - verdict.remaining - 1) % MAX_DRAFTS : 0
 }
 
-const put = (deps: HttpDeps, key: string, draft: Draft): Promise<void> =>
-  deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_MODEL, key, storable(draft) as unknown as StoredPayload, DRAFT_TTL_SECONDS)))
+/** A session draft's id: its slot (one digit) and its secret. */
+const DRAFT_ID = /^([0-9])([A-Za-z0-9_-]{24})$/
 
-const drop = (deps: HttpDeps, key: string): Promise<void> => deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
+/**
+ * A session draft's store key and secret from its id, or null (malformed, or not a slot): bound
+ * to the session, so another browser cannot read it by its id.
+ */
+const sessionDraftOf = (session: WebSession, id: string | undefined): { key: string; secret: string } | null => {
+  const m = id === undefined ? null : DRAFT_ID.exec(id)
+  return m === null || Number(m[1]) >= MAX_DRAFTS ? null : { key: `${session.key}:${m[1]}`, secret: m[2]! }
+}
+
+/** The draft stored under `key` if its secret is `secret` (an overwritten draft's is not), or null. */
+const find = async (deps: HttpDeps, key: string, secret: string): Promise<Draft | null> => {
+  const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_MODEL, key)))
+  if (Option.isNone(found) || !isDraft(found.value) || found.value["secret"] !== hashOf(secret)) return null
+  const { secret: _, ...draft } = found.value as unknown as Stored
+  return draft
+}
+
+const put = (deps: HttpDeps, key: string, secret: string, draft: Draft): Promise<void> => {
+  const stored: Stored = { ...storable(draft), secret: hashOf(secret) }
+  return deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_MODEL, key, stored as unknown as StoredPayload, DRAFT_TTL_SECONDS)))
+}
+
+/**
+ * Drops the draft under `key` if it is still the one of `secret`: the draft of an old address,
+ * whose slot now holds a newer draft, is gone already, and the newer one stays. (Read, then
+ * destroyed: only a draft kept in that slot in between, MAX_DRAFTS drafts of the same owner
+ * later, would go with it.)
+ */
+const drop = async (deps: HttpDeps, key: string, secret: string): Promise<void> => {
+  if ((await find(deps, key, secret)) !== null) await deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
+}
 
 /** Largest title and reason a draft keeps, together (UTF-8 bytes): far past their own limits (500 characters each). */
 export const MAX_DRAFT_TEXT_BYTES = 16 * 1024
@@ -156,40 +208,30 @@ const storable = (draft: Draft): Draft => ({
 })
 
 /**
- * Notes a kept draft in its owner's list (a session, or a client address) and drops the oldest
- * past MAX_DRAFTS, so one session or address holds at most MAX_DRAFTS drafts (each about 1 MiB at most) for a day.
- */
-const listUnder = async (deps: HttpDeps, owner: string, key: string): Promise<void> => {
-  const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_INDEX_MODEL, owner)))
-  const listed = Option.isSome(found) && Array.isArray(found.value["keys"]) ? (found.value["keys"] as Array<unknown>).filter((k): k is string => typeof k === "string") : []
-  const keys = [...listed.filter((k) => k !== key), key]
-  for (const old of keys.slice(0, Math.max(0, keys.length - MAX_DRAFTS))) await drop(deps, old)
-  const kept = keys.slice(-MAX_DRAFTS)
-  await deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(DRAFT_INDEX_MODEL, owner, { keys: kept }, DRAFT_TTL_SECONDS)))
-}
-
-/**
  * Keeps a refused edit for this session; returns the id its page address carries (`?draft=`), or
- * null when its body is over 1 MiB (not kept). A session keeps at most MAX_DRAFTS, the oldest goes.
+ * null when its body is over 1 MiB (not kept). A session keeps at most MAX_DRAFTS (slots), a new
+ * one takes the oldest's place.
  */
 export const keepDraft = async (deps: HttpDeps, session: WebSession, draft: Draft): Promise<string | null> => {
   if (!keepable(draft)) return null
-  const id = token(18)
-  await put(deps, sessionKey(session, id), draft)
-  await listUnder(deps, `session:${session.key}`, sessionKey(session, id))
-  return id
+  const slot = await slotOf(deps, `session:${session.key}`)
+  const secret = token(18)
+  await put(deps, `${session.key}:${slot}`, secret, draft)
+  return `${slot}${secret}`
 }
 
-/** This session's draft of an article by id, or null (unknown, expired, another session's, another article's). */
+/** This session's draft of an article by id, or null (unknown, expired, overwritten, another session's, another article's). */
 export const findDraft = async (deps: HttpDeps, session: WebSession, articleId: string, id: string | undefined): Promise<Draft | null> => {
-  if (id === undefined || !DRAFT_ID.test(id)) return null
-  const draft = await find(deps, sessionKey(session, id))
+  const at = sessionDraftOf(session, id)
+  if (at === null) return null
+  const draft = await find(deps, at.key, at.secret)
   return draft !== null && draft.articleId === articleId ? draft : null
 }
 
-/** Forgets a draft once its text was saved. */
+/** Forgets a draft once its text was saved (a newer draft in its slot stays). */
 export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string | undefined): Promise<void> => {
-  if (id !== undefined && DRAFT_ID.test(id)) await drop(deps, sessionKey(session, id))
+  const at = sessionDraftOf(session, id)
+  if (at !== null) await drop(deps, at.key, at.secret)
 }
 
 /**
@@ -225,13 +267,33 @@ export const sentFromAnotherSite = (ctx: ParameterizedContext, deps: HttpDeps): 
  */
 export const keepPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, draft: Draft): Promise<void> => {
   if (!sentFromOwnPage(ctx, deps) || !keepable(draft)) return
-  const value = token()
-  await put(deps, pendingKey(value), { ...draft, keptAt: Date.now() })
-  await listUnder(deps, `address:${createHash("sha256").update(clientAddress(ctx)).digest("base64url")}`, pendingKey(value))
-  setPendingTokens(ctx, deps, [value, ...pendingTokens(ctx)])
+  const address = hashOf(clientAddress(ctx))
+  const slot = await slotOf(deps, `address:${address}`)
+  const secret = token(24)
+  await put(deps, `pending:${address}:${slot}`, secret, { ...draft, keptAt: Date.now() })
+  setPendingTokens(ctx, deps, [`${slot}${address}${secret}`, ...pendingTokens(ctx)])
 }
 
-const PENDING_TOKEN = /^[A-Za-z0-9_-]{20,100}$/
+/**
+ * A pending draft's token: its slot (one digit), the hash of the client address it was kept for
+ * (43 characters: the draft is found again from another address after sign-in) and its secret.
+ */
+const PENDING_TOKEN = /^([0-9])([A-Za-z0-9_-]{43})([A-Za-z0-9_-]{32})$/
+
+/** A pending draft's store key and secret from its token, or null (malformed, or not a slot). */
+const pendingDraftOf = (value: string): { key: string; secret: string } | null => {
+  const m = PENDING_TOKEN.exec(value)
+  return m === null || Number(m[1]) >= MAX_DRAFTS ? null : { key: `pending:${m[2]}:${m[1]}`, secret: m[3]! }
+}
+
+/**
+ * The pending draft of a `cs_draft` token, or null (malformed, taken, past its day, or its slot
+ * taken by a newer pending draft of its address).
+ */
+export const findPendingDraft = async (deps: HttpDeps, value: string): Promise<Draft | null> => {
+  const at = pendingDraftOf(value)
+  return at === null ? null : find(deps, at.key, at.secret)
+}
 
 /** The tokens of this browser's pending edits, newest first (malformed ones left out). */
 const pendingTokens = (ctx: ParameterizedContext): Array<string> => {
@@ -252,10 +314,12 @@ export const adoptPendingDraft = async (ctx: ParameterizedContext, deps: HttpDep
   if (tokens.length === 0) return null
   const left: Array<string> = []
   let adopted: string | null = null
+  // (at most MAX_DRAFTS tokens)
   for (const value of tokens) {
-    const draft = await find(deps, pendingKey(value))
+    const at = pendingDraftOf(value)
+    const draft = at === null ? null : await find(deps, at.key, at.secret)
     // gone (taken, past its day, or the oldest of its address's): the token goes too
-    if (draft === null) continue
+    if (at === null || draft === null) continue
     if (adopted !== null || draft.articleId !== articleId) {
       left.push(value)
       continue
@@ -263,12 +327,12 @@ export const adoptPendingDraft = async (ctx: ParameterizedContext, deps: HttpDep
     // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
     // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
     if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
-      await drop(deps, pendingKey(value))
+      await drop(deps, at.key, at.secret)
       continue
     }
     const { keptAt: _, ...kept } = draft
     adopted = await keepDraft(deps, session, kept)
-    await drop(deps, pendingKey(value))
+    await drop(deps, at.key, at.secret)
   }
   if (left.length !== tokens.length) setPendingTokens(ctx, deps, left)
   return adopted

@@ -5,7 +5,7 @@
  */
 import type { HttpDeps, WebSession } from "@content-site/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Draft, findDraft, keepable, keepDraft } from "../src/drafts.ts"
+import { type Draft, dropDraft, findDraft, keepable, keepDraft, MAX_DRAFTS } from "../src/drafts.ts"
 import { openTestStore, type TestStore } from "../../../test/support/testStore.ts"
 
 describe("drafts kept in the database", () => {
@@ -43,6 +43,21 @@ describe("drafts kept in the database", () => {
     expect(kept!.refusal.blocks[0]!.text.endsWith("…")).toBe(true)
     const rest = JSON.stringify({ ...kept, body: "" })
     expect(Buffer.byteLength(rest)).toBeLessThan(32 * 1024)
+  })
+
+  it("should find nothing at an overwritten draft's address, and not drop the newer draft in its slot when its form is saved", async () => {
+    const own: WebSession = { ...session, key: "session-of-slots-test" }
+    const ids: Array<string> = []
+    for (let i = 0; i <= MAX_DRAFTS; i++) ids.push((await keepDraft(deps, own, draft({ title: `Slot ${i}` })))!)
+    // the sixth took the first's place: the first's address finds nothing, not the sixth's text
+    expect(await findDraft(deps, own, "art_x", ids[0])).toBeNull()
+    expect((await findDraft(deps, own, "art_x", ids[MAX_DRAFTS]))!.title).toBe(`Slot ${MAX_DRAFTS}`)
+    // a save from the first's form drops its draft: gone already, and the sixth stays
+    await dropDraft(deps, own, ids[0])
+    expect((await findDraft(deps, own, "art_x", ids[MAX_DRAFTS]))!.title).toBe(`Slot ${MAX_DRAFTS}`)
+    await dropDraft(deps, own, ids[MAX_DRAFTS])
+    expect(await findDraft(deps, own, "art_x", ids[MAX_DRAFTS])).toBeNull()
+    expect((await findDraft(deps, own, "art_x", ids[1]))!.title).toBe("Slot 1")
   })
 
   it("should keep an edit holding a NUL or a lone surrogate, those characters as U+FFFD and the rest as typed", async () => {

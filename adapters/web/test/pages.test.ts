@@ -4,6 +4,7 @@ import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+import { findPendingDraft } from "../src/drafts.ts"
 
 const fixture = {
   accounts: [
@@ -284,10 +285,7 @@ describe("web pages over HTTP", () => {
     for (let i = 0; i < 7; i++) cookies.push(cookieOf(await post(`Pending ${i}`)))
     expect(cookies.every((v) => v !== undefined)).toBe(true)
     expect(cookieOf(await post("Too big", `<p>${"x".repeat(1024 * 1024)}</p>`))).toBeUndefined()
-    const stored = async (value: string) => {
-      const key = `pending:${createHash("sha256").update(value).digest("base64url")}`
-      return Option.isSome(await server.runtime.runPromise(OAuthStore.use((store) => store.find("WebDraft", key))))
-    }
+    const stored = async (value: string) => (await findPendingDraft({ runtime: server.runtime } as Parameters<typeof findPendingDraft>[0], value)) !== null
     expect(await Promise.all(cookies.map((v) => stored(v!)))).toEqual([false, false, true, true, true, true, true])
   })
 
