@@ -404,6 +404,20 @@ describe("client addresses behind a trusted proxy", () => {
       await behind.close()
     }
   })
+
+  it("should count an IPv6 client's failures by its /56, whichever of its addresses it sends from", async () => {
+    const behind = await startTestServer({ TRUST_PROXY: "true", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }, { storage: "memory" })
+    try {
+      const attempt = (from: string) => fetch(`${behind.url}/api/v1/sites`, { headers: { authorization: "Bearer cs_wrong", "x-forwarded-for": from } })
+      // a new address of the same home for every guess: one budget all the same
+      for (const from of ["2001:db8:abcd:1200::1", "2001:db8:abcd:1201::2", "2001:db8:abcd:12fe:1:2:3:4"]) expect((await attempt(from)).status).toBe(401)
+      expect((await attempt("2001:db8:abcd:12ff::99")).status).toBe(429)
+      // the next /56 is another client
+      expect((await attempt("2001:db8:abcd:1300::1")).status).toBe(401)
+    } finally {
+      await behind.close()
+    }
+  })
 })
 
 export { KEYS }

@@ -2,7 +2,7 @@
 import Koa from "koa"
 import type { ParameterizedContext } from "koa"
 import { describe, expect, it } from "vitest"
-import { clientAddress } from "../src/index.ts"
+import { clientAddress, clientKeyOf, peerAddress } from "../src/index.ts"
 
 /** A Koa context over a request from `remoteAddress` carrying `X-Forwarded-For: forwarded` (when given). */
 const contextOf = (proxy: boolean, remoteAddress: string | undefined, forwarded?: string): ParameterizedContext => {
@@ -21,12 +21,20 @@ describe("clientAddress", () => {
     expect(clientAddress(contextOf(true, "10.0.0.2"))).toBe("10.0.0.2")
   })
 
-  it("should write an IPv4 address mapped into IPv6 as IPv4, and keep other IPv6 addresses as they are", () => {
+  it("should write an IPv4 address mapped into IPv6 as IPv4, and know an IPv6 client by the /56 its address lies in", () => {
     expect(clientAddress(contextOf(false, "::ffff:203.0.113.7"))).toBe("203.0.113.7")
     expect(clientAddress(contextOf(true, "10.0.0.2", "::ffff:192.0.2.9"))).toBe("192.0.2.9")
-    expect(clientAddress(contextOf(false, "2001:db8::1"))).toBe("2001:db8::1")
-    expect(clientAddress(contextOf(false, "::ffff:abcd"))).toBe("::ffff:abcd")
-    expect(clientAddress(contextOf(false, "::1"))).toBe("::1")
+    expect(peerAddress(contextOf(false, "2001:db8::1"))).toBe("2001:db8::1")
+    // every address of one home's /56 is one client (it may take any of them at will) ...
+    const home = ["2001:db8:abcd:1200::1", "2001:db8:abcd:12ff:ffff:ffff:ffff:ffff", "2001:0db8:abcd:1234:5678:9abc:def0:1234"]
+    expect(home.map((a) => clientAddress(contextOf(false, a)))).toEqual(home.map(() => "2001:db8:abcd:1200::/56"))
+    expect(clientAddress(contextOf(true, "10.0.0.2", "2001:db8:abcd:1234::9"))).toBe("2001:db8:abcd:1200::/56")
+    // ... and the next /56 is another
+    expect(clientAddress(contextOf(false, "2001:db8:abcd:1300::1"))).toBe("2001:db8:abcd:1300::/56")
+    expect(clientAddress(contextOf(false, "::ffff:abcd"))).toBe("::/56")
+    expect(clientAddress(contextOf(false, "::1"))).toBe("::/56")
+    // an address no parser reads is its own key
+    expect(clientKeyOf("not:an:address:at:all")).toBe("not:an:address:at:all")
   })
 
   it("should answer unknown when the socket has no address (closed) and no proxy entry says one", () => {

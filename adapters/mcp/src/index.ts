@@ -3,7 +3,7 @@
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
 import { checkRegistrationLimit } from "@content-site/core"
-import { clientAddress, eventLogOf, type HttpDeps, notesOf, runEffect, signedInAccount, strictQuery } from "@content-site/http"
+import { clientAddress, eventLogOf, type HttpDeps, notesOf, peerAddress, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
 import { type ClientMetadataFetch, createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
@@ -121,7 +121,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
     if (path.startsWith("/.well-known/")) ctx.set("Cache-Control", METADATA_CACHE_CONTROL)
-    presentAsPublic(ctx.req, deps.publicUrl, clientAddress(ctx))
+    presentAsPublic(ctx.req, deps.publicUrl, peerAddress(ctx))
     ctx.respond = false
     await current.handleOAuth(ctx.req, ctx.res)
     // a refusal's OAuth error code (the provider wrote the answer itself) for the access line and metrics
