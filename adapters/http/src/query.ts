@@ -1,7 +1,8 @@
-import { InvalidRequest } from "@content-site/core"
+import { namedParametersRefusal } from "@content-site/core"
 
 /**
- * The query string as one value per name; a repeated parameter is a 400 naming it. The object has
+ * The query string as one value per name; a repeated parameter is a 400 naming it (a bounded
+ * answer however many there are: namedParametersRefusal). The object has
  * no prototype, so `__proto__`, `constructor` and the like are plain names: they are seen as
  * unknown parameters instead of slipping past as the prototype's setter.
  */
@@ -16,11 +17,11 @@ export const queryObject = (querystring: string): Record<string, string> => {
     else out[name] = value
   }
   if (repeated.size > 0) {
-    const names = [...repeated]
-    throw new InvalidRequest({
-      detail: `Query parameter ${names.map((n) => `'${n}'`).join(", ")} is given more than once; give each parameter at most once.`,
-      errors: names.map((n) => ({ path: n, message: "Repeated query parameter" })),
-    })
+    throw namedParametersRefusal(
+      [...repeated],
+      "Repeated query parameter",
+      (named) => `Query parameter ${named} is given more than once; give each parameter at most once.`,
+    )
   }
   return out
 }
@@ -38,10 +39,11 @@ export const strictQuery = (querystring: string, allowed: ReadonlyArray<string>)
   const query = queryObject(querystring)
   const unknown = unknownQueryParameters(query, allowed)
   if (unknown.length > 0) {
-    throw new InvalidRequest({
-      detail: `Unknown query parameter ${unknown.map((n) => `'${n}'`).join(", ")}${allowed.length === 0 ? "; this endpoint takes none" : `; allowed: ${allowed.join(", ")}`}.`,
-      errors: unknown.map((n) => ({ path: n, message: "Unknown query parameter" })),
-    })
+    throw namedParametersRefusal(
+      unknown,
+      "Unknown query parameter",
+      (named) => `Unknown query parameter ${named}${allowed.length === 0 ? "; this endpoint takes none" : `; allowed: ${allowed.join(", ")}`}.`,
+    )
   }
   return query
 }

@@ -1,4 +1,4 @@
-import { internalProblem, InvalidRequest, isCoreError, MediaStore, NotFound, type Problem, type StoredMedia, toProblem, type Unavailable } from "@content-site/core"
+import { internalProblem, isCoreError, MediaStore, namedParametersRefusal, NotFound, type Problem, type StoredMedia, toProblem, type Unavailable } from "@content-site/core"
 import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
 import type { Middleware, ParameterizedContext } from "koa"
 import { randomUUID } from "node:crypto"
@@ -47,10 +47,7 @@ export const mediaMiddleware = (
   const publicUrl = options.publicUrl.replace(/\/+$/, "")
   const names = [...new Set(new URLSearchParams(ctx.querystring).keys())]
   if (names.length > 0) {
-    const refused = new InvalidRequest({
-      detail: `Unknown query parameter ${names.map((n) => `'${n}'`).join(", ")}; this endpoint takes none.`,
-      errors: names.map((n) => ({ path: n, message: "Unknown query parameter" })),
-    })
+    const refused = namedParametersRefusal(names, "Unknown query parameter", (named) => `Unknown query parameter ${named}; this endpoint takes none.`)
     return sendProblem(ctx, toProblem(refused, requestIdOf(ctx), publicUrl), {}, options.onProblem)
   }
   const exit = await runtime.runPromiseExit(

@@ -57,6 +57,28 @@ const shown = (text: string): string => {
 }
 
 /**
+ * A refusal of named query parameters (unknown or repeated), bounded as decodeInput's: `errors`
+ * lists at most MAX_LISTED_ERRORS of them, the detail names at most MAX_NAMED_KEYS and counts the
+ * rest, each name cut at MAX_SHOWN_KEY characters (1 500 unknown parameters answered 91 KB).
+ * `sentence` gets the quoted names (`'a', 'b' and 3 more`) and words the detail.
+ */
+export const namedParametersRefusal = (
+  names: ReadonlyArray<string>,
+  message: string,
+  sentence: (named: string) => string,
+): InvalidRequest => {
+  const named = `${names
+    .slice(0, MAX_NAMED_KEYS)
+    .map((n) => `'${shown(n)}'`)
+    .join(", ")}${names.length > MAX_NAMED_KEYS ? ` and ${names.length - MAX_NAMED_KEYS} more` : ""}`
+  const listed = names.length > MAX_LISTED_ERRORS ? ` ${names.length} in all; errors lists the first ${MAX_LISTED_ERRORS}.` : ""
+  return new InvalidRequest({
+    detail: `${sentence(named)}${listed}`,
+    errors: names.slice(0, MAX_LISTED_ERRORS).map((n) => ({ path: shown(n), message })),
+  })
+}
+
+/**
  * Decodes untrusted input with a core schema, refusing unknown keys, and turns every failure
  * into an `InvalidRequest` whose detail names the offending keys. An answer is bounded whatever
  * the input holds: at most MAX_LISTED_ERRORS field errors (the detail counts the rest) and
