@@ -202,6 +202,15 @@ describe("the document says exactly what the server checks", () => {
     for (const name of ["find", "replace"]) expect(JSON.stringify(edit[name])).toContain("\\u0000")
   })
 
+  it("should publish the response side's counts as never negative and its revision and page numbers as counted from 1", () => {
+    const schemas = (doc["components"] as Json)["schemas"] as Record<string, Json>
+    const prop = (schema: string, ...path: Array<string>) => path.reduce((at: Json, key) => values.deref((at["properties"] as Record<string, Json>)[key]!), values.deref(schemas[schema]!))
+    for (const [schema, ...path] of [["Website", "article_count"], ["ArticleListItem", "word count"], ["Pagination", "total"], ["ActivityEntry", "duration_ms"], ["PeriodSummary", "backlinks", "local"]] as const) {
+      expect(prop(schema, ...path), `${schema} ${path.join(".")}`).toMatchObject({ type: "integer", minimum: 0 })
+    }
+    for (const [schema, key] of [["Article", "revision"], ["RevisionSummary", "number"], ["Pagination", "page"]] as const) expect(prop(schema, key), `${schema} ${key}`).toMatchObject({ type: "integer", minimum: 1 })
+  })
+
   it("should refuse, for every operation and field, each value the document forbids with a 400 naming that field, and never so refuse a value it allows", async () => {
     let forbiddenTried = 0
     let allowedTried = 0

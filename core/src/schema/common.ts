@@ -97,6 +97,12 @@ export const isId = (s: string): boolean => ID_PATTERN.test(s)
 const TIMESTAMP_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/u
 
 /** An RFC 3339 UTC timestamp with milliseconds, as every response writes it. */
+/** A count or a size: a whole number, never negative (`minimum: 0` in the published schemas). */
+export const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
+
+/** A number counted from 1: a revision's number, a page. */
+export const Ordinal = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1)))
+
 export const Timestamp = Schema.String.annotate({
   title: "Timestamp",
   description: "RFC 3339 UTC timestamp, e.g. `2026-11-02T10:00:00.000Z`.",

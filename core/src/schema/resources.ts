@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Actor, ArticleStatus, BacklinkCategory, CalendarDate, Channel, HttpUrl, Id, Origin, ArticleId, SiteId, Timestamp } from "./common.ts"
+import { Actor, ArticleStatus, BacklinkCategory, CalendarDate, Channel, Count, HttpUrl, Id, Ordinal, Origin, ArticleId, SiteId, Timestamp } from "./common.ts"
 
 /** A website of the account. */
 export const Website = Schema.Struct({
@@ -7,8 +7,8 @@ export const Website = Schema.Struct({
   name: Schema.String,
   url: HttpUrl,
   created_at: Timestamp,
-  article_count: Schema.Int,
-  backlink_count: Schema.Int,
+  article_count: Count,
+  backlink_count: Count,
 }).annotate({ title: "Website", description: "A website on the account." })
 /** A website of the account. */
 export type Website = typeof Website.Type
@@ -28,7 +28,7 @@ const articleListFields = {
   status: ArticleStatus,
   published_at: Schema.NullOr(Timestamp),
   "target keyword": Schema.String,
-  "word count": Schema.Int,
+  "word count": Count,
   "featured image": FeaturedImage,
 }
 
@@ -57,7 +57,7 @@ export const Article = Schema.Struct({
   ...articleListFields,
   body: Schema.String,
   updated_at: Timestamp,
-  revision: Schema.Int,
+  revision: Ordinal,
   protected_links: Schema.Array(ProtectedLink).annotate({
     description: "Every element of the body carrying `data-service-protected`, in document order: keep each exactly as it is.",
   }),
@@ -122,11 +122,11 @@ export const PeriodRange = Schema.Struct({ key: Schema.String, from: CalendarDat
 export const PeriodSummary = Schema.Struct({
   site_id: SiteId,
   period: PeriodRange,
-  articles: Schema.Struct({ count: Schema.Int, "word count": Schema.Int, items: Schema.Array(ArticleListItem) }),
+  articles: Schema.Struct({ count: Count, "word count": Count, items: Schema.Array(ArticleListItem) }),
   backlinks: Schema.Struct({
-    count: Schema.Int,
-    industry: Schema.Int,
-    local: Schema.Int,
+    count: Count,
+    industry: Count,
+    local: Count,
     items: Schema.Array(Backlink),
   }),
 }).annotate({
@@ -139,13 +139,13 @@ export type PeriodSummary = typeof PeriodSummary.Type
 const revisionFields = {
   id: Id,
   article_id: ArticleId,
-  number: Schema.Int,
+  number: Ordinal,
   origin: Origin,
   title: Schema.String,
   "featured image": FeaturedImage,
   reason: Schema.NullOr(Schema.String),
   actor: Actor,
-  restored_from: Schema.NullOr(Schema.Int),
+  restored_from: Schema.NullOr(Ordinal),
   created_at: Timestamp,
 }
 
@@ -171,7 +171,7 @@ export const ActivityEntry = Schema.Struct({
   article_id: Schema.NullOr(ArticleId),
   status: Schema.Union([Schema.Int, Schema.Literals(["ok", "error"])]),
   error_code: Schema.NullOr(Schema.String),
-  duration_ms: Schema.Int,
+  duration_ms: Count,
   request_id: Schema.String,
   count: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1))).annotate({
     description:
@@ -183,10 +183,10 @@ export type ActivityEntry = typeof ActivityEntry.Type
 
 /** Pagination facts of a list response. */
 export const Pagination = Schema.Struct({
-  page: Schema.Int,
-  per_page: Schema.Int,
-  total: Schema.Int,
-  total_pages: Schema.Int,
+  page: Ordinal,
+  per_page: Ordinal,
+  total: Count,
+  total_pages: Count,
 }).annotate({ title: "Pagination" })
 /** Pagination facts of a list response. */
 export type Pagination = typeof Pagination.Type
@@ -228,7 +228,7 @@ export interface Page<A> {
 /** What the sanitiser removed from a body. */
 export const SanitizeReportSchema = Schema.Struct({
   changed: Schema.Boolean,
-  removed: Schema.Array(Schema.Struct({ what: Schema.String, count: Schema.Int })),
+  removed: Schema.Array(Schema.Struct({ what: Schema.String, count: Count })),
 }).annotate({ title: "SanitizeReport" })
 
 /** One offending protected block. */
@@ -254,9 +254,9 @@ export const MergeConflictSchema = Schema.Struct({
 
 /** What a three-way merge (`base_revision` behind the current revision) did. */
 export const MergeSummary = Schema.Struct({
-  base: Schema.Int.annotate({ description: "The revision the request was written against (`base_revision`)." }),
-  theirs: Schema.Int.annotate({ description: "The article's current revision, whose changes were merged in." }),
-  merged_units: Schema.Int.annotate({
+  base: Ordinal.annotate({ description: "The revision the request was written against (`base_revision`)." }),
+  theirs: Ordinal.annotate({ description: "The article's current revision, whose changes were merged in." }),
+  merged_units: Count.annotate({
     description: "Changes kept from `theirs` that the request would otherwise have undone: the title, each body block only they replaced, and each run of blocks only they added or dropped.",
   }),
 }).annotate({ title: "MergeSummary" })
@@ -297,8 +297,8 @@ export type RestoreRevisionResult = Omit<typeof RestoreRevisionResult.Type, "art
 
 /** What changed between two revisions of an article. */
 export const RevisionDiff = Schema.Struct({
-  from: Schema.Int,
-  to: Schema.Int,
+  from: Ordinal,
+  to: Ordinal,
   title: Schema.NullOr(Schema.Struct({ from: Schema.String, to: Schema.String })).annotate({
     description: "The two titles, or null when the title did not change.",
   }),
@@ -307,8 +307,8 @@ export const RevisionDiff = Schema.Struct({
       description:
         "A unified diff (3 lines of context) of the two bodies with one block element a line (a paragraph, heading, list item...); empty when the bodies are the same.",
     }),
-    added_words: Schema.Int.annotate({ description: "Words of the newer body that the older lacks there." }),
-    removed_words: Schema.Int.annotate({ description: "Words of the older body that the newer lacks there." }),
+    added_words: Count.annotate({ description: "Words of the newer body that the older lacks there." }),
+    removed_words: Count.annotate({ description: "Words of the older body that the newer lacks there." }),
     granularity: Schema.Literals(["word", "block", "whole"]).annotate({
       description:
         "How finely the bodies were compared within one comparison's budget of work: word (lines and words aligned); block (lines aligned, the words of each changed line counted as removed and added whole); whole (only the lines both share at the start and the end kept, every line between shown removed and added). See note.",
@@ -336,13 +336,13 @@ export const Problem = Schema.Struct({
           description: "The field: its keys and 0-based indexes joined by `/` (`edits/0/find`), a `~` in a key written `~0` and a `/` `~1`; `(request)`, `(body)` or `(root)` for the whole request or body.",
         }),
         message: Schema.String,
-        count: Schema.optionalKey(Schema.Int.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs, counted up to 2: 0, or 2 for \"2 or more\" (the search stops at the second occurrence)." })),
+        count: Schema.optionalKey(Count.annotate({ description: "`edit_not_applicable`: how many times the edit's `find` occurs, counted up to 2: 0, or 2 for \"2 or more\" (the search stops at the second occurrence)." })),
       }),
     ).annotate({ description: "The fields at fault: at most 20 for `invalid_request` (the detail then counts them all), a key or path shown cut at 100 characters." }),
   ),
   blocks: Schema.optionalKey(Schema.Array(ProtectedBlockViolationSchema)),
   conflicts: Schema.optionalKey(Schema.Array(MergeConflictSchema)),
-  retry_after: Schema.optionalKey(Schema.Int),
+  retry_after: Schema.optionalKey(Count),
 }).annotate({ title: "Problem", description: "RFC 9457 problem details, `application/problem+json`." })
 /** An RFC 9457 problem. */
 export type Problem = typeof Problem.Type
