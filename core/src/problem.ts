@@ -22,7 +22,9 @@ const detailOf = (error: CoreError): string => {
       // a path is nobody's object: "no endpoint with id '/api/v1/x' on this account" misleads
       return error.resource === "endpoint"
         ? `No endpoint at '${error.id}': the API's paths are listed in its OpenAPI document, /api/v1/openapi.json.`
-        : `No ${error.resource} with id '${error.id}' on this account.`
+        : error.resource === "revision"
+          ? revisionNotFound(error.id)
+          : `No ${error.resource} with id '${error.id}' on this account.`
     case "PreconditionFailed":
       return error.expected.length === 0
         ? `The article is at revision ${error.current}, and the precondition names no revision of this article (If-Match takes its ETag, "<article id>-r<revision>", compared strongly: a weak W/ tag never matches): fetch it again and re-apply your change.`
@@ -68,3 +70,14 @@ export const internalProblem = (requestId: string, publicUrl: string): Problem =
 /** Whether an unknown failure value is one of the core's tagged errors. */
 export const isCoreError = (u: unknown): u is CoreError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof (u as { _tag: unknown })._tag === "string" && (u as { _tag: string })._tag in problemKinds
+
+/**
+ * A revision is named by its article and number (`art_x/99`), or by the number a path gave when it
+ * is none (`0`, `x`): "No revision 99 of article 'art_x' on this account.", not "with id 'art_x/99'".
+ */
+const revisionNotFound = (id: string): string => {
+  const slash = id.lastIndexOf("/")
+  return slash > 0
+    ? `No revision ${id.slice(slash + 1)} of article '${id.slice(0, slash)}' on this account.`
+    : `No revision '${id}' of this article: revisions are numbered 1, 2, 3, ... (list_revisions or GET /api/v1/articles/{id}/revisions lists them).`
+}

@@ -316,6 +316,9 @@ describe("strict requests", () => {
     ]) {
       await expectProblem(await t.api(path), 404, "not_found")
     }
+    // a revision is named by its number and article, a number that is none as it was given
+    expect((await json(await t.api("/api/v1/articles/art_a1/revisions/99"))).detail).toBe("No revision 99 of article 'art_a1' on this account.")
+    expect((await json(await t.api("/api/v1/articles/art_a1/revisions/0"))).detail).toMatch(/^No revision '0' of this article: revisions are numbered 1, 2, 3/)
   })
 
   it("should answer a method the path does not take with 405, Allow and a problem", async () => {
