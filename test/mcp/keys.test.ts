@@ -19,7 +19,8 @@ const REFRESH_MS = 100
 let server: StartedServer
 
 beforeAll(async () => {
-  server = await startSeeded({ OAUTH_KEY_REFRESH_MS: String(REFRESH_MS) })
+  // OAUTH_KEY_ROTATE_DAYS blank, as `OAUTH_KEY_ROTATE_DAYS=` in an env file gives it: the default (90 days) applies, as for every setting
+  server = await startSeeded({ OAUTH_KEY_REFRESH_MS: String(REFRESH_MS), OAUTH_KEY_ROTATE_DAYS: "" })
 }, 60_000)
 afterAll(async () => {
   await server?.close()

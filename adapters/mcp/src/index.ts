@@ -35,6 +35,10 @@ export interface McpOptions {
   readonly clientMetadataDocuments?: boolean
   /** Tests only: how a client's metadata document is fetched (see `createAuthorizationServer`). */
   readonly clientMetadataFetch?: ClientMetadataFetch
+  /** How often the signing keys are reloaded, in ms (OAUTH_KEY_REFRESH_MS as the host read it; default 60 000). */
+  readonly keyRefreshMs?: number
+  /** Age in days of the newest signing key at which a reload rotates (OAUTH_KEY_ROTATE_DAYS as the host read it; 0: never; default 90). */
+  readonly keyRotateDays?: number
 }
 
 /**
@@ -58,9 +62,10 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
   // Rotated keys reach every instance through the store: reload now and then, rebuild on a change.
   // All OAuth state is in the store, so a rebuilt provider carries on every flow in progress.
   // Each reload first rotates when the newest key is OAUTH_KEY_ROTATE_DAYS old (0: never).
-  const configured = Number(deps.env["OAUTH_KEY_REFRESH_MS"] ?? "")
-  const refreshMs = Number.isInteger(configured) && configured >= 50 ? configured : 60_000
-  const rotateDays = Number(deps.env["OAUTH_KEY_ROTATE_DAYS"] ?? DEFAULT_KEY_ROTATE_DAYS)
+  // The values the host's configuration checked: read again here from the environment, a blank
+  // OAUTH_KEY_ROTATE_DAYS (`Number("")` is 0) turned the rotation off while the host took the default.
+  const refreshMs = options.keyRefreshMs ?? 60_000
+  const rotateDays = options.keyRotateDays ?? DEFAULT_KEY_ROTATE_DAYS
   const schedule = Number.isFinite(rotateDays) && rotateDays > 0
     ? { maxAgeSeconds: Math.round(rotateDays * 86_400), activateInSeconds: scheduledActivationSeconds(refreshMs) }
     : undefined
