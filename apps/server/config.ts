@@ -23,7 +23,7 @@ export interface ServerConfig {
   readonly shutdownGraceMs: number
   /** How long an edit waits for another edit of the same article before answering 409. */
   readonly editLockTimeoutMs: number
-  /** How often the OAuth signing keys are reloaded (read by the MCP adapter from the environment). */
+  /** How often the OAuth signing keys are reloaded (handed to the MCP adapter, as the rotation age). */
   readonly oauthKeyRefreshMs: number
   /** Clients may be described by a metadata document at an https URL (OAUTH_CLIENT_METADATA_DOCUMENTS, default true). */
   readonly oauthClientMetadataDocuments: boolean
@@ -67,6 +67,16 @@ const oneOf = <T extends string>(env: Record<string, string | undefined>, name: 
   return raw as T
 }
 
+/** `postgres://` or `postgresql://` with a database name: what the driver can open (a socket directory may be given as `?host=`). */
+const isPostgresUrl = (raw: string): boolean => {
+  try {
+    const url = new URL(raw)
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.pathname.length > 1
+  } catch {
+    return false
+  }
+}
+
 /**
  * Reads and checks the configuration; a bad value is a ConfigError naming the variable.
  * `terminal`: whether stdout is a terminal (readable log lines by default).
@@ -81,11 +91,16 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+$/i.test(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an origin like https://content.example.com (no path), not '${publicUrl}'.`)
   }
+  const databaseUrl = nonEmpty(env.DATABASE_URL)
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
+    // (the value is not repeated: it may hold a password)
+    throw new ConfigError("DATABASE_URL must be a PostgreSQL URL naming its database, such as postgres://user:password@host:5432/content_site.")
+  }
   return {
     host: nonEmpty(env.HOST) ?? "0.0.0.0",
     port: intOf(env, "PORT", 3000, 0, 65535),
     publicUrl,
-    databaseUrl: nonEmpty(env.DATABASE_URL),
+    databaseUrl,
     dataDir: nonEmpty(env.DATA_DIR) ?? "./data",
     redisUrl: nonEmpty(env.REDIS_URL),
     seedDemo: boolOf(env, "SEED_DEMO", true),

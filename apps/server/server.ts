@@ -139,11 +139,29 @@ const startingUp = (publicUrl: () => string, onAnswer: EarlyAnswer): RequestList
   if (path !== "/healthz" && path !== "/readyz") onAnswer({ requestId, method: req.method ?? "GET", path, status, code: status === 503 ? "unavailable" : undefined })
 }
 
+/** The listening address cannot be had (a port in use, a privileged port, a HOST not of this machine): one sentence, no stack. */
+export class ListenFailed extends Error {
+  constructor(host: string, port: number, cause: Error & { code?: string }) {
+    const where = `${host.includes(":") ? `[${host}]` : host}:${port}`
+    const why =
+      cause.code === "EADDRINUSE"
+        ? `the port is in use by another process. Stop it, or set PORT to another port.`
+        : cause.code === "EACCES"
+          ? `permission denied (a port below 1024 needs privileges). Set PORT to a port from 1024.`
+          : cause.code === "EADDRNOTAVAIL" || cause.code === "ENOTFOUND" || cause.code === "EAI_AGAIN"
+            ? `HOST is not an address of this machine. Set HOST to one of its addresses, or 0.0.0.0 for all.`
+            : `${cause.message}.`
+    super(`Cannot listen on ${where}: ${why}`, { cause })
+    this.name = "ListenFailed"
+  }
+}
+
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
-    server.once("error", reject)
+    const failed = (e: Error) => reject(new ListenFailed(host, port, e))
+    server.once("error", failed)
     server.listen(port, host, () => {
-      server.off("error", reject)
+      server.off("error", failed)
       resolve(server.address() as AddressInfo)
     })
   })
@@ -305,6 +323,8 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       ...(options.surfaces !== undefined ? { surfaces: options.surfaces } : {}),
       mcp: {
         clientMetadataDocuments: config.oauthClientMetadataDocuments,
+        keyRefreshMs: config.oauthKeyRefreshMs,
+        keyRotateDays: config.oauthKeyRotateDays,
         ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
       },
     })

@@ -17,6 +17,7 @@ import { join } from "node:path"
 import { journalDir, journalMarks, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
+import { DatabaseUnreachable } from "./databaseUnreachable.ts"
 import { ApiKeyEntity, SEARCH_COLUMNS } from "./entities.ts"
 import { ormIdempotencyStore } from "./idempotency.ts"
 import { ormDataImporter } from "./importer.ts"
@@ -32,6 +33,7 @@ import { ensurePartitionsAhead } from "./partitions.ts"
 import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
 export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
+export { DatabaseUnreachable } from "./databaseUnreachable.ts"
 export { hasEmbeddedDatabase } from "./orm.ts"
 export type { Pruned, Swept } from "./housekeeping.ts"
 export type { OrmEventLog } from "./eventLog.ts"
@@ -130,10 +132,22 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     throw e
   }
   try {
+    // Reach the database before migrating: MikroORM's migrator would otherwise create a database
+    // that does not exist (a mistyped name in DATABASE_URL: a new, empty one, with the server's
+    // default collation), and a server that does not answer would surface as the driver's stack.
+    if (config.databaseUrl) {
+      const url = config.databaseUrl
+      await nativeSql(orm)("select 1", []).catch((e: unknown) => {
+        throw new DatabaseUnreachable("DATABASE_URL", url, e)
+      })
+    }
     const applied = await orm.migrator.up()
     if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, `database: applied ${applied.length} migrations`)
     if (config.redisUrl) {
-      redis = await connectRedis(config.redisUrl, connectTimeoutMs)
+      const url = config.redisUrl
+      redis = await connectRedis(url, connectTimeoutMs).catch((e: unknown) => {
+        throw new DatabaseUnreachable("REDIS_URL", url, e)
+      })
       // The counters in Redis are this database's: two deployments sharing one Redis (a staging
       // beside a production, the tests' databases) must not share a budget, per address above all.
       // The database's own name, as it answers it (a pooler's alias is not what it is called).

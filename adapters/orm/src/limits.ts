@@ -186,6 +186,13 @@ export const connectRedis = async (url: string, connectTimeoutMs: number): Promi
     lazyConnect: true,
   })
   redis.on("error", () => {})
-  await redis.connect()
+  try {
+    await redis.connect()
+  } catch (e) {
+    // ioredis keeps retrying a connection that failed: without this a short-lived process (the
+    // admin command line) that met a Redis that does not answer never exited
+    redis.disconnect()
+    throw e
+  }
   return redis
 }

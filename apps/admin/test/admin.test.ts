@@ -3,7 +3,8 @@ import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTempDir, createTestDatabase } from "../../../test/support/databases.ts"
-import { runNode } from "../../../test/support/processes.ts"
+import { spawnSync } from "node:child_process"
+import { nodeBin, repoRoot, runNode } from "../../../test/support/processes.ts"
 
 const ADMIN = "apps/admin/main.ts"
 
@@ -238,6 +239,17 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     } finally {
       await client.end()
     }
+  })
+
+  it("should stop with one sentence and exit code 2 when the database or Redis does not answer, and exit (not wait for ever on Redis's retries)", () => {
+    const run = (extra: Record<string, string>) =>
+      spawnSync(nodeBin, [ADMIN, "key", "revoke", "key_none"], { cwd: repoRoot, env: { ...process.env, ...env, ...extra }, encoding: "utf8", timeout: 30_000 })
+    const database = run({ DATABASE_URL: "postgres://someone:secret-password@127.0.0.1:1/content" })
+    expect([database.status, database.signal]).toEqual([2, null])
+    expect(database.stderr.trim()).toBe("Error: Cannot use the PostgreSQL database at 127.0.0.1:1/content (DATABASE_URL): nothing answers there (connection refused). Is it running, on that host and port?")
+    const redis = run({ REDIS_URL: "redis://127.0.0.1:1" })
+    expect([redis.status, redis.signal]).toEqual([2, null])
+    expect(redis.stderr.trim()).toBe("Error: Cannot use the Redis server at 127.0.0.1:1 (REDIS_URL): nothing answers there, or it closed the connection. Is it running, on that host and port?")
   })
 
   it("should answer usage errors with exit code 1 and the usage text", async () => {

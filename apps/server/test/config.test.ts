@@ -119,6 +119,61 @@ describe("readConfig", () => {
     expect(run.stderr.trim()).toBe("Configuration error: RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, not 'many'.")
   })
 
+  it("should take DATABASE_URL as a postgres:// URL naming its database and refuse anything else without repeating it (it may hold a password)", () => {
+    expect(readConfig({ DATABASE_URL: " postgres://u:p@db:5432/content " }).databaseUrl).toBe("postgres://u:p@db:5432/content")
+    expect(readConfig({ DATABASE_URL: "postgresql:///content?host=/var/run/postgresql" }).databaseUrl).toBe("postgresql:///content?host=/var/run/postgresql")
+    for (const bad of ["postgres://u:secret@db:5432", "postgres://u:secret@db:5432/", "mysql://u:secret@db/content", "db.example:5432/content secret"]) {
+      expect(refusal({ DATABASE_URL: bad })).toBe("DATABASE_URL must be a PostgreSQL URL naming its database, such as postgres://user:password@host:5432/content_site.")
+    }
+  })
+
+  /** Starts npm start's entry point and answers its exit code and what it wrote to stderr. */
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ["apps/server/main.ts"], {
+      cwd: new URL("../../../", import.meta.url).pathname,
+      env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env },
+      encoding: "utf8",
+      timeout: 30_000,
+    })
+
+  it("should stop the start with one sentence and exit code 1 when the port is in use, never a stack", async () => {
+    const { createServer } = await import("node:net")
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as { port: number }).port
+    try {
+      const run = start({ PORT: String(port), DATA_DIR: "/nonexistent-never-opened" })
+      expect(run.status).toBe(1)
+      expect(run.stderr.trim()).toBe(`Cannot listen on 127.0.0.1:${port}: the port is in use by another process. Stop it, or set PORT to another port.`)
+    } finally {
+      taken.close()
+    }
+  })
+
+  it("should stop the start with one sentence and exit code 1 when DATABASE_URL's server does not answer or its database does not exist, creating none", async () => {
+    const refused = start({ PORT: "0", DATABASE_URL: "postgres://someone:secret-password@127.0.0.1:1/content", DATA_DIR: "/nonexistent-never-opened" })
+    expect(refused.status).toBe(1)
+    expect(refused.stderr.trim()).toBe("Cannot use the PostgreSQL database at 127.0.0.1:1/content (DATABASE_URL): nothing answers there (connection refused). Is it running, on that host and port?")
+    const { databaseUrl, PG_ADMIN_URL } = await import("../../../test/support/databases.ts")
+    const name = `cs_missing_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+    const missing = start({ PORT: "0", DATABASE_URL: databaseUrl(name), DATA_DIR: "/nonexistent-never-opened" })
+    const pg = (await import("pg")).default
+    const client = new pg.Client({ connectionString: PG_ADMIN_URL })
+    await client.connect()
+    try {
+      // a mistyped database name is not a new, empty database (MikroORM's migrator made one)
+      const made = await client.query("select 1 from pg_database where datname = $1", [name])
+      if (made.rowCount !== 0) await client.query(`DROP DATABASE ${name} WITH (FORCE)`)
+      expect(made.rowCount).toBe(0)
+    } finally {
+      await client.end()
+    }
+    expect(missing.status).toBe(1)
+    expect(missing.stderr.trim()).toBe(
+      `Cannot use the PostgreSQL database at ${new URL(databaseUrl(name)).host}/${name} (DATABASE_URL): database "${name}" does not exist. Create it first (docs/operations.md, "PostgreSQL"), or correct the name.`,
+    )
+  })
+
   it("should stop every host's start with one sentence on a tracing setting it cannot use, before anything else loads", () => {
     for (const entry of ["apps/server/main.ts", "apps/rest-host/main.ts", "apps/mcp-host/main.ts"]) {
       const run = spawnSync(process.execPath, [entry], {
