@@ -3,7 +3,7 @@ import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isMaxCharacters, KeyScope,
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
-import { AccountName, Alt, ApiKeyName, Title } from "./writes.ts"
+import { AccountName, Alt, ApiKeyName, BODY_LIMIT_MESSAGE, isWithinBodyLimit, Title } from "./writes.ts"
 
 /** Largest target keyword of an imported article, in characters: it is kept in every answer about the article (idempotency records included). */
 export const MAX_TARGET_KEYWORD_LENGTH = 200
@@ -20,7 +20,8 @@ export const ImportArticle = Schema.Struct({
   status: ArticleStatus,
   published_at: Schema.optionalKey(Schema.NullOr(DateBound)),
   "target keyword": Schema.optionalKey(StorableString.pipe(Schema.check(isMaxCharacters(MAX_TARGET_KEYWORD_LENGTH)))),
-  body: StorableString,
+  // at most 1 MiB of UTF-8, as an edit's: an article imported larger could never be edited as a whole again
+  body: Schema.String.pipe(Schema.check(Schema.makeFilter((b: string) => (isWithinBodyLimit(b) ? undefined : BODY_LIMIT_MESSAGE)), storableText)),
   // the alt text an edit may set, at most as long
   "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Alt) }))),
 })
@@ -65,7 +66,7 @@ export const ImportApiKey = Schema.Struct({
 /** An account in an import file. */
 export const ImportAccount = Schema.Struct({
   id: Schema.optionalKey(Id),
-  email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/), storableText)),
+  email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/), isMaxCharacters(320), storableText)),
   password: Schema.String.pipe(Schema.check(Schema.isMinLength(1), storableText)),
   name: Schema.optionalKey(AccountName),
   api_keys: Schema.optionalKey(Schema.Array(ImportApiKey)),

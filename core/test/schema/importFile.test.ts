@@ -1,12 +1,12 @@
 /** The bounds of an import file's texts that no edit sets (a target keyword, a site's name), and the alt text an edit does. */
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { decodeInput, ImportFile, MAX_ALT_LENGTH, MAX_SITE_NAME_LENGTH, MAX_TARGET_KEYWORD_LENGTH } from "../../src/index.ts"
+import { decodeInput, ImportFile, MAX_ALT_LENGTH, MAX_BODY_BYTES, MAX_SITE_NAME_LENGTH, MAX_TARGET_KEYWORD_LENGTH } from "../../src/index.ts"
 
-const fileWith = (site: { name?: string }, article: { keyword?: string; alt?: string }) => ({
+const fileWith = (site: { name?: string }, article: { keyword?: string; alt?: string; body?: string }, email = "a@example.com") => ({
   accounts: [
     {
-      email: "a@example.com",
+      email,
       password: "p",
       sites: [
         {
@@ -17,7 +17,7 @@ const fileWith = (site: { name?: string }, article: { keyword?: string; alt?: st
               title: "T",
               url: "https://s.test/a",
               status: "draft",
-              body: "<p>b</p>",
+              body: article.body ?? "<p>b</p>",
               ...(article.keyword === undefined ? {} : { "target keyword": article.keyword }),
               ...(article.alt === undefined ? {} : { "featured image": { url: "https://s.test/i.jpg", alt: article.alt } }),
             },
@@ -45,5 +45,15 @@ describe("ImportFile's bounds", () => {
     expect(outcome(fileWith({ name: "n".repeat(MAX_SITE_NAME_LENGTH + 1) }, {}))).toContain("name")
     expect(outcome(fileWith({}, { alt: "a".repeat(MAX_ALT_LENGTH) }))).toBe("accepted")
     expect(outcome(fileWith({}, { alt: "a".repeat(MAX_ALT_LENGTH + 1) }))).toContain("alt")
+  })
+
+  it("should take a body of at most 1 MiB of UTF-8, as an edit's, and an email of at most 320 characters, as an account's", () => {
+    // "é" is two bytes: the bound is the body's encoded size, not its characters
+    const body = (bytes: number) => `<p>${"é".repeat((bytes - 7) / 2)}</p>`
+    expect(outcome(fileWith({}, { body: body(MAX_BODY_BYTES - 1) }))).toBe("accepted")
+    expect(outcome(fileWith({}, { body: body(MAX_BODY_BYTES + 1) }))).toContain("body")
+    const email = (n: number) => `${"e".repeat(n - "@example.com".length)}@example.com`
+    expect(outcome(fileWith({}, {}, email(320)))).toBe("accepted")
+    expect(outcome(fileWith({}, {}, email(321)))).toContain("email")
   })
 })
