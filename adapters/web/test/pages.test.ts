@@ -532,6 +532,12 @@ describe("web pages over HTTP", () => {
     const gone = await c.request("/articles/art_m3/merge", { method: "POST", form: { ...fields2, _csrf: csrf3, draft: "unknownDraftId000000", choice_body_0: "mine" } })
     expect(gone.headers.get("location")).toMatch(/^\/articles\/art_m3\/merge\?draft=[A-Za-z0-9_-]+$/)
     expect(await (await c.request(gone.headers.get("location")!)).text()).toContain("&lt;p&gt;Shared and mine too&lt;/p&gt;")
+    // A form of more conflict-page fields than a draft keeps (3 000 parts): its edit is kept, on
+    // the article page, and the parts are not read on (no records of a million units from 4 MiB)
+    const many = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`choice_body_${i}`, "mine"]))
+    const tooMany = await c.request("/articles/art_m3/merge", { method: "POST", form: { ...fields2, ...many, _csrf: csrf3, draft: "unknownDraftId000000" } })
+    expect(tooMany.headers.get("location")).toMatch(/^\/articles\/art_m3\?draft=[A-Za-z0-9_-]+/)
+    expect(await (await c.request(tooMany.headers.get("location")!)).text()).toContain("&lt;p&gt;Shared and mine too&lt;/p&gt;")
     // From another site, nothing is kept.
     const forged = await c.request("/articles/art_m3/merge", { method: "POST", headers: { "Sec-Fetch-Site": "cross-site" }, form: { ...fields2, choice_body_0: "mine" } })
     expect(forged.status).toBe(403)

@@ -15,7 +15,7 @@ import {
 import { setFlash } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
-import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft, keepPendingDraft, sentFromOwnPage, type Settling } from "../drafts.ts"
+import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft, keepPendingDraft, MAX_SETTLING_UNITS, sentFromOwnPage, type Settling } from "../drafts.ts"
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
@@ -118,9 +118,13 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     if (theirs === undefined) return undefined
     const chosen: Record<string, "theirs" | "mine" | "edit"> = {}
     const typed: Record<string, string> = {}
+    // (a form of more fields than a draft keeps is not read on: its settling would not be kept,
+    // and a 4 MiB form of short fields would otherwise make records of a million units)
+    let fieldsRead = 0
     for (const [name, value] of Object.entries(fields)) {
       const field = SETTLING_FIELD.exec(name)
       if (field === null) continue
+      if (++fieldsRead > 2 * MAX_SETTLING_UNITS) return undefined
       const unit = field[2] === "title" ? "title" : `body/${field[3]}`
       if (field[1] === "edit") typed[unit] = value
       else if (value === "theirs" || value === "mine" || value === "edit") chosen[unit] = value
