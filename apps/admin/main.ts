@@ -144,7 +144,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     { hasEmbeddedDatabase, openDatabase },
     { nodePlatform, workerHtmlAnalyzer },
     { Cause, Exit, Layer, ManagedRuntime, Option },
-    { ConfigError, readConfig },
+    { ConfigError, misspeltSettings, readConfig },
     { rewriteApply },
   ] = await Promise.all([
     import("@content-site/core"),
@@ -166,6 +166,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       throw e
     }
   })()
+  // A mistyped DATABASE_URL would otherwise send an import into the embedded database unnoticed.
+  for (const { given, meant } of misspeltSettings(env)) process.stderr.write(`Warning: ${given} is not a setting (is it ${meant}, misspelt?); it is ignored.\n`)
   const settings = Layer.succeed(Settings, {
     publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
     limits: config.limits,

@@ -126,3 +126,60 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     metricsToken,
   }
 }
+
+/**
+ * Every environment variable the service reads (docs/operations.md's table, which a test holds to
+ * this list), and the OpenTelemetry SDK's own family (`OTEL_*`, read by the SDK, not checked here).
+ */
+export const SETTINGS: ReadonlyArray<string> = [
+  "PORT", "HOST", "PUBLIC_URL", "DATABASE_URL", "DATA_DIR", "REDIS_URL", "SEED_DEMO", "RATE_LIMIT_PER_MINUTE",
+  "DAILY_EDIT_LIMIT", "MAX_PER_PAGE", "AUTH_FAILURE_LIMIT_PER_MINUTE", "OAUTH_KEY_REFRESH_MS", "OAUTH_CLIENT_METADATA_DOCUMENTS",
+  "OAUTH_KEY_ROTATE_DAYS", "OAUTH_REGISTRATION_LIMIT_PER_HOUR", "IMAGE_FETCH_ALLOW_PRIVATE", "TRUST_PROXY", "HEADERS_TIMEOUT_MS",
+  "REQUEST_TIMEOUT_MS", "KEEP_ALIVE_TIMEOUT_MS", "MCP_ALLOWED_HOSTS", "EDIT_LOCK_TIMEOUT_MS", "SHUTDOWN_GRACE_MS", "LOG_LEVEL",
+  "LOG_FORMAT", "METRICS_TOKEN",
+]
+
+/** Names longer than this are no one's typing of a setting: not compared (the comparison is quadratic in a name's length). */
+const MAX_COMPARED_NAME = 64
+
+/** The edit distance of `a` and `b` (insertions, deletions, substitutions, adjacent swaps), or more than `most` once it must be. */
+const distance = (a: string, b: string, most: number): number => {
+  if (Math.abs(a.length - b.length) > most) return most + 1
+  // rows of the Damerau-Levenshtein (optimal string alignment) table: |a| x |b| cells, both at most MAX_COMPARED_NAME
+  let before = Array.from({ length: b.length + 1 }, () => 0)
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1)
+      row.push(d)
+    }
+    before = previous
+    previous = row
+  }
+  return previous[b.length]!
+}
+
+/**
+ * Environment variables that look like a mistyped setting (`DATABASE_ULR`, `REDIS_UR`): not a
+ * setting themselves, upper case, and at most two edits from one (one for names under eight
+ * characters). A setting misspelt is otherwise silently not set, and its default used: the
+ * embedded database for a mistyped DATABASE_URL. Each name is compared with each setting once.
+ */
+export const misspeltSettings = (env: Record<string, string | undefined>): Array<{ readonly given: string; readonly meant: string }> => {
+  const known = new Set(SETTINGS)
+  const found: Array<{ given: string; meant: string }> = []
+  for (const given of Object.keys(env)) {
+    if (known.has(given) || given.length > MAX_COMPARED_NAME || !/^[A-Z][A-Z0-9_]*$/.test(given)) continue
+    const most = given.length < 8 ? 1 : 2
+    let best: { meant: string; d: number } | undefined
+    for (const meant of SETTINGS) {
+      const d = distance(given, meant, most)
+      if (d <= most && (best === undefined || d < best.d)) best = { meant, d }
+    }
+    if (best !== undefined) found.push({ given, meant: best.meant })
+  }
+  return found
+}

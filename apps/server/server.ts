@@ -16,7 +16,7 @@ import type { Logger } from "pino"
 import { composeApp, type Surface } from "./compose.ts"
 import type { ClientMetadataFetch } from "@content-site/mcp"
 import { seedDemo } from "./demo.ts"
-import { readConfig, type ServerConfig } from "./config.ts"
+import { misspeltSettings, readConfig, type ServerConfig } from "./config.ts"
 
 /** How to start the server. */
 export interface StartOptions {
@@ -243,6 +243,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   const config = readConfig(env, process.stdout.isTTY === true)
   // Quiet (tests): no access lines, but the service's warnings and errors still show.
   const logger = createLogger({ level: options.quiet === true && config.logLevel === "info" ? "warn" : config.logLevel, format: config.logFormat })
+  for (const { given, meant } of misspeltSettings(env)) logger.warn({ variable: given, setting: meant }, `config: ${given} is not a setting of this service (is it ${meant}, misspelt?); it is ignored`)
   const metrics = config.metricsToken !== undefined ? createMetrics() : undefined
   // V8's garbage-collection helpers below the event loop, as the sanitiser's threads (helperThreads.ts).
   const lowered = lowerV8HelperThreads()

@@ -54,6 +54,8 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     OTEL_BSP_SCHEDULE_DELAY: "100",
     LOG_LEVEL: "info",
+    // a setting misspelt: warned about at start, and its default used
+    MAX_PER_PAEG: "5",
   })
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()))
@@ -182,6 +184,14 @@ describe("logs", () => {
     for (const secret of [ALICE.apiKey, ALICE.password, COOKIE_SECRET, BODY_SECRET, ...mcpTokens]) expect(everything).not.toContain(secret)
     // Every line, the service's own events included, is JSON with the contract's three fields.
     for (const l of lines()) expect(Object.keys(l)).toEqual(expect.arrayContaining(["time", "level", "msg"]))
+  })
+})
+
+describe("settings", () => {
+  it("should warn at start of a variable that looks like a misspelt setting, naming the setting", async () => {
+    const line = await eventually(() => lines().find((l) => l["variable"] === "MAX_PER_PAEG"), (l) => l !== undefined, 10_000)
+    expect(line).toMatchObject({ setting: "MAX_PER_PAGE", msg: expect.stringContaining("MAX_PER_PAEG is not a setting of this service (is it MAX_PER_PAGE, misspelt?)") })
+    expect([40, "warn"]).toContain(line!["level"])
   })
 })
 

@@ -252,6 +252,12 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(redis.stderr.trim()).toBe("Error: Cannot use the Redis server at 127.0.0.1:1 (REDIS_URL): nothing answers there, or it closed the connection. Is it running, on that host and port?")
   })
 
+  it("should warn on stderr of a variable that looks like a misspelt setting, and go on", () => {
+    const run = spawnSync(nodeBin, [ADMIN, "migrate"], { cwd: repoRoot, env: { ...process.env, ...env, DATABASE_ULR: "postgres://elsewhere/x" }, encoding: "utf8", timeout: 30_000 })
+    expect(run.status).toBe(0)
+    expect(run.stderr.trim()).toBe("Warning: DATABASE_ULR is not a setting (is it DATABASE_URL, misspelt?); it is ignored.")
+  })
+
   it("should answer usage errors with exit code 1 and the usage text", async () => {
     const unknown = await admin("frobnicate")
     expect(unknown.code).toBe(1)

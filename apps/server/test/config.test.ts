@@ -2,7 +2,8 @@
 import { spawnSync } from "node:child_process"
 import { defaultLimits } from "@content-site/core"
 import { describe, expect, it } from "vitest"
-import { ConfigError, readConfig } from "../config.ts"
+import { readFileSync } from "node:fs"
+import { ConfigError, misspeltSettings, readConfig, SETTINGS } from "../config.ts"
 
 const refusal = (env: Record<string, string>): string => {
   try {
@@ -185,5 +186,26 @@ describe("readConfig", () => {
       expect([entry, run.status]).toEqual([entry, 1])
       expect(run.stderr.trim()).toBe("Configuration error: OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
     }
+  })
+})
+
+describe("misspeltSettings", () => {
+  it("should name the setting a mistyped variable was meant to be, and nothing of an ordinary environment", () => {
+    const env = { DATABASE_ULR: "postgres://db/x", REDIS_UR: "redis://r", PROT: "3000", DATADIR: "/d", LOG_LEVLE: "debug", DATABASE_URL: "postgres://db/y" }
+    expect(misspeltSettings(env)).toEqual([
+      { given: "DATABASE_ULR", meant: "DATABASE_URL" },
+      { given: "REDIS_UR", meant: "REDIS_URL" },
+      { given: "PROT", meant: "PORT" },
+      { given: "DATADIR", meant: "DATA_DIR" },
+      { given: "LOG_LEVLE", meant: "LOG_LEVEL" },
+    ])
+    const ordinary = ["PATH", "HOME", "HOSTNAME", "USER", "LANG", "TERM", "SHELL", "PWD", "OLDPWD", "NODE_ENV", "LOGNAME", "PGHOST", "PGPORT", "PGDATABASE", "CI", "TZ", "DEBUG", "EDITOR", "TEST_REDIS_URL", "OTEL_SERVICE_NAME", "npm_config_cache", "X".repeat(100)]
+    expect(misspeltSettings(Object.fromEntries(ordinary.map((name) => [name, "x"])))).toEqual([])
+  })
+
+  it("should know every setting docs/operations.md's table lists but OpenTelemetry's own, and no other", () => {
+    const table = readFileSync(new URL("../../../docs/operations.md", import.meta.url), "utf8")
+    const documented = [...table.matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map((m) => m[1]!).filter((name) => !name.startsWith("OTEL_"))
+    expect([...new Set(documented)].sort()).toEqual([...SETTINGS].sort())
   })
 })
