@@ -34,6 +34,23 @@ export interface ServerConfig {
   readonly logFormat: LogFormat
   /** GET /metrics answers to this bearer token; unset: no metrics (404). */
   readonly metricsToken: string | undefined
+  /** Further `Host` names accepted at /mcp besides PUBLIC_URL's (MCP_ALLOWED_HOSTS), lower case. */
+  readonly mcpAllowedHosts: ReadonlyArray<string>
+}
+
+/** A `Host` header's value: a DNS name or an IPv4 address, or an IPv6 one in brackets, and an optional port. */
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::([0-9]{1,5}))?$/
+
+/** MCP_ALLOWED_HOSTS: comma-separated names as clients send them in `Host`; anything else stops the start. */
+const allowedHostsOf = (raw: string | undefined): ReadonlyArray<string> => {
+  const names = (raw ?? "").split(",").map((h) => h.trim().toLowerCase()).filter((h) => h !== "")
+  for (const name of names) {
+    const m = HOST_NAME.exec(name)
+    if (m === null || Number(m[1] ?? 0) > 65535) {
+      throw new ConfigError(`MCP_ALLOWED_HOSTS must be comma-separated names as clients send them in Host (host or host:port, such as mcp.example.com,10.0.0.5:3000), not '${name}'.`)
+    }
+  }
+  return names
 }
 
 /** A configuration value that cannot be used. */
@@ -96,7 +113,9 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     // (the value is not repeated: it may hold a password)
     throw new ConfigError("DATABASE_URL must be a PostgreSQL URL naming its database, such as postgres://user:password@host:5432/content_site.")
   }
+  const mcpAllowedHosts = allowedHostsOf(env.MCP_ALLOWED_HOSTS)
   return {
+    mcpAllowedHosts,
     host: nonEmpty(env.HOST) ?? "0.0.0.0",
     port: intOf(env, "PORT", 3000, 0, 65535),
     publicUrl,

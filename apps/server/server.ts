@@ -326,6 +326,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         clientMetadataDocuments: config.oauthClientMetadataDocuments,
         keyRefreshMs: config.oauthKeyRefreshMs,
         keyRotateDays: config.oauthKeyRotateDays,
+        allowedHosts: config.mcpAllowedHosts,
         ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
       },
     })

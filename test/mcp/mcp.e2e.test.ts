@@ -73,7 +73,7 @@ const rawToolCall = (token: string, extraHeaders: Record<string, string> = {}) =
 
 beforeAll(async () => {
   // Many calls within a minute: the request limit is not what these tests are about (limits.test.ts).
-  server = await startSeeded({ IMAGE_FETCH_ALLOW_PRIVATE: "false", RATE_LIMIT_PER_MINUTE: "100000" })
+  server = await startSeeded({ IMAGE_FETCH_ALLOW_PRIVATE: "false", RATE_LIMIT_PER_MINUTE: "100000", MCP_ALLOWED_HOSTS: " Alias.Example:8080 ,, 10.0.0.5" })
   mcpUrl = `${server.url}/mcp`
   provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" })
   const connected = await connect(mcpUrl, provider)
@@ -427,22 +427,29 @@ describe("the resource server", () => {
     const token = provider.savedTokens?.access_token ?? ""
     expect((await rawToolCall(token)).status).toBe(200)
     expect((await rawToolCall(token, { origin: "http://evil.example" })).status).toBe(403)
-    const host = await new Promise<number>((resolve, reject) => {
-      // fetch cannot override Host; a raw request can.
-      import("node:http").then(({ request }) => {
-        const url = new URL(mcpUrl)
-        const req = request(
-          { host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { host: "evil.example", authorization: `Bearer ${token}` } },
-          (res) => {
-            res.resume()
-            resolve(res.statusCode ?? 0)
-          },
-        )
-        req.on("error", reject)
-        req.end("{}")
-      }, reject)
-    })
-    expect(host).toBe(403)
+    // fetch cannot override Host; a raw request can.
+    const withHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        import("node:http").then(({ request }) => {
+          const url = new URL(mcpUrl)
+          const req = request(
+            { host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { host, authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+            (res) => {
+              res.resume()
+              resolve(res.statusCode ?? 0)
+            },
+          )
+          req.on("error", reject)
+          req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_sites", arguments: {} } }))
+        }, reject)
+      })
+    expect(await withHost("evil.example")).toBe(403)
+    // MCP_ALLOWED_HOSTS' names, and PUBLIC_URL's, in any case (a host name's case means nothing)
+    expect(await withHost("alias.example:8080")).toBe(200)
+    expect(await withHost("ALIAS.EXAMPLE:8080")).toBe(200)
+    expect(await withHost("10.0.0.5")).toBe(200)
+    expect(await withHost(new URL(mcpUrl).host.toUpperCase())).toBe(200)
+    expect(await withHost("alias.example:8081")).toBe(403)
   })
 })
 

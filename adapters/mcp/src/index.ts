@@ -39,6 +39,8 @@ export interface McpOptions {
   readonly keyRefreshMs?: number
   /** Age in days of the newest signing key at which a reload rotates (OAUTH_KEY_ROTATE_DAYS as the host read it; 0: never; default 90). */
   readonly keyRotateDays?: number
+  /** Further `Host` names accepted at /mcp besides PUBLIC_URL's, lower case (MCP_ALLOWED_HOSTS as the host read it). */
+  readonly allowedHosts?: ReadonlyArray<string>
 }
 
 /**
@@ -133,6 +135,6 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
     const refused = oauthRefusalOf(ctx.req)
     if (refused !== undefined) notesOf(ctx).problemCode = refused
   })
-  app.use(mcpEndpoint({ deps, verifyKeys: () => current.verifyKeys }))
+  app.use(mcpEndpoint({ deps, verifyKeys: () => current.verifyKeys, allowedHosts: options.allowedHosts ?? [] }))
   app.use(interactionPages({ provider: () => current.provider, deps, csrfKey: keys.cookieKeys[0] ?? "" }))
 }

@@ -234,13 +234,15 @@ export const mcpEndpoint = (options: {
   readonly deps: HttpDeps
   /** The keys access tokens are verified with, as in force now (they change with a key rotation). */
   readonly verifyKeys: () => JWTVerifyGetKey
+  /** Further `Host` names accepted besides PUBLIC_URL's, lower case. */
+  readonly allowedHosts: ReadonlyArray<string>
 }): Middleware => {
   const { deps } = options
   const { runtime, publicUrl } = deps
   const events = eventLogOf(deps)
   const mcpUrl = `${publicUrl}/mcp`
   const publicOrigin = new URL(publicUrl)
-  const allowedHosts = new Set([publicOrigin.host, ...(deps.env["MCP_ALLOWED_HOSTS"] ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "")])
+  const allowedHosts = new Set([publicOrigin.host, ...options.allowedHosts])
   const allowedOrigins = new Set([publicOrigin.origin])
   const resourceMetadata = `${publicUrl}/.well-known/oauth-protected-resource/mcp`
   const lastUsageWrite = new Map<string, number>()
@@ -812,7 +814,8 @@ export const mcpEndpoint = (options: {
     // ctx.host honours X-Forwarded-Host only when the app trusts its proxy (TRUST_PROXY=true).
     const host = ctx.host
     const origin = ctx.get("Origin")
-    if (!allowedHosts.has(host)) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
+    // (a host name is the same in any case: "MCP.Example" is "mcp.example")
+    if (!allowedHosts.has(host.toLowerCase())) return jsonRpcError(ctx, 403, `Forbidden: Host '${host}' is not this server's.`)
     if (origin !== "" && !allowedOrigins.has(origin)) return jsonRpcError(ctx, 403, `Forbidden: Origin '${origin}' is not allowed.`)
 
     const auth = await authenticate(ctx)

@@ -35,7 +35,7 @@ const INTEGERS: ReadonlyArray<readonly [string, number, number]> = [
 describe("readConfig", () => {
   it("should give the documented defaults for an empty environment, blank values included", () => {
     expect(defaultLimits).toEqual({ requestsPerMinute: 60, dailyEdits: 200, maxPerPage: 100, authFailuresPerMinute: 30, clientRegistrationsPerHour: 20 })
-    for (const env of [{}, { PORT: "", DATA_DIR: "  ", SEED_DEMO: "" }]) {
+    for (const env of [{}, { PORT: "", DATA_DIR: "  ", SEED_DEMO: "", MCP_ALLOWED_HOSTS: " , " }]) {
       expect(readConfig(env)).toEqual({
         host: "0.0.0.0",
         port: 3000,
@@ -59,6 +59,7 @@ describe("readConfig", () => {
         logLevel: "info",
         logFormat: "json",
         metricsToken: undefined,
+        mcpAllowedHosts: [],
       })
     }
   })
@@ -185,6 +186,18 @@ describe("readConfig", () => {
       })
       expect([entry, run.status]).toEqual([entry, 1])
       expect(run.stderr.trim()).toBe("Configuration error: OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
+    }
+  })
+})
+
+describe("MCP_ALLOWED_HOSTS", () => {
+  it("should take comma-separated Host names in lower case and refuse anything a Host header cannot be, naming it", () => {
+    expect(readConfig({}).mcpAllowedHosts).toEqual([])
+    expect(readConfig({ MCP_ALLOWED_HOSTS: " MCP.Example.com ,10.0.0.5:3000,, [::1]:8080,localhost" }).mcpAllowedHosts).toEqual(["mcp.example.com", "10.0.0.5:3000", "[::1]:8080", "localhost"])
+    for (const bad of ["https://mcp.example.com", "mcp.example.com/mcp", "mcp.example.com:99999", "mcp example.com", "-bad.example"]) {
+      expect(refusal({ MCP_ALLOWED_HOSTS: `ok.example,${bad}` })).toBe(
+        `MCP_ALLOWED_HOSTS must be comma-separated names as clients send them in Host (host or host:port, such as mcp.example.com,10.0.0.5:3000), not '${bad.toLowerCase()}'.`,
+      )
     }
   })
 })
