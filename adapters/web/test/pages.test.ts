@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, HtmlAnalyzer, importData, listActivity, makeRewriteBatch, OAuthStore } from "@content-site/core"
+import { ArticleWriter, getArticle, HtmlAnalyzer, importData, listActivity, makeRewriteBatch, OAuthStore, updateArticle } from "@content-site/core"
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -53,6 +53,7 @@ const fixture = {
         { id: "art_m3", title: "Merge three", url: "https://two.test/m3", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m4", title: "Merge four", url: "https://two.test/m4", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m5", title: "Merge five", url: "https://two.test/m5", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m6", title: "Merge six", url: "https://two.test/m6", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -393,6 +394,20 @@ describe("web pages over HTTP", () => {
     expect(page).toContain("&lt;p&gt;One, rewritten by me&lt;/p&gt;")
     expect(page).toContain("Saved as revision 3. Merged with revision 2 by Two (Editor): 1 of their changes kept beside yours.")
     expect(page).toContain('<a href="/articles/art_m1/revisions/2">See revision 2</a>')
+  })
+
+  it("should name every maker of the revisions a merge kept changes of, each once", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m6")
+    // revision 2 by an agent over the API (a new title), revision 3 by the person (the second paragraph) ...
+    const bot = { accountId: "acc_p2", actor: { type: "api_key" as const, id: "key_bot", name: "Writer bot" }, scope: "write" as const, channel: "api" as const, requestId: "req_bot_m6", action: "PUT /api/v1/articles/{id}", startedAt: Date.now() }
+    await server.runtime.runPromise(updateArticle(bot, "art_m6", { title: "Bot title" }, { dryRun: false }))
+    expect((await c.request("/articles/art_m6/edit", { method: "POST", form: { _csrf: csrf, revision: "2", title: "Bot title", body: "<p>Before</p>\n<p>Shared, by two</p>" } })).status).toBe(303)
+    // ... and a form still on revision 1 changes the first paragraph: both revisions' changes are kept
+    await c.request("/articles/art_m6/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge six", body: "<p>Before, changed</p>\n<p>Shared</p>" } })
+    const page = await (await c.request("/articles/art_m6")).text()
+    expect(page).toContain("Saved as revision 4. Merged with revisions 2 to 3 by Two (Editor) and Writer bot (API): 2 of their changes kept beside yours.")
   })
 
   it("should keep a title's line break that the form's text field cannot show, unless the person changed the title", async () => {

@@ -25,7 +25,7 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, 
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
-import { draftUrl, landOnDraft, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
+import { draftUrl, landOnDraft, mergeUrl, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
@@ -185,7 +185,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           const { result } = outcome.success
           if (result.revision !== null) noteCommitted(ctx)
           await dropDraft(deps, s.session, fields["draft"])
-          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs, result.article.revision))
+          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMadeSince(s.caller, id, result.merge.base, result.merge.theirs, result.article.revision))
           await setFlash(deps, s.session, savedFlash(id, result, theirsBy))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
         }

@@ -21,6 +21,29 @@ export const whoMade = (caller: Caller, articleId: string, n: number, newest: nu
     return found !== undefined && found.number === n ? Effect.succeed(madeBy(found)) : Effect.map(getRevision(caller, articleId, n), madeBy)
   })
 
+/** Makers named in a merge's flash; the rest are counted. */
+const MAX_NAMED_MAKERS = 3
+
+/**
+ * Who made the revisions a merge kept changes of, `base` + 1 to `theirs`, of an article whose
+ * newest revision is `newest`: their makers, newest first, each once ("Two (Editor) and Writer bot
+ * (API)"), at most MAX_NAMED_MAKERS named and the rest counted. One page of at most 100 summaries
+ * (never a body): past 100 revisions since `base`, the newest 100 are read and the rest said to be.
+ */
+export const whoMadeSince = (caller: Caller, articleId: string, base: number, theirs: number, newest: number) =>
+  theirs - base <= 1
+    ? whoMade(caller, articleId, theirs, newest)
+    : Effect.map(listRevisions(caller, articleId, { page: 1, per_page: Math.min(100, newest - base) }), (page) => {
+        const makers: Array<string> = []
+        for (const r of page.data) if (r.number > base && r.number <= theirs && !makers.includes(madeBy(r))) makers.push(madeBy(r))
+        const unread = page.data.every((r) => r.number > base + 1)
+        const named = makers.slice(0, MAX_NAMED_MAKERS)
+        const more = makers.length - named.length
+        const rest = more > 0 ? [`${more} more`] : unread ? ["others"] : []
+        const all = [...named, ...rest]
+        return all.length <= 1 ? (all[0] ?? "") : `${all.slice(0, -1).join(", ")} and ${all[all.length - 1]}`
+      })
+
 /** The article page's address showing a kept draft and why it was not saved. */
 export const draftUrl = (id: string, draftId: string): string => `/articles/${encodeURIComponent(id)}?draft=${draftId}#edit-error`
 /** The conflict page's address for a kept draft. */
@@ -84,7 +107,7 @@ export const savedFlash = (id: string, result: UpdateArticleResult, theirsBy: st
       `Saved as revision ${result.revision.number}.`,
       settled > 0 ? `You settled ${settled === 1 ? "the conflicting part" : `${settled} conflicting parts`}.` : "",
       merge !== undefined
-        ? `Merged with revision ${merge.theirs}${theirsBy === null ? "" : ` by ${theirsBy}`}: ${merge.merged_units === 0 ? "none of their changes needed merging" : `${merge.merged_units} of their changes kept beside yours`}.`
+        ? `Merged with ${merge.theirs - merge.base <= 1 ? `revision ${merge.theirs}` : `revisions ${merge.base + 1} to ${merge.theirs}`}${theirsBy === null ? "" : ` by ${theirsBy}`}: ${merge.merged_units === 0 ? "none of their changes needed merging" : `${merge.merged_units} of their changes kept beside yours`}.`
         : "",
       result.sanitized.changed ? "The sanitiser removed some markup:" : "",
     ]

@@ -19,7 +19,7 @@ import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft
 import { type FormFields, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
-import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMade } from "./editOutcome.ts"
+import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMadeSince } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
 /** A conflict page's field of a unit's choice or typed text: `choice_title`, `edit_body_3`. */
@@ -218,7 +218,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           const { result } = outcome.success
           if (result.revision !== null) noteCommitted(ctx)
           await dropDraft(deps, s.session, draftId)
-          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMade(s.caller, id, result.merge.theirs, result.article.revision))
+          const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMadeSince(s.caller, id, result.merge.base, result.merge.theirs, result.article.revision))
           await setFlash(deps, s.session, savedFlash(id, result, theirsBy, merge.conflicts.length))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
         }
