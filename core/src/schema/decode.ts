@@ -17,6 +17,8 @@ const segmentsOf = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKe
 /** One field error of a decode (each naming its field as `edits/0/find` does), with the key it names last as it was written (for the detail). */
 interface DecodeError extends FieldError {
   readonly key: string
+  /** The path of the object holding `key` (`edits/0`), "" at the top. */
+  readonly parent: string
 }
 
 const errorsOf = (issue: SchemaIssue.Issue, root: string): ReadonlyArray<DecodeError> => {
@@ -25,7 +27,7 @@ const errorsOf = (issue: SchemaIssue.Issue, root: string): ReadonlyArray<DecodeE
     const segments = [...(root === "" ? [] : [root]), ...segmentsOf(i.path as ReadonlyArray<PropertyKey>)]
     const key = segments.length === 0 ? "" : String(segments[segments.length - 1])
     const message = i.message === "Expected no excess property" ? `Unknown key '${key}': it cannot be set here` : i.message
-    return { path: segments.length === 0 ? "(root)" : pathOf(segments), message, key }
+    return { path: segments.length === 0 ? "(root)" : pathOf(segments), message, key, parent: segments.length > 1 ? pathOf(segments.slice(0, -1)) : "" }
   })
 }
 
@@ -101,7 +103,7 @@ export const decodeInput = <S extends Schema.Codec<any, any, never, never>>(
     unknown.length > 0
       ? `${what}: ${unknown
           .slice(0, MAX_NAMED_KEYS)
-          .map((e) => `'${shown(e.key)}'`)
+          .map((e) => `'${shown(e.key)}'${e.parent === "" ? "" : ` in ${shown(e.parent)}`}`)
           .join(", ")}${andMore(unknown.length)} cannot be set here.${listed}`
       : `${what}: ${found
           .slice(0, MAX_NAMED_KEYS)

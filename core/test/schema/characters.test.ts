@@ -85,6 +85,11 @@ describe("lengths in characters (code points), as the contract and JSON Schema c
     const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as unknown as { error: core.InvalidRequest }).error : undefined
     expect(error?.detail).toBe("Edit: 'x/y' cannot be set here.")
     expect(error?.errors).toEqual([{ path: "x~1y", message: "Unknown key 'x/y': it cannot be set here" }])
+    // a key inside an object is said with the path of the object that holds it
+    const nested = Effect.runSyncExit(core.decodeInput(core.EditArticleBody, { edits: [{ find: "a", replace: "b" }, { find: "c", replace: "d", extra: 1 }] }, "Article edit"))
+    const nestedError = Exit.isFailure(nested) ? (nested.cause.reasons[0] as unknown as { error: core.InvalidRequest }).error : undefined
+    expect(nestedError?.detail).toBe("Article edit: 'extra' in edits/1 cannot be set here.")
+    expect(nestedError?.errors).toEqual([{ path: "edits/1/extra", message: "Unknown key 'extra': it cannot be set here" }])
   })
 
   it("should publish minLength and maxLength that accept and refuse exactly what the decoder does", () => {
