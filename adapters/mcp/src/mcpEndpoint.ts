@@ -335,18 +335,17 @@ export const mcpEndpoint = (options: {
     // (a failure past the budget, counted in a concurrent burst that all found it open, is a 429 too)
     const fail = async (description: string) => {
       const address = clientAddress(ctx)
-      const overBudget = async (exit: Exit.Exit<void, unknown>) => {
-        if (Exit.isSuccess(exit)) return false
-        const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
-        if (error === undefined || (error as { _tag?: unknown })._tag !== "RateLimited") throw new Error(Cause.pretty(exit.cause))
-        refuseOverLimit(ctx, error as RateLimited)
+      const errorOf = (exit: Exit.Exit<void, unknown>) => (Exit.isSuccess(exit) ? undefined : Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: unknown } | undefined)
+      const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
+      if (Exit.isFailure(budget) && errorOf(budget)?._tag !== "RateLimited") throw new Error(Cause.pretty(budget.cause))
+      // the budget open, the failure counted (a store that cannot count leaves the answer a 401, as before it was asked)
+      const counted = Exit.isSuccess(budget) ? await runtime.runPromiseExit(recordAuthFailure(address) as Effect.Effect<void, RateLimited | Unavailable>) : budget
+      const over = errorOf(counted)
+      if (over?._tag === "RateLimited") {
+        refuseOverLimit(ctx, over as RateLimited)
         await logRefused(ctx, "rate_limited")
-        return true
+        return undefined
       }
-      if (await overBudget(await runtime.runPromiseExit(checkAuthFailureBudget(address)))) return undefined
-      const counted = await runtime.runPromiseExit(recordAuthFailure(address) as Effect.Effect<void, RateLimited | Unavailable>)
-      // a store that cannot count leaves the answer a 401, as before it was asked
-      if (Exit.isFailure(counted) && Option.getOrUndefined(Cause.findErrorOption(counted.cause))?._tag === "RateLimited" && (await overBudget(counted))) return undefined
       challenge(ctx, { code: "invalid_token", description })
       await logRefused(ctx, "unauthenticated")
       return undefined
