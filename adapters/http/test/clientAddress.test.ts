@@ -37,6 +37,15 @@ describe("clientAddress", () => {
     expect(clientKeyOf("not:an:address:at:all")).toBe("not:an:address:at:all")
   })
 
+  it("should answer the same keys past the most it remembers (5 000 networks, asked twice)", () => {
+    // network i: 2001:db8:<i's high byte>:<i's low byte>00::/56; an address at either end of it
+    const address = (i: number, last: string) => `2001:db8:${(i >> 8).toString(16)}:${(i & 0xff).toString(16)}${last}`
+    const first = Array.from({ length: 5000 }, (_, i) => clientKeyOf(address(i, "00::1")))
+    expect(new Set(first).size).toBe(5000)
+    expect(first.every((key) => key.endsWith("/56"))).toBe(true)
+    for (let i = 0; i < 5000; i++) expect(clientKeyOf(address(i, "ff:ffff:ffff:ffff:ffff"))).toBe(first[i])
+  })
+
   it("should answer unknown when the socket has no address (closed) and no proxy entry says one", () => {
     expect(clientAddress(contextOf(false, undefined))).toBe("unknown")
     expect(clientAddress(contextOf(false, ""))).toBe("unknown")
