@@ -71,6 +71,14 @@ describe("mergeArticle", () => {
     expect(merge.conflicts).toEqual([{ unit: "body/1", base: body(P("two"), P("three")), theirs: body(P("TWO"), P("three")), mine: body(P("x"), P("y"), P("z")) }])
   })
 
+  it("should keep two runs of inline text the merge brings together apart, unless the first ends in whitespace", () => {
+    // theirs drops the block between the two runs, mine turns the last block into text
+    const merged = (lead: string) => mergeArticle(side("T", `${lead}<p>b</p><p>c</p>`), side("T", `${lead}<p>c</p>`), side("T", `${lead}<p>b</p>w`)).body
+    expect(merged("x")).toBe("x\nw")
+    expect(merged("x ")).toBe("x w")
+    expect(merged("x\t")).toBe("x\tw")
+  })
+
   it("should take the title from the side that changed it, and count it as merged when it was theirs", () => {
     const merge = mergeArticle(base, { ...base, title: "New" }, side("Title", P("one"), P("two"), P("three"), P("FOUR")))
     expect(merge.title).toBe("New")
