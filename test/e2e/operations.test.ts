@@ -9,6 +9,7 @@ import { importData } from "@content-site/core"
 import type { ChildProcess } from "node:child_process"
 import { connect as connectSocket } from "node:net"
 import parsePrometheusTextFormat from "parse-prometheus-text-format"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer } from "../../apps/server/server.ts"
 import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "../mcp/support.ts"
@@ -429,5 +430,21 @@ describe("traces", () => {
     const shutdown = lines().find((l) => l["msg"] === "tracing shut down")
     expect(shutdown?.["spans"]).toEqual({ exported: receiver.spans.length, failed: 0, dropped: 0 })
     expect(receiver.spans.length).toBeGreaterThan(0)
+  })
+
+  // After the server has stopped: every span is exported by then, and the journal shipped.
+  it("should trace the activity journal's shipping as no request's call: a request's trace holds its own statements only", async () => {
+    // the reads above were journaled and shipped in batches (each moving its file's mark)...
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const shipped = await client.query<{ n: string }>("select count(*) as n from activity where channel = 'api'")
+      expect(Number(shipped.rows[0]!.n)).toBeGreaterThan(5)
+    } finally {
+      await client.end()
+    }
+    // ...by timers no request owns: none of the batches' statements is in a request's trace
+    const journalStatements = receiver.spans.filter((s) => String(s.attributes["db.query.text"] ?? "").includes("activity_journal_marks"))
+    expect(journalStatements.map((s) => tree(s.traceId).find((x) => x.kind === 2)?.name)).toEqual([])
   })
 })

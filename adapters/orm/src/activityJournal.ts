@@ -27,6 +27,7 @@
  * Longer than 300 lines: the journal's whole protocol (append, group fdatasync, shipping,
  * replay of a dead instance's files) in one place, because its guarantees depend on all of it.
  */
+import { AsyncResource } from "node:async_hooks"
 import { createHash } from "node:crypto"
 import fs, { closeSync, fdatasyncSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"
 import { readFile, rename, unlink } from "node:fs/promises"
@@ -243,6 +244,14 @@ const rowOf = (line: string): JournalRow | undefined => {
 const readAt = (fd: number, buffer: Buffer, position: number): Promise<number> =>
   new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))))
 
+/**
+ * Runs `work` in the async context this module was loaded in, which is no request's. The journal's
+ * timers and shipping serve every request's entries, not the one whose entry happened to arm them:
+ * started from a request, a batch of 2 000 others' entries, its sync and its file's mark were that
+ * request's calls in its trace (a timer keeps the context it was set in).
+ */
+const outsideRequests: <A>(work: () => A) => A = AsyncResource.bind(<A>(work: () => A): A => work())
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref())
 
 interface Segment {
@@ -333,15 +342,16 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
     }
   }
   const scheduleSync = () => {
-    if (syncTimer === undefined && !closed) syncTimer = setTimeout(syncAll, syncEveryMs).unref()
+    if (syncTimer === undefined && !closed) syncTimer = outsideRequests(() => setTimeout(syncAll, syncEveryMs).unref())
   }
   const scheduleShip = (ms: number) => {
     if (closed || shipTimer !== undefined || shipping !== undefined || unshippedEntries() === 0) return
-    shipTimer = setTimeout(() => {
-      shipTimer = undefined
-      shipOnce().catch(() => undefined)
-    }, ms)
-    shipTimer.unref()
+    shipTimer = outsideRequests(() =>
+      setTimeout(() => {
+        shipTimer = undefined
+        shipOnce().catch(() => undefined)
+      }, ms).unref(),
+    )
   }
 
   /** Reads the next entries of the oldest unshipped segment: the rows, the bytes they take and where each row's line ends. */
@@ -401,11 +411,13 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
         // Said once per outage: the first failure, then again only after shipping resumed.
         if (failures === 0 && !closed) log.warn({ err: messageOf(e), backlog: unshippedEntries() }, "activity: the database refused the journal's entries; they wait on disk, retrying")
         if (!closed) {
-          shipTimer = setTimeout(() => {
-            shipTimer = undefined
-            shipOnce().catch(() => undefined)
-          }, Math.min(5_000, retryMs * 2 ** failures++))
-          shipTimer.unref()
+          const retryInMs = Math.min(5_000, retryMs * 2 ** failures++)
+          shipTimer = outsideRequests(() =>
+            setTimeout(() => {
+              shipTimer = undefined
+              shipOnce().catch(() => undefined)
+            }, retryInMs).unref(),
+          )
         }
         throw e
       },
@@ -440,7 +452,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       return write(sql, [row]).then(() => undefined)
     }
     scheduleSync()
-    if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) shipOnce().catch(() => undefined)
+    if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) outsideRequests(shipOnce).catch(() => undefined)
     else scheduleShip(shipEveryMs)
     return undefined
   }
