@@ -535,6 +535,15 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(lead.indexOf("<mark>")).toBeLessThanOrEqual(SNIPPET_LEAD_CHARACTERS)
       })
 
+      it("should fold ligatures, full-width letters and Roman numerals as PostgreSQL's unaccent does, on every adapter", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Chapter Ⅻ", body: "<p>Scientiﬁc ＴＯＭＡＴＯ notes from ǅemal</p>" },
+          { title: "Plain", body: "<p>scientific tomato</p>" },
+        ])
+        for (const q of ["scientific", "scientiﬁc", "tomato", "ＴＯＭＡＴＯ"]) expect([q, new Set(ids(await search(accountId, q)))]).toEqual([q, new Set([a[0]!.id, a[1]!.id])])
+        for (const q of ["xii", "Ⅻ", "dzemal"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+      })
+
       it("should read words as a person does: joined across inline tags, parted by blocks and cells, and text that looks like a tag is text", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Odd words", body: "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><table><tr><td>cellone</td><td>celltwo</td></tr></table><p>Tag &lt;numbat&gt; text.</p>" },

@@ -207,11 +207,15 @@ export const titleTermsQuery = (q: string): string =>
 // letters PostgreSQL's unaccent rules spell out rather than decompose
 const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th" }
 
-/** A word as the `cs_search` configuration indexes it: lower case, accents removed. Linear in the word. */
+/**
+ * A word as the `cs_search` configuration indexes it: lower case, accents removed, and the
+ * compatibility forms `unaccent` spells out (ligatures `ﬁ`, full-width letters, Roman numerals `Ⅻ`)
+ * written as their plain letters. Linear in the word.
+ */
 export const foldSearchWord = (word: string): string =>
   word
     .toLowerCase()
-    .normalize("NFD")
+    .normalize("NFKD")
     .replace(/\p{M}/gu, "")
     .replace(/[ßæœøđłþ]/g, (c) => SPELLED[c]!)
 
