@@ -544,6 +544,12 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         for (const q of ["xii", "Ⅻ", "dzemal"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
       })
 
+      it("should search words written in text as entities (&nbsp;, R&D;) by their letters, and show them in the snippet", async () => {
+        const { accountId, articles: a } = await seedTexts([{ title: "Entities", body: "<p>Write &amp;nbsp; for a space; our R&amp;D; team</p>" }])
+        for (const q of ["nbsp", "d"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+        expect(snippetOf(matchedMarksOnly((await search(accountId, "nbsp")).items[0]!.headline, "nbsp"))).toBe("Write &amp;<mark>nbsp</mark>; for a space; our R&amp;D; team")
+      })
+
       it("should read words as a person does: joined across inline tags, parted by blocks and cells, and text that looks like a tag is text", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Odd words", body: "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><table><tr><td>cellone</td><td>celltwo</td></tr></table><p>Tag &lt;numbat&gt; text.</p>" },

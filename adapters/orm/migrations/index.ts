@@ -22,6 +22,7 @@ import { Migration20261128120000_termChangesPerRow } from "./Migration2026112812
 import { Migration20261128140000_searchTextWords } from "./Migration20261128140000_searchTextWords.ts"
 import { Migration20261128150000_searchTitleText } from "./Migration20261128150000_searchTitleText.ts"
 import { Migration20261129000000_activityJournalMarks } from "./Migration20261129000000_activityJournalMarks.ts"
+import { Migration20261129100000_searchTextEntities } from "./Migration20261129100000_searchTextEntities.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -44,4 +45,5 @@ export const migrationsList = [
   { name: "Migration20261128140000_searchTextWords", class: Migration20261128140000_searchTextWords },
   { name: "Migration20261128150000_searchTitleText", class: Migration20261128150000_searchTitleText },
   { name: "Migration20261129000000_activityJournalMarks", class: Migration20261129000000_activityJournalMarks },
+  { name: "Migration20261129100000_searchTextEntities", class: Migration20261129100000_searchTextEntities },
 ]

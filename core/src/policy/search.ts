@@ -35,17 +35,24 @@ const DECODED: Record<string, string> = { amp: "&", lt: "<", gt: ">", nbsp: "\u0
  */
 export const SEARCH_TEXT_LT = "<\u200b"
 
+/**
+ * What a `&` of the text is followed by in the searched text: a zero-width space, so that
+ * PostgreSQL's text-search parser does not read `&nbsp;` or `R&D;` written in an article as an
+ * entity and drop its word (`snippetOf` leaves it out again).
+ */
+export const SEARCH_TEXT_AMP = "&\u200b"
+
 const TAG = /<\/?([a-zA-Z][a-zA-Z0-9]*)[^>]*>/g
 // the tags that part words (a paragraph, a cell, `<br>`): a space; any other (`<b>`, `<a>`) joins what is on both sides
 const tagAsText = (_: string, name: string): string => (WORD_BOUNDARY_ELEMENTS.has(name.toLowerCase()) ? " " : "")
-const SEARCH_DECODED: Record<string, string> = { ...DECODED, lt: SEARCH_TEXT_LT }
+const SEARCH_DECODED: Record<string, string> = { ...DECODED, lt: SEARCH_TEXT_LT, amp: SEARCH_TEXT_AMP }
 
 /**
  * The searched text of a stored body: its first `SEARCH_HTML_CHARACTERS` characters, the tags
  * that part words (`WORD_BOUNDARY_ELEMENTS`, as the word count reads them) replaced by a space and
  * every other tag removed (`un<b>believ</b>able` is one word), the entities the serialiser writes
- * in text (`&amp;`, `&lt;`, `&gt;`, `&nbsp;`, and `&quot;`) decoded (a `<` followed by a
- * zero-width space: `SEARCH_TEXT_LT`), the mark characters removed. Stored bodies are serialised
+ * in text (`&amp;`, `&lt;`, `&gt;`, `&nbsp;`, and `&quot;`) decoded (a `<` or a `&` followed by a
+ * zero-width space: `SEARCH_TEXT_LT`, `SEARCH_TEXT_AMP`), the mark characters removed. Stored bodies are serialised
  * by the core (attribute values escape `>`), so `<[^>]*>` finds exactly their tags. The SQL
  * function `cs_search_text` of the database adapter computes the same text. Linear in the prefix.
  */
@@ -326,8 +333,8 @@ export const snippetOf = (whole: string): string => {
   // one pass over the headline's code points; stops once SNIPPET_CHARACTERS are written
   let previous = ""
   for (const ch of headline) {
-    // (the searched text's `<` is followed by a zero-width space: SEARCH_TEXT_LT)
-    if (ch === "\u200b" && previous === "<") continue
+    // (the searched text's `<` and `&` are followed by a zero-width space: SEARCH_TEXT_LT, SEARCH_TEXT_AMP)
+    if (ch === "\u200b" && (previous === "<" || previous === "&")) continue
     previous = ch
     if (ch === SEARCH_MARK_START || ch === SEARCH_MARK_STOP) {
       const open = ch === SEARCH_MARK_START

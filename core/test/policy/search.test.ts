@@ -8,6 +8,7 @@ import {
   SEARCH_HTML_CHARACTERS,
   SEARCH_MARK_START as S,
   SEARCH_MARK_STOP as E,
+  SEARCH_TEXT_AMP,
   SEARCH_TEXT_LT,
   searchTextOfHtml,
   SNIPPET_CHARACTERS,
@@ -60,7 +61,7 @@ describe("snippetOf", () => {
 
 describe("searchTextOfHtml", () => {
   it("should replace the tags that part words by spaces, decode the serialiser's entities and drop the mark characters", () => {
-    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(` Fish & chips ${SEARCH_TEXT_LT}b>  a b `)
+    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(` Fish ${SEARCH_TEXT_AMP} chips ${SEARCH_TEXT_LT}b>  a b `)
   })
   it("should join what an inline tag splits, as a reader and the word count see it, and part what a block or <br> does", () => {
     expect(searchTextOfHtml('<p>An <strong>un</strong>believable <em>Hydro</em>ponics <a href="x">set</a>up</p><ul><li>a</li><li>b<br>c</li></ul><table><tr><td>c1</td><td>c2</td></tr></table>')).toBe(
@@ -74,8 +75,10 @@ describe("searchTextOfHtml", () => {
     // a zero-width space of the article's own text stays
     expect(snippetOf("a\u200bb")).toBe("a\u200bb")
   })
-  it("should decode &amp;lt; once, as the database does", () => {
-    expect(searchTextOfHtml("&amp;lt;")).toBe("&lt;")
+  it("should decode &amp;lt; once, as the database does, a zero-width space after its '&', which the snippet leaves out", () => {
+    const text = searchTextOfHtml("<p>&amp;lt; R&amp;D; &amp;nbsp;</p>")
+    expect(text).toBe(" &\u200blt; R&\u200bD; &\u200bnbsp; ")
+    expect(snippetOf(text.replace("nbsp", `${S}nbsp${E}`))).toBe("&amp;lt; R&amp;D; &amp;<mark>nbsp</mark>;")
   })
   it("should search only the first 200 000 characters, counted as code points", () => {
     const text = searchTextOfHtml(`${"😀".repeat(SEARCH_HTML_CHARACTERS)}tail`)
