@@ -200,8 +200,10 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         }
         const refusal = refusalOf(ctx, deps, e)
         if (refusal === null) throw e
-        // Post/redirect/get: the refusal and the text as typed wait under an address that reloads.
-        const kept = { ...form, refusal, revision: e._tag === "PreconditionFailed" ? e.current : form.revision }
+        // Post/redirect/get: the refusal and the text as typed wait under an address that reloads,
+        // still written against the revision it was opened at: saving it later merges it with
+        // whatever was saved since (moved to the newest revision, it would replace those changes).
+        const kept = { ...form, refusal }
         await keepOrShow(ctx, s, id, fields, kept, problemKindOf(e).status)
       },
       async (ctx) => {
