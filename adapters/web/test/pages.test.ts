@@ -620,6 +620,57 @@ describe("web pages over HTTP", () => {
     expect([article.revision, article.body]).toEqual([2, body])
   })
 
+  it("should refuse a restore sent over a revision that is no longer the current one, and restore once the person has seen the newest", async () => {
+    const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_3", action: "TEST", startedAt: Date.now() }
+    const current = () => server.runtime.runPromise(getArticle(caller, "art_p3"))
+    // a change by someone else (the platform here): the body so far and one paragraph more
+    const change = (paragraph: string) =>
+      server.runtime.runPromise(
+        ArticleWriter.use((w) =>
+          w.change("acc_p1", "art_p3", { day: new Date().toISOString().slice(0, 10), limit: 1000, retryAfterSeconds: 60 }, (now) =>
+            Effect.succeed({
+              title: now.title,
+              body: `${now.body}<p>${paragraph}</p>`,
+              word_count: now.word_count + 2,
+              featured_image: now.featured_image,
+              updated_at: new Date().toISOString(),
+              revision: { id: `rev_${paragraph.length}_${Date.now()}`, origin: "rewrite" as const, reason: paragraph, actor: { type: "platform" as const, id: "rewrite", name: "Rewrite job" }, restored_from: null, created_at: new Date().toISOString() },
+              activity: null,
+            }),
+          ),
+        ),
+      )
+    const start = (await current()).revision
+    await change("First change.")
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const fieldsOf = (page: string) => ({
+      _csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]!,
+      current_revision: /name="current_revision" value="([0-9]+)"/.exec(page)?.[1] ?? "none",
+    })
+    const opened = fieldsOf(await (await c.request(`/articles/art_p3/revisions/${start}`)).text())
+    expect(opened.current_revision).toBe(String(start + 1))
+    // the confirmation asked without a script sends the revision on
+    const asked = await (await c.request(`/articles/art_p3/revisions/${start}/restore`, { method: "POST", form: opened })).text()
+    expect(asked).toContain(`<input type="hidden" name="current_revision" value="${start + 1}">`)
+    // saved while the person looked: their restore would replace it unseen, so it is refused
+    await change("Saved meanwhile.")
+    const refused = await c.request(`/articles/art_p3/revisions/${start}/restore`, { method: "POST", form: { ...opened, confirmed: "yes" } })
+    expect(refused.status).toBe(412)
+    const page = await refused.text()
+    expect(page).toContain(`Revision ${start + 2} was saved after the page you restored from was opened, so revision ${start} was not restored.`)
+    expect((await current()).revision).toBe(start + 2)
+    expect((await current()).body).toContain("Saved meanwhile.")
+    // the page shown now is over the newest revision: restoring from it restores
+    const seen = fieldsOf(page)
+    expect(seen.current_revision).toBe(String(start + 2))
+    const restored = await c.request(`/articles/art_p3/revisions/${start}/restore`, { method: "POST", form: { ...seen, confirmed: "yes" } })
+    expect(restored.status).toBe(303)
+    const after = await current()
+    expect(after.revision).toBe(start + 3)
+    expect(after.body).not.toContain("Saved meanwhile.")
+  })
+
   it("should list a revision of the rewrite job with the Rewrite tag on the article page", async () => {
     const batch = makeRewriteBatch({ dryRun: false })
     const line = { rewrite_id: "rw-page-1", article_id: "art_p2", title: "Theirs, rewritten", body: "<p>Rewritten by the platform.</p>", reason: "Seasonal refresh" }

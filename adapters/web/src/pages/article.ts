@@ -69,6 +69,21 @@ export const protectedHtmlList = (blocks: ReadonlyArray<{ readonly canonical: st
     (b, i) => html`<li><pre><code id="${idPrefix}-${i + 1}">${b.canonical}</code></pre><button type="button" class="button button-quiet button-small" data-copy="${idPrefix}-${i + 1}" hidden>Copy<span class="visually-hidden"> the HTML of “${b.text || "(no text)"}”</span></button></li>`,
   )}</ol>`
 
+/**
+ * The restore forms' field naming the article's revision the page showed as current: the restore
+ * is refused if another was saved since, rather than replace a change nobody has looked at.
+ */
+export const RESTORE_OVER = "current_revision"
+
+/** The hidden `RESTORE_OVER` field of a restore form. */
+export const restoreOverInput = (revision: number): Html => html`<input type="hidden" name="${RESTORE_OVER}" value="${String(revision)}">`
+
+/** The revision a restore form was sent over (`RESTORE_OVER`), or undefined when it names none (a form of an earlier version of the page). */
+export const restoreOverOf = (fields: Readonly<Record<string, string | undefined>>): number | undefined => {
+  const value = fields[RESTORE_OVER] ?? ""
+  return /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined
+}
+
 /** A revision row with its tags, who, when, reason, and its diff and restore actions. */
 export const revisionItem = (article: Article, r: RevisionSummary, csrf: string, before?: RevisionSummary): Html => {
   const isCurrent = r.number === article.revision
@@ -84,6 +99,7 @@ export const revisionItem = (article: Article, r: RevisionSummary, csrf: string,
       ${isCurrent ? "" : html`<a class="button button-quiet button-small" href="${base}">Compare<span class="visually-hidden"> revision ${r.number} with current</span></a>
       <form method="post" action="${base}/restore" class="inline" data-confirm="Restore revision ${r.number}? It becomes a new revision; the current text stays in the history.">
         ${csrfInput(csrf)}
+        ${restoreOverInput(article.revision)}
         <button type="submit" class="button button-quiet button-small">Restore<span class="visually-hidden"> revision ${r.number}</span></button>
       </form>`}
     </div>

@@ -4,6 +4,7 @@ import { getArticle, getRevision, HtmlAnalyzer, problemKindOf, restoreRevision, 
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import { RESTORE_OVER, restoreOverOf } from "./article.ts"
 import { confirmContent } from "./confirm.ts"
 import { revisionContent } from "./revision.ts"
 import { setFlash, takeFlash } from "@content-site/http"
@@ -48,6 +49,7 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
       noteSubject(ctx, { articleId: id })
       const fields = await postedForm(ctx, s.session)
       const reason = (fields["reason"] ?? "").trim().slice(0, 500)
+      const over = restoreOverOf(fields)
       if (fields["confirmed"] !== "yes") {
         // No script asked: this page asks, and nothing is done (nor logged) until it is confirmed.
         ;(ctx.state as { webCall?: unknown }).webCall = undefined
@@ -64,12 +66,12 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
             action: `/articles/${encodeURIComponent(id)}/revisions/${n}/restore`,
             button: `Restore revision ${n}`,
             csrf: s.session.csrf,
-            fields: reason === "" ? {} : { reason },
+            fields: { ...(reason === "" ? {} : { reason }), ...(over === undefined ? {} : { [RESTORE_OVER]: String(over) }) },
             cancel: `/articles/${encodeURIComponent(id)}/revisions/${n}`,
           }),
         )
       }
-      const outcome = await runCore(deps, restoreRevision(s.caller, id, n, reason === "" ? undefined : reason))
+      const outcome = await runCore(deps, restoreRevision(s.caller, id, n, reason === "" ? undefined : reason, { expectedRevisions: over === undefined ? undefined : [over] }))
       if (Result.isSuccess(outcome)) {
         const rev = outcome.success.result.revision
         if (rev !== null) noteCommitted(ctx)
@@ -90,7 +92,9 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
         problemKindOf(e).status,
         e._tag === "ProtectedLinkChanged"
           ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks }
-          : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [] },
+          : e._tag === "PreconditionFailed"
+            ? { message: `Revision ${e.current} was saved after the page you restored from was opened, so revision ${n} was not restored. It is compared with revision ${e.current} below: restore it again if you still want to.`, blocks: [] }
+            : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [] },
       )
     }),
   )

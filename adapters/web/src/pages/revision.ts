@@ -5,7 +5,7 @@ import { csrfInput } from "../layout.ts"
 import { extractProtectedBlocks } from "@content-site/core"
 import { violationList } from "../ui.ts"
 import { wordComparison } from "../wordCompare.ts"
-import { protectedHtmlList, revisionByline, revisionTag } from "./article.ts"
+import { protectedHtmlList, restoreOverInput, revisionByline, revisionTag } from "./article.ts"
 
 const CONTEXT = 3
 
@@ -107,6 +107,7 @@ export const revisionContent = (input: {
           <p>Restoring makes a new revision (tagged Editor) with this revision's title, body and featured image. Nothing is lost: the current text stays in the history.</p>
           <form method="post" action="/articles/${id}/revisions/${r.number}/restore" class="stack" data-confirm="Restore revision ${r.number}? It becomes a new revision; the current text stays in the history.">
             ${csrfInput(input.csrf)}
+            ${restoreOverInput(a.revision)}
             <div><label for="restore-reason">Reason <span class="muted">(optional)</span></label><input type="text" id="restore-reason" name="reason" maxlength="500"></div>
             <div><button type="submit" class="button">Restore revision ${r.number}</button></div>
           </form>
