@@ -115,6 +115,22 @@ describe("the agent tools", () => {
   })
 })
 
+describe("prompts", () => {
+  it("should take an optional argument sent blank, as prompt forms send a field left empty, as not given", async () => {
+    const text = (result: Awaited<ReturnType<typeof client.getPrompt>>) => (result.messages[0]!.content as { text: string }).text
+    for (const focus of ["", "  "]) {
+      const refresh = text(await client.getPrompt({ name: "refresh_article", arguments: { article_id: "art_a1_5", focus } }))
+      expect(refresh).toContain("Focus: make it current, accurate and clear")
+    }
+    expect(text(await client.getPrompt({ name: "refresh_article", arguments: { article_id: "art_a1_5", focus: "the intro" } }))).toContain("Focus: the intro\n")
+    const report = await client.getPrompt({ name: "monthly_report", arguments: { site_id: "site_a1", period: "" } })
+    expect(report.description).toMatch(/, this_month$/)
+    expect(text(report)).toContain('period "this_month"')
+    // a required one sent blank is still refused by name
+    await expect(client.getPrompt({ name: "refresh_article", arguments: { article_id: "" } })).rejects.toThrow(/article_id/)
+  })
+})
+
 describe("get_article", () => {
   it("should carry protected_links from the same extraction as the edit policy", async () => {
     const article = ok("get_article", await call("get_article", { article_id: "art_a1_1" }))

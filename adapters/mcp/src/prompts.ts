@@ -20,6 +20,17 @@ const RefreshArticleArgs = Schema.Struct({
   focus: Schema.optionalKey(Schema.String.pipe(Schema.check(isMaxCharacters(500), storableText))),
 })
 
+/**
+ * A prompt's arguments without its optional ones sent blank: clients with a form for a prompt's
+ * arguments (MCP Inspector, editors) send a field left empty as `""`, which means "not given", not
+ * an empty period or focus. Required arguments are left as sent (a blank one is refused by name).
+ */
+const withoutBlankOptional = (raw: Readonly<Record<string, string>>, optional: ReadonlyArray<string>): Record<string, string> => {
+  const args = { ...raw }
+  for (const name of optional) if (typeof args[name] === "string" && args[name].trim() === "") delete args[name]
+  return args
+}
+
 /** The prompts as `prompts/list` shows them. */
 export const promptDefinitions = [
   {
@@ -48,8 +59,9 @@ export const registerPrompts = (server: Server, call: ProtocolCall, contextOf: (
 
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
     const { name } = request.params
-    const raw = request.params.arguments ?? {}
+    const sent = request.params.arguments ?? {}
     if (name === "monthly_report") {
+      const raw = withoutBlankOptional(sent, ["period"])
       return call(contextOf(extra), "prompts/get monthly_report", { siteId: typeof raw["site_id"] === "string" ? raw["site_id"] : null }, (caller) =>
         Effect.flatMap(decodeInput(MonthlyReportArgs, raw, "Arguments of monthly_report"), (args) =>
           Effect.map(SiteRepository.use((sites) => sites.get(caller.accountId, args.site_id)), (site) => {
@@ -77,6 +89,7 @@ export const registerPrompts = (server: Server, call: ProtocolCall, contextOf: (
       )
     }
     if (name === "refresh_article") {
+      const raw = withoutBlankOptional(sent, ["focus"])
       return call(contextOf(extra), "prompts/get refresh_article", { articleId: typeof raw["article_id"] === "string" ? raw["article_id"] : null }, (caller) =>
         Effect.flatMap(decodeInput(RefreshArticleArgs, raw, "Arguments of refresh_article"), (args) =>
           Effect.map(getArticle(caller, args.article_id), (article) => {
