@@ -242,6 +242,27 @@ describe("metrics", () => {
     expect(await refusalsOf(error)).toBeGreaterThanOrEqual(1)
   })
 
+  it("should log an OAuth endpoint's own failure (500 server_error) as an error event with its cause and request id", async () => {
+    // the OAuth store's table gone for a moment: the provider fails the registration itself
+    const sql = new pg.Client({ connectionString: database.url })
+    await sql.connect()
+    let res: Response
+    try {
+      await sql.query("alter table oauth_payloads rename to oauth_payloads_away")
+      res = await fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "ops", redirect_uris: ["https://client.test/cb"] }) })
+    } finally {
+      await sql.query("alter table if exists oauth_payloads_away rename to oauth_payloads")
+      await sql.end()
+    }
+    expect(res.status).toBe(500)
+    const requestId = res.headers.get("x-request-id") ?? ""
+    const access = await eventually(() => lines().find((l) => l["request_id"] === requestId && l["route"] !== undefined), (l) => l !== undefined, 10_000)
+    expect(access).toMatchObject({ route: "/oauth/register", code: "internal" })
+    const event = await eventually(() => lines().find((l) => l["level"] === "error" && l["request_id"] === requestId), (l) => l !== undefined, 10_000)
+    expect(event).toMatchObject({ msg: "internal error" })
+    expect(String(event?.["detail"])).toContain("oauth_payloads")
+  })
+
   it("should note the code of a refused web sign-in in its access line", async () => {
     const form = await signInForm()
     const res = await signIn(form, "nobody@example.test", "wrong-password-1")

@@ -5,6 +5,8 @@
 import { checkRegistrationLimit } from "@content-site/core"
 import { clientAddress, eventLogOf, type HttpDeps, notesOf, peerAddress, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
+import type { EventEmitter } from "node:events"
+import type { ServerResponse } from "node:http"
 import { type ClientMetadataFetch, createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
@@ -57,6 +59,13 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
       signedInAccountId: async (ctx) => (await signedInAccount(ctx, deps))?.id,
       clientMetadataDocuments: options.clientMetadataDocuments ?? true,
       ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+    })
+    // The provider answers its own failures (500 `server_error`) and only emits them: each is logged
+    // with its cause, as the error funnel logs an internal error of the other endpoints.
+    const events = provider as unknown as EventEmitter
+    events.on("server_error", (ctx: { readonly res: ServerResponse }, err: unknown) => {
+      const requestId = ctx.res.getHeader("X-Request-Id")
+      eventLogOf(deps).error({ request_id: typeof requestId === "string" ? requestId : "unknown", detail: err instanceof Error ? (err.stack ?? err.message) : String(err) }, "internal error")
     })
     return { signing, provider, handleOAuth: provider.callback(), verifyKeys: createLocalJWKSet({ keys: [...signing.publics] }) }
   }
