@@ -97,3 +97,41 @@ describe("a request during start-up", () => {
     }
   })
 })
+
+describe("a database outage after start-up", () => {
+  // With the counters in Redis, the OAuth server's own store is the first to find the database gone.
+  it("should answer the OAuth endpoints 503 temporarily_unavailable with Retry-After, not 500 server_error, and serve them again after", async () => {
+    await proxy.restore()
+    const port = await freePort()
+    const server = await startServer({
+      env: { PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: proxiedUrl, REDIS_URL: "redis://127.0.0.1:6379", DATA_DIR: scratchDir(), SEED_DEMO: "false", PUBLIC_URL: `http://127.0.0.1:${port}` },
+      quiet: true,
+    })
+    const register = () =>
+      fetch(`${server.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "Outage probe", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" }),
+      })
+    const token = () =>
+      fetch(`${server.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", code: "code-from-before", client_id: "client-from-before", redirect_uri: "http://127.0.0.1:9/callback", code_verifier: "v".repeat(43) }).toString(),
+      })
+    try {
+      expect((await register()).status).toBe(201)
+      await proxy.cut("refuse")
+      for (const answer of [await register(), await token()]) {
+        expect(answer.status).toBe(503)
+        expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0)
+        expect(await answer.json()).toMatchObject({ error: "temporarily_unavailable" })
+      }
+      await proxy.restore()
+      expect(await eventually(async () => (await register()).status, (status) => status === 201, 10_000)).toBe(201)
+    } finally {
+      await proxy.restore()
+      await server.close()
+    }
+  })
+})

@@ -1,5 +1,5 @@
-import { checkRegistrationLimit, isStorableText, OAuthStore, type StoredPayload } from "@content-site/core"
-import { type AppRuntime, SESSION_TTL_SECONDS } from "@content-site/http"
+import { checkRegistrationLimit, isStorableText, OAuthStore, type StoredPayload, Unavailable } from "@content-site/core"
+import { type AppRuntime, problemHeaders, SESSION_TTL_SECONDS } from "@content-site/http"
 import { Cause, Effect, Exit, Option } from "effect"
 import { AsyncLocalStorage } from "node:async_hooks"
 import { randomBytes } from "node:crypto"
@@ -329,7 +329,16 @@ export const createAuthorizationServer = (options: {
   // each endpoint's refusal, by its OAuth error code, for the request's access line and metrics
   const events = provider as unknown as EventEmitter
   for (const event of OAUTH_ERROR_EVENTS) events.on(event, (ctx: KoaContextWithOIDC, error: { error?: unknown }) => noteRefusal(ctx.req, error))
-  events.on("server_error", (ctx: KoaContextWithOIDC) => refusals.set(ctx.req, "internal"))
+  events.on("server_error", (ctx: KoaContextWithOIDC, error: unknown) => {
+    if (!(error instanceof Unavailable)) return refusals.set(ctx.req, "internal")
+    // The database (clients, codes, tokens) cannot answer: a 503 to retry in a moment, as every
+    // other endpoint answers then, not a 500 defect. A page (the authorization endpoint's) keeps
+    // its body; an endpoint's JSON answer says so in OAuth's words.
+    refusals.set(ctx.req, "unavailable")
+    ctx.status = 503
+    for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
+    if (!ctx.response.is("html")) ctx.body = { error: "temporarily_unavailable", error_description: error.detail }
+  })
   return provider
 }
 

@@ -2,7 +2,7 @@
  * The MCP connector: `/mcp` (Streamable HTTP, stateless) behind an OAuth 2.1 authorization server
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
-import { checkRegistrationLimit } from "@content-site/core"
+import { checkRegistrationLimit, Unavailable } from "@content-site/core"
 import { clientAddress, eventLogOf, type HttpDeps, notesOf, peerAddress, runEffect, signedInAccount, strictQuery } from "@content-site/http"
 import type Koa from "koa"
 import type { EventEmitter } from "node:events"
@@ -61,9 +61,11 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
       ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
     })
     // The provider answers its own failures (500 `server_error`) and only emits them: each is logged
-    // with its cause, as the error funnel logs an internal error of the other endpoints.
+    // with its cause, as the error funnel logs an internal error of the other endpoints. The
+    // database away is no defect: answered 503 (`createAuthorizationServer`), and not logged as one.
     const events = provider as unknown as EventEmitter
     events.on("server_error", (ctx: { readonly res: ServerResponse }, err: unknown) => {
+      if (err instanceof Unavailable) return
       const requestId = ctx.res.getHeader("X-Request-Id")
       eventLogOf(deps).error({ request_id: typeof requestId === "string" ? requestId : "unknown", detail: err instanceof Error ? (err.stack ?? err.message) : String(err) }, "internal error")
     })
