@@ -293,6 +293,9 @@ describe("POST /articles/{id}/featured-image", () => {
     await problemOf(await postImage("art_a10", "hello", { type: "text/plain" }), 415, "unsupported_media_type")
     await problemOf(await postImage("art_a10", JSON.stringify({ url: "https://example.com/a.png", site_id: "x" })), 400, "invalid_request")
     await problemOf(await postImage("art_a10", "--x\r\nbroken", { type: "multipart/form-data; boundary=zzz" }), 400, "invalid_request")
+    // A part without a field name: multer's own error, a 400 like its limits (never a 500).
+    const unnamed = '--x\r\nContent-Disposition: form-data; filename="a.png"\r\n\r\nabc\r\n--x--\r\n'
+    await problemOf(await postImage("art_a10", unnamed, { type: "multipart/form-data; boundary=x" }), 400, "invalid_request")
     await problemOf(
       await postImage("art_a10", formWith({ image: new Blob([await png(4, 4)]) }), { key: KEYS.aRead }),
       403,

@@ -58,7 +58,8 @@ export const coreErrorOfHttpError = (err: unknown): CoreError | undefined => {
   if (typeof err !== "object" || err === null) return undefined
   const e = err as HttpLikeError
   if (e.code === "LIMIT_FILE_SIZE") return new PayloadTooLarge({ detail: "The image is larger than 10 MiB." })
-  if (typeof e.code === "string" && e.code.startsWith("LIMIT_")) {
+  // Multer's codes: its limits (`LIMIT_*`) and a part without a field name (`MISSING_FIELD_NAME`).
+  if (typeof e.code === "string" && (e.code.startsWith("LIMIT_") || e.code === "MISSING_FIELD_NAME")) {
     const field = typeof e.field === "string" ? e.field : "(form)"
     return new InvalidRequest({
       detail: `The multipart form is not acceptable (${String(e.message)}): send one file in field 'image' and optionally a field 'alt'.`,

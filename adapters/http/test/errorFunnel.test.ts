@@ -50,6 +50,8 @@ describe("errorFunnel", () => {
     expect((await serve(() => multer)).body.code).toBe("payload_too_large")
     const count = Object.assign(new Error("Too many files"), { name: "MulterError", code: "LIMIT_FILE_COUNT" })
     expect((await serve(() => count)).body.code).toBe("invalid_request")
+    const unnamed = Object.assign(new Error("Field name missing"), { name: "MulterError", code: "MISSING_FIELD_NAME" })
+    expect((await serve(() => unnamed)).body.code).toBe("invalid_request")
   })
 
   it("should answer a defect with 500 internal, no stack and no message, and report it", async () => {
