@@ -65,12 +65,15 @@ const inspect = (
 
     // The bytes decide, never a name or a declared type.
     const sniffed = yield* Effect.promise(() => fileTypeFromBuffer(input).catch(() => undefined))
-    if (!sniffed || !isAccepted(sniffed.mime)) {
+    // An animated PNG is a PNG (its default image is what every PNG decoder reads), as an animated
+    // GIF or WebP is a GIF or WebP; file-type names it apart.
+    const mime = sniffed?.mime === "image/apng" ? "image/png" : sniffed?.mime
+    if (!sniffed || mime === undefined || !isAccepted(mime)) {
       return yield* unsupported(
         `The bytes are ${sniffed ? `'${sniffed.mime}'` : "not a recognised image"}; only JPEG, PNG, WebP, GIF and AVIF are accepted.`,
       )
     }
-    const type = sniffed.mime
+    const type = mime
     const expected = formats[type]
 
     // Header only: no pixel is decoded here, so a bomb is refused before it costs anything.

@@ -114,6 +114,20 @@ describe("sharpImageInspector", () => {
     expect((await sharp(image.bytes).metadata()).pages ?? 1).toBe(1)
   })
 
+  it("should accept an animated PNG (APNG) as a PNG, keeping its default image", async () => {
+    const png = await solid(16, 12).png().toBuffer()
+    const actl = Buffer.alloc(8)
+    actl.writeUInt32BE(1, 0) // one frame
+    actl.writeUInt32BE(0, 4) // looping forever
+    // acTL right after the signature and IHDR: a PNG that file-type calls 'image/apng'.
+    const apng = Buffer.concat([png.subarray(0, 33), chunk("acTL", actl), png.subarray(33)])
+    expect((await fileTypeFromBuffer(apng))?.mime).toBe("image/apng")
+    const image = await inspect(apng)
+    expect(image.contentType).toBe("image/png")
+    expect(image.extension).toBe("png")
+    expect([image.width, image.height]).toEqual([16, 12])
+  })
+
   it("should refuse SVG, with or without an XML declaration", async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'
     expect((await refusal(Buffer.from(svg)))._tag).toBe("UnsupportedImage")
