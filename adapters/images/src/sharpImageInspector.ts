@@ -159,7 +159,8 @@ export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<I
       )
       // libvips stops itself at the budget where it can; the process is killed half a second later.
       const decode = async (input: Uint8Array, type: ImageType, s: number): Promise<Reencoded> => {
-        const outcome = await pool.run({ input, type, seconds: s }, s * 1000 + 500)
+        // A process that dies under its image (a decoder crash, the OOM killer) refuses that image.
+        const outcome = await pool.run({ input, type, seconds: s }, s * 1000 + 500).catch((): { answer: Reencoded } => ({ answer: { ok: false, reason: "corrupt" } }))
         if ("answer" in outcome) return outcome.answer
         budget.onKilled?.(s)
         return { ok: false, reason: "time" }

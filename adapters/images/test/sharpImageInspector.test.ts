@@ -1,5 +1,6 @@
 import { ImageInspector } from "@content-site/core"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, Exit, ManagedRuntime } from "effect"
+import { execFile } from "node:child_process"
 import { fileTypeFromBuffer } from "file-type"
 import { deflateSync, crc32 } from "node:zlib"
 import sharp from "sharp"
@@ -230,6 +231,27 @@ describe("sharpImageInspector", () => {
     expect(error._tag).toBe("PayloadTooLarge")
     expect(error).toMatchObject({ detail: expect.stringMatching(/more than 0\.5 s/) })
     expect(killed).toEqual([0.5])
+  }, 120_000)
+
+  it("should refuse an image whose decoding process dies under it (a decoder crash, the OOM killer), never as a defect", async () => {
+    const bomb = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: "#abcdef" } }).avif({ quality: 50, effort: 0 }).toBuffer()
+    const work = Effect.runPromiseExit(
+      Effect.flip(ImageInspector.use((i) => i.inspect(bomb, "acc_a"))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 30, concurrent: 1 }))),
+    )
+    // The pool's processes are this process's children; the one decoding started first (the
+    // spare is started once it took the job), so it has the lowest pid.
+    const decoding = async (): Promise<number | undefined> => {
+      const out = await new Promise<string>((resolve) => execFile("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], (_e, stdout) => resolve(stdout)))
+      const pids = out.split("\n").filter((l) => l.includes("imageProcess")).map((l) => Number.parseInt(l.trim(), 10))
+      return pids.length >= 2 ? Math.min(...pids) : undefined
+    }
+    let pid: number | undefined
+    while ((pid = await decoding()) === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    process.kill(pid, "SIGKILL")
+    const exit = await work
+    expect(Exit.isSuccess(exit)).toBe(true)
+    if (Exit.isSuccess(exit)) expect(exit.value._tag).toBe("UnsupportedImage")
   }, 120_000)
 
   it("should go on inspecting images after a process was killed for its time", async () => {
