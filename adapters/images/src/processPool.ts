@@ -8,8 +8,11 @@
 import { fork, type ChildProcess } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-/** What a job came to: the process's answer, or the time ran out and the process was killed. */
-export type JobOutcome<A> = { readonly answer: A } | { readonly killed: true }
+/**
+ * What a job came to: the process's answer; the time ran out and the process was killed; or the
+ * process ended by itself during the job (a crash of native code on its input, the OOM killer).
+ */
+export type JobOutcome<A> = { readonly answer: A } | { readonly killed: true } | { readonly ended: string }
 
 export interface ProcessPool<I, A> {
   /** Runs `job` in a free process (waiting for one), killing it after `ms` of work. */
@@ -74,7 +77,7 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
       // One process kept ready while the pool is busy: the next job (another account's, while
       // this one may run for its whole budget) does not wait for a process to start.
       if (idle.length === 0) replace()
-      return await new Promise<JobOutcome<A>>((resolve, reject) => {
+      return await new Promise<JobOutcome<A>>((resolve) => {
         const done = () => {
           clearTimeout(timer)
           child.off("message", onMessage)
@@ -94,7 +97,7 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
         const onExit = (code: number | null, signal: string | null) => {
           done()
           replace()
-          reject(new Error(`image process ended during a job (${signal ?? code})`))
+          resolve({ ended: String(signal ?? code) })
         }
         child.on("message", onMessage)
         child.on("exit", onExit)

@@ -159,9 +159,11 @@ export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<I
       )
       // libvips stops itself at the budget where it can; the process is killed half a second later.
       const decode = async (input: Uint8Array, type: ImageType, s: number): Promise<Reencoded> => {
-        // A process that dies under its image (a decoder crash, the OOM killer) refuses that image.
-        const outcome = await pool.run({ input, type, seconds: s }, s * 1000 + 500).catch((): { answer: Reencoded } => ({ answer: { ok: false, reason: "corrupt" } }))
+        const outcome = await pool.run({ input, type, seconds: s }, s * 1000 + 500)
         if ("answer" in outcome) return outcome.answer
+        // A process that died under its image (a decoder crash, the OOM killer) refuses that image;
+        // a pool that cannot start a process or is closed stays a failure of the service.
+        if ("ended" in outcome) return { ok: false, reason: "corrupt" }
         budget.onKilled?.(s)
         return { ok: false, reason: "time" }
       }

@@ -246,8 +246,8 @@ describe("sharpImageInspector", () => {
       return pids.length >= 2 ? Math.min(...pids) : undefined
     }
     let pid: number | undefined
+    // (the job is sent before the spare is started: once there are two, the first holds the image)
     while ((pid = await decoding()) === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
-    await new Promise((resolve) => setTimeout(resolve, 300))
     process.kill(pid, "SIGKILL")
     const exit = await work
     expect(Exit.isSuccess(exit)).toBe(true)
