@@ -197,8 +197,8 @@ describe("client registration", () => {
   afterAll(async () => {
     await limited?.close()
   })
-  const register = (name: string) =>
-    fetch(`${limited.url}/oauth/register`, {
+  const register = (name: string, path = "/oauth/register") =>
+    fetch(`${limited.url}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ client_name: name, redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
@@ -216,5 +216,12 @@ describe("client registration", () => {
     expect(problem.detail).toMatch(/^More than 2 client registrations from this address in an hour; retry in \d+ s\.$/)
     // the rest of the authorization server is not affected
     expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200)
+  })
+
+  it("should count a registration posted to the endpoint's path with a trailing slash (the provider takes it) against the same budget", async () => {
+    const statuses: Array<number> = []
+    for (const name of ["four", "five", "six"]) statuses.push((await register(name, "/oauth/register/")).status)
+    expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(2)
+    expect(statuses.at(-1)).toBe(429)
   })
 })

@@ -133,8 +133,9 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
     // RFC 6749 (section 3.1) requires of an authorization server.
     if (path.startsWith("/.well-known/")) strictQuery(ctx.querystring, [])
     // Registration is open to anyone (RFC 7591), so each client address gets an hourly budget;
-    // over it the error funnel answers 429 `rate_limited` with Retry-After.
-    if (path === OAUTH_ROUTES.registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
+    // over it the error funnel answers 429 `rate_limited` with Retry-After. (The provider's router
+    // takes the path with one trailing slash too.)
+    if ((path === OAUTH_ROUTES.registration || path === `${OAUTH_ROUTES.registration}/`) && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
