@@ -7,7 +7,7 @@
 import { listConnectedClients } from "@content-site/mcp"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ALICE, formOf, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, formOf, type PersonScript, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 let server: SeededServer
 let mcpUrl: string
@@ -257,5 +257,43 @@ describe("the activity log", () => {
     await provider.redirectToAuthorization(url)
     expect(provider.signInStatus).toBe(401)
     expect(await newSince(before)).toEqual([])
+  })
+})
+
+describe("asking for more after a read-only grant", () => {
+  it("should ask the person again when the app, challenged for the scope mcp, asks for it (and grant it if they allow)", async () => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow", access: "read" }, "Step-up Agent")
+    const register = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
+    const { client_id: clientId } = (await register.json()) as { client_id: string }
+    /** One authorization in the same browser, the code exchanged: the token's scope claim. */
+    const authorizeOnce = async (scope: string) => {
+      const verifier = randomBytes(32).toString("base64url")
+      const url = new URL(`${server.url}/oauth/authorize`)
+      url.search = new URLSearchParams({
+        client_id: clientId,
+        response_type: "code",
+        redirect_uri: provider.redirectUrl,
+        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+        code_challenge_method: "S256",
+        resource: mcpUrl,
+        scope,
+      }).toString()
+      provider.lastPage = ""
+      await provider.redirectToAuthorization(url)
+      const response = await fetch(`${server.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", code: provider.authorizationCode ?? "", redirect_uri: provider.redirectUrl, client_id: clientId, code_verifier: verifier, resource: mcpUrl }),
+      })
+      expect(response.status).toBe(200)
+      return String(decodeJwt(((await response.json()) as { access_token: string }).access_token)["scope"]).split(" ")
+    }
+    expect(await authorizeOnce("mcp")).toEqual(["mcp:read"])
+    // the 403 challenge names `mcp`; the app asks for it: the consent page again, where the person now allows editing
+    ;(provider as { script: PersonScript }).script = { ...ALICE, decision: "allow", access: "write" }
+    const scope = await authorizeOnce("mcp")
+    expect(provider.lastPage).toContain(">Allow</button>")
+    expect(scope).toContain("mcp")
+    expect(await listedAccess(clientId)).toBe("write")
   })
 })

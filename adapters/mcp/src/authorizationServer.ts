@@ -112,7 +112,7 @@ export const presentAsPublic = (req: IncomingMessage, publicUrl: string, clientA
  * `POST /signout` (or when the sign-in expires, or another account signs in) every authorization
  * asks for the password again, and `prompt=none` gets `login_required` instead of a code.
  */
-const signInPolicy = (signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<string | undefined>) => {
+const signInPolicy = (signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<string | undefined>, mcpUrl: string) => {
   const policy = interactionPolicy.base()
   policy.get("login")?.checks.add(
     new interactionPolicy.Check("signed_out", "The sign-in of this browser has ended", "login_required", async (ctx) => {
@@ -120,6 +120,18 @@ const signInPolicy = (signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<st
       // no session: `no_session` prompts already; a login just submitted: it is the sign-in
       if (accountId === undefined || ctx.oidc.result?.["login"] !== undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
       return (await signedInAccountId(ctx)) === accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT
+    }),
+  )
+  // An app the person allowed reading only (`mcp` refused) that asks for `mcp` again, as the 403
+  // scope challenge tells it to, is asking the person for more: the consent page is shown again.
+  // (The provider counts a refused scope as answered and would issue a read-only code at once.)
+  policy.get("consent")?.checks.add(
+    new interactionPolicy.Check("mcp_refused_before", "Full access was refused before and is asked for again", "consent_required", (ctx) => {
+      // a consent just submitted: it is the answer
+      if (ctx.oidc.result?.["consent"] !== undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      const asked = ctx.oidc.requestParamScopes.has(MCP_SCOPE)
+      const refused = ctx.oidc.grant?.getRejectedResourceScope(mcpUrl).split(" ").includes(MCP_SCOPE) === true
+      return asked && refused ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
     }),
   )
   return policy
@@ -293,7 +305,7 @@ export const createAuthorizationServer = (options: {
     },
     ...(options.clientMetadataFetch !== undefined ? { fetch: options.clientMetadataFetch as NonNullable<Configuration["fetch"]> } : {}),
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
-    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`, policy: signInPolicy(options.signedInAccountId) },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`, policy: signInPolicy(options.signedInAccountId, mcpUrl) },
     routes: OAUTH_ROUTES,
     ttl: OAUTH_TTL,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
