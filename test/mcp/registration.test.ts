@@ -38,6 +38,29 @@ describe("client registration", () => {
     }
   })
 
+  it("should let a browser-based client register cross-origin: a preflight answered, the registration readable", async () => {
+    const origin = "https://inspector.example"
+    const preflight = await fetch(`${server.url}/oauth/register`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*")
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("POST")
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("content-type")
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { origin, "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Browser client", redirect_uris: ["http://127.0.0.1:6274/oauth/callback"], token_endpoint_auth_method: "none" }),
+    })
+    expect(registered.status).toBe(201)
+    expect(registered.headers.get("access-control-allow-origin")).toBe("*")
+    // a refusal is readable too (the client can show why)
+    const refused = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: ["ftp://x"] }) })
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*")
+  })
+
   it("should accept https redirect URIs and plain http to loopback only", async () => {
     for (const uri of ["https://agent.test/cb", "http://127.0.0.1:9/cb", "http://[::1]:9/cb", "http://localhost:9/cb"]) {
       expect((await register({ redirect_uris: [uri] })).status, uri).toBe(201)

@@ -132,10 +132,24 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
     // The metadata documents take no parameters; the OAuth endpoints ignore unknown ones, as
     // RFC 6749 (section 3.1) requires of an authorization server.
     if (path.startsWith("/.well-known/")) strictQuery(ctx.querystring, [])
+    const registration = path === OAUTH_ROUTES.registration || path === `${OAUTH_ROUTES.registration}/`
+    if (registration) {
+      // Browser-based clients (the MCP Inspector's UI) register cross-origin, as they call the
+      // token endpoint (whose CORS is the provider's): registration takes no credentials, so any
+      // origin may, and read its answer (a refusal's too).
+      ctx.set("Access-Control-Allow-Origin", "*")
+      if (ctx.method === "OPTIONS") {
+        ctx.set("Access-Control-Allow-Methods", "POST")
+        ctx.set("Access-Control-Allow-Headers", "Content-Type")
+        ctx.set("Access-Control-Max-Age", "3600")
+        ctx.status = 204
+        return
+      }
+    }
     // Registration is open to anyone (RFC 7591), so each client address gets an hourly budget;
     // over it the error funnel answers 429 `rate_limited` with Retry-After. (The provider's router
     // takes the path with one trailing slash too.)
-    if ((path === OAUTH_ROUTES.registration || path === `${OAUTH_ROUTES.registration}/`) && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
+    if (registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
