@@ -36,7 +36,16 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
     new Promise((resolve, reject) => {
       const child = fork(fileURLToPath(script), [], { serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] })
       all.add(child)
-      child.once("exit", () => all.delete(child))
+      child.once("exit", () => {
+        all.delete(child)
+        // An idle process that ended (the OOM killer, an operator) is not handed a job: it would
+        // wait out the job's whole time for an answer. It is replaced like a killed one.
+        const at = idle.indexOf(child)
+        if (at !== -1) {
+          idle.splice(at, 1)
+          replace()
+        }
+      })
       // An idle process never keeps the server's process alive.
       child.unref()
       child.channel?.unref()

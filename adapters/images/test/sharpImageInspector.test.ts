@@ -254,6 +254,27 @@ describe("sharpImageInspector", () => {
     if (Exit.isSuccess(exit)) expect(exit.value._tag).toBe("UnsupportedImage")
   }, 120_000)
 
+  it("should not hand an image to an idle process that has ended: it is replaced, and the next image is read as usual", async () => {
+    const png = await solid(40, 30).png().toBuffer()
+    const runtime = ManagedRuntime.make(makeSharpImageInspector({ seconds: 2, concurrent: 1 }))
+    const children = async (): Promise<Array<number>> => {
+      const out = await new Promise<string>((resolve) => execFile("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], (_e, stdout) => resolve(stdout)))
+      return out.split("\n").filter((l) => l.includes("imageProcess")).map((l) => Number.parseInt(l.trim(), 10))
+    }
+    try {
+      await runtime.runPromise(ImageInspector.use((i) => i.inspect(png, "acc_a")))
+      // the process that read it and the spare started meanwhile, both idle: both end
+      let idle: Array<number> = []
+      while ((idle = await children()).length < 2) await new Promise((resolve) => setTimeout(resolve, 50))
+      for (const pid of idle) process.kill(pid, "SIGKILL")
+      while ((await children()).some((pid) => idle.includes(pid))) await new Promise((resolve) => setTimeout(resolve, 50))
+      const again = await runtime.runPromiseExit(ImageInspector.use((i) => i.inspect(png, "acc_a")))
+      expect(Exit.isSuccess(again) ? [again.value.width, again.value.height] : again).toEqual([40, 30])
+    } finally {
+      await runtime.dispose()
+    }
+  }, 120_000)
+
   it("should go on inspecting images after a process was killed for its time", async () => {
     const slow = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: "#123456" } }).avif({ quality: 50, effort: 0 }).toBuffer()
     const png = await solid(40, 30).png().toBuffer()
