@@ -241,7 +241,8 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
   }
   for (const [status, codes] of problemCodesByStatus(op)) {
     const headers: Json = { "X-Request-Id": REQUEST_ID }
-    if (status !== 401 && status !== 500 && status !== 503) Object.assign(headers, RATE_HEADERS)
+    // every answer past the key check carries them, a 500 or 503 of the operation included
+    if (status !== 401) Object.assign(headers, RATE_HEADERS)
     if (status === 429 || status === 503) headers["Retry-After"] = header("Seconds to wait before retrying.", { type: "integer" })
     if (status === 409 && op.idempotent === true) {
       headers["Retry-After"] = header("When the request's `Idempotency-Key` is still being processed: seconds to wait before retrying for its answer.", { type: "integer" })
