@@ -3,7 +3,7 @@ import { alignIds, type DiffBudget, makeDiffBudget } from "./diffBudget.ts"
 import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock } from "./protectedBlock.ts"
 import { serializeNodes } from "./serializeHtml.ts"
-import { isWhiteSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
+import { isWhiteSpace, trimHtmlSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 
 /**
  * Three-way merge of an article (base, theirs, mine) over its units: the title as one unit and
@@ -82,7 +82,6 @@ const isBlank = (node: RootContent): boolean => {
   for (let i = 0; i < node.value.length; i++) if (!isWhiteSpace(node.value.charCodeAt(i))) return false
   return true
 }
-const trimHtmlSpace = (s: string): string => s.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "")
 
 // A unit is known by its HTML with attributes sorted by name: a side that only wrote a block's
 // attributes in another order (an HTML library serialising it again) did not change it. Its

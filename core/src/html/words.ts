@@ -10,6 +10,22 @@ export const isWhiteSpace = (c: number): boolean =>
       (c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
         c === 0x202f || c === 0x205f || c === 0x3000)
 
+/** Whether a UTF-16 code unit is HTML's ASCII white space: tab, line feed, form feed, carriage return, space. */
+const isHtmlSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d
+
+/**
+ * The text without HTML's ASCII white space at either end. One pass in from each end, so linear
+ * in the text: `/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g` would retry its `$` branch from every space of
+ * a run inside the text, quadratic in the run's length.
+ */
+export const trimHtmlSpace = (s: string): string => {
+  let start = 0
+  let end = s.length
+  while (start < end && isHtmlSpace(s.charCodeAt(start))) start++
+  while (end > start && isHtmlSpace(s.charCodeAt(end - 1))) end--
+  return s.slice(start, end)
+}
+
 /** Counts words across consecutive text chunks: a word may continue from one chunk into the next. */
 export interface WordCounter {
   /** Feeds the next chunk of text. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { countWords } from "../../src/html/index.ts"
-import { isWhiteSpace } from "../../src/html/words.ts"
+import { isWhiteSpace, trimHtmlSpace } from "../../src/html/words.ts"
 
 describe("countWords", () => {
   const cases: ReadonlyArray<readonly [string, number]> = [
@@ -46,5 +46,12 @@ describe("isWhiteSpace", () => {
       if (isWhiteSpace(c) !== /\p{White_Space}/u.test(String.fromCharCode(c))) disagreements.push(c)
     }
     expect(disagreements).toEqual([])
+  })
+})
+
+describe("trimHtmlSpace", () => {
+  it("should trim what /^[\\t\\n\\f\\r ]+|[\\t\\n\\f\\r ]+$/g trims, and only that", () => {
+    const texts = ["", " ", "\t\n\f\r ", "a", " a ", "\n<p>a</p>\r\n", "a  \t b", "\u00a0a\u00a0", " \u2003a\v ", "x" + " ".repeat(1000) + "y"]
+    for (const text of texts) expect(trimHtmlSpace(text)).toBe(text.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, ""))
   })
 })
