@@ -3,7 +3,7 @@ import { formatPatch, type StructuredPatchHunk } from "diff"
 import { articleSchema } from "./articleSchema.ts"
 import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { serializeNodes } from "./serializeHtml.ts"
-import { isWhiteSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
+import { isWhiteSpace, trimHtmlSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 import { alignIds, type DiffBudget, internTokens, makeDiffBudget, type Run, trimAlign } from "./diffBudget.ts"
 
 /**
@@ -73,10 +73,9 @@ interface BodyLine {
   readonly words: ReadonlyArray<string>
 }
 
-const HTML_SPACE = /^[\t\n\f\r ]+|[\t\n\f\r ]+$/g
 // A line must not hold a line break: breaks in text and attribute values (kept in `pre`) are
 // written as the character references they are equivalent to.
-const oneLine = (html: string): string => html.replace(HTML_SPACE, "").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;")
+const oneLine = (html: string): string => trimHtmlSpace(html).replace(/\n/g, "&#10;").replace(/\r/g, "&#13;")
 
 const wordsOf = (nodes: ReadonlyArray<ElementContent | RootContent>): Array<string> => {
   const words: Array<string> = []
