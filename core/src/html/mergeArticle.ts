@@ -196,7 +196,8 @@ const sideOver = (base: ReadonlyArray<number>, hunks: ReadonlyArray<Hunk>, rs: n
   let pos = rs
   for (const h of hunks) {
     for (; pos < h.oStart; pos++) out.push(base[pos]!)
-    out.push(...h.units)
+    // One push a unit: spreading a hunk of a body's ~131 000 units into one call overflows the stack.
+    for (const unit of h.units) out.push(unit)
     pos = h.oEnd
   }
   for (; pos < re; pos++) out.push(base[pos]!)

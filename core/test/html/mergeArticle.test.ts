@@ -176,6 +176,14 @@ describe("mergeArticle", () => {
     expect(merge.conflicts).toHaveLength(1)
   })
 
+  it("should merge a side that adds as many blocks as a body's parse budget allows, without overflowing the stack", () => {
+    // 131 000 rules: within the parse budget of a PUT (2^17 elements), one hunk of that many units.
+    const rules = "<hr>".repeat(131_000)
+    const merge = mergeArticle(side("T", P("a"), P("z")), side("T", P("b"), P("z")), side("T", P("a"), P("z") + rules))
+    expect(merge.conflicts).toEqual([])
+    expect(merge.body).toBe(body(P("b"), P("z") + rules))
+  })
+
   it("should settle conflicts as chosen, and keep mine where nothing was chosen", () => {
     const merge = mergeArticle(
       base,
