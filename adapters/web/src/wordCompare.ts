@@ -55,7 +55,8 @@ export const wordComparison = (input: { beforeLabel: string; afterLabel: string;
   const rows: Array<CompareRow> = []
   const t = comparison.title
   if (t !== null) rows.push({ kind: "changed", before: t.filter((w) => w.op !== "ins"), after: t.filter((w) => w.op !== "del") })
-  rows.push(...foldRows(comparison.rows))
+  // (one push a row: a body's rows spread into one call could overflow the stack)
+  for (const row of foldRows(comparison.rows)) rows.push(row)
   if (rows.every((r) => r.kind !== "changed")) return html`<p class="empty">The text is the same in both.</p>`
   const note = comparison.diff.note
   return html`${note === null ? "" : html`<p class="notice" role="note">${note}</p>`}<p class="legend compare-legend"><del>Removed words</del> are red and struck through; <ins>added words</ins> are green and underlined.</p>
