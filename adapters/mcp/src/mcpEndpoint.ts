@@ -700,6 +700,8 @@ export const mcpEndpoint = (options: {
       return undefined
     }
     if (parsed === undefined) return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
+    // (a batch holds one or more messages: an empty one is JSON-RPC's Invalid Request, not 202)
+    if (Array.isArray(parsed.ok) && parsed.ok.length === 0) return jsonRpcError(ctx, 400, "Invalid Request: a batch must hold at least one message", -32600)
     if (Array.isArray(parsed.ok) && parsed.ok.length > MAX_BATCH_SIZE) {
       return jsonRpcError(ctx, 400, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`, -32600)
     }
