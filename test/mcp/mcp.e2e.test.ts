@@ -368,9 +368,12 @@ describe("the resource server", () => {
     expect((await errorOf(notAcceptable)).error.message).toContain("Not Acceptable")
     const wrongType = await post(list, { "content-type": "text/plain; a=application/json" })
     expect(wrongType.status).toBe(415)
-    const notRpc = await post({ hello: "world" })
-    expect(notRpc.status).toBe(400)
-    expect((await errorOf(notRpc)).error.code).toBe(-32700)
+    // JSON that parses but is no JSON-RPC message is JSON-RPC's Invalid Request; -32700 is for JSON that does not parse
+    for (const notMessage of [{ hello: "world" }, { jsonrpc: "1.0", id: 1, method: "ping" }, [list, 5], 5]) {
+      const notRpc = await post(notMessage)
+      expect(notRpc.status).toBe(400)
+      expect((await errorOf(notRpc)).error.code, JSON.stringify(notMessage)).toBe(-32600)
+    }
     // an empty array is neither a message nor a batch of one or more (JSON-RPC 2.0: Invalid Request)
     const emptyBatch = await post([])
     expect(emptyBatch.status).toBe(400)

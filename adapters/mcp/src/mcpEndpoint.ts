@@ -709,7 +709,8 @@ export const mcpEndpoint = (options: {
     try {
       messages = (Array.isArray(parsed.ok) ? parsed.ok : [parsed.ok]).map((m: unknown) => JSONRPCMessageSchema.parse(m))
     } catch {
-      return jsonRpcError(ctx, 400, "Parse error: Invalid JSON-RPC message", -32700)
+      // (JSON that parsed: JSON-RPC's Invalid Request, where the SDK's transport says -32700, the code of JSON that does not parse)
+      return jsonRpcError(ctx, 400, "Invalid Request: not a JSON-RPC message", -32600)
     }
     // (by its method: the server itself refuses an initialize whose params are wrong)
     if (messages.some((m) => (m as { method?: unknown }).method === "initialize")) {
