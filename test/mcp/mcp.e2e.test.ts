@@ -408,6 +408,19 @@ describe("the resource server", () => {
     expect(answers[0]?.result.tools.length).toBeGreaterThan(5)
   })
 
+  it("should refuse a cursor of a list that comes whole (tools, prompts, resource templates) with invalid params, as resources/list does", async () => {
+    const token = provider.savedTokens?.access_token ?? ""
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }
+    for (const method of ["tools/list", "prompts/list", "resources/templates/list", "resources/list"]) {
+      const response = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 3, method, params: { cursor: "not-given" } }) })
+      expect(response.status).toBe(200)
+      const answer = (await response.json()) as { id: number; error?: { code: number; data: { code: string; errors: Array<{ path: string }> } } }
+      expect(answer.error?.code, method).toBe(-32602)
+      expect(answer.error?.data.code).toBe("invalid_request")
+      expect(answer.error?.data.errors.map((e) => e.path)).toEqual(["cursor"])
+    }
+  })
+
   it("should refuse an expired token", async () => {
     const claims = decodeJwt(provider.savedTokens?.access_token ?? "")
     const key = await importJWK(await signingKey(), "ES256")

@@ -60,7 +60,7 @@ import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { exchangeTransport } from "./exchangeTransport.ts"
 import { toolDefinitionsFor, toolNamed } from "./tools.ts"
-import { COUNTED_PROTOCOL_METHODS, protocolCalls } from "./calls.ts"
+import { COUNTED_PROTOCOL_METHODS, protocolCalls, refusal } from "./calls.ts"
 import { registerPrompts } from "./prompts.ts"
 import { registerArticleResources } from "./resources.ts"
 import { refuseMalformedParams } from "./malformedParams.ts"
@@ -587,7 +587,21 @@ export const mcpEndpoint = (options: {
   )
   // The descriptions state the limits in force (`RATE_LIMIT_PER_MINUTE` and the rest), read once.
   const toolDefinitions = toolDefinitionsFor(runtime.runSync(Settings.use((settings) => Effect.succeed(settings.limits))))
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions }))
+  /**
+   * The refusal of a cursor sent to a list this server answers whole (tools, prompts, resource
+   * templates): it gave none, so any is invalid, and the specification's pagination says so with
+   * invalid params, as `resources/list` refuses a cursor it did not give.
+   */
+  const unknownCursor = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+    const exchange = transport.contextOf(extra.requestId)
+    const requestId = exchange === undefined ? "" : callRequestIdOf(exchange, extra.requestId)
+    const error = new InvalidRequest({ detail: "The cursor is not one this server gave: this list comes whole, ask for it without a cursor.", errors: [{ path: "cursor", message: "Unknown cursor" }] })
+    return refusal(toProblem(error, requestId, publicUrl))
+  }
+  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
+    if (request.params?.cursor !== undefined) throw unknownCursor(extra)
+    return { tools: toolDefinitions }
+  })
   // Registered as the protocol layer registers any handler (the request parsed with the SDK's
   // CallToolRequestSchema, bar `arguments`, a protocol error if it does not parse). `Server.setRequestHandler`
   // would wrap it to parse the request a second time and to parse every result with
@@ -617,8 +631,8 @@ export const mcpEndpoint = (options: {
     const requestId = callRequestIdOf(exchange, extra.requestId)
     return { requestId, principal: exchange.auth.principal, onVerdict: exchange.onVerdict }
   }
-  registerArticleResources(server, protocolCalls(runtime, publicUrl), callContextOf)
-  registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf)
+  registerArticleResources(server, protocolCalls(runtime, publicUrl), callContextOf, unknownCursor)
+  registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf, unknownCursor)
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
     const wrapped = refuseMalformedParams(server, async (method, detail, errors, sdkRequestId) => {

@@ -53,9 +53,12 @@ export const promptDefinitions = [
   },
 ]
 
-/** Registers the prompt handlers on the server. */
-export const registerPrompts = (server: Server, call: ProtocolCall, contextOf: (extra: Extra) => CallContext) => {
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: promptDefinitions }))
+/** Registers the prompt handlers on the server (`unknownCursor`: the refusal of a cursor sent for the prompts, which come whole). */
+export const registerPrompts = (server: Server, call: ProtocolCall, contextOf: (extra: Extra) => CallContext, unknownCursor: (extra: Extra) => Error) => {
+  server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => {
+    if (request.params?.cursor !== undefined) throw unknownCursor(extra)
+    return { prompts: promptDefinitions }
+  })
 
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
     const { name } = request.params

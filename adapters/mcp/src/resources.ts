@@ -50,19 +50,22 @@ const articleIdOf = (uri: string): string | undefined => {
   return isId(id) ? id : undefined
 }
 
-/** Registers the resource and completion handlers on the server. */
-export const registerArticleResources = (server: Server, call: ProtocolCall, contextOf: (extra: Extra) => CallContext) => {
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: ARTICLE_TEMPLATE,
-        name: "article",
-        title: "Article",
-        description: "One article of the connected account: its HTML body (text/html), its other fields (title, site, status, dates, keyword, word count, revision, protected links) in _meta.article.",
-        mimeType: "text/html",
-      },
-    ],
-  }))
+/** Registers the resource and completion handlers on the server (`unknownCursor`: the refusal of a cursor sent for the templates, which come whole). */
+export const registerArticleResources = (server: Server, call: ProtocolCall, contextOf: (extra: Extra) => CallContext, unknownCursor: (extra: Extra) => Error) => {
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) => {
+    if (request.params?.cursor !== undefined) throw unknownCursor(extra)
+    return {
+      resourceTemplates: [
+        {
+          uriTemplate: ARTICLE_TEMPLATE,
+          name: "article",
+          title: "Article",
+          description: "One article of the connected account: its HTML body (text/html), its other fields (title, site, status, dates, keyword, word count, revision, protected links) in _meta.article.",
+          mimeType: "text/html",
+        },
+      ],
+    }
+  })
 
   server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
     call(contextOf(extra), "resources/list", {}, (caller: Caller) =>
