@@ -655,9 +655,11 @@ describe("web pages over HTTP", () => {
     expect(asked).toContain(`<input type="hidden" name="current_revision" value="${start + 1}">`)
     // saved while the person looked: their restore would replace it unseen, so it is refused
     await change("Saved meanwhile.")
-    const refused = await c.request(`/articles/art_p3/revisions/${start}/restore`, { method: "POST", form: { ...opened, confirmed: "yes" } })
+    const refused = await c.request(`/articles/art_p3/revisions/${start}/restore`, { method: "POST", form: { ...opened, confirmed: "yes", reason: "Undo the <b>rewrite</b> & \"more\"" } })
     expect(refused.status).toBe(412)
     const page = await refused.text()
+    // the reason the person typed is offered back with the form to restore again, escaped
+    expect(page).toContain('name="reason" maxlength="500" value="Undo the &lt;b&gt;rewrite&lt;/b&gt; &amp; &quot;more&quot;"')
     expect(page).toContain(`Revision ${start + 2} was saved after the page you restored from was opened, so revision ${start} was not restored.`)
     expect((await current()).revision).toBe(start + 2)
     expect((await current()).body).toContain("Saved meanwhile.")

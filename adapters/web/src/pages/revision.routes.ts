@@ -91,10 +91,10 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
         n,
         problemKindOf(e).status,
         e._tag === "ProtectedLinkChanged"
-          ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks }
+          ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks, reason }
           : e._tag === "PreconditionFailed"
-            ? { message: `Revision ${e.current} was saved after the page you restored from was opened, so revision ${n} was not restored. It is compared with revision ${e.current} below: restore it again if you still want to.`, blocks: [] }
-            : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [] },
+            ? { message: `Revision ${e.current} was saved after the page you restored from was opened, so revision ${n} was not restored. It is compared with revision ${e.current} below: restore it again if you still want to.`, blocks: [], reason }
+            : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], reason },
       )
     }),
   )

@@ -60,7 +60,8 @@ export const revisionContent = (input: {
   revision: Revision
   comparison: ReadingComparison | null
   csrf: string
-  refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation> } | null
+  /** A refused restore's reason as typed, offered back with the form to restore again. */
+  refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation>; reason?: string } | null
 }): Html => {
   const { article: a, revision: r } = input
   const id = encodeURIComponent(a.id)
@@ -108,7 +109,7 @@ export const revisionContent = (input: {
           <form method="post" action="/articles/${id}/revisions/${r.number}/restore" class="stack" data-confirm="Restore revision ${r.number}? It becomes a new revision; the current text stays in the history.">
             ${csrfInput(input.csrf)}
             ${restoreOverInput(a.revision)}
-            <div><label for="restore-reason">Reason <span class="muted">(optional)</span></label><input type="text" id="restore-reason" name="reason" maxlength="500"></div>
+            <div><label for="restore-reason">Reason <span class="muted">(optional)</span></label><input type="text" id="restore-reason" name="reason" maxlength="500"${input.refusal?.reason ? html` value="${input.refusal.reason}"` : ""}></div>
             <div><button type="submit" class="button">Restore revision ${r.number}</button></div>
           </form>
         </section>`
