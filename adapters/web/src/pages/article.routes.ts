@@ -36,12 +36,24 @@ import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pag
  * sanitisation), so a title stored with one (set over the API) came back without it though the
  * person never touched it, and saving changed it. The form carries such a title as stored beside
  * the field (`title_as_stored`): the field's text equal to it without its line breaks is that
- * title, unchanged; any other text is what the person typed.
+ * title, unchanged; any other text is what the person typed. The hidden field holds the title as
+ * JSON: a browser sends every line break of a form's values as CRLF, and the title's own are kept.
  */
 const postedTitle = (fields: FormFields): string => {
   const title = fields["title"] ?? ""
-  const stored = fields["title_as_stored"]
+  const stored = storedTitleOf(fields["title_as_stored"])
   return stored !== undefined && title === stored.replace(/[\r\n]/g, "") ? stored : title
+}
+
+/** The title `title_as_stored` carries (JSON), or undefined when it carries none. */
+const storedTitleOf = (sent: string | undefined): string | undefined => {
+  if (sent === undefined) return undefined
+  try {
+    const stored: unknown = JSON.parse(sent)
+    return typeof stored === "string" ? stored : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {

@@ -166,7 +166,7 @@ export const articleContent = (v: ArticleView): Html => {
           <input type="hidden" name="revision" value="${v.form.revision}">
           ${v.form.draftId === null ? "" : html`<input type="hidden" name="draft" value="${v.form.draftId}">`}
           <div><label for="title">Title</label><input type="text" id="title" name="title" value="${v.form.title}" required maxlength="300"></div>
-          ${/[\r\n]/.test(v.form.title) ? html`<input type="hidden" name="title_as_stored" value="${v.form.title}">` : ""}
+          ${/[\r\n]/.test(v.form.title) ? html`<input type="hidden" name="title_as_stored" value="${JSON.stringify(v.form.title)}">` : ""}
           <div>
             <label for="body">Body (HTML)</label>
             <p class="hint" id="body-hint">Scripts, frames, styles and event handlers are removed when you save. Keep every element with <code>data-service-protected</code> exactly as it is.</p>
