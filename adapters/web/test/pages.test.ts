@@ -1166,3 +1166,25 @@ describe("an edit refused for its account's share of the sanitiser", () => {
     })
   }, 60_000)
 })
+
+describe("the featured image form", () => {
+  it("should save the alternative text as sent, an emptied one too: a new image never keeps the old one's", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p1")
+    const upload = (png: string, alt: string) => {
+      const form = new FormData()
+      form.set("_csrf", csrf)
+      form.set("alt", alt)
+      form.set("image", new Blob([Buffer.from(png, "base64")], { type: "image/png" }), "pixel.png")
+      return c.request("/articles/art_p1/image", { method: "POST", body: form })
+    }
+    expect((await upload("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "A red pixel")).status).toBe(303)
+    expect(await (await c.request("/articles/art_p1")).text()).toContain('alt="A red pixel"')
+    // the form offers the current text: emptied by the person, the new image has none
+    expect((await upload("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC", "")).status).toBe(303)
+    const page = await (await c.request("/articles/art_p1")).text()
+    expect(page).toContain("Featured image replaced")
+    expect(page).not.toContain("A red pixel")
+  })
+})

@@ -42,10 +42,11 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
         await setFlash(deps, s.session, { kind: "error", message: "Choose an image file to upload." })
         return redirect(ctx, back)
       }
+      // The form offers the current text: what it sends is the new image's, emptied too (none sent: kept).
       const alt = typeof fields["alt"] === "string" ? fields["alt"].trim().slice(0, 500) : undefined
       const outcome = await runCore(
         deps,
-        replaceFeaturedImage(s.caller, id, { kind: "bytes", bytes: new Uint8Array(file.buffer) }, alt === "" ? undefined : alt),
+        replaceFeaturedImage(s.caller, id, { kind: "bytes", bytes: new Uint8Array(file.buffer) }, alt),
       )
       if (Result.isSuccess(outcome)) {
         const rev = outcome.success.result.revision
