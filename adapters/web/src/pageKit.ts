@@ -75,7 +75,7 @@ export const redirect = (ctx: Ctx, to: string): void => {
 }
 
 export const safeNext = (next: string | undefined): string =>
-  next !== undefined && /^\/(?!\/)[A-Za-z0-9/_.\-?=&%#]*$/.test(next) && !next.startsWith("/\\") ? next : "/sites"
+  next !== undefined && /^\/(?!\/)[A-Za-z0-9/_.\-?=&%#+]*$/.test(next) && !next.startsWith("/\\") ? next : "/sites"
 
 export const isId = (s: string | undefined): s is string => s !== undefined && Result.isSuccess(Effect.runSync(Effect.result(decodeInput(PathId, s, "id"))))
 

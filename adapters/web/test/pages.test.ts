@@ -111,6 +111,19 @@ describe("web pages over HTTP", () => {
     expect(res.headers.get("location")).toBe("/?next=%2Farticles%2Fart_p1")
   })
 
+  it("should bring a person back to a search of several words after sign-in (a GET form sends its spaces as +)", async () => {
+    const c = client()
+    const asked = await c.request("/search?q=red+roses")
+    const signInAt = asked.headers.get("location")!
+    expect(signInAt).toBe("/?next=%2Fsearch%3Fq%3Dred%2Broses")
+    const form = await (await c.request(signInAt)).text()
+    const next = /name="next" value="([^"]*)"/.exec(form)![1]!
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form)![1]!
+    const res = await c.request("/", { method: "POST", form: { _csrf: csrf, email: "one@example.com", password: "password-one", next } })
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe("/search?q=red+roses")
+  })
+
   it("should answer a page's address asked with a method it does not take with its 405 page and Allow, and any other address with the 404 page", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
