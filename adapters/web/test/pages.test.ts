@@ -816,6 +816,11 @@ describe("web pages over HTTP", () => {
     expect(notDate.status).toBe(400)
     expect(await notDate.text()).toContain("From must be a date such as 2026-11-01.")
     expect((await c.request("/activity?status=bogus")).status).toBe(400)
+    // the sentence names every channel the filter offers
+    const channel = await c.request("/activity?channel=email")
+    expect(channel.status).toBe(400)
+    expect(await channel.text()).toContain("The channel must be API, Agent (MCP), Web or Platform (rewrite job).")
+    expect((await c.request("/activity?channel=platform")).status).toBe(200)
   })
 
   it("should read a list page's number as the API does on every page: a malformed one is the 400 page naming it, not page 1", async () => {
