@@ -230,6 +230,27 @@ describe("clients described by a metadata document", () => {
     }
   })
 
+  it("should count a fetch against the budget of the client's IPv6 /56, which its registrations count against too", async () => {
+    // behind a trusted proxy: the client is the X-Forwarded-For entry it added
+    const limited = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1", TRUST_PROXY: "true" }, { clientMetadataFetch: viaTestHost })
+    try {
+      // one address of the client's /56 registers: that spends its budget
+      const registered = await fetch(`${limited.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "2001:db8:1:100::1" },
+        body: JSON.stringify({ client_name: "Agent", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+      })
+      expect(registered.status).toBe(201)
+      // another address of the same /56 may not have a document fetched
+      documents.set("/budget/v6.json", { body: documentOf("/budget/v6.json") })
+      const refused = await fetch(authorizeUrl("https://agent.test/budget/v6.json", limited), { redirect: "manual", headers: { "x-forwarded-for": "2001:db8:1:1ff::2" } })
+      expect(refused.status).toBe(400)
+      expect(fetched.get("/budget/v6.json")).toBeUndefined()
+    } finally {
+      await limited.close()
+    }
+  })
+
   it("should fetch for a page only within the person's budget, and at the token endpoint only for what it issued", async () => {
     // two instances of one service, its budget two fetches an hour an address
     const a = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "2" }, { clientMetadataFetch: viaTestHost })

@@ -1,5 +1,5 @@
 import { checkRegistrationLimit, isStorableText, OAuthStore, type StoredPayload, Unavailable } from "@content-site/core"
-import { type AppRuntime, problemHeaders, SESSION_TTL_SECONDS } from "@content-site/http"
+import { type AppRuntime, clientKeyOf, problemHeaders, SESSION_TTL_SECONDS } from "@content-site/http"
 import { Cause, Effect, Exit, Option } from "effect"
 import { AsyncLocalStorage } from "node:async_hooks"
 import { randomBytes } from "node:crypto"
@@ -269,11 +269,13 @@ export const createAuthorizationServer = (options: {
         // A client_id is at most 255 characters (it is stored in grants and named in the activity
         // log) and written as a URL parser writes it back (`HTTPS://`, `:443` or `%7E` would make
         // one document several clients). A request fetches a document once at most (`firstAskIn`).
+        // The provider's `ctx.ip` is the peer address `presentAsPublic` set: counted under the
+        // client's key (an IPv6 client: its /56), as its registrations are.
         allowFetch: async (ctx: KoaContextWithOIDC | undefined, clientId) => {
           if (clientId.length > MAX_CLIENT_ID_URL_LENGTH || URL.parse(clientId)?.href !== clientId) return false
           if (ctx !== undefined && !firstAskIn(ctx, clientId)) return false
           const route = ctx?.oidc?.route
-          if (ctx !== undefined && (route === "authorization" || route === "resume" || route === "pushed_authorization_request")) return withinBudget(ctx.ip)
+          if (ctx !== undefined && (route === "authorization" || route === "resume" || route === "pushed_authorization_request")) return withinBudget(clientKeyOf(ctx.ip))
           if (ctx !== undefined && (route === "token" || route === "revocation")) return issuedTo(ctx.oidc.params ?? {}, clientId)
           const page = interactionAddress.getStore()
           return ctx === undefined && page !== undefined ? withinBudget(page) : false
