@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
+import { startTcpProxy } from "../support/tcpProxy.ts"
 import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
+
+const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
 
 let server: StartedServer
 let client: Client
@@ -224,4 +227,29 @@ describe("client registration", () => {
     expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(2)
     expect(statuses.at(-1)).toBe(429)
   })
+})
+
+describe("while the request counters cannot answer", () => {
+  it("should answer a token that fails 503 unavailable with Retry-After, as REST answers a key then, not 500", async () => {
+    // an instance of its own whose counters are in a Redis reached through a proxy the test cuts
+    const proxy = await startTcpProxy(REDIS_URL.hostname, Number(REDIS_URL.port || 6379))
+    const away = await startSeeded({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` })
+    try {
+      await proxy.cut("refuse")
+      const mcp = await fetch(`${away.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: "Bearer not.a.token", accept: "application/json, text/event-stream", "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      })
+      expect(mcp.status).toBe(503)
+      expect(mcp.headers.get("retry-after")).toBe("5")
+      expect(((await mcp.json()) as { code: string }).code).toBe("unavailable")
+      const rest = await fetch(`${away.url}/api/v1/sites`, { headers: { authorization: "Bearer cs_notakeynotakeynotakeynotakeynotakey" } })
+      expect(rest.status).toBe(503)
+      expect(rest.headers.get("retry-after")).toBe("5")
+    } finally {
+      await away.close()
+      await proxy.close()
+    }
+  }, 60_000)
 })

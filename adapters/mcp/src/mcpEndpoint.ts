@@ -337,7 +337,11 @@ export const mcpEndpoint = (options: {
       const address = clientAddress(ctx)
       const errorOf = (exit: Exit.Exit<void, unknown>) => (Exit.isSuccess(exit) ? undefined : Option.getOrUndefined(Cause.findErrorOption(exit.cause)) as { _tag?: unknown } | undefined)
       const budget = await runtime.runPromiseExit(checkAuthFailureBudget(address))
-      if (Exit.isFailure(budget) && errorOf(budget)?._tag !== "RateLimited") throw new Error(Cause.pretty(budget.cause))
+      // (a store that cannot read it: its own error, answered 503 as REST answers then)
+      if (Exit.isFailure(budget) && errorOf(budget)?._tag !== "RateLimited") {
+        const error = errorOf(budget)
+        throw error !== undefined && isCoreError(error) ? error : new Error(Cause.pretty(budget.cause))
+      }
       // the budget open, the failure counted (a store that cannot count leaves the answer a 401, as before it was asked)
       const counted = Exit.isSuccess(budget) ? await runtime.runPromiseExit(recordAuthFailure(address) as Effect.Effect<void, RateLimited | Unavailable>) : budget
       const over = errorOf(counted)
