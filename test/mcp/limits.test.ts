@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { request } from "node:http"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
 import { startTcpProxy } from "../support/tcpProxy.ts"
@@ -65,6 +66,7 @@ describe("limits shared with REST", () => {
 describe("RateLimit headers of responses without a tool call", () => {
   let counted: StartedServer
   let post: (body: unknown, init?: { method?: string }) => Promise<Response>
+  let headers: Record<string, string>
   const standing = testClock(middayToday())
   beforeAll(async () => {
     counted = await startSeeded({ RATE_LIMIT_PER_MINUTE: "4" }, { now: standing.now })
@@ -74,7 +76,7 @@ describe("RateLimit headers of responses without a tool call", () => {
     await connected.close()
     // Connecting made requests too (every request counts): the tests start in a fresh minute.
     standing.advance(60_000)
-    const headers = {
+    headers = {
       authorization: `Bearer ${provider.savedTokens?.access_token ?? ""}`,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -189,6 +191,25 @@ describe("RateLimit headers of responses without a tool call", () => {
     const over = await postAsReader()
     expect(over.status).toBe(429)
     expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
+  })
+
+  it("should refuse a large body of an account over its limit before reading it, 429 with Retry-After", async () => {
+    standing.advance(60_000) // a fresh minute, spent here
+    for (let i = 0; i < 4; i++) expect((await post(list)).status).toBe(200)
+    const url = new URL(counted.url)
+    const answer = await new Promise<{ status: number; retryAfter: unknown }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no answer until the whole body is read")), 5_000)
+      const req = request({ host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { ...headers, "content-length": String(4 * 1024 * 1024) } }, (res) => {
+        clearTimeout(timer)
+        res.resume()
+        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] })
+        req.destroy()
+      })
+      req.on("error", () => undefined)
+      // a part of the body, then nothing more: read first, it would be parsed before the 429
+      req.write(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"pad":"${"x".repeat(256 * 1024)}`)
+    })
+    expect(answer).toEqual({ status: 429, retryAfter: "30" })
   })
 })
 

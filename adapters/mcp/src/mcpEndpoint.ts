@@ -20,7 +20,7 @@ import {
   OAuthStore,
   peekRequestLimit,
   type Principal,
-  type RateLimited,
+  RateLimited,
   recordActivity,
   recordAuthFailure,
   recordIdempotentAnswer,
@@ -33,7 +33,7 @@ import {
   toTimestamp,
   type Unavailable,
 } from "@content-site/core"
-import { clientAddress, displayName, eventLogOf, type HttpDeps, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, eventLogOf, type HttpDeps, LARGE_BODY_BYTES, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -692,6 +692,18 @@ export const mcpEndpoint = (options: {
     const contentType = ctx.get("Content-Type")
     if (contentType !== "application/json" && mediaTypeEssence(contentType) !== "application/json") {
       return jsonRpcError(ctx, 415, "Unsupported Media Type: Content-Type must be application/json")
+    }
+    // A large body of an account over its requests a minute already is refused before it is read
+    // (a look, not a count, as for a preview): read first, any number of them would be read and
+    // parsed, each refused only then.
+    const declared = ctx.request.length
+    if (declared === undefined || declared > LARGE_BODY_BYTES) {
+      const window = await currentLimit(auth)
+      if (window !== undefined && window.remaining <= 0) {
+        refuseOverLimit(ctx, new RateLimited({ limit: window.limit, retryAfterSeconds: Math.max(1, window.resetSeconds) }))
+        await logRefusedCall({ ...auth.principal, channel: "mcp", requestId: requestIdOf(ctx), action: "POST /mcp", startedAt: Date.now() }, "rate_limited")
+        return { ...window, allowed: false, remaining: 0 }
+      }
     }
     const raw = await readBody(ctx, MAX_MCP_BODY_BYTES)
     if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
