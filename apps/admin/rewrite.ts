@@ -29,21 +29,24 @@ const blank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b
 /** Every line of the file as bytes (without its CR LF or LF) with its number (from 1), blank lines left out. */
 async function* linesOf(file: string): AsyncGenerator<{ readonly number: number; readonly bytes: Uint8Array }> {
   let number = 0
-  let rest: Buffer = Buffer.alloc(0)
+  // The start of the current line, as the chunks it spans (joined once, at its end: a line of
+  // many chunks is copied once, not once a chunk).
+  let rest: Array<Buffer> = []
   const line = (bytes: Buffer) => (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.subarray(0, -1) : bytes)
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    let data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk])
+    let data = chunk
     for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE)) {
       number += 1
-      const bytes = line(data.subarray(0, end))
+      const bytes = line(rest.length === 0 ? data.subarray(0, end) : Buffer.concat([...rest, data.subarray(0, end)]))
+      rest = []
       if (!blank(bytes)) yield { number, bytes }
       data = data.subarray(end + 1)
     }
-    rest = Buffer.from(data)
+    if (data.length > 0) rest.push(Buffer.from(data))
   }
   if (rest.length > 0) {
     number += 1
-    const bytes = line(rest)
+    const bytes = line(Buffer.concat(rest))
     if (!blank(bytes)) yield { number, bytes }
   }
 }
