@@ -9,7 +9,7 @@
 import { makeRewriteBatch, toProblem, type RewriteLineResult, type RewriteSummary } from "@content-site/core"
 import cliProgress from "cli-progress"
 import type { Effect } from "effect"
-import { createReadStream } from "node:fs"
+import { createReadStream, statSync } from "node:fs"
 import { printable } from "./printable.ts"
 
 /** The services one line of a batch needs. */
@@ -101,7 +101,10 @@ export const rewriteApply = async (run: RunEffect, file: string, dryRun: boolean
         cliProgress.Presets.shades_classic,
       )
     : null
-  const bar = bars?.create(await countLines(file), 0, { refused: 0 }) ?? null
+  // Only a regular file can be read twice: a pipe (`/dev/stdin`, `<(...)`) would be used up by the
+  // count, so its bar's total is the lines read so far.
+  const counted = statSync(file).isFile()
+  const bar = bars?.create(counted ? await countLines(file) : 0, 0, { refused: 0 }) ?? null
   // With the bar on the same terminal, result lines are written above it, not through it.
   const print = (text: string) => (bars && process.stdout.isTTY ? bars.log(`${text}\n`) : console.log(text))
   let unavailable = false
@@ -110,6 +113,7 @@ export const rewriteApply = async (run: RunEffect, file: string, dryRun: boolean
       const result = await run(batch.apply(bytes, number))
       if (result.outcome.kind === "refused" && result.outcome.error._tag === "Unavailable") unavailable = true
       print(describeResult(number, result))
+      if (!counted) bar?.setTotal(batch.summary().lines)
       bar?.increment(1, { refused: batch.summary().refused })
     }
   } finally {

@@ -194,6 +194,23 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
     expect(out.text).toContain("line 2  rw-tty-2  art_missing  refused: not_found")
   })
 
+  it("should apply a batch piped in on a terminal, not use it up counting its lines for the bar", async () => {
+    const path = file("piped.jsonl", [line({ rewrite_id: "rw-pipe-1", article_id: "art_rw3", title: "Piped in" }), line({ rewrite_id: "rw-pipe-2", article_id: "art_missing", title: "x" })].join("\n"))
+    const command = `cat '${path}' | ${[nodeBin, ADMIN, "rewrite", "apply", "/dev/stdin"].map((a) => `'${a}'`).join(" ")}`
+    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+      let text = ""
+      child.stdout.on("data", (d) => (text += d))
+      child.stderr.on("data", (d) => (text += d))
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, text }))
+    })
+    expect(out.text).toContain("line 1  rw-pipe-1  art_rw3  applied: revision")
+    expect(out.text).toContain("line 2  rw-pipe-2  art_missing  refused: not_found")
+    expect(out.text).toContain("2 lines, 1 applied (0 without a change), 0 already applied, 1 refused.")
+    expect(out.code).toBe(1)
+  })
+
   it("should refuse a missing file and a stray --dry-run as usage errors", async () => {
     const missing = await admin("rewrite", "apply", join(temp.dir, "nope.jsonl"))
     expect(missing.code).toBe(1)
