@@ -290,6 +290,30 @@ describe("absolute URLs come from PUBLIC_URL only (review point 5)", () => {
   })
 })
 
+describe("the OAuth provider's own answers carry the pages' security headers", () => {
+  it("should send COOP and, with an https PUBLIC_URL, HSTS on the authorization endpoint's error page and its other answers", async () => {
+    const https = await startTestServer({ PUBLIC_URL: "https://cs.example", TRUST_PROXY: "true" }, { storage: "memory", seed: false })
+    try {
+      // an unknown client: the provider's own HTML error page
+      const error = await rawGet(https.url, "/oauth/authorize?client_id=unknown-client&response_type=code", {})
+      expect(error.status).toBe(400)
+      expect(String(error.headers["content-type"])).toContain("text/html")
+      for (const res of [error, await rawGet(https.url, "/oauth/jwks", {})]) {
+        expect(res.headers["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains")
+        expect(res.headers["cross-origin-opener-policy"]).toBe("same-origin")
+        expect(res.headers["x-content-type-options"]).toBe("nosniff")
+        expect(String(res.headers["content-security-policy"])).toContain("frame-ancestors 'none'")
+      }
+    } finally {
+      await https.close()
+    }
+    // over plain http (this file's server) no HSTS, COOP still
+    const plain = await rawGet(t.url, "/oauth/authorize?client_id=unknown-client&response_type=code", {})
+    expect(plain.headers["strict-transport-security"]).toBeUndefined()
+    expect(plain.headers["cross-origin-opener-policy"]).toBe("same-origin")
+  })
+})
+
 describe("signing out ends every sign-in of the browser (review point 3)", () => {
   /** Runs an authorization to its end: continue as the signed-in person or sign in, then allow. */
   const authorize = async (browser: Browser, url: string, redirectUri: string, how: "continue" | "password") => {

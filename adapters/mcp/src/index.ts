@@ -23,6 +23,8 @@ const SECURITY_DEFAULTS: Record<string, string> = {
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   "Referrer-Policy": "no-referrer",
   "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
 }
 
 /**
@@ -108,6 +110,12 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
   // An /oauth/ path none of the provider's endpoints starts (the provider would answer it a bare
   // text 404) goes on, to the 404 problem every other unserved path gets.
   const routes: ReadonlyArray<string> = Object.values(OAUTH_ROUTES)
+  // The provider writes its answers itself (the app's security headers come too late for them):
+  // its pages (the authorization endpoint's errors) get the pages' headers here, HSTS included.
+  const securityDefaults: Record<string, string> = {
+    ...SECURITY_DEFAULTS,
+    ...(deps.publicUrl.startsWith("https://") ? { "Strict-Transport-Security": "max-age=31536000; includeSubDomains" } : {}),
+  }
   const isProviderPath = (path: string) => routes.some((route) => path === route || path.startsWith(`${route}/`))
   app.use(async (ctx, next) => {
     const path = ctx.path
@@ -152,7 +160,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
     if (registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
-    for (const [name, value] of Object.entries(SECURITY_DEFAULTS)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
+    for (const [name, value] of Object.entries(securityDefaults)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
     if (path.startsWith("/.well-known/")) ctx.set("Cache-Control", METADATA_CACHE_CONTROL)
     presentAsPublic(ctx.req, deps.publicUrl, peerAddress(ctx))
     ctx.respond = false
