@@ -97,11 +97,21 @@ export const readSession = async (ctx: ParameterizedContext, deps: HttpDeps): Pr
   return session
 }
 
-/** Saves a session's changed fields (flash), keeping its expiry: 7 days after its sign-in, never later. */
+/**
+ * Saves a session's changed fields (flash), keeping its expiry: 7 days after its sign-in, never later.
+ * Only a session still in the store is rewritten: a request that read it before a sign-out (on any
+ * instance) must not bring it back as it leaves its message.
+ */
 export const saveSession = async (deps: HttpDeps, session: WebSession): Promise<void> => {
   const left = secondsLeft(session.createdAt)
   if (left === 0) return
-  await deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(SESSION_MODEL, session.key, payloadOf(session), left)))
+  await deps.runtime.runPromise(
+    OAuthStore.use((store) =>
+      Effect.flatMap(store.find(SESSION_MODEL, session.key), (found) =>
+        Option.isSome(found) ? store.upsert(SESSION_MODEL, session.key, payloadOf(session), left) : Effect.void,
+      ),
+    ),
+  )
 }
 
 /**
@@ -112,7 +122,7 @@ export const startSession = async (ctx: ParameterizedContext, deps: HttpDeps, ac
   await endSession(ctx, deps)
   const value = token()
   const session: WebSession = { key: keyOf(value), accountId, csrf: token(), createdAt: Date.now(), flash: null }
-  await saveSession(deps, session)
+  await deps.runtime.runPromise(OAuthStore.use((store) => store.upsert(SESSION_MODEL, session.key, payloadOf(session), SESSION_TTL_SECONDS)))
   setCookie(ctx, deps, SESSION_COOKIE, value, SESSION_TTL_SECONDS)
   ;(ctx.state as { webSession?: WebSession | null }).webSession = session
   return session

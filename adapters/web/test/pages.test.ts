@@ -2,6 +2,7 @@
 import { ArticleWriter, getArticle, HtmlAnalyzer, importData, listActivity, makeRewriteBatch, OAuthStore, updateArticle } from "@content-site/core"
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
+import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
 import { findPendingDraft } from "../src/drafts.ts"
@@ -711,6 +712,33 @@ describe("web pages over HTTP", () => {
     const csrf = await c.csrfOf("/sites")
     const res = await c.request("/signout", { method: "POST", form: { _csrf: csrf } })
     expect(res.status).toBe(303)
+    const replay = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
+    expect(replay.status).toBe(303)
+  })
+
+  it("should not bring a signed-out session back when a request that began before the sign-out leaves a message", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const old = c.jar.get("cs_session")!
+    const csrf = await c.csrfOf("/articles/art_p3")
+    // An upload that read the session, then sends its body slowly (a stolen cookie's holder can).
+    const boundary = "----slowupload"
+    const url = new URL(`${server.url}/articles/art_p3/image`)
+    const upload = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { cookie: `cs_session=${old}`, "content-type": `multipart/form-data; boundary=${boundary}`, "transfer-encoding": "chunked" } })
+    const answered = new Promise<number>((resolve, reject) => {
+      upload.on("response", (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      upload.on("error", reject)
+    })
+    upload.write(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const signOut = await c.request("/signout", { method: "POST", form: { _csrf: await c.csrfOf("/sites") } })
+    expect(signOut.status).toBe(303)
+    // the upload ends without a file: its answer leaves a message ("Choose an image file")
+    upload.end(`--${boundary}--\r\n`)
+    expect(await answered).toBe(303)
     const replay = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
     expect(replay.status).toBe(303)
   })
