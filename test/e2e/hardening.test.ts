@@ -390,6 +390,24 @@ describe("signing out ends every sign-in of the browser (review point 3)", () =>
     expect(back.kind === "redirect" && back.code).toBeTruthy()
   })
 
+  it("should give no code for an Allow clicked after the browser signed out on the pages", async () => {
+    const browser = new Browser()
+    const client = await registerClient("Left Open Agent")
+    let step = await walk(browser, client.authorizeUrl(), client.redirectUri)
+    if (step.kind !== "page") throw new Error("no sign-in page")
+    const login = await postForm(browser, step.url, step.html, "/login", { csrf: hiddenField(step.html, "csrf"), email: "owner-a@example.com", password: "password-a-123" })
+    expect(login.status).toBe(303)
+    step = await walk(browser, new URL(login.headers.get("location") as string, step.url).toString(), client.redirectUri)
+    if (step.kind !== "page") throw new Error("no consent page")
+    expect(step.html).toContain(">Allow</button>")
+    // the consent page is left open; the person signs out on the pages
+    await signOut(browser)
+    const allow = await postForm(browser, step.url, step.html, "/confirm", { csrf: hiddenField(step.html, "csrf"), decision: "allow" })
+    const location = allow.headers.get("location")
+    const end = location === null ? { kind: "page" as const } : await walk(browser, new URL(location, step.url).toString(), client.redirectUri)
+    if (end.kind === "redirect") expect(end.code).toBeNull()
+  })
+
   it("should not let the provider's session stand in for another account signed in on the pages", async () => {
     const browser = new Browser()
     const client = await registerClient("Switch Agent")

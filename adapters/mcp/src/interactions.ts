@@ -217,6 +217,11 @@ export const interactionPages = (options: {
       return ctx.redirect(target)
     }
     const accountId = details.session.accountId
+    // An Allow counts only while the browser still holds a live sign-in of that account: after a
+    // sign-out on the pages (or another account's sign-in) no code is given without the password.
+    if ((await signedIn(ctx))?.id !== accountId) {
+      return send(ctx, errorPage("You are no longer signed in.", "Start again from your app."), 400)
+    }
     const account = await accountOf(accountId)
     const grant = details.grantId
       ? ((await provider().Grant.find(details.grantId)) ?? new (provider().Grant)({ accountId, clientId: String(params.client_id) }))
