@@ -45,6 +45,7 @@ const fixture = {
           url: "https://garden.test",
           articles: [
             { id: "art_ed", title: "Growing roses", url: "https://garden.test/roses", status: "published", published_at: "2026-09-15T09:00:00Z", "target keyword": "roses", body: BODY, "featured image": { url: "https://127.0.0.1:9/missing.jpg", alt: "Roses in a bed" } },
+            { id: "art_move", title: "Moving roses", url: "https://garden.test/moving", status: "published", published_at: "2026-09-13T09:00:00Z", "target keyword": "moving", body: BODY },
             { id: "art_odd", title: "Odd markup", url: "https://garden.test/odd", status: "published", published_at: "2026-09-14T09:00:00Z", "target keyword": "odd", body: ODD_BODY },
           ],
           backlinks: [],
@@ -298,6 +299,27 @@ describe("the article editor in Chromium", () => {
     expect(pageErrors).toEqual([])
     await context.close()
   }, 120_000)
+
+  it("should move a protected link selected on its own (from the keyboard) by cut and paste, not paste a plain copy", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
+    const page = await signIn(context, EMAIL, PASSWORD)
+    await page.goto(`${server.url}/articles/art_move`)
+    await page.waitForSelector(".editor-content")
+    // The arrow key selects the link itself (a node selection), whose copied HTML carries ProseMirror's
+    // slice marker on the link's own element.
+    await select(page, { text: " helps, and so does", offset: 0 })
+    await page.keyboard.press("ArrowLeft")
+    await expect.poll(() => page.locator(".ProseMirror-selectednode").textContent()).toContain("partner roses")
+    await page.keyboard.press("Control+x")
+    await expect.poll(() => lockMessage(page).textContent()).toContain("cutting leaves it here")
+    await select(page, { text: "Prune in spring", offset: 15 })
+    await page.keyboard.press("Control+v")
+    await expect.poll(() => body(page)).toContain(`<li>Prune in spring${PARTNER}</li>`)
+    expect(await body(page)).toContain("<p>Our partner  helps, and so does")
+    await expectLinksKept(page)
+    await context.close()
+  }, 60_000)
 
   it("should open markup it cannot show in HTML source mode, say so, and save it unchanged", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })

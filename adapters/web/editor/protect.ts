@@ -148,7 +148,10 @@ export const protectedLock = (report: (view: EditorView, refusal: Refusal) => vo
         holder.innerHTML = html
         for (const el of Array.from(holder.querySelectorAll("[data-service-protected]"))) {
           if (el.parentElement?.closest("[data-service-protected]")) continue
-          const i = toMove.indexOf(el.outerHTML)
+          // A copied element can carry ProseMirror's slice marker (when it is the first one copied).
+          const plain = el.cloneNode(true) as Element
+          plain.removeAttribute("data-pm-slice")
+          const i = toMove.indexOf(plain.outerHTML)
           if (i >= 0) toMove.splice(i, 1)
           else for (const inner of [el, ...Array.from(el.querySelectorAll("[data-service-protected]"))]) inner.removeAttribute("data-service-protected")
         }

@@ -107,7 +107,12 @@ const protectedSpec = (inline: boolean): NodeSpec => ({
     {
       tag: inline ? MARK_TAGS.map((t) => `${t}[data-service-protected]`).join(",") : [...BLOCK_TAGS].map((t) => `${t}[data-service-protected]`).join(","),
       priority: 100,
-      getAttrs: (dom) => ({ html: (dom as HTMLElement).outerHTML }),
+      getAttrs: (dom) => {
+        // Not ProseMirror's slice marker, which a pasted element carries when it was the first one copied.
+        const el = (dom as HTMLElement).cloneNode(true) as HTMLElement
+        el.removeAttribute("data-pm-slice")
+        return { html: el.outerHTML }
+      },
     },
   ],
 })
