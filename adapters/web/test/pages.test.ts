@@ -927,6 +927,17 @@ describe("refused web actions in the activity log", () => {
     expect(page).not.toMatch(/<input type="radio" name="scope" value="read-only" checked>/)
   })
 
+  it("should count a key name's characters as code points, as the key's schema does: 100 emoji fit, 101 do not", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/connect")
+    const fits = await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: "😀".repeat(100), scope: "read-only" } })
+    expect(fits.status).toBe(303)
+    const over = await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: "😀".repeat(101), scope: "read-only" } })
+    expect(over.status).toBe(400)
+    expect(await over.text()).toContain("Give the key a name of 1 to 100 characters")
+  })
+
   it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

@@ -1,6 +1,6 @@
 /** Routes: Connect Site (`/connect`): keys shown once, revoking keys and agent connections (confirmed first). */
 import type Router from "@koa/router"
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "@content-site/core"
+import { characterCount, createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey, type ApiKeyView } from "@content-site/core"
 import { noteOutcome, noteSubject, runCoreOrThrow } from "../call.ts"
 import { confirmContent } from "./confirm.ts"
 import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
@@ -55,7 +55,8 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       const fields = await postedForm(ctx, s.session)
       const name = (fields["name"] ?? "").trim()
       const scope = fields["scope"] === "write" ? "write" : "read-only"
-      if (name === "" || name.length > 100) {
+      // (characters are code points, as the key's schema counts them: 100 emoji fit)
+      if (name === "" || characterCount(name) > MAX_KEY_NAME_LENGTH) {
         noteOutcome(ctx, 400, "invalid_request")
         // Offered back as sent: the name as typed, and the access chosen (never reset to read-only unseen).
         return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.", { name: (fields["name"] ?? "").slice(0, 1000), scope })
