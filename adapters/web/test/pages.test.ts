@@ -1244,4 +1244,19 @@ describe("the featured image form", () => {
     expect(page).toContain("Featured image replaced")
     expect(page).not.toContain("A red pixel")
   })
+
+  it("should keep an alternative text of up to 500 characters counted as code points: 300 emoji after a letter are kept whole", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p1")
+    const alt = `a${"😀".repeat(300)}`
+    const form = new FormData()
+    form.set("_csrf", csrf)
+    form.set("alt", alt)
+    form.set("image", new Blob([Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64")], { type: "image/png" }), "pixel.png")
+    expect((await c.request("/articles/art_p1/image", { method: "POST", body: form })).status).toBe(303)
+    const caller = { accountId: "acc_p1", actor: { type: "user" as const, id: "acc_p1", name: "One" }, scope: "write" as const, channel: "web" as const, requestId: "req_check_alt", action: "TEST", startedAt: Date.now() }
+    const article = await server.runtime.runPromise(getArticle(caller, "art_p1"))
+    expect(article["featured image"]?.alt).toBe(alt)
+  })
 })
