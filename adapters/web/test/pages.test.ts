@@ -689,6 +689,17 @@ describe("web pages over HTTP", () => {
     expect(after.body).not.toContain("Saved meanwhile.")
   })
 
+  it("should carry a restore's reason of up to 500 characters counted as code points whole: 300 emoji after a letter", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/articles/art_p3/revisions/1")
+    const reason = `a${"😀".repeat(300)}`
+    // unconfirmed: the confirmation page sends the reason on, as it will be saved
+    const asked = await c.request("/articles/art_p3/revisions/1/restore", { method: "POST", form: { _csrf: csrf, reason } })
+    expect(asked.status).toBe(200)
+    expect(await asked.text()).toContain(`value="${reason}"`)
+  })
+
   it("should list a revision of the rewrite job with the Rewrite tag on the article page", async () => {
     const batch = makeRewriteBatch({ dryRun: false })
     const line = { rewrite_id: "rw-page-1", article_id: "art_p2", title: "Theirs, rewritten", body: "<p>Rewritten by the platform.</p>", reason: "Seasonal refresh" }

@@ -48,7 +48,8 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
       const n = revisionNumber(ctx)
       noteSubject(ctx, { articleId: id })
       const fields = await postedForm(ctx, s.session)
-      const reason = (fields["reason"] ?? "").trim().slice(0, 500)
+      // (cut at 500 characters, code points as the contract counts them: never half an emoji)
+      const reason = Array.from((fields["reason"] ?? "").trim().slice(0, 1000)).slice(0, 500).join("")
       const over = restoreOverOf(fields)
       if (fields["confirmed"] !== "yes") {
         // No script asked: this page asks, and nothing is done (nor logged) until it is confirmed.
