@@ -107,11 +107,18 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   let file: unknown
   if (command === "import") {
     if (sub === undefined || rest.length > 0) throw new UsageError("import takes exactly one FILE.json.")
-    let text: string
+    let bytes: Buffer
     try {
-      text = readFileSync(sub, "utf8")
+      bytes = readFileSync(sub)
     } catch (e) {
       throw new UsageError(`Cannot read ${printable(sub)}: ${printable((e as Error).message)}`)
+    }
+    let text: string
+    try {
+      // UTF-8 or refused, as an API body and a rewrite line are: never read with replacement characters
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+    } catch {
+      throw new UsageError(`${printable(sub)} is not valid UTF-8.`)
     }
     try {
       file = JSON.parse(text)

@@ -97,6 +97,17 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(broken.stderr).toContain("not valid JSON")
   })
 
+  it("should refuse an import file that is not UTF-8, as an API body or a rewrite line is, never storing replacement characters", async () => {
+    const file = join(temp.dir, "latin1.json")
+    const json = JSON.stringify({ accounts: [{ email: "latin@example.com", password: "pw-latin-1", name: "Ren\u00e9" }] })
+    // "René" written in Latin-1: the byte E9 alone is not UTF-8
+    writeFileSync(file, Buffer.from(json, "latin1"))
+    const out = await admin("import", file)
+    expect(out.code).toBe(1)
+    expect(out.stderr).toContain("not valid UTF-8")
+    expect(await count("accounts")).toBe(0)
+  })
+
   it("should import a file once and change nothing when it is imported again", async () => {
     const first = await admin("import", join(temp.dir, "good.json"))
     expect(first.code).toBe(0)
