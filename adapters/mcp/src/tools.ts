@@ -374,6 +374,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (d: typeof RevisionDiff.Type) =>
       [
         `From revision ${d.from} to revision ${d.to}: ${d.body.added_words} ${d.body.added_words === 1 ? "word" : "words"} added, ${d.body.removed_words} removed.`,
+        ...(d.body.note === null ? [] : [d.body.note]),
         d.title === null ? "Title unchanged." : `Title: "${d.title.from}" -> "${d.title.to}".`,
         d.body.unified === "" ? "Body unchanged." : d.body.unified,
       ].join("\n"),
