@@ -356,7 +356,14 @@ export const tools: ReadonlyArray<ToolSpec> = [
     output: Revision,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
     run: (caller, args: typeof GetRevisionArgs.Type) => getRevision(caller, args.article_id, args.number),
-    render: (r: typeof Revision.Type) => [revisionLine(r), `Title: ${r.title}`, "", r.body].join("\n"),
+    render: (r: typeof Revision.Type) =>
+      [
+        revisionLine(r),
+        `Title: ${r.title}`,
+        `Featured image: ${r["featured image"] ? `${r["featured image"].url} (alt: ${r["featured image"].alt})` : "(none)"}`,
+        "",
+        r.body,
+      ].join("\n"),
   },
   {
     name: "diff_revisions",

@@ -21,3 +21,24 @@ describe("tool text renderings", () => {
     expect(fine).not.toContain("null")
   })
 })
+
+describe("get_revision's text", () => {
+  const revision = (image: { url: string; alt: string } | null) => ({
+    id: "rev_1",
+    article_id: "art_1",
+    number: 1,
+    origin: "editor",
+    title: "Old title",
+    body: "<p>Old body</p>",
+    "featured image": image,
+    reason: null,
+    actor: { type: "user", id: "u1", name: "Alice" },
+    restored_from: null,
+    created_at: "2026-11-02T10:00:00.000Z",
+  })
+
+  it("should show the featured image the revision had, as its description promises (restore_revision brings it back)", () => {
+    expect(render("get_revision", revision({ url: "https://alpha.example/old.jpg", alt: "A garden" }))).toContain("https://alpha.example/old.jpg")
+    expect(render("get_revision", revision(null))).toMatch(/featured image: \(none\)/i)
+  })
+})
