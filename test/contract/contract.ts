@@ -291,6 +291,15 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const pastTheEnd = await run(SiteRepository.use((r) => r.list(accountId, { offset: 10, limit: 5 })))
         expect(pastTheEnd).toEqual({ items: [], total: 3 })
       })
+      it("should sort site names by code point, a character past U+FFFF after one below it", async () => {
+        const world = makeWorld()
+        // U+1F331 is written in UTF-16 with surrogates (U+D83C...), which sort before U+FF21
+        const names = ["\u{1F331} Garden", "\uFF21 Wide", "Zebra"]
+        const sites = world.sites.map((s, i) => ({ ...s, name: names[i]! }))
+        await run(DataImporter.use((i) => i.apply({ ...world.plan, sites })))
+        const listed = await run(SiteRepository.use((r) => r.list(world.accountId, { offset: 0, limit: 10 })))
+        expect(listed.items.map((s) => s.name)).toEqual(["Zebra", "\uFF21 Wide", "\u{1F331} Garden"])
+      })
       it("should treat another account's site as NotFound", async () => {
         const { accountId, main } = await seed()
         const other = await seed()

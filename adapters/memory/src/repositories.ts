@@ -25,6 +25,20 @@ const sliceOf = <A>(all: ReadonlyArray<A>, slice: Slice | undefined): SliceResul
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
+/**
+ * Compares texts by code point, as PostgreSQL's `C.UTF-8` collation does: `<` compares UTF-16 code
+ * units, which put a character past U+FFFF (its surrogates, U+D800 to U+DFFF) before U+E000 to U+FFFF.
+ */
+const byCodePoint = (a: string, b: string): number => {
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const x = a.codePointAt(i)!
+    const y = b.codePointAt(i)!
+    if (x !== y) return x < y ? -1 : 1
+    if (x > 0xffff) i++
+  }
+  return a.length - b.length
+}
+
 /** Orders articles by published_at descending (unpublished last), then id ascending. */
 export const compareArticles = (a: ArticleRecord, b: ArticleRecord): number => {
   if (a.published_at !== b.published_at) {
@@ -77,7 +91,7 @@ export const memoryRepositories = (state: MemoryState) => {
         Effect.sync(() => {
           const sites = [...state.sites.values()]
             .filter((s) => s.account_id === accountId)
-            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : byId(a, b)))
+            .sort((a, b) => byCodePoint(a.name, b.name) || byId(a, b))
           const page = sliceOf(sites, slice)
           return { items: page.items.map((s) => websiteOf(state, s.id)!), total: page.total }
         }),
