@@ -646,6 +646,15 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await complete(other.accountId, "Ros")).toEqual([])
       })
 
+      it("should complete titles in code point order, a character past U+FFFF after one below it", async () => {
+        const { accountId } = await seedTexts([
+          { title: "Rose \u{1F331} seedlings", body: "<p>x</p>" },
+          { title: "Rose \uFF21 grade", body: "<p>x</p>" },
+        ])
+        const complete = await run(ArticleRepository.use((r) => r.complete(accountId, "Rose ", 10, undefined)))
+        expect(complete.map((x) => x.title)).toEqual(["Rose \uFF21 grade", "Rose \u{1F331} seedlings"])
+      })
+
       it("should find a committed change by its new words at once, and no longer by its old ones", async () => {
         const { accountId, articles: a } = await seedTexts([{ title: "Mulching", body: "<p>Straw works</p>" }])
         await run(

@@ -152,7 +152,7 @@ export const memoryRepositories = (state: MemoryState) => {
           return [...state.articles.values()]
             .filter((a) => a.account_id === accountId && (siteId === undefined || a.site_id === siteId))
             .flatMap((a) => (a.id.startsWith(prefix) ? [{ a, byId: 0 }] : a.title.toLowerCase().startsWith(lower) ? [{ a, byId: 1 }] : []))
-            .sort((x, y) => x.byId - y.byId || (x.byId === 0 ? byId(x.a, y.a) : x.a.title < y.a.title ? -1 : x.a.title > y.a.title ? 1 : byId(x.a, y.a)))
+            .sort((x, y) => x.byId - y.byId || (x.byId === 0 ? byId(x.a, y.a) : byCodePoint(x.a.title, y.a.title) || byId(x.a, y.a)))
             .slice(0, limit)
             .map(({ a }) => ({ id: a.id, title: a.title }))
         }),
