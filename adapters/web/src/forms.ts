@@ -117,3 +117,19 @@ export const queryParam = (ctx: ParameterizedContext, name: string): string | un
   const s = Array.isArray(v) ? v[0] : v
   return s === undefined || s.trim() === "" ? undefined : s.trim()
 }
+
+/**
+ * A text a page carries in a hidden field as JSON (`JSON.stringify`), or undefined when the field
+ * is missing or holds no JSON string. A browser sends every line break of a form's values as CR
+ * LF: a text with line breaks of its own (a title stored over the API) comes back as written only
+ * this way.
+ */
+export const hiddenTextOf = (sent: string | undefined): string | undefined => {
+  if (sent === undefined) return undefined
+  try {
+    const text: unknown = JSON.parse(sent)
+    return typeof text === "string" ? text : undefined
+  } catch {
+    return undefined
+  }
+}

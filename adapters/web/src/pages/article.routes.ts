@@ -22,7 +22,7 @@ import {
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow } from "../call.ts"
-import { type FormFields, queryParam, readForm } from "../forms.ts"
+import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
 import { draftUrl, landOnDraft, mergeUrl, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
@@ -41,19 +41,8 @@ import { type Ctx, type Signed, articleId, CSRF_REFUSED, CsrfRejected, isId, pag
  */
 const postedTitle = (fields: FormFields): string => {
   const title = fields["title"] ?? ""
-  const stored = storedTitleOf(fields["title_as_stored"])
+  const stored = hiddenTextOf(fields["title_as_stored"])
   return stored !== undefined && title === stored.replace(/[\r\n]/g, "") ? stored : title
-}
-
-/** The title `title_as_stored` carries (JSON), or undefined when it carries none. */
-const storedTitleOf = (sent: string | undefined): string | undefined => {
-  if (sent === undefined) return undefined
-  try {
-    const stored: unknown = JSON.parse(sent)
-    return typeof stored === "string" ? stored : undefined
-  } catch {
-    return undefined
-  }
 }
 
 export const mountArticleRoutes = (router: Router, kit: PageKit): void => {

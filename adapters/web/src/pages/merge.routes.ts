@@ -16,7 +16,7 @@ import { setFlash } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
 import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft, keepPendingDraft, MAX_SETTLING_UNITS, sentFromOwnPage, type Settling } from "../drafts.ts"
-import { type FormFields, queryParam, readForm } from "../forms.ts"
+import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
 import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMadeSince } from "./editOutcome.ts"
@@ -142,7 +142,8 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     if (fields["mine_body"] === undefined) return null
     const mine: Draft = {
       articleId: id,
-      title: fields["mine_title"] ?? "",
+      // (as JSON: a title's own line breaks would come back as CR LF, hiddenTextOf)
+      title: hiddenTextOf(fields["mine_title"]) ?? fields["mine_title"] ?? "",
       body: fields["mine_body"],
       reason: (fields["reason"] ?? "").trim(),
       revision: positiveNumberOf(fields["base"]) ?? 0,

@@ -67,7 +67,7 @@ export const mergeContent = (v: MergeView): Html => {
       <input type="hidden" name="draft" value="${v.draftId}">
       <input type="hidden" name="theirs" value="${v.theirs}">
       <input type="hidden" name="base" value="${v.base}">
-      <input type="hidden" name="mine_title" value="${v.mine.title}">
+      <input type="hidden" name="mine_title" value="${JSON.stringify(v.mine.title)}">
       <input type="hidden" name="mine_body" value="${v.mine.body}">
       ${v.conflicts.map((c) => {
         const label = unitLabel(c.unit, c.unit === "title" ? 0 : bodyIndex++)
