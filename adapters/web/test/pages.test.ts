@@ -331,6 +331,17 @@ describe("web pages over HTTP", () => {
     expect((await c.request("/articles/art_p2/revisions/1")).status).toBe(404)
   })
 
+  it("should say a page of the sites list past the last is past the end, not that the account has no websites", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const res = await c.request("/sites?page=3")
+    expect(res.status).toBe(200)
+    const page = await res.text()
+    expect(page).not.toContain("No websites on this account yet")
+    expect(page).toContain("Page 3 is past the end: there is only 1 page.")
+    expect(page).toContain('href="/sites?page=1"')
+  })
+
   it("should search from a box on the sites pages, without JavaScript: results with marked snippets, everything else escaped", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

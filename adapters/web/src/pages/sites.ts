@@ -30,7 +30,10 @@ export const sitesContent = (sites: Page<Website>, stats: ReadonlyMap<string, Pe
   html`<div class="page-head"><div><h1>Your sites</h1><p class="muted">Websites on this account, with this month's summary.</p></div></div>
   ${sites.data.length > 0 ? html`<section class="card">${searchBox()}</section>` : ""}
   ${
-    sites.data.length === 0
+    // A page past the last of an account that has sites says so; only an account without any is told how sites come.
+    sites.data.length === 0 && sites.pagination.total > 0
+      ? html`<section class="card">${emptyPage(sites.pagination, "No websites on this page.", "/sites", query)}</section>`
+      : sites.data.length === 0
       ? html`<section class="card" aria-labelledby="no-sites-title">
           <h2 id="no-sites-title">No websites on this account yet</h2>
           <p>Websites are added to your account by the Content-Site team when a site joins the service (an operator imports them); you cannot add one here. Once a site is added, its articles, backlinks and monthly numbers appear on this page.</p>
