@@ -95,12 +95,18 @@ export const parseFormBytes = (bytes: Buffer): FormFields => {
   const scratch = Buffer.allocUnsafe(bytes.length)
   // (URLSearchParams drops one leading "?", as from a query string)
   let start = bytes.length > 0 && bytes[0] === 0x3f ? 1 : 0
+  // the first `=` at or after `start` (bytes.length when none): searched again only once passed,
+  // so fields without one (`a&a&a…`) do not each scan to the end of the body
+  let nextEquals = -1
   while (start <= bytes.length) {
     let end = bytes.indexOf(AMPERSAND, start)
     if (end < 0) end = bytes.length
     if (end > start) {
-      let eq = bytes.indexOf(EQUALS, start)
-      if (eq < 0 || eq > end) eq = end
+      if (nextEquals < start) {
+        nextEquals = bytes.indexOf(EQUALS, start)
+        if (nextEquals < 0) nextEquals = bytes.length
+      }
+      const eq = Math.min(nextEquals, end)
       fields[formComponent(bytes, start, eq, scratch)] = eq === end ? "" : formComponent(bytes, eq + 1, end, scratch)
     }
     start = end + 1

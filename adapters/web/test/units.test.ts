@@ -142,4 +142,8 @@ describe("parseForm", () => {
     const form = new URLSearchParams({ _csrf: "t", title: "A title", body }).toString()
     expect(parseForm(form)).toStrictEqual({ _csrf: "t", title: "A title", body })
   })
+
+  it("should read fields without `=` between fields with one as URLSearchParams does", () => {
+    for (const text of ["a&b&c=d&e&=f&g=", "a&a&a&a", "x=1&a&b&c&y=2=3&z", "&&a=&=&b"]) expect(parseForm(text)).toStrictEqual(byUrlSearchParams(text))
+  })
 })
