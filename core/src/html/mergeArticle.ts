@@ -3,7 +3,7 @@ import { alignIds, type DiffBudget, makeDiffBudget } from "./diffBudget.ts"
 import { parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock } from "./protectedBlock.ts"
 import { serializeNodes } from "./serializeHtml.ts"
-import { isWhiteSpace, trimHtmlSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
+import { isHtmlSpace, isWhiteSpace, trimHtmlSpace, WORD_BOUNDARY_ELEMENTS } from "./words.ts"
 
 /**
  * Three-way merge of an article (base, theirs, mine) over its units: the title as one unit and
@@ -268,9 +268,6 @@ const regionsOf = (base: ReadonlyArray<number>, mine: ReadonlyArray<Hunk>, their
   return regions
 }
 
-/** HTML's whitespace, which separates words. */
-const HTML_SPACE = new Set(["\t", "\n", "\f", "\r", " "])
-
 /**
  * The units' HTML, one after another. Two runs of inline content from different places must not
  * run their words together: a newline goes between them unless the text so far ends in whitespace.
@@ -279,15 +276,15 @@ const HTML_SPACE = new Set(["\t", "\n", "\f", "\r", " "])
  */
 const joinRaw = (units: ReadonlyArray<Unit>): string => {
   const parts: Array<string> = []
-  let last = ""
+  let last = -1
   units.forEach((unit, i) => {
     const previous = units[i - 1]
-    if (previous !== undefined && previous.inline && unit.inline && !HTML_SPACE.has(last)) {
+    if (previous !== undefined && previous.inline && unit.inline && !isHtmlSpace(last)) {
       parts.push("\n")
-      last = "\n"
+      last = 0x0a
     }
     parts.push(unit.raw)
-    if (unit.raw !== "") last = unit.raw[unit.raw.length - 1]!
+    if (unit.raw !== "") last = unit.raw.charCodeAt(unit.raw.length - 1)
   })
   return parts.join("")
 }

@@ -11,7 +11,7 @@ export const isWhiteSpace = (c: number): boolean =>
         c === 0x202f || c === 0x205f || c === 0x3000)
 
 /** Whether a UTF-16 code unit is HTML's ASCII white space: tab, line feed, form feed, carriage return, space. */
-const isHtmlSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d
+export const isHtmlSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d
 
 /**
  * The text without HTML's ASCII white space at either end. One pass in from each end, so linear
