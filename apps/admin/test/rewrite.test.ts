@@ -54,6 +54,16 @@ const batch = [
 
 // Each case runs the command line as a child process (several seconds each on a busy machine).
 describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
+  /** Runs `command` under a pseudo-terminal (`script`), as a person at one would: its exit code and all it printed. */
+  const onTerminal = (command: string) =>
+    new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+      let text = ""
+      child.stdout.on("data", (d) => (text += d))
+      child.stderr.on("data", (d) => (text += d))
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, text }))
+    })
   let database: Awaited<ReturnType<typeof createTestDatabase>>
   const temp = createTempDir("cs-rewrite-")
   let env: Record<string, string>
@@ -180,14 +190,7 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
     // `script` (util-linux, in every Debian base system) runs the command on a pseudo-terminal.
     const path = file("tty.jsonl", [line({ rewrite_id: "rw-tty-1", article_id: "art_rw1", title: "On a terminal" }), line({ rewrite_id: "rw-tty-2", article_id: "art_missing", title: "x" })].join("\n"))
     const command = [nodeBin, ADMIN, "rewrite", "apply", path].map((a) => `'${a}'`).join(" ")
-    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-      const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-      let text = ""
-      child.stdout.on("data", (d) => (text += d))
-      child.stderr.on("data", (d) => (text += d))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, text }))
-    })
+    const out = await onTerminal(command)
     expect(out.code).toBe(1)
     expect(out.text).toMatch(/rewrite \|[█░]+\| 2\/2 lines \| 1 refused/)
     expect(out.text).toContain("line 1  rw-tty-1  art_rw1  applied: revision 3")
@@ -197,14 +200,7 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
   it("should apply a batch piped in on a terminal, not use it up counting its lines for the bar", async () => {
     const path = file("piped.jsonl", [line({ rewrite_id: "rw-pipe-1", article_id: "art_rw3", title: "Piped in" }), line({ rewrite_id: "rw-pipe-2", article_id: "art_missing", title: "x" })].join("\n"))
     const command = `cat '${path}' | ${[nodeBin, ADMIN, "rewrite", "apply", "/dev/stdin"].map((a) => `'${a}'`).join(" ")}`
-    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-      const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-      let text = ""
-      child.stdout.on("data", (d) => (text += d))
-      child.stderr.on("data", (d) => (text += d))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, text }))
-    })
+    const out = await onTerminal(command)
     expect(out.text).toContain("line 1  rw-pipe-1  art_rw3  applied: revision")
     expect(out.text).toContain("line 2  rw-pipe-2  art_missing  refused: not_found")
     expect(out.text).toContain("2 lines, 1 applied (0 without a change), 0 already applied, 1 refused.")
