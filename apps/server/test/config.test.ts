@@ -1,8 +1,10 @@
 /** The server's configuration: defaults, and a bad value refused with a message naming its variable. */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { defaultLimits } from "@content-site/core"
 import { describe, expect, it } from "vitest"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { ConfigError, misspeltSettings, readConfig, SETTINGS } from "../config.ts"
 
 const refusal = (env: Record<string, string>): string => {
@@ -129,13 +131,41 @@ describe("readConfig", () => {
     }
   })
 
-  /** Starts npm start's entry point and answers its exit code and what it wrote to stderr. */
+  /**
+   * Starts npm start's entry point and answers its exit code and what it wrote to stderr. A start
+   * that has not exited after 45 s writes Node's diagnostic report (its JavaScript stack and the
+   * handles keeping it alive) before it is killed, and the case fails with that report's gist.
+   */
   const start = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ["apps/server/main.ts"], {
-      cwd: new URL("../../../", import.meta.url).pathname,
-      env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env },
-      encoding: "utf8",
-      timeout: 30_000,
+    new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
+      const reports = mkdtempSync(join(tmpdir(), "cs-start-report-"))
+      const child = spawn(process.execPath, ["--report-on-signal", "--report-signal=SIGUSR2", `--report-directory=${reports}`, "apps/server/main.ts"], {
+        cwd: new URL("../../../", import.meta.url).pathname,
+        env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env },
+        stdio: ["ignore", "ignore", "pipe"],
+      })
+      let stderr = ""
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+      let hung = false
+      const report = setTimeout(() => {
+        hung = true
+        child.kill("SIGUSR2")
+        setTimeout(() => child.kill("SIGKILL"), 3_000).unref()
+      }, 45_000)
+      child.on("exit", (status) => {
+        clearTimeout(report)
+        if (!hung) {
+          rmSync(reports, { recursive: true, force: true })
+          return resolve({ status, stderr })
+        }
+        // what it was doing (a stack, or none when it waited), the CPU it had used (slow, or hung), and what kept it alive
+        const gist = readdirSync(reports).map((file) => {
+          const report = JSON.parse(readFileSync(join(reports, file), "utf8")) as Record<string, unknown> & { libuv?: { is_referenced?: boolean; is_active: boolean }[] }
+          const handles = (report.libuv ?? []).filter((h) => h.is_active && h.is_referenced === true)
+          return JSON.stringify({ javascriptStack: report["javascriptStack"], resourceUsage: report["resourceUsage"], handles }, null, 1)
+        })
+        reject(new Error(`the start did not exit within 45 s (reports in ${reports}); stderr: ${stderr}\n${gist.join("\n") || "no report written"}`))
+      })
     })
 
   it("should stop the start with one sentence and exit code 1 when the port is in use, never a stack", async () => {
@@ -144,21 +174,21 @@ describe("readConfig", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     const port = (taken.address() as { port: number }).port
     try {
-      const run = start({ PORT: String(port), DATA_DIR: "/nonexistent-never-opened" })
+      const run = await start({ PORT: String(port), DATA_DIR: "/nonexistent-never-opened" })
       expect(run.status).toBe(1)
       expect(run.stderr.trim()).toBe(`Cannot listen on 127.0.0.1:${port}: the port is in use by another process. Stop it, or set PORT to another port.`)
     } finally {
       taken.close()
     }
-  })
+  }, 60_000)
 
   it("should stop the start with one sentence and exit code 1 when DATABASE_URL's server does not answer or its database does not exist, creating none", async () => {
-    const refused = start({ PORT: "0", DATABASE_URL: "postgres://someone:secret-password@127.0.0.1:1/content", DATA_DIR: "/nonexistent-never-opened" })
+    const refused = await start({ PORT: "0", DATABASE_URL: "postgres://someone:secret-password@127.0.0.1:1/content", DATA_DIR: "/nonexistent-never-opened" })
     expect(refused.status).toBe(1)
     expect(refused.stderr.trim()).toBe("Cannot use the PostgreSQL database at 127.0.0.1:1/content (DATABASE_URL): nothing answers there (connection refused). Is it running, on that host and port?")
     const { databaseUrl, PG_ADMIN_URL } = await import("../../../test/support/databases.ts")
     const name = `cs_missing_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-    const missing = start({ PORT: "0", DATABASE_URL: databaseUrl(name), DATA_DIR: "/nonexistent-never-opened" })
+    const missing = await start({ PORT: "0", DATABASE_URL: databaseUrl(name), DATA_DIR: "/nonexistent-never-opened" })
     const pg = (await import("pg")).default
     const client = new pg.Client({ connectionString: PG_ADMIN_URL })
     await client.connect()
@@ -174,7 +204,7 @@ describe("readConfig", () => {
     expect(missing.stderr.trim()).toBe(
       `Cannot use the PostgreSQL database at ${new URL(databaseUrl(name)).host}/${name} (DATABASE_URL): database "${name}" does not exist. Create it first (docs/operations.md, "PostgreSQL"), or correct the name.`,
     )
-  })
+  }, 120_000)
 
   it("should stop every host's start with one sentence on a tracing setting it cannot use, before anything else loads", () => {
     for (const entry of ["apps/server/main.ts", "apps/rest-host/main.ts", "apps/mcp-host/main.ts"]) {
