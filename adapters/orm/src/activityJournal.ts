@@ -235,7 +235,10 @@ const writeEntries = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<
 /** An entry as read back from a journal line (its time is the RFC 3339 text it was written with). */
 const rowOf = (line: string): JournalRow | undefined => {
   try {
-    return JSON.parse(line) as JournalRow
+    const value: unknown = JSON.parse(line)
+    // JSON that is no entry object (`null`, a number, an array: a file the service did not write
+    // as it writes) is unreadable too; taken as a row it would fail its batch at every replay
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JournalRow) : undefined
   } catch {
     return undefined // a line cut short by a crash of the machine: its call may not have been answered
   }

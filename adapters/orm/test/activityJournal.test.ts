@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { eventually } from "../../../test/support/eventually.ts"
-import { journalDir, openActivityJournal, replayJournals, type ActivityJournal } from "../src/activityJournal.ts"
+import { journalDir, openActivityJournal, replayJournals, write, type ActivityJournal } from "../src/activityJournal.ts"
 import type { JournalRow } from "../src/mapping.ts"
 import type { Sql } from "../src/sql.ts"
 
@@ -243,6 +243,19 @@ describe("activity journal", () => {
     const written: Array<string> = []
     expect(await replayJournals(dir, async (rows) => void written.push(...rows.map((r) => r.requestId)))).toBe(2)
     expect(written.sort()).toEqual(["p", "q"])
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it("should skip a line that is JSON but no entry, as an unreadable one, and replay the rest", async () => {
+    const dir = tempDir()
+    const { mkdirSync } = await import("node:fs")
+    mkdirSync(dir, { recursive: true })
+    // a file of the journal's name that the service did not write as it writes (or a line damaged into another JSON value)
+    writeFileSync(join(dir, `${GONE}-1-abc.0.jsonl`), `null\n${JSON.stringify(row("a"))}\n"text"\n42\n[]\n${JSON.stringify(row("b"))}\n`)
+    writeFileSync(join(dir, `${GONE}-2-def.0.jsonl`), `${JSON.stringify(row("c"))}\n`)
+    const db = fakeDatabase()
+    expect(await replayJournals(dir, (rows, position) => write(db.sql, rows, position))).toBe(3)
+    expect(db.written().sort()).toEqual(["a", "b", "c"])
     expect(readdirSync(dir)).toEqual([])
   })
 
