@@ -29,7 +29,7 @@
  */
 import { AsyncResource } from "node:async_hooks"
 import { createHash } from "node:crypto"
-import fs, { closeSync, fdatasyncSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"
+import fs, { closeSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"
 import { readFile, rename, unlink } from "node:fs/promises"
 import { basename, join } from "node:path"
 import { ownerAlive, processStartTime } from "./dataDirLock.ts"
@@ -443,14 +443,24 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
   const append = (row: JournalRow): Promise<void> | undefined => {
     if (closed) return Promise.reject(new Error("The activity journal is closed."))
     const line = Buffer.from(`${JSON.stringify(row)}\n`)
+    let segment: Segment | undefined
     try {
-      let segment = segments.at(-1)
+      segment = segments.at(-1)
       if (segment === undefined || segment.size + line.length > maxSegmentBytes) segment = openSegment()
       let written = 0
       while (written < line.length) written += writeSync(segment.fd, line, written)
       segment.size += line.length
       segment.entries++
     } catch (e) {
+      // A line the disk took only in part (full half-way) is cut off again: the next line begins
+      // where the segment's count of bytes ends, as the shipper reads it.
+      if (segment !== undefined) {
+        try {
+          ftruncateSync(segment.fd, segment.size)
+        } catch (cut) {
+          log.error({ path: segment.path, err: messageOf(cut) }, "activity: could not cut off a line written in part")
+        }
+      }
       log.error({ err: messageOf(e) }, "activity: could not append to the journal; writing the entry to the database directly")
       return write(sql, [row]).then(() => undefined)
     }

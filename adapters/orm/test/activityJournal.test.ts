@@ -259,6 +259,36 @@ describe("activity journal", () => {
     expect(readdirSync(dir)).toEqual([])
   })
 
+  it("should cut off a line the disk took only in part, so that the entries after it still ship", async () => {
+    const fs = (await import("node:fs")).default
+    const { syncBuiltinESMExports } = await import("node:module")
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    const dir = tempDir()
+    const db = fakeDatabase()
+    const journal = open(dir, db.sql, { shipEveryMs: 10_000 })
+    await journal.record(row("before"))
+    // the disk fills half-way through the next line: part of it is written, then ENOSPC
+    const realWrite = fs.writeSync
+    let calls = 0
+    vi.spyOn(fs, "writeSync").mockImplementation(((fd: number, buffer: Buffer, offset: number) => {
+      calls++
+      if (calls === 1) return realWrite(fd, buffer, offset, Math.floor((buffer.length - offset) / 2))
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })
+    }) as typeof fs.writeSync)
+    syncBuiltinESMExports()
+    try {
+      // written to the database directly instead
+      await journal.record(row("refused-by-disk"))
+    } finally {
+      vi.mocked(fs.writeSync).mockRestore()
+      syncBuiltinESMExports()
+    }
+    await journal.record(row("after"))
+    await journal.flush()
+    expect(db.written().sort()).toEqual(["after", "before", "refused-by-disk"])
+    expect(journal.backlog()).toBe(0)
+  })
+
   it("should keep each database's entries apart under one data directory", () => {
     const a = journalDir("/data", "postgres://u:secret@db.example:5432/content")
     expect(journalDir("/data", "postgres://other:pw@db.example/content")).toBe(a)
