@@ -128,7 +128,8 @@ export const pruneActivity = async (sql: Sql, before: Date): Promise<Pruned> => 
 }
 
 /**
- * Runs `more` (the activity log's partitions ahead, the replay of dead instances' journals), then `sweepCounters`, every `intervalMs`
+ * Runs `more` (the activity log's partitions ahead, the replay of dead instances' journals), then `sweepCounters` (whether
+ * `more` succeeded or not), every `intervalMs`
  * (first run after one interval, with up to 10 % jitter so instances started together spread out);
  * failures wait for the next run. Answers the stop.
  */
@@ -144,17 +145,23 @@ export const scheduleHousekeeping = (
   const next = () => {
     if (stopped) return
     timer = setTimeout(() => {
-      more().then(() => sweepCounters(sql, now())).then(
-        (swept) => {
-          if (swept.limitCounters + swept.editCounters + swept.idempotencyKeys > 0) {
-            log.info(
-              swept,
-              `housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days, ${swept.idempotencyKeys} expired idempotency keys`,
-            )
-          }
-        },
-        (e: unknown) => log.warn({ err: messageOf(e) }, "housekeeping failed; the next run tries again"),
-      ).finally(next)
+      // the sweep does not wait on `more`'s success: a journal that cannot be replayed yet (or
+      // partitions that cannot be made) must not let expired counters and keys pile up meanwhile
+      more()
+        .catch((e: unknown) => log.warn({ err: messageOf(e) }, "housekeeping: could not make the coming partitions or replay a journal; the next run tries again"))
+        .then(() => sweepCounters(sql, now()))
+        .then(
+          (swept) => {
+            if (swept.limitCounters + swept.editCounters + swept.idempotencyKeys > 0) {
+              log.info(
+                swept,
+                `housekeeping: deleted ${swept.limitCounters} request counters of ended windows, ${swept.editCounters} edit counters of past days, ${swept.idempotencyKeys} expired idempotency keys`,
+              )
+            }
+          },
+          (e: unknown) => log.warn({ err: messageOf(e) }, "housekeeping failed; the next run tries again"),
+        )
+        .finally(next)
     }, intervalMs * (1 + Math.random() * 0.1))
     timer.unref()
   }
