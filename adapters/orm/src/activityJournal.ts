@@ -513,7 +513,8 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
 /**
  * Writes the entries of journal files whose process is gone through `sql`, and removes them;
  * answers how many entries were read. A file is claimed by renaming it first, so two instances
- * never replay the same file; a failed write leaves the claimed file for the next run. A file is
+ * never replay the same file; a failed write leaves the claimed file for the next run, and the
+ * files after it are still replayed (the first failure is thrown once all were tried). A file is
  * read from its mark on (the lines before it were shipped by its process, summary counts and all).
  * Also reads the spool files of releases before the journal (`<pid>-<start>-<random>.jsonl`).
  */
@@ -530,6 +531,7 @@ export const replayJournals = async (
     return 0
   }
   let written = 0
+  let failed: { error: unknown } | undefined
   for (const name of names) {
     const claimedBy = /\.replaying-(\d+)-([^.]+)$/.exec(name)
     const owner = /^(\d+)-([^-]+)-[a-z0-9]+(?:\.\d+)?\.jsonl$/.exec(name)
@@ -552,24 +554,30 @@ export const replayJournals = async (
     }
     // the file's own name, as its process shipped it (a claim's suffix left out)
     const file = name.replace(/\.replaying-.*$/, "")
-    const text = await readFile(path)
-    const mark = await marks.of(file)
-    const lines: Array<{ row: JournalRow; end: number }> = []
-    for (let at = 0; at < text.length; ) {
-      const newline = text.indexOf(10, at)
-      const end = newline === -1 ? text.length : newline + 1
-      const row = end > mark ? rowOf(text.toString("utf8", at, newline === -1 ? text.length : newline)) : undefined
-      if (row !== undefined) lines.push({ row, end })
-      at = end
+    try {
+      const text = await readFile(path)
+      const mark = await marks.of(file)
+      const lines: Array<{ row: JournalRow; end: number }> = []
+      for (let at = 0; at < text.length; ) {
+        const newline = text.indexOf(10, at)
+        const end = newline === -1 ? text.length : newline + 1
+        const row = end > mark ? rowOf(text.toString("utf8", at, newline === -1 ? text.length : newline)) : undefined
+        if (row !== undefined) lines.push({ row, end })
+        at = end
+      }
+      for (let i = 0; i < lines.length; i += batchSize) {
+        const batch = lines.slice(i, i + batchSize)
+        const start = i === 0 ? mark : lines[i - 1]!.end
+        await write(batch.map((l) => l.row), { file, start, end: batch.at(-1)!.end })
+        written += batch.length
+      }
+      await unlink(path)
+      await marks.forget(file)
+    } catch (e) {
+      // this file stays claimed for the next run; the files after it are not held back by it
+      failed ??= { error: e }
     }
-    for (let i = 0; i < lines.length; i += batchSize) {
-      const batch = lines.slice(i, i + batchSize)
-      const start = i === 0 ? mark : lines[i - 1]!.end
-      await write(batch.map((l) => l.row), { file, start, end: batch.at(-1)!.end })
-    }
-    await unlink(path)
-    await marks.forget(file)
-    written += lines.length
   }
+  if (failed !== undefined) throw failed.error
   return written
 }

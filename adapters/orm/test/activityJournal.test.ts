@@ -246,6 +246,22 @@ describe("activity journal", () => {
     expect(readdirSync(dir)).toEqual([])
   })
 
+  it("should replay the files after one whose entries the database refuses, keep that one claimed, and answer its failure", async () => {
+    const dir = tempDir()
+    const { mkdirSync } = await import("node:fs")
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, `${GONE}-1-abc.0.jsonl`), `${JSON.stringify(row("refused"))}\n`)
+    writeFileSync(join(dir, `${GONE}-2-def.0.jsonl`), `${JSON.stringify(row("later"))}\n`)
+    const written: Array<string> = []
+    const refusing = async (rows: ReadonlyArray<JournalRow>) => {
+      if (rows.some((r) => r.requestId === "refused")) throw new Error("the database refuses this entry")
+      written.push(...rows.map((r) => r.requestId))
+    }
+    await expect(replayJournals(dir, refusing)).rejects.toThrow("the database refuses this entry")
+    expect(written).toEqual(["later"])
+    expect(readdirSync(dir)).toEqual([`${GONE}-1-abc.0.jsonl.replaying-${process.pid}-${readdirSync(dir)[0]!.split("-").pop()}`])
+  })
+
   it("should skip a line that is JSON but no entry, as an unreadable one, and replay the rest", async () => {
     const dir = tempDir()
     const { mkdirSync } = await import("node:fs")
