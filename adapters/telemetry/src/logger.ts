@@ -86,8 +86,9 @@ export const createLogger = (options: LoggerOptions): Logger => {
         // An access line reads "GET /api/v1/sites 200 3 ms req_... acc_... [trace <id>]"; the service's events, their message.
         messageFormat: (log, messageKey) => {
           const message = String(log[messageKey] ?? "")
-          if (log["route"] === undefined) return message
           const tool = log["tool"] !== undefined ? ` (${String(log["tool"])})` : ""
+          // an event of a request (`internal error`, `MCP tool failed`): its tool and request id, hidden as fields above
+          if (log["route"] === undefined) return log["request_id"] !== undefined ? `${message}${tool} ${String(log["request_id"])}` : message
           const code = log["code"] !== undefined ? ` ${String(log["code"])}` : ""
           const account = log["account_id"] !== undefined ? ` ${String(log["account_id"])}` : ""
           // with tracing on, the trace to look up (the JSON lines carry it as `trace_id`)

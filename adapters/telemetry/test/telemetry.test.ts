@@ -96,6 +96,26 @@ describe("createLogger", () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it("should keep an error event's request id and tool in its readable line, to find the request it failed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cs-log-"))
+    const fd = openSync(join(dir, "out.log"), "w")
+    try {
+      const logger = createLogger({ level: "info", format: "pretty", destination: fd })
+      logger.error({ request_id: "req_abc123", detail: "Error: boom" }, "internal error")
+      logger.error({ request_id: "req_def456", tool: "get_article", cause: "Error: boom" }, "MCP tool failed")
+      logger.info({ migrations: ["m1", "m2"] }, "database: applied 2 migrations")
+      const text = readFileSync(join(dir, "out.log"), "utf8").replace(/\x1b\[[0-9;]*m/g, "")
+      const [internal, tool, migrated, ...rest] = text.trimEnd().split("\n")
+      expect(internal).toMatch(/ERROR: internal error req_abc123 .*Error: boom/)
+      expect(tool).toMatch(/ERROR: MCP tool failed \(get_article\) req_def456 /)
+      expect(migrated).toMatch(/INFO: database: applied 2 migrations$/)
+      expect(rest).toEqual([])
+    } finally {
+      closeSync(fd)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe("createLogger's JSON lines", () => {
