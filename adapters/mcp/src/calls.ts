@@ -15,8 +15,8 @@ import {
   recordActivity,
   toProblem,
 } from "@content-site/core"
-import type { AppRuntime } from "@content-site/http"
-import { runExit } from "@content-site/http"
+import type { AppRuntime, EventLog } from "@content-site/http"
+import { eventLogOf, runExit } from "@content-site/http"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option } from "effect"
 
@@ -48,8 +48,8 @@ export const refusal = (problem: Problem, notFoundCode: number = ErrorCode.Inval
   return Object.assign(new Error(`${problem.code}: ${problem.detail}`), { code, data: problem })
 }
 
-/** Runs calls for one endpoint. */
-export const protocolCalls = (runtime: AppRuntime, publicUrl: string) =>
+/** Runs calls for one endpoint; their failures go to `log` (the service's event log), as a tool call's do. */
+export const protocolCalls = (runtime: AppRuntime, publicUrl: string, log: EventLog = eventLogOf({})) =>
   /**
    * Runs `run` as the call `action` (its activity entry's action) about `target`; a refusal is
    * thrown as a JSON-RPC error (`notFoundCode` for not_found: -32002 for a resource, by the
@@ -93,9 +93,9 @@ export const protocolCalls = (runtime: AppRuntime, publicUrl: string) =>
     )
     if (Exit.isFailure(outcome)) throw Cause.squash(outcome.cause)
     const { exit, problem, logged } = outcome.value
-    if (Exit.isFailure(logged)) console.error(`[${caller.requestId}] could not record MCP activity\n${Cause.pretty(logged.cause)}`)
+    if (Exit.isFailure(logged)) log.error({ request_id: caller.requestId, cause: Cause.pretty(logged.cause) }, "could not record MCP activity")
     if (Exit.isSuccess(exit)) return exit.value
-    if (problem?.code === "internal") console.error(`[${caller.requestId}] MCP ${action} failed\n${Cause.pretty(exit.cause)}`)
+    if (problem?.code === "internal") log.error({ request_id: caller.requestId, cause: Cause.pretty(exit.cause) }, `MCP ${action} failed`)
     throw refusal(problem!, notFoundCode)
   }
 

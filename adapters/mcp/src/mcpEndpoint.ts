@@ -635,8 +635,8 @@ export const mcpEndpoint = (options: {
     const requestId = callRequestIdOf(exchange, extra.requestId)
     return { requestId, principal: exchange.auth.principal, onVerdict: exchange.onVerdict }
   }
-  registerArticleResources(server, protocolCalls(runtime, publicUrl), callContextOf, unknownCursor)
-  registerPrompts(server, protocolCalls(runtime, publicUrl), callContextOf, unknownCursor)
+  registerArticleResources(server, protocolCalls(runtime, publicUrl, events), callContextOf, unknownCursor)
+  registerPrompts(server, protocolCalls(runtime, publicUrl, events), callContextOf, unknownCursor)
   const connected = server.connect(transport).then(() => {
     transport.handRequestsTo(server)
     const wrapped = refuseMalformedParams(server, async (method, detail, errors, sdkRequestId) => {
