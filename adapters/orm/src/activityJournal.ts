@@ -191,8 +191,8 @@ const firstOfEach = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
  * summary counts are added only if no earlier sending added them; answers false when the file's
  * mark says they were (then nothing of them was added now).
  */
-export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>, position?: JournalPosition): Promise<boolean> => {
-  await writeEntries(sql, rows.filter((r) => r.summary !== true))
+export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>, position?: JournalPosition, log: OrmEventLog = consoleEventLog): Promise<boolean> => {
+  await writeEntries(sql, rows.filter((r) => r.summary !== true), log)
   return writeSummaries(sql, mergedSummaries(rows), position)
 }
 
@@ -210,7 +210,7 @@ const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>, po
   }
 }
 
-const writeEntries = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<void> => {
+const writeEntries = async (sql: Sql, rows: ReadonlyArray<JournalRow>, log: OrmEventLog): Promise<void> => {
   const unique = firstOfEach(rows)
   if (unique.length === 0) return
   try {
@@ -224,11 +224,12 @@ const writeEntries = async (sql: Sql, rows: ReadonlyArray<JournalRow>): Promise<
     }
     if (!isDataError(e)) throw e
     if (unique.length > 1) {
-      for (const row of unique) await writeEntries(sql, [row])
+      for (const row of unique) await writeEntries(sql, [row], log)
       return
     }
     // a duplicate id is an entry written already (the port's record is idempotent)
-    if (!isUniqueViolation(e)) console.error(`activity: dropped entry ${unique[0]?.requestId}, refused by the database:`, e)
+    // (the database's sentence only: the error's other fields may quote the row)
+    if (!isUniqueViolation(e)) log.error({ request_id: unique[0]?.requestId, err: messageOf(e) }, "activity: dropped an entry the database refused")
   }
 }
 
@@ -389,7 +390,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       if (segment === undefined) return
       const { rows, bytes, ends } = await nextBatch(segment)
       const file = basename(segment.path)
-      if (await write(sql, rows, { file, start: segment.shipped, end: segment.shipped + bytes })) {
+      if (await write(sql, rows, { file, start: segment.shipped, end: segment.shipped + bytes }, log)) {
         segment.shipped += bytes
         segment.shippedEntries += rows.length
       } else {
@@ -462,7 +463,7 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
         }
       }
       log.error({ err: messageOf(e) }, "activity: could not append to the journal; writing the entry to the database directly")
-      return write(sql, [row]).then(() => undefined)
+      return write(sql, [row], undefined, log).then(() => undefined)
     }
     scheduleSync()
     if (unshippedEntries() >= batchSize && shipping === undefined && failures === 0) outsideRequests(shipOnce).catch(() => undefined)

@@ -172,7 +172,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   const replayDirs = [journalDirectory, journalDir(dataDir, config.databaseUrl, "activity-spool")]
   const replay = async () => {
     let replayed = 0
-    for (const dir of replayDirs) replayed += await replayJournals(dir, (rows, position) => write(sql, rows, position), undefined, journalMarks(sql))
+    for (const dir of replayDirs) replayed += await replayJournals(dir, (rows, position) => write(sql, rows, position, log), undefined, journalMarks(sql))
     if (replayed > 0) log.info({ entries: replayed }, `activity: wrote ${replayed} entries from the journal of an earlier process`)
   }
   const now = config.now ?? Date.now

@@ -155,6 +155,20 @@ describe("activity journal", () => {
     expect(errors).toHaveBeenCalledTimes(1)
   })
 
+  it("should report a dropped entry to the service's log (a JSON line): its request id and the database's sentence, not stderr", async () => {
+    const stderr = vi.spyOn(console, "error").mockImplementation(() => {})
+    const logged: Array<{ fields: object; msg: string }> = []
+    const log = { info: () => {}, warn: () => {}, error: (fields: object, msg: string) => logged.push({ fields, msg }) }
+    const dir = tempDir()
+    const db = fakeDatabase((ids) => (ids.includes("too-long") ? sqlError("22001") : undefined))
+    const journal = open(dir, db.sql, { shipEveryMs: 10_000, log })
+    for (const id of ["r1", "too-long", "r2"]) await journal.record(row(id))
+    await journal.flush()
+    expect(db.written()).toEqual(["r1", "r2"])
+    expect(logged).toEqual([{ fields: { request_id: "too-long", err: "error 22001" }, msg: "activity: dropped an entry the database refused" }])
+    expect(stderr).not.toHaveBeenCalled()
+  })
+
   it("should delete a shipped segment once it is large, and keep one that is not shipped", async () => {
     const dir = tempDir()
     let down = false
