@@ -172,4 +172,25 @@ describe("housekeeping on PostgreSQL", () => {
       await sweeping.close()
     }
   })
+
+  it("should leave a month whose rows the default partition holds there, and say so in the service's log", async () => {
+    const name = partitionOf(month(-2))
+    await admin.query(`drop table ${name}`)
+    const at = new Date(month(-2).getTime() + DAY)
+    await admin.query(
+      `insert into activity (id, account_id, at, channel, actor, action, status, duration_ms, request_id)
+       values ('act_hk_default', null, $1, 'api', null, 'GET /api/v1/sites', '200', 1, 'act_hk_default')`,
+      [at.toISOString()],
+    )
+    const warnings: Array<{ fields: object; message: string }> = []
+    const log = { info: () => {}, warn: (fields: object, message: string) => void warnings.push({ fields, message }), error: () => {} }
+    try {
+      const started = await openDatabase({ databaseUrl: database.url, housekeepingIntervalMs: 0, now: clock.now, log })
+      await started.close()
+      expect(warnings).toContainEqual({ fields: { partition: name }, message: `activity: the month ${name} stays in activity_default, which holds rows of it already` })
+    } finally {
+      await admin.query("delete from activity where id = 'act_hk_default'")
+      await admin.query(`create table if not exists ${name} partition of activity for values from ('${month(-2).toISOString()}') to ('${month(-3).toISOString()}')`)
+    }
+  })
 })

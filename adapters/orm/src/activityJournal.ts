@@ -193,11 +193,11 @@ const firstOfEach = (rows: ReadonlyArray<JournalRow>): Array<JournalRow> => {
  */
 export const write = async (sql: Sql, rows: ReadonlyArray<JournalRow>, position?: JournalPosition, log: OrmEventLog = consoleEventLog): Promise<boolean> => {
   await writeEntries(sql, rows.filter((r) => r.summary !== true), log)
-  return writeSummaries(sql, mergedSummaries(rows), position)
+  return writeSummaries(sql, mergedSummaries(rows), position, log)
 }
 
 /** Adds the counts of summary lines to their entries (inserted by the first); false when their file's mark says they were. */
-const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>, position: JournalPosition | undefined): Promise<boolean> => {
+const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>, position: JournalPosition | undefined, log: OrmEventLog): Promise<boolean> => {
   if (summaries.length === 0) return true
   const params = [...columns(summaries), summaries.map((r) => r.count ?? 1), position?.file ?? null, position?.start ?? 0, position?.end ?? 0]
   try {
@@ -205,7 +205,7 @@ const writeSummaries = async (sql: Sql, summaries: ReadonlyArray<JournalRow>, po
   } catch (e) {
     if (!isMissingPartition(e)) throw e
     const times = summaries.map((r) => Date.parse(r.at))
-    await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)))
+    await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)), log)
     return (await sql(INSERT_SUMMARIES, params)).length > 0
   }
 }
@@ -218,7 +218,7 @@ const writeEntries = async (sql: Sql, rows: ReadonlyArray<JournalRow>, log: OrmE
   } catch (e) {
     if (isMissingPartition(e)) {
       const times = unique.map((r) => Date.parse(r.at))
-      await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)))
+      await ensurePartitions(sql, new Date(Math.min(...times)), new Date(Math.max(...times)), log)
       await sql(INSERT, columns(unique))
       return
     }

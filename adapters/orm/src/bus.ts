@@ -40,15 +40,15 @@ export interface EventBus {
   readonly close: () => Promise<void>
 }
 
-/** Subscribers and the two ways of telling them something. */
-const subscribers = () => {
+/** Subscribers and the two ways of telling them something; a subscriber's failure goes to `log`. */
+const subscribers = (log: OrmEventLog) => {
   const all = new Set<Subscriber>()
   const each = (f: (s: Subscriber) => void) => {
     for (const s of all) {
       try {
         f(s)
       } catch (e) {
-        console.error("cs_events subscriber failed:", e)
+        log.error({ err: e instanceof Error ? (e.stack ?? e.message) : String(e) }, "events: a cache's subscriber failed on an event; the others still got it")
       }
     }
   }
@@ -60,8 +60,8 @@ const subscribers = () => {
 }
 
 /** The bus of a single process (PGlite): every event is delivered at once; never disconnected. */
-export const inProcessEventBus = (): EventBus => {
-  const subs = subscribers()
+export const inProcessEventBus = (log: OrmEventLog = consoleEventLog): EventBus => {
+  const subs = subscribers(log)
   return {
     connected: () => true,
     subscribe: subs.add,
@@ -95,7 +95,7 @@ const NOTIFY = `select pg_notify('${CHANNEL}', $1)`
  * database cannot be reached the bus keeps retrying in the background and the caches stay bypassed.
  */
 export const openPostgresEventBus = async (options: PostgresBusOptions): Promise<EventBus> => {
-  const subs = subscribers()
+  const subs = subscribers(options.log ?? consoleEventLog)
   const heartbeatMs = options.heartbeatMs ?? 5_000
   const minBackoffMs = options.minBackoffMs ?? 100
   const maxBackoffMs = options.maxBackoffMs ?? 5_000

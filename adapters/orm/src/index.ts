@@ -156,7 +156,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     }
     bus = config.databaseUrl
       ? await openPostgresEventBus({ url: config.databaseUrl, sql: nativeSql(orm), connectTimeoutMs, log })
-      : inProcessEventBus()
+      : inProcessEventBus(log)
   } catch (e) {
     redis?.disconnect()
     await orm.close(true).catch(() => {})
@@ -177,10 +177,10 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   }
   const now = config.now ?? Date.now
   const beforeSweep = async () => {
-    await ensurePartitionsAhead(sql, new Date(now()))
+    await ensurePartitionsAhead(sql, new Date(now()), log)
     await replay()
   }
-  await ensurePartitionsAhead(sql, new Date(now())).catch((e: unknown) => log.warn({ err: messageOf(e) }, "activity: could not create the coming months' partitions yet"))
+  await ensurePartitionsAhead(sql, new Date(now()), log).catch((e: unknown) => log.warn({ err: messageOf(e) }, "activity: could not create the coming months' partitions yet"))
   await replay().catch((e: unknown) => log.warn({ err: messageOf(e) }, "activity: could not replay the journal of an earlier process yet"))
   const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
   const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep, now, log) : () => {}

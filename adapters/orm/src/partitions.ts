@@ -11,6 +11,7 @@
  * Names, not catalog bounds, say which month a partition holds: only tables named like ours are
  * ever created or dropped here.
  */
+import { consoleEventLog, type OrmEventLog } from "./eventLog.ts"
 import type { Sql } from "./sql.ts"
 
 /** Months created ahead of the current one. */
@@ -45,7 +46,7 @@ export const listPartitions = async (sql: Sql): Promise<Array<{ name: string; fr
  * answers the names created. Two instances creating the same month at once: one wins, the other
  * finds it made.
  */
-export const ensurePartitions = async (sql: Sql, from: Date, to: Date): Promise<Array<string>> => {
+export const ensurePartitions = async (sql: Sql, from: Date, to: Date, log: OrmEventLog = consoleEventLog): Promise<Array<string>> => {
   const existing = new Set((await listPartitions(sql)).map((p) => p.name))
   const created: Array<string> = []
   for (let month = monthOf(from); month <= to; month = nextMonth(month)) {
@@ -62,7 +63,7 @@ export const ensurePartitions = async (sql: Sql, from: Date, to: Date): Promise<
       if ((await listPartitions(sql)).some((p) => p.name === name)) continue
       // rows of this month are in the default partition already: they stay there
       if (/default partition/i.test(String((e as { message?: unknown }).message ?? ""))) {
-        console.error(`activity: the month ${name} stays in activity_default, which holds rows of it already`)
+        log.warn({ partition: name }, `activity: the month ${name} stays in activity_default, which holds rows of it already`)
         continue
       }
       throw e
@@ -72,10 +73,10 @@ export const ensurePartitions = async (sql: Sql, from: Date, to: Date): Promise<
 }
 
 /** The current month and the ones ahead exist (housekeeping, and every start). */
-export const ensurePartitionsAhead = (sql: Sql, now: Date = new Date()): Promise<Array<string>> => {
+export const ensurePartitionsAhead = (sql: Sql, now: Date = new Date(), log: OrmEventLog = consoleEventLog): Promise<Array<string>> => {
   let last = monthOf(now)
   for (let i = 0; i < MONTHS_AHEAD; i++) last = nextMonth(last)
-  return ensurePartitions(sql, now, last)
+  return ensurePartitions(sql, now, last, log)
 }
 
 /** Whether the database refused a row because no partition holds its time. */
