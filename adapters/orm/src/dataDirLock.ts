@@ -25,6 +25,23 @@ export class DataDirLocked extends Error {
   }
 }
 
+/** The directory cannot be made or written (a file on its path, no permission, a read-only file system). */
+export class DataDirUnusable extends Error {
+  constructor(dir: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code
+    const reason =
+      code === "ENOTDIR" || code === "EEXIST"
+        ? "it, or a folder on its path, is a file"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "EROFS"
+            ? "the file system is read-only"
+            : (cause as Error).message
+    super(`The data directory ${dir} (DATA_DIR) cannot be used: ${reason}. Set DATA_DIR to a directory this process may write, or set DATABASE_URL.`)
+    this.name = "DataDirUnusable"
+  }
+}
+
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
@@ -55,7 +72,11 @@ export const ownerAlive = (pid: number, startedAt: string | undefined): boolean 
 /** Takes the lock on `dir` (creating it) and returns its release function. */
 export const lockDataDir = (dir: string): (() => void) => {
   const abs = resolve(dir)
-  mkdirSync(abs, { recursive: true })
+  try {
+    mkdirSync(abs, { recursive: true })
+  } catch (e) {
+    throw new DataDirUnusable(abs, e)
+  }
   const file = join(abs, "LOCK")
   if (held.has(abs)) throw new DataDirLocked(abs, process.pid)
   const ownStart = processStartTime(process.pid)
@@ -78,7 +99,7 @@ export const lockDataDir = (dir: string): (() => void) => {
       process.on("exit", release)
       return release
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new DataDirUnusable(abs, e)
       let owner: Array<string>
       try {
         owner = readFileSync(file, "utf8").trim().split(" ")

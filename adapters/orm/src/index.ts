@@ -32,7 +32,7 @@ import { pruneActivity, scheduleHousekeeping, sweepCounters, type Pruned, type S
 import { ensurePartitionsAhead } from "./partitions.ts"
 import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
-export { DataDirLocked, processStartTime } from "./dataDirLock.ts"
+export { DataDirLocked, DataDirUnusable, processStartTime } from "./dataDirLock.ts"
 export { DatabaseUnreachable } from "./databaseUnreachable.ts"
 export { hasEmbeddedDatabase } from "./orm.ts"
 export type { Pruned, Swept } from "./housekeeping.ts"

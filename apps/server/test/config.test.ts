@@ -2,9 +2,9 @@
 import { spawn, spawnSync } from "node:child_process"
 import { defaultLimits } from "@content-site/core"
 import { describe, expect, it } from "vitest"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { ConfigError, misspeltSettings, readConfig, SETTINGS } from "../config.ts"
 
 const refusal = (env: Record<string, string>): string => {
@@ -204,6 +204,20 @@ describe("readConfig", () => {
     expect(missing.stderr.trim()).toBe(
       `Cannot use the PostgreSQL database at ${new URL(databaseUrl(name)).host}/${name} (DATABASE_URL): database "${name}" does not exist. Create it first (docs/operations.md, "PostgreSQL"), or correct the name.`,
     )
+  }, 120_000)
+
+  it("should stop the start with one sentence and exit code 1 when DATA_DIR cannot be made (a file on its path), never a stack", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cs-datadir-")), "a-file")
+    writeFileSync(file, "")
+    try {
+      for (const dir of [file, join(file, "data")]) {
+        const run = await start({ PORT: "0", DATA_DIR: dir })
+        expect(run.status).toBe(1)
+        expect(run.stderr.trim()).toBe(`The data directory ${dir} (DATA_DIR) cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a directory this process may write, or set DATABASE_URL.`)
+      }
+    } finally {
+      rmSync(dirname(file), { recursive: true, force: true })
+    }
   }, 120_000)
 
   it("should stop every host's start with one sentence on a tracing setting it cannot use, before anything else loads", () => {
