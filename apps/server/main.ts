@@ -12,7 +12,7 @@ const { runHost } = await import("./host.ts")
 runHost(undefined, tracing, (server, say) => {
   // Each line ends in a word, not the address: a reader of the JSON line can take the address up to the space.
   say(`Content-Site is listening on ${server.url} (REST API, MCP connector, web pages)`)
-  const base = process.env.PUBLIC_URL?.replace(/\/+$/, "") || server.url
+  const base = server.publicUrl
   say(`  API reference: ${base}/api/docs    OpenAPI: ${base}/api/v1/openapi.json`)
   if (server.demo !== null) {
     say("Demo account (created now, shown once):")

@@ -46,6 +46,8 @@ export interface StartOptions {
 export interface StartedServer {
   /** Where it listens, e.g. http://127.0.0.1:43123. */
   readonly url: string
+  /** `{base_url}`: PUBLIC_URL as the configuration read it (trimmed, no trailing slash), or `url`. */
+  readonly publicUrl: string
   readonly runtime: AppRuntime
   readonly demo: { email: string; password: string; apiKey: string } | null
   /** The service's logger (pino): the host announces itself through it. */
@@ -354,7 +356,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       })()
       return closing
     }
-    return { url, runtime, demo, logger, close }
+    return { url, publicUrl, runtime, demo, logger, close }
   } catch (err) {
     server.close()
     server.closeAllConnections()
