@@ -84,6 +84,20 @@ const oneOf = <T extends string>(env: Record<string, string | undefined>, name: 
   return raw as T
 }
 
+/**
+ * `http(s)://host[:port]` and nothing else: no query, fragment or credentials (they would land in
+ * every link, and the OAuth issuer refuses them), and a port that exists.
+ */
+const isOrigin = (raw: string): boolean => {
+  if (!/^https?:\/\/[^/\s?#@]+$/i.test(raw)) return false
+  try {
+    new URL(raw)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** `postgres://` or `postgresql://` with a database name: what the driver can open (a socket directory may be given as `?host=`). */
 const isPostgresUrl = (raw: string): boolean => {
   try {
@@ -105,7 +119,7 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     throw new ConfigError("METRICS_TOKEN must be 16 to 256 printable characters without spaces.")
   }
   const publicUrl = nonEmpty(env.PUBLIC_URL)?.replace(/\/+$/, "")
-  if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+$/i.test(publicUrl)) {
+  if (publicUrl !== undefined && !isOrigin(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an origin like https://content.example.com (no path), not '${publicUrl}'.`)
   }
   const databaseUrl = nonEmpty(env.DATABASE_URL)

@@ -96,6 +96,13 @@ describe("readConfig", () => {
     }
   })
 
+  it("should refuse a PUBLIC_URL with a query, a fragment, credentials or a port that cannot be, rather than stop the start with a stack", () => {
+    expect(readConfig({ PUBLIC_URL: "https://content.example.com:8443" }).publicUrl).toBe("https://content.example.com:8443")
+    for (const bad of ["https://content.example.com:99999", "https://content.example.com?a=1", "https://content.example.com#top", "https://user:secret@content.example.com", "http://[::1"]) {
+      expect(refusal({ PUBLIC_URL: bad })).toContain("PUBLIC_URL must be an origin")
+    }
+  })
+
   it("should take LOG_LEVEL and LOG_FORMAT in any case, default to readable lines on a terminal, and refuse anything else", () => {
     for (const level of ["fatal", "error", "warn", "info", "debug", "trace", "silent"]) expect(readConfig({ LOG_LEVEL: level.toUpperCase() }).logLevel).toBe(level)
     expect(refusal({ LOG_LEVEL: "verbose" })).toBe("LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not 'verbose'.")
