@@ -11,9 +11,13 @@ export interface OrmEventLog {
 
 const line = (fields: object, msg: string) => (Object.keys(fields).length === 0 ? msg : `${msg} ${JSON.stringify(fields)}`)
 
-/** Events as plain console lines: information (its message) on stdout, warnings and errors (with their fields) on stderr. */
+/**
+ * Events as plain lines on stderr: information (its message), warnings and errors (with their
+ * fields). Never stdout, which is a command's answer (`KEY=$(npm run -s admin -- key create ...)`
+ * must not catch "database: applied 2 migrations" after an upgrade).
+ */
 export const consoleEventLog: OrmEventLog = {
-  info: (_fields, msg) => console.log(msg),
+  info: (_fields, msg) => console.error(msg),
   warn: (fields, msg) => console.error(line(fields, msg)),
   error: (fields, msg) => console.error(line(fields, msg)),
 }
