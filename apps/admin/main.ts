@@ -219,6 +219,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
           `Imported ${printable(sub ?? "")}: created ${c.accounts} accounts, ${c.apiKeys} API keys, ${c.sites} sites, ` +
             `${c.articles} articles, ${c.backlinks} backlinks; ${summary.skipped} already present (left unchanged).`,
         )
+        // keys the file gave no plaintext for: made now, and shown this once (as `key create` shows one)
+        for (const k of summary.newKeys) {
+          console.log(`${k.scope === "read-only" ? "Read-only" : "Write"} API key ${printable(k.id)} for ${printable(k.account)}, named “${printable(k.name)}”, shown only once: ${k.key}`)
+        }
         return 0
       }
       case "account create": {

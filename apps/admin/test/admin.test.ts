@@ -1,4 +1,5 @@
 import pg from "pg"
+import { createHash } from "node:crypto"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -117,6 +118,24 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(second.code).toBe(0)
     expect(second.stdout).toContain("created 0 accounts, 0 API keys, 0 sites, 0 articles, 0 backlinks; 5 already present")
     expect(await count("revisions")).toBe(1)
+  })
+
+  it("should show a key the import made (the file set no plaintext) once, on stdout, and not again on a second import", async () => {
+    const file = join(temp.dir, "made-key.json")
+    writeFileSync(
+      file,
+      JSON.stringify({ accounts: [{ id: "acc_made_key", email: "Made@Example.test", password: "long-enough", api_keys: [{ id: "key_made", name: "reports", scope: "read-only" }] }] }),
+    )
+    const first = await admin("import", file)
+    expect(first.code).toBe(0)
+    const shown = /^Read-only API key key_made for made@example\.test, named “reports”, shown only once: (cs_[A-Za-z0-9_]+)$/m.exec(first.stdout)
+    expect(shown).not.toBeNull()
+    // the key shown is the one stored (by its hash)
+    const row = await firstRow("select key_hash from api_keys where id = 'key_made'")
+    expect(row?.key_hash).toBe(createHash("sha256").update(shown![1]!).digest("hex"))
+    const second = await admin("import", file)
+    expect(second.code).toBe(0)
+    expect(second.stdout).not.toContain("shown only once")
   })
 
   it("should create an account, refuse a duplicate, create a key shown once and revoke it", async () => {

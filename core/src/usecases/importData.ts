@@ -119,6 +119,8 @@ export const importData = (input: unknown) =>
     }
     // The keys whose plaintext the file sets, to check none is another key's.
     const knownKeys: Array<ApiKeyRecord> = []
+    // The keys whose plaintext the service makes: shown once, as `key create` shows one.
+    const madeKeys: Array<{ readonly record: ApiKeyRecord; readonly email: string; readonly plaintext: string }> = []
     for (const [ai, a] of file.accounts.entries()) {
       const email = a.email.trim().toLowerCase()
       const accountId = a.id ?? stableId("acc", email)
@@ -146,6 +148,7 @@ export const importData = (input: unknown) =>
         plan.apiKeys.push(key)
         paths.set(key, `accounts/${ai}/api_keys/${ki}`)
         if (k.key !== undefined) knownKeys.push(key)
+        else madeKeys.push({ record: key, email, plaintext })
       }
       for (const [si, s] of (a.sites ?? []).entries()) {
         const siteId = s.id ?? stableId("site", accountId, s.url)
@@ -210,5 +213,23 @@ export const importData = (input: unknown) =>
       }
     }
     yield* checkPlan(plan, paths, knownKeys)
-    return yield* (yield* DataImporter).apply(plan)
+    const importer = yield* DataImporter
+    // A made key whose id is stored already is left unchanged (its plaintext is the one made
+    // when it was first imported): only the keys written now are shown.
+    const stored = new Set((yield* importer.owners("apiKeys", madeKeys.map((k) => k.record.id))).map((o) => o.id))
+    const summary = yield* importer.apply(plan)
+    const newKeys: ReadonlyArray<ImportedKey> = madeKeys
+      .filter((k) => !stored.has(k.record.id))
+      .map((k) => ({ id: k.record.id, account: k.email, name: k.record.name, scope: k.record.scope, key: k.plaintext }))
+    return { ...summary, newKeys }
   })
+
+/** An API key an import made (the file set no `key`): its plaintext, shown only once. */
+export interface ImportedKey {
+  readonly id: string
+  /** The email of its account. */
+  readonly account: string
+  readonly name: string
+  readonly scope: ApiKeyRecord["scope"]
+  readonly key: string
+}
