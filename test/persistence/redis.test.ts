@@ -17,10 +17,18 @@ describe("Redis outage (request counters in Redis)", () => {
   let db: OrmDatabase
   let runtime: ManagedRuntime.ManagedRuntime<Layer.Success<OrmDatabase["layer"]>, never>
 
+  /** What the storage said in its log, message by message. */
+  const said: Array<{ level: string; msg: string; fields: object }> = []
+  const log = {
+    info: (fields: object, msg: string) => void said.push({ level: "info", msg, fields }),
+    warn: (fields: object, msg: string) => void said.push({ level: "warn", msg, fields }),
+    error: (fields: object, msg: string) => void said.push({ level: "error", msg, fields }),
+  }
+
   beforeAll(async () => {
     database = await createTestDatabase()
     proxy = await startTcpProxy(REDIS_URL.hostname, Number(REDIS_URL.port || 6379))
-    db = await openDatabase({ databaseUrl: database.url, redisUrl: `redis://127.0.0.1:${proxy.port}`, connectTimeoutMs: 1000 })
+    db = await openDatabase({ databaseUrl: database.url, redisUrl: `redis://127.0.0.1:${proxy.port}`, connectTimeoutMs: 1000, log })
     runtime = ManagedRuntime.make(db.layer)
   })
   afterAll(async () => {
@@ -53,6 +61,11 @@ describe("Redis outage (request counters in Redis)", () => {
       expect(await db.ready()).toBe(true)
       counted++
     }
+    // The log said when the outage began and when it ended (the second outage, within the
+    // minute, is not warned of again, nor its end said)
+    const limits = said.filter((line) => line.msg.startsWith("limits:")).map((line) => `${line.level} ${line.msg}`)
+    expect(limits).toEqual(["warn limits: Redis cannot count requests; they are answered 503 until it can", "info limits: Redis counts requests again"])
+    expect(said.find((line) => line.msg === "limits: Redis counts requests again")?.fields).toMatchObject({ refused_calls: expect.any(Number) })
     // Counting went on where it stopped: the window kept the hits made before the outage, and
     // exactly the successful hits count.
     const verdict = await runtime.runPromise(LimitStore.use((l) => l.peek(key, 100, WINDOW)))

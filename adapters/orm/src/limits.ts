@@ -143,16 +143,26 @@ return c`
  */
 export const redisLimitStore = (redis: Redis, namespace: string, now: () => number = Date.now, log: OrmEventLog = consoleEventLog) => {
   const keyOf = (key: string, start: number) => `cs:limit:${namespace}:${key}:${start}`
-  // Why the counters failed goes to the log (at most once a minute), not to the caller: Redis's
-  // message names its address.
+  // Why the counters failed goes to the log (at the start of an outage, at most once a minute),
+  // not to the caller: Redis's message names its address. The outage's end is said too.
   let warnedAt = Number.NEGATIVE_INFINITY
+  let outage: { since: number; refused: number; warned: boolean } | undefined
+  const counted = () => {
+    if (outage === undefined) return
+    const { since, refused, warned } = outage
+    outage = undefined
+    if (warned) log.info({ refused_calls: refused, seconds: Math.round((now() - since) / 1000) }, "limits: Redis counts requests again")
+  }
   const call = <A>(f: () => Promise<A>) =>
     Effect.tryPromise({
       try: f,
       catch: (e) => {
         const t = now()
-        if (t - warnedAt >= 60_000) {
+        if (outage === undefined) outage = { since: t, refused: 0, warned: false }
+        outage.refused++
+        if (!outage.warned && t - warnedAt >= 60_000) {
           warnedAt = t
+          outage.warned = true
           log.warn({ err: e instanceof Error ? e.message.split("\n")[0] : String(e) }, "limits: Redis cannot count requests; they are answered 503 until it can")
         }
         return new Unavailable({ detail: "The request counters cannot answer now; nothing was changed. Retry in a few seconds." })
@@ -164,6 +174,7 @@ export const redisLimitStore = (redis: Redis, namespace: string, now: () => numb
         const t = now()
         const { start, end } = windowOf(windowSeconds, t)
         const count = Number(await redis.eval(HIT, 1, keyOf(key, start), String(end - start + 1000)))
+        counted()
         return verdict(limit, count, end, t, count <= limit)
       }),
     peek: (key, limit, windowSeconds) =>
@@ -171,6 +182,7 @@ export const redisLimitStore = (redis: Redis, namespace: string, now: () => numb
         const t = now()
         const { start, end } = windowOf(windowSeconds, t)
         const count = Number((await redis.get(keyOf(key, start))) ?? 0)
+        counted()
         return verdict(limit, count, end, t, count < limit)
       }),
   })
