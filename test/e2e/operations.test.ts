@@ -288,6 +288,35 @@ describe("metrics", () => {
     expect(await accessLine(requestId)).toMatchObject({ method: "UNKNOWN", route: "unmatched", status: 400, code: "invalid_request", channel: "unknown" })
   })
 
+  it("should log a request whose client left while sending its body as 499 (client closed), not as a refusal", async () => {
+    const url = new URL(base)
+    const leave = async (contentType: string, length: number, part: string) => {
+      const socket = connectSocket(Number(url.port), url.hostname)
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+      socket.write(
+        `POST /api/v1/articles/art_a1_3/featured-image HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${ALICE.apiKey}\r\n` +
+          `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${part}`,
+      )
+      // time for the server to take the request in: a connection closed before that leaves no request to log
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+      socket.destroy()
+      await closed
+    }
+    // the access lines of this route (an id the client sends is not taken by default)
+    const uploads = () => lines().filter((l) => l["route"] === "/api/v1/articles/{id}/featured-image")
+    const boundary = "----cs-left"
+    for (const [contentType, length, part] of [
+      ["application/json", 2_000, '{"url": "https://images.example/a.png", "alt": "'],
+      [`multipart/form-data; boundary=${boundary}`, 100_000, `--${boundary}\r\nContent-Disposition: form-data; name="alt"\r\n\r\nA cat\r\n--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG`],
+    ] as const) {
+      const before = uploads().length
+      await leave(contentType, length, part)
+      const line = (await eventually(uploads, (l) => l.length > before, 10_000)).at(-1)!
+      expect([contentType, line["status"], line["code"]]).toEqual([contentType, 499, undefined])
+    }
+  })
+
   it("should note the code of a /media problem in its access line", async () => {
     const res = await fetch(`${base}/media/nonexistent.png`)
     expect(res.status).toBe(404)

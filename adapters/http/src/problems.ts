@@ -75,11 +75,19 @@ export const coreErrorOfHttpError = (err: unknown): CoreError | undefined => {
   return new InvalidRequest({ detail: message, errors: [{ path: "(request)", message }] })
 }
 
-/** Whether the request failed because the client closed the connection while it was being read. */
-const clientWentAway = (ctx: { readonly req: { readonly destroyed: boolean } }, err: unknown): boolean => {
+/**
+ * Whether the request failed because the client closed the connection while it was being read:
+ * the body parser's abort, or any failure (a multipart upload's parse) of a request whose body
+ * never arrived whole on a connection that is gone.
+ */
+const clientWentAway = (ctx: { readonly req: { readonly destroyed: boolean; readonly complete: boolean } }, err: unknown): boolean => {
+  if (!ctx.req.destroyed) return false
   const code = (err as { code?: unknown } | null)?.code
-  return ctx.req.destroyed && (code === "ECONNRESET" || code === "ECONNABORTED" || (err instanceof Error && err.message === "aborted"))
+  return !ctx.req.complete || code === "ECONNRESET" || code === "ECONNABORTED" || (err instanceof Error && err.message === "aborted")
 }
+
+/** The status noted (access line, metrics) for a request whose client left before its answer: nginx's "client closed request". */
+export const CLIENT_CLOSED_REQUEST = 499
 
 /** Options of the error funnel. */
 export interface ErrorFunnelOptions {
@@ -98,8 +106,8 @@ export const errorFunnel = (options: ErrorFunnelOptions): Middleware => async (c
   } catch (err) {
     const requestId = requestIdOf(ctx)
     if (clientWentAway(ctx, err)) {
-      // Nobody is left to answer; not a defect of ours, so nothing is reported.
-      ctx.status = 400
+      // Nobody is left to answer; not a defect of ours, nor a refusal, so nothing is reported.
+      ctx.status = CLIENT_CLOSED_REQUEST
       return
     }
     const core = isCoreError(err) ? err : coreErrorOfHttpError(err)

@@ -125,7 +125,7 @@ export const readBody = (ctx: ParameterizedContext, limit: number): Promise<Buff
     }
     const onError = (err?: unknown) => {
       cleanup()
-      // The client went away or timed out mid-body: nothing can be answered; it is logged as a 400.
+      // The client went away or timed out mid-body: nothing can be answered; it is noted as 499, client closed request (errorFunnel).
       if (!refused) {
         reject(
           new InvalidRequest({
