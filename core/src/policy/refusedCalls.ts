@@ -18,11 +18,15 @@ export const GATE_REFUSALS: ReadonlySet<string> = new Set(["unauthenticated", "r
 
 /**
  * The source a refused call is counted against, when it is a call that may be summed (refused
- * at the gate, or by nobody known): its key, agent or person, else its client address.
+ * at the gate, or by nobody known): its key, agent or person on its account, else its client
+ * address. An agent's id is its OAuth client_id, which every account connecting the same app
+ * shares (a client described by a metadata document): the account is part of the source, so one
+ * account's refused calls never add to another's summary entry (nor spend its budget).
  */
 export const refusalSourceOf = (entry: Pick<ActivityRecord, "actor" | "account_id" | "error_code">, address: string | undefined): string | undefined => {
   if (entry.account_id !== null && (entry.error_code === null || !GATE_REFUSALS.has(entry.error_code))) return undefined
-  return entry.actor !== null ? `${entry.actor.type}:${entry.actor.id}` : address === undefined ? undefined : `address:${address}`
+  if (entry.actor !== null) return `${entry.account_id ?? ""}:${entry.actor.type}:${entry.actor.id}`
+  return address === undefined ? undefined : `address:${address}`
 }
 
 // FNV-1a, twice (two offsets), 64 bits of hex: names a source in an entry without writing its address.

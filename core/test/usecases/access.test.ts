@@ -209,6 +209,23 @@ describe("recordActivity and listActivity", () => {
     expect(w.state.activity.filter((e) => e.account_id !== null).every((e) => e.count === 1)).toBe(true)
   })
 
+  it("should not sum one account's refused calls into another's entry when both use the same MCP client", async () => {
+    const w = await makeWorld()
+    // a client described by a metadata document: one client_id for every account that connects it
+    const agent = { type: "oauth_client" as const, id: "https://agent.example/client.json", name: "Agent" }
+    const limited = (accountId: string) => caller({ accountId, actor: agent, channel: "mcp", action: "get_article" })
+    const refused = { ok: false, httpStatus: 429, errorCode: "rate_limited" } as const
+    // account A floods its own minute past the budget: its summary entry is begun
+    for (let i = 0; i < REFUSED_ENTRIES_PER_MINUTE + 5; i++) await w.run(recordActivity(limited("acc_a"), refused))
+    // account B's own refusals of the same minute are B's entries, not one more in A's count
+    for (let i = 0; i < 3; i++) await w.run(recordActivity(limited("acc_b"), refused))
+    const logOf = async (accountId: string) => (await w.run(listActivity(caller({ accountId }), { per_page: 100 }))).data
+    const a = await logOf("acc_a")
+    const b = await logOf("acc_b")
+    expect(a.reduce((n, e) => n + e.count, 0)).toBe(REFUSED_ENTRIES_PER_MINUTE + 5)
+    expect(b.map((e) => e.count)).toEqual([1, 1, 1])
+  })
+
   it("should look up a refused call's site until its summary entry is begun, and not for the calls that only add to its count", async () => {
     const w = await makeWorld()
     let lookups = 0
