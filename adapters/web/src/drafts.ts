@@ -308,19 +308,29 @@ const setPendingTokens = (ctx: ParameterizedContext, deps: HttpDeps, tokens: Rea
 /**
  * After sign-in: moves this browser's pending edit of the article into the session and returns
  * its draft id, or null when there is none for this article (another article's stays pending).
+ * `isCallers` says whether the article is the signed-in account's, asked only when a pending edit
+ * of it is found: one of another account's article (the person signed in with another account on
+ * this browser) stays pending for its own account's next sign-in.
  */
-export const adoptPendingDraft = async (ctx: ParameterizedContext, deps: HttpDeps, session: WebSession, articleId: string): Promise<string | null> => {
+export const adoptPendingDraft = async (
+  ctx: ParameterizedContext,
+  deps: HttpDeps,
+  session: WebSession,
+  articleId: string,
+  isCallers: () => Promise<boolean>,
+): Promise<string | null> => {
   const tokens = pendingTokens(ctx)
   if (tokens.length === 0) return null
   const left: Array<string> = []
   let adopted: string | null = null
+  let callers: boolean | undefined
   // (at most MAX_DRAFTS tokens)
   for (const value of tokens) {
     const at = pendingDraftOf(value)
     const draft = at === null ? null : await find(deps, at.key, at.secret)
     // gone (taken, past its day, or the oldest of its address's): the token goes too
     if (at === null || draft === null) continue
-    if (adopted !== null || draft.articleId !== articleId) {
+    if (adopted !== null || draft.articleId !== articleId || !(callers ??= await isCallers())) {
       left.push(value)
       continue
     }

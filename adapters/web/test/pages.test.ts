@@ -323,6 +323,23 @@ describe("web pages over HTTP", () => {
     }
   })
 
+  it("should leave an edit sent after the session ended pending when another account signs in and opens its article", async () => {
+    const c = client()
+    const own = { "Sec-Fetch-Site": "same-origin" }
+    const title = "Pending across accounts"
+    const sent = await c.request("/articles/art_p1/edit", { method: "POST", headers: own, form: { _csrf: "from-the-ended-session-000", title, body: "<p>kept</p>", revision: "1" } })
+    expect(sent.headers.get("location")).toBe("/?expired=1&next=%2Farticles%2Fart_p1")
+    // the wrong account signs in on this browser and is brought back to the article: not its own
+    await c.signIn("two@example.com", "password-two")
+    expect((await c.request("/articles/art_p1")).status).toBe(404)
+    // the article's own account still gets the edit back (after the other's sign-in has ended)
+    c.jar.delete("cs_session")
+    await c.signIn("one@example.com", "password-one")
+    const back = await c.request("/articles/art_p1")
+    expect(back.status).toBe(303)
+    expect(await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain(`value="${title}"`)
+  })
+
   it("should show another account's article and site as not found", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

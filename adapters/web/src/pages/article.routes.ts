@@ -123,7 +123,8 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       const draftId = queryParam(ctx, "draft")
       // An edit sent after the session had expired is offered back once the person is signed in
       // again; one at a time (the page of a draft shows that draft, the next one waits its turn).
-      const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id) : null
+      const isCallers = () => runCoreOrThrow(deps, getArticle(s.caller, id).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false))))
+      const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id, isCallers) : null
       if (adopted !== null) {
         // one sent from the conflict page goes back there, with what was chosen and typed on it
         const conflict = (await findDraft(deps, s.session, id, adopted))?.refusal.conflictWith !== undefined
