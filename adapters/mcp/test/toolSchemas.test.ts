@@ -64,6 +64,28 @@ describe("tool input schemas", () => {
       expect([validate(args), decoded], `${name} ${JSON.stringify(args).length}`).toEqual([accepted, accepted])
     }
   })
+
+  it("should refuse in image_base64's schema, as its decoder does, what is not standard base64: a data: URL, other characters, padding inside", () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    const cases: ReadonlyArray<readonly [string, boolean]> = [
+      [png, true],
+      // line breaks and spaces are ignored, as MIME base64 wraps its lines
+      [`${png.slice(0, 40)}\r\n${png.slice(40, 80)}\n ${png.slice(80)}`, true],
+      ["QUJD", true],
+      ["QQ==", true],
+      [`data:image/png;base64,${png}`, false],
+      ["!!!!", false],
+      ["QQ==QUJD", false],
+      ["QUJD-_8=", false],
+    ]
+    const tool = toolDefinitions.find((t) => t.name === "replace_featured_image")!
+    const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(tool.inputSchema)
+    for (const [image_base64, accepted] of cases) {
+      const args = { article_id: "art_1", image_base64, mime_type: "image/png" }
+      const decoded = Exit.isSuccess(Effect.runSyncExit(decodeInput(toolNamed("replace_featured_image")!.input, args, "Tool arguments")))
+      expect([validate(args), decoded], image_base64.slice(0, 40)).toEqual([accepted, accepted])
+    }
+  })
 })
 
 describe("tool descriptions", () => {

@@ -220,13 +220,26 @@ export const UpdateArticleArgs = Schema.Struct({
  */
 const base64OfMaxImage = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ maxLength: Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4 }) })
 
+/**
+ * Standard base64 as the tool reads it: whitespace (MIME line breaks) ignored, `=` padding only at
+ * the end, never a length of 4n+1. The schema publishes all but the length (a pattern counting it
+ * overflows a regex engine's stack on a 10 MiB image), so a client sees a data: URL refused.
+ */
+const standardBase64 = Schema.makeFilter(
+  (s: string) => {
+    const text = s.replace(/\s+/g, "")
+    return /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 !== 1 ? undefined : "Expected standard base64 (A-Z, a-z, 0-9, +, /, = padding at the end), not a data: URL"
+  },
+  { toJsonSchema: () => ({ pattern: "^[A-Za-z0-9+/\\s]*(?:=\\s*){0,2}$" }) },
+)
+
 /** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
 export const ReplaceFeaturedImageArgs = Schema.Struct({
   article_id: ArticleId,
   url: Schema.optionalKey(FeaturedImageUrlBody.fields.url),
   image_base64: Schema.optionalKey(
-    Schema.String.pipe(Schema.check(base64OfMaxImage)).annotate({
-      description: "The image bytes, base64 (at most 10 MiB decoded). Give either this with mime_type, or url (exactly one of the two).",
+    Schema.String.pipe(Schema.check(base64OfMaxImage, standardBase64)).annotate({
+      description: "The image bytes, standard base64 (line breaks allowed; not a data: URL; at most 10 MiB decoded). Give either this with mime_type, or url (exactly one of the two).",
     }),
   ),
   mime_type: Schema.optionalKey(
