@@ -1,7 +1,7 @@
 /**
  * What the shared response check (`openapiCheck.ts`) leaves out, for a walk over every operation's
  * success and error paths: each answer's headers are documented for its status (none but the
- * usual HTTP ones left out) and their values match the documented schemas, its body matches with
+ * usual HTTP ones left out), those documented as required are there, and their values match the documented schemas, its body matches with
  * `format` checked too (dates, date-times), and a documented response without content has none.
  */
 import { Ajv2020 } from "ajv/dist/2020.js"
@@ -62,6 +62,9 @@ const walker = async (t: TestServer) => {
     }
     const documented = (response["headers"] ?? {}) as Record<string, Json>
     const names = new Map(Object.keys(documented).map((name) => [name.toLowerCase(), name]))
+    for (const [name, header] of Object.entries(documented)) {
+      if (header["required"] === true && !res.headers.has(name)) misses.push(`${at}: required header ${name} is missing`)
+    }
     for (const [name, value] of res.headers) {
       const key = names.get(name)
       if (key === undefined) {

@@ -119,13 +119,17 @@ const descriptionOf = (schema: Schema.Top | undefined): string | undefined => {
 }
 
 const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema })
+/** A header every answer of its status carries. */
+const always = (h: Json): Json => ({ ...h, required: true })
 
-const REQUEST_ID = header("The request's id; the same id is in the problem body and the activity entry.")
+const REQUEST_ID = always(header("The request's id; the same id is in the problem body and the activity entry."))
 const RATE_HEADERS = {
   "RateLimit-Limit": header("Requests allowed per minute for the account (REST and MCP together).", { type: "integer" }),
   "RateLimit-Remaining": header("Requests left in the current window.", { type: "integer" }),
   "RateLimit-Reset": header("Seconds until the window resets.", { type: "integer" }),
 }
+/** The rate headers of an answer the account's count let through (a success, a 304): always there. */
+const COUNTED_RATE_HEADERS = Object.fromEntries(Object.entries(RATE_HEADERS).map(([name, h]) => [name, always(h)]))
 
 const STATUS_TEXT: Record<number, string> = {
   400: "The request is malformed (unknown parameter or key, bad value, malformed JSON).",
@@ -220,14 +224,14 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
     })
   }
 
-  const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS }
+  const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...COUNTED_RATE_HEADERS }
   if (op.minimal === true) {
     successHeaders["Preference-Applied"] = header("`return=minimal` when the answer's article is without its body, as `Prefer` asked.")
     successHeaders["Vary"] = header("`Prefer`: the answer's shape depends on it.")
   }
   if (op.idempotent === true) successHeaders["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
   if (op.paginated) successHeaders.Link = header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).')
-  if (op.etag) successHeaders.ETag = header('The article\'s entity tag, `"<article id>-r<revision>"`.')
+  if (op.etag) successHeaders.ETag = always(header('The article\'s entity tag, `"<article id>-r<revision>"`.'))
   if (op.write) successHeaders["Edit-Limit-Remaining"] = header("Article changes left today (UTC) for the account.", { type: "integer" })
 
   const responses: Json = {
@@ -236,7 +240,7 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
   if (op.etag && op.method === "GET") {
     responses["304"] = {
       description: "Not Modified: `If-None-Match` names the article's current ETag. No body; the call is counted and logged like a 200.",
-      headers: { "X-Request-Id": REQUEST_ID, ...RATE_HEADERS, ETag: header('The article\'s entity tag, `"<article id>-r<revision>"`.') },
+      headers: { "X-Request-Id": REQUEST_ID, ...COUNTED_RATE_HEADERS, ETag: always(header('The article\'s entity tag, `"<article id>-r<revision>"`.')) },
     }
   }
   for (const [status, codes] of problemCodesByStatus(op)) {
@@ -247,7 +251,7 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
     if (status === 409 && op.idempotent === true) {
       headers["Retry-After"] = header("When the request's `Idempotency-Key` is still being processed: seconds to wait before retrying for its answer.", { type: "integer" })
     }
-    if (status === 401) headers["WWW-Authenticate"] = header("`Bearer`.")
+    if (status === 401) headers["WWW-Authenticate"] = always(header("`Bearer`."))
     if (op.write && status !== 401) headers["Edit-Limit-Remaining"] = header("Article changes left today (UTC).", { type: "integer" })
     if (op.idempotent === true && status !== 401) headers["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
     responses[String(status)] = {
