@@ -154,7 +154,7 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
       in: "path",
       required: true,
       // The contract lets a bad path id be a 400 or a 404; ours is the 404 of any unknown id.
-      description: `${p.description} ${p.kind === "id" ? "An id that does not match the pattern is a 404 like any unknown id." : "Any other value (not digits, 0, past the maximum) is a 404 like a revision that does not exist."}`,
+      description: `${p.description} ${p.kind === "id" ? "An id that does not match the pattern is a 404 like any unknown id." : "Any other value (not digits, written with a leading zero such as `01`, 0, past the maximum) is a 404 like a revision that does not exist."}`,
       schema:
         p.kind === "id"
           ? { ...table.schemaOf(PathId), ...(p.example !== undefined ? { examples: [p.example] } : {}) }
