@@ -38,7 +38,16 @@ Commands:
 Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data).`
 
 /** A usage or validation problem: exit code 1. */
-class UsageError extends Error {}
+class UsageError extends Error {
+  /** Whether the command line itself was malformed (then the usage follows the message). */
+  readonly showUsage: boolean
+  constructor(message: string, showUsage = false) {
+    super(message)
+    this.showUsage = showUsage
+  }
+}
+/** A command line that is not one of the usage's shapes: the message, then the usage. */
+const malformed = (message: string) => new UsageError(message, true)
 
 /** The commands that may start an embedded database where none is yet. */
 const STARTS_DATABASE = new Set(["migrate", "import", "account create"])
@@ -69,7 +78,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       })
     } catch (e) {
       // (node's message quotes the option as typed: a terminal escape in it is printed escaped)
-      throw new UsageError(printable((e as Error).message))
+      throw malformed(printable((e as Error).message))
     }
   })()
   const [command, sub, ...rest] = positionals
@@ -79,7 +88,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
   const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key", "activity prune", "rewrite apply"])
   const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
-  if (!known.has(name)) throw new UsageError(`Unknown command '${printable(name)}'.`)
+  if (!known.has(name)) throw malformed(`Unknown command '${printable(name)}'.`)
   // Each command's own options and arguments, nothing else: an unquoted `--name John Smith` would
   // otherwise create "John" and drop "Smith" without a word, and an option of another command
   // (`key create --older-than 3`) would be silently ignored.
@@ -94,19 +103,19 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     "rewrite apply": ["dry-run"],
   }
   const argumentsOf: Record<string, number> = { migrate: 0, import: 1, "key revoke": 1, "rewrite apply": 1 }
-  if (values["dry-run"] && name !== "rewrite apply") throw new UsageError("--dry-run is an option of rewrite apply only.")
+  if (values["dry-run"] && name !== "rewrite apply") throw malformed("--dry-run is an option of rewrite apply only.")
   for (const option of Object.keys(values)) {
-    if (option !== "help" && !optionsOf[name]!.includes(option)) throw new UsageError(`${name} does not take --${option}.`)
+    if (option !== "help" && !optionsOf[name]!.includes(option)) throw malformed(`${name} does not take --${option}.`)
   }
   const given = command === "migrate" || command === "import" ? positionals.slice(1) : rest
   const extra = given.slice(argumentsOf[name] ?? 0)
   if (extra.length > 0) {
-    throw new UsageError(`${name}: unexpected argument '${printable(extra[0]!)}' (a value with spaces needs quotes: --name "John Smith").`)
+    throw malformed(`${name}: unexpected argument '${printable(extra[0]!)}' (a value with spaces needs quotes: --name "John Smith").`)
   }
 
   let file: unknown
   if (command === "import") {
-    if (sub === undefined || rest.length > 0) throw new UsageError("import takes exactly one FILE.json.")
+    if (sub === undefined || rest.length > 0) throw malformed("import takes exactly one FILE.json.")
     let bytes: Buffer
     try {
       bytes = readFileSync(sub)
@@ -126,18 +135,18 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       throw new UsageError(`${printable(sub)} is not valid JSON: ${printable((e as Error).message)}`)
     }
   }
-  if (name === "account create" && (!values.email || !values.password)) throw new UsageError("account create needs --email and --password.")
-  if (name === "key create" && !values.account) throw new UsageError("key create needs --account EMAIL.")
-  if (name === "key revoke" && (rest.length !== 1 || !rest[0])) throw new UsageError("key revoke takes exactly one KEY_ID.")
+  if (name === "account create" && (!values.email || !values.password)) throw malformed("account create needs --email and --password.")
+  if (name === "key create" && !values.account) throw malformed("key create needs --account EMAIL.")
+  if (name === "key revoke" && (rest.length !== 1 || !rest[0])) throw malformed("key revoke takes exactly one KEY_ID.")
   const activateIn = values["activate-in"]
-  if (name === "oauth rotate-key" && activateIn !== undefined && !/^\d{1,7}$/.test(activateIn)) throw new UsageError("--activate-in takes a number of seconds.")
+  if (name === "oauth rotate-key" && activateIn !== undefined && !/^\d{1,7}$/.test(activateIn)) throw malformed("--activate-in takes a number of seconds.")
   const olderThan = values["older-than"]
   if (name === "activity prune" && (olderThan === undefined || !/^[1-9]\d{0,4}$/.test(olderThan))) {
-    throw new UsageError("activity prune needs --older-than DAYS, a whole number of days from 1.")
+    throw malformed("activity prune needs --older-than DAYS, a whole number of days from 1.")
   }
 
   if (name === "rewrite apply") {
-    if (rest.length !== 1 || !rest[0]) throw new UsageError("rewrite apply takes exactly one FILE.jsonl.")
+    if (rest.length !== 1 || !rest[0]) throw malformed("rewrite apply takes exactly one FILE.jsonl.")
     try {
       accessSync(rest[0], constants.R_OK)
     } catch (e) {
@@ -284,7 +293,7 @@ try {
 } catch (e) {
   if (e instanceof UsageError) {
     console.error(`Error: ${e.message}`)
-    if (/Unknown command|needs|takes|does not take|Unknown option|unexpected argument/i.test(e.message)) console.error(`\n${USAGE}`)
+    if (e.showUsage) console.error(`\n${USAGE}`)
     process.exitCode = 1
   } else {
     console.error(`Error: ${e instanceof Error ? e.message : String(e)}`)

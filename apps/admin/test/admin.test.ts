@@ -289,14 +289,20 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(run.stderr.trim()).toBe("Warning: DATABASE_ULR is not a setting (is it DATABASE_URL, misspelt?); it is ignored.")
   })
 
-  it("should answer usage errors with exit code 1 and the usage text", async () => {
+  it("should answer usage errors with exit code 1 and the usage text, and a refused value with its sentence alone", async () => {
     const unknown = await admin("frobnicate")
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain("Usage: npm run admin")
     const missing = await admin("account", "create", "--email", "x@example.test")
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("--password")
+    expect(missing.stderr).toContain("Usage: npm run admin")
     expect((await admin("key", "create", "--bogus")).code).toBe(1)
+    // a well-formed command whose value is refused gets its sentence alone, not the usage beside it
+    const short = await admin("account", "create", "--email", "short@example.test", "--password", "short")
+    expect(short.code).toBe(1)
+    expect(short.stderr).toMatch(/^Error: .*password.*$/m)
+    expect(short.stderr).not.toContain("Usage:")
   })
 
   it("should refuse a stray argument or an option of another command before writing anything (an unquoted name is not cut to its first word)", async () => {
