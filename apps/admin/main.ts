@@ -77,8 +77,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         },
       })
     } catch (e) {
-      // (node's message quotes the option as typed: a terminal escape in it is printed escaped)
-      throw malformed(printable((e as Error).message))
+      // (node's message quotes the option as typed: a terminal escape in it is printed escaped; its own line breaks join its sentences on one line)
+      throw malformed((e as Error).message.split("\n").map(printable).join(" "))
     }
   })()
   const [command, sub, ...rest] = positionals
