@@ -298,6 +298,11 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain("--password")
     expect(missing.stderr).toContain("Usage: npm run admin")
     expect((await admin("key", "create", "--bogus")).code).toBe(1)
+    // Node's parser's message, its sentences on one line (not its line breaks escaped)
+    const dashed = await admin("oauth", "rotate-key", "--activate-in", "-5")
+    expect(dashed.code).toBe(1)
+    expect(dashed.stderr).toMatch(/^Error: Option '--activate-in' argument is ambiguous\. Did you forget .* To specify an option argument starting with a dash .*$/m)
+    expect(dashed.stderr).not.toContain("\\u000a")
     // a well-formed command whose value is refused gets its sentence alone, not the usage beside it
     const short = await admin("account", "create", "--email", "short@example.test", "--password", "short")
     expect(short.code).toBe(1)
