@@ -45,8 +45,9 @@ const fullAccessAsked = (params: Record<string, unknown>): boolean =>
  * What these pages log, in the web pages' naming (method and route, then what it did): they are
  * web pages a person acts on, so the entries have channel `web` and the person as actor, like a
  * sign-in on `/` and an agent revoked on `/connect`. The access granted is in the name because an
- * entry has no field for it, and the client is not, so that the names stay a fixed set that the
- * pages' "Changes only" filter can list (the web adapter's `activityWords.ts` tells them in words).
+ * entry has no field for it; an Allow's name is followed by the client's in curly quotes
+ * (`namedAction`), which the pages' "Changes only" filter leaves out when it matches the fixed set
+ * of names (the web adapter's `activityWords.ts` tells them in words).
  */
 const AGENT_SIGN_IN_ACTION = "POST /oauth/interaction/{uid}/login (sign in)"
 /** The logged action of an Allow on the consent page, by the access granted. */
