@@ -199,7 +199,8 @@ export const interactionPages = (options: {
       ctx.status = 303
       ctx.redirect(target)
       // Like `/`, a sign-in is logged once it succeeded ("Continue as" included: the person chose
-      // the account for this agent); a refused one has no account to log it on.
+      // the account for this agent); unlike `/`, a refused one (even a wrong password for an
+      // account's email) is not logged here.
       return logDone(ctx, account, AGENT_SIGN_IN_ACTION, startedAt)
     }
 
