@@ -7,6 +7,7 @@
 import { listConnectedClients } from "@content-site/mcp"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/eventually.ts"
 import { ALICE, formOf, type PersonScript, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 let server: SeededServer
@@ -235,7 +236,7 @@ describe("the activity log", () => {
     expect((await newSince(before)).map((e) => e["action"])).toEqual([SIGN_IN])
   })
 
-  it("should log no sign-in refused for a wrong password (there is no account to log it on, as on /)", async () => {
+  it("should log a sign-in refused for a wrong password on the account whose email was given, as / does, and nothing else", async () => {
     const before = await webEntries()
     const provider = new ScriptedOAuthProvider({ ...ALICE, password: "not-the-password", decision: "allow" }, "Wrong Password Agent")
     const register = await fetch(`${server.url}/oauth/register`, {
@@ -256,7 +257,12 @@ describe("the activity log", () => {
     }).toString()
     await provider.redirectToAuthorization(url)
     expect(provider.signInStatus).toBe(401)
-    expect(await newSince(before)).toEqual([])
+    // recorded beside the answer (not awaited: a known email answers as fast as an unknown one)
+    const logged = await eventually(() => newSince(before), (entries) => entries.length > 0, 10_000)
+    expect(logged).toHaveLength(1)
+    expect(logged[0]).toMatchObject({ action: "POST /oauth/interaction/{uid}/login (sign in, wrong password)", status: 401, error_code: "unauthenticated", actor: null, channel: "web" })
+    // never the password typed
+    expect(JSON.stringify(logged[0])).not.toContain("not-the-password")
   })
 })
 

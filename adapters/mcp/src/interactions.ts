@@ -50,6 +50,8 @@ const fullAccessAsked = (params: Record<string, unknown>): boolean =>
  * of names (the web adapter's `activityWords.ts` tells them in words).
  */
 const AGENT_SIGN_IN_ACTION = "POST /oauth/interaction/{uid}/login (sign in)"
+/** The logged action of a sign-in here with an account's email and a wrong password, as `/` logs its own: shown to the account's owner. */
+const AGENT_FAILED_SIGN_IN_ACTION = "POST /oauth/interaction/{uid}/login (sign in, wrong password)"
 /** The logged action of an Allow on the consent page, by the access granted. */
 const AGENT_ALLOWED_ACTIONS = {
   write: "POST /oauth/interaction/{uid}/confirm (allow mcp)",
@@ -185,6 +187,13 @@ export const interactionPages = (options: {
             return send(ctx, signInPage({ uid, csrf, client, error: "That is not an email address that can have an account." }), 400)
           }
           if (error !== undefined && isCoreError(error) && error._tag === "Unauthenticated") {
+            // A wrong password for an account's email is shown to its owner, as on `/`: guessing
+            // here leaves the same trace. Not awaited: the answer takes as long whether the email
+            // is known or not.
+            if (error.attemptedAccountId !== undefined) {
+              const attempt = { accountId: error.attemptedAccountId, actor: null, channel: "web", requestId: requestIdOf(ctx), action: AGENT_FAILED_SIGN_IN_ACTION, startedAt } as const
+              void runtime.runPromise(recordActivity(attempt, { ok: false, httpStatus: 401, errorCode: "unauthenticated" })).catch(() => undefined)
+            }
             return send(ctx, signInPage({ uid, csrf, client, email, error: "Wrong email or password." }), 401)
           }
           throw error ?? new Error(Cause.pretty(exit.cause))
@@ -199,8 +208,7 @@ export const interactionPages = (options: {
       ctx.status = 303
       ctx.redirect(target)
       // Like `/`, a sign-in is logged once it succeeded ("Continue as" included: the person chose
-      // the account for this agent); unlike `/`, a refused one (even a wrong password for an
-      // account's email) is not logged here.
+      // the account for this agent), and a wrong password for an account's email above.
       return logDone(ctx, account, AGENT_SIGN_IN_ACTION, startedAt)
     }
 

@@ -14,6 +14,9 @@ interface ActionWords {
 const FAILED_SIGN_IN_ACTION = "POST / (sign in, wrong password)"
 /** The action of a sign-in with an account's email and a wrong password, shown to the account's owner. */
 export const FAILED_SIGN_IN = FAILED_SIGN_IN_ACTION
+/** The same on the sign-in page an app opens to connect an agent (the MCP adapter logs it). */
+const FAILED_AGENT_SIGN_IN_ACTION = "POST /oauth/interaction/{uid}/login (sign in, wrong password)"
+const FAILED_SIGN_INS: ReadonlySet<string> = new Set([FAILED_SIGN_IN_ACTION, FAILED_AGENT_SIGN_IN_ACTION])
 
 const ACTIONS: Readonly<Record<string, ActionWords>> = {
   "GET /api/v1/sites": { verb: "Listed sites", change: false },
@@ -52,6 +55,7 @@ const ACTIONS: Readonly<Record<string, ActionWords>> = {
   "POST /connect/clients/{id}/revoke": { verb: "Disconnected an agent", change: true },
   // the agent sign-in and consent pages (the MCP adapter's `interactions.ts`)
   "POST /oauth/interaction/{uid}/login (sign in)": { verb: "Signed in to connect an agent", change: false },
+  [FAILED_AGENT_SIGN_IN_ACTION]: { verb: "Sign-in to connect an agent with your email and a wrong password", change: false },
   "POST /oauth/interaction/{uid}/confirm (allow mcp)": { verb: "Connected an agent (read and edit)", change: true },
   "POST /oauth/interaction/{uid}/confirm (allow mcp:read)": { verb: "Connected an agent (read only)", change: true },
 }
@@ -85,7 +89,7 @@ const CODE_WORDS: Readonly<Record<string, string>> = Object.fromEntries(
 export const outcomeWords = (e: ActivityEntry): string => {
   if (!failed(e)) return "Done"
   const code = e.error_code ?? ""
-  if (e.action === FAILED_SIGN_IN) return "Refused: wrong password"
+  if (FAILED_SIGN_INS.has(e.action)) return "Refused: wrong password"
   // A scope refusal says what it means for the caller: the key or the agent may only read.
   if (code === "insufficient_scope") {
     return `Refused: ${e.actor?.type === "oauth_client" ? "the agent was allowed to read only" : e.actor?.type === "api_key" ? "the key is read-only" : "read-only access"}`
@@ -98,7 +102,7 @@ export const outcomeWords = (e: ActivityEntry): string => {
 /** Who made the call, in words: a key's name, an agent's name, or the person. */
 export const whoWords = (e: ActivityEntry): string => {
   const actor = e.actor
-  if (actor === null) return e.action === FAILED_SIGN_IN ? "Someone on the sign-in page" : "Unknown caller"
+  if (actor === null) return FAILED_SIGN_INS.has(e.action) ? "Someone on the sign-in page" : "Unknown caller"
   switch (actor.type) {
     case "api_key":
       return `API key “${displayName(actor.name)}”`
