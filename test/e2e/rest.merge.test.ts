@@ -1,3 +1,4 @@
+import { createApiKey } from "@content-site/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type StartedServer } from "../../apps/server/server.ts"
 import { A1_BODY, json, KEYS, scratchDirs, startTestServer, type TestServer } from "./helpers.ts"
@@ -67,6 +68,32 @@ describe("PUT with base_revision across two instances", () => {
     }
     const after = await json(await t.api("/api/v1/articles/art_a02"))
     expect(after).toMatchObject({ revision: base + 1, body: "<p>Theirs.</p>" })
+  })
+
+  it("should not merge an edit with itself when it is sent again: no revision, no conflict, the others' later changes kept", async () => {
+    const agentKey = (await t.server.runtime.runPromise(createApiKey("acc_a", { name: "Another agent", scope: "write" }))).key
+    const agent = (body: string) => t.api("/api/v1/articles/art_a03", { method: "PUT", key: agentKey, headers: { "content-type": "application/json" }, body: JSON.stringify({ body }) })
+    expect((await agent(blocks("one", "two", "three"))).status).toBe(200)
+    const base = (await json(await t.api("/api/v1/articles/art_a03"))).revision
+    // The agent adds a paragraph right after the one the person then changes.
+    expect((await agent(blocks("one", "two", "agent's new", "three"))).status).toBe(200)
+    const mine = { title: "Person's title", body: blocks("one", "TWO by person", "three"), base_revision: base }
+    const first = await put(second.url, "art_a03", mine)
+    expect(first.status).toBe(200)
+    const saved = await json(first)
+    expect(saved.article.body).toBe(blocks("one", "TWO by person", "agent's new", "three"))
+    // The same save again (a retried request, a form sent twice): it was made already.
+    const again = await put(t.url, "art_a03", mine)
+    expect(again.status).toBe(200)
+    expect((await json(again)).revision).toBeNull()
+    // The agent then undoes the person's change; the person's save arriving once more does not redo it.
+    expect((await agent(blocks("one", "two", "agent's new", "three"))).status).toBe(200)
+    const late = await put(second.url, "art_a03", mine)
+    expect(late.status).toBe(200)
+    expect((await json(late)).revision).toBeNull()
+    const now = await json(await t.api("/api/v1/articles/art_a03"))
+    expect(now.body).toBe(blocks("one", "two", "agent's new", "three"))
+    expect(now.revision).toBe(saved.article.revision + 1)
   })
 
   it("should refuse base_revision with If-Match, and a base_revision that is not a revision number, as 400 naming it", async () => {

@@ -6,11 +6,12 @@ import type { AnalyzedHtml } from "../html/sanitizeArticleHtml.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { ArticleRepository, RevisionRepository } from "../ports/Repositories.ts"
-import type { ArticleRecord } from "../ports/records.ts"
+import type { ArticleRecord, RevisionRecord } from "../ports/records.ts"
+import type { MergeSide } from "../html/mergeArticle.ts"
 import { MAX_BODY_BYTES, MAX_REASON_LENGTH, type UpdateArticleBody } from "../schema/writes.ts"
 import type { UpdateArticleResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
-import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
+import { editBudgetFor, editsRemaining, makeChange, originOf } from "./editContext.ts"
 import { requireRevision, requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 
@@ -57,6 +58,44 @@ const mergedReason = (reason: string | undefined, theirs: number): string => {
   return `${kept.length > room ? `${kept.slice(0, room - 1).join("")}…` : reason} (${note})`
 }
 
+/** How many of the newest revisions since an edit's base are read to find that edit saved already by its caller. */
+const MAX_REPEAT_LOOKBACK = 20
+/** How many of the caller's own revisions among them are compared (two bodies and a merge each). */
+const MAX_REPEAT_CANDIDATES = 3
+
+/**
+ * Whether this very edit (mine, written against `base`) was saved already by the same caller
+ * (its actor, through its channel), as one of the revisions since `base`: a retried request, a
+ * form sent twice, the back button and Save again. Revision R is that save when it holds what merging mine with revision R - 1 made
+ * (mine itself when R - 1 is the base). Merged again with the newest revision, the edit would be
+ * merged with itself: a conflict with its own text beside a neighbour's change (where taking
+ * "mine" would erase that change), or a change undone since redone over whoever undid it.
+ */
+const savedAlready = (caller: Caller, articleId: string, base: RevisionRecord, current: number, mine: MergeSide) =>
+  Effect.gen(function* () {
+    const revisions = yield* RevisionRepository
+    const analyzer = yield* HtmlAnalyzer
+    const { items } = yield* revisions.list(caller.accountId, articleId, { offset: 0, limit: Math.min(MAX_REPEAT_LOOKBACK, current - base.number) })
+    // (a title mine changed is the title of the revision that saved it)
+    const own = items
+      .filter((r) => r.number > base.number && r.restored_from === null && r.origin === originOf(caller) && r.actor.type === caller.actor.type && r.actor.id === caller.actor.id)
+      .filter((r) => mine.title === base.title || r.title === mine.title)
+      .slice(0, MAX_REPEAT_CANDIDATES)
+    for (const summary of own) {
+      const saved = yield* revisions.get(caller.accountId, articleId, summary.number)
+      if (summary.number === base.number + 1) {
+        if (saved.title === mine.title && saved.body === mine.body) return true
+        continue
+      }
+      const before = yield* revisions.get(caller.accountId, articleId, summary.number - 1)
+      const merge = yield* analyzer.merge({ title: base.title, body: base.body }, { title: before.title, body: before.body }, mine, caller.accountId)
+      if (merge.title !== saved.title || merge.body === null) continue
+      const merged = yield* analyzer.analyze(merge.body, caller.accountId)
+      if (merged.html === saved.body) return true
+    }
+    return false
+  }).pipe(Effect.orElseSucceed(() => false))
+
 const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody, base: number, options: UpdateOptions) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
@@ -92,10 +131,15 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
         if (base === current.revision) return yield* applyUpdate(caller, articleId, fields, { ...options, expectedRevisions: [current.revision] })
         const baseRevision = yield* revisions.get(caller.accountId, articleId, base)
         const mine = yield* mineOnce()
+        const mineSide = { title: fields.title?.trim() ?? baseRevision.title, body: mine?.html ?? baseRevision.body }
+        // Saved already (sent again): nothing to change, whatever was saved since stays.
+        if (mine !== undefined && (yield* savedAlready(caller, articleId, baseRevision, current.revision, mineSide))) {
+          return yield* applyUpdate(caller, articleId, { title: current.title }, { ...options, expectedRevisions: [current.revision] })
+        }
         const merge = yield* analyzer.merge(
           { title: baseRevision.title, body: baseRevision.body },
           { title: current.title, body: current.body },
-          { title: fields.title?.trim() ?? baseRevision.title, body: mine?.html ?? baseRevision.body },
+          mineSide,
           caller.accountId,
         )
         if (merge.title === null || merge.body === null) {
