@@ -21,7 +21,7 @@ const EMAIL = "merge-tester@example.com"
 const PASSWORD = "merge tester password"
 const PARTNER = '<a href="https://partner.test/m" data-service-protected="backlink">partner</a>'
 const BODY = ["<h2>Intro</h2>", "<p>First paragraph.</p>", `<p>Second paragraph with the ${PARTNER}.</p>`, "<p>Third paragraph.</p>"].join("\n")
-const ARTICLES = ["art_js_merge", "art_js_conflict", "art_phone", "art_nojs_merge", "art_nojs_conflict"]
+const ARTICLES = ["art_js_merge", "art_js_conflict", "art_phone", "art_nojs_merge", "art_nojs_conflict", "art_twice"]
 
 let server: StartedServer
 let browser: Browser
@@ -166,5 +166,25 @@ describe("two editors, one article, in Chromium", () => {
     expect(await bodyNow("art_nojs_conflict")).toBe(replace("<h2>Intro</h2>", "<h2>Agent intro</h2>"))
     expect(await conflict.page.textContent("h1")).toBe("Mia's title")
     await conflict.context.close()
+  })
+
+  it("should save a conflict page sent twice once, and not tell the person the second time that their edit was not saved", async () => {
+    const { context, page } = await open({ javaScript: false, width: 1280 }, "art_twice")
+    await agentSaves("art_twice", replace("Third paragraph.", "Third, by the agent."))
+    await page.fill("#body", replace("Third paragraph.", "Third, by Mia."))
+    await Promise.all([page.waitForURL(/\/merge\?draft=/), page.click("text=Save as new revision")])
+    await page.check("input[value=mine]")
+    // The form as the browser sends it, sent twice (a double click, a retried post).
+    const fields = await page.evaluate(() => [...new FormData(document.querySelector("form[action$='/merge']") as HTMLFormElement)].map(([k, v]) => [k, String(v)]))
+    const send = () => context.request.post(`${server.url}/articles/art_twice/merge`, { form: Object.fromEntries(fields), maxRedirects: 0, headers: { Origin: server.url, "Sec-Fetch-Site": "same-origin" } })
+    expect((await send()).headers()["location"]).toBe("/articles/art_twice")
+    expect((await send()).headers()["location"]).toBe("/articles/art_twice")
+    await page.goto(`${server.url}/articles/art_twice`)
+    expect(await page.textContent("[role=status]")).toContain("This edit is saved already")
+    expect(await page.textContent("main")).not.toContain("not saved")
+    expect(await bodyNow("art_twice")).toBe(replace("Third paragraph.", "Third, by Mia."))
+    const revisions = (await (await fetch(`${server.url}/api/v1/articles/art_twice/revisions`, { headers: { Authorization: `Bearer ${agentKey}` } })).json()) as { data: ReadonlyArray<{ number: number }> }
+    expect(revisions.data.map((r) => r.number)).toEqual([3, 2, 1])
+    await context.close()
   })
 })

@@ -158,6 +158,53 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
   /** Where a draft sent back lands: the conflict page when it carries what was settled there, else the article page. */
   const pageOf = (draft: Draft): "draft" | "merge" => (draft.settling === undefined ? "draft" : "merge")
 
+  /**
+   * What a conflict page's form settled (`choice_<unit>`, `edit_<unit>`) over `merge`: each
+   * part's choice and typed text, how many parts have none, and, with every part chosen, the
+   * title and body to save.
+   */
+  const settlementOf = (merge: ArticleMerge, draft: Draft, fields: FormFields) => {
+    const chosen = new Map<string, "theirs" | "mine" | "edit">()
+    // What the person typed for a part, chosen or not: a form sent back shows it again.
+    const typed = new Map<string, string>()
+    for (const c of merge.conflicts) {
+      const names = mergeFields(c.unit)
+      const take = fields[names.choice]
+      const edited = fields[names.edit]
+      if (edited !== undefined) typed.set(c.unit, edited)
+      if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, take)
+    }
+    const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
+    if (missing > 0) return { chosen, typed, missing, settled: null }
+    const choices = new Map<string, ConflictChoice>(
+      [...chosen].map(([unit, take]) => [unit, take === "edit" ? { html: typed.get(unit) ?? "" } : { take }] as const),
+    )
+    const title = chosen.get("title")
+    const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
+    return { chosen, typed, missing, settled: { title: settledTitle, body: settleMerge(merge, choices) } }
+  }
+
+  /**
+   * Whether the edit and choices a conflict page's form sends back, its draft gone, are saved
+   * already: settled, they would change nothing (a dry run). So it is when the same form was sent
+   * a moment before (a double click, a retried post) and that one saved it and dropped the draft.
+   */
+  const savedAlready = async (s: Signed, id: string, draft: Draft, fields: FormFields): Promise<boolean> => {
+    if (draft.settling === undefined) return false
+    const theirs = draft.settling.theirs
+    const { merge } = await mergeOf(s, id, draft, theirs)
+    const { settled } = settlementOf(merge, draft, fields)
+    if (settled === null) return false
+    const outcome = await runCore(
+      deps,
+      Effect.flatMap(decodeInput(UpdateArticleBody, { ...settled, base_revision: theirs }, "Edit"), (input) => updateArticle(s.caller, id, input, { dryRun: true })),
+    )
+    if (Result.isFailure(outcome)) return false
+    const current = await runCoreOrThrow(deps, getArticle(s.caller, id))
+    const next = outcome.success.result.article
+    return next.title === current.title && next.body === current.body
+  }
+
   router.post(
     "/articles/:id/merge",
     signedIn(
@@ -179,6 +226,11 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         if (draft === null || draftId === undefined) {
           // The draft is gone (a day old, or the oldest of more than five): the text sent back is kept anew.
           const kept = sentBack(id, fields, "This edit was not saved: it waited too long on the conflict page. Save it again to compare it with the newest revision.")
+          // Unless this very form saved it a moment ago (sent twice): then the page says so, not "not saved".
+          if (kept !== null && (await savedAlready(s, id, kept, fields).catch(() => false))) {
+            await setFlash(deps, s.session, { kind: "info", message: "This edit is saved already (the form was sent twice): nothing changed." })
+            return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
+          }
           if (kept !== null) return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, pageOf(kept))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}?draft=${draftId ?? ""}#edit`)
         }
@@ -186,28 +238,13 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
         const { merge } = await mergeOf(s, id, draft, theirs)
         const reason = (fields["reason"] ?? "").trim()
-        const chosen = new Map<string, "theirs" | "mine" | "edit">()
-        // What the person typed for a part, chosen or not: a form sent back shows it again.
-        const typed = new Map<string, string>()
-        for (const c of merge.conflicts) {
-          const names = mergeFields(c.unit)
-          const take = fields[names.choice]
-          const edited = fields[names.edit]
-          if (edited !== undefined) typed.set(c.unit, edited)
-          if (take === "theirs" || take === "mine" || take === "edit") chosen.set(c.unit, take)
-        }
-        const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
-        if (missing > 0) {
+        const { chosen, typed, missing, settled: settlement } = settlementOf(merge, draft, fields)
+        if (settlement === null) {
           // Replacing their version is a choice made here, never a default: each part needs one.
           const kept = { ...draft, reason }
           return show(ctx, s, 400, id, draftId, kept, theirs, chosen, typed, `Choose a version for each part (${missing} without a choice), then save again.`)
         }
-        const choices = new Map<string, ConflictChoice>(
-          [...chosen].map(([unit, take]) => [unit, take === "edit" ? { html: typed.get(unit) ?? "" } : { take }] as const),
-        )
-        const title = chosen.get("title")
-        const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
-        const body = settleMerge(merge, choices)
+        const { title: settledTitle, body } = settlement
         const outcome = await runCore(
           deps,
           Effect.flatMap(
