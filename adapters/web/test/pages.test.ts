@@ -55,6 +55,7 @@ const fixture = {
         { id: "art_m4", title: "Merge four", url: "https://two.test/m4", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m5", title: "Merge five", url: "https://two.test/m5", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m6", title: "Merge six", url: "https://two.test/m6", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m7", title: "Merge seven", url: "https://two.test/m7", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -516,6 +517,23 @@ describe("web pages over HTTP", () => {
     const page = await (await c.request("/articles/art_m2")).text()
     expect(page).toContain("Saved as revision 3. You settled the conflicting part.")
     expect(page).toContain("&lt;p&gt;Both of ours&lt;/p&gt;\n&lt;p&gt;Shared&lt;/p&gt;")
+  })
+
+  it("should keep every other part when a part typed on the conflict page leaves a comment or a tag open", async () => {
+    const { c, csrf, draft } = await openConflict(
+      "art_m7",
+      { title: "Merge seven", body: "<p>Theirs first</p>\n<p>Shared</p>\n<p>Their new ending</p>" },
+      { title: "Merge seven", body: "<p>Mine first</p>\n<p>Shared, and mine</p>" },
+    )
+    const settled = await c.request("/articles/art_m7/merge", {
+      method: "POST",
+      form: { _csrf: csrf, draft, theirs: "2", choice_body_0: "edit", edit_body_0: "<p>Both, <b>of us <!-- to check" },
+    })
+    expect(settled.headers.get("location")).toBe("/articles/art_m7")
+    const page = await (await c.request("/articles/art_m7")).text()
+    expect(page).toContain("Saved as revision 3.")
+    // the typed part ends where it was typed: the person's other paragraph and their ending are kept, outside the bold
+    expect(page).toContain("&lt;b&gt;of us &lt;/b&gt;&lt;/p&gt;\n&lt;p&gt;Shared, and mine&lt;/p&gt;\n&lt;p&gt;Their new ending&lt;/p&gt;</textarea>")
   })
 
   it("should carry back what the person typed on the conflict page when the form is refused for a missing choice", async () => {

@@ -163,7 +163,19 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
    * part's choice and typed text, how many parts have none, and, with every part chosen, the
    * title and body to save.
    */
-  const settlementOf = (merge: ArticleMerge, draft: Draft, fields: FormFields) => {
+  /**
+   * A part typed on the conflict page, sanitised on its own: a closed fragment. Joined to the
+   * other parts as typed, an unclosed comment, `script` or `textarea` (or a tag left open) reached
+   * past it and swallowed every part after it, theirs and the person's, and the sanitiser then
+   * removed them all from the saved body. Where it cannot be sanitised now, it is left as typed
+   * (the save sanitises the whole and refuses what it refuses).
+   */
+  const closedPart = async (s: Signed, html: string): Promise<string> => {
+    const analyzed = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(html, s.caller.accountId)))
+    return Result.isSuccess(analyzed) ? analyzed.success.html : html
+  }
+
+  const settlementOf = async (s: Signed, merge: ArticleMerge, draft: Draft, fields: FormFields) => {
     const chosen = new Map<string, "theirs" | "mine" | "edit">()
     // What the person typed for a part, chosen or not: a form sent back shows it again.
     const typed = new Map<string, string>()
@@ -176,9 +188,8 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     }
     const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
     if (missing > 0) return { chosen, typed, missing, settled: null }
-    const choices = new Map<string, ConflictChoice>(
-      [...chosen].map(([unit, take]) => [unit, take === "edit" ? { html: typed.get(unit) ?? "" } : { take }] as const),
-    )
+    const choices = new Map<string, ConflictChoice>()
+    for (const [unit, take] of chosen) choices.set(unit, take === "edit" ? { html: await closedPart(s, typed.get(unit) ?? "") } : { take })
     const title = chosen.get("title")
     const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
     return { chosen, typed, missing, settled: { title: settledTitle, body: settleMerge(merge, choices) } }
@@ -193,7 +204,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     if (draft.settling === undefined) return false
     const theirs = draft.settling.theirs
     const { merge } = await mergeOf(s, id, draft, theirs)
-    const { settled } = settlementOf(merge, draft, fields)
+    const { settled } = await settlementOf(s, merge, draft, fields)
     if (settled === null) return false
     const outcome = await runCore(
       deps,
@@ -238,7 +249,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
         const { merge } = await mergeOf(s, id, draft, theirs)
         const reason = (fields["reason"] ?? "").trim()
-        const { chosen, typed, missing, settled: settlement } = settlementOf(merge, draft, fields)
+        const { chosen, typed, missing, settled: settlement } = await settlementOf(s, merge, draft, fields)
         if (settlement === null) {
           // Replacing their version is a choice made here, never a default: each part needs one.
           const kept = { ...draft, reason }
