@@ -159,11 +159,6 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
   const pageOf = (draft: Draft): "draft" | "merge" => (draft.settling === undefined ? "draft" : "merge")
 
   /**
-   * What a conflict page's form settled (`choice_<unit>`, `edit_<unit>`) over `merge`: each
-   * part's choice and typed text, how many parts have none, and, with every part chosen, the
-   * title and body to save.
-   */
-  /**
    * A part typed on the conflict page, sanitised on its own: a closed fragment. Joined to the
    * other parts as typed, an unclosed comment, `script` or `textarea` (or a tag left open) reached
    * past it and swallowed every part after it, theirs and the person's, and the sanitiser then
@@ -175,6 +170,11 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     return Result.isSuccess(analyzed) ? analyzed.success.html : html
   }
 
+  /**
+   * What a conflict page's form settled (`choice_<unit>`, `edit_<unit>`) over `merge`: each
+   * part's choice and typed text, how many parts have none, and, with every part chosen, the
+   * title and body to save.
+   */
   const settlementOf = async (s: Signed, merge: ArticleMerge, draft: Draft, fields: FormFields) => {
     const chosen = new Map<string, "theirs" | "mine" | "edit">()
     // What the person typed for a part, chosen or not: a form sent back shows it again.
@@ -189,7 +189,11 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
     if (missing > 0) return { chosen, typed, missing, settled: null }
     const choices = new Map<string, ConflictChoice>()
-    for (const [unit, take] of chosen) choices.set(unit, take === "edit" ? { html: await closedPart(s, typed.get(unit) ?? "") } : { take })
+    for (const [unit, take] of chosen) {
+      if (take !== "edit") choices.set(unit, { take })
+      // (the title's typed text is the title, not HTML: it is settled below as typed, never sanitised as a part)
+      else if (unit !== "title") choices.set(unit, { html: await closedPart(s, typed.get(unit) ?? "") })
+    }
     const title = chosen.get("title")
     const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
     return { chosen, typed, missing, settled: { title: settledTitle, body: settleMerge(merge, choices) } }
