@@ -3,6 +3,7 @@ import {
   applyArticleChange,
   ArticleWriter,
   DailyEditLimit,
+  EditConflict,
   NotFound,
   type ArticleChange,
   type ArticleRecord,
@@ -51,6 +52,18 @@ const countEdit = async (em: Em, accountId: string, day: string): Promise<number
   return Number(rows[0]?.count ?? 1)
 }
 
+/**
+ * Thrown inside the transaction to roll it back when the call's idempotency key was taken over
+ * (its lease ended while the call still ran) and the same request's change was applied by its new holder.
+ */
+class KeyAppliedElsewhere extends Error {
+  readonly revision: { readonly articleId: string; readonly number: number }
+  constructor(revision: { readonly articleId: string; readonly number: number }) {
+    super("idempotency key applied by another call")
+    this.revision = revision
+  }
+}
+
 /** The transaction's own connection, on which a statement is sent with real bind parameters. */
 interface BoundContext {
   readonly executeQuery: (query: CompiledQuery) => Promise<unknown>
@@ -84,13 +97,27 @@ const writeChange = async (em: Em, revision: ReturnType<typeof revisionRow>, art
   )
 }
 
-/** Marks a call's pending idempotency key applied with the revision its change made (same transaction). */
-const markKeyApplied = (em: Em, accountId: string, hold: { readonly key: string; readonly fingerprint: string }, articleId: string, number: number) =>
-  em.execute(
+/**
+ * Marks a call's pending idempotency key applied with the revision its change made (same transaction).
+ * The key's row is locked and read first (the newest committed version): a key whose lease ended
+ * while its call still ran may have been taken over by the same request, retried elsewhere, whose
+ * change was applied meanwhile; this change is then refused (KeyAppliedElsewhere), not made twice.
+ */
+const markKeyApplied = async (em: Em, accountId: string, hold: { readonly key: string; readonly fingerprint: string }, articleId: string, number: number) => {
+  const rows = await em.execute<Array<{ revision_article_id: string | null; revision_number: number | null }>>(
+    `select revision_article_id, revision_number from idempotency_keys where account_id = ? and key = ? and fingerprint = ? for update`,
+    [accountId, hold.key, hold.fingerprint],
+  )
+  const held = rows[0]
+  if (held !== undefined && held.revision_article_id !== null && held.revision_number !== null) {
+    throw new KeyAppliedElsewhere({ articleId: held.revision_article_id, number: held.revision_number })
+  }
+  await em.execute(
     `update idempotency_keys set revision_article_id = ?, revision_number = ?
      where account_id = ? and key = ? and fingerprint = ? and status is null`,
     [articleId, number, accountId, hold.key, hold.fingerprint],
   )
+}
 
 export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
   const sql = nativeSql(orm)
@@ -153,7 +180,11 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
           (error) =>
             error instanceof BudgetSpent
               ? new DailyEditLimit({ limit: error.budget.limit, retryAfterSeconds: error.budget.retryAfterSeconds })
-              : editFailureOf(error),
+              : error instanceof KeyAppliedElsewhere
+                ? new EditConflict({
+                    detail: `The request with this Idempotency-Key was applied by another call (article '${error.revision.articleId}', revision ${error.revision.number}); nothing was changed now. Read the article for the result.`,
+                  })
+                : editFailureOf(error),
         )
         switch (outcome.kind) {
           case "missing":
