@@ -945,7 +945,10 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(Option.getOrNull(await run(OAuthStore.use((s) => s.find(model, "id1"))))).toEqual({ uid: "u1", userCode: "UC-1", grantId: "g1", accountId: "acc_1" })
         expect(Option.getOrNull(await run(OAuthStore.use((s) => s.findByUid(model, "u1"))))).toMatchObject({ uid: "u1" })
         expect(Option.getOrNull(await run(OAuthStore.use((s) => s.findByUserCode(model, "UC-1"))))).toMatchObject({ userCode: "UC-1" })
-        await run(OAuthStore.use((s) => s.consume(model, "id1")))
+        expect(await run(OAuthStore.use((s) => s.consume(model, "id1")))).toBe(true)
+        // consumed once: a second consumption (another call, another instance) is told it was not its own
+        expect(await run(OAuthStore.use((s) => s.consume(model, "id1")))).toBe(false)
+        expect(await run(OAuthStore.use((s) => s.consume(model, "missing")))).toBe(false)
         const consumed = Option.getOrThrow(await run(OAuthStore.use((s) => s.find(model, "id1"))))
         expect(typeof consumed["consumed"]).toBe("number")
         await run(OAuthStore.use((s) => s.upsert(model, "id1", { uid: "u2" }, undefined)))

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { createTestDatabase } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "./support.ts"
 
 let first: StartedServer
@@ -36,6 +39,28 @@ const toolCallAt = (instance: StartedServer, publicUrl: string, token: string) =
     )
     req.on("error", reject)
     req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: "art_a1_1" } } }))
+  })
+
+/** A form posted to one instance's token endpoint as a load balancer would: the public Host, the instance's socket. */
+const tokenRequestAt = (instance: StartedServer, publicUrl: string, form: Record<string, string>) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const target = new URL(instance.url)
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: "/oauth/token",
+        method: "POST",
+        headers: { host: new URL(publicUrl).host, "content-type": "application/x-www-form-urlencoded" },
+      },
+      (res) => {
+        let body = ""
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+      },
+    )
+    req.on("error", reject)
+    req.end(new URLSearchParams(form).toString())
   })
 
 beforeAll(async () => {
@@ -104,5 +129,38 @@ describe("two instances on one PostgreSQL database", () => {
     expect(JSON.parse(both.content[0]!.text).errors).toEqual([{ path: "base_revision", message: "Not together with If-Match or if_revision" }])
     await atFirst?.close()
     await atSecond?.close()
+  }, 60_000)
+
+  it("should honour a refresh token once when it is presented at both instances at the same moment", async () => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Double Refresh Agent")
+    const client = await connect(`${first.url}/mcp`, provider)
+    await client?.close()
+    const form = {
+      grant_type: "refresh_token",
+      refresh_token: provider.savedTokens?.refresh_token ?? "",
+      client_id: provider.client?.client_id ?? "",
+      resource: `${first.url}/mcp`,
+    }
+    const answers = await Promise.all([tokenRequestAt(first, first.url, form), tokenRequestAt(second, first.url, form)])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+    expect(JSON.parse(answers.find((a) => a.status === 400)!.body).error).toBe("invalid_grant")
+  }, 60_000)
+
+  it("should redeem an authorization code once when it is presented at both instances at the same moment", async () => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Double Code Agent")
+    const probe = new Client({ name: "content-site-tests", version: "1.0.0" })
+    await expect(probe.connect(new StreamableHTTPClientTransport(new URL(`${first.url}/mcp`), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError)
+    expect(provider.authorizationCode).toBeTypeOf("string")
+    const form = {
+      grant_type: "authorization_code",
+      code: provider.authorizationCode ?? "",
+      code_verifier: provider.verifier,
+      redirect_uri: provider.redirectUrl,
+      client_id: provider.client?.client_id ?? "",
+      resource: `${first.url}/mcp`,
+    }
+    const answers = await Promise.all([tokenRequestAt(first, first.url, form), tokenRequestAt(second, first.url, form)])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+    expect(JSON.parse(answers.find((a) => a.status === 400)!.body).error).toBe("invalid_grant")
   }, 60_000)
 })

@@ -71,6 +71,14 @@ export const checkClient = (payload: StoredPayload): void => {
   }
 }
 
+/** The models a token request redeems once, and how the provider names them. */
+const GRANT_SOURCES = new Map([
+  ["AuthorizationCode", "authorization code"],
+  ["RefreshToken", "refresh token"],
+  ["DeviceCode", "device code"],
+  ["BackchannelAuthenticationRequest", "backchannel authentication request"],
+])
+
 /**
  * The oidc-provider adapter over the core OAuthStore port: clients, grants, codes, tokens,
  * sessions and interactions live in the service's database, so every instance shares them.
@@ -89,7 +97,13 @@ export const oauthStoreAdapter = (runtime: AppRuntime): AdapterFactory => (model
     find: async (id) => (isStorableText(id) ? run((s) => s.find(model, id)).then(toPayload) : undefined),
     findByUid: async (uid) => (isStorableText(uid) ? run((s) => s.findByUid(model, uid)).then(toPayload) : undefined),
     findByUserCode: async (code) => (isStorableText(code) ? run((s) => s.findByUserCode(model, code)).then(toPayload) : undefined),
-    consume: async (id) => (isStorableText(id) ? run((s) => s.consume(model, id)) : undefined),
+    // The provider checks `consumed` on what it found and then consumes: two redemptions of one code or
+    // refresh token at once (at two instances) both pass that check; the one that did not consume it is refused.
+    consume: async (id) => {
+      if (!isStorableText(id)) return
+      const consumed = await run((s) => s.consume(model, id))
+      if (!consumed && GRANT_SOURCES.has(model)) throw new errors.InvalidGrant(`${GRANT_SOURCES.get(model)} already used`)
+    },
     destroy: async (id) => (isStorableText(id) ? run((s) => s.destroy(model, id)) : undefined),
     revokeByGrantId: async (grantId) => (isStorableText(grantId) ? run((s) => s.revokeByGrantId(grantId)) : undefined),
   }

@@ -89,7 +89,9 @@ export const memoryOAuthStore = (state: MemoryState, now: () => number = Date.no
     consume: (model, id) =>
       Effect.sync(() => {
         const e = live(model, id)
-        if (e) e.consumed = true
+        if (e === undefined || e.consumed) return false
+        e.consumed = true
+        return true
       }),
     destroy: (model, id) => Effect.sync(() => void state.oauth.delete(`${model}#${id}`)),
     revokeByGrantId: (grantId) =>

@@ -108,7 +108,14 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
     find,
     findByUid: (model, uid) => findBy(model, "uid", uid),
     findByUserCode: (model, userCode) => findBy(model, "user_code", userCode),
-    consume: (model, id) => write(model, id, (em) => em.nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, { consumedAt: new Date(now()) })),
+    consume: (model, id) => {
+      // one statement: of calls consuming the same payload at once, on any instance, one changes the row
+      let consumed = false
+      const update = write(model, id, async (em) => {
+        consumed = (await em.nativeUpdate(OAuthPayloadEntity, { model, id, consumedAt: null, ...live() }, { consumedAt: new Date(now()) })) > 0
+      })
+      return Effect.map(update, () => consumed)
+    },
     destroy: (model, id) => write(model, id, (em) => em.nativeDelete(OAuthPayloadEntity, { model, id })),
     revokeByGrantId: (grantId) => write("Grant", grantId, (em) => em.nativeDelete(OAuthPayloadEntity, { grantId })),
     listByAccount: (model, accountId) =>

@@ -14,7 +14,11 @@ export class OAuthStore extends Context.Service<OAuthStore, {
   readonly find: (model: string, id: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
   readonly findByUid: (model: string, uid: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
   readonly findByUserCode: (model: string, userCode: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
-  readonly consume: (model: string, id: string) => Effect.Effect<void, Unavailable>
+  /**
+   * Marks a live payload consumed (a code redeemed, a refresh token rotated): true for the one call
+   * that consumed it, false when it was consumed already (by another call, on any instance) or is gone.
+   */
+  readonly consume: (model: string, id: string) => Effect.Effect<boolean, Unavailable>
   readonly destroy: (model: string, id: string) => Effect.Effect<void, Unavailable>
   readonly revokeByGrantId: (grantId: string) => Effect.Effect<void, Unavailable>
   /** Payloads of a model whose `accountId` field is the given account (connected clients). */
