@@ -105,13 +105,8 @@ export const readSession = async (ctx: ParameterizedContext, deps: HttpDeps): Pr
 export const saveSession = async (deps: HttpDeps, session: WebSession): Promise<void> => {
   const left = secondsLeft(session.createdAt)
   if (left === 0) return
-  await deps.runtime.runPromise(
-    OAuthStore.use((store) =>
-      Effect.flatMap(store.find(SESSION_MODEL, session.key), (found) =>
-        Option.isSome(found) ? store.upsert(SESSION_MODEL, session.key, payloadOf(session), left) : Effect.void,
-      ),
-    ),
-  )
+  // one statement: a sign-out landing between a read and a write would be undone by an upsert
+  await deps.runtime.runPromise(OAuthStore.use((store) => store.replace(SESSION_MODEL, session.key, payloadOf(session), left)))
 }
 
 /**

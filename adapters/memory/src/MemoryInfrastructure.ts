@@ -83,6 +83,13 @@ export const memoryOAuthStore = (state: MemoryState, now: () => number = Date.no
           consumed: false,
         }),
       ),
+    replace: (model, id, payload, expiresInSeconds) =>
+      Effect.sync(() => {
+        const e = live(model, id)
+        if (e === undefined) return false
+        state.oauth.set(`${model}#${id}`, { ...e, payload, expiresAt: expiresInSeconds === undefined ? null : now() + expiresInSeconds * 1000 })
+        return true
+      }),
     find: (model, id) => Effect.sync(() => Option.map(Option.fromUndefinedOr(live(model, id)), withConsumed)),
     findByUid: (model, uid) => findBy(model, "uid", uid),
     findByUserCode: (model, code) => findBy(model, "userCode", code),

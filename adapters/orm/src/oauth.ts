@@ -105,6 +105,21 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
         // expired rows are swept now and then, so the table does not grow without bound
         if (++writes % 200 === 0) await em.nativeDelete(OAuthPayloadEntity, { expiresAt: { $lte: new Date(now()) } })
       }),
+    replace: (model, id, payload, expiresInSeconds) => {
+      let replaced = false
+      const update = write(model, id, async (em) => {
+        const next = {
+          payload: { ...payload },
+          uid: str(payload["uid"]),
+          userCode: str(payload["userCode"]),
+          grantId: str(payload["grantId"]),
+          accountId: str(payload["accountId"]),
+          expiresAt: expiresInSeconds === undefined ? null : new Date(now() + expiresInSeconds * 1000),
+        }
+        replaced = (await em.nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, next)) > 0
+      })
+      return Effect.map(update, () => replaced)
+    },
     find,
     findByUid: (model, uid) => findBy(model, "uid", uid),
     findByUserCode: (model, userCode) => findBy(model, "user_code", userCode),

@@ -11,6 +11,11 @@ export type StoredPayload = { readonly [key: string]: unknown }
  */
 export class OAuthStore extends Context.Service<OAuthStore, {
   readonly upsert: (model: string, id: string, payload: StoredPayload, expiresInSeconds: number | undefined) => Effect.Effect<void, Unavailable>
+  /**
+   * Rewrites a live payload (and its expiry) in one statement: one destroyed, expired or never
+   * stored stays so (false), however recently the caller read it.
+   */
+  readonly replace: (model: string, id: string, payload: StoredPayload, expiresInSeconds: number | undefined) => Effect.Effect<boolean, Unavailable>
   readonly find: (model: string, id: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
   readonly findByUid: (model: string, uid: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
   readonly findByUserCode: (model: string, userCode: string) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
