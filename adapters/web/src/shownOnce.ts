@@ -42,7 +42,10 @@ export const takeShownOnce = async (ctx: ParameterizedContext, deps: HttpDeps, s
   const key = `${session.key}:${id}`
   const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(SHOWN_ONCE_MODEL, key)))
   if (Option.isNone(found)) return null
+  // of requests that found it at once (on any instance), only the one that consumes it shows it
+  const mine = await deps.runtime.runPromise(OAuthStore.use((store) => store.consume(SHOWN_ONCE_MODEL, key)))
   await deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(SHOWN_ONCE_MODEL, key)))
+  if (!mine) return null
   const { iv, data, tag } = found.value as Record<string, unknown>
   if (typeof iv !== "string" || typeof data !== "string" || typeof tag !== "string") return null
   try {
