@@ -1116,6 +1116,27 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await reserve(accountId, other, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
       })
 
+      it("should not make a request's change twice when its key was taken over after its lease ended while its first holder still ran", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[0]!
+        const key = uid("idem")
+        const hold = { key, fingerprint: "f1" }
+        expect(await reserve(accountId, key, "f1", t0)).toEqual({ kind: "reserved" })
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
+        const edit = (title: string) =>
+          runtime.runPromiseExit(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, title), idempotency: hold }))))
+        const first = await edit("First holder")
+        expect(Exit.isSuccess(first)).toBe(true)
+        const second = await edit("Second holder")
+        expect(Exit.isFailure(second) && (Option.getOrUndefined(Cause.findErrorOption(second.cause)) as { _tag: string })._tag).toBe("EditConflict")
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).toMatchObject({ title: "First holder", revision: 2 })
+        // once its answer is kept, the same holds
+        await run(IdempotencyStore.use((s) => s.complete(accountId, key, "f1", { ...answer, revision: { articleId: target.id, number: 2 } })))
+        const third = await edit("Third holder")
+        expect(Exit.isFailure(third)).toBe(true)
+        expect((await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).revision).toBe(2)
+      })
+
       it("should give a key to exactly one of many concurrent reservations", async () => {
         const key = uid("idem")
         const outcomes = await runtime.runPromise(

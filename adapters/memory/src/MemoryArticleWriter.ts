@@ -29,6 +29,20 @@ export const memoryArticleWriter = (state: MemoryState) => {
           if (change.rewrite_id !== undefined && state.rewrites.has(change.rewrite_id)) {
             return yield* new EditConflict({ detail: `The rewrite line ${change.rewrite_id} was applied meanwhile; nothing was changed.` })
           }
+          // the call's idempotency key, taken over (its lease ended while the call still ran) by the same
+          // request, whose change was applied meanwhile: not made twice (as the database refuses it)
+          if (change.idempotency !== undefined) {
+            const held = state.idempotency.get(`${accountId}#${change.idempotency.key}`)
+            const applied =
+              held === undefined || held.fingerprint !== change.idempotency.fingerprint
+                ? undefined
+                : (held.applied ?? (held.answer !== null && "revision" in held.answer ? held.answer.revision : undefined))
+            if (applied !== undefined) {
+              return yield* new EditConflict({
+                detail: `The request with this Idempotency-Key was applied by another call (article '${applied.articleId}', revision ${applied.number}); nothing was changed now. Read the article for the result.`,
+              })
+            }
+          }
           const counterKey = budget === null ? null : `${accountId}#${budget.day}`
           const used = counterKey === null ? 0 : (state.editCounters.get(counterKey) ?? 0)
           if (budget !== null && used >= budget.limit) {
