@@ -321,6 +321,24 @@ describe("the article editor in Chromium", () => {
     await context.close()
   }, 60_000)
 
+  it("should not let an article's class attributes take the page's own styles in the editor (hidden text, a fake notice or lock), and still save them", async () => {
+    // Whoever writes the body (an API key, an agent) chooses its classes: in the editor they must not
+    // become this page's `visually-hidden`, `notice` or `pm-protected`, which would hide a link from
+    // the owner editing it, or dress text as the service's own notice or a protected link.
+    const classy = '<p>Seen <span class="visually-hidden">hidden spam</span> text</p><p class="notice notice-error">Your session expired</p><p><a class="pm-protected" href="https://spam.test/">fake lock</a></p>'
+    await server.runtime.runPromise(importData({ accounts: [{ id: "acc_cls", email: "classes@example.com", password: PASSWORD, sites: [{ id: "site_cls", name: "Classes", url: "https://classes.test", articles: [{ id: "art_cls", title: "Classes", url: "https://classes.test/a", status: "published", body: classy }] }] }] }))
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await signIn(context, "classes@example.com", PASSWORD)
+    await page.goto(`${server.url}/articles/art_cls`)
+    await page.waitForSelector(".editor-content")
+    expect(await page.textContent(".editor-content")).toContain("hidden spam")
+    expect(await page.locator(".editor-content .visually-hidden, .editor-content .notice, .editor-content .pm-protected").count()).toBe(0)
+    expect((await page.locator(".editor-content :text('hidden spam')").boundingBox())?.width ?? 0).toBeGreaterThan(20)
+    // The classes are the article's: saved as they were.
+    expect(await body(page)).toBe(classy)
+    await context.close()
+  }, 60_000)
+
   it("should open markup it cannot show in HTML source mode, say so, and save it unchanged", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const page = await signIn(context, EMAIL, PASSWORD)

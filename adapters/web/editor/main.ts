@@ -16,7 +16,7 @@ import { EditorView, type NodeView } from "prosemirror-view"
 import { blockTypeAt, insertImage, keys, linkAt, markActive, setBlock, setLink, toggleEmphasis, toggleList, toggleQuote, unsetLink } from "./commands.ts"
 import { toHtml, tryLoad } from "./html.ts"
 import { protectedLock, type Refusal } from "./protect.ts"
-import { htmlAttr, type HtmlAttrs, protectedElement, schema } from "./schema.ts"
+import { htmlAttr, type HtmlAttrs, protectedElement, schema, VIEW_ONLY_DROP } from "./schema.ts"
 
 const h = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] => {
   const el = document.createElement(tag)
@@ -37,7 +37,7 @@ class ProtectedView implements NodeView {
     })
     const badge = h("span", { class: "pm-lock" }, "Protected")
     const el = document.importNode(protectedElement(node.attrs["html"] as string), true)
-    for (const a of Array.from(el.attributes)) if (/^(id|role|aria-.*)$/.test(a.name)) el.removeAttribute(a.name)
+    for (const e of [el, ...Array.from(el.querySelectorAll("*"))]) for (const a of Array.from(e.attributes)) if (VIEW_ONLY_DROP.test(a.name)) e.removeAttribute(a.name)
     this.dom.append(badge, el)
   }
   stopEvent(): boolean {

@@ -32,8 +32,13 @@ export const MARK_TAGS: ReadonlyArray<string> = [
   "a", "strong", "b", "em", "i", "u", "s", "del", "ins", "mark", "small", "sub", "sup", "abbr", "cite", "q", "time", "span", "code", "kbd", "samp",
 ]
 
-/** Attributes the page's own DOM must not get from article content (ids and ARIA would clash with the page). */
-const VIEW_ONLY_DROP = /^(id|role|aria-.*)$/
+/**
+ * Attributes the page's own DOM must not get from article content: ids and ARIA would clash with
+ * the page, and classes would take the page's own styles (`visually-hidden` hides text from the
+ * person editing, `notice` or `pm-protected` dresses it as the service's). The view carries them
+ * as `data-html-<name>`.
+ */
+export const VIEW_ONLY_DROP = /^(id|role|aria-.*|class)$/
 
 const attrObject = (attrs: HtmlAttrs, view: boolean): Record<string, string> => {
   const out: Record<string, string> = {}
@@ -69,10 +74,14 @@ const element = (tag: string, node: PMNode, hole: boolean): DOMOutputSpec => {
   return hole ? [tag, attrs, 0] : [tag, attrs]
 }
 
+// (an element copied from the editor's own view carries its view-only attributes as `data-html-<name>`)
 const readAttrs = (dom: HTMLElement): HtmlAttrs =>
   Array.from(dom.attributes)
     .filter((a) => a.name !== "data-service-protected" && !a.name.startsWith("data-cs-") && !a.name.startsWith("data-pm-"))
-    .map((a) => [a.name, a.value] as const)
+    .map((a) => {
+      const name = a.name.startsWith("data-html-") ? a.name.slice("data-html-".length) : a.name
+      return [VIEW_ONLY_DROP.test(name) ? name : a.name, a.value] as const
+    })
 
 const blockAttrs = { html: { default: [] }, wsBefore: { default: "" }, wsAfter: { default: "" } }
 
