@@ -6,7 +6,7 @@
  * characters); everything printed that came from the file or the database is escaped
  * (`printable`), so a line cannot write to the terminal or forge a result line.
  */
-import { makeRewriteBatch, toProblem, type RewriteLineResult, type RewriteSummary } from "@content-site/core"
+import { MAX_REWRITE_LINE_BYTES, makeRewriteBatch, toProblem, type RewriteLineResult, type RewriteSummary } from "@content-site/core"
 import cliProgress from "cli-progress"
 import type { Effect } from "effect"
 import { createReadStream, statSync } from "node:fs"
@@ -26,25 +26,41 @@ const CARRIAGE_RETURN = 0x0d
 /** Whether a line's bytes are only ASCII white space (a blank line). */
 const blank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b === 0x09 || b === CARRIAGE_RETURN || b === 0x0b || b === 0x0c)
 
-/** Every line of the file as bytes (without its CR LF or LF) with its number (from 1), blank lines left out. */
-async function* linesOf(file: string): AsyncGenerator<{ readonly number: number; readonly bytes: Uint8Array }> {
+/** A line of the file: its bytes, or, for a line longer than any line can be, only its length (its bytes were not kept). */
+type FileLine = { readonly number: number; readonly bytes: Uint8Array } | { readonly number: number; readonly oversized: number }
+
+/**
+ * Every line of the file as bytes (without its CR LF or LF) with its number (from 1), blank lines
+ * left out. A line past `MAX_REWRITE_LINE_BYTES` is not kept (memory stays bounded whatever the
+ * file holds): it is answered by its length.
+ */
+async function* linesOf(file: string): AsyncGenerator<FileLine> {
   let number = 0
   // The start of the current line, as the chunks it spans (joined once, at its end: a line of
-  // many chunks is copied once, not once a chunk).
+  // many chunks is copied once, not once a chunk), and how long it is so far.
   let rest: Array<Buffer> = []
+  let length = 0
   const line = (bytes: Buffer) => (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.subarray(0, -1) : bytes)
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
     let data = chunk
     for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE)) {
       number += 1
-      const bytes = line(rest.length === 0 ? data.subarray(0, end) : Buffer.concat([...rest, data.subarray(0, end)]))
+      length += end
+      if (length > MAX_REWRITE_LINE_BYTES) yield { number, oversized: length }
+      else {
+        const bytes = line(rest.length === 0 ? data.subarray(0, end) : Buffer.concat([...rest, data.subarray(0, end)]))
+        if (!blank(bytes)) yield { number, bytes }
+      }
       rest = []
-      if (!blank(bytes)) yield { number, bytes }
+      length = 0
       data = data.subarray(end + 1)
     }
-    if (data.length > 0) rest.push(Buffer.from(data))
+    length += data.length
+    if (length > MAX_REWRITE_LINE_BYTES) rest = []
+    else if (data.length > 0) rest.push(Buffer.from(data))
   }
-  if (rest.length > 0) {
+  if (length > MAX_REWRITE_LINE_BYTES) yield { number: number + 1, oversized: length }
+  else if (rest.length > 0) {
     number += 1
     const bytes = line(Buffer.concat(rest))
     if (!blank(bytes)) yield { number, bytes }
@@ -109,8 +125,9 @@ export const rewriteApply = async (run: RunEffect, file: string, dryRun: boolean
   const print = (text: string) => (bars && process.stdout.isTTY ? bars.log(`${text}\n`) : console.log(text))
   let unavailable = false
   try {
-    for await (const { number, bytes } of linesOf(file)) {
-      const result = await run(batch.apply(bytes, number))
+    for await (const fileLine of linesOf(file)) {
+      const { number } = fileLine
+      const result = "oversized" in fileLine ? batch.refuseOversized(fileLine.oversized, number) : await run(batch.apply(fileLine.bytes, number))
       if (result.outcome.kind === "refused" && result.outcome.error._tag === "Unavailable") unavailable = true
       print(describeResult(number, result))
       if (!counted) bar?.setTotal(batch.summary().lines)

@@ -241,4 +241,21 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
     ])
     expect(out.stdout).toContain("nothing written: 3 lines, 0 would apply, 0 already applied, 3 refused.")
   })
+  it("should refuse a line longer than any line can be without keeping it, and check the lines around it", async () => {
+    const path = join(temp.dir, "oversized.jsonl")
+    const { MAX_REWRITE_LINE_BYTES } = await import("@content-site/core")
+    // a line of 8 MiB and one byte, in the middle of a batch (its end falls inside a read chunk), and another ending the file without a newline
+    const long = `{"rewrite_id": "rw-long", "article_id": "art_rw2", "body": "${"a".repeat(MAX_REWRITE_LINE_BYTES)}"}`
+    writeFileSync(path, `${line({ rewrite_id: "rw-long-before", article_id: "art_rw2", title: "Before" })}\n${long}\n${line({ rewrite_id: "rw-long-after", article_id: "art_rw2", title: "After" })}\n${long}`)
+    const out = await admin("rewrite", "apply", path, "--dry-run")
+    expect(out.code).toBe(1)
+    const results = out.stdout.split("\n").filter((l) => l.startsWith("line "))
+    expect(results).toEqual([
+      "line 1  rw-long-before  art_rw2  would apply: a new revision",
+      `line 2  -  -  refused: invalid_request: The line is ${Buffer.byteLength(long)} bytes, longer than any rewrite line can be (${MAX_REWRITE_LINE_BYTES} bytes: a body is at most 1048576 bytes); it was not read.`,
+      "line 3  rw-long-after  art_rw2  would apply: a new revision",
+      `line 4  -  -  refused: invalid_request: The line is ${Buffer.byteLength(long)} bytes, longer than any rewrite line can be (${MAX_REWRITE_LINE_BYTES} bytes: a body is at most 1048576 bytes); it was not read.`,
+    ])
+    expect(out.stdout).toContain("nothing written: 4 lines, 2 would apply, 0 already applied, 2 refused.")
+  })
 })

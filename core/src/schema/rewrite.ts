@@ -5,6 +5,13 @@ import { Body, Reason, Title } from "./writes.ts"
 /** Longest `rewrite_id`, in characters. */
 export const MAX_REWRITE_ID_LENGTH = 200
 
+/**
+ * Longest line of a rewrite batch, in bytes (8 MiB): a body is at most 1 MiB of UTF-8, at most six
+ * times that written as JSON (`\u0001` for a byte), with room for the rest. A longer line is
+ * refused without being read whole.
+ */
+export const MAX_REWRITE_LINE_BYTES = 8 * 1024 * 1024
+
 /** The id the platform gives a line of a rewrite batch: what makes the line apply once. */
 export const RewriteId = Schema.String.pipe(
   Schema.check(Schema.isPattern(/^[\x21-\x7e]{1,200}$/)),

@@ -6,7 +6,8 @@ import { RewriteLedger } from "../ports/RewriteLedger.ts"
 import { toTimestamp } from "../policy/time.ts"
 import type { Actor } from "../schema/common.ts"
 import { decodeInput } from "../schema/decode.ts"
-import { RewriteLine } from "../schema/rewrite.ts"
+import { MAX_REWRITE_LINE_BYTES, RewriteLine } from "../schema/rewrite.ts"
+import { MAX_BODY_BYTES } from "../schema/writes.ts"
 import type { Caller } from "./Caller.ts"
 import { recordActivity } from "./recordActivity.ts"
 import { updateArticle } from "./updateArticle.ts"
@@ -184,8 +185,23 @@ export const makeRewriteBatch = (options: RewriteBatchOptions) => {
       return { line: number, ...ids, outcome } satisfies RewriteLineResult
     })
 
+  /**
+   * Refuses a line longer than any line can be (`MAX_REWRITE_LINE_BYTES`), which the reader did
+   * not keep: `byteLength` is how long it was.
+   */
+  const refuseOversized = (byteLength: number, lineNumber?: number): RewriteLineResult => {
+    const number = lineNumber ?? lines + 1
+    lines += 1
+    counts.refused += 1
+    const error = new InvalidRequest({
+      detail: `The line is ${byteLength} bytes, longer than any rewrite line can be (${MAX_REWRITE_LINE_BYTES} bytes: a body is at most ${MAX_BODY_BYTES} bytes); it was not read.`,
+      errors: [{ path: "(line)", message: `Longer than ${MAX_REWRITE_LINE_BYTES} bytes` }],
+    })
+    return { line: number, rewrite_id: null, article_id: null, outcome: { kind: "refused", error } }
+  }
+
   /** How many lines came to each outcome so far. */
   const summary = (): RewriteSummary => ({ lines, ...counts })
 
-  return { apply, summary }
+  return { apply, refuseOversized, summary }
 }
