@@ -119,11 +119,20 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set(
   (
     "a an the and of to in on at for from with about into by as is are was were be been being do does did done " +
     "what which who whom whose where when why how i me my we us our you your it its they them their this that these those there here " +
-    "any some all each every have has had can could should would will shall may might must please tell show find give list " +
+    "any anything some something all each every have has had can could should would will shall may might must please tell show find give list " +
     "know want need look looking search searching article articles post posts page pages blog talk talks talking mention mentions " +
     "mentioning write wrote written writing say says said cover covers covered discuss discusses discussed"
   ).split(" "),
 )
+
+/** The ending of a contraction: *what's*, *where’s*, *we're*, *I've*, *don't* are words of the question too. */
+const CONTRACTION = /(?:n['’]t|['’](?:s|re|ve|ll|d|m))$/
+
+/** Whether a bare word is one of the question's own (`QUESTION_WORDS`), written whole or contracted (*what's*, *what’s*). */
+const isQuestionWord = (word: string): boolean => {
+  const lower = word.toLowerCase()
+  return QUESTION_WORDS.has(lower) || QUESTION_WORDS.has(lower.replace(CONTRACTION, ""))
+}
 
 /** A word's letters and digits without the punctuation around it ("compost?" is "compost"). */
 const bareWord = (word: string): string => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")
@@ -131,7 +140,7 @@ const bareWord = (word: string): string => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}
 /**
  * The research connector's further tries when a query found nothing, for a query written as a
  * question or a sentence, as chat assistants write them: its words without the question's own
- * (`QUESTION_WORDS`), all required; then any one of them (`OR`), as many as fit in a query's
+ * (`QUESTION_WORDS`, contracted ones too: *what's*), all required; then any one of them (`OR`), as many as fit in a query's
  * 200 characters. None for a query that uses the syntax (a phrase, `OR`, `-word`): its author
  * meant it as written. One pass over the query's words (at most 200 characters).
  */
@@ -139,7 +148,7 @@ export const relaxedSearchQueries = (query: string): ReadonlyArray<string> => {
   const words = searchQueryText(query).split(" ").filter((w) => w !== "")
   if (words.some((w) => w.includes('"') || w.startsWith("-") || w.toLowerCase() === "or")) return []
   const bare = words.map(bareWord).filter((w) => w !== "")
-  const kept = bare.filter((w) => !QUESTION_WORDS.has(w.toLowerCase()))
+  const kept = bare.filter((w) => !isQuestionWord(w))
   const tries: Array<string> = []
   if (kept.length > 0 && kept.length < bare.length) tries.push(kept.join(" "))
   if (kept.length > 1) {

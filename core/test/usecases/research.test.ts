@@ -38,6 +38,17 @@ describe("researchSearch", () => {
     expect(await search("basil -beginners")).toEqual([])
   })
 
+  it("should leave out a question's contracted words (what's, where’s) and anything, as it leaves out what and where", async () => {
+    const w = await makeWorld()
+    const titles = ["Best spades for clay", "Leaf mould", "Mulch"]
+    const bodies = ["<p>Spades and forks.</p>", "<p>The best compost mix is two parts leaves.</p>", "<p>Bark is good.</p>"]
+    await w.run(importData(oneSiteOfArticles("c", titles.length, (i) => ({ title: titles[i]!, body: bodies[i]! }))))
+    const search = async (q: string) => (await w.run(researchSearch(caller({ accountId: "acc_c" }), q))).results.map((r) => r.title)
+    // all of its own words (best compost mix) find the one article, before any one of them (a title with "best") is tried
+    for (const q of ["What's the best compost mix?", "What’s the best compost mix?", "Where's our best compost mix?", "Do you have anything on the best compost mix?"])
+      expect([q, await search(q)]).toEqual([q, ["Leaf mould"]])
+  })
+
   it("should ask the storage to mark no body: it shows no snippet", async () => {
     const w = await makeWorld()
     await w.run(importData(manyArticles(3)))
