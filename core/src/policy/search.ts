@@ -390,15 +390,31 @@ const IMAGE = /<img(?:\s[^>]*)?>/gi
 /** The end of a table cell followed by the next cell of its row. */
 const CELL_BETWEEN = /<\/t[dh]>\s*(?=<t[dh][\s>])/gi
 
+/** A `<pre>` tag (opening or closing) or a run of line breaks: what `sourceLineBreaksAsSpaces` reads. */
+const PRE_TAG_OR_LINE_BREAK = /<(\/?)pre(?:\s[^>]*)?>|[\r\n]+/gi
+
+/**
+ * A body with the line breaks of its source (`<p>\n  Pick them when\n  ripe.\n</p>`, as editors
+ * and CMSes indent HTML) written as spaces, as a browser shows them, except inside a `<pre>`. One pass.
+ */
+const sourceLineBreaksAsSpaces = (html: string): string => {
+  let pre = 0
+  return html.replace(PRE_TAG_OR_LINE_BREAK, (m, close: string | undefined) => {
+    if (close === undefined) return pre > 0 ? m : " "
+    pre = close === "/" ? Math.max(0, pre - 1) : pre + 1
+    return m
+  })
+}
+
 /**
  * A stored body as prose for a reader (or a model): paragraphs, headings, list items and table
  * rows separated by blank lines (a block opening inside another's text too: a nested list, a rule),
- * list items after `- `, a row's cells by ` | `, `<br>` a line break, an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
+ * list items after `- `, a row's cells by ` | `, `<br>` a line break (the source's own line breaks a space, but in a `<pre>`), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
  * bodies are serialised by the core, so their tags are exactly `<[^>]*>`. A handful of linear
  * passes, no parse: cheap enough for a 1 MiB body.
  */
 export const proseOfHtml = (html: string): string =>
-  html
+  sourceLineBreaksAsSpaces(html)
     .replace(CELL_BETWEEN, " | ")
     .replace(BLOCK_END, "\n\n")
     .replace(BLOCK_START, "\n\n")

@@ -105,6 +105,12 @@ describe("proseOfHtml", () => {
       proseOfHtml('<ul><li>Fruit<ul><li>Apple</li><li>Pear</li></ul></li><li>Veg</li></ul><div>Intro<p>Para</p></div><p>Before<img src="https://x.test/i.png" alt="">After</p><div>Top<hr>Bottom</div><address>Post</address><main>Box</main>'),
     ).toBe("- Fruit\n\n- Apple\n\n- Pear\n\n- Veg\n\nIntro\n\nPara\n\nBefore After\n\nTop\n\nBottom\n\nPost\n\nBox")
   })
+
+  it("should read the source's own line breaks as spaces, as a browser shows indented HTML, but keep a <pre>'s lines", () => {
+    expect(proseOfHtml("<h2>\n  Picking apples\n</h2>\n<p>\n  Pick them when\n  they are ripe.\n</p>\n<ul>\n  <li>\n    Gala\n  </li>\n  <li>Fuji</li>\n</ul>\n<pre>a\nb</pre><p>x<br>\ny</p>")).toBe(
+      "Picking apples\n\nPick them when they are ripe.\n\n- Gala\n\n- Fuji\n\na\nb\n\nx\ny",
+    )
+  })
 })
 
 describe("searchQueryText", () => {
