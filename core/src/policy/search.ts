@@ -146,7 +146,8 @@ const bareWord = (word: string): string => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}
  */
 export const relaxedSearchQueries = (query: string): ReadonlyArray<string> => {
   const words = searchQueryText(query).split(" ").filter((w) => w !== "")
-  if (words.some((w) => w.includes('"') || w.startsWith("-") || w.toLowerCase() === "or")) return []
+  // (a dash standing alone, "blight - what causes it?", is a sentence's punctuation, not a -word)
+  if (words.some((w) => w.includes('"') || /^-+[^-]/.test(w) || w.toLowerCase() === "or")) return []
   const bare = words.map(bareWord).filter((w) => w !== "")
   const kept = bare.filter((w) => !isQuestionWord(w))
   const tries: Array<string> = []

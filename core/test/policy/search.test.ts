@@ -145,6 +145,12 @@ describe("relaxedSearchQueries", () => {
     for (const q of ['"tomato blight" garden', "tomato OR potato", "tomato or potato", "tomato -potato", 'which "articles"']) expect(relaxedSearchQueries(q), q).toEqual([])
   })
 
+  it("should read a dash standing alone as a sentence's punctuation, not as the syntax's -word", () => {
+    expect(relaxedSearchQueries("Tomato blight - what causes it?")).toEqual(["Tomato blight causes", "Tomato OR blight OR causes"])
+    expect(relaxedSearchQueries("Tomato blight -- what causes it?")).toEqual(["Tomato blight causes", "Tomato OR blight OR causes"])
+    expect(relaxedSearchQueries("Tomato blight --what causes it?")).toEqual([])
+  })
+
   it("should answer tries of at most a query's length, in plain words, and none that is the query itself", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: MAX_SEARCH_QUERY_CHARACTERS }), (q) => {
