@@ -391,31 +391,49 @@ const IMAGE = /<img(?:\s[^>]*)?>/gi
 /** The end of a table cell followed by the next cell of its row. */
 const CELL_BETWEEN = /<\/t[dh]>\s*(?=<t[dh][\s>])/gi
 
-/** A `<pre>` tag (opening or closing) or a run of line breaks: what `sourceLineBreaksAsSpaces` reads. */
-const PRE_TAG_OR_LINE_BREAK = /<(\/?)pre(?:\s[^>]*)?>|[\r\n]+/gi
+/**
+ * What `sourceWhiteSpace` reads: a `<pre>` tag (an opening one with the line break after it,
+ * which HTML ignores), any other tag, a run of line breaks, a run of spaces and tabs.
+ */
+const PRE_TAG_OR_SOURCE_SPACE = /(<pre(?:\s[^>]*)?>)(?:\r\n?|\n)?|(<\/pre>)|<[^>]*>|[\r\n]+|[ \t]+/gi
+
+/** What a `<pre>`'s spaces, tabs and line breaks are while `proseOfHtml` collapses the rest (noncharacters, as `SEARCH_MARK_START`). */
+const PRE_SPACE = "\uFDD2"
+const PRE_TAB = "\uFDD3"
+const PRE_LINE = "\uFDD4"
+const PRE_KEPT: Record<string, string> = { [PRE_SPACE]: " ", [PRE_TAB]: "\t", [PRE_LINE]: "\n" }
 
 /**
  * A body with the line breaks of its source (`<p>\n  Pick them when\n  ripe.\n</p>`, as editors
- * and CMSes indent HTML) written as spaces, as a browser shows them, except inside a `<pre>`. One pass.
+ * and CMSes indent HTML) written as spaces, as a browser shows them, and the white space of a
+ * `<pre>` (code, its indentation) kept out of the collapsing that follows (`PRE_KEPT`). One pass.
  */
-const sourceLineBreaksAsSpaces = (html: string): string => {
+const sourceWhiteSpace = (html: string): string => {
   let pre = 0
-  return html.replace(PRE_TAG_OR_LINE_BREAK, (m, close: string | undefined) => {
-    if (close === undefined) return pre > 0 ? m : " "
-    pre = close === "/" ? Math.max(0, pre - 1) : pre + 1
-    return m
+  return html.replace(PRE_TAG_OR_SOURCE_SPACE, (m, open: string | undefined, close: string | undefined) => {
+    if (open !== undefined) {
+      pre++
+      return open
+    }
+    if (close !== undefined) {
+      pre = Math.max(0, pre - 1)
+      return close
+    }
+    if (m.startsWith("<")) return m
+    if (pre === 0) return /[\r\n]/.test(m) ? " " : m
+    return m.replace(/\r\n?|\n/g, PRE_LINE).replace(/ /g, PRE_SPACE).replace(/\t/g, PRE_TAB)
   })
 }
 
 /**
  * A stored body as prose for a reader (or a model): paragraphs, headings, list items and table
  * rows separated by blank lines (a block opening inside another's text too: a nested list, a rule),
- * list items after `- `, a row's cells by ` | `, `<br>` a line break (the source's own line breaks a space, but in a `<pre>`), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
+ * list items after `- `, a row's cells by ` | `, `<br>` a line break (the source's own line breaks a space, but a `<pre>` keeps its lines and indentation), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
  * bodies are serialised by the core, so their tags are exactly `<[^>]*>`. A handful of linear
  * passes, no parse: cheap enough for a 1 MiB body.
  */
 export const proseOfHtml = (html: string): string =>
-  sourceLineBreaksAsSpaces(html)
+  sourceWhiteSpace(html)
     .replace(CELL_BETWEEN, " | ")
     .replace(BLOCK_END, "\n\n")
     .replace(BLOCK_START, "\n\n")
@@ -428,3 +446,4 @@ export const proseOfHtml = (html: string): string =>
     .replace(/ *\n */g, "\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim()
+    .replace(/[\uFDD2-\uFDD4]/g, (c) => PRE_KEPT[c]!)

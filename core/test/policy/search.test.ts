@@ -106,6 +106,12 @@ describe("proseOfHtml", () => {
     ).toBe("- Fruit\n\n- Apple\n\n- Pear\n\n- Veg\n\nIntro\n\nPara\n\nBefore After\n\nTop\n\nBottom\n\nPost\n\nBox")
   })
 
+  it("should keep a <pre>'s indentation, tabs and blank lines (code reads as written), not the line break HTML ignores after <pre>", () => {
+    expect(proseOfHtml('<p>Code:</p><pre>\ndef f():\n    return 1\n\n\n\tx</pre><pre><code class="py">  a\n  b</code></pre><p>after  it</p>')).toBe(
+      "Code:\n\ndef f():\n    return 1\n\n\n\tx\n\n  a\n  b\n\nafter it",
+    )
+  })
+
   it("should read the source's own line breaks as spaces, as a browser shows indented HTML, but keep a <pre>'s lines", () => {
     expect(proseOfHtml("<h2>\n  Picking apples\n</h2>\n<p>\n  Pick them when\n  they are ripe.\n</p>\n<ul>\n  <li>\n    Gala\n  </li>\n  <li>Fuji</li>\n</ul>\n<pre>a\nb</pre><p>x<br>\ny</p>")).toBe(
       "Picking apples\n\nPick them when they are ripe.\n\n- Gala\n\n- Fuji\n\na\nb\n\nx\ny",
