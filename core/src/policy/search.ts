@@ -410,7 +410,8 @@ const PRE_KEPT: Record<string, string> = { [PRE_SPACE]: " ", [PRE_TAB]: "\t", [P
  */
 const sourceWhiteSpace = (html: string): string => {
   let pre = 0
-  return html.replace(PRE_TAG_OR_SOURCE_SPACE, (m, open: string | undefined, close: string | undefined) => {
+  // (a body's own noncharacters of that kind would come back as white space: they go first)
+  return html.replace(/[\uFDD2-\uFDD4]/g, "").replace(PRE_TAG_OR_SOURCE_SPACE, (m, open: string | undefined, close: string | undefined) => {
     if (open !== undefined) {
       pre++
       return open

@@ -117,6 +117,10 @@ describe("proseOfHtml", () => {
       "Picking apples\n\nPick them when they are ripe.\n\n- Gala\n\n- Fuji\n\na\nb\n\nx\ny",
     )
   })
+
+  it("should not read a body's own noncharacters as the white space a <pre> keeps", () => {
+    expect(proseOfHtml("<p>a\uFDD2b\uFDD3c\uFDD4d</p><pre>e\uFDD4 f</pre>")).toBe("abcd\n\ne f")
+  })
 })
 
 describe("searchQueryText", () => {
