@@ -9,7 +9,8 @@ const tracing = await startHostTracing(process.env)
 const { runHost } = await import("../server/host.ts")
 
 runHost(["mcp"], tracing, (server, say) => {
-  say(`Content-Site MCP connector is listening on ${server.url}/mcp (Streamable HTTP)`)
-  say(`  try: npx @modelcontextprotocol/inspector --cli ${server.url}/mcp --transport http --method tools/list`)
+  // {mcp_url} is under PUBLIC_URL: the endpoint refuses another Host, and tokens are bound to it.
+  say(`Content-Site MCP connector is listening on ${server.publicUrl}/mcp (Streamable HTTP)`)
+  say(`  try: npx @modelcontextprotocol/inspector --cli ${server.publicUrl}/mcp --transport http --method tools/list`)
   if (server.demo !== null) say(`Demo sign-in: ${server.demo.email} / ${server.demo.password} (created now, shown once)`)
 })

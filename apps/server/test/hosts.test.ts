@@ -1,0 +1,60 @@
+/** The hosts as processes: the addresses they announce, and how they stop on a signal. */
+import { request } from "node:http"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { createTempDir } from "../../../test/support/databases.ts"
+import { spawnNode, waitForLine } from "../../../test/support/processes.ts"
+
+/** A port free on 127.0.0.1 now (PUBLIC_URL must name the port before the host starts). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** One request to 127.0.0.1:`port` (whatever `Host` it names); resolves with the answer's status and headers. */
+const send = (port: number, method: string, path: string, headers: Record<string, string | number>, body?: Buffer) =>
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      let text = ""
+      res.on("data", (d: Buffer) => (text += d.toString()))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+
+// Each starts a Node process with the embedded database: on a loaded machine that has taken 20 s. A wait, not a speed check.
+describe("the hosts as processes", { timeout: 120_000 }, () => {
+  const temp = createTempDir("cs-hosts-")
+  afterAll(() => temp.remove())
+
+  it("should announce the MCP-only host's endpoint under PUBLIC_URL, where it answers (not the listening address, whose Host it refuses)", async () => {
+    const port = await freePort()
+    const child = spawnNode("apps/mcp-host/main.ts", [], {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PUBLIC_URL: `http://localhost:${port}`,
+      DATA_DIR: join(temp.dir, "mcp"),
+      DATABASE_URL: "",
+      LOG_FORMAT: "json",
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    try {
+      const line = await waitForLine(child, /MCP connector is listening on /)
+      const announced = new URL(/listening on (http:\/\/\S+\/mcp)/.exec((JSON.parse(line) as { msg: string }).msg)?.[1] ?? "http://unannounced/")
+      // (sent to the listening socket, with the announced address's Host, as a client resolving it does)
+      const answer = await send(port, "POST", announced.pathname, { Host: announced.host, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, Buffer.from("{}"))
+      expect(answer.status).toBe(401)
+      expect(answer.headers["www-authenticate"]).toContain(`resource_metadata="http://localhost:${port}/.well-known/oauth-protected-resource/mcp"`)
+    } finally {
+      child.kill("SIGTERM")
+      await exited
+    }
+  })
+})
