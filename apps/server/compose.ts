@@ -95,6 +95,8 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     try {
       if (options.isDraining()) ctx.set("Connection", "close")
       await next()
+      // (a request that came in before the drain began and is answered during it closes too)
+      if (options.isDraining() && !ctx.headerSent) ctx.set("Connection", "close")
       // A large text answer leaves as bytes (no second copy of it on the heap as Node joins head and body).
       largeTextAsBytes(ctx)
     } finally {

@@ -1,5 +1,5 @@
 /** The hosts as processes: the addresses they announce, and how they stop on a signal. */
-import { request } from "node:http"
+import { type IncomingMessage, request } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -52,6 +52,49 @@ describe("the hosts as processes", { timeout: 120_000 }, () => {
       const answer = await send(port, "POST", announced.pathname, { Host: announced.host, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, Buffer.from("{}"))
       expect(answer.status).toBe(401)
       expect(answer.headers["www-authenticate"]).toContain(`resource_metadata="http://localhost:${port}/.well-known/oauth-protected-resource/mcp"`)
+    } finally {
+      child.kill("SIGTERM")
+      await exited
+    }
+  })
+
+  it("should finish a write whose body is still arriving at SIGTERM, answer it with Connection: close, and exit 0", async () => {
+    const port = await freePort()
+    const child = spawnNode("apps/rest-host/main.ts", [], { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(temp.dir, "rest"), DATABASE_URL: "", LOG_FORMAT: "json" })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    try {
+      const key = /(cs_\w+)/.exec(await waitForLine(child, /Demo API key/))?.[1] ?? ""
+      const title = "Saved while the host drains"
+      // (JSON may end in spaces: a body large enough to be sent in two parts)
+      const body = Buffer.from(JSON.stringify({ title, reason: "drain" }) + " ".repeat(200_000))
+      let answered: (res: IncomingMessage) => void = () => {}
+      const response = new Promise<IncomingMessage>((resolve) => (answered = resolve))
+      const put = request(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "PUT",
+          path: "/api/v1/articles/art_demo_02",
+          // (100 Continue: the host has the request in hand before the signal)
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": body.length, Expect: "100-continue" },
+        },
+        answered,
+      )
+      const failed = new Promise<never>((_, reject) => put.on("error", reject))
+      await Promise.race([new Promise((resolve) => put.once("continue", resolve)), failed])
+      put.write(body.subarray(0, 100_000))
+      const draining = waitForLine(child, /SIGTERM: draining/)
+      child.kill("SIGTERM")
+      await draining
+      put.end(body.subarray(100_000))
+      const res = await Promise.race([response, failed])
+      let text = ""
+      for await (const chunk of res) text += String(chunk)
+      expect(res.statusCode).toBe(200)
+      expect((JSON.parse(text) as { article: { title: string } }).article.title).toBe(title)
+      // (the host is stopping: the client is told not to send another request on this connection)
+      expect(res.headers.connection).toBe("close")
+      expect(await exited).toBe(0)
     } finally {
       child.kill("SIGTERM")
       await exited
