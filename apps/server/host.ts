@@ -16,33 +16,48 @@ export type Say = (line: string) => void
  * `say`. `tracing` is what `startTracing` answered, if tracing is on.
  */
 export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | undefined, announce: (server: StartedServer, say: Say) => void): void => {
+  // A signal while the service starts (migrating, seeding) is kept until it has started, and then
+  // stops it as any signal does (the database closed, not cut off in the middle of a write); a
+  // second one while it still starts ends the process at once.
+  let started: StartedServer | undefined
+  let signalledWhileStarting: string | undefined
+  let stopping = false
+  const stop = (signal: string) => {
+    if (started === undefined) {
+      if (signalledWhileStarting !== undefined) process.exit(1)
+      signalledWhileStarting = signal
+      return
+    }
+    if (stopping) return
+    stopping = true
+    const server = started
+    const { logger } = server
+    logger.info({ signal }, `${signal}: draining in-flight requests, then closing the database`)
+    server.close().then(
+      async () => {
+        const spans = await tracing?.shutdown().catch(() => undefined)
+        // what the span export worker sent, and lost (a collector down or slow: failed; over its queue cap: dropped)
+        if (spans !== undefined) logger[spans.failed + spans.dropped > 0 ? "warn" : "info"]({ spans }, "tracing shut down")
+        process.exit(0)
+      },
+      (err: unknown) => {
+        logger.fatal({ err }, "could not close cleanly")
+        logger.flush()
+        process.exit(1)
+      },
+    )
+  }
+  process.on("SIGTERM", () => stop("SIGTERM"))
+  process.on("SIGINT", () => stop("SIGINT"))
   const main = async () => {
     const server = await startServer({ env: process.env, ...(surfaces !== undefined ? { surfaces } : {}), ...(tracing !== undefined ? { tracing } : {}) })
+    started = server
     const { logger } = server
     // The announcement is for the person who started the service: shown below LOG_LEVEL=info too.
+    // (also when a signal came while starting: a demo key made now is shown only this once)
     const announcer = logger.level === "silent" ? logger : logger.child({}, { level: "info" })
     announce(server, (line) => announcer.info(line))
-    let stopping = false
-    const stop = (signal: string) => {
-      if (stopping) return
-      stopping = true
-      logger.info({ signal }, `${signal}: draining in-flight requests, then closing the database`)
-      server.close().then(
-        async () => {
-          const spans = await tracing?.shutdown().catch(() => undefined)
-          // what the span export worker sent, and lost (a collector down or slow: failed; over its queue cap: dropped)
-          if (spans !== undefined) logger[spans.failed + spans.dropped > 0 ? "warn" : "info"]({ spans }, "tracing shut down")
-          process.exit(0)
-        },
-        (err: unknown) => {
-          logger.fatal({ err }, "could not close cleanly")
-          logger.flush()
-          process.exit(1)
-        },
-      )
-    }
-    process.on("SIGTERM", () => stop("SIGTERM"))
-    process.on("SIGINT", () => stop("SIGINT"))
+    if (signalledWhileStarting !== undefined) stop(signalledWhileStarting)
   }
   main().catch((err: unknown) => {
     // Errors a person can act on are one sentence; anything else keeps its stack for the operator.

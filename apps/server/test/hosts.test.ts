@@ -100,4 +100,21 @@ describe("the hosts as processes", { timeout: 120_000 }, () => {
       await exited
     }
   })
+
+  it("should, on SIGTERM while it starts (migrating a new database), finish starting, then stop as from any signal and exit 0", async () => {
+    const dataDir = join(temp.dir, "starting")
+    const child = spawnNode("apps/server/main.ts", [], { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", LOG_FORMAT: "json" })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    try {
+      // (the migrations are logged as they are applied, before the demo account is seeded)
+      await waitForLine(child, /"migrations":/)
+      const draining = waitForLine(child, /SIGTERM: draining/)
+      child.kill("SIGTERM")
+      await draining
+      expect(await exited).toBe(0)
+    } finally {
+      child.kill("SIGTERM")
+      await exited
+    }
+  })
 })
