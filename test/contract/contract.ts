@@ -247,6 +247,13 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(Option.isNone(await run(ApiKeyRepository.use((r) => r.findByHash(uid("hash")))))).toBe(true)
         expect((await run(ApiKeyRepository.use((r) => r.list(accountId)))).map((k) => k.id)).toEqual([newer.id, older.id])
       })
+      it("should list keys created at the same instant by id", async () => {
+        const { accountId } = await seed()
+        const p = uid("key")
+        const same = [`${p}_b`, `${p}_c`, `${p}_a`].map((id) => ({ ...key(accountId, "2026-11-01T00:00:00Z"), id }))
+        for (const k of same) await run(ApiKeyRepository.use((r) => r.insert(k)))
+        expect((await run(ApiKeyRepository.use((r) => r.list(accountId)))).map((k) => k.id)).toEqual([`${p}_a`, `${p}_b`, `${p}_c`])
+      })
       it("should revoke a key once, keep the first revocation time and refuse another account's key", async () => {
         const { accountId } = await seed()
         const other = await seed()

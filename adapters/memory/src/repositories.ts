@@ -72,7 +72,9 @@ export const memoryRepositories = (state: MemoryState) => {
       findByHash: (hash) => Effect.sync(() => Option.fromUndefinedOr([...state.apiKeys.values()].find((k) => k.key_hash === hash))),
       list: (accountId) =>
         Effect.sync(() =>
-          [...state.apiKeys.values()].filter((k) => k.account_id === accountId).sort((a, b) => (a.created_at < b.created_at ? 1 : -1)),
+          [...state.apiKeys.values()]
+            .filter((k) => k.account_id === accountId)
+            .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : byId(a, b))),
         ),
       insert: (key) => Effect.sync(() => void state.apiKeys.set(key.id, key)),
       revoke: (accountId, keyId, at) => {

@@ -31,6 +31,7 @@ export class AccountRepository extends Context.Service<AccountRepository, {
 /** API keys, looked up by the hash of their secret. */
 export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
   readonly findByHash: (hash: string) => Effect.Effect<Option.Option<ApiKeyRecord>, Unavailable>
+  /** Newest first (created_at descending), then id ascending. */
   readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, Unavailable>
   readonly insert: (key: ApiKeyRecord) => Effect.Effect<void, Unavailable>
   /** Marks the key revoked; another account's key is NotFound. */
