@@ -653,6 +653,20 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await complete(other.accountId, "Ros")).toEqual([])
       })
 
+      it("should complete titles ignoring case as PostgreSQL's lower() does, letter by letter (İ is i, a final Σ is σ)", async () => {
+        const { accountId } = await seedTexts([
+          { title: "İstanbul gardens", body: "<p>x</p>" },
+          { title: "ΟΔΟΣ garden", body: "<p>x</p>" },
+        ])
+        const titles = async (prefix: string) => (await run(ArticleRepository.use((r) => r.complete(accountId, prefix, 10, undefined)))).map((x) => x.title)
+        expect(await titles("ist")).toEqual(["İstanbul gardens"])
+        expect(await titles("İST")).toEqual(["İstanbul gardens"])
+        expect(await titles("i\u0307st")).toEqual([])
+        expect(await titles("οδοσ g")).toEqual(["ΟΔΟΣ garden"])
+        expect(await titles("ΟΔΟΣ")).toEqual(["ΟΔΟΣ garden"])
+        expect(await titles("οδος")).toEqual([])
+      })
+
       it("should complete titles in code point order, a character past U+FFFF after one below it", async () => {
         const { accountId } = await seedTexts([
           { title: "Rose \u{1F331} seedlings", body: "<p>x</p>" },

@@ -39,6 +39,19 @@ const byCodePoint = (a: string, b: string): number => {
   return a.length - b.length
 }
 
+/**
+ * Lower case as PostgreSQL's `lower()` writes it: each character on its own, by its one-character
+ * mapping. `toLowerCase` reads a word: a final `Σ` becomes `ς` (not `σ`), and `İ` becomes `i` and a
+ * combining dot above (not `i`).
+ */
+const lowerAsDatabase = (s: string): string => {
+  // ASCII alone: the same either way
+  if (!/[^\u0000-\u007f]/.test(s)) return s.toLowerCase()
+  let out = ""
+  for (const c of s) out += c === "\u0130" ? "i" : c.toLowerCase()
+  return out
+}
+
 /** Orders articles by published_at descending (unpublished last), then id ascending. */
 export const compareArticles = (a: ArticleRecord, b: ArticleRecord): number => {
   if (a.published_at !== b.published_at) {
@@ -149,11 +162,11 @@ export const memoryRepositories = (state: MemoryState) => {
         }),
       complete: (accountId, prefix, limit, siteId) =>
         Effect.sync(() => {
-          const lower = prefix.toLowerCase()
+          const lower = lowerAsDatabase(prefix)
           // every article of the state once; the answer is cut to `limit`
           return [...state.articles.values()]
             .filter((a) => a.account_id === accountId && (siteId === undefined || a.site_id === siteId))
-            .flatMap((a) => (a.id.startsWith(prefix) ? [{ a, byId: 0 }] : a.title.toLowerCase().startsWith(lower) ? [{ a, byId: 1 }] : []))
+            .flatMap((a) => (a.id.startsWith(prefix) ? [{ a, byId: 0 }] : lowerAsDatabase(a.title).startsWith(lower) ? [{ a, byId: 1 }] : []))
             .sort((x, y) => x.byId - y.byId || (x.byId === 0 ? byId(x.a, y.a) : byCodePoint(x.a.title, y.a.title) || byId(x.a, y.a)))
             .slice(0, limit)
             .map(({ a }) => ({ id: a.id, title: a.title }))
