@@ -560,6 +560,20 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         for (const q of ["xii", "Ⅻ", "dzemal"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
       })
 
+      it("should read superscripts, subscripts, fractions and circled digits as PostgreSQL's parser does: not parts of words", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Squares x² and halves ½", body: "<p>H₂O is water, step ① first</p>" },
+          { title: "Numbers x2 and H2O", body: "<p>2 and 1</p>" },
+        ])
+        expect(ids(await search(accountId, "x"))).toEqual([a[0]!.id])
+        expect(ids(await search(accountId, "x2"))).toEqual([a[1]!.id])
+        expect(ids(await search(accountId, "h2o"))).toEqual([a[1]!.id])
+        expect(ids(await search(accountId, "2"))).toEqual([a[1]!.id])
+        expect(ids(await search(accountId, "1"))).toEqual([a[1]!.id])
+        expect(ids(await search(accountId, "h water"))).toEqual([a[0]!.id])
+        expect(await search(accountId, "½")).toEqual({ items: [], total: 0 })
+      })
+
       it("should search words written in text as entities (&nbsp;, R&D;) by their letters, and show them in the snippet", async () => {
         const { accountId, articles: a } = await seedTexts([{ title: "Entities", body: "<p>Write &amp;nbsp; for a space; our R&amp;D; team</p>" }])
         for (const q of ["nbsp", "d"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])

@@ -4,7 +4,8 @@
  * `-negations`; `&` binds tighter than `|`, as in PostgreSQL), words folded as the `cs_search`
  * configuration folds them (lower case, accents removed), a title that holds any of the query's
  * positive terms first, and a headline around the first match. Ranking within a tier is a weighted count, not
- * `ts_rank`'s formula; tokens are runs of letters and digits (PostgreSQL also indexes a hyphenated
+ * `ts_rank`'s formula; tokens are runs of letters and digits as PostgreSQL's parser reads them (not
+ * superscripts, subscripts, fractions or circled digits: `x²` is `x`) (PostgreSQL also indexes a hyphenated
  * word whole, and host names and URLs as such).
  */
 import { foldSearchWord, SEARCH_MARK_START, SEARCH_MARK_STOP, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
@@ -24,7 +25,7 @@ interface Term {
 /** Groups joined by OR; each group needs all of its terms. */
 export type ParsedQuery = ReadonlyArray<ReadonlyArray<Term>>
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu
+const WORD = /[\p{Alphabetic}\p{Nd}\p{M}]+/gu
 
 /** The words of a text with their places; one pass (the text is bounded by its caller). */
 export const tokenize = (text: string): Array<Token> => {
