@@ -217,6 +217,14 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(Option.getOrNull(await run(AccountRepository.use((r) => r.findByEmail(account.email))))).toEqual(account)
         expect(Option.isNone(await run(AccountRepository.use((r) => r.findByEmail(`nobody-${uid("x")}@example.test`))))).toBe(true)
       })
+      it("should refuse an account whose id or email is stored already as Unavailable, keeping the stored one", async () => {
+        const { account } = makeWorld()
+        await run(AccountRepository.use((r) => r.insert(account)))
+        expect(await failure(AccountRepository.use((r) => r.insert({ ...account, name: "Intruder", password_hash: "other" })))).toBe("Unavailable")
+        expect(await failure(AccountRepository.use((r) => r.insert({ ...account, id: uid("acc"), name: "Intruder" })))).toBe("Unavailable")
+        expect(await run(AccountRepository.use((r) => r.get(account.id)))).toEqual(account)
+        expect(Option.getOrNull(await run(AccountRepository.use((r) => r.findByEmail(account.email))))).toEqual(account)
+      })
       it("should say whether any account exists", async () => {
         await run(AccountRepository.use((r) => r.insert(makeWorld().account)))
         expect(await run(AccountRepository.use((r) => r.hasAny))).toBe(true)
@@ -246,6 +254,17 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(Option.getOrNull(await run(ApiKeyRepository.use((r) => r.findByHash(older.key_hash))))).toEqual(older)
         expect(Option.isNone(await run(ApiKeyRepository.use((r) => r.findByHash(uid("hash")))))).toBe(true)
         expect((await run(ApiKeyRepository.use((r) => r.list(accountId)))).map((k) => k.id)).toEqual([newer.id, older.id])
+      })
+      it("should refuse a key whose id or hash is stored already as Unavailable, keeping the stored one", async () => {
+        const { accountId } = await seed()
+        const other = await seed()
+        const k = key(accountId, "2026-11-01T00:00:00Z")
+        await run(ApiKeyRepository.use((r) => r.insert(k)))
+        expect(await failure(ApiKeyRepository.use((r) => r.insert({ ...key(other.accountId, "2026-11-02T00:00:00Z"), id: k.id })))).toBe("Unavailable")
+        expect(await failure(ApiKeyRepository.use((r) => r.insert({ ...key(other.accountId, "2026-11-02T00:00:00Z"), key_hash: k.key_hash })))).toBe("Unavailable")
+        expect(Option.getOrNull(await run(ApiKeyRepository.use((r) => r.findByHash(k.key_hash))))).toEqual(k)
+        expect(await run(ApiKeyRepository.use((r) => r.list(accountId)))).toEqual([k])
+        expect(await run(ApiKeyRepository.use((r) => r.list(other.accountId)))).toEqual([])
       })
       it("should list keys created at the same instant by id", async () => {
         const { accountId } = await seed()

@@ -10,6 +10,7 @@ import {
   RevisionRepository,
   RewriteLedger,
   SiteRepository,
+  Unavailable,
   type ArticleRecord,
   type Slice,
   type SliceResult,
@@ -65,6 +66,12 @@ export const compareArticles = (a: ArticleRecord, b: ArticleRecord): number => {
 const inRange = (value: string | null, from: string | undefined, to: string | undefined): boolean =>
   (from === undefined && to === undefined) || (value !== null && (from === undefined || value >= from) && (to === undefined || value <= to))
 
+/**
+ * An insert whose id or unique key (an account's email, a key's hash) is stored already: the
+ * stored row is kept, and the call fails as the database's unique violation does (a lost race, Unavailable).
+ */
+const taken = () => new Unavailable({ detail: "The database cannot answer now; nothing was changed. Retry in a few seconds." })
+
 /** Memory Layers of every repository port (and the rewrite ledger) over one shared state. */
 export const memoryRepositories = (state: MemoryState) => {
   // this state's count of refused calls per source and minute, and where each summary entry is
@@ -78,7 +85,10 @@ export const memoryRepositories = (state: MemoryState) => {
         const a = state.accounts.get(id)
         return a ? Effect.succeed(a) : Effect.fail(new NotFound({ resource: "account", id }))
       },
-      insert: (account) => Effect.sync(() => void state.accounts.set(account.id, account)),
+      insert: (account) =>
+        state.accounts.has(account.id) || [...state.accounts.values()].some((a) => a.email === account.email)
+          ? Effect.fail(taken())
+          : Effect.sync(() => void state.accounts.set(account.id, account)),
       hasAny: Effect.sync(() => state.accounts.size > 0),
     }),
     Layer.succeed(ApiKeyRepository, {
@@ -89,7 +99,10 @@ export const memoryRepositories = (state: MemoryState) => {
             .filter((k) => k.account_id === accountId)
             .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : byId(a, b))),
         ),
-      insert: (key) => Effect.sync(() => void state.apiKeys.set(key.id, key)),
+      insert: (key) =>
+        state.apiKeys.has(key.id) || [...state.apiKeys.values()].some((k) => k.key_hash === key.key_hash)
+          ? Effect.fail(taken())
+          : Effect.sync(() => void state.apiKeys.set(key.id, key)),
       revoke: (accountId, keyId, at) => {
         const k = state.apiKeys.get(keyId)
         if (!k || k.account_id !== accountId) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
