@@ -1219,6 +1219,15 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await run(RevisionRepository.use((r) => r.get(world.accountId, world.articles[1]!.id, 1)))).toMatchObject({ number: 1, reason: "Imported" })
       })
 
+      it("should skip an imported API key whose hash is stored already, as one whose id is", async () => {
+        const world = makeWorld()
+        const key = { id: uid("key"), account_id: world.accountId, name: "ci", scope: "read-only" as const, key_hash: uid("hash"), created_at: T("2026-11-01T00:00:00Z"), last_used_at: null, revoked_at: null }
+        await run(DataImporter.use((i) => i.apply({ ...world.plan, apiKeys: [key] })))
+        const again = await run(DataImporter.use((i) => i.apply({ accounts: [], sites: [], articles: [], backlinks: [], apiKeys: [{ ...key, id: uid("key"), name: "copy" }] })))
+        expect(again).toEqual({ created: { accounts: 0, apiKeys: 0, sites: 0, articles: 0, backlinks: 0 }, skipped: 1 })
+        expect(await run(ApiKeyRepository.use((r) => r.list(world.accountId)))).toEqual([key])
+      })
+
       it("should name the account that holds each stored id of a kind, and leave out ids nobody holds", async () => {
         const world = makeWorld()
         await run(DataImporter.use((i) => i.apply(world.plan)))

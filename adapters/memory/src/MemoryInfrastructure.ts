@@ -147,7 +147,7 @@ export const memoryDataImporter = (state: MemoryState) =>
           else (state.accounts.set(a.id, a), created.accounts++)
         }
         for (const k of plan.apiKeys) {
-          if (state.apiKeys.has(k.id)) skipped++
+          if (state.apiKeys.has(k.id) || [...state.apiKeys.values()].some((x) => x.key_hash === k.key_hash)) skipped++
           else (state.apiKeys.set(k.id, k), created.apiKeys++)
         }
         for (const s of plan.sites) {
