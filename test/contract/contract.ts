@@ -811,6 +811,17 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, day)))).toBe(2)
         expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, "2026-11-20")))).toBe(0)
       })
+      it("should refuse a change over the daily budget as DailyEditLimit even when its rewrite_id is recorded already", async () => {
+        const { accountId, articles } = await seed()
+        const day = "2026-11-19"
+        const rewriteId = uid("rw")
+        const edit = (a: ArticleRecord, title: string) =>
+          ArticleWriter.use((w) => w.change(accountId, a.id, budget(1, day), (c) => Effect.succeed({ ...changeOf(c, title), rewrite_id: rewriteId })))
+        expect((await run(edit(articles[0]!, "one"))).committed?.editsRemaining).toBe(0)
+        expect(await failure(edit(articles[1]!, "two"))).toBe("DailyEditLimit")
+        expect(await run(ArticleRepository.use((r) => r.get(accountId, articles[1]!.id)))).toEqual(articles[1])
+        expect(await run(ArticleWriter.use((w) => w.editsUsed(accountId, day)))).toBe(1)
+      })
       it("should apply concurrent changes one after another with gapless revision numbers", async () => {
         const { accountId, articles } = await seed()
         const target = articles[4]!

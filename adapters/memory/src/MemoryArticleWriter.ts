@@ -26,6 +26,12 @@ export const memoryArticleWriter = (state: MemoryState) => {
           if (!current || current.account_id !== accountId) return yield* new NotFound({ resource: "article", id: articleId })
           const change = yield* plan(current)
           if (change === null) return { current, committed: null }
+          // the budget first, as the database counts the edit before it records the rewrite and the key
+          const counterKey = budget === null ? null : `${accountId}#${budget.day}`
+          const used = counterKey === null ? 0 : (state.editCounters.get(counterKey) ?? 0)
+          if (budget !== null && used >= budget.limit) {
+            return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+          }
           if (change.rewrite_id !== undefined && state.rewrites.has(change.rewrite_id)) {
             return yield* new EditConflict({ detail: `The rewrite line ${change.rewrite_id} was applied meanwhile; nothing was changed.` })
           }
@@ -42,11 +48,6 @@ export const memoryArticleWriter = (state: MemoryState) => {
                 detail: `The request with this Idempotency-Key was applied by another call (article '${applied.articleId}', revision ${applied.number}); nothing was changed now. Read the article for the result.`,
               })
             }
-          }
-          const counterKey = budget === null ? null : `${accountId}#${budget.day}`
-          const used = counterKey === null ? 0 : (state.editCounters.get(counterKey) ?? 0)
-          if (budget !== null && used >= budget.limit) {
-            return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
           }
           const { article, revision } = applyArticleChange(current, change)
           if (budget !== null && counterKey !== null) {
