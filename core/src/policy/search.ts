@@ -128,10 +128,14 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set(
 /** The ending of a contraction: *what's*, *where’s*, *we're*, *I've*, *don't* are words of the question too. */
 const CONTRACTION = /(?:n['’]t|['’](?:s|re|ve|ll|d|m))$/
 
-/** Whether a bare word is one of the question's own (`QUESTION_WORDS`), written whole or contracted (*what's*, *what’s*). */
+/** The negations whose word is not the contraction's rest (*can't* is *can*, not *ca*). */
+const IRREGULAR_NEGATIONS: ReadonlyMap<string, string> = new Map([["can't", "can"], ["won't", "will"], ["shan't", "shall"]])
+
+/** Whether a bare word is one of the question's own (`QUESTION_WORDS`), written whole or contracted (*what's*, *what’s*, *can't*). */
 const isQuestionWord = (word: string): boolean => {
   const lower = word.toLowerCase()
-  return QUESTION_WORDS.has(lower) || QUESTION_WORDS.has(lower.replace(CONTRACTION, ""))
+  const irregular = IRREGULAR_NEGATIONS.get(lower.replace("’", "'"))
+  return QUESTION_WORDS.has(lower) || QUESTION_WORDS.has(irregular ?? lower.replace(CONTRACTION, ""))
 }
 
 /** A word's letters and digits without the punctuation around it ("compost?" is "compost"). */

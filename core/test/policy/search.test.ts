@@ -155,6 +155,12 @@ describe("relaxedSearchQueries", () => {
     for (const q of ['"tomato blight" garden', "tomato OR potato", "tomato or potato", "tomato -potato", 'which "articles"']) expect(relaxedSearchQueries(q), q).toEqual([])
   })
 
+  it("should leave out a question's negated words whose word is not the contraction's rest (can't, won’t, shan't), as it leaves out can, will and shall", () => {
+    expect(relaxedSearchQueries("Why can't I grow tomatoes?")).toEqual(["grow tomatoes", "grow OR tomatoes"])
+    expect(relaxedSearchQueries("Why won’t my compost heat up?")).toEqual(["compost heat up", "compost OR heat OR up"])
+    expect(relaxedSearchQueries("Shan't we prune roses?")).toEqual(["prune roses", "prune OR roses"])
+  })
+
   it("should read a dash standing alone as a sentence's punctuation, not as the syntax's -word", () => {
     expect(relaxedSearchQueries("Tomato blight - what causes it?")).toEqual(["Tomato blight causes", "Tomato OR blight OR causes"])
     expect(relaxedSearchQueries("Tomato blight -- what causes it?")).toEqual(["Tomato blight causes", "Tomato OR blight OR causes"])
