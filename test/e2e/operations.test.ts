@@ -293,12 +293,14 @@ describe("metrics", () => {
     const leave = async (contentType: string, length: number, part: string) => {
       const socket = connectSocket(Number(url.port), url.hostname)
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+      // the server's 100 Continue says it took the request in: a connection closed before that leaves no request to log
+      const taken = new Promise<void>((resolve) => socket.once("data", () => resolve()))
       socket.write(
         `POST /api/v1/articles/art_a1_3/featured-image HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${ALICE.apiKey}\r\n` +
-          `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${part}`,
+          `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
       )
-      // time for the server to take the request in: a connection closed before that leaves no request to log
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await taken
+      await new Promise<void>((resolve) => socket.write(part, () => resolve()))
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
       socket.destroy()
       await closed
