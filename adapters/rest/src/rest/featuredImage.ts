@@ -15,6 +15,28 @@ const isMulterError = (err: unknown): boolean =>
   typeof err === "object" && err !== null && (err as { name?: unknown }).name === "MulterError"
 
 /**
+ * `upload`, or a failure as soon as the client leaves before sending the whole body: multer then
+ * waits for the file it was reading to end, which it never does, and the request (the part of the
+ * file read so far held in memory) would stay open for the process's life.
+ */
+const untilClientLeaves = async <A>(ctx: ParameterizedContext, upload: Promise<A>): Promise<A> => {
+  const req = ctx.req
+  let onClose: (() => void) | undefined
+  const left = new Promise<never>((_, reject) => {
+    onClose = () => {
+      if (!req.complete) reject(Object.assign(new Error("aborted"), { code: "ECONNABORTED" }))
+    }
+    if (req.destroyed) onClose()
+    else req.once("close", onClose)
+  })
+  try {
+    return await Promise.race([upload, left])
+  } finally {
+    req.off("close", onClose!)
+  }
+}
+
+/**
  * Reads the new featured image: multipart (`image` file, optional `alt`; the file is capped at
  * 10 MiB while streaming) or JSON `{ url, alt? }`. Any other content type is a 415.
  */
@@ -28,7 +50,7 @@ export const readFeaturedImage = async (
       throw new PayloadTooLarge({ detail: "The image is larger than 10 MiB." })
     }
     try {
-      await upload(ctx, async () => {})
+      await untilClientLeaves(ctx, upload(ctx, async () => {}))
     } catch (err) {
       if (isMulterError(err)) throw err
       throw new InvalidRequest({
