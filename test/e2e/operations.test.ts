@@ -290,13 +290,13 @@ describe("metrics", () => {
 
   it("should log a request whose client left while sending its body as 499 (client closed), not as a refusal", async () => {
     const url = new URL(base)
-    const leave = async (contentType: string, length: number, part: string) => {
+    const leave = async (contentType: string, length: number, part: string, target = `/api/v1/articles/art_a1_3/featured-image`, credentials = `Authorization: Bearer ${ALICE.apiKey}`) => {
       const socket = connectSocket(Number(url.port), url.hostname)
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
       // the server's 100 Continue says it took the request in: a connection closed before that leaves no request to log
       const taken = new Promise<void>((resolve) => socket.once("data", () => resolve()))
       socket.write(
-        `POST /api/v1/articles/art_a1_3/featured-image HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${ALICE.apiKey}\r\n` +
+        `POST ${target} HTTP/1.1\r\nHost: ${url.host}\r\n${credentials}\r\n` +
           `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
       )
       await taken
@@ -318,6 +318,27 @@ describe("metrics", () => {
       const line = (await eventually(uploads, (l) => l.length > before, 10_000))[before]
       expect([contentType, line?.["status"], line?.["code"]]).toEqual([contentType, 499, undefined])
     }
+    // the article page's upload form, signed in
+    const jar = new Map<string, string>()
+    const page = async (path: string, init: RequestInit = {}) => {
+      const res = await fetch(`${base}${path}`, { ...init, redirect: "manual", headers: { ...(init.headers as Record<string, string>), Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") } })
+      for (const c of res.headers.getSetCookie()) {
+        const [name, value] = c.split(";")[0]!.split("=") as [string, string]
+        jar.set(name, value)
+      }
+      return res
+    }
+    const csrfOf = async (path: string) => /name="_csrf" value="([^"]+)"/.exec(await (await page(path)).text())?.[1] ?? ""
+    const signInCsrf = await csrfOf("/")
+    await page("/", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: signInCsrf, email: ALICE.email, password: ALICE.password, next: "/sites" }).toString() })
+    const csrf = await csrfOf("/articles/art_a1_3")
+    const cookie = `Cookie: ${[...jar].map(([k, v]) => `${k}=${v}`).join("; ")}`
+    const pageUploads = () => lines().filter((l) => l["route"] === "/articles/{id}/image")
+    const before = pageUploads().length
+    const form = `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG`
+    await leave(`multipart/form-data; boundary=${boundary}`, 100_000, form, "/articles/art_a1_3/image", cookie)
+    const line = (await eventually(pageUploads, (l) => l.length > before, 10_000))[before]
+    expect([line?.["status"], line?.["code"]]).toEqual([499, undefined])
   })
 
   it("should note the code of a /media problem in its access line", async () => {

@@ -2,6 +2,7 @@ import { Alt, decodeInput, FeaturedImageUrlBody, type ImageSource, InvalidReques
 import multer, { type MulterFile } from "@koa/multer"
 import type { ParameterizedContext } from "koa"
 import { decodeNow, mediaTypeOf, readJson } from "./requestParts.ts"
+import { untilClientLeaves } from "@content-site/http"
 
 /** Room for multipart boundaries, part headers and the `alt` field around a 10 MiB image. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -13,28 +14,6 @@ const upload = multer({
 
 const isMulterError = (err: unknown): boolean =>
   typeof err === "object" && err !== null && (err as { name?: unknown }).name === "MulterError"
-
-/**
- * `upload`, or a failure as soon as the client leaves before sending the whole body: multer then
- * waits for the file it was reading to end, which it never does, and the request (the part of the
- * file read so far held in memory) would stay open for the process's life.
- */
-const untilClientLeaves = async <A>(ctx: ParameterizedContext, upload: Promise<A>): Promise<A> => {
-  const req = ctx.req
-  let onClose: (() => void) | undefined
-  const left = new Promise<never>((_, reject) => {
-    onClose = () => {
-      if (!req.complete) reject(Object.assign(new Error("aborted"), { code: "ECONNABORTED" }))
-    }
-    if (req.destroyed) onClose()
-    else req.once("close", onClose)
-  })
-  try {
-    return await Promise.race([upload, left])
-  } finally {
-    req.off("close", onClose!)
-  }
-}
 
 /**
  * Reads the new featured image: multipart (`image` file, optional `alt`; the file is capped at

@@ -1,7 +1,7 @@
 /** Routes: Replacing an article's featured image from the article page. */
 import type Router from "@koa/router"
 import { replaceFeaturedImage, toProblem } from "@content-site/core"
-import { requestIdOf } from "@content-site/http"
+import { CLIENT_CLOSED_REQUEST, requestIdOf, untilClientLeaves } from "@content-site/http"
 import { Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore } from "../call.ts"
 import { FormError } from "../forms.ts"
@@ -18,8 +18,13 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
       if (!ctx.is("multipart/form-data")) throw new FormError(415, "The image must be sent as multipart/form-data.")
       const back = `/articles/${encodeURIComponent(id)}`
       try {
-        await upload.single("image")(ctx as never, async () => {})
+        await untilClientLeaves(ctx, upload.single("image")(ctx as never, async () => {}))
       } catch (error) {
+        // The person left mid-upload: nobody is left to answer or to tell on the next page.
+        if (ctx.req.destroyed && !ctx.req.complete) {
+          ctx.status = CLIENT_CLOSED_REQUEST
+          return
+        }
         // A form that could not be read has only the fields read before it broke off (the page's
         // form sends `_csrf` first): without a valid token among them it is refused like any POST
         // without one, and nothing is said about its upload.
