@@ -128,6 +128,12 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     throw new ConfigError("DATABASE_URL must be a PostgreSQL URL naming its database, such as postgres://user:password@host:5432/content_site.")
   }
   const mcpAllowedHosts = allowedHostsOf(env.MCP_ALLOWED_HOSTS)
+  // a request's headers are part of the request: Node refuses a headers' timeout past the request's
+  const headersTimeoutMs = intOf(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000)
+  const requestTimeoutMs = intOf(env, "REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000)
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request.`)
+  }
   return {
     mcpAllowedHosts,
     host: nonEmpty(env.HOST) ?? "0.0.0.0",
@@ -146,8 +152,8 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     },
     imageFetchAllowPrivate: boolOf(env, "IMAGE_FETCH_ALLOW_PRIVATE", false),
     trustProxy: boolOf(env, "TRUST_PROXY", false),
-    headersTimeoutMs: intOf(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
-    requestTimeoutMs: intOf(env, "REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
     keepAliveTimeoutMs: intOf(env, "KEEP_ALIVE_TIMEOUT_MS", 5_000, 100, 600_000),
     shutdownGraceMs: intOf(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     editLockTimeoutMs: intOf(env, "EDIT_LOCK_TIMEOUT_MS", 5_000, 50, 60_000),

@@ -67,9 +67,11 @@ describe("readConfig", () => {
   })
 
   it("should take each whole number at its bounds and refuse what is outside them or not a whole number", () => {
+    // (the headers' timeout may not pass the request's: each is tried beside the other's widest setting)
+    const beside: Record<string, Record<string, string>> = { HEADERS_TIMEOUT_MS: { REQUEST_TIMEOUT_MS: "3600000" }, REQUEST_TIMEOUT_MS: { HEADERS_TIMEOUT_MS: "100" } }
     for (const [name, min, max] of INTEGERS) {
-      expect(() => readConfig({ [name]: String(min) })).not.toThrow()
-      expect(() => readConfig({ [name]: ` ${max} ` })).not.toThrow()
+      expect(() => readConfig({ ...beside[name], [name]: String(min) })).not.toThrow()
+      expect(() => readConfig({ ...beside[name], [name]: ` ${max} ` })).not.toThrow()
       for (const bad of [String(max + 1), "-1", "1.5", "1e3", "ten", "0x10"]) {
         expect(refusal({ [name]: bad })).toBe(`${name} must be an integer from ${min} to ${max}, not '${bad}'.`)
       }
@@ -238,6 +240,13 @@ describe("readConfig", () => {
       expect([entry, run.status]).toEqual([entry, 1])
       expect(run.stderr.trim()).toBe("Configuration error: OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
     }
+  })
+})
+
+describe("HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS", () => {
+  it("should refuse a headers' timeout longer than the request's with one sentence naming both, and take them equal", () => {
+    expect(refusal({ REQUEST_TIMEOUT_MS: "1000" })).toBe("HEADERS_TIMEOUT_MS (10000) must not be longer than REQUEST_TIMEOUT_MS (1000): the headers are part of the request.")
+    expect(readConfig({ REQUEST_TIMEOUT_MS: "1000", HEADERS_TIMEOUT_MS: "1000" })).toMatchObject({ headersTimeoutMs: 1000, requestTimeoutMs: 1000 })
   })
 })
 
