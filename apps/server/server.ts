@@ -4,10 +4,10 @@ import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
 import { makeSharpImageInspector, safeImageFetcher } from "@content-site/images"
 import { lowerV8HelperThreads, nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
-import type { AppRuntime } from "@content-site/http"
+import { type AppRuntime, noteAnsweredOnSocket } from "@content-site/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http"
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
@@ -185,21 +185,30 @@ const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string, string,
 const answerClientError =
   (publicUrl: () => string, onAnswer: EarlyAnswer) =>
   (error: Error & { code?: string }, socket: Duplex): void => {
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-    if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+    // (the app's request on this socket, if it is reading one: its id, and its own access line)
+    const own = inFlight?.getHeader("X-Request-Id")
+    const app = inFlight !== undefined && typeof own === "string" ? { res: inFlight, requestId: own } : undefined
+    // A client that closed its connection in the middle of a request (Node: an invalid end of
+    // file) is gone: nothing to answer, and the app's line of that request says 499.
+    const gone = error.code === "ECONNRESET" || (error.code === "HPE_INVALID_EOF_STATE" && app !== undefined)
+    if (gone || !socket.writable || inFlight?.headersSent === true) {
       socket.destroy()
       return
     }
     const [status, code, title, detail] = PARSER_REFUSALS[error.code ?? ""] ?? [400, "invalid_request", "Invalid request", "The request could not be read as HTTP (for example a control character in a header value)."]
-    const { requestId, headers, body } = earlyProblem(publicUrl(), status, code, title, detail)
+    // A request the app is reading (its body past REQUEST_TIMEOUT_MS, a malformed chunk): the
+    // answer carries its id, and the app's access line of it (with its route) says this answer.
+    const { requestId, headers, body } = earlyProblem(publicUrl(), status, code, title, detail, app?.requestId)
     socket.end(rawAnswer(status, title, headers, body))
+    if (app !== undefined) return noteAnsweredOnSocket(app.res, status, code)
     // (what was refused is not read: no method or path of it is believed)
     onAnswer({ requestId, method: "UNKNOWN", path: undefined, status, code })
   }
 
 /** A problem answered before the app, with the headers every answer carries (the body is not read: the connection closes). */
-const earlyProblem = (publicUrl: string, status: number, code: string, title: string, detail: string) => {
-  const requestId = `req_${randomUUID().replaceAll("-", "")}`
+const earlyProblem = (publicUrl: string, status: number, code: string, title: string, detail: string, id?: string) => {
+  const requestId = id ?? `req_${randomUUID().replaceAll("-", "")}`
   const body = JSON.stringify({ type: `${publicUrl}/problems/${code}`, title, status, code, detail, request_id: requestId })
   return { requestId, headers: earlyHeaders(requestId, "application/problem+json", body), body }
 }

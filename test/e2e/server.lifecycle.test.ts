@@ -2,11 +2,13 @@ import { spawn } from "node:child_process"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/eventually.ts"
 import { createDatabase, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
+const METRICS_TOKEN = "lifecycle-metrics-token"
 beforeAll(async () => {
-  t = await startTestServer({ HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800", RATE_LIMIT_PER_MINUTE: "1000" })
+  t = await startTestServer({ HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800", RATE_LIMIT_PER_MINUTE: "1000", METRICS_TOKEN: METRICS_TOKEN })
 })
 afterAll(async () => {
   await t?.close()
@@ -35,6 +37,16 @@ describe("slow clients (OWASP API4)", () => {
       `PUT /api/v1/articles/art_a13 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.a}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
     ])
     expect(answer).toMatch(/^HTTP\/1\.1 408/)
+    // one request, one account of it: the PUT its route names, answered 408 with the request's own id (not a 499 beside an unmatched 408)
+    const requestId = /X-Request-Id: (req_\w+)/i.exec(answer)?.[1]
+    expect(answer).toContain(`"request_id":"${requestId}"`)
+    // (the request's own line is noted as its handler gives up reading: just after the answer)
+    const putLines = async () =>
+      (await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text())
+        .split("\n")
+        .filter((l) => l.startsWith("http_server_request_duration_seconds_count{") && l.includes('method="PUT"'))
+    const puts = await eventually(putLines, (lines) => lines.length > 0, 10_000)
+    expect(puts).toEqual([expect.stringMatching(/route="\/api\/v1\/articles\/\{id\}",status="408"\} 1$/)])
   })
 })
 

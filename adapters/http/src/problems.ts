@@ -89,6 +89,17 @@ const clientWentAway = (ctx: { readonly req: { readonly destroyed: boolean; read
 /** The status noted (access line, metrics) for a request whose client left before its answer: nginx's "client closed request". */
 export const CLIENT_CLOSED_REQUEST = 499
 
+/**
+ * Responses of requests the server itself answered on their socket while the app was reading
+ * them (a body not received within REQUEST_TIMEOUT_MS: 408; a body Node's parser refused, such
+ * as a malformed chunk: 400), with that status and code: their access line says what the client
+ * was answered, not 499.
+ */
+const answeredOnSocket = new WeakMap<object, { readonly status: number; readonly code: string }>()
+
+/** Notes that the request whose response this is was answered `status` and `code` on its socket (see `answeredOnSocket`). */
+export const noteAnsweredOnSocket = (res: object, status: number, code: string): void => void answeredOnSocket.set(res, { status, code })
+
 /** Options of the error funnel. */
 export interface ErrorFunnelOptions {
   readonly publicUrl: string
@@ -107,7 +118,12 @@ export const errorFunnel = (options: ErrorFunnelOptions): Middleware => async (c
     const requestId = requestIdOf(ctx)
     if (clientWentAway(ctx, err)) {
       // Nobody is left to answer; not a defect of ours, nor a refusal, so nothing is reported.
-      ctx.status = CLIENT_CLOSED_REQUEST
+      // (unless the server answered it on its socket: past its time, or a body it could not parse)
+      const answered = answeredOnSocket.get(ctx.res)
+      if (answered !== undefined) {
+        ctx.status = answered.status
+        notesOf(ctx).problemCode = answered.code
+      } else ctx.status = CLIENT_CLOSED_REQUEST
       return
     }
     const core = isCoreError(err) ? err : coreErrorOfHttpError(err)
