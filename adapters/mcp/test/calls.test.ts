@@ -1,8 +1,6 @@
 /** A protocol call (resources, prompts, completion) that fails inside: reported to the service's event log, as a tool call's failure is. */
-import type { CoreServices } from "@content-site/core"
-import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
-import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
+import { memoryRuntime } from "../../../test/support/memoryRuntime.ts"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { protocolCalls } from "../src/calls.ts"
 
@@ -12,19 +10,7 @@ afterEach(() => {
 
 describe("protocolCalls", () => {
   it("should report an internal failure to the event log it was given (a JSON line), with its request id, not to stderr", async () => {
-    const clock = fixedClock(Date.parse("2026-11-22T12:00:00.000Z"))
-    const runtime: ManagedRuntime.ManagedRuntime<CoreServices, never> = ManagedRuntime.make(
-      Layer.mergeAll(
-        memoryStorage(makeMemoryState(), clock.now),
-        clock.layer,
-        randomIds,
-        webCryptoSecrets(1_000),
-        settingsLayer("https://cs.test", {}),
-        headerImageInspector,
-        inlineHtmlAnalyzer,
-        tableImageFetcher(new Map()),
-      ),
-    )
+    const { runtime } = memoryRuntime()
     const stderr = vi.spyOn(console, "error").mockImplementation(() => {})
     const logged: Array<{ fields: object; msg: string }> = []
     const log = { info: () => {}, warn: () => {}, error: (fields: object, msg: string) => logged.push({ fields, msg }) }
