@@ -83,22 +83,21 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
       if (isCached(model)) grants.put(id, { payload, expiresAt: millis(row.expires_at) }, ticket)
       return Option.some(payload)
     })
+  // A payload's row as written: the payload, the fields it is looked up by, its expiry.
+  const columnsOf = (payload: StoredPayload, expiresInSeconds: number | undefined) => ({
+    payload: { ...payload },
+    uid: str(payload["uid"]),
+    userCode: str(payload["userCode"]),
+    grantId: str(payload["grantId"]),
+    accountId: str(payload["accountId"]),
+    expiresAt: expiresInSeconds === undefined ? null : new Date(now() + expiresInSeconds * 1000),
+  })
   return Layer.succeed(OAuthStore, {
     upsert: (model, id, payload, expiresInSeconds) =>
       write(model, id, async (em) => {
         await em
           .createQueryBuilder(OAuthPayloadEntity)
-          .insert({
-            model,
-            id,
-            payload: { ...payload },
-            uid: str(payload["uid"]),
-            userCode: str(payload["userCode"]),
-            grantId: str(payload["grantId"]),
-            accountId: str(payload["accountId"]),
-            expiresAt: expiresInSeconds === undefined ? null : new Date(now() + expiresInSeconds * 1000),
-            consumedAt: null,
-          })
+          .insert({ model, id, ...columnsOf(payload, expiresInSeconds), consumedAt: null })
           .onConflict(["model", "id"])
           .merge()
           .execute()
@@ -108,15 +107,7 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
     replace: (model, id, payload, expiresInSeconds) => {
       let replaced = false
       const update = write(model, id, async (em) => {
-        const next = {
-          payload: { ...payload },
-          uid: str(payload["uid"]),
-          userCode: str(payload["userCode"]),
-          grantId: str(payload["grantId"]),
-          accountId: str(payload["accountId"]),
-          expiresAt: expiresInSeconds === undefined ? null : new Date(now() + expiresInSeconds * 1000),
-        }
-        replaced = (await em.nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, next)) > 0
+        replaced = (await em.nativeUpdate(OAuthPayloadEntity, { model, id, ...live() }, columnsOf(payload, expiresInSeconds))) > 0
       })
       return Effect.map(update, () => replaced)
     },
