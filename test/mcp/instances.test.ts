@@ -14,54 +14,39 @@ let first: StartedServer
 let second: StartedServer
 let database: { url: string; drop: () => Promise<void> }
 
-/** A tools/call sent to one instance as a load balancer would: the public Host, the instance's socket. */
-const toolCallAt = (instance: StartedServer, publicUrl: string, token: string) =>
+/** A POST sent to one instance as a load balancer would: the public Host, the instance's socket. */
+const postAt = (instance: StartedServer, publicUrl: string, path: string, headers: Record<string, string>, body: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
     const target = new URL(instance.url)
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: "/mcp",
-        method: "POST",
-        headers: {
-          host: new URL(publicUrl).host,
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-      },
-      (res) => {
-        let body = ""
-        res.on("data", (chunk: Buffer) => (body += chunk.toString()))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
-      },
-    )
+    const req = request({ host: target.hostname, port: target.port, path, method: "POST", headers: { host: new URL(publicUrl).host, ...headers } }, (res) => {
+      let text = ""
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
     req.on("error", reject)
-    req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: "art_a1_1" } } }))
+    req.end(body)
   })
 
-/** A form posted to one instance's token endpoint as a load balancer would: the public Host, the instance's socket. */
+/** A tools/call (get_article) sent to one instance. */
+const toolCallAt = (instance: StartedServer, publicUrl: string, token: string) =>
+  postAt(
+    instance,
+    publicUrl,
+    "/mcp",
+    { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_article", arguments: { article_id: "art_a1_1" } } }),
+  )
+
+/** A form posted to one instance's token endpoint. */
 const tokenRequestAt = (instance: StartedServer, publicUrl: string, form: Record<string, string>) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const target = new URL(instance.url)
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: "/oauth/token",
-        method: "POST",
-        headers: { host: new URL(publicUrl).host, "content-type": "application/x-www-form-urlencoded" },
-      },
-      (res) => {
-        let body = ""
-        res.on("data", (chunk: Buffer) => (body += chunk.toString()))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
-      },
-    )
-    req.on("error", reject)
-    req.end(new URLSearchParams(form).toString())
-  })
+  postAt(instance, publicUrl, "/oauth/token", { "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams(form).toString())
+
+/** The same token request at both instances at once: one is answered, the other refused `invalid_grant`. */
+const expectRedeemedOnce = async (form: Record<string, string>) => {
+  const answers = await Promise.all([tokenRequestAt(first, first.url, form), tokenRequestAt(second, first.url, form)])
+  expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+  expect(JSON.parse(answers.find((a) => a.status === 400)!.body).error).toBe("invalid_grant")
+}
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -141,9 +126,7 @@ describe("two instances on one PostgreSQL database", () => {
       client_id: provider.client?.client_id ?? "",
       resource: `${first.url}/mcp`,
     }
-    const answers = await Promise.all([tokenRequestAt(first, first.url, form), tokenRequestAt(second, first.url, form)])
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
-    expect(JSON.parse(answers.find((a) => a.status === 400)!.body).error).toBe("invalid_grant")
+    await expectRedeemedOnce(form)
   }, 60_000)
 
   it("should redeem an authorization code once when it is presented at both instances at the same moment", async () => {
@@ -159,8 +142,6 @@ describe("two instances on one PostgreSQL database", () => {
       client_id: provider.client?.client_id ?? "",
       resource: `${first.url}/mcp`,
     }
-    const answers = await Promise.all([tokenRequestAt(first, first.url, form), tokenRequestAt(second, first.url, form)])
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
-    expect(JSON.parse(answers.find((a) => a.status === 400)!.body).error).toBe("invalid_grant")
+    await expectRedeemedOnce(form)
   }, 60_000)
 })
