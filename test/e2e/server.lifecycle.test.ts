@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Browser } from "../mcp/support.ts"
 import { eventually } from "../support/eventually.ts"
 import { createDatabase, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
 
@@ -47,6 +48,27 @@ describe("slow clients (OWASP API4)", () => {
         .filter((l) => l.startsWith("http_server_request_duration_seconds_count{") && l.includes('method="PUT"'))
     const puts = await eventually(putLines, (lines) => lines.length > 0, 10_000)
     expect(puts).toEqual([expect.stringMatching(/route="\/api\/v1\/articles\/\{id\}",status="408"\} 1$/)])
+  })
+
+  it("should count the article page's image upload that never finishes its body as the 408 it was answered, as the API's", async () => {
+    const browser = new Browser()
+    const csrfOf = async (path: string) => /name="_csrf" value="([^"]+)"/.exec(await (await browser.request(`${t.url}${path}`)).text())?.[1] ?? ""
+    const signedIn = await browser.request(`${t.url}/`, { form: { _csrf: await csrfOf("/"), email: "owner-a@example.com", password: "password-a-123", next: "/sites" } })
+    expect(signedIn.status).toBe(303)
+    const csrf = await csrfOf("/articles/art_a13")
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join("; ")
+    const b = "lifecycleBoundary"
+    const answer = await rawExchange(Number(new URL(t.url).port), [
+      `POST /articles/art_a13/image HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: multipart/form-data; boundary=${b}\r\nContent-Length: 100000\r\n\r\n` +
+        `--${b}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--${b}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG`,
+    ])
+    expect(answer).toMatch(/^HTTP\/1\.1 408/)
+    const uploadLines = async () =>
+      (await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text())
+        .split("\n")
+        .filter((l) => l.startsWith("http_server_request_duration_seconds_count{") && l.includes('route="/articles/{id}/image"'))
+    const uploads = await eventually(uploadLines, (lines) => lines.length > 0, 10_000)
+    expect(uploads).toEqual([expect.stringMatching(/status="408"\} 1$/)])
   })
 })
 

@@ -100,6 +100,20 @@ const answeredOnSocket = new WeakMap<object, { readonly status: number; readonly
 /** Notes that the request whose response this is was answered `status` and `code` on its socket (see `answeredOnSocket`). */
 export const noteAnsweredOnSocket = (res: object, status: number, code: string): void => void answeredOnSocket.set(res, { status, code })
 
+/**
+ * Notes the status of a request whose client left while the app read its body: the answer the
+ * server wrote on its socket (408 past REQUEST_TIMEOUT_MS, 400 for a malformed chunk), with its
+ * code, or else 499. For a route that handles the departure itself rather than through the funnel
+ * (the article page's image upload).
+ */
+export const noteClientGone = (ctx: ParameterizedContext): void => {
+  const answered = answeredOnSocket.get(ctx.res)
+  if (answered !== undefined) {
+    ctx.status = answered.status
+    notesOf(ctx).problemCode = answered.code
+  } else ctx.status = CLIENT_CLOSED_REQUEST
+}
+
 /** Options of the error funnel. */
 export interface ErrorFunnelOptions {
   readonly publicUrl: string
@@ -119,11 +133,7 @@ export const errorFunnel = (options: ErrorFunnelOptions): Middleware => async (c
     if (clientWentAway(ctx, err)) {
       // Nobody is left to answer; not a defect of ours, nor a refusal, so nothing is reported.
       // (unless the server answered it on its socket: past its time, or a body it could not parse)
-      const answered = answeredOnSocket.get(ctx.res)
-      if (answered !== undefined) {
-        ctx.status = answered.status
-        notesOf(ctx).problemCode = answered.code
-      } else ctx.status = CLIENT_CLOSED_REQUEST
+      noteClientGone(ctx)
       return
     }
     const core = isCoreError(err) ? err : coreErrorOfHttpError(err)

@@ -1,7 +1,7 @@
 /** Routes: Replacing an article's featured image from the article page. */
 import type Router from "@koa/router"
 import { replaceFeaturedImage, toProblem } from "@content-site/core"
-import { CLIENT_CLOSED_REQUEST, requestIdOf, untilClientLeaves } from "@content-site/http"
+import { noteClientGone, requestIdOf, untilClientLeaves } from "@content-site/http"
 import { Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore } from "../call.ts"
 import { FormError } from "../forms.ts"
@@ -20,9 +20,10 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
       try {
         await untilClientLeaves(ctx, upload.single("image")(ctx as never, async () => {}))
       } catch (error) {
-        // The person left mid-upload: nobody is left to answer or to tell on the next page.
+        // The person left mid-upload, or the server answered on the socket (the body past
+        // REQUEST_TIMEOUT_MS: 408): nobody is left to answer or to tell on the next page.
         if (ctx.req.destroyed && !ctx.req.complete) {
-          ctx.status = CLIENT_CLOSED_REQUEST
+          noteClientGone(ctx)
           return
         }
         // A form that could not be read has only the fields read before it broke off (the page's
