@@ -79,6 +79,10 @@ describe("tool input schemas", () => {
       ["!!!!", false],
       ["QQ==QUJD", false],
       ["QUJD-_8=", false],
+      // every ASCII white space between the letters and after the padding; others (a no-break space) are not base64's
+      ["Q\tU\u000bJ\fD Q Q = =\n", true],
+      ["QUJD\u00a0QUJD", false],
+      ["QQ===", false],
     ]
     const tool = toolDefinitions.find((t) => t.name === "replace_featured_image")!
     const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(tool.inputSchema)
@@ -86,6 +90,10 @@ describe("tool input schemas", () => {
       const args = { article_id: "art_1", image_base64, mime_type: "image/png" }
       const decoded = Exit.isSuccess(Effect.runSyncExit(decodeInput(toolNamed("replace_featured_image")!.input, args, "Tool arguments")))
       expect([validate(args), decoded], image_base64.slice(0, 40)).toEqual([accepted, accepted])
+    }
+    // a length of 4n+1 holds no whole byte's worth of base64, in any layout: the decoder refuses it (the schema says so in words only)
+    for (const image_base64 of ["QUJDQ", "Q U J D\nQ"]) {
+      expect(Exit.isSuccess(Effect.runSyncExit(decodeInput(toolNamed("replace_featured_image")!.input, { article_id: "art_1", image_base64, mime_type: "image/png" }, "Tool arguments")))).toBe(false)
     }
   })
 })
