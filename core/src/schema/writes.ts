@@ -212,13 +212,17 @@ export const UpdateArticleArgs = Schema.Struct({
   .pipe(Schema.check(needsTitleOrBody(false)))
   .annotate({ title: "UpdateArticleArgs" })
 
+/** Base64's letters for a 10 MiB image. */
+const MAX_IMAGE_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4
+
 /**
- * The most base64 text a 10 MiB image takes, as the tool's schema publishes it (`maxLength`).
- * Longer text is an image over 10 MiB, which the tool refuses as a REST upload is refused: 413
- * `payload_too_large` (the inspector judges the decoded bytes' size first), not the 400 of a bad
- * argument; the connector's request size bounds the text meanwhile.
+ * The most base64 text a 10 MiB image takes, as the tool's schema publishes it (`maxLength`),
+ * wrapped as MIME wraps it (a CR LF after every 76 letters). Longer text is an image over 10 MiB,
+ * which the tool refuses as a REST upload is refused: 413 `payload_too_large` (the inspector judges
+ * the decoded bytes' size first), not the 400 of a bad argument; the connector's request size
+ * bounds the text meanwhile.
  */
-const base64OfMaxImage = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ maxLength: Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4 }) })
+const base64OfMaxImage = Schema.makeFilter((_: string) => undefined, { toJsonSchema: () => ({ maxLength: MAX_IMAGE_BASE64 + Math.ceil(MAX_IMAGE_BASE64 / 76) * 2 }) })
 
 /** Whether a character code is ASCII white space (space, tab, line feed, vertical tab, form feed, carriage return). */
 const isAsciiSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d)
