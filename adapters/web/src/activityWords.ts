@@ -49,6 +49,7 @@ const ACTIONS: Readonly<Record<string, ActionWords>> = {
   [FAILED_SIGN_IN_ACTION]: { verb: "Sign-in with your email and a wrong password", change: false },
   "POST /articles/{id}/edit": { verb: "Edited", change: true },
   "POST /articles/{id}/image": { verb: "Replaced the featured image", change: true },
+  "POST /articles/{id}/merge": { verb: "Saved after settling a conflict", change: true },
   "POST /articles/{id}/revisions/{number}/restore": { verb: "Restored a revision", change: true },
   "POST /connect/keys": { verb: "Created an API key", change: true },
   "POST /connect/keys/{id}/revoke": { verb: "Revoked an API key", change: true },

@@ -517,6 +517,11 @@ describe("web pages over HTTP", () => {
     const page = await (await c.request("/articles/art_m2")).text()
     expect(page).toContain("Saved as revision 3. You settled the conflicting part.")
     expect(page).toContain("&lt;p&gt;Both of ours&lt;/p&gt;\n&lt;p&gt;Shared&lt;/p&gt;")
+    // The save from the conflict page is a change, in words: under "Changes only" and on the article's own activity.
+    expect(page).toMatch(/Activity on this article[\s\S]*Saved after settling a conflict/)
+    const log = await (await c.request("/activity?changes=1&article=art_m2")).text()
+    expect(log).toContain("Saved after settling a conflict")
+    expect(log).not.toContain("POST /articles/{id}/merge</strong>")
   })
 
   it("should keep every other part when a part typed on the conflict page leaves a comment or a tag open", async () => {
