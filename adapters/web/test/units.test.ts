@@ -5,7 +5,12 @@ import { foldRows } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
 import { activityTable } from "../src/pages/activity.ts"
-import { whoWords } from "../src/activityWords.ts"
+import { actionWords, CHANGE_ACTIONS, whoWords } from "../src/activityWords.ts"
+import { operations } from "../../rest/src/rest/operations.ts"
+import { API_PREFIX } from "../../rest/src/rest/mountRest.ts"
+import { tools } from "../../mcp/src/tools.ts"
+import { searchTools } from "../../mcp/src/searchTools.ts"
+import { COUNTED_PROTOCOL_METHODS } from "../../mcp/src/calls.ts"
 import { BODY_LIMIT_MESSAGE, compareBodies, decodeInput, lineText, type InvalidRequest, MAX_NESTING_DEPTH, UNSTORABLE_TEXT_MESSAGE, UpdateArticleBody } from "@content-site/core"
 import { Cause, Effect, Exit, Option } from "effect"
 
@@ -145,5 +150,19 @@ describe("parseForm", () => {
 
   it("should read fields without `=` between fields with one as URLSearchParams does", () => {
     for (const text of ["a&b&c=d&e&=f&g=", "a&a&a&a", "x=1&a&b&c&y=2=3&z", "&&a=&=&b"]) expect(parseForm(text)).toStrictEqual(byUrlSearchParams(text))
+  })
+})
+
+describe("actionWords", () => {
+  it("should tell in words every REST operation, MCP tool and counted MCP method the log holds, writes as changes", () => {
+    const logged = [
+      ...operations.map((op) => ({ action: `${op.method} ${API_PREFIX}${op.path}`, change: op.method !== "GET" })),
+      ...[...tools, ...searchTools].map((t) => ({ action: t.name, change: t.annotations.readOnlyHint !== true })),
+      ...[...COUNTED_PROTOCOL_METHODS].map((action) => ({ action, change: false })),
+    ]
+    for (const { action, change } of logged) {
+      expect(actionWords(action), action).not.toBe(action)
+      expect(CHANGE_ACTIONS.includes(action), action).toBe(change)
+    }
   })
 })
