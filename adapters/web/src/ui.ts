@@ -45,9 +45,9 @@ const pageLink = (basePath: string, query: Record<string, string | undefined>, p
  * What an empty page of a list says: past the last page, that it is (with a link to the last);
  * otherwise that nothing matches (`none`).
  */
-export const emptyPage = (p: Pagination, none: string, basePath: string, query: Record<string, string | undefined>, pageParam = "page"): Html =>
+export const emptyPage = (p: Pagination, none: string, basePath: string, query: Record<string, string | undefined>, pageParam = "page", anchor = ""): Html =>
   p.total > 0 && p.page > p.total_pages
-    ? html`<p class="empty">Page ${p.page} is past the end: there ${p.total_pages === 1 ? "is only 1 page" : `are only ${p.total_pages} pages`}. <a href="${pageLink(basePath, query, pageParam, "")(p.total_pages)}">Go to page ${p.total_pages}</a>.</p>`
+    ? html`<p class="empty">Page ${p.page} is past the end: there ${p.total_pages === 1 ? "is only 1 page" : `are only ${p.total_pages} pages`}. <a href="${pageLink(basePath, query, pageParam, anchor)(p.total_pages)}">Go to page ${p.total_pages}</a>.</p>`
     : html`<p class="empty">${none}</p>`
 
 export const pager = (
@@ -58,7 +58,8 @@ export const pager = (
   label = "Pages",
   anchor = "",
 ): Html => {
-  if (p.total_pages <= 1) return html``
+  // past the end, the empty page's sentence links back (emptyPage): no "Previous" to another page past the end
+  if (p.total_pages <= 1 || p.page > p.total_pages) return html``
   const link = pageLink(basePath, query, pageParam, anchor)
   return html`<nav class="pager" aria-label="${label}">
     ${p.page > 1 ? html`<a class="button button-quiet" href="${link(p.page - 1)}" rel="prev">← Previous</a>` : html`<span></span>`}

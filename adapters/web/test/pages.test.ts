@@ -360,6 +360,23 @@ describe("web pages over HTTP", () => {
     expect(page).toContain('href="/sites?page=1"')
   })
 
+  it("should say a page of the activity log, an article's revisions or its activity past the last is past the end, not that nothing happened", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    // one change on the article, so that its activity and the log have an entry each
+    const csrf = await c.csrfOf("/articles/art_m5")
+    expect((await c.request("/articles/art_m5/edit", { method: "POST", form: { _csrf: csrf, revision: "1", title: "Merge five", body: "<p>Before, edited</p>\n<p>Shared</p>" } })).status).toBe(303)
+    const log = await (await c.request("/activity?channel=web&page=9")).text()
+    expect(log).not.toContain("No activity matches.")
+    expect(log).toMatch(/Page 9 is past the end: there (is only 1 page|are only \d+ pages)\./)
+    expect(log).toContain('href="/activity?channel=web&amp;page=')
+    expect(log).not.toContain('rel="prev"')
+    const article = await (await c.request("/articles/art_m5?rev_page=9&act_page=9")).text()
+    expect(article).not.toContain("No changes to this article yet.")
+    expect(article).toContain('Page 9 is past the end: there is only 1 page. <a href="/articles/art_m5?rev_page=9&amp;act_page=1#activity">')
+    expect(article).toContain('Page 9 is past the end: there is only 1 page. <a href="/articles/art_m5?act_page=9&amp;rev_page=1#revisions">')
+  })
+
   it("should search from a box on the sites pages, without JavaScript: results with marked snippets, everything else escaped", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

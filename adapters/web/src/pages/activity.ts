@@ -1,7 +1,7 @@
 import type { ActivityEntry, Page } from "@content-site/core"
 import { actionWords, CHANNEL_WORDS, failed, outcomeWords, whoWords } from "../activityWords.ts"
 import { type Html, html } from "../html.ts"
-import { badge, pager, when } from "../ui.ts"
+import { badge, emptyPage, pager, when } from "../ui.ts"
 
 /** Article titles by id, for the entries of a page (an article not found keeps its id). */
 export type TitlesById = ReadonlyMap<string, string>
@@ -27,9 +27,9 @@ const repeated = (e: ActivityEntry): Html =>
   e.count > 1 ? html` <span class="muted">(${e.count} refused calls in this minute, counted in one entry)</span>` : html``
 
 /** A table of activity entries in words, each with its technical details folded away. */
-export const activityTable = (entries: Page<ActivityEntry>, titles: TitlesById, showArticle: boolean, empty = "No activity matches."): Html =>
+export const activityTable = (entries: Page<ActivityEntry>, titles: TitlesById, showArticle: boolean, empty: Html = html`<p class="empty">No activity matches.</p>`): Html =>
   entries.data.length === 0
-    ? html`<p class="empty">${empty}</p>`
+    ? empty
     : html`<table class="stacked activity">
         <caption class="visually-hidden">Activity</caption>
         <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Channel</th><th scope="col">Who</th><th scope="col">Result</th></tr></thead>
@@ -74,6 +74,6 @@ export const activityContent = (input: {
   ${input.error ? html`<div class="notice notice-error" role="alert" id="filter-error" tabindex="-1" autofocus><p>${input.error}</p></div>` : ""}
   <section class="card" aria-labelledby="log-title">
     <h2 id="log-title">Log</h2>
-    ${input.entries ? html`${activityTable(input.entries, input.titles, true)}${pager(input.entries.pagination, "/activity", q)}` : ""}
+    ${input.entries ? html`${activityTable(input.entries, input.titles, true, emptyPage(input.entries.pagination, "No activity matches.", "/activity", q))}${pager(input.entries.pagination, "/activity", q)}` : ""}
   </section>`
 }

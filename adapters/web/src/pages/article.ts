@@ -5,7 +5,7 @@ import type { EditRefusal } from "../drafts.ts"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
 import { articlePreview } from "../preview.ts"
-import { badge, num, originTag, pager, violationList, when } from "../ui.ts"
+import { badge, emptyPage, num, originTag, pager, violationList, when } from "../ui.ts"
 import { activityTable } from "./activity.ts"
 
 /** What the edit form shows: the person's own text after a refused edit, else the article's. */
@@ -217,7 +217,9 @@ ${v.form.body}</textarea>
       </section>
       <section class="card" aria-labelledby="revisions-title" id="revisions">
         <h2 id="revisions-title">Revisions</h2>
-        <ul class="revisions">${v.revisions.data.map((r, i) => revisionItem(a, r, v.csrf, v.revisions.data[i + 1]))}</ul>
+        ${v.revisions.data.length === 0
+          ? emptyPage(v.revisions.pagination, "No revisions.", `/articles/${id}`, v.query, "rev_page", "#revisions")
+          : html`<ul class="revisions">${v.revisions.data.map((r, i) => revisionItem(a, r, v.csrf, v.revisions.data[i + 1]))}</ul>`}
         ${pager(v.revisions.pagination, `/articles/${id}`, v.query, "rev_page", "Revision pages", "#revisions")}
       </section>
     </div>
@@ -225,7 +227,7 @@ ${v.form.body}</textarea>
   <section class="card" aria-labelledby="activity-title" id="activity">
     <h2 id="activity-title">Activity on this article</h2>
     <p class="muted">Changes and attempted changes, by API, agents and these pages. <a href="/activity?article=${id}">Everything on this article, reads included</a></p>
-    ${activityTable(v.activity, new Map(), false, "No changes to this article yet.")}
+    ${activityTable(v.activity, new Map(), false, emptyPage(v.activity.pagination, "No changes to this article yet.", `/articles/${id}`, v.query, "act_page", "#activity"))}
     ${pager(v.activity.pagination, `/articles/${id}`, v.query, "act_page", "Activity pages", "#activity")}
   </section>`
 }
