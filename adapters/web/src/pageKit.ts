@@ -178,6 +178,8 @@ export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonl
     to: "To must be a date such as 2026-11-30, not before From.",
     channel: "The channel must be API, Agent (MCP), Web or Platform (rewrite job).",
     page: "The page must be a whole number from 1.",
+    // a site's article filter (the activity page checks its own result filter before decoding)
+    status: "The status must be Draft, Scheduled, Published or Archived.",
   }
   const out = errors.map((x) => {
     const field = x.path.split("/").pop() ?? ""

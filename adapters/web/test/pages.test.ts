@@ -377,6 +377,25 @@ describe("web pages over HTTP", () => {
     expect(article).toContain('Page 9 is past the end: there is only 1 page. <a href="/articles/art_m5?act_page=9&amp;rev_page=1#revisions">')
   })
 
+  it("should tell a site page's filter or page number the API would refuse in the activity page's words, not the decoder's", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    for (const [query, sentence] of [
+      ["page=0", "The page must be a whole number from 1."],
+      ["tab=backlinks&page=abc", "The page must be a whole number from 1."],
+      ["from=2026-13-01", "From must be a date such as 2026-11-01."],
+      ["from=2026-11-30&to=2026-11-01", "From must not be after To."],
+      ["status=bogus", "The status must be Draft, Scheduled, Published or Archived."],
+    ] as const) {
+      const res = await c.request(`/sites/site_p1?${query}`)
+      expect(res.status, query).toBe(400)
+      const page = await res.text()
+      expect(page, query).toContain(sentence)
+      expect(page, query).not.toContain("Filters:")
+      expect(page, query).not.toContain("Expected")
+    }
+  })
+
   it("should search from a box on the sites pages, without JavaScript: results with marked snippets, everything else escaped", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

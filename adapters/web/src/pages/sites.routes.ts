@@ -1,13 +1,12 @@
 /** Routes: The sites list and one site with its articles and backlinks (`/sites`, `/sites/{id}`). */
 import type Router from "@koa/router"
-import { type CoreError, decodeInput, getStats, ListArticlesQuery, listArticles, listBacklinks, ListBacklinksQuery, listSites, type PeriodSummary, toProblem } from "@content-site/core"
-import { requestIdOf } from "@content-site/http"
+import { type CoreError, decodeInput, getStats, ListArticlesQuery, listArticles, listBacklinks, ListBacklinksQuery, listSites, type PeriodSummary } from "@content-site/core"
 import { Effect, Result } from "effect"
 import { noteSubject, runCore, runCoreOrThrow } from "../call.ts"
 import { queryParam } from "../forms.ts"
 import { siteContent, sitesContent, type SiteTab } from "./sites.ts"
 import { takeFlash } from "@content-site/http"
-import { defined, isId, notFound, pageNumber, queryOf, type PageKit } from "../pageKit.ts"
+import { defined, isId, notFound, pageNumber, queryOf, sentences, type PageKit } from "../pageKit.ts"
 
 export const mountSitesRoutes = (router: Router, kit: PageKit): void => {
   const { deps, perPage, findSite, render, signedIn } = kit
@@ -52,7 +51,8 @@ export const mountSitesRoutes = (router: Router, kit: PageKit): void => {
         articles !== null && Result.isFailure(articles) ? articles.failure : backlinks !== null && Result.isFailure(backlinks) ? backlinks.failure : null
       if (failure !== null) {
         if (failure._tag !== "InvalidRequest") throw failure
-        error = toProblem(failure, requestIdOf(ctx), deps.publicUrl).detail
+        // in the words the activity page's filters use, not the decoder's
+        error = sentences(failure.errors).join(" ")
       }
       const content = siteContent({
         site,
