@@ -13,10 +13,12 @@ export interface PageFrame {
   readonly csrf: string
   readonly flash?: Flash | null
   readonly wide?: boolean
+  /** The page's path: its main link is the current page there, and only the current section on the pages under it. */
+  readonly path?: string
 }
 
-const navItem = (key: Exclude<NavKey, null>, href: string, label: string, current: NavKey): Html =>
-  html`<li><a href="${href}"${current === key ? html` aria-current="page"` : ""}>${label}</a></li>`
+const navItem = (key: Exclude<NavKey, null>, href: string, label: string, frame: PageFrame): Html =>
+  html`<li><a href="${href}"${frame.nav === key ? html` aria-current="${frame.path === undefined || frame.path === href ? "page" : "true"}"` : ""}>${label}</a></li>`
 
 /** A hidden CSRF input for a form. */
 export const csrfInput = (csrf: string): Html => html`<input type="hidden" name="_csrf" value="${csrf}">`
@@ -50,9 +52,9 @@ export const page = (frame: PageFrame, content: Interpolation): Html => html`<!d
       frame.account
         ? html`<nav aria-label="Main">
             <ul>
-              ${navItem("sites", "/sites", "Sites", frame.nav)}
-              ${navItem("activity", "/activity", "Activity", frame.nav)}
-              ${navItem("connect", "/connect", "Connect Site", frame.nav)}
+              ${navItem("sites", "/sites", "Sites", frame)}
+              ${navItem("activity", "/activity", "Activity", frame)}
+              ${navItem("connect", "/connect", "Connect Site", frame)}
             </ul>
           </nav>
           <form class="signout" method="post" action="/signout">

@@ -224,7 +224,7 @@ export const makePageKit = (deps: HttpDeps) => {
   }
 
   const render = (ctx: Ctx, status: number, s: Signed, nav: NavKey, title: string, content: Html, flash: Flash | null = null, wide = false) =>
-    send(ctx, status, page({ title, nav, account: s.account, csrf: s.session.csrf, flash, wide }, content))
+    send(ctx, status, page({ title, nav, account: s.account, csrf: s.session.csrf, flash, wide, path: ctx.path }, content))
 
   const renderFailure = (ctx: Ctx, error: unknown, account: AccountRecord | null, csrf: string): void => {
     const requestId = requestIdOf(ctx)

@@ -396,6 +396,18 @@ describe("web pages over HTTP", () => {
     }
   })
 
+  it("should mark the main link to the page as the current page, and only as the current section on the pages under it", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    expect(await (await c.request("/sites")).text()).toContain('<a href="/sites" aria-current="page">Sites</a>')
+    for (const path of ["/sites/site_p1", "/articles/art_p1", "/articles/art_p1/revisions/1", "/search?q=plain"]) {
+      const page = await (await c.request(path)).text()
+      expect(page, path).toContain('<a href="/sites" aria-current="true">Sites</a>')
+      expect(page, path).not.toContain('<a href="/sites" aria-current="page">')
+    }
+    expect(await (await c.request("/activity?channel=web")).text()).toContain('<a href="/activity" aria-current="page">Activity</a>')
+  })
+
   it("should search from a box on the sites pages, without JavaScript: results with marked snippets, everything else escaped", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
