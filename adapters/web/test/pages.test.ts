@@ -1049,6 +1049,18 @@ describe("refused web actions in the activity log", () => {
     expect(await over.text()).toContain("Give the key a name of 1 to 100 characters")
   })
 
+  it("should refuse a key name with nothing to see (zero-width spaces, bidi controls), which the list would show blank", async () => {
+    const c = client()
+    await c.signIn("one@example.com", "password-one")
+    const csrf = await c.csrfOf("/connect")
+    for (const name of ["\u200B\u200B", "\u202E", "\u2066\u00AD\u2069"]) {
+      const res = await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name, scope: "read-only" } })
+      expect(res.status, JSON.stringify(name)).toBe(400)
+      expect(await res.text()).toContain("Give the key a name of 1 to 100 characters")
+    }
+    expect((await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: "Zero\u200Bwidth inside", scope: "read-only" } })).status).toBe(303)
+  })
+
   it("should log an edit posted as JSON as 415 unsupported_media_type", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")

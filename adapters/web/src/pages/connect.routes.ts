@@ -55,8 +55,10 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       const fields = await postedForm(ctx, s.session)
       const name = (fields["name"] ?? "").trim()
       const scope = fields["scope"] === "write" ? "write" : "read-only"
-      // (characters are code points, as the key's schema counts them: 100 emoji fit)
-      if (name === "" || characterCount(name) > MAX_KEY_NAME_LENGTH) {
+      // (characters are code points, as the key's schema counts them: 100 emoji fit). A name with
+      // nothing to see (only format characters such as zero-width spaces and bidi controls, or
+      // spaces) would be a blank row in the list: refused like an empty one.
+      if (!/[^\p{Cf}\p{Z}\s]/u.test(name) || characterCount(name) > MAX_KEY_NAME_LENGTH) {
         noteOutcome(ctx, 400, "invalid_request")
         // Offered back as sent: the name as typed, and the access chosen (never reset to read-only unseen).
         return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.", { name: (fields["name"] ?? "").slice(0, 1000), scope })
