@@ -94,7 +94,7 @@ describe("tool input schemas", () => {
     // a 10 MiB image's base64 wrapped as MIME wraps it (CR LF every 76 letters) is within the published maxLength
     const letters = Math.ceil((10 * 1024 * 1024) / 3) * 4
     const wrapped = letters + Math.ceil(letters / 76) * 2
-    expect((tool.inputSchema as { properties: { image_base64: { maxLength: number } } }).properties.image_base64.maxLength).toBeGreaterThanOrEqual(wrapped)
+    expect((tool.inputSchema as unknown as { properties: { image_base64: { maxLength: number } } }).properties.image_base64.maxLength).toBeGreaterThanOrEqual(wrapped)
     // a length of 4n+1 holds no whole byte's worth of base64, in any layout: the decoder refuses it (the schema says so in words only)
     for (const image_base64 of ["QUJDQ", "Q U J D\nQ"]) {
       expect(Exit.isSuccess(Effect.runSyncExit(decodeInput(toolNamed("replace_featured_image")!.input, { article_id: "art_1", image_base64, mime_type: "image/png" }, "Tool arguments")))).toBe(false)
