@@ -49,8 +49,8 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
         return redirect(ctx, back)
       }
       // The form offers the current text: what it sends is the new image's, emptied too (none sent: kept).
-      // (cut at 500 characters, code points as the contract counts them: never half an emoji)
-      const alt = typeof fields["alt"] === "string" ? Array.from(fields["alt"].trim().slice(0, 1000)).slice(0, 500).join("") : undefined
+      // One over 500 characters (code points, as the contract counts them) is refused as the API refuses it, never cut unseen.
+      const alt = typeof fields["alt"] === "string" ? fields["alt"].trim() : undefined
       const outcome = await runCore(
         deps,
         replaceFeaturedImage(s.caller, id, { kind: "bytes", bytes: new Uint8Array(file.buffer) }, alt),
