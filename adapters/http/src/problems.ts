@@ -101,17 +101,19 @@ const answeredOnSocket = new WeakMap<object, { readonly status: number; readonly
 export const noteAnsweredOnSocket = (res: object, status: number, code: string): void => void answeredOnSocket.set(res, { status, code })
 
 /**
- * Notes the status of a request whose client left while the app read its body: the answer the
- * server wrote on its socket (408 past REQUEST_TIMEOUT_MS, 400 for a malformed chunk), with its
- * code, or else 499. For a route that handles the departure itself rather than through the funnel
- * (the article page's image upload).
+ * Whether `err` failed a request whose client left while the app read its body (`clientWentAway`);
+ * if so, notes its status: the answer the server wrote on its socket (408 past
+ * REQUEST_TIMEOUT_MS, 400 for a malformed chunk), with its code, or else 499. The funnel's check,
+ * and a route's that handles the departure itself (the article page's image upload).
  */
-export const noteClientGone = (ctx: ParameterizedContext): void => {
+export const noteIfClientGone = (ctx: ParameterizedContext, err: unknown): boolean => {
+  if (!clientWentAway(ctx, err)) return false
   const answered = answeredOnSocket.get(ctx.res)
   if (answered !== undefined) {
     ctx.status = answered.status
     notesOf(ctx).problemCode = answered.code
   } else ctx.status = CLIENT_CLOSED_REQUEST
+  return true
 }
 
 /** Options of the error funnel. */
@@ -130,12 +132,9 @@ export const errorFunnel = (options: ErrorFunnelOptions): Middleware => async (c
     await next()
   } catch (err) {
     const requestId = requestIdOf(ctx)
-    if (clientWentAway(ctx, err)) {
-      // Nobody is left to answer; not a defect of ours, nor a refusal, so nothing is reported.
-      // (unless the server answered it on its socket: past its time, or a body it could not parse)
-      noteClientGone(ctx)
-      return
-    }
+    // Nobody is left to answer; not a defect of ours, nor a refusal, so nothing is reported.
+    // (unless the server answered it on its socket: past its time, or a body it could not parse)
+    if (noteIfClientGone(ctx, err)) return
     const core = isCoreError(err) ? err : coreErrorOfHttpError(err)
     if (ctx.headerSent) {
       options.logDefect?.(requestId, err instanceof Error ? (err.stack ?? err.message) : String(err))

@@ -1,7 +1,7 @@
 /** Routes: Replacing an article's featured image from the article page. */
 import type Router from "@koa/router"
 import { replaceFeaturedImage, toProblem } from "@content-site/core"
-import { noteClientGone, requestIdOf, untilClientLeaves } from "@content-site/http"
+import { noteIfClientGone, requestIdOf, untilClientLeaves } from "@content-site/http"
 import { Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore } from "../call.ts"
 import { FormError } from "../forms.ts"
@@ -22,10 +22,7 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
       } catch (error) {
         // The person left mid-upload, or the server answered on the socket (the body past
         // REQUEST_TIMEOUT_MS: 408): nobody is left to answer or to tell on the next page.
-        if (ctx.req.destroyed && !ctx.req.complete) {
-          noteClientGone(ctx)
-          return
-        }
+        if (noteIfClientGone(ctx, error)) return
         // A form that could not be read has only the fields read before it broke off (the page's
         // form sends `_csrf` first): without a valid token among them it is refused like any POST
         // without one, and nothing is said about its upload.
