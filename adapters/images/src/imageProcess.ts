@@ -5,7 +5,7 @@
  */
 import { setPriority } from "node:os"
 import sharp from "sharp"
-import { READY } from "./processPool.ts"
+import { READY, TAKEN } from "./processPool.ts"
 import { type ImageType, reencode } from "./reencode.ts"
 
 // Nothing is kept between images: memory goes back after each one.
@@ -22,6 +22,7 @@ try {
 }
 
 process.on("message", (job: { input: Uint8Array; type: ImageType; seconds: number }) => {
+  process.send?.(TAKEN)
   void reencode(job.input, job.type, job.seconds).then((answer) => process.send?.(answer))
 })
 process.on("disconnect", () => process.exit(0))

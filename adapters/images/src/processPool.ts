@@ -24,7 +24,17 @@ export interface ProcessPool<I, A> {
 /** A child's first message: its modules are loaded and it takes jobs. */
 export const READY = "ready"
 
-/** `script` answers each job message with one message, after sending `READY` once. */
+/**
+ * A child's message on receiving a job, before its work: the job reached a living process. A
+ * process that ended while idle, before this process heard of its end, never sends it, and its
+ * job goes to another process instead of being reported as a crash under it.
+ */
+export const TAKEN = "taken"
+
+/**
+ * `script` sends `READY` once, then answers each job message with `TAKEN` at once and one
+ * message (the answer) when done.
+ */
 export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> => {
   const idle: Array<ChildProcess> = []
   const all = new Set<ChildProcess>()
@@ -78,40 +88,59 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
     )
   }
 
+  // One job handed to one process: its answer, its time ran out (the process killed), or the
+  // process ended under it; `untaken` when it ended before it received the job.
+  const give = (child: ChildProcess, job: I, ms: number): Promise<JobOutcome<A> | { readonly untaken: string }> =>
+    new Promise((resolve) => {
+      let taken = false
+      const done = () => {
+        clearTimeout(timer)
+        child.off("message", onMessage)
+        child.off("exit", onExit)
+      }
+      const timer = setTimeout(() => {
+        done()
+        child.kill("SIGKILL")
+        replace()
+        resolve({ killed: true })
+      }, ms)
+      const onMessage = (message: A | typeof TAKEN) => {
+        if (message === TAKEN && !taken) {
+          taken = true
+          return
+        }
+        done()
+        idle.push(child)
+        resolve({ answer: message as A })
+      }
+      const onExit = (code: number | null, signal: string | null) => {
+        done()
+        replace()
+        const how = String(signal ?? code)
+        resolve(taken ? { ended: how } : { untaken: how })
+      }
+      child.on("message", onMessage)
+      child.on("exit", onExit)
+      child.send(job as never)
+    })
+
   const run = async (job: I, ms: number): Promise<JobOutcome<A>> => {
     if (closed) throw new Error("image process pool is closed")
     await acquire()
     try {
-      const child = idle.pop() ?? (await start())
-      // One process kept ready while the pool is busy: the next job (another account's, while
-      // this one may run for its whole budget) does not wait for a process to start.
-      if (idle.length === 0) replace()
-      return await new Promise<JobOutcome<A>>((resolve) => {
-        const done = () => {
-          clearTimeout(timer)
-          child.off("message", onMessage)
-          child.off("exit", onExit)
-        }
-        const timer = setTimeout(() => {
-          done()
-          child.kill("SIGKILL")
-          replace()
-          resolve({ killed: true })
-        }, ms)
-        const onMessage = (answer: A) => {
-          done()
-          idle.push(child)
-          resolve({ answer })
-        }
-        const onExit = (code: number | null, signal: string | null) => {
-          done()
-          replace()
-          resolve({ ended: String(signal ?? code) })
-        }
-        child.on("message", onMessage)
-        child.on("exit", onExit)
-        child.send(job as never)
-      })
+      // A process that ended while idle (the OOM killer, an operator) may still be in the idle
+      // list: its exit is heard only when the event loop turns. A job it never received is given
+      // to the next process: each process the pool has now at most once, then one started for it.
+      const most = all.size + 1
+      for (let tries = 1; ; tries++) {
+        const child = idle.pop() ?? (await start())
+        // One process kept ready while the pool is busy: the next job (another account's, while
+        // this one may run for its whole budget) does not wait for a process to start.
+        if (idle.length === 0) replace()
+        const outcome = await give(child, job, ms)
+        if (!("untaken" in outcome)) return outcome
+        if (tries >= most) return { ended: outcome.untaken }
+      }
     } finally {
       release()
     }
