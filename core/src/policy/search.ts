@@ -430,21 +430,90 @@ const sourceWhiteSpace = (html: string): string => {
   })
 }
 
+/** A list's or an item's tag, or a link's; the attributes as the serialiser writes them. */
+const LIST_OR_LINK_TAG = /<(\/?)(ol|ul|li|a)(\s[^>]*)?>/gi
+const LIST_START = /\sstart="(-?\d{1,9})"/i
+const LIST_REVERSED = /\sreversed(?:[\s=]|$)/i
+const LINK_HREF = /\shref="(https?:\/\/[^"]*)"/i
+
+/** The items of each `<ol>` (in the order they open), for a reversed list without a `start`. */
+const orderedListItems = (html: string): Array<number> => {
+  const counts: Array<number> = []
+  const open: Array<number> = []
+  for (const [, close, name] of html.matchAll(LIST_OR_LINK_TAG)) {
+    const tag = name!.toLowerCase()
+    if (tag === "ol" || tag === "ul") {
+      if (close) open.pop()
+      else if (tag === "ol") open.push(counts.push(0) - 1)
+      else open.push(-1)
+    } else if (tag === "li" && !close) {
+      const at = open.at(-1)
+      if (at !== undefined && at >= 0) counts[at]!++
+    }
+  }
+  return counts
+}
+
+/**
+ * List items written as a reader sees them (`- ` in a `<ul>`, `1. `, `2. ` in an `<ol>`, from its
+ * `start`, counting down when `reversed`), and a link's address after its text (` (https://…)`)
+ * unless the text is the address: a model reading the prose sees where the article links. Tags
+ * stay for the passes that follow. One pass (two for a reversed list), the open lists a stack.
+ */
+const listsAndLinks = (html: string): string => {
+  const reversedCounts = LIST_REVERSED.test(html) ? orderedListItems(html) : []
+  const lists: Array<{ next: number; step: number } | undefined> = []
+  let ordered = 0
+  let link: { readonly href: string; readonly textFrom: number } | undefined
+  return html.replace(LIST_OR_LINK_TAG, (m, close: string, name: string, attributes: string | undefined, at: number) => {
+    const tag = name.toLowerCase()
+    if (tag === "ul" || tag === "ol") {
+      if (close) lists.pop()
+      else if (tag === "ul") lists.push(undefined)
+      else {
+        const index = ordered++
+        const reversed = LIST_REVERSED.test(attributes ?? "")
+        const start = LIST_START.exec(attributes ?? "")?.[1]
+        lists.push({ next: start !== undefined ? Number(start) : reversed ? (reversedCounts[index] ?? 1) : 1, step: reversed ? -1 : 1 })
+      }
+      return m
+    }
+    if (tag === "li") {
+      if (close) return m
+      const list = lists.at(-1)
+      if (list === undefined) return "- "
+      const n = list.next
+      list.next += list.step
+      return `${n}. `
+    }
+    if (!close) {
+      const href = LINK_HREF.exec(attributes ?? "")?.[1]
+      link = href === undefined ? undefined : { href, textFrom: at + m.length }
+      return m
+    }
+    const ended = link
+    link = undefined
+    if (ended === undefined) return m
+    const text = html.slice(ended.textFrom, at).replace(/<[^>]*>/g, "").trim()
+    // (the address's own `<` and `>` written as entities, so the tag pass leaves them)
+    return text === ended.href ? m : `${m} (${ended.href.replace(/</g, "&lt;").replace(/>/g, "&gt;")})`
+  })
+}
+
 /**
  * A stored body as prose for a reader (or a model): paragraphs, headings, list items and table
  * rows separated by blank lines (a block opening inside another's text too: a nested list, a rule),
- * list items after `- `, a row's cells by ` | `, `<br>` a line break (the source's own line breaks a space, but a `<pre>` keeps its lines and indentation), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
+ * list items after `- ` or their number (`listsAndLinks`), a link's address after its text, a row's cells by ` | `, `<br>` a line break (the source's own line breaks a space, but a `<pre>` keeps its lines and indentation), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
  * bodies are serialised by the core, so their tags are exactly `<[^>]*>`. A handful of linear
  * passes, no parse: cheap enough for a 1 MiB body.
  */
 export const proseOfHtml = (html: string): string =>
-  sourceWhiteSpace(html)
+  listsAndLinks(sourceWhiteSpace(html))
     .replace(CELL_BETWEEN, " | ")
     .replace(BLOCK_END, "\n\n")
     .replace(BLOCK_START, "\n\n")
     .replace(IMAGE, " ")
     .replace(/<br\s*\/?>/gi, "\n")
-    .replace(/<li(?:\s[^>]*)?>/gi, "- ")
     .replace(/<[^>]*>/g, "")
     .replace(ENTITY, (_, name: string) => DECODED[name]!)
     .replace(/[ \t\u00a0]+/g, " ")

@@ -118,6 +118,23 @@ describe("proseOfHtml", () => {
     )
   })
 
+  it("should number an ordered list's items as a browser does (its start, counting down when reversed, nested lists their own)", () => {
+    expect(proseOfHtml("<ol><li>One<ul><li>Dot</li></ul></li><li>Two<ol start=\"7\"><li>Seven</li><li>Eight</li></ol></li><li>Three</li></ol>")).toBe(
+      "1. One\n\n- Dot\n\n2. Two\n\n7. Seven\n\n8. Eight\n\n3. Three",
+    )
+    expect(proseOfHtml('<ol reversed=""><li>a</li><li>b<ol reversed="" start="10"><li>x</li><li>y</li></ol></li><li>c</li></ol><ol><li>again</li></ol>')).toBe(
+      "3. a\n\n2. b\n\n10. x\n\n9. y\n\n1. c\n\n1. again",
+    )
+  })
+
+  it("should write a link's address after its text, unless the text is the address or the link is not to a web address", () => {
+    expect(
+      proseOfHtml(
+        '<p>See <a href="https://x.test/a?b=1&amp;c=2">the <em>guide</em></a>, <a href="https://x.test/">https://x.test/</a>, <a href="mailto:a@x.test">mail</a> and <a href="https://x.test/&lt;p&gt;">odd</a>.</p>',
+      ),
+    ).toBe("See the guide (https://x.test/a?b=1&c=2), https://x.test/, mail and odd (https://x.test/<p>).")
+  })
+
   it("should not read a body's own noncharacters as the white space a <pre> keeps", () => {
     expect(proseOfHtml("<p>a\uFDD2b\uFDD3c\uFDD4d</p><pre>e\uFDD4 f</pre>")).toBe("abcd\n\ne f")
   })
