@@ -18,7 +18,7 @@ export type Say = (line: string) => void
 export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | undefined, announce: (server: StartedServer, say: Say) => void): void => {
   // A signal while the service starts (migrating, seeding) is kept until it has started, and then
   // stops it as any signal does (the database closed, not cut off in the middle of a write); a
-  // second one while it still starts ends the process at once.
+  // second one while it still starts, or while it drains, ends the process at once.
   let started: StartedServer | undefined
   let signalledWhileStarting: string | undefined
   let stopping = false
@@ -28,7 +28,13 @@ export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | u
       signalledWhileStarting = signal
       return
     }
-    if (stopping) return
+    // A second signal while it drains (Ctrl-C again) ends it at once: requests still running are
+    // cut off, their transactions rolled back.
+    if (stopping) {
+      started.logger.warn({ signal }, `${signal} again: stopping now, without waiting for requests in flight`)
+      started.logger.flush()
+      process.exit(1)
+    }
     stopping = true
     const server = started
     const { logger } = server

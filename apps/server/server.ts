@@ -350,12 +350,14 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
       closing ??= (async () => {
         draining = true
         stopping.abort()
+        // One grace for the whole drain: at its end the connections still open are cut, and
+        // requests still running are not waited for (their transactions roll back).
+        const giveUpAt = Date.now() + config.shutdownGraceMs
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         server.closeIdleConnections()
         const idleSweep = setInterval(() => server.closeIdleConnections(), 100)
         const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs)
         await closed
-        const giveUpAt = Date.now() + config.shutdownGraceMs
         while (handling > 0 && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20))
         clearInterval(idleSweep)
         clearTimeout(deadline)

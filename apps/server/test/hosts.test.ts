@@ -101,6 +101,37 @@ describe("the hosts as processes", { timeout: 120_000 }, () => {
     }
   })
 
+  it("should end at once on a second signal while it drains (Ctrl-C twice), not wait out the grace for a request in flight", async () => {
+    const port = await freePort()
+    // (a grace longer than the test may wait: only the second signal can end it in time)
+    const child = spawnNode("apps/rest-host/main.ts", [], { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(temp.dir, "twice"), DATABASE_URL: "", LOG_FORMAT: "json", SHUTDOWN_GRACE_MS: "600000" })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    try {
+      const key = /(cs_\w+)/.exec(await waitForLine(child, /Demo API key/))?.[1] ?? ""
+      // a request whose body never ends: in flight for the whole drain
+      const put = request({
+        host: "127.0.0.1",
+        port,
+        method: "PUT",
+        path: "/api/v1/articles/art_demo_02",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": 1000, Expect: "100-continue" },
+      })
+      put.on("error", () => undefined)
+      await new Promise((resolve) => put.once("continue", resolve))
+      put.write('{"title":')
+      const draining = waitForLine(child, /SIGINT: draining/)
+      child.kill("SIGINT")
+      await draining
+      const again = waitForLine(child, /SIGINT again: stopping now/)
+      child.kill("SIGINT")
+      expect(JSON.parse(await again)).toMatchObject({ level: "warn", signal: "SIGINT" })
+      expect(await exited).toBe(1)
+    } finally {
+      child.kill("SIGKILL")
+      await exited
+    }
+  })
+
   it("should, on SIGTERM while it starts (migrating a new database), finish starting, then stop as from any signal and exit 0", async () => {
     const dataDir = join(temp.dir, "starting")
     const child = spawnNode("apps/server/main.ts", [], { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", LOG_FORMAT: "json" })
