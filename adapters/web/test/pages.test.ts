@@ -891,6 +891,11 @@ describe("web pages over HTTP", () => {
       expect(log, path).toContain("Created an API key: “Named in the log”")
       expect(log, path).toContain("Revoked an API key: “Named in the log”")
     }
+    // revoked again (the form sent twice, another tab): said so, and logged once
+    const again = await c.request(`/connect/keys/${keyId}/revoke`, { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })
+    expect(again.status).toBe(303)
+    expect(await (await c.request("/connect")).text()).toContain("The key “Named in the log” was revoked already.")
+    expect((await (await c.request("/activity")).text()).split("Revoked an API key: “Named in the log”")).toHaveLength(2)
   })
 
   it("should revoke a connected agent from Connect Site", async () => {

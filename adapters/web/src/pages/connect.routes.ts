@@ -81,6 +81,12 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       const keys = await runCoreOrThrow(deps, listApiKeys(s.account.id))
       const key = keys.find((k) => k.id === keyId)
       if (key === undefined) throw notFound("API key", keyId)
+      // (a form sent again, another tab: nothing to do, and no second entry in the activity log)
+      if (key.revoked_at !== null) {
+        ;(ctx.state as { webCall?: unknown }).webCall = undefined
+        await setFlash(deps, s.session, { kind: "info", message: `The key “${displayName(key.name)}” was revoked already. It no longer works.` })
+        return redirect(ctx, "/connect")
+      }
       if (fields["confirmed"] !== "yes") {
         ;(ctx.state as { webCall?: unknown }).webCall = undefined
         return render(ctx, 200, s, "connect", "Revoke the key?", confirmContent({
