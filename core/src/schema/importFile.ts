@@ -3,7 +3,7 @@ import { API_KEY_PATTERN, ArticleStatus, HttpUrl, Id, isMaxCharacters, KeyScope,
 import { Backlink } from "./resources.ts"
 import { parseDateBound } from "../policy/time.ts"
 import { DateBound } from "./queries.ts"
-import { AccountName, Alt, ApiKeyName, BODY_LIMIT_MESSAGE, isWithinBodyLimit, Title } from "./writes.ts"
+import { AccountName, Alt, ApiKeyName, BODY_LIMIT_MESSAGE, isWithinBodyLimit, NewPassword, Title } from "./writes.ts"
 
 /** Largest target keyword of an imported article, in characters: it is kept in every answer about the article (idempotency records included). */
 export const MAX_TARGET_KEYWORD_LENGTH = 200
@@ -67,7 +67,7 @@ export const ImportApiKey = Schema.Struct({
 export const ImportAccount = Schema.Struct({
   id: Schema.optionalKey(Id),
   email: Schema.String.pipe(Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/), isMaxCharacters(320), storableText)),
-  password: Schema.String.pipe(Schema.check(Schema.isMinLength(1), storableText)),
+  password: NewPassword,
   name: Schema.optionalKey(AccountName),
   api_keys: Schema.optionalKey(Schema.Array(ImportApiKey)),
   sites: Schema.optionalKey(Schema.Array(ImportSite)),

@@ -165,6 +165,17 @@ export const AccountName = Schema.String.annotate({
 }).pipe(Schema.check(isMaxCharacters(MAX_KEY_NAME_LENGTH), storableText))
 
 /** A new account's email, password and name (admin command line, import). */
+/** The fewest characters (code points) a new account's password may have, made or imported. */
+export const MIN_PASSWORD_CHARACTERS = 8
+
+/** A new account's password as an import file gives it: at least `MIN_PASSWORD_CHARACTERS`, storable. */
+export const NewPassword = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) => (characterCount(s) >= MIN_PASSWORD_CHARACTERS ? undefined : `Expected at least ${MIN_PASSWORD_CHARACTERS} characters`)),
+    storableText,
+  ),
+)
+
 export const NewAccount = Schema.Struct({
   email: Schema.String.pipe(Schema.check(isMaxCharacters(320), storableText)),
   password: StorableString,

@@ -5,7 +5,8 @@ import { Clock, Ids, Secrets } from "../ports/Platform.ts"
 import { AccountRepository } from "../ports/Repositories.ts"
 import type { AccountRecord } from "../ports/records.ts"
 import { decodeInput } from "../schema/decode.ts"
-import { NewAccount } from "../schema/writes.ts"
+import { characterCount } from "../schema/common.ts"
+import { MIN_PASSWORD_CHARACTERS, NewAccount } from "../schema/writes.ts"
 
 /** Creates an account with a hashed password; an email already in use is refused. */
 export const createAccount = (input: { readonly email: string; readonly password: string; readonly name?: string; readonly id?: string }) =>
@@ -15,8 +16,9 @@ export const createAccount = (input: { readonly email: string; readonly password
     if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
       return yield* new InvalidRequest({ detail: "Not an email address.", errors: [{ path: "email", message: "Expected an email address" }] })
     }
-    if (input.password.length < 8) {
-      return yield* new InvalidRequest({ detail: "The password needs at least 8 characters.", errors: [{ path: "password", message: "Too short" }] })
+    // (counted in characters, as every length of the contract: four emoji are four, not eight)
+    if (characterCount(input.password) < MIN_PASSWORD_CHARACTERS) {
+      return yield* new InvalidRequest({ detail: `The password needs at least ${MIN_PASSWORD_CHARACTERS} characters.`, errors: [{ path: "password", message: "Too short" }] })
     }
     const accounts = yield* AccountRepository
     if (Option.isSome(yield* accounts.findByEmail(email))) {

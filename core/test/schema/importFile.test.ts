@@ -3,11 +3,11 @@ import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeInput, ImportFile, MAX_ALT_LENGTH, MAX_BODY_BYTES, MAX_SITE_NAME_LENGTH, MAX_TARGET_KEYWORD_LENGTH } from "../../src/index.ts"
 
-const fileWith = (site: { name?: string }, article: { keyword?: string; alt?: string; body?: string }, email = "a@example.com") => ({
+const fileWith = (site: { name?: string }, article: { keyword?: string; alt?: string; body?: string }, email = "a@example.com", password = "password-p") => ({
   accounts: [
     {
       email,
-      password: "p",
+      password,
       sites: [
         {
           name: site.name ?? "Site",
@@ -55,5 +55,13 @@ describe("ImportFile's bounds", () => {
     const email = (n: number) => `${"e".repeat(n - "@example.com".length)}@example.com`
     expect(outcome(fileWith({}, {}, email(320)))).toBe("accepted")
     expect(outcome(fileWith({}, {}, email(321)))).toContain("email")
+  })
+
+  it("should take a password of at least 8 characters, as account create does, counted in code points", () => {
+    expect(outcome(fileWith({}, {}, undefined, "1234567"))).toContain("password")
+    expect(outcome(fileWith({}, {}, undefined, "12345678"))).toBe("accepted")
+    // four emoji are four characters (eight UTF-16 units), too few
+    expect(outcome(fileWith({}, {}, undefined, "😀😀😀😀"))).toContain("password")
+    expect(outcome(fileWith({}, {}, undefined, "😀😀😀😀😀😀😀😀"))).toBe("accepted")
   })
 })

@@ -48,8 +48,8 @@ describe("every input string that reaches storage carries the refinement", () =>
     ["UpdateArticleArgs.title", UpdateArticleArgs, (bad) => ({ article_id: "art_1", title: bad })],
     ["FeaturedImageUrlBody.url", FeaturedImageUrlBody, (bad) => ({ url: `https://a.test/${bad}` })],
     ["NewAccount.name", NewAccount, (bad) => ({ email: "a@example.com", password: "password-1", name: bad })],
-    ["ImportFile backlink anchor", ImportFile, (bad) => ({ accounts: [{ email: "a@example.com", password: "p", sites: [{ name: "S", url: "https://s.test", backlinks: [{ date_acquired: "2026-01-01", source_domain: "d.test", source_url: "https://d.test/", target_url: "https://s.test/", anchor_text: bad, anchor_type: "exact", category: "local" }] }] }] })],
-    ["ImportFile article body", ImportFile, (bad) => ({ accounts: [{ email: "a@example.com", password: "p", sites: [{ name: "S", url: "https://s.test", articles: [{ title: "T", url: "https://s.test/a", status: "draft", body: bad }] }] }] })],
+    ["ImportFile backlink anchor", ImportFile, (bad) => ({ accounts: [{ email: "a@example.com", password: "password-p", sites: [{ name: "S", url: "https://s.test", backlinks: [{ date_acquired: "2026-01-01", source_domain: "d.test", source_url: "https://d.test/", target_url: "https://s.test/", anchor_text: bad, anchor_type: "exact", category: "local" }] }] }] })],
+    ["ImportFile article body", ImportFile, (bad) => ({ accounts: [{ email: "a@example.com", password: "password-p", sites: [{ name: "S", url: "https://s.test", articles: [{ title: "T", url: "https://s.test/a", status: "draft", body: bad }] }] }] })],
   ]
   for (const [name, schema, make] of cases) {
     it(`should refuse NUL and unpaired surrogates in ${name} and accept the same input without them`, () => {

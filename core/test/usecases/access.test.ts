@@ -32,7 +32,7 @@ describe("authenticateApiKey", () => {
     const w = await makeWorld()
     await w.run(
       importData({
-        accounts: [{ id: "acc_known", email: "known@example.test", password: "secret", api_keys: [{ id: "key_known", name: "ci", key: "cs_test_known_plaintext", scope: "write" }] }],
+        accounts: [{ id: "acc_known", email: "known@example.test", password: "secret-password", api_keys: [{ id: "key_known", name: "ci", key: "cs_test_known_plaintext", scope: "write" }] }],
       }),
     )
     const p = await w.run(authenticateApiKey("cs_test_known_plaintext", "1.1.1.1"))
@@ -59,7 +59,7 @@ describe("authenticateApiKey", () => {
     const w = await makeWorld()
     expect((await w.run(createApiKey("acc_a", { name: "k".repeat(100), scope: "write" }))).view.name).toHaveLength(100)
     expect(failureTag(await w.exit(createApiKey("acc_a", { name: "k".repeat(101), scope: "write" })))).toBe("InvalidRequest")
-    const imported = importData({ accounts: [{ id: "acc_long", email: "long@example.test", password: "p", api_keys: [{ name: "k".repeat(101), scope: "write" }] }] })
+    const imported = importData({ accounts: [{ id: "acc_long", email: "long@example.test", password: "password-p", api_keys: [{ name: "k".repeat(101), scope: "write" }] }] })
     expect(failureTag(await w.exit(imported))).toBe("InvalidRequest")
   })
 
@@ -67,7 +67,7 @@ describe("authenticateApiKey", () => {
     const w = await makeWorld()
     expect((await w.run(createAccount({ email: "hundred@example.test", password: "long enough", name: "n".repeat(100) }))).name).toHaveLength(100)
     expect(failureTag(await w.exit(createAccount({ email: "longer@example.test", password: "long enough", name: "n".repeat(101) })))).toBe("InvalidRequest")
-    expect(failureTag(await w.exit(importData({ accounts: [{ id: "acc_long_name", email: "ln@example.test", password: "p", name: "n".repeat(101) }] })))).toBe("InvalidRequest")
+    expect(failureTag(await w.exit(importData({ accounts: [{ id: "acc_long_name", email: "ln@example.test", password: "password-p", name: "n".repeat(101) }] })))).toBe("InvalidRequest")
   })
 
   it("should store only a hash of a new key", async () => {
@@ -279,6 +279,14 @@ describe("createAccount", () => {
     expect(failureTag(await w.exit(createAccount({ email: "new@example.com", password: "long enough" })))).toBe("InvalidRequest")
     expect(failureTag(await w.exit(createAccount({ email: "bad", password: "long enough" })))).toBe("InvalidRequest")
   })
+
+  it("should count a password's 8 characters in code points, as every length of the contract", async () => {
+    const w = await makeWorld()
+    // four emoji: eight UTF-16 units, four characters
+    expect(failureTag(await w.exit(createAccount({ email: "emoji4@example.com", password: "😀😀😀😀" })))).toBe("InvalidRequest")
+    expect((await w.run(createAccount({ email: "emoji8@example.com", password: "😀😀😀😀😀😀😀😀" }))).email).toBe("emoji8@example.com")
+    expect(failureTag(await w.exit(createAccount({ email: "short@example.com", password: "1234567" })))).toBe("InvalidRequest")
+  })
 })
 
 describe("importData", () => {
@@ -292,7 +300,7 @@ describe("importData", () => {
   it("should name the JSON path of a bad entry and import nothing", async () => {
     const w = await makeWorld()
     const bad = {
-      accounts: [{ email: "c@example.com", password: "x", sites: [{ name: "S", url: "https://s.test", articles: [{ title: "T", url: "not a url", status: "published", body: "" }] }] }],
+      accounts: [{ email: "c@example.com", password: "password-x", sites: [{ name: "S", url: "https://s.test", articles: [{ title: "T", url: "not a url", status: "published", body: "" }] }] }],
     }
     const error = failureOf(await w.exit(importData(bad))) as InvalidRequest
     expect(error._tag).toBe("InvalidRequest")
@@ -308,7 +316,7 @@ describe("importData", () => {
       accounts: [
         {
           email: "e@example.com",
-          password: "x",
+          password: "password-x",
           sites: [
             {
               name: "E",
@@ -338,7 +346,7 @@ describe("importData", () => {
 
   it("should derive the same ids for entries without ids on every run", async () => {
     const w = await makeWorld()
-    const file = { accounts: [{ email: "d@example.com", password: "x", sites: [{ name: "D", url: "https://d.test", articles: [{ title: "T", url: "https://d.test/t", status: "draft", body: "<p>a</p>" }] }] }] }
+    const file = { accounts: [{ email: "d@example.com", password: "password-x", sites: [{ name: "D", url: "https://d.test", articles: [{ title: "T", url: "https://d.test/t", status: "draft", body: "<p>a</p>" }] }] }] }
     const first = await w.run(importData(file))
     const second = await w.run(importData(file))
     expect(first.created.articles).toBe(1)
@@ -347,7 +355,7 @@ describe("importData", () => {
 
   it("should refuse an article title that is empty after trimming, or over 300 characters after it, as an edit's title is", async () => {
     const w = await makeWorld()
-    const article = (title: string) => ({ accounts: [{ id: "acc_t", email: "t@example.com", password: "x", sites: [{ id: "site_t", name: "T", url: "https://t.test", articles: [{ id: "art_t", title, url: "https://t.test/a", status: "draft", body: "<p>a</p>" }] }] }] })
+    const article = (title: string) => ({ accounts: [{ id: "acc_t", email: "t@example.com", password: "password-x", sites: [{ id: "site_t", name: "T", url: "https://t.test", articles: [{ id: "art_t", title, url: "https://t.test/a", status: "draft", body: "<p>a</p>" }] }] }] })
     for (const blank of ["   ", "\u3000\n"]) {
       const error = failureOf(await w.exit(importData(article(blank)))) as InvalidRequest
       expect(error._tag).toBe("InvalidRequest")
@@ -362,7 +370,7 @@ describe("importData", () => {
   it("should refuse an API key whose plaintext another key has, in the file or stored, rather than skip it as present", async () => {
     const w = await makeWorld()
     const account = (keys: ReadonlyArray<{ id: string; key: string }>) => ({
-      accounts: [{ id: "acc_k", email: "k@example.com", password: "x", api_keys: keys.map((k) => ({ ...k, name: "ci", scope: "write" })) }],
+      accounts: [{ id: "acc_k", email: "k@example.com", password: "password-x", api_keys: keys.map((k) => ({ ...k, name: "ci", scope: "write" })) }],
     })
     // the fixture's key_a holds this plaintext for acc_a
     const stored = failureOf(await w.exit(importData(account([{ id: "key_new", key: "cs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }])))) as InvalidRequest
