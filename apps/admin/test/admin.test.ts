@@ -161,7 +161,14 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
       expect(row.revoked_at).toBeNull()
       const revoked = await admin("key", "revoke", keyId!)
       expect(revoked.code).toBe(0)
-      expect((await client.query("select revoked_at from api_keys where id = $1", [keyId])).rows[0].revoked_at).not.toBeNull()
+      expect(revoked.stdout).toContain(`Revoked API key ${keyId}.`)
+      const at = (await client.query("select revoked_at from api_keys where id = $1", [keyId])).rows[0].revoked_at as Date
+      expect(at).not.toBeNull()
+      // revoked again: said so, the first revocation's time kept
+      const again = await admin("key", "revoke", keyId!)
+      expect(again.code).toBe(0)
+      expect(again.stdout).toContain(`API key ${keyId} was revoked already, at ${at.toISOString().slice(0, 19)}`)
+      expect((await client.query("select revoked_at from api_keys where id = $1", [keyId])).rows[0].revoked_at).toEqual(at)
     } finally {
       await client.end()
     }
