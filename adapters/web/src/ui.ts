@@ -61,10 +61,11 @@ export const pager = (
   // past the end, the empty page's sentence links back (emptyPage): no "Previous" to another page past the end
   if (p.total_pages <= 1 || p.page > p.total_pages) return html``
   const link = pageLink(basePath, query, pageParam, anchor)
+  // (the first and the last page a click away from anywhere: an activity log runs to thousands)
   return html`<nav class="pager" aria-label="${label}">
-    ${p.page > 1 ? html`<a class="button button-quiet" href="${link(p.page - 1)}" rel="prev">← Previous</a>` : html`<span></span>`}
+    <span class="pager-side">${p.page > 2 ? html`<a class="button button-quiet" href="${link(1)}">« First</a>` : ""}${p.page > 1 ? html`<a class="button button-quiet" href="${link(p.page - 1)}" rel="prev">← Previous</a>` : ""}</span>
     <span class="pager-info">Page ${p.page} of ${Math.max(1, p.total_pages)} · ${num(p.total)} in all</span>
-    ${p.page < p.total_pages ? html`<a class="button button-quiet" href="${link(p.page + 1)}" rel="next">Next →</a>` : html`<span></span>`}
+    <span class="pager-side">${p.page < p.total_pages ? html`<a class="button button-quiet" href="${link(p.page + 1)}" rel="next">Next →</a>` : ""}${p.page < p.total_pages - 1 ? html`<a class="button button-quiet" href="${link(p.total_pages)}">Last »</a>` : ""}</span>
   </nav>`
 }
 

@@ -4,6 +4,7 @@ import { parseForm } from "../src/forms.ts"
 import { foldRows } from "../src/wordCompare.ts"
 import { escapeHtml, html, raw } from "../src/html.ts"
 import { sentences } from "../src/pageKit.ts"
+import { pager } from "../src/ui.ts"
 import { activityTable } from "../src/pages/activity.ts"
 import { actionWords, CHANGE_ACTIONS, whoWords } from "../src/activityWords.ts"
 import { operations } from "../../rest/src/rest/operations.ts"
@@ -164,5 +165,26 @@ describe("actionWords", () => {
       expect(actionWords(action), action).not.toBe(action)
       expect(CHANGE_ACTIONS.includes(action), action).toBe(change)
     }
+  })
+})
+
+describe("pager", () => {
+  const links = (page: number, total_pages: number) =>
+    [...pager({ page, per_page: 50, total: total_pages * 50, total_pages }, "/activity", { changes: "1", page: "9" }).value.matchAll(/<a [^>]*href="([^"]+)"[^>]*>([^<]+)</g)].map((m) => `${m[2]} ${m[1]}`)
+
+  it("should link the first and the last page from the middle of a long list, keeping the other parameters", () => {
+    expect(links(5, 40)).toEqual([
+      "« First /activity?changes=1&amp;page=1",
+      "← Previous /activity?changes=1&amp;page=4",
+      "Next → /activity?changes=1&amp;page=6",
+      "Last » /activity?changes=1&amp;page=40",
+    ])
+  })
+
+  it("should not repeat a link: no First on page 2 (Previous is page 1), no Last on the last but one, none at the ends", () => {
+    expect(links(2, 3).map((l) => l.split(" /")[0])).toEqual(["← Previous", "Next →"])
+    expect(links(1, 3).map((l) => l.split(" /")[0])).toEqual(["Next →", "Last »"])
+    expect(links(3, 3).map((l) => l.split(" /")[0])).toEqual(["« First", "← Previous"])
+    expect(links(1, 1)).toEqual([])
   })
 })
