@@ -41,11 +41,19 @@ const toolCallAt = (instance: StartedServer, publicUrl: string, token: string) =
 const tokenRequestAt = (instance: StartedServer, publicUrl: string, form: Record<string, string>) =>
   postAt(instance, publicUrl, "/oauth/token", { "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams(form).toString())
 
-/** The same token request at both instances at once: one is answered, the other refused `invalid_grant`. */
+/**
+ * The same token request at both instances at once: one is answered, the other refused
+ * `invalid_grant`, and the grant revoked whichever came second (the provider's own check of a
+ * used one, or the store's consume of one used at the same moment): the winner's token is refused.
+ */
 const expectRedeemedOnce = async (form: Record<string, string>) => {
   const answers = await Promise.all([tokenRequestAt(first, first.url, form), tokenRequestAt(second, first.url, form)])
   expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
   expect(JSON.parse(answers.find((a) => a.status === 400)!.body).error).toBe("invalid_grant")
+  const token = (JSON.parse(answers.find((a) => a.status === 200)!.body) as { access_token: string }).access_token
+  for (const instance of [first, second]) {
+    expect((await eventually(() => toolCallAt(instance, first.url, token), (answer) => answer.status === 401)).status).toBe(401)
+  }
 }
 
 beforeAll(async () => {

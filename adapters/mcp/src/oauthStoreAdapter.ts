@@ -98,11 +98,17 @@ export const oauthStoreAdapter = (runtime: AppRuntime): AdapterFactory => (model
     findByUid: async (uid) => (isStorableText(uid) ? run((s) => s.findByUid(model, uid)).then(toPayload) : undefined),
     findByUserCode: async (code) => (isStorableText(code) ? run((s) => s.findByUserCode(model, code)).then(toPayload) : undefined),
     // The provider checks `consumed` on what it found and then consumes: two redemptions of one code or
-    // refresh token at once (at two instances) both pass that check; the one that did not consume it is refused.
+    // refresh token at once (at two instances) both pass that check; the one that did not consume it is
+    // refused, and its grant revoked, as the provider does for one presented again after its use (a
+    // code or refresh token used twice may have been stolen: every token of the grant stops working).
     consume: async (id) => {
       if (!isStorableText(id)) return
       const consumed = await run((s) => s.consume(model, id))
-      if (!consumed && GRANT_SOURCES.has(model)) throw new errors.InvalidGrant(`${GRANT_SOURCES.get(model)} already used`)
+      if (consumed || !GRANT_SOURCES.has(model)) return
+      const grantId = Option.getOrUndefined(await run((s) => s.find(model, id)))?.["grantId"]
+      // (its tokens and the grant itself, which the MCP endpoint checks each token against)
+      if (typeof grantId === "string" && isStorableText(grantId)) await run((s) => Effect.zip(s.revokeByGrantId(grantId), s.destroy("Grant", grantId)))
+      throw new errors.InvalidGrant(`${GRANT_SOURCES.get(model)} already used`)
     },
     destroy: async (id) => (isStorableText(id) ? run((s) => s.destroy(model, id)) : undefined),
     revokeByGrantId: async (grantId) => (isStorableText(grantId) ? run((s) => s.revokeByGrantId(grantId)) : undefined),
