@@ -1,10 +1,11 @@
-import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, mergeArticle, readStoredBody } from "@content-site/core"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, mergeArticle, readStoredBody, sanitizeEachPart } from "@content-site/core"
 import { Effect, Layer } from "effect"
 
 /** The article-HTML policy run in the calling thread: for tests and embedders without worker threads. */
 export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlAnalyzer, {
   analyze: analyzeArticleHtml,
   merge: (base, theirs, mine) => Effect.sync(() => mergeArticle(base, theirs, mine)),
+  sanitizeEach: (parts) => Effect.sync(() => sanitizeEachPart(parts)),
   readStored: (html) => Effect.sync(() => readStoredBody(html)),
   compare: (fromHtml, toHtml, options) => Effect.sync(() => compareBodies(fromHtml, toHtml, options, makeDiffBudget())),
   applyEdits: (text, edits) => Effect.sync(() => applyTextEdits(text, edits)),

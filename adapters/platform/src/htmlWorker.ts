@@ -17,6 +17,7 @@ import {
   type HtmlRefusal,
   makeDiffBudget,
   readStoredBody,
+  sanitizeEachPart,
   type StoredBody,
 } from "@content-site/core"
 import { Effect } from "effect"
@@ -76,6 +77,11 @@ export function compare(task: CompareTask): BodyComparison {
 /** Reads a stored body's protected blocks and word count: the core's pure `readStoredBody`, unchanged. */
 export function readStored(html: string): StoredBody {
   return readStoredBody(html)
+}
+
+/** Sanitises each part on its own: the core's pure `sanitizeEachPart`, unchanged. */
+export function sanitizeEach(parts: ReadonlyArray<string>): Array<string | null> {
+  return sanitizeEachPart(parts)
 }
 
 /** What a worker is given to apply find-and-replace edits (piscina calls `applyEdits` by name). */

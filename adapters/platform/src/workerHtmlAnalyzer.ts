@@ -8,6 +8,7 @@ import {
   HtmlAnalyzer,
   type HtmlRefusal,
   InvalidRequest,
+  MAX_BODY_BYTES,
   NOT_SMALL,
   PayloadTooLarge,
   RateLimited,
@@ -78,6 +79,7 @@ export interface NamedTasks {
   readonly readStored: readonly [string, StoredBody]
   readonly applyEdits: readonly [EditsTask, TextEditsResult]
   readonly merge: readonly [MergeTask, ArticleMerge]
+  readonly sanitizeEach: readonly [ReadonlyArray<string>, Array<string | null>]
 }
 
 /** Where the pooled work runs: a worker task per body (or named task), and how many run at once. */
@@ -93,6 +95,16 @@ const rebuild = (error: HtmlWorkerAnswer & { ok: false }): HtmlRefusal => {
     ? new InvalidRequest({ detail: fields.detail, errors: fields.errors })
     : new PayloadTooLarge({ detail: fields.detail })
 }
+
+/**
+ * The characters of parts `sanitizeEach` sends to the pool in one job: a job is closed once its
+ * parts reach this many, so it holds at most this plus its last part, and the jobs of one call
+ * are at most (its parts' characters / PARTS_JOB_CHARS) + 1, whatever the number of parts. The
+ * conflict page's typed parts come in a form of at most 4 MiB: at most 5 jobs, each about the
+ * work of one body of 1 MiB (one part over 1 MiB is refused by its size, at once), against one
+ * job a part (thousands for a 1 MiB body of thousands of conflicts).
+ */
+export const PARTS_JOB_CHARS = MAX_BODY_BYTES
 
 /**
  * The `HtmlAnalyzer` over a pool of threads, shared fairly between accounts (`fairQueue`): small
@@ -187,6 +199,42 @@ export const pooledHtmlAnalyzer = (pool: HtmlPool, options: HtmlWorkerOptions = 
     applyEdits: (text: string, edits: ReadonlyArray<{ readonly find: string; readonly replace: string }>, owner: string) =>
       pooled(owner, () => pool.runNamed("applyEdits", { text, edits })),
     merge: (base, theirs, mine, owner: string) => pooled(owner, () => pool.runNamed("merge", { base, theirs, mine })),
+    // Parts of at most `small` characters together are sanitised here, as a small body is; the
+    // rest go to the pool together, in jobs of about PARTS_JOB_CHARS (see there for the bound).
+    sanitizeEach: (parts: ReadonlyArray<string>, owner: string) =>
+      Effect.gen(function* () {
+        const out: Array<string | null> = parts.map(() => null)
+        const jobs: Array<Array<number>> = []
+        let job: Array<number> = []
+        let jobChars = 0
+        let inlineChars = 0
+        for (const [i, part] of parts.entries()) {
+          if (inlineChars + part.length <= small.chars) {
+            inlineChars += part.length
+            const here = yield* Effect.match(analyzeSmallArticleHtml(part, small), {
+              onSuccess: (inline) => (inline === NOT_SMALL ? undefined : inline.html),
+              onFailure: () => null,
+            })
+            if (here !== undefined) {
+              out[i] = here
+              continue
+            }
+          }
+          job.push(i)
+          jobChars += part.length
+          if (jobChars >= PARTS_JOB_CHARS) {
+            jobs.push(job)
+            job = []
+            jobChars = 0
+          }
+        }
+        if (job.length > 0) jobs.push(job)
+        for (const indexes of jobs) {
+          const answers = yield* pooled(owner, () => pool.runNamed("sanitizeEach", indexes.map((i) => parts[i]!)))
+          indexes.forEach((i, k) => (out[i] = answers[k] ?? null))
+        }
+        return out
+      }),
     analyze: (html: string, owner: string) =>
       Effect.flatMap(analyzeSmallArticleHtml(html, small), (inline): Effect.Effect<AnalyzedHtml, HtmlRefusal | RateLimited | Unavailable> => {
         if (inline !== NOT_SMALL) return Effect.succeed(inline)

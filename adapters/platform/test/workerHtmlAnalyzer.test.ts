@@ -5,6 +5,7 @@ import analyzeInWorker, * as worker from "../src/htmlWorker.ts"
 import type { HtmlWorkerAnswer } from "../src/htmlWorker.ts"
 import type { NamedTasks } from "../src/workerHtmlAnalyzer.ts"
 import { ADMITTED_HOLD_MS, pooledHtmlAnalyzer, SMALL_BODY, STORED_INLINE, workerHtmlAnalyzer } from "../src/index.ts"
+import { PARTS_JOB_CHARS } from "../src/workerHtmlAnalyzer.ts"
 
 const runtime = ManagedRuntime.make(workerHtmlAnalyzer({ maxThreads: 1 }))
 afterAll(() => runtime.dispose())
@@ -111,6 +112,23 @@ const countingPool = (threads = 1) => {
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined => (Exit.isFailure(exit) ? (exit.cause.reasons.find((r) => r._tag === "Fail") as { error: E } | undefined)?.error : undefined)
 
 describe("pooledHtmlAnalyzer", () => {
+  it("should sanitise many parts, each on its own, in a bounded number of pool jobs: the first small ones here, the rest together", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool)
+    // 3 000 parts of about 1 KiB (3 MiB): one job a part would be 3 000 round trips
+    const parts = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `<p>${i} <!-- open ${"x".repeat(1000)}` : i % 3 === 1 ? `<p>${i} <script>${"y".repeat(1000)}` : `<p>${i} <b>${"z".repeat(1000)}`))
+    const answers = await Effect.runPromise(analyzer.sanitizeEach(parts, "acc_a"))
+    expect(answers).toStrictEqual(parts.map((part) => Effect.runSync(Effect.map(analyzeArticleHtml(part), (a) => a.html))))
+    const total = parts.reduce((n, part) => n + part.length, 0)
+    const jobs = c.named.filter((name) => name === "sanitizeEach").length
+    expect(jobs).toBeGreaterThan(0)
+    expect(jobs).toBeLessThanOrEqual(Math.floor(total / PARTS_JOB_CHARS) + 1)
+    expect(c.sent).toHaveLength(0)
+    // a refused part (over a body's size) is null, the others sanitised all the same
+    const refused = await Effect.runPromise(analyzer.sanitizeEach(["<p>a", "x".repeat(PARTS_JOB_CHARS + 1), "<p>b"], "acc_a"))
+    expect(refused).toStrictEqual(["<p>a</p>", null, "<p>b</p>"])
+  })
+
   it("should sanitise a small body where it is asked and send a big one to the pool (counted)", async () => {
     const c = countingPool()
     const analyzer = pooledHtmlAnalyzer(c.pool)

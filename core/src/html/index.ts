@@ -19,6 +19,7 @@ export {
   analyzeSmallArticleHtml,
   NOT_SMALL,
   sanitizeArticleHtml,
+  sanitizeEachPart,
   type SmallWork,
   type AnalyzedHtml,
   type HtmlRefusal,

@@ -361,6 +361,17 @@ export const analyzeArticleHtml = (input: string): Effect.Effect<AnalyzedHtml, H
   })
 
 /**
+ * Sanitises each part on its own, as `analyzeArticleHtml` sanitises a body: for each, its
+ * sanitised HTML, or null where that refuses it. A part is a closed fragment: an unclosed comment,
+ * `script` or `textarea` (or a tag left open) in one ends with it and never reaches the next.
+ */
+export const sanitizeEachPart = (parts: ReadonlyArray<string>): Array<string | null> =>
+  parts.map((part) => {
+    const result = analyzeHtml(part)
+    return isRefusal(result) ? null : result.html
+  })
+
+/**
  * `analyzeArticleHtml` if the body is small work (`within`: every round's input and parse bounded),
  * with the same answer; otherwise `NOT_SMALL`, at a cost of at most that bounded work. Lets a
  * caller do small bodies where it stands and send the rest where big work belongs.

@@ -17,7 +17,8 @@ import type { TextEditsResult } from "../policy/textEdits.ts"
  * answers the pure `readStoredBody` (a stored body's protected blocks and word count: restores),
  * `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page),
  * `applyEdits` the pure `applyTextEdits` (PATCH, `edit_article`: up to 100 linear searches of the
- * body) and `merge` the pure `mergeArticle` (edits with `base_revision`, the conflict page).
+ * body), `merge` the pure `mergeArticle` (edits with `base_revision`, the conflict page) and
+ * `sanitizeEach` the pure `sanitizeEachPart` (the parts typed on the conflict page, each on its own).
  *
  * Every method names the account the work is done for (`owner`, last): a shared pool serves
  * accounts fairly by it (each account a cap of running and queued jobs, turns taken in rotation).
@@ -38,6 +39,12 @@ export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
    */
   readonly admits: (owner: string, length?: number) => Effect.Effect<() => void, RateLimited>
   readonly merge: (base: MergeSide, theirs: MergeSide, mine: MergeSide, owner: string) => Effect.Effect<ArticleMerge, RateLimited | Unavailable>
+  /**
+   * Each part sanitised on its own (`sanitizeEachPart`: its HTML, or null where it is refused), in
+   * a bounded number of jobs however many parts there are (a pool sends them together, not one
+   * job each).
+   */
+  readonly sanitizeEach: (parts: ReadonlyArray<string>, owner: string) => Effect.Effect<ReadonlyArray<string | null>, RateLimited | Unavailable>
   readonly readStored: (html: string, owner: string) => Effect.Effect<StoredBody, RateLimited | Unavailable>
   /** A page's comparison (`reading`) answers its line diff and rows (`ComparisonFor`). */
   readonly compare: <const O extends CompareOptions>(fromHtml: string, toHtml: string, options: O, owner: string) => Effect.Effect<ComparisonFor<O>, RateLimited | Unavailable>

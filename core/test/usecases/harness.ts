@@ -1,7 +1,7 @@
 import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, readStoredBody } from "../../src/index.ts"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, readStoredBody, sanitizeEachPart } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
@@ -125,6 +125,7 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
         return analyzeArticleHtml(html)
       }),
     merge: (base, theirs, mine) => Effect.sync(() => mergeArticle(base, theirs, mine)),
+    sanitizeEach: (parts: ReadonlyArray<string>) => Effect.sync(() => sanitizeEachPart(parts)),
     readStored: (html: string) =>
       Effect.sync(() => {
         seen.push(`readStored: ${html}`)

@@ -159,15 +159,19 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
   const pageOf = (draft: Draft): "draft" | "merge" => (draft.settling === undefined ? "draft" : "merge")
 
   /**
-   * A part typed on the conflict page, sanitised on its own: a closed fragment. Joined to the
-   * other parts as typed, an unclosed comment, `script` or `textarea` (or a tag left open) reached
-   * past it and swallowed every part after it, theirs and the person's, and the sanitiser then
-   * removed them all from the saved body. Where it cannot be sanitised now, it is left as typed
-   * (the save sanitises the whole and refuses what it refuses).
+   * The parts typed on the conflict page, each sanitised on its own: a closed fragment. Joined to
+   * the other parts as typed, an unclosed comment, `script` or `textarea` (or a tag left open)
+   * reached past it and swallowed every part after it, theirs and the person's, and the sanitiser
+   * then removed them all from the saved body. All in one call of the sanitiser, not one each: a
+   * 1 MiB body can make thousands of conflicts, and the pool takes them in at most (their
+   * characters / 1 MiB) + 1 jobs, five for a 4 MiB form (`PARTS_JOB_CHARS`, workerHtmlAnalyzer.ts).
+   * A part that cannot be sanitised now is left as typed (the save sanitises the whole and refuses
+   * what it refuses).
    */
-  const closedPart = async (s: Signed, html: string): Promise<string> => {
-    const analyzed = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.analyze(html, s.caller.accountId)))
-    return Result.isSuccess(analyzed) ? analyzed.success.html : html
+  const closedParts = async (s: Signed, parts: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+    if (parts.length === 0) return []
+    const sanitised = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.sanitizeEach(parts, s.caller.accountId)))
+    return parts.map((part, i) => (Result.isSuccess(sanitised) ? (sanitised.success[i] ?? part) : part))
   }
 
   /**
@@ -189,11 +193,11 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     const missing = merge.conflicts.filter((c) => !chosen.has(c.unit)).length
     if (missing > 0) return { chosen, typed, missing, settled: null }
     const choices = new Map<string, ConflictChoice>()
-    for (const [unit, take] of chosen) {
-      if (take !== "edit") choices.set(unit, { take })
-      // (the title's typed text is the title, not HTML: it is settled below as typed, never sanitised as a part)
-      else if (unit !== "title") choices.set(unit, { html: await closedPart(s, typed.get(unit) ?? "") })
-    }
+    // (the title's typed text is the title, not HTML: it is settled below as typed, never sanitised as a part)
+    const editedUnits = [...chosen].filter(([unit, take]) => take === "edit" && unit !== "title").map(([unit]) => unit)
+    const closed = await closedParts(s, editedUnits.map((unit) => typed.get(unit) ?? ""))
+    editedUnits.forEach((unit, i) => choices.set(unit, { html: closed[i]! }))
+    for (const [unit, take] of chosen) if (take !== "edit") choices.set(unit, { take })
     const title = chosen.get("title")
     const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
     return { chosen, typed, missing, settled: { title: settledTitle, body: settleMerge(merge, choices) } }
