@@ -56,6 +56,7 @@ const fixture = {
         { id: "art_m5", title: "Merge five", url: "https://two.test/m5", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m6", title: "Merge six", url: "https://two.test/m6", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m7", title: "Merge seven", url: "https://two.test/m7", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m8", title: "Merge eight", url: "https://two.test/m8", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Eight</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -485,6 +486,26 @@ describe("web pages over HTTP", () => {
     expect(page).toContain("&lt;p&gt;One, rewritten by me&lt;/p&gt;")
     expect(page).toContain("Saved as revision 3. Merged with revision 2 by Two (Editor): 1 of their changes kept beside yours.")
     expect(page).toContain('<a href="/articles/art_m1/revisions/2">See revision 2</a>')
+  })
+
+  it("should say that an edit form sent twice is saved already, not that nothing changed, and make one revision", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m8")
+    const form = { _csrf: csrf, revision: "1", title: "Merge eight", body: "<p>Eight, edited once</p>" }
+    expect((await c.request("/articles/art_m8/edit", { method: "POST", form })).headers.get("location")).toBe("/articles/art_m8")
+    expect(await (await c.request("/articles/art_m8")).text()).toContain("Saved as revision 2.")
+    // the same form again (a double click, the back button and Save again): found saved, not saved twice
+    const again = await c.request("/articles/art_m8/edit", { method: "POST", form })
+    expect(again.headers.get("location")).toBe("/articles/art_m8")
+    const page = await (await c.request("/articles/art_m8")).text()
+    expect(page).toContain("This edit is saved already (the form was sent twice): nothing changed.")
+    expect(page).not.toContain("Nothing changed, so no new revision was made.")
+    expect(page).not.toContain("revisions/3")
+    // an edit that is the article as it is still says that nothing changed
+    const same = { ...form, revision: "2" }
+    expect((await c.request("/articles/art_m8/edit", { method: "POST", form: same })).headers.get("location")).toBe("/articles/art_m8")
+    expect(await (await c.request("/articles/art_m8")).text()).toContain("Nothing changed, so no new revision was made.")
   })
 
   it("should name every maker of the revisions a merge kept changes of, each once", async () => {

@@ -30,6 +30,12 @@ export interface UpdateOptions {
 export interface UpdateOutcome {
   readonly result: UpdateArticleResult
   readonly editsRemaining: number
+  /**
+   * Set when nothing changed because this very edit was found saved already by its caller (sent
+   * again on its base, `savedAlready`), not because it is the article as it is: a page says so.
+   * Not in the answer's body (`UpdateArticleResult`): there it is `revision: null` either way.
+   */
+  readonly savedAlready?: true
 }
 
 /**
@@ -46,6 +52,9 @@ export interface UpdateOutcome {
  */
 export const updateArticle = (caller: Caller, articleId: string, input: UpdateArticleBody, options: UpdateOptions) =>
   input.base_revision === undefined ? applyUpdate(caller, articleId, input, options) : mergeUpdate(caller, articleId, input, input.base_revision, options)
+
+/** An outcome typed as one (its optional `savedAlready` readable on every path's answer). */
+const outcomeOf = (outcome: UpdateOutcome): UpdateOutcome => outcome
 
 /** How often a merge is made again when another writer changed the article between the read and the write. */
 const MAX_MERGE_ATTEMPTS = 3
@@ -134,7 +143,8 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
         const mineSide = { title: fields.title?.trim() ?? baseRevision.title, body: mine?.html ?? baseRevision.body }
         // Saved already (sent again): nothing to change, whatever was saved since stays.
         if (mine !== undefined && (yield* savedAlready(caller, articleId, baseRevision, current.revision, mineSide))) {
-          return yield* applyUpdate(caller, articleId, { title: current.title }, { ...options, expectedRevisions: [current.revision] })
+          const unchanged = yield* applyUpdate(caller, articleId, { title: current.title }, { ...options, expectedRevisions: [current.revision] })
+          return { ...unchanged, savedAlready: true } satisfies UpdateOutcome
         }
         const merge = yield* analyzer.merge(
           { title: baseRevision.title, body: baseRevision.body },
@@ -255,7 +265,7 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
         sanitized: report,
         dry_run: true,
       }
-      return { result, editsRemaining: left } satisfies UpdateOutcome
+      return outcomeOf({ result, editsRemaining: left })
     }
 
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
@@ -273,8 +283,8 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
     const result: UpdateArticleResult = committed
       ? { article: articleView(committed.article), revision: revisionSummaryView(committed.revision), sanitized: report }
       : { article: articleView(current), revision: null, sanitized: report }
-    return {
+    return outcomeOf({
       result,
       editsRemaining: committed?.editsRemaining ?? (yield* editsRemaining(caller)),
-    } satisfies UpdateOutcome
+    })
   })

@@ -58,6 +58,24 @@ describe("updateArticle with base_revision", () => {
     expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(3)
   })
 
+  it("should tell an edit sent again on its base, found saved already, from an edit that changes nothing (savedAlready)", async () => {
+    const w = await twoWriters()
+    const edit = { body: body("ONE by agent", "two", "three", "four, mine"), base_revision: 3 }
+    const first = await w.run(updateArticle(caller(), "art_2", edit, plain))
+    expect(first.result.revision?.number).toBe(4)
+    expect(first.savedAlready).toBeUndefined()
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { body: body("ONE by agent", "two, theirs", "three", "four, mine") }, plain))
+    for (const dryRun of [true, false]) {
+      const again = await w.run(updateArticle(caller(), "art_2", edit, { dryRun }))
+      expect(again.result.revision).toBeNull()
+      expect(again.savedAlready).toBe(true)
+    }
+    // the article as it is, sent at its own revision: nothing changed, not "saved already"
+    const same = await w.run(updateArticle(caller(), "art_2", { body: body("ONE by agent", "two, theirs", "three", "four, mine"), base_revision: 5 }, plain))
+    expect(same.result.revision).toBeNull()
+    expect(same.savedAlready).toBeUndefined()
+  })
+
   it("should merge a title-only edit with a body changed since, and conflict on two different titles", async () => {
     const w = await twoWriters()
     const out = await w.run(updateArticle(caller(), "art_2", { title: "New title", base_revision: 2 }, plain))

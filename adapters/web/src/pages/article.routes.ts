@@ -188,7 +188,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           if (result.revision !== null) noteCommitted(ctx)
           await dropDraft(deps, s.session, fields["draft"])
           const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMadeSince(s.caller, id, result.merge.base, result.merge.theirs, result.article.revision))
-          await setFlash(deps, s.session, savedFlash(id, result, theirsBy))
+          await setFlash(deps, s.session, savedFlash(id, outcome.success, theirsBy))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
         }
         const e = outcome.failure

@@ -96,9 +96,18 @@ export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal |
               ? { message: "Your edit was not saved: the service is busy. Wait a few seconds, then save again.", blocks: [], details: [] }
               : null
 
-/** The message after a saved edit: the revision made, whose changes it was merged with, what the sanitiser removed. */
-export const savedFlash = (id: string, result: UpdateArticleResult, theirsBy: string | null, settled = 0): Flash => {
+/** What a form sent again, whose edit its first post saved, is told: the same words on the article page and the conflict page. */
+export const SAVED_ALREADY = "This edit is saved already (the form was sent twice): nothing changed."
+
+/**
+ * The message after a saved edit: the revision made, whose changes it was merged with, what the
+ * sanitiser removed; or, no revision made, that the edit is saved already (`savedAlready`: the
+ * core found this very edit saved by its first post) or that it changed nothing.
+ */
+export const savedFlash = (id: string, outcome: { readonly result: UpdateArticleResult; readonly savedAlready?: true }, theirsBy: string | null, settled = 0): Flash => {
+  const { result } = outcome
   const removed = removedText(result.sanitized.removed)
+  if (result.revision === null && outcome.savedAlready === true) return { kind: "info", message: SAVED_ALREADY }
   if (result.revision === null) return { kind: "info", message: "Nothing changed, so no new revision was made.", details: removed }
   const merge = result.merge
   return {

@@ -19,7 +19,7 @@ import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft
 import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
-import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, savedFlash, whoMadeSince } from "./editOutcome.ts"
+import { draftUrl, landOnDraft, madeBy, mergeUrl, refusalOf, SAVED_ALREADY, savedFlash, whoMadeSince } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
 /** A conflict page's field of a unit's choice or typed text: `choice_title`, `edit_body_3`. */
@@ -247,7 +247,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           const kept = sentBack(id, fields, "This edit was not saved: it waited too long on the conflict page. Save it again to compare it with the newest revision.")
           // Unless this very form saved it a moment ago (sent twice): then the page says so, not "not saved".
           if (kept !== null && (await savedAlready(s, id, kept, fields).catch(() => false))) {
-            await setFlash(deps, s.session, { kind: "info", message: "This edit is saved already (the form was sent twice): nothing changed." })
+            await setFlash(deps, s.session, { kind: "info", message: SAVED_ALREADY })
             return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
           }
           if (kept !== null) return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, pageOf(kept))
@@ -276,7 +276,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           if (result.revision !== null) noteCommitted(ctx)
           await dropDraft(deps, s.session, draftId)
           const theirsBy = result.merge === undefined ? null : await runCoreOrThrow(deps, whoMadeSince(s.caller, id, result.merge.base, result.merge.theirs, result.article.revision))
-          await setFlash(deps, s.session, savedFlash(id, result, theirsBy, merge.conflicts.length))
+          await setFlash(deps, s.session, savedFlash(id, outcome.success, theirsBy, merge.conflicts.length))
           return redirect(ctx, `/articles/${encodeURIComponent(id)}`)
         }
         const e = outcome.failure
