@@ -24,6 +24,12 @@ export const MAX_DRAFT_BODY_BYTES = MAX_BODY_BYTES
  */
 export const MAX_DRAFTS = 5
 
+/**
+ * The hidden field of the edit form and the conflict page's form naming the account the page was
+ * made for: a form posted after another account signed in on the same browser is told by it.
+ */
+export const FORM_ACCOUNT = "account"
+
 /** Why an edit was not saved, shown above the form it is offered back in. */
 export interface EditRefusal {
   readonly message: string

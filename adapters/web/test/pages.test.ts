@@ -57,6 +57,7 @@ const fixture = {
         { id: "art_m6", title: "Merge six", url: "https://two.test/m6", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m7", title: "Merge seven", url: "https://two.test/m7", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m8", title: "Merge eight", url: "https://two.test/m8", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Eight</p>" },
+        { id: "art_m9", title: "Merge nine", url: "https://two.test/m9", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -342,6 +343,34 @@ describe("web pages over HTTP", () => {
     expect(await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()).toContain(`value="${title}"`)
   })
 
+  it("should keep an edit form opened by one account and posted after another signed in on the browser for the first, never as the second's draft", async () => {
+    const c = client()
+    const own = { "Sec-Fetch-Site": "same-origin" }
+    await c.signIn("one@example.com", "password-one")
+    const page = await (await c.request("/articles/art_p3")).text()
+    expect(page).toContain('name="account" value="acc_p1"')
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
+    // another person signs in on this browser; the first one's tab, still open, is saved
+    c.jar.delete("cs_session")
+    await c.signIn("two@example.com", "password-two")
+    const title = "Written by One, sent under Two"
+    const sent = await c.request("/articles/art_p3/edit", { method: "POST", headers: own, form: { _csrf: csrf, account: "acc_p1", revision: "1", title, body: "<p>One's words</p>" } })
+    expect(sent.status).toBe(303)
+    expect(sent.headers.get("location")).toBe("/sites")
+    const told = await (await c.request("/sites")).text()
+    expect(told).toContain("An edit was not saved: its page was opened while another account was signed in on this browser. Its text is kept for that account")
+    // not Two's draft, not offered to Two
+    expect((await c.request("/articles/art_p3")).status).toBe(404)
+    // One signs in again on this browser and gets the text back, saying why it was not saved
+    c.jar.delete("cs_session")
+    await c.signIn("one@example.com", "password-one")
+    const back = await c.request("/articles/art_p3")
+    expect(back.status).toBe(303)
+    const offered = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
+    expect(offered).toContain(`value="${title}"`)
+    expect(offered).toContain("This edit was sent while another account was signed in on this browser, so it was not saved.")
+  })
+
   it("should show another account's article and site as not found", async () => {
     const c = client()
     await c.signIn("one@example.com", "password-one")
@@ -608,6 +637,32 @@ describe("web pages over HTTP", () => {
     expect(page).toContain("Saved as revision 3.")
     // the typed part ends where it was typed: the person's other paragraph and their ending are kept, outside the bold
     expect(page).toContain("&lt;b&gt;of us &lt;/b&gt;&lt;/p&gt;\n&lt;p&gt;Shared, and mine&lt;/p&gt;\n&lt;p&gt;Their new ending&lt;/p&gt;</textarea>")
+  })
+
+  it("should keep a conflict page opened by one account and posted after another signed in on the browser for the first, with what was typed there", async () => {
+    const { c, csrf, form, draft } = await openConflict(
+      "art_m9",
+      { title: "Merge nine", body: "<p>Theirs nine</p>\n<p>Shared</p>" },
+      { title: "Merge nine", body: "<p>Mine nine</p>\n<p>Shared</p>" },
+    )
+    expect(form).toContain('name="account" value="acc_p2"')
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form)![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+    c.jar.delete("cs_session")
+    await c.signIn("one@example.com", "password-one")
+    const sent = await c.request("/articles/art_m9/merge", {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "same-origin" },
+      form: { _csrf: csrf, account: "acc_p2", draft, theirs: "2", base: "1", mine_title: field("mine_title"), mine_body: field("mine_body"), choice_body_0: "edit", edit_body_0: "<p>Typed by Two</p>" },
+    })
+    expect(sent.headers.get("location")).toBe("/sites")
+    expect(await (await c.request("/sites")).text()).toContain("An edit was not saved: its page was opened while another account was signed in on this browser.")
+    c.jar.delete("cs_session")
+    await c.signIn("two@example.com", "password-two")
+    const back = await c.request("/articles/art_m9")
+    expect(back.headers.get("location")).toMatch(/^\/articles\/art_m9\/merge\?draft=/)
+    const page = await (await c.request(back.headers.get("location")!)).text()
+    expect(page).toContain("This edit was sent while another account was signed in on this browser, so it was not saved.")
+    expect(page).toContain("&lt;p&gt;Typed by Two&lt;/p&gt;")
   })
 
   it("should carry back what the person typed on the conflict page when the form is refused for a missing choice", async () => {

@@ -25,7 +25,7 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, 
 import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
-import { draftUrl, landOnDraft, mergeUrl, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
+import { draftUrl, keepForItsAccount, landOnDraft, mergeUrl, OPENED_FOR_ANOTHER, openedForAnother, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
@@ -92,6 +92,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
         missingDraft,
         unkept,
         csrf: s.session.csrf,
+        account: s.caller.accountId,
         query,
         editor: editorBundle !== null,
       }),
@@ -116,6 +117,9 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     await showArticle(ctx, s, id, { id: earlier, draft: kept }, false, status, true)
   }
 
+  /** Whether the article is the signed-in account's (another account's is not found for it). */
+  const isCallers = (s: Signed, id: string) => runCoreOrThrow(deps, getArticle(s.caller, id).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false))))
+
   router.get(
     "/articles/:id",
     signedIn("GET /articles/{id}", async (ctx, s) => {
@@ -123,8 +127,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       const draftId = queryParam(ctx, "draft")
       // An edit sent after the session had expired is offered back once the person is signed in
       // again; one at a time (the page of a draft shows that draft, the next one waits its turn).
-      const isCallers = () => runCoreOrThrow(deps, getArticle(s.caller, id).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false))))
-      const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id, isCallers) : null
+      const adopted = draftId === undefined ? await adoptPendingDraft(ctx, deps, s.session, id, () => isCallers(s, id)) : null
       if (adopted !== null) {
         // one sent from the conflict page goes back there, with what was chosen and typed on it
         const conflict = (await findDraft(deps, s.session, id, adopted))?.refusal.conflictWith !== undefined
@@ -161,6 +164,10 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
           if (!sentFromOwnPage(ctx, deps)) throw new CsrfRejected()
           // A form of this service from an earlier sign-in: nothing is saved, and the text is kept all the same.
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
+          // Opened for another account (signed in on this browser before this one): kept for that account, not made this one's.
+          if (await openedForAnother(fields, s.caller.accountId, () => isCallers(s, id))) {
+            return keepForItsAccount(ctx, deps, s.session, draftOf(id, fields, { message: OPENED_FOR_ANOTHER, blocks: [], details: [] }))
+          }
           // (a draft of an earlier session is not this session's: fields["draft"] finds nothing)
           return keepOrShow(ctx, s, id, fields, draftOf(id, fields, {
             message: "This form was opened before you last signed in, so it was not saved.",

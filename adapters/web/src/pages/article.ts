@@ -4,6 +4,7 @@ import { extractProtectedBlocks } from "@content-site/core"
 import type { EditRefusal } from "../drafts.ts"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
+import { FORM_ACCOUNT } from "../drafts.ts"
 import { articlePreview } from "../preview.ts"
 import { badge, emptyPage, num, originTag, pager, violationList, when } from "../ui.ts"
 import { activityTable } from "./activity.ts"
@@ -34,6 +35,8 @@ export interface ArticleView {
   /** The form shows a refused text too large to keep as a draft: it is on this page only. */
   readonly unkept?: boolean
   readonly csrf: string
+  /** The signed-in account the page is made for: the edit form names it (`FORM_ACCOUNT`). */
+  readonly account: string
   readonly query: Record<string, string | undefined>
   /** Whether the visual editor's bundle is served (else the body is edited as HTML only). */
   readonly editor?: boolean
@@ -163,6 +166,7 @@ export const articleContent = (v: ArticleView): Html => {
         }
         <form method="post" action="/articles/${id}/edit" class="stack" data-unsaved-warning="${v.form.draftId === null ? "" : "draft"}">
           ${csrfInput(v.csrf)}
+          <input type="hidden" name="${FORM_ACCOUNT}" value="${v.account}">
           <input type="hidden" name="revision" value="${v.form.revision}">
           ${v.form.draftId === null ? "" : html`<input type="hidden" name="draft" value="${v.form.draftId}">`}
           <div><label for="title">Title</label><input type="text" id="title" name="title" value="${v.form.title}" required maxlength="300"></div>

@@ -3,7 +3,8 @@ import { type Caller, type CoreError, getRevision, listRevisions, type Revision,
 import type { Flash, HttpDeps, WebSession } from "@content-site/http"
 import { displayName, requestIdOf, setFlash } from "@content-site/http"
 import { Effect } from "effect"
-import type { EditRefusal } from "../drafts.ts"
+import { type Draft, type EditRefusal, FORM_ACCOUNT, keepable, keepPendingDraft } from "../drafts.ts"
+import type { FormFields } from "../forms.ts"
 import { type Ctx, redirect, removedText, sentences } from "../pageKit.ts"
 
 const ORIGIN_WORDS: Readonly<Record<Revision["origin"], string>> = { api: "API", mcp: "Agent (MCP)", editor: "Editor", rewrite: "Rewrite job" }
@@ -125,4 +126,37 @@ export const savedFlash = (id: string, outcome: { readonly result: UpdateArticle
     details: removed,
     ...(merge !== undefined ? { link: { href: `/articles/${encodeURIComponent(id)}/revisions/${merge.theirs}`, text: `See revision ${merge.theirs}` } } : {}),
   }
+}
+
+/**
+ * Whether a form of an earlier sign-in (its CSRF token not this session's) was opened for another
+ * account than the one signed in now: it names another (`FORM_ACCOUNT`), or, from a page made
+ * before the form named its account, its article is not this account's (`isCallers`).
+ */
+export const openedForAnother = async (fields: FormFields, accountId: string, isCallers: () => Promise<boolean>): Promise<boolean> => {
+  const opener = fields[FORM_ACCOUNT]
+  return opener !== undefined ? opener !== accountId : !(await isCallers())
+}
+
+/** Why a form opened for another account was not saved, told to that account when it gets the text back. */
+export const OPENED_FOR_ANOTHER = "This edit was sent while another account was signed in on this browser, so it was not saved."
+
+/**
+ * A form opened for another account than the one signed in now (another person's sign-in on this
+ * browser): not saved, and its text not made this account's draft (it would be this account's
+ * to open, or lost behind the article's 404 for it, and never its own account's again). It is
+ * kept as a pending draft of this browser for its own account, offered back at that account's
+ * next sign-in here, as an edit sent after its session ended is (`adoptPendingDraft` leaves it to
+ * the account whose article it is); this account is told so on its sites list.
+ */
+export const keepForItsAccount = async (ctx: Ctx, deps: HttpDeps, session: WebSession, draft: Draft): Promise<void> => {
+  const kept = keepable(draft)
+  if (kept) await keepPendingDraft(ctx, deps, draft)
+  await setFlash(deps, session, {
+    kind: "error",
+    message: kept
+      ? "An edit was not saved: its page was opened while another account was signed in on this browser. Its text is kept for that account for a day: sign in with it on this browser and open the article to get it back."
+      : "An edit was not saved: its page was opened while another account was signed in on this browser, and its text is over 1 MiB, too large to keep, so it is not kept.",
+  })
+  redirect(ctx, "/sites")
 }

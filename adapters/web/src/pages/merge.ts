@@ -1,6 +1,7 @@
 import type { Article, MergeConflict, ReadingComparison } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
+import { FORM_ACCOUNT } from "../drafts.ts"
 import { wordComparison } from "../wordCompare.ts"
 
 /** Everything the conflict page shows: the parts both writers changed differently, theirs beside yours. */
@@ -26,6 +27,8 @@ export interface MergeView {
    */
   readonly mine: { readonly title: string; readonly body: string }
   readonly csrf: string
+  /** The signed-in account the page is made for: the form names it (`FORM_ACCOUNT`). */
+  readonly account: string
   /** Choices already made (after a form sent without one for every part), by unit. */
   readonly chosen: ReadonlyMap<string, "theirs" | "mine" | "edit">
   /** The text typed for each part (after a form sent back), whichever version was chosen: shown again, not lost. */
@@ -64,6 +67,7 @@ export const mergeContent = (v: MergeView): Html => {
     </div>
     <form method="post" action="/articles/${id}/merge" class="stack">
       ${csrfInput(v.csrf)}
+      <input type="hidden" name="${FORM_ACCOUNT}" value="${v.account}">
       <input type="hidden" name="draft" value="${v.draftId}">
       <input type="hidden" name="theirs" value="${v.theirs}">
       <input type="hidden" name="base" value="${v.base}">
