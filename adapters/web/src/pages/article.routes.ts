@@ -25,7 +25,7 @@ import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, 
 import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
 import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
-import { draftUrl, keepForItsAccount, landOnDraft, mergeUrl, OPENED_FOR_ANOTHER, openedForAnother, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
+import { draftUrl, isCallersArticle, keepForItsAccount, landOnDraft, mergeUrl, OPENED_FOR_ANOTHER, openedForAnother, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
 import { csrfOk, setFlash, takeFlash } from "@content-site/http"
@@ -117,8 +117,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
     await showArticle(ctx, s, id, { id: earlier, draft: kept }, false, status, true)
   }
 
-  /** Whether the article is the signed-in account's (another account's is not found for it). */
-  const isCallers = (s: Signed, id: string) => runCoreOrThrow(deps, getArticle(s.caller, id).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false))))
+  const isCallers = (s: Signed, id: string) => isCallersArticle(deps, s.caller, id)
 
   router.get(
     "/articles/:id",

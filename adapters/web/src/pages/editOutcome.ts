@@ -1,10 +1,11 @@
 /** What the article page and the conflict page both do with an edit's outcome: who made a revision, refusals, the saved message. */
-import { type Caller, type CoreError, getRevision, listRevisions, type Revision, toProblem, type UpdateArticleResult } from "@content-site/core"
+import { type Caller, type CoreError, getArticle, getRevision, listRevisions, type Revision, toProblem, type UpdateArticleResult } from "@content-site/core"
 import type { Flash, HttpDeps, WebSession } from "@content-site/http"
 import { displayName, requestIdOf, setFlash } from "@content-site/http"
 import { Effect } from "effect"
 import { type Draft, type EditRefusal, FORM_ACCOUNT, keepable, keepPendingDraft } from "../drafts.ts"
 import type { FormFields } from "../forms.ts"
+import { runCoreOrThrow } from "../call.ts"
 import { type Ctx, redirect, removedText, sentences } from "../pageKit.ts"
 
 const ORIGIN_WORDS: Readonly<Record<Revision["origin"], string>> = { api: "API", mcp: "Agent (MCP)", editor: "Editor", rewrite: "Rewrite job" }
@@ -127,6 +128,10 @@ export const savedFlash = (id: string, outcome: { readonly result: UpdateArticle
     ...(merge !== undefined ? { link: { href: `/articles/${encodeURIComponent(id)}/revisions/${merge.theirs}`, text: `See revision ${merge.theirs}` } } : {}),
   }
 }
+
+/** Whether the article is the caller's (another account's is not found for it). */
+export const isCallersArticle = (deps: HttpDeps, caller: Caller, id: string): Promise<boolean> =>
+  runCoreOrThrow(deps, getArticle(caller, id).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false))))
 
 /**
  * Whether a form of an earlier sign-in (its CSRF token not this session's) was opened for another

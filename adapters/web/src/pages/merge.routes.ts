@@ -19,7 +19,7 @@ import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft
 import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
-import { draftUrl, keepForItsAccount, landOnDraft, madeBy, mergeUrl, OPENED_FOR_ANOTHER, openedForAnother, refusalOf, SAVED_ALREADY, savedFlash, whoMadeSince } from "./editOutcome.ts"
+import { draftUrl, isCallersArticle, keepForItsAccount, landOnDraft, madeBy, mergeUrl, OPENED_FOR_ANOTHER, openedForAnother, refusalOf, SAVED_ALREADY, savedFlash, whoMadeSince } from "./editOutcome.ts"
 import { mergeContent, mergeFields } from "./merge.ts"
 
 /** A conflict page's field of a unit's choice or typed text: `choice_title`, `edit_body_3`. */
@@ -239,8 +239,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
           if (kept === null) throw new CsrfRejected()
           noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
           // Opened for another account (signed in on this browser before this one): kept for that account, not made this one's.
-          const isCallers = () => runCoreOrThrow(deps, getArticle(s.caller, id).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false))))
-          if (await openedForAnother(fields, s.caller.accountId, isCallers)) {
+          if (await openedForAnother(fields, s.caller.accountId, () => isCallersArticle(deps, s.caller, id))) {
             return keepForItsAccount(ctx, deps, s.session, { ...kept, refusal: { ...kept.refusal, message: OPENED_FOR_ANOTHER } })
           }
           return landOnDraft(ctx, deps, s.session, id, await keepDraft(deps, s.session, kept), kept.refusal, pageOf(kept))
