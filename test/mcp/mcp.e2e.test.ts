@@ -619,6 +619,20 @@ describe("the tools", () => {
     expect((await rest("/articles/art_a1_2")).json).toEqual(before.json)
   })
 
+  it("should not tell an update_article sent again on its base that it is identical to the article: the article holds it already", async () => {
+    const before = await rest("/articles/art_a1_4")
+    const base = before.json["revision"] as number
+    const edit = { article_id: "art_a1_4", body: `${String(before.json["body"])}<p>Sent twice.</p>`, base_revision: base }
+    const first = await call("update_article", edit)
+    expect((okContent("update_article", first) as { revision: { number: number } }).revision.number).toBe(base + 1)
+    // another writer's title since, then the same edit again: found saved, nothing made
+    expect((await rest("/articles/art_a1_4", { method: "PUT", body: { title: "Retitled between the two" } })).status).toBe(200)
+    const again = await call("update_article", edit)
+    expect((okContent("update_article", again) as { revision: unknown }).revision).toBeNull()
+    expect(again.content[0]?.text).toContain("Nothing changed: the article holds this edit already, so no new revision was made.")
+    expect(again.content[0]?.text).not.toContain("identical")
+  })
+
   it("should save update_article as an mcp revision, honour if_revision and refuse protected-link changes like REST", async () => {
     const before = await rest("/articles/art_a1_3")
     const revision = before.json["revision"] as number

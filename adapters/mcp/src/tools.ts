@@ -136,7 +136,8 @@ const editOutcome = (r: typeof UpdateArticleResult.Type) =>
     r.dry_run === true
       ? "Dry run: nothing was written; the edit passes every check (protected links intact) and would apply as shown."
       : r.revision === null
-        ? "Nothing changed: the edit is identical to the current article."
+        ? // (true of an edit identical to the article and of one sent again on its base, found saved already)
+          "Nothing changed: the article holds this edit already, so no new revision was made."
         : `Saved as revision ${r.revision.number}.`,
     ...(r.merge === undefined
       ? []
