@@ -35,6 +35,7 @@ import {
   type RevisionRecord,
   type SiteRecord,
   type StorageServices,
+  type KeptAnswer,
 } from "@content-site/core"
 import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -1102,65 +1103,73 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
       const answer = { status: 200, headers: { ETag: '"art_1-r2"', "Edit-Limit-Remaining": "7" }, body: '{"ok":true}' }
       const reserve = (accountId: string, key: string, fingerprint: string, nowMs: number) =>
         run(IdempotencyStore.use((s) => s.reserve(accountId, key, fingerprint, times(nowMs))))
+      /** Reserves a free key and answers the token of this holding. */
+      const hold = async (accountId: string, key: string, fingerprint: string, nowMs: number) => {
+        const reservation = await reserve(accountId, key, fingerprint, nowMs)
+        if (reservation.kind !== "reserved") throw new Error(`not reserved: ${JSON.stringify(reservation)}`)
+        expect(reservation.token).toEqual(expect.any(String))
+        return reservation.token
+      }
+      const complete = (accountId: string, key: string, token: string, kept: KeptAnswer) => run(IdempotencyStore.use((s) => s.complete(accountId, key, token, kept)))
+      const release = (accountId: string, key: string, token: string) => run(IdempotencyStore.use((s) => s.release(accountId, key, token)))
+      const reserved = { kind: "reserved", token: expect.any(String) }
 
       it("should reserve a free key, show it pending, then answer what was recorded", async () => {
         const key = uid("idem")
-        expect(await reserve("acc_i", key, "f1", t0)).toEqual({ kind: "reserved" })
+        const token = await hold("acc_i", key, "f1", t0)
         expect(await reserve("acc_i", key, "f1", t0 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
-        await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "f1", answer)))
+        await complete("acc_i", key, token, answer)
         expect(await reserve("acc_i", key, "f2", t0 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer })
       })
 
       it("should keep a write's answer with the revision it names, and a kept-nothing key for its own request again", async () => {
         const written = uid("idem")
         const byReference = { ...answer, body: '{"article":{"id":"art_1","body":null,"protected_links":null}}', revision: { articleId: "art_1", number: 2 } }
-        await reserve("acc_i", written, "f1", t0)
-        await run(IdempotencyStore.use((s) => s.complete("acc_i", written, "f1", byReference)))
+        await complete("acc_i", written, await hold("acc_i", written, "f1", t0), byReference)
         expect(await reserve("acc_i", written, "f1", t0 + 1)).toEqual({ kind: "completed", fingerprint: "f1", answer: byReference })
         const dry = uid("idem")
-        await reserve("acc_i", dry, "f1", t0)
-        await run(IdempotencyStore.use((s) => s.complete("acc_i", dry, "f1", { rerun: true })))
+        await complete("acc_i", dry, await hold("acc_i", dry, "f1", t0), { rerun: true })
         expect(await reserve("acc_i", dry, "f2", t0 + 1)).toEqual({ kind: "completed", fingerprint: "f1", answer: { rerun: true } })
-        expect(await reserve("acc_i", dry, "f1", t0 + 2)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i", dry, "f1", t0 + 2)).toEqual(reserved)
         expect(await reserve("acc_i", dry, "f1", t0 + 3)).toEqual({ kind: "pending", fingerprint: "f1" })
       })
 
       it("should keep keys apart per account", async () => {
         const key = uid("idem")
-        expect(await reserve("acc_i1", key, "f1", t0)).toEqual({ kind: "reserved" })
-        expect(await reserve("acc_i2", key, "f1", t0)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i1", key, "f1", t0)).toEqual(reserved)
+        expect(await reserve("acc_i2", key, "f1", t0)).toEqual(reserved)
       })
 
       it("should free a released key and let only its own request complete or release it", async () => {
         const key = uid("idem")
-        await reserve("acc_i", key, "f1", t0)
-        await run(IdempotencyStore.use((s) => s.complete("acc_i", key, "other", answer)))
-        await run(IdempotencyStore.use((s) => s.release("acc_i", key, "other")))
+        const token = await hold("acc_i", key, "f1", t0)
+        await complete("acc_i", key, "another-token", answer)
+        await release("acc_i", key, "another-token")
         expect(await reserve("acc_i", key, "f1", t0)).toEqual({ kind: "pending", fingerprint: "f1" })
-        await run(IdempotencyStore.use((s) => s.release("acc_i", key, "f1")))
-        expect(await reserve("acc_i", key, "f2", t0)).toEqual({ kind: "reserved" })
+        await release("acc_i", key, token)
+        expect(await reserve("acc_i", key, "f2", t0)).toEqual(reserved)
       })
 
       it("should take over a key after 24 hours, and a pending one whose lease ended", async () => {
         const done = uid("idem")
-        await reserve("acc_i", done, "f1", t0)
-        await run(IdempotencyStore.use((s) => s.complete("acc_i", done, "f1", answer)))
+        await complete("acc_i", done, await hold("acc_i", done, "f1", t0), answer)
         expect((await reserve("acc_i", done, "f2", t0 + 23 * HOUR)).kind).toBe("completed")
-        expect(await reserve("acc_i", done, "f2", t0 + 24 * HOUR)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i", done, "f2", t0 + 24 * HOUR)).toEqual(reserved)
         const stuck = uid("idem")
         await reserve("acc_i", stuck, "f1", t0)
         expect((await reserve("acc_i", stuck, "f1", t0 + 60_000)).kind).toBe("pending")
-        expect(await reserve("acc_i", stuck, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
+        expect(await reserve("acc_i", stuck, "f1", t0 + 5 * 60_000)).toEqual(reserved)
       })
 
       it("should never give a key whose change was applied to a retry: applied with its revision once its lease ends, not freed by a release", async () => {
         const { accountId, articles } = await seed()
         const target = articles[0]!
         const key = uid("idem")
-        expect(await reserve(accountId, key, "f1", t0)).toEqual({ kind: "reserved" })
-        const hold = { key, fingerprint: "f1" }
+        const token = await hold(accountId, key, "f1", t0)
         const out = await run(
-          ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Applied once"), idempotency: hold }))),
+          ArticleWriter.use((w) =>
+            w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Applied once"), idempotency: { key, fingerprint: "f1", token } })),
+          ),
         )
         const revision = { articleId: target.id, number: out.committed!.revision.number }
         // its request still holds the key: pending
@@ -1169,37 +1178,81 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000)).toEqual({ kind: "applied", fingerprint: "f1", revision })
         expect(await reserve(accountId, key, "f2", t0 + 5 * 60_000)).toEqual({ kind: "applied", fingerprint: "f1", revision })
         // released (its answer was not worth keeping): not freed, its lease ended at once
-        await run(IdempotencyStore.use((s) => s.release(accountId, key, "f1")))
+        await release(accountId, key, token)
         expect(await reserve(accountId, key, "f1", t0 + 1)).toEqual({ kind: "applied", fingerprint: "f1", revision })
         // an answer kept after all: completed as any
-        await run(IdempotencyStore.use((s) => s.complete(accountId, key, "f1", answer)))
+        await complete(accountId, key, token, answer)
         expect(await reserve(accountId, key, "f1", t0 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer })
         // a change made with another request's fingerprint marks nothing: that key is taken over when its lease ends
         const other = uid("idem")
-        await reserve(accountId, other, "f1", t0)
-        await run(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Other"), idempotency: { key: other, fingerprint: "f9" } }))))
-        expect(await reserve(accountId, other, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
+        const otherToken = await hold(accountId, other, "f1", t0)
+        await run(
+          ArticleWriter.use((w) =>
+            w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Other"), idempotency: { key: other, fingerprint: "f9", token: otherToken } })),
+          ),
+        )
+        expect(await reserve(accountId, other, "f1", t0 + 5 * 60_000)).toEqual(reserved)
       })
 
       it("should not make a request's change twice when its key was taken over after its lease ended while its first holder still ran", async () => {
         const { accountId, articles } = await seed()
         const target = articles[0]!
         const key = uid("idem")
-        const hold = { key, fingerprint: "f1" }
-        expect(await reserve(accountId, key, "f1", t0)).toEqual({ kind: "reserved" })
-        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000)).toEqual({ kind: "reserved" })
-        const edit = (title: string) =>
-          runtime.runPromiseExit(ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, title), idempotency: hold }))))
-        const first = await edit("First holder")
+        const firstToken = await hold(accountId, key, "f1", t0)
+        const secondToken = await hold(accountId, key, "f1", t0 + 5 * 60_000)
+        expect(secondToken).not.toBe(firstToken)
+        const edit = (title: string, token: string) =>
+          runtime.runPromiseExit(
+            ArticleWriter.use((w) => w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, title), idempotency: { key, fingerprint: "f1", token } }))),
+          )
+        // the first holder's change lands first: the key is its own again (its answer is the one to keep)
+        const first = await edit("First holder", firstToken)
         expect(Exit.isSuccess(first)).toBe(true)
-        const second = await edit("Second holder")
+        const second = await edit("Second holder", secondToken)
         expect(Exit.isFailure(second) && (Option.getOrUndefined(Cause.findErrorOption(second.cause)) as { _tag: string })._tag).toBe("EditConflict")
         expect(await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).toMatchObject({ title: "First holder", revision: 2 })
-        // once its answer is kept, the same holds
-        await run(IdempotencyStore.use((s) => s.complete(accountId, key, "f1", { ...answer, revision: { articleId: target.id, number: 2 } })))
-        const third = await edit("Third holder")
+        // the successor, refused, frees nothing; once the first holder's answer is kept, the same holds
+        await release(accountId, key, secondToken)
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
+        const kept = { ...answer, revision: { articleId: target.id, number: 2 } }
+        await complete(accountId, key, firstToken, kept)
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer: kept })
+        const third = await edit("Third holder", secondToken)
         expect(Exit.isFailure(third)).toBe(true)
         expect((await run(ArticleRepository.use((r) => r.get(accountId, target.id)))).revision).toBe(2)
+      })
+
+      it("should let a first holder whose key was taken over after its lease ended neither keep its answer over its successor's nor free it", async () => {
+        const { accountId, articles } = await seed()
+        const target = articles[0]!
+        const refusal = { status: 412, headers: {}, body: '{"code":"precondition_failed"}' }
+        // the slow first holder ends with a refusal while its successor still runs: nothing of it is kept
+        const key = uid("idem")
+        const firstToken = await hold(accountId, key, "f1", t0)
+        const secondToken = await hold(accountId, key, "f1", t0 + 5 * 60_000)
+        await complete(accountId, key, firstToken, refusal)
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
+        await release(accountId, key, firstToken)
+        expect(await reserve(accountId, key, "f2", t0 + 5 * 60_000 + 2)).toEqual({ kind: "pending", fingerprint: "f1" })
+        // the successor's answer is the one kept
+        await complete(accountId, key, secondToken, answer)
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000 + 3)).toEqual({ kind: "completed", fingerprint: "f1", answer })
+        await complete(accountId, key, firstToken, refusal)
+        expect(await reserve(accountId, key, "f1", t0 + 5 * 60_000 + 4)).toEqual({ kind: "completed", fingerprint: "f1", answer })
+        // the successor made the change: the first holder's release does not end its lease (a retry waits for its answer)
+        const applied = uid("idem")
+        const oldToken = await hold(accountId, applied, "f1", t0)
+        const newToken = await hold(accountId, applied, "f1", t0 + 5 * 60_000)
+        const out = await run(
+          ArticleWriter.use((w) =>
+            w.change(accountId, target.id, budget(), (c) => Effect.succeed({ ...changeOf(c, "Successor"), idempotency: { key: applied, fingerprint: "f1", token: newToken } })),
+          ),
+        )
+        await release(accountId, applied, oldToken)
+        expect(await reserve(accountId, applied, "f1", t0 + 5 * 60_000 + 1)).toEqual({ kind: "pending", fingerprint: "f1" })
+        const byReference = { ...answer, revision: { articleId: target.id, number: out.committed!.revision.number } }
+        await complete(accountId, applied, newToken, byReference)
+        expect(await reserve(accountId, applied, "f1", t0 + 5 * 60_000 + 2)).toEqual({ kind: "completed", fingerprint: "f1", answer: byReference })
       })
 
       it("should give a key to exactly one of many concurrent reservations", async () => {

@@ -1,4 +1,4 @@
-import { ArticleRepository, ArticleWriter, IdempotencyStore, LimitStore, RevisionRepository } from "@content-site/core"
+import { ArticleRepository, ArticleWriter, IdempotencyStore, LimitStore, type Reservation, RevisionRepository } from "@content-site/core"
 import { openDatabase } from "@content-site/orm"
 import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
 import pg from "pg"
@@ -117,19 +117,19 @@ describe("concurrency across two instances on one PostgreSQL database", () => {
   it("should not apply a request twice when its idempotency key was taken over at another instance while its first holder still ran", async () => {
     const articleId = "acc_conc_art0"
     const key = `idem:${Date.now()}`
-    const hold = { key, fingerprint: "f1" }
     const times = (nowMs: number) => ({ nowMs, leaseUntilMs: nowMs + 5 * 60_000, expiresAtMs: nowMs + 24 * 3_600_000 })
     const t0 = clock.now()
     // A holds the key and is slow; its lease ends; the same request retried at B takes the key over
-    expect(await ra.runPromise(IdempotencyStore.use((s) => s.reserve("acc_conc", key, "f1", times(t0))))).toEqual({ kind: "reserved" })
-    expect(await rb.runPromise(IdempotencyStore.use((s) => s.reserve("acc_conc", key, "f1", times(t0 + 5 * 60_000))))).toEqual({ kind: "reserved" })
+    const tokenOf = (reservation: Reservation) => (reservation.kind === "reserved" ? reservation.token : expect.fail(`not reserved: ${reservation.kind}`))
+    const tokenA = tokenOf(await ra.runPromise(IdempotencyStore.use((s) => s.reserve("acc_conc", key, "f1", times(t0)))))
+    const tokenB = tokenOf(await rb.runPromise(IdempotencyStore.use((s) => s.reserve("acc_conc", key, "f1", times(t0 + 5 * 60_000)))))
     const before = (await ra.runPromise(ArticleRepository.use((r) => r.get("acc_conc", articleId)))).revision
-    const edit = (title: string) =>
-      ArticleWriter.use((w) => w.change("acc_conc", articleId, bigBudget, (c) => Effect.succeed({ ...changeOf(c, title), idempotency: hold })))
+    const edit = (title: string, token: string) =>
+      ArticleWriter.use((w) => w.change("acc_conc", articleId, bigBudget, (c) => Effect.succeed({ ...changeOf(c, title), idempotency: { key, fingerprint: "f1", token } })))
     // both make the request's change: A's lands first, B's must not land as a second one
-    const first = await ra.runPromiseExit(edit("first holder"))
+    const first = await ra.runPromiseExit(edit("first holder", tokenA))
     expect(Exit.isSuccess(first)).toBe(true)
-    const second = await rb.runPromiseExit(edit("second holder"))
+    const second = await rb.runPromiseExit(edit("second holder", tokenB))
     expect(Exit.isFailure(second) && (Option.getOrUndefined(Cause.findErrorOption(second.cause)) as { _tag: string })._tag).toBe("EditConflict")
     const after = await ra.runPromise(ArticleRepository.use((r) => r.get("acc_conc", articleId)))
     expect(after).toMatchObject({ title: "first holder", revision: before + 1 })

@@ -9,6 +9,7 @@ import {
   checkAuthFailureBudget,
   checkRequestLimit,
   claimIdempotencyKey,
+  type IdempotencyHold,
   decodeInput,
   internalProblem,
   InsufficientScope,
@@ -456,7 +457,7 @@ export const mcpEndpoint = (options: {
     }
     // One run for the call and its activity entry: the limit, the arguments, the idempotency key,
     // the tool, the key's answer, then the log (every call runs this: a chain, not a generator).
-    let held: { readonly key: string; readonly fingerprint: string; readonly dryRun: boolean } | undefined
+    let held: { readonly hold: IdempotencyHold; readonly dryRun: boolean } | undefined
     type Attempt = { readonly value: Record<string, unknown> } | { readonly replay: CallToolResult }
     const attempt = Effect.flatMap(checkRequestLimit(caller.accountId), (verdict) => {
       onVerdict(verdict)
@@ -484,9 +485,10 @@ export const mcpEndpoint = (options: {
               const value = JSON.parse(claim.answer.body) as Record<string, unknown>
               return Effect.succeed<Attempt>({ replay: asReplayed({ content: [{ type: "text", text: tool.render(value) }], structuredContent: value }, caller.requestId) })
             }
-            held = { key, fingerprint, dryRun: args.dry_run === true }
+            if (claim.hold === undefined) return answerAs(caller)
+            held = { hold: claim.hold, dryRun: args.dry_run === true }
             // the change the tool makes marks its key applied in the change's own transaction
-            return answerAs({ ...caller, idempotency: { key, fingerprint } })
+            return answerAs({ ...caller, idempotency: claim.hold })
           }),
         )
       })
@@ -511,14 +513,14 @@ export const mcpEndpoint = (options: {
             : Effect.map(
                 Effect.exit(
                   (problem === undefined || isRecordableStatus(problem.status)
-                    ? recordIdempotentAnswer(caller, held.key, held.fingerprint, {
+                    ? recordIdempotentAnswer(caller, held.hold, {
                         status: problem?.status ?? 200,
                         headers: {},
                         // every write tool answers the article it wrote: kept by reference to its revision
                         value: problem === undefined ? result.structuredContent : result,
                         dryRun: held.dryRun,
                       })
-                    : releaseIdempotencyKey(caller, held.key, held.fingerprint)) as Effect.Effect<void, unknown>,
+                    : releaseIdempotencyKey(caller, held.hold)) as Effect.Effect<void, unknown>,
                 ),
                 (kept) => {
                   if (Exit.isFailure(kept)) events.error({ request_id: requestId, cause: Cause.pretty(kept.cause) }, "could not keep the idempotency key's answer")

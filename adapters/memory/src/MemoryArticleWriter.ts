@@ -68,12 +68,13 @@ export const memoryArticleWriter = (state: MemoryState) => {
           }
           state.articles.set(articleId, article)
           state.revisions.set(`${articleId}#${revision.number}`, revision)
-          // the call's pending idempotency key, marked applied with this revision (as the database does in the change's transaction)
+          // the call's pending idempotency key, marked applied with this revision and held by this call
+          // (its answer is the one to keep), as the database does in the change's transaction
           if (change.idempotency !== undefined) {
             const keyId = `${accountId}#${change.idempotency.key}`
             const held = state.idempotency.get(keyId)
             if (held !== undefined && held.answer === null && held.fingerprint === change.idempotency.fingerprint) {
-              state.idempotency.set(keyId, { ...held, applied: { articleId, number: revision.number } })
+              state.idempotency.set(keyId, { ...held, token: change.idempotency.token, applied: { articleId, number: revision.number } })
             }
           }
           if (change.activity) {

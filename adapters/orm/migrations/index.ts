@@ -23,6 +23,7 @@ import { Migration20261128140000_searchTextWords } from "./Migration202611281400
 import { Migration20261128150000_searchTitleText } from "./Migration20261128150000_searchTitleText.ts"
 import { Migration20261129000000_activityJournalMarks } from "./Migration20261129000000_activityJournalMarks.ts"
 import { Migration20261129100000_searchTextEntities } from "./Migration20261129100000_searchTextEntities.ts"
+import { Migration20261129120000_idempotencyLeaseToken } from "./Migration20261129120000_idempotencyLeaseToken.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -46,4 +47,5 @@ export const migrationsList = [
   { name: "Migration20261128150000_searchTitleText", class: Migration20261128150000_searchTitleText },
   { name: "Migration20261129000000_activityJournalMarks", class: Migration20261129000000_activityJournalMarks },
   { name: "Migration20261129100000_searchTextEntities", class: Migration20261129100000_searchTextEntities },
+  { name: "Migration20261129120000_idempotencyLeaseToken", class: Migration20261129120000_idempotencyLeaseToken },
 ]

@@ -349,7 +349,8 @@ export const OAuthPayloadEntity = defineEntity({
  * gets again. A pending row (no status yet) is held until `lease_until`; every row until `expires_at`.
  * A write's answer keeps its text without the article's body and names the revision the body is
  * read from (`revision_article_id`, `revision_number`); status 0 keeps nothing (a dry run, or a
- * refusal too large to keep: a retry runs again).
+ * refusal too large to keep: a retry runs again). `lease_token` is the token of the request that
+ * holds the row (each reservation makes one): only it keeps its answer or frees it.
  */
 export const IdempotencyKeyEntity = defineEntity({
   name: "IdempotencyKey",
@@ -364,6 +365,7 @@ export const IdempotencyKeyEntity = defineEntity({
     body: p.text().nullable(),
     revisionArticleId: p.string().length(128).nullable(),
     revisionNumber: p.integer().nullable(),
+    leaseToken: p.string().length(64).nullable(),
     leaseUntil: p.datetime(3),
     expiresAt: p.datetime(3),
   },

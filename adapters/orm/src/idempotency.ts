@@ -11,10 +11,13 @@ const RERUN = 0
 // A pending row's revision columns say its change was applied (the writer sets them in the
 // change's transaction); `complete` then writes the answer over them. Concurrent reservations
 // of one key queue on the row; exactly one inserts or updates it, the others find it held and read it.
-const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, revision_article_id, revision_number, lease_until, expires_at)
-  values ($1, $2, $3, null, null, null, null, null, $4::timestamptz, $5::timestamptz)
+// The holder's own token ($7, new for each reservation) is set with it: `complete` and `release` are
+// each one statement conditional on it, so a first holder whose key was taken over after its lease
+// ended (it still ran) neither writes its answer over its successor's nor frees its successor's key.
+const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, status, headers, body, revision_article_id, revision_number, lease_token, lease_until, expires_at)
+  values ($1, $2, $3, null, null, null, null, null, $7, $4::timestamptz, $5::timestamptz)
   on conflict (account_id, key) do update set fingerprint = excluded.fingerprint, status = null, headers = null, body = null,
-    revision_article_id = null, revision_number = null, lease_until = excluded.lease_until, expires_at = excluded.expires_at
+    revision_article_id = null, revision_number = null, lease_token = excluded.lease_token, lease_until = excluded.lease_until, expires_at = excluded.expires_at
   where idempotency_keys.expires_at <= $6::timestamptz
     or (idempotency_keys.status is null and idempotency_keys.lease_until <= $6::timestamptz and idempotency_keys.revision_number is null)
     or (idempotency_keys.status = ${RERUN} and idempotency_keys.fingerprint = excluded.fingerprint)
@@ -22,14 +25,14 @@ const RESERVE = `insert into idempotency_keys (account_id, key, fingerprint, sta
 const HOLDER = `select fingerprint, status, headers, body, revision_article_id, revision_number, lease_until <= $3::timestamptz as lease_ended
   from idempotency_keys where account_id = $1 and key = $2`
 const COMPLETE = `update idempotency_keys set status = $4, headers = $5::jsonb, body = $6, revision_article_id = $7, revision_number = $8
-  where account_id = $1 and key = $2 and fingerprint = $3 and status is null`
+  where account_id = $1 and key = $2 and lease_token = $3 and status is null`
 // A key whose change was applied is not freed (a retry would make the change again): its lease ends
 // now instead, so that a retry is told at once that it was applied.
 const RELEASE = `with freed as (
-    delete from idempotency_keys where account_id = $1 and key = $2 and fingerprint = $3 and status is null and revision_number is null
+    delete from idempotency_keys where account_id = $1 and key = $2 and lease_token = $3 and status is null and revision_number is null
   )
   update idempotency_keys set lease_until = 'epoch'::timestamptz
-  where account_id = $1 and key = $2 and fingerprint = $3 and status is null and revision_number is not null`
+  where account_id = $1 and key = $2 and lease_token = $3 and status is null and revision_number is not null`
 
 interface HolderRow {
   readonly fingerprint: string
@@ -61,6 +64,7 @@ export const ormIdempotencyStore = (sql: Sql) =>
       attempt(async (): Promise<Reservation> => {
         // A held row can vanish between the two statements only when it expired meanwhile; then reserve again.
         for (let round = 0; round < 3; round++) {
+          const token = crypto.randomUUID()
           const reserved = await sql<{ reserved: number }>(RESERVE, [
             accountId,
             key,
@@ -68,8 +72,9 @@ export const ormIdempotencyStore = (sql: Sql) =>
             new Date(times.leaseUntilMs).toISOString(),
             new Date(times.expiresAtMs).toISOString(),
             new Date(times.nowMs).toISOString(),
+            token,
           ])
-          if (reserved.length > 0) return { kind: "reserved" }
+          if (reserved.length > 0) return { kind: "reserved", token }
           const holder = (await sql<HolderRow>(HOLDER, [accountId, key, new Date(times.nowMs).toISOString()]))[0]
           if (holder === undefined) continue
           if (holder.status === null) {
@@ -83,7 +88,6 @@ export const ormIdempotencyStore = (sql: Sql) =>
         }
         throw new Error("idempotency key: could not reserve or read it")
       }),
-    complete: (accountId, key, fingerprint, answer) =>
-      Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, fingerprint, ...columnsOf(answer)]))),
-    release: (accountId, key, fingerprint) => Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, fingerprint]))),
+    complete: (accountId, key, token, answer) => Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, token, ...columnsOf(answer)]))),
+    release: (accountId, key, token) => Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, token]))),
   })

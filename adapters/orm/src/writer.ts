@@ -102,8 +102,16 @@ const writeChange = async (em: Em, revision: ReturnType<typeof revisionRow>, art
  * The key's row is locked and read first (the newest committed version): a key whose lease ended
  * while its call still ran may have been taken over by the same request, retried elsewhere, whose
  * change was applied meanwhile; this change is then refused (KeyAppliedElsewhere), not made twice.
+ * The key is then this call's (its token), whoever held it: the answer kept for it is that of the
+ * call whose change was made.
  */
-const markKeyApplied = async (em: Em, accountId: string, hold: { readonly key: string; readonly fingerprint: string }, articleId: string, number: number) => {
+const markKeyApplied = async (
+  em: Em,
+  accountId: string,
+  hold: { readonly key: string; readonly fingerprint: string; readonly token: string },
+  articleId: string,
+  number: number,
+) => {
   const rows = await em.execute<Array<{ revision_article_id: string | null; revision_number: number | null }>>(
     `select revision_article_id, revision_number from idempotency_keys where account_id = ? and key = ? and fingerprint = ? for update`,
     [accountId, hold.key, hold.fingerprint],
@@ -113,9 +121,9 @@ const markKeyApplied = async (em: Em, accountId: string, hold: { readonly key: s
     throw new KeyAppliedElsewhere({ articleId: held.revision_article_id, number: held.revision_number })
   }
   await em.execute(
-    `update idempotency_keys set revision_article_id = ?, revision_number = ?
+    `update idempotency_keys set revision_article_id = ?, revision_number = ?, lease_token = ?
      where account_id = ? and key = ? and fingerprint = ? and status is null`,
-    [articleId, number, accountId, hold.key, hold.fingerprint],
+    [articleId, number, hold.token, accountId, hold.key, hold.fingerprint],
   )
 }
 

@@ -31,8 +31,11 @@ export type KeptAnswer = RecordedAnswer | { readonly rerun: true }
 
 /** What holds an idempotency key when a request asks for it. */
 export type Reservation =
-  /** The key is now this request's: run it, then `complete` or `release`. */
-  | { readonly kind: "reserved" }
+  /**
+   * The key is now this request's: run it, then `complete` or `release` with `token`, this holding's
+   * own (a request that takes the key over after the lease ended gets another).
+   */
+  | { readonly kind: "reserved"; readonly token: string }
   /** Another request holds the key and is still running. */
   | { readonly kind: "pending"; readonly fingerprint: string }
   /** A request with this key was answered: its fingerprint and what was kept of its answer. */
@@ -58,11 +61,15 @@ export class IdempotencyStore extends Context.Service<IdempotencyStore, {
     fingerprint: string,
     times: { readonly nowMs: number; readonly leaseUntilMs: number; readonly expiresAtMs: number },
   ) => Effect.Effect<Reservation, Unavailable>
-  /** Keeps what is kept of the answer of the request that reserved the key (pending, same fingerprint). */
-  readonly complete: (accountId: string, key: string, fingerprint: string, answer: KeptAnswer) => Effect.Effect<void, Unavailable>
   /**
-   * Frees a key whose request ended without an answer worth repeating (pending, same fingerprint);
-   * one whose change was applied is not freed but its lease ended (a retry is then `applied`).
+   * Keeps what is kept of the answer of the request that reserved the key (pending, still held with
+   * `token`), in one step: a holder whose key was taken over keeps nothing over its successor's.
    */
-  readonly release: (accountId: string, key: string, fingerprint: string) => Effect.Effect<void, Unavailable>
+  readonly complete: (accountId: string, key: string, token: string, answer: KeptAnswer) => Effect.Effect<void, Unavailable>
+  /**
+   * Frees a key whose request ended without an answer worth repeating (pending, still held with
+   * `token`); one whose change was applied is not freed but its lease ended (a retry is then
+   * `applied`). A holder whose key was taken over frees nothing.
+   */
+  readonly release: (accountId: string, key: string, token: string) => Effect.Effect<void, Unavailable>
 }>()("core/IdempotencyStore") {}

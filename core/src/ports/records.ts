@@ -135,9 +135,10 @@ export interface ArticleChange {
   readonly rewrite_id?: string
   /**
    * The idempotency key of the call that made the change (held, pending): marked applied, with the
-   * change's revision, in the same transaction (see IdempotencyStore's `applied`).
+   * change's revision, in the same transaction (see IdempotencyStore's `applied`); the key is then
+   * this call's (`token`), whoever held it: the answer kept for it is that of the call that made its change.
    */
-  readonly idempotency?: { readonly key: string; readonly fingerprint: string }
+  readonly idempotency?: { readonly key: string; readonly fingerprint: string; readonly token: string }
 }
 
 /** The daily edit budget a change is counted against, checked in the same transaction. */

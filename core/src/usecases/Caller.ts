@@ -40,8 +40,12 @@ export interface Caller {
   readonly idempotency?: IdempotencyHold
 }
 
-/** An idempotency key held by a call: the key and the fingerprint of its request. */
+/**
+ * An idempotency key held by a call: the key, the fingerprint of its request and the token its
+ * reservation gave this holding alone (what the call keeps or frees at its end, only while it still holds the key).
+ */
 export interface IdempotencyHold {
   readonly key: string
   readonly fingerprint: string
+  readonly token: string
 }

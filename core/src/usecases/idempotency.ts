@@ -4,7 +4,7 @@ import { extractProtectedBlocks } from "../html/extractProtectedBlocks.ts"
 import { IdempotencyStore, type KeptAnswer, type RecordedAnswer } from "../ports/IdempotencyStore.ts"
 import { Clock } from "../ports/Platform.ts"
 import { RevisionRepository } from "../ports/Repositories.ts"
-import type { Caller } from "./Caller.ts"
+import type { Caller, IdempotencyHold } from "./Caller.ts"
 import { requireWriteScope } from "./guards.ts"
 
 /** How long a key answers its first answer again. */
@@ -25,7 +25,8 @@ export const MAX_KEPT_ANSWER_BYTES = 4096
  * answer again (`rebuilt`: its article's body was read from the revision it names).
  */
 export type IdempotencyClaim =
-  | { readonly kind: "run" }
+  /** `hold`: the key as this request now holds it (absent: it runs unheld, keeping nothing). */
+  | { readonly kind: "run"; readonly hold?: IdempotencyHold }
   | { readonly kind: "replay"; readonly answer: RecordedAnswer; readonly rebuilt: boolean }
 
 /** An answer as a transport made it, before it is kept for its key. */
@@ -105,7 +106,8 @@ export const requestFingerprint = (parts: unknown): Effect.Effect<string> =>
 
 /**
  * Claims an idempotency key for a request of the caller's account: `run` when the key is free
- * (the request must then `recordIdempotentAnswer` or `releaseIdempotencyKey`), `replay` with the
+ * (the request then holds it, `hold`, and must `recordIdempotentAnswer` or `releaseIdempotencyKey`
+ * with it: a holder whose key was taken over after its lease ended keeps and frees nothing), `replay` with the
  * first answer when the same request used it within 24 hours (a write's answer rebuilt from the
  * revision it names; a dry run, or a refusal too large to keep, is `run` again, as is a key
  * without a request of its own). The same key with another request is IdempotencyKeyReused; the same request while the first is still running is EditConflict
@@ -124,7 +126,7 @@ export const claimIdempotencyKey = (caller: Caller, key: string, fingerprint: st
       leaseUntilMs: now + IDEMPOTENCY_LEASE_MS,
       expiresAtMs: now + IDEMPOTENCY_TTL_MS,
     })
-    if (reservation.kind === "reserved") return { kind: "run" } satisfies IdempotencyClaim as IdempotencyClaim
+    if (reservation.kind === "reserved") return { kind: "run", hold: { key, fingerprint, token: reservation.token } } satisfies IdempotencyClaim as IdempotencyClaim
     if (reservation.fingerprint !== fingerprint) {
       return yield* new IdempotencyKeyReused({
         detail: "This Idempotency-Key was used within the last 24 hours for a different request; use a new key for a new request.",
@@ -154,10 +156,13 @@ export const claimIdempotencyKey = (caller: Caller, key: string, fingerprint: st
 /** Whether an answer is kept for replays: final answers are; those that invite a retry (409, 429, 5xx) are not. */
 export const isRecordableStatus = (status: number): boolean => status < 500 && status !== 409 && status !== 429
 
-/** Keeps the answer of a request that claimed its key, for its retries, as `keptAnswerOf` says. */
-export const recordIdempotentAnswer = (caller: Caller, key: string, fingerprint: string, answer: AnswerToKeep) =>
-  IdempotencyStore.use((store) => store.complete(caller.accountId, key, fingerprint, keptAnswerOf(answer)))
+/**
+ * Keeps the answer of a request that claimed its key, for its retries, as `keptAnswerOf` says; only
+ * while the request still holds the key (`hold.token`): never over a successor's.
+ */
+export const recordIdempotentAnswer = (caller: Caller, hold: IdempotencyHold, answer: AnswerToKeep) =>
+  IdempotencyStore.use((store) => store.complete(caller.accountId, hold.key, hold.token, keptAnswerOf(answer)))
 
-/** Frees the key of a request that ended without an answer worth repeating, so a retry runs it again. */
-export const releaseIdempotencyKey = (caller: Caller, key: string, fingerprint: string) =>
-  IdempotencyStore.use((store) => store.release(caller.accountId, key, fingerprint))
+/** Frees the key of a request that ended without an answer worth repeating, so a retry runs it again; only while the request still holds it. */
+export const releaseIdempotencyKey = (caller: Caller, hold: IdempotencyHold) =>
+  IdempotencyStore.use((store) => store.release(caller.accountId, hold.key, hold.token))

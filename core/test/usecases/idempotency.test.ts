@@ -5,6 +5,7 @@ import {
   editArticle,
   getArticle,
   IDEMPOTENCY_LEASE_MS,
+  type IdempotencyClaim,
   keptAnswerOf,
   MAX_KEPT_ANSWER_BYTES,
   recordIdempotentAnswer,
@@ -14,18 +15,24 @@ import { caller, failureOf, failureTag, fixture, makeWorld } from "./harness.ts"
 
 const readOnly = () => caller({ actor: { type: "api_key", id: "key_ro", name: "ro" }, scope: "read-only" })
 const stored = (w: Awaited<ReturnType<typeof makeWorld>>, key: string) => w.state.idempotency.get(`acc_a#${key}`)
+/** The key a claim that answered `run` holds. */
+const holdOf = (claim: IdempotencyClaim) => {
+  if (claim.kind !== "run" || claim.hold === undefined) throw new Error(`the claim holds no key: ${JSON.stringify(claim)}`)
+  return claim.hold
+}
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).byteLength
 
 describe("claimIdempotencyKey", () => {
   it("should refuse a read-only caller before looking the key up, even one a write key answered", async () => {
     const w = await makeWorld()
     const writer = caller()
-    expect(await w.run(claimIdempotencyKey(writer, "k-1", "fp"))).toEqual({ kind: "run" })
-    await w.run(recordIdempotentAnswer(writer, "k-1", "fp", { status: 400, headers: {}, value: { secret: "answer" }, dryRun: false }))
+    const claim = await w.run(claimIdempotencyKey(writer, "k-1", "fp"))
+    expect(claim).toMatchObject({ kind: "run", hold: { key: "k-1", fingerprint: "fp" } })
+    await w.run(recordIdempotentAnswer(writer, holdOf(claim), { status: 400, headers: {}, value: { secret: "answer" }, dryRun: false }))
     expect(failureTag(await w.exit(claimIdempotencyKey(readOnly(), "k-1", "fp")))).toBe("InsufficientScope")
     // nor does it take a free key, which a write would then find answered with its 403
     expect(failureTag(await w.exit(claimIdempotencyKey(readOnly(), "k-2", "fp")))).toBe("InsufficientScope")
-    expect(await w.run(claimIdempotencyKey(writer, "k-2", "fp"))).toEqual({ kind: "run" })
+    expect(await w.run(claimIdempotencyKey(writer, "k-2", "fp"))).toMatchObject({ kind: "run" })
   })
 
   it("should keep a write's answer in a few KiB whatever the article's size, and answer it again in full from its revision", async () => {
@@ -34,13 +41,14 @@ describe("claimIdempotencyKey", () => {
     const big = `${fixture.accounts[0]!.sites[0]!.articles[0]!.body}<p>${"word ".repeat(200_000)}</p>`
     const first = await w.run(updateArticle(caller(), "art_1", { body: big }, { dryRun: false }))
     const who = caller()
-    expect(await w.run(claimIdempotencyKey(who, "k-big", "fp-edit"))).toEqual({ kind: "run" })
+    const claim = await w.run(claimIdempotencyKey(who, "k-big", "fp-edit"))
+    expect(claim).toMatchObject({ kind: "run" })
     const edit = await w.run(editArticle(who, "art_1", { edits: [{ find: "Intro text", replace: "Intro words" }] }, { dryRun: false }))
     expect(edit.result.article.protected_links).toHaveLength(2)
     expect(edit.result.article.revision).toBe(first.result.article.revision + 1)
     const sent = { status: 200, headers: { ETag: '"art_1-r3"' }, value: edit.result }
     expect(bytes(sent.value)).toBeGreaterThan(1_000_000)
-    await w.run(recordIdempotentAnswer(who, "k-big", "fp-edit", { ...sent, dryRun: false }))
+    await w.run(recordIdempotentAnswer(who, holdOf(claim), { ...sent, dryRun: false }))
     const kept = stored(w, "k-big")
     expect(bytes(kept)).toBeLessThan(MAX_KEPT_ANSWER_BYTES)
     expect(kept?.answer).toMatchObject({ revision: { articleId: "art_1", number: edit.result.article.revision } })
@@ -52,9 +60,9 @@ describe("claimIdempotencyKey", () => {
 
   it("should not run again a request whose change was made but whose answer was never kept (the service stopped between): a conflict naming its revision", async () => {
     const w = await makeWorld()
-    expect(await w.run(claimIdempotencyKey(caller(), "k-died", "fp-edit"))).toEqual({ kind: "run" })
+    const claim = await w.run(claimIdempotencyKey(caller(), "k-died", "fp-edit"))
     // the call holds the key (as the transports set it once the claim answers run), makes its change, then dies
-    const held = caller({ idempotency: { key: "k-died", fingerprint: "fp-edit" } })
+    const held = caller({ idempotency: holdOf(claim) })
     const edit = await w.run(editArticle(held, "art_1", { edits: [{ find: "Intro text", replace: "Intro words" }] }, { dryRun: false }))
     // while its lease lasts it could still be answering: retry in a moment
     expect(failureOf(await w.exit(claimIdempotencyKey(caller(), "k-died", "fp-edit")))).toMatchObject({ _tag: "EditConflict", retryAfterSeconds: 1 })
@@ -72,11 +80,11 @@ describe("claimIdempotencyKey", () => {
   it("should keep nothing of a dry run: the same request runs again, another is still refused", async () => {
     const w = await makeWorld()
     const big = `<p>${"word ".repeat(200_000)}</p>`
-    expect(await w.run(claimIdempotencyKey(caller(), "k-dry", "fp-dry"))).toEqual({ kind: "run" })
+    const claim = await w.run(claimIdempotencyKey(caller(), "k-dry", "fp-dry"))
     const dry = await w.run(updateArticle(caller(), "art_2", { body: big }, { dryRun: true }))
-    await w.run(recordIdempotentAnswer(caller(), "k-dry", "fp-dry", { status: 200, headers: {}, value: dry.result, dryRun: true }))
+    await w.run(recordIdempotentAnswer(caller(), holdOf(claim), { status: 200, headers: {}, value: dry.result, dryRun: true }))
     expect(stored(w, "k-dry")?.answer).toEqual({ rerun: true })
-    expect(await w.run(claimIdempotencyKey(caller(), "k-dry", "fp-dry"))).toEqual({ kind: "run" })
+    expect(await w.run(claimIdempotencyKey(caller(), "k-dry", "fp-dry"))).toMatchObject({ kind: "run" })
     // taken over by its own request: held again while it runs, its answer kept once it ends
     // (the answer says when to retry: the request holding the key is still running)
     expect(failureOf(await w.exit(claimIdempotencyKey(caller(), "k-dry", "fp-dry")))).toMatchObject({ _tag: "EditConflict", retryAfterSeconds: 1 })

@@ -12,6 +12,7 @@ import {
   decodeInput,
   editsRemaining,
   IdempotencyKey,
+  type IdempotencyHold,
   InvalidRequest,
   isCoreError,
   isRecordableStatus,
@@ -185,7 +186,7 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     if (minimal) ctx.set("Preference-Applied", "return=minimal")
   }
   // The key this call holds once its write claimed it: its answer is recorded for retries.
-  let held: { readonly key: string; readonly fingerprint: string; readonly dryRun: boolean } | undefined
+  let held: { readonly hold: IdempotencyHold; readonly dryRun: boolean } | undefined
   const call: Call = {
     ctx,
     caller,
@@ -197,18 +198,18 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
       const fingerprint = await runEffect(deps.runtime, requestFingerprint({ operation: op.operationId, parts }))
       const claim = await runEffect(deps.runtime, claimIdempotencyKey(caller, key, fingerprint))
       if (claim.kind === "replay") throw new Replay(claim.answer)
-      held = { key, fingerprint, dryRun: options?.dryRun === true }
+      if (claim.hold === undefined) return
+      held = { hold: claim.hold, dryRun: options?.dryRun === true }
       // the change this call makes marks its key applied in the change's own transaction
-      call.caller = { ...caller, idempotency: { key, fingerprint } }
+      call.caller = { ...caller, idempotency: claim.hold }
     },
   }
   // What is kept is the core's to say: a write's answer without its article's body (rebuilt from
   // the revision it names), nothing of a dry run's.
   const keep = async (answer: Omit<AnswerToKeep, "dryRun"> | undefined) => {
     if (held === undefined) return
-    const { key, fingerprint, dryRun } = held
-    const effect =
-      answer === undefined ? releaseIdempotencyKey(caller, key, fingerprint) : recordIdempotentAnswer(caller, key, fingerprint, { ...answer, dryRun })
+    const { hold, dryRun } = held
+    const effect = answer === undefined ? releaseIdempotencyKey(caller, hold) : recordIdempotentAnswer(caller, hold, { ...answer, dryRun })
     // A key left pending is freed by its lease; the answer already made is sent regardless.
     await runEffect(deps.runtime, effect).catch((err: unknown) => {
       eventLogOf(deps).error({ request_id: caller.requestId, err: err instanceof Error ? err.message : String(err) }, "could not keep the idempotency key's answer")
