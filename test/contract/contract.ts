@@ -1036,6 +1036,23 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(await run(OAuthStore.use((s) => s.replace(model, "gone", { uid: "ug2" }, 60)))).toBe(false)
         expect(Option.isNone(await run(OAuthStore.use((s) => s.find(model, "gone"))))).toBe(true)
       })
+      it("should take a matching live payload once: of many takes at once one gets it, and one that does not match stays", async () => {
+        const model = uid("Model")
+        await run(OAuthStore.use((s) => s.upsert(model, "t1", { secret: "s1", text: "kept" }, 3600)))
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.take(model, "t1", { secret: "s2" }))))).toBe(true)
+        expect(Option.getOrNull(await run(OAuthStore.use((s) => s.find(model, "t1"))))).toEqual({ secret: "s1", text: "kept" })
+        const takes = await runtime.runPromise(
+          Effect.all(
+            Array.from({ length: 8 }, () => OAuthStore.use((s) => s.take(model, "t1", { secret: "s1" }))),
+            { concurrency: "unbounded" },
+          ),
+        )
+        expect(takes.filter(Option.isSome).map((t) => t.value)).toEqual([{ secret: "s1", text: "kept" }])
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.find(model, "t1"))))).toBe(true)
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.take(model, "t1", { secret: "s1" }))))).toBe(true)
+        await run(OAuthStore.use((s) => s.upsert(model, "gone", { secret: "s1" }, 0)))
+        expect(Option.isNone(await run(OAuthStore.use((s) => s.take(model, "gone", { secret: "s1" }))))).toBe(true)
+      })
       it("should not return expired payloads", async () => {
         const model = uid("Model")
         await run(OAuthStore.use((s) => s.upsert(model, "gone", { uid: "ug", accountId: "acc_e" }, 0)))

@@ -101,6 +101,14 @@ export const memoryOAuthStore = (state: MemoryState, now: () => number = Date.no
         return true
       }),
     destroy: (model, id) => Effect.sync(() => void state.oauth.delete(`${model}#${id}`)),
+    // one synchronous step, as the database's delete ... returning: of two takes, one gets the payload
+    take: (model, id, match) =>
+      Effect.sync(() => {
+        const e = live(model, id)
+        if (e === undefined || !Object.entries(match).every(([field, value]) => e.payload[field] === value)) return Option.none<StoredPayload>()
+        state.oauth.delete(`${model}#${id}`)
+        return Option.some(withConsumed(e))
+      }),
     revokeByGrantId: (grantId) =>
       Effect.sync(() => {
         for (const [k, e] of state.oauth) if (e.payload["grantId"] === grantId) state.oauth.delete(k)

@@ -123,6 +123,20 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
       return Effect.map(update, () => consumed)
     },
     destroy: (model, id) => write(model, id, (em) => em.nativeDelete(OAuthPayloadEntity, { model, id })),
+    take: (model, id, match) => {
+      // one statement: of calls taking the same payload at once, on any instance, one deletes the row and reads it
+      let taken = Option.none<StoredPayload>()
+      const remove = write(model, id, async (em) => {
+        const rows = await em.execute<Array<{ payload: Record<string, unknown>; consumed_at: string | Date | null }>>(
+          `delete from oauth_payloads where model = ? and id = ? and (expires_at is null or expires_at > ?) and payload @> ?::jsonb
+           returning payload, consumed_at`,
+          [model, id, new Date(now()).toISOString(), JSON.stringify(match)],
+        )
+        const row = rows[0]
+        if (row !== undefined) taken = Option.some(withConsumed({ payload: row.payload, consumedAt: row.consumed_at === null ? null : new Date(row.consumed_at) }))
+      })
+      return Effect.map(remove, () => taken)
+    },
     revokeByGrantId: (grantId) => write("Grant", grantId, (em) => em.nativeDelete(OAuthPayloadEntity, { grantId })),
     listByAccount: (model, accountId) =>
       attempt(async () => {

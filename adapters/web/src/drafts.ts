@@ -126,8 +126,13 @@ const sessionDraftOf = (session: WebSession, id: string | undefined): { key: str
 /** The draft stored under `key` if its secret is `secret` (an overwritten draft's is not), or null. */
 const find = async (deps: HttpDeps, key: string, secret: string): Promise<Draft | null> => {
   const found = await deps.runtime.runPromise(OAuthStore.use((store) => store.find(DRAFT_MODEL, key)))
-  if (Option.isNone(found) || !isDraft(found.value) || found.value["secret"] !== hashOf(secret)) return null
-  const { secret: _, ...draft } = found.value as unknown as Stored
+  return Option.isNone(found) ? null : draftOf(found.value, secret)
+}
+
+/** A stored payload as the draft of `secret`, or null (not a draft, or another secret's). */
+const draftOf = (payload: StoredPayload, secret: string): Draft | null => {
+  if (!isDraft(payload) || payload["secret"] !== hashOf(secret)) return null
+  const { secret: _, ...draft } = payload as unknown as Stored
   return draft
 }
 
@@ -144,6 +149,17 @@ const put = (deps: HttpDeps, key: string, secret: string, draft: Draft): Promise
  */
 const drop = async (deps: HttpDeps, key: string, secret: string): Promise<void> => {
   if ((await find(deps, key, secret)) !== null) await deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
+}
+
+/**
+ * Takes the draft under `key` if it is still the one of `secret`: deleted and answered in one
+ * statement (a delete ... returning, conditional on its secret's hash), so that of two calls taking
+ * it at once (two tabs, two instances) exactly one gets it, the other null. The draft of an old
+ * address, whose slot now holds a newer draft, is gone already, and the newer one stays.
+ */
+const take = async (deps: HttpDeps, key: string, secret: string): Promise<Draft | null> => {
+  const taken = await deps.runtime.runPromise(OAuthStore.use((store) => store.take(DRAFT_MODEL, key, { secret: hashOf(secret) })))
+  return Option.isNone(taken) ? null : draftOf(taken.value, secret)
 }
 
 /** Largest title and reason a draft keeps, together (UTF-8 bytes): far past their own limits (500 characters each). */
@@ -340,15 +356,15 @@ export const adoptPendingDraft = async (
       left.push(value)
       continue
     }
+    // Taken in one step (deleted and read): of two sign-ins adopting it at once (two tabs, two
+    // instances), one gets it; for the other it is gone, as if taken before.
+    const taken = await take(deps, at.key, at.secret)
+    if (taken === null) continue
     // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
     // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
-    if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
-      await drop(deps, at.key, at.secret)
-      continue
-    }
-    const { keptAt: _, ...kept } = draft
+    if (typeof taken.keptAt !== "number" || session.createdAt < taken.keptAt) continue
+    const { keptAt: _, ...kept } = taken
     adopted = await keepDraft(deps, session, kept)
-    await drop(deps, at.key, at.secret)
   }
   if (left.length !== tokens.length) setPendingTokens(ctx, deps, left)
   return adopted

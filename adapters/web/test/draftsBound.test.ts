@@ -129,4 +129,34 @@ describe("drafts kept side by side", () => {
     expect(found.filter((d) => d !== null)).toHaveLength(stored)
     expect(found.every((d, i) => d === null || d.title === `Pending ${i}`)).toBe(true)
   })
+
+  it("should give a pending draft to one of many sign-ins that open its article at the same moment on two instances", async () => {
+    const sent = await fetch(`${servers[0]!.url}/articles/art_d1/edit`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": FORM, "sec-fetch-site": "same-origin" },
+      body: form({ title: "Adopted once", body: "<p>x</p>", revision: "1" }),
+    })
+    const pending = /cs_draft=([\w-]+)/.exec(sent.headers.get("set-cookie") ?? "")![1]!
+    // as many tabs of that browser, each signed in (its own session), each with the pending cookie
+    const tabs = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const jar = new Map<string, string>([["cs_draft", pending]])
+        const home = await fetch(`${servers[i % 2]!.url}/`, { redirect: "manual", headers: { cookie: cookieHeader(jar) } })
+        keep(jar, home)
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(await home.text())![1]!
+        const signIn = await fetch(`${servers[i % 2]!.url}/`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": FORM, cookie: cookieHeader(jar) },
+          body: form({ _csrf: csrf, email: "drafts@example.com", password: "password-drafts", next: "/sites" }),
+        })
+        keep(jar, signIn)
+        return jar
+      }),
+    )
+    const opened = await Promise.all(tabs.map((jar, i) => fetch(`${servers[i % 2]!.url}/articles/art_d1`, { redirect: "manual", headers: { cookie: cookieHeader(jar) } })))
+    expect(opened.filter((res) => res.status === 303 && /\?draft=/.test(res.headers.get("location") ?? ""))).toHaveLength(1)
+    expect(opened.filter((res) => res.status === 200)).toHaveLength(tabs.length - 1)
+  })
 })

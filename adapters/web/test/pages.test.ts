@@ -5,7 +5,9 @@ import { createHash } from "node:crypto"
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
-import { findPendingDraft } from "../src/drafts.ts"
+import type { HttpDeps } from "@content-site/http"
+import type { ParameterizedContext } from "koa"
+import { adoptPendingDraft, findDraft, findPendingDraft } from "../src/drafts.ts"
 
 const fixture = {
   accounts: [
@@ -369,6 +371,29 @@ describe("web pages over HTTP", () => {
     const offered = await (await c.request(back.headers.get("location")!.replace(/#.*$/, ""))).text()
     expect(offered).toContain(`value="${title}"`)
     expect(offered).toContain("This edit was sent while another account was signed in on this browser, so it was not saved.")
+  })
+
+  it("should give an edit sent after the session ended to one of two sign-ins adopting it at the same moment", async () => {
+    const title = "Pending for one tab"
+    const sent = await fetch(`${server.url}/articles/art_p1/edit`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
+      body: new URLSearchParams({ title, body: "<p>once</p>", revision: "1" }).toString(),
+    })
+    const pending = /cs_draft=([\w-]+)/.exec(sent.headers.get("set-cookie") ?? "")![1]!
+    // two tabs of that browser, each signed in (its own session), open the article at once
+    const deps = { runtime: server.runtime, publicUrl: server.url } as unknown as HttpDeps
+    const tab = (key: string) => ({
+      ctx: { cookies: { get: () => pending }, append: () => {} } as unknown as ParameterizedContext,
+      session: { key, accountId: "acc_p1", csrf: "c", createdAt: Date.now(), flash: null },
+    })
+    const tabs = [tab("tab-one-session"), tab("tab-two-session")]
+    const adopted = await Promise.all(tabs.map((t) => adoptPendingDraft(t.ctx, deps, t.session, "art_p1", async () => true)))
+    expect(adopted.filter((id) => id !== null)).toHaveLength(1)
+    const i = adopted.findIndex((id) => id !== null)
+    expect(await findDraft(deps, tabs[i]!.session, "art_p1", adopted[i]!)).toMatchObject({ title })
+    expect(await findPendingDraft(deps, pending)).toBeNull()
   })
 
   it("should show another account's article and site as not found", async () => {

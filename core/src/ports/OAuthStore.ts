@@ -25,6 +25,12 @@ export class OAuthStore extends Context.Service<OAuthStore, {
    */
   readonly consume: (model: string, id: string) => Effect.Effect<boolean, Unavailable>
   readonly destroy: (model: string, id: string) => Effect.Effect<void, Unavailable>
+  /**
+   * Deletes a live payload whose fields include every one of `match` (each equal) and answers it,
+   * in one statement: of calls taking the same payload at once, on any instance, exactly one gets
+   * it; the others get none, as does a call for a payload gone, expired or not matching (which stays).
+   */
+  readonly take: (model: string, id: string, match: Readonly<Record<string, string>>) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
   readonly revokeByGrantId: (grantId: string) => Effect.Effect<void, Unavailable>
   /** Payloads of a model whose `accountId` field is the given account (connected clients). */
   readonly listByAccount: (model: string, accountId: string) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly payload: StoredPayload }>, Unavailable>
