@@ -142,16 +142,6 @@ const put = (deps: HttpDeps, key: string, secret: string, draft: Draft): Promise
 }
 
 /**
- * Drops the draft under `key` if it is still the one of `secret`: the draft of an old address,
- * whose slot now holds a newer draft, is gone already, and the newer one stays. (Read, then
- * destroyed: only a draft kept in that slot in between, MAX_DRAFTS drafts of the same owner
- * later, would go with it.)
- */
-const drop = async (deps: HttpDeps, key: string, secret: string): Promise<void> => {
-  if ((await find(deps, key, secret)) !== null) await deps.runtime.runPromise(OAuthStore.use((store) => store.destroy(DRAFT_MODEL, key)))
-}
-
-/**
  * Takes the draft under `key` if it is still the one of `secret`: deleted and answered in one
  * statement (a delete ... returning, conditional on its secret's hash), so that of two calls taking
  * it at once (two tabs, two instances) exactly one gets it, the other null. The draft of an old
@@ -250,10 +240,14 @@ export const findDraft = async (deps: HttpDeps, session: WebSession, articleId: 
   return draft !== null && draft.articleId === articleId ? draft : null
 }
 
-/** Forgets a draft once its text was saved (a newer draft in its slot stays). */
-export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string | undefined): Promise<void> => {
+/**
+ * Forgets a draft once its text was saved (a newer draft in its slot stays), in one statement:
+ * true when this call removed it, false when it was gone already (another request dropped it at
+ * the same moment, it expired, or its slot holds a newer draft).
+ */
+export const dropDraft = async (deps: HttpDeps, session: WebSession, id: string | undefined): Promise<boolean> => {
   const at = sessionDraftOf(session, id)
-  if (at !== null) await drop(deps, at.key, at.secret)
+  return at !== null && (await take(deps, at.key, at.secret)) !== null
 }
 
 /**

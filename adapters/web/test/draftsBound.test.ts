@@ -11,7 +11,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
 import { createTestDatabase } from "../../../test/support/databases.ts"
-import { findPendingDraft, MAX_DRAFTS } from "../src/drafts.ts"
+import { dropDraft, findDraft, findPendingDraft, keepDraft, MAX_DRAFTS } from "../src/drafts.ts"
 
 const fixture = {
   accounts: [
@@ -128,6 +128,14 @@ describe("drafts kept side by side", () => {
     const found = await Promise.all(tokens.map((t) => findPendingDraft({ runtime: servers[0]!.runtime } as Parameters<typeof findPendingDraft>[0], t!)))
     expect(found.filter((d) => d !== null)).toHaveLength(stored)
     expect(found.every((d, i) => d === null || d.title === `Pending ${i}`)).toBe(true)
+  })
+
+  it("should drop a draft once when two instances drop it at the same moment", async () => {
+    const deps = servers.map((server) => ({ runtime: server.runtime, publicUrl: server.url }) as unknown as Parameters<typeof dropDraft>[0])
+    const session = { key: `drop-twice-${Date.now()}`, accountId: "acc_d1", csrf: "c", createdAt: Date.now(), flash: null }
+    const id = (await keepDraft(deps[0]!, session, { articleId: "art_d1", title: "Dropped", body: "<p>x</p>", reason: "", revision: 1, refusal: { message: "m", blocks: [], details: [] } }))!
+    expect((await Promise.all([dropDraft(deps[0]!, session, id), dropDraft(deps[1]!, session, id)])).sort()).toEqual([false, true])
+    expect(await findDraft(deps[1]!, session, "art_d1", id)).toBeNull()
   })
 
   it("should give a pending draft to one of many sign-ins that open its article at the same moment on two instances", async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
 import type { HttpDeps } from "@content-site/http"
 import type { ParameterizedContext } from "koa"
-import { adoptPendingDraft, findDraft, findPendingDraft } from "../src/drafts.ts"
+import { adoptPendingDraft, dropDraft, findDraft, findPendingDraft, keepDraft, MAX_DRAFTS } from "../src/drafts.ts"
 
 const fixture = {
   accounts: [
@@ -394,6 +394,23 @@ describe("web pages over HTTP", () => {
     const i = adopted.findIndex((id) => id !== null)
     expect(await findDraft(deps, tabs[i]!.session, "art_p1", adopted[i]!)).toMatchObject({ title })
     expect(await findPendingDraft(deps, pending)).toBeNull()
+  })
+
+  it("should drop a draft in one step: of two drops at once one removes it, and a newer draft kept in its slot meanwhile stays", async () => {
+    const deps = { runtime: server.runtime, publicUrl: server.url } as unknown as HttpDeps
+    const session = { key: `drop-session-${Date.now()}`, accountId: "acc_p1", csrf: "c", createdAt: Date.now(), flash: null }
+    const draft = (title: string) => ({ articleId: "art_p1", title, body: "<p>x</p>", reason: "", revision: 1, refusal: { message: "m", blocks: [], details: [] } })
+    const first = (await keepDraft(deps, session, draft("Dropped twice")))!
+    expect((await Promise.all([dropDraft(deps, session, first), dropDraft(deps, session, first)])).sort()).toEqual([false, true])
+    expect(await findDraft(deps, session, "art_p1", first)).toBeNull()
+    expect(await dropDraft(deps, session, first)).toBe(false)
+    // the oldest draft's slot is taken by a new one while the oldest is dropped: the new one stays
+    const oldest = (await keepDraft(deps, session, draft("Oldest")))!
+    for (let i = 1; i < MAX_DRAFTS; i++) await keepDraft(deps, session, draft(`Between ${i}`))
+    const [newest, dropped] = await Promise.all([keepDraft(deps, session, draft("Newest")), dropDraft(deps, session, oldest)])
+    expect(newest!.slice(0, 1)).toBe(oldest.slice(0, 1))
+    expect(await findDraft(deps, session, "art_p1", newest!)).toMatchObject({ title: "Newest" })
+    expect(typeof dropped).toBe("boolean")
   })
 
   it("should show another account's article and site as not found", async () => {
