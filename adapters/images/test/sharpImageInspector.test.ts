@@ -2,6 +2,7 @@ import { ImageInspector } from "@content-site/core"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { execFile } from "node:child_process"
 import { fileTypeFromBuffer } from "file-type"
+import { readFileSync } from "node:fs"
 import { deflateSync, crc32 } from "node:zlib"
 import sharp from "sharp"
 import { describe, expect, it } from "vitest"
@@ -235,15 +236,29 @@ describe("sharpImageInspector", () => {
 
   it("should refuse an image whose decoding process dies under it (a decoder crash, the OOM killer), never as a defect", async () => {
     const bomb = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: "#abcdef" } }).avif({ quality: 50, effort: 0 }).toBuffer()
+    const imageChildren = async (): Promise<Array<number>> => {
+      const out = await new Promise<string>((resolve) => execFile("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], (_e, stdout) => resolve(stdout)))
+      return out.split("\n").filter((l) => l.includes("imageProcess")).map((l) => Number.parseInt(l.trim(), 10))
+    }
+    // Another pool's processes (an earlier test's, killed at its close but not yet gone) are not this one's.
+    const before = new Set(await imageChildren())
     const work = Effect.runPromiseExit(
       Effect.flip(ImageInspector.use((i) => i.inspect(bomb, "acc_a"))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 30, concurrent: 1 }))),
     )
     // The pool's processes are this process's children; the one decoding started first (the
-    // spare is started once it took the job), so it has the lowest pid.
+    // spare is forked only once the first has started and taken the job), so it has the earliest
+    // start time. Not the lowest pid: pids wrap (at 32768 on a machine like CI's), and a spare
+    // forked after the wrap has the lower one.
+    const startTime = (pid: number): number => {
+      // field 22, counted after the command's closing bracket (the name may hold spaces)
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+    }
     const decoding = async (): Promise<number | undefined> => {
-      const out = await new Promise<string>((resolve) => execFile("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], (_e, stdout) => resolve(stdout)))
-      const pids = out.split("\n").filter((l) => l.includes("imageProcess")).map((l) => Number.parseInt(l.trim(), 10))
-      return pids.length >= 2 ? Math.min(...pids) : undefined
+      const pids = (await imageChildren()).filter((pid) => !before.has(pid))
+      if (pids.length < 2) return undefined
+      const started = pids.map((pid) => ({ pid, at: startTime(pid) }))
+      return started.reduce((a, b) => (b.at < a.at ? b : a)).pid
     }
     let pid: number | undefined
     // (the job is sent before the spare is started: once there are two, the first holds the image)
