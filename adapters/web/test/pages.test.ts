@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+import { type StartedServer, type StartOptions, startServer } from "../../../apps/server/server.ts"
 import type { HttpDeps } from "@content-site/http"
 import type { ParameterizedContext } from "koa"
 import { adoptPendingDraft, dropDraft, findDraft, findPendingDraft, keepDraft, MAX_DRAFTS } from "../src/drafts.ts"
@@ -946,30 +946,52 @@ describe("web pages over HTTP", () => {
   })
 
   it("should not bring a signed-out session back when a request that began before the sign-out leaves a message", async () => {
-    const c = client()
-    await c.signIn("one@example.com", "password-one")
-    const old = c.jar.get("cs_session")!
-    const csrf = await c.csrfOf("/articles/art_p3")
-    // An upload that read the session, then sends its body slowly (a stolen cookie's holder can).
-    const boundary = "----slowupload"
-    const url = new URL(`${server.url}/articles/art_p3/image`)
-    const upload = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { cookie: `cs_session=${old}`, "content-type": `multipart/form-data; boundary=${boundary}`, "transfer-encoding": "chunked" } })
-    const answered = new Promise<number>((resolve, reject) => {
-      upload.on("response", (res) => {
-        res.resume()
-        resolve(res.statusCode ?? 0)
+    // A server of its own, whose page spans say when the upload's handler starts: by then its
+    // session has been read (`signedIn` reads it first), so the sign-out below lands after that
+    // read on any machine, however loaded, instead of after a guessed while.
+    let handlerStarted: () => void = () => {}
+    const uploadHandled = new Promise<void>((resolve) => (handlerStarted = resolve))
+    const tracing: NonNullable<StartOptions["tracing"]> = {
+      traceId: () => undefined,
+      serve: (_req, _res, work) => work(),
+      nameServerSpan: () => {},
+      span: (name, work) => {
+        if (name === "page POST /articles/{id}/image") handlerStarted()
+        return work()
+      },
+      shutdown: async () => ({ exported: 0, failed: 0, dropped: 0 }),
+    }
+    const own = await startServer({ storage: "memory", quiet: true, tracing, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
+    try {
+      await own.runtime.runPromise(importData(fixture))
+      const c = client(() => own)
+      await c.signIn("one@example.com", "password-one")
+      const old = c.jar.get("cs_session")!
+      const csrf = await c.csrfOf("/articles/art_p3")
+      // An upload that read the session, then sends its body slowly (a stolen cookie's holder can).
+      const boundary = "----slowupload"
+      const url = new URL(`${own.url}/articles/art_p3/image`)
+      const upload = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { cookie: `cs_session=${old}`, "content-type": `multipart/form-data; boundary=${boundary}`, "transfer-encoding": "chunked" } })
+      const answered = new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+        upload.on("response", (res) => {
+          res.resume()
+          resolve({ status: res.statusCode ?? 0, location: res.headers.location })
+        })
+        upload.on("error", reject)
       })
-      upload.on("error", reject)
-    })
-    upload.write(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const signOut = await c.request("/signout", { method: "POST", form: { _csrf: await c.csrfOf("/sites") } })
-    expect(signOut.status).toBe(303)
-    // the upload ends without a file: its answer leaves a message ("Choose an image file")
-    upload.end(`--${boundary}--\r\n`)
-    expect(await answered).toBe(303)
-    const replay = await fetch(`${server.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
-    expect(replay.status).toBe(303)
+      upload.write(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`)
+      await uploadHandled
+      const signOut = await c.request("/signout", { method: "POST", form: { _csrf: await c.csrfOf("/sites") } })
+      expect(signOut.status).toBe(303)
+      // the upload ends without a file: its answer leaves a message ("Choose an image file"), as a
+      // signed-in request (back to the article, not to the sign-in page)
+      upload.end(`--${boundary}--\r\n`)
+      expect(await answered).toEqual({ status: 303, location: "/articles/art_p3" })
+      const replay = await fetch(`${own.url}/sites`, { headers: { Cookie: `cs_session=${old}` }, redirect: "manual" })
+      expect(replay.status).toBe(303)
+    } finally {
+      await own.close()
+    }
   })
 
   it("should end a session 7 days after its sign-in, however recently a message refreshed its record", async () => {
