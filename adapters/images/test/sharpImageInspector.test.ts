@@ -276,11 +276,14 @@ describe("sharpImageInspector", () => {
       const out = await new Promise<string>((resolve) => execFile("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], (_e, stdout) => resolve(stdout)))
       return out.split("\n").filter((l) => l.includes("imageProcess")).map((l) => Number.parseInt(l.trim(), 10))
     }
+    // Another pool's processes (an earlier test's, killed at its close but not yet gone) are not this one's.
+    const before = new Set(await children())
+    const ours = async () => (await children()).filter((pid) => !before.has(pid))
     try {
       await runtime.runPromise(ImageInspector.use((i) => i.inspect(png, "acc_a")))
       // the process that read it and the spare started meanwhile, both idle: both end
       let idle: Array<number> = []
-      while ((idle = await children()).length < 2) await new Promise((resolve) => setTimeout(resolve, 50))
+      while ((idle = await ours()).length < 2) await new Promise((resolve) => setTimeout(resolve, 50))
       for (const pid of idle) process.kill(pid, "SIGKILL")
       while ((await children()).some((pid) => idle.includes(pid))) await new Promise((resolve) => setTimeout(resolve, 50))
       const again = await runtime.runPromiseExit(ImageInspector.use((i) => i.inspect(png, "acc_a")))
