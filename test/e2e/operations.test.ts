@@ -61,7 +61,8 @@ beforeAll(async () => {
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()))
   const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`server exited (${code}): ${stderr}`))))
-  const listening = eventually(() => /listening on (http:\/\/\S+)/.exec(stdout)?.[1], (url) => url !== undefined, 60_000)
+  // up to the space after it: a chunk of the pipe may end inside the address
+  const listening = eventually(() => /listening on (http:\/\/\S+) /.exec(stdout)?.[1], (url) => url !== undefined, 60_000)
   base = (await Promise.race([listening, exited])) ?? ""
   expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
 })

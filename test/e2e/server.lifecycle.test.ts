@@ -128,7 +128,8 @@ describe("shutdown", () => {
       const listening = new Promise<string>((resolve, reject) => {
         child.stdout.on("data", (d) => {
           out += d.toString()
-          const m = /listening on (http:\/\/\S+)/.exec(out)
+          // up to the space after it: a chunk of the pipe may end inside the address
+          const m = /listening on (http:\/\/\S+) /.exec(out)
           if (m?.[1] !== undefined) resolve(m[1])
         })
         child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))

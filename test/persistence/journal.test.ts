@@ -44,8 +44,9 @@ const startServer = (env: Record<string, string>): Promise<{ child: ChildProcess
     child.stderr!.on("data", (d) => (errors += d))
     child.stdout!.on("data", (d) => {
       out += d
-      const url = /listening on (\S+)/.exec(out)?.[1]
-      const apiKey = /API key: (cs_\w+)/.exec(out)?.[1]
+      // (each up to what follows it: a chunk of the pipe may end inside the address or the key)
+      const url = /listening on (\S+) /.exec(out)?.[1]
+      const apiKey = /API key: (cs_\w+)["\s]/.exec(out)?.[1]
       if (url !== undefined && apiKey !== undefined) resolve({ child, url, apiKey })
     })
     child.on("exit", (code) => reject(new Error(`server exited (${code}): ${errors}`)))
