@@ -231,7 +231,9 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
       const row = await firstRow("select payload from oauth_payloads where model = 'Jwks' and id = 'signing'")
       return ((row?.payload.keys ?? []) as Array<{ kid: string }>).map((k) => k.kid)
     }
+    const sentAt = Date.now()
     const first = await admin("oauth", "rotate-key")
+    const answeredAt = Date.now()
     expect(first.stderr).toBe("")
     expect(first.code).toBe(0)
     const firstKid = /signing key (es256-[0-9a-f]+)/.exec(first.stdout)?.[1]
@@ -239,7 +241,9 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(await kids()).toContain(firstKid)
     expect((await kids()).length).toBe(2)
     const activatesAt = Date.parse(/from (\S+)\.$/m.exec(first.stdout)?.[1] ?? "")
-    expect(activatesAt - Date.now()).toBeGreaterThan(250_000)
+    // 300 s (the default) after the command's own clock, read in whole seconds while it ran
+    expect(activatesAt - 300_000).toBeGreaterThan(sentAt - 1_000)
+    expect(activatesAt - 300_000).toBeLessThanOrEqual(answeredAt)
     const second = await admin("oauth", "rotate-key", "--activate-in", "0")
     expect(second.code).toBe(0)
     expect((await kids()).length).toBe(3)
