@@ -118,8 +118,10 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
 
   it("should apply the good lines as rewrite revisions, refuse the bad ones alone, and leave the daily edit limit untouched", async () => {
     // The account's edits for today are used up: the rewrite job must still apply and count nothing.
+    // (Today's and tomorrow's, UTC: the command reads its own clock, and a midnight may fall between.)
     const today = new Date().toISOString().slice(0, 10)
-    await client.query("insert into edit_counters (account_id, day, count) values ('acc_rw', $1, 200)", [today])
+    const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+    for (const day of [today, tomorrow]) await client.query("insert into edit_counters (account_id, day, count) values ('acc_rw', $1, 200)", [day])
     const out = await admin("rewrite", "apply", join(temp.dir, "batch.jsonl"))
     expect(out.stderr).toBe("")
     expect(out.code).toBe(1)
@@ -143,7 +145,10 @@ describe("admin rewrite apply on PostgreSQL", { timeout: 120_000 }, () => {
     expect(revisions[0].body).toContain(PARTNER)
     expect((await rows("select revision, title from articles where id = 'art_rw3'"))[0]).toEqual({ revision: 1, title: "Third" })
 
-    expect(await rows("select account_id, day, count from edit_counters order by account_id")).toEqual([{ account_id: "acc_rw", day: today, count: 200 }])
+    expect(await rows("select account_id, day, count from edit_counters order by account_id, day")).toEqual([
+      { account_id: "acc_rw", day: today, count: 200 },
+      { account_id: "acc_rw", day: tomorrow, count: 200 },
+    ])
 
     const entries = await rows(
       "select account_id, channel, action, site_id, article_id, status, error_code, actor from activity where channel = 'platform' order by article_id, status",
