@@ -350,15 +350,23 @@ export const adoptPendingDraft = async (
       left.push(value)
       continue
     }
-    // Taken in one step (deleted and read): of two sign-ins adopting it at once (two tabs, two
-    // instances), one gets it; for the other it is gone, as if taken before.
-    const taken = await take(deps, at.key, at.secret)
-    if (taken === null) continue
     // Only a sign-in after the edit was kept takes it: a session that was alive all along did not
     // send it (a cross-site form, which carries no session cookie, cannot plant text in an editor).
-    if (typeof taken.keptAt !== "number" || session.createdAt < taken.keptAt) continue
-    const { keptAt: _, ...kept } = taken
-    adopted = await keepDraft(deps, session, kept)
+    if (typeof draft.keptAt !== "number" || session.createdAt < draft.keptAt) {
+      await take(deps, at.key, at.secret)
+      continue
+    }
+    // Copied into this session first, then taken from the pending ones in one step (deleted and
+    // read): of two sign-ins adopting it at once (two tabs, two instances) one takes it, and the
+    // other drops its copy, as if it had been taken before. A store failing between the two steps
+    // leaves it pending (and maybe copied), never lost.
+    const { keptAt: _, ...kept } = draft
+    const copy = await keepDraft(deps, session, kept)
+    if ((await take(deps, at.key, at.secret)) === null) {
+      await dropDraft(deps, session, copy ?? undefined)
+      continue
+    }
+    adopted = copy
   }
   if (left.length !== tokens.length) setPendingTokens(ctx, deps, left)
   return adopted
