@@ -37,6 +37,7 @@ describe("the html module", () => {
       "readStoredBody",
       "rememberProtectedBlocks",
       "sanitizeArticleHtml",
+      "sanitizeEachPart",
       "settleMerge",
     ])
   })
