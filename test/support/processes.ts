@@ -1,6 +1,7 @@
 /** Child Node processes for persistence tests, on the pinned Node 24 (TypeScript by type stripping). */
 import { spawn, type ChildProcess } from "node:child_process"
 import { dirname, join } from "node:path"
+import { StringDecoder } from "node:string_decoder"
 import { fileURLToPath } from "node:url"
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -22,15 +23,20 @@ export const runNode = (script: string, args: ReadonlyArray<string>, env: Record
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
 
-/** Resolves with the first stdout line matching `pattern`. */
+/**
+ * Resolves with the first whole stdout line matching `pattern` (a line is whole once its line
+ * break came: a chunk may end inside one, or inside a character of several bytes).
+ */
 export const waitForLine = (child: ChildProcess, pattern: RegExp) =>
   new Promise<string>((resolve, reject) => {
-    let buffer = ""
+    const decoder = new StringDecoder("utf8")
+    let partial = ""
     let errors = ""
     child.stderr!.on("data", (d) => (errors += d))
     const onData = (d: Buffer) => {
-      buffer += d.toString()
-      for (const line of buffer.split("\n")) {
+      const lines = (partial + decoder.write(d)).split("\n")
+      partial = lines.pop() ?? ""
+      for (const line of lines) {
         if (pattern.test(line)) {
           child.stdout!.off("data", onData)
           resolve(line)
