@@ -234,7 +234,8 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     const sentAt = Date.now()
     const first = await admin("oauth", "rotate-key")
     const answeredAt = Date.now()
-    expect(first.stderr).toBe("")
+    // (nothing but the migrations, when this case runs without the one that migrates first)
+    expect(first.stderr.replace(/^database: applied \d+ migrations\n/, "")).toBe("")
     expect(first.code).toBe(0)
     const firstKid = /signing key (es256-[0-9a-f]+)/.exec(first.stdout)?.[1]
     // on a fresh database the key in force is made first, then the new one is added beside it
