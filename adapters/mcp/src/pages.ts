@@ -102,7 +102,9 @@ export const signInPage = (options: {
 }): Page => {
   const action = `/oauth/interaction/${encodeURIComponent(options.uid)}/login`
   const intro = `<p>${clientTitle(options.client)} (${esc(options.client.redirectHost)}) wants to connect to your Content-Site account. Sign in to continue.</p>`
-  const error = options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ""
+  const error = options.error ? `<p class="error" role="alert" id="signin-error">${esc(options.error)}</p>` : ""
+  // A refused attempt marks both fields, each described by the message (read with the field).
+  const invalid = options.error ? ' aria-invalid="true" aria-describedby="signin-error"' : ""
   const continueForm = options.signedInEmail
     ? `<form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">
@@ -114,9 +116,9 @@ export const signInPage = (options: {
   const form = `<form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${esc(options.csrf)}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${esc(options.email ?? "")}"${options.error || options.signedInEmail ? "" : " autofocus"}>
+<input id="email" name="email" type="email" autocomplete="username" required value="${esc(options.email ?? "")}"${invalid}${options.error || options.signedInEmail ? "" : " autofocus"}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${options.error ? " autofocus" : ""}>
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${options.error ? " autofocus" : ""}>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>`
   return layout("Sign in", `<h1>Sign in</h1>\n${intro}\n${error}\n${continueForm}\n${form}`, redirectSource(options.client.redirectUri))

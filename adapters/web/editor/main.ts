@@ -204,7 +204,16 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   }
   view = new EditorView(surface, {
     state: stateOf("doc" in initial ? initial.doc : schema.topNodeType.createAndFill()!),
-    attributes: { id: "body-visual", role: "textbox", "aria-multiline": "true", "aria-label": "Article body", "aria-describedby": "body-hint", class: "editor-content" },
+    attributes: {
+      id: "body-visual",
+      role: "textbox",
+      "aria-multiline": "true",
+      "aria-label": "Article body",
+      // The textarea's description and state (a refused save: its message, aria-invalid) carry over.
+      "aria-describedby": textarea.getAttribute("aria-describedby") ?? "body-hint",
+      ...(textarea.getAttribute("aria-invalid") === "true" ? { "aria-invalid": "true" } : {}),
+      class: "editor-content",
+    },
     nodeViews: {
       protected_inline: (node) => new ProtectedView(node, true),
       protected_block: (node) => new ProtectedView(node, false),

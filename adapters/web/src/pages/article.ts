@@ -174,7 +174,7 @@ export const articleContent = (v: ArticleView): Html => {
           <div>
             <label for="body">Body (HTML)</label>
             <p class="hint" id="body-hint">Scripts, frames, styles and event handlers are removed when you save. Keep every element with <code>data-service-protected</code> exactly as it is.</p>
-            <textarea id="body" name="body" class="code" aria-describedby="body-hint" spellcheck="false"${v.editor ? html` data-editor data-preview="/articles/${id}/preview"${v.form.mode === "source" ? html` data-mode="source"` : ""}` : ""}>
+            <textarea id="body" name="body" class="code" aria-describedby="body-hint${v.refusal ? " edit-error" : ""}"${v.refusal ? html` aria-invalid="true"` : ""} spellcheck="false"${v.editor ? html` data-editor data-preview="/articles/${id}/preview"${v.form.mode === "source" ? html` data-mode="source"` : ""}` : ""}>
 ${v.form.body}</textarea>
           </div>
           <div><label for="reason">Reason <span class="muted">(optional)</span></label><input type="text" id="reason" name="reason" value="${v.form.reason}" maxlength="500"></div>

@@ -19,12 +19,12 @@ export const signInPage = (input: { csrf: string; email: string; next: string; e
         <div>
           <label for="email">Email</label>
           <input type="email" id="email" name="email" value="${input.email}" autocomplete="username" required
-            ${input.error ? html`aria-describedby="signin-error"` : html`autofocus`}>
+            ${input.error ? html`aria-invalid="true" aria-describedby="signin-error"` : html`autofocus`}>
         </div>
         <div>
           <label for="password">Password</label>
           <input type="password" id="password" name="password" autocomplete="current-password" required
-            ${input.error ? html`autofocus aria-describedby="signin-error"` : ""}>
+            ${input.error ? html`autofocus aria-invalid="true" aria-describedby="signin-error"` : ""}>
         </div>
         <div><button type="submit" class="button">Sign in</button></div>
       </form>

