@@ -69,7 +69,7 @@ const audit = async (page: Page, name: string, found: Array<string>): Promise<vo
  * alert, and each field concerned is invalid and described by the message.
  */
 const formError = async (page: Page, title: string, fields: ReadonlyArray<string>, message: string): Promise<void> => {
-  void title
+  expect(await page.title()).toBe(`${title} · Content-Site`)
   expect(await page.getAttribute(message, "role")).toBe("alert")
   for (const field of fields) {
     expect(await page.getAttribute(field, "aria-invalid"), field).toBe("true")

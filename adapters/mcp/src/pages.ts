@@ -121,7 +121,7 @@ export const signInPage = (options: {
 <input id="password" name="password" type="password" autocomplete="current-password" required${invalid}${options.error ? " autofocus" : ""}>
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>`
-  return layout("Sign in", `<h1>Sign in</h1>\n${intro}\n${error}\n${continueForm}\n${form}`, redirectSource(options.client.redirectUri))
+  return layout(options.error ? "Error: Sign in" : "Sign in", `<h1>Sign in</h1>\n${intro}\n${error}\n${continueForm}\n${form}`, redirectSource(options.client.redirectUri))
 }
 
 /**

@@ -81,7 +81,8 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       status,
       s,
       "sites",
-      article.title,
+      // A refused save says so first in the page's title (the first thing a screen reader reads).
+      draft?.draft.refusal ? `Not saved: ${article.title}` : article.title,
       articleContent({
         article,
         siteName,

@@ -30,7 +30,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       status,
       s,
       "connect",
-      "Connect Site",
+      nameError === null ? "Connect Site" : "Error: Connect Site",
       connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError, keyForm }),
       await takeFlash(deps, s.session),
       true,

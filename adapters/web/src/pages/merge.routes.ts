@@ -80,7 +80,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       status,
       s,
       "sites",
-      `Settle a conflict · ${article.title}`,
+      `${error === null ? "" : "Not saved: "}Settle a conflict · ${article.title}`,
       mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, mine: { title: draft.title, body: draft.body }, csrf: s.session.csrf, account: s.caller.accountId, chosen, typed, error }),
       null,
       true,

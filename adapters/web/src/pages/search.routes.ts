@@ -31,7 +31,7 @@ export const mountSearchRoutes = (router: Router, kit: PageKit): void => {
       if (Result.isFailure(searched)) {
         if (searched.failure._tag !== "InvalidRequest") throw searched.failure
         const error = toProblem(searched.failure, requestIdOf(ctx), deps.publicUrl).detail
-        render(ctx, 400, s, "sites", "Search", searchContent({ q, site, results: null, query, error }))
+        render(ctx, 400, s, "sites", "Error: Search", searchContent({ q, site, results: null, query, error }))
         return
       }
       render(ctx, 200, s, "sites", `Search: ${q}`, searchContent({ q, site, results: searched.success, query, error: null }))

@@ -7,7 +7,7 @@ import { csrfInput, page } from "../layout.ts"
  */
 export const signInPage = (input: { csrf: string; email: string; next: string; error: string | null; notice: string | null }): Html =>
   page(
-    { title: "Sign in", nav: null, account: null, csrf: input.csrf },
+    { title: input.error ? "Error: Sign in" : "Sign in", nav: null, account: null, csrf: input.csrf },
     html`<section class="signin card" aria-labelledby="signin-title">
       <h1 id="signin-title">Sign in</h1>
       <p class="muted">Manage your sites' articles, API keys and connected agents.</p>

@@ -63,7 +63,7 @@ export const mountSitesRoutes = (router: Router, kit: PageKit): void => {
         backlinks: backlinks !== null && Result.isSuccess(backlinks) ? backlinks.success : null,
         error,
       })
-      render(ctx, error === null ? 200 : 400, s, "sites", site.name, content, await takeFlash(deps, s.session), true)
+      render(ctx, error === null ? 200 : 400, s, "sites", error === null ? site.name : `Error: ${site.name}`, content, await takeFlash(deps, s.session), true)
     }),
   )
 }
