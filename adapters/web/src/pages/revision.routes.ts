@@ -30,7 +30,7 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
             deps,
             HtmlAnalyzer.use((analyzer) => analyzer.compare(revision.body, article.body, { reading: true, titles: { from: revision.title, to: article.title } }, s.caller.accountId)),
           )
-    render(ctx, status, s, "sites", `Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, comparison, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
+    render(ctx, status, s, "sites", `${refusal ? "Not restored: " : ""}Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, comparison, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
   }
 
   router.get(
