@@ -253,10 +253,11 @@ const MARKED = new RegExp(`${SEARCH_MARK_START}([^${SEARCH_MARK_STOP}]*)${SEARCH
  * loses its mark, and a marked word that belongs to the query's phrases alone (none of its single
  * words) keeps its mark only inside a run of marked words, next to each other, that spells one of
  * the phrases. A marked word this cannot place (a spelling folded otherwise, or stemmed: `-tulip`
- * marks *tulips*) keeps its mark. Work: the headline's marks (at most its words) times the
- * phrases' words (at most the query's 200 characters).
+ * marks *tulips*) keeps its mark. Work: one pass over the headline's text between marks
+ * (`work.read` counts its characters), then the headline's marks (at most its words) times the
+ * phrases' words (at most the query's 200 characters), each step one comparison.
  */
-export const matchedMarksOnly = (headline: string, query: string): string => {
+export const matchedMarksOnly = (headline: string, query: string, work: { read: number } = { read: 0 }): string => {
   const terms = searchQueryTerms(query).flatMap((t) => (t === "OR" ? [] : [{ words: foldedWords(t.text), negated: t.negated }]))
   const positive = terms.flatMap((t) => (t.negated ? [] : [t.words]))
   const positiveWords = new Set(positive.flat())
@@ -267,8 +268,16 @@ export const matchedMarksOnly = (headline: string, query: string): string => {
   const inPhrases = new Set(phrases.flat())
   const marks = Array.from(headline.matchAll(MARKED), (m) => ({ start: m.index, end: m.index + m[0].length, word: foldSearchWord(m[1]!) }))
   const keep = marks.map((m) => !excluded.has(m.word) && (single.has(m.word) || !inPhrases.has(m.word)))
-  // marks next to each other: nothing but spaces and punctuation between them
-  const adjacent = (i: number) => !/[\p{L}\p{N}]/u.test(headline.slice(marks[i - 1]!.end, marks[i]!.start))
+  // marks next to each other: nothing but spaces and punctuation between them. Read once for each
+  // pair of marks, before the phrases: the text between two marks can be most of the headline
+  // (ts_headline counts words, not the spaces and punctuation between them), and each phrase word
+  // that reaches a pair would otherwise read it again (99 times for a 199-character query).
+  const adjacentToPrevious = marks.map((m, i) => {
+    if (i === 0) return false
+    work.read += m.start - marks[i - 1]!.end
+    return !/[\p{L}\p{N}]/u.test(headline.slice(marks[i - 1]!.end, m.start))
+  })
+  const adjacent = (i: number) => adjacentToPrevious[i]!
   for (let i = 0; i < marks.length; i++) {
     for (const phrase of phrases) {
       let n = 0

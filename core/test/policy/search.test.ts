@@ -271,6 +271,21 @@ describe("matchedMarksOnly", () => {
     expect(matchedMarksOnly(headline, 'roses -"tulips lilies"')).toBe(`${m("Roses")} and tulips, Tulips and lilies`)
     expect(matchedMarksOnly(headline, "roses -tulips OR tulips")).toBe(headline)
   })
+  it("should read the text between marks once, however many words the query's phrases have", () => {
+    // The worst headline ts_headline can make: 35 words (MaxWords) apart by runs of white space
+    // (non-word tokens, not counted by MaxWords) filling a body's searched text, and a query of
+    // one phrase of 99 one-letter words (199 characters, under the query's 200).
+    const gap = " ".repeat(Math.floor(SEARCH_HTML_CHARACTERS / 35))
+    const headline = Array.from({ length: 35 }, () => m("x")).join(gap)
+    const query = `"${Array.from({ length: 99 }, () => "x").join(" ")}"`
+    expect(query.length).toBeLessThanOrEqual(MAX_SEARCH_QUERY_CHARACTERS)
+    const work = { read: 0 }
+    // (35 marks cannot spell the 99 words: every mark is the phrase's alone, and goes)
+    expect(matchedMarksOnly(headline, query, work)).toBe(headline.replaceAll(S, "").replaceAll(E, ""))
+    // each character between two marks read once (before: once for each phrase word that could
+    // reach it, up to 34 times here: 3.4 M characters, 35 ms a hit, and a page holds many hits)
+    expect(work.read).toBeLessThanOrEqual(headline.length)
+  })
   it("should leave a headline without phrases as it is, and keep a mark it cannot place", () => {
     const headline = `${m("Crème")} and ${m("brûlée")} and ${m("x")}`
     expect(matchedMarksOnly(headline, "creme brulee")).toBe(headline)
