@@ -213,13 +213,15 @@ export const memoryRepositories = (state: MemoryState) => {
         ),
     }),
     Layer.succeed(RevisionRepository, {
+      // (without bodies, as the database's list)
       list: (accountId, articleId, slice) =>
-        Effect.sync(() =>
-          sliceOf(
+        Effect.sync(() => {
+          const { items, total } = sliceOf(
             [...state.revisions.values()].filter((r) => r.account_id === accountId && r.article_id === articleId).sort((a, b) => b.number - a.number),
             slice,
-          ),
-        ),
+          )
+          return { items: items.map(({ body: _, ...summary }) => summary), total }
+        }),
       get: (accountId, articleId, number) => {
         const r = state.revisions.get(`${articleId}#${number}`)
         return r && r.account_id === accountId ? Effect.succeed(r) : Effect.fail(new NotFound({ resource: "revision", id: `${articleId}/${number}` }))

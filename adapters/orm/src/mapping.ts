@@ -7,6 +7,7 @@ import type {
   ArticleSummaryRecord,
   BacklinkRecord,
   RevisionRecord,
+  RevisionSummaryRecord,
   SiteRecord,
 } from "@content-site/core"
 import type { Actor, ArticleStatus, Channel, KeyScope, Origin } from "@content-site/core"
@@ -159,20 +160,22 @@ export interface RevisionRow {
   id: string; accountId: string; articleId: string; number: number; origin: string; title: string; body: string
   featuredImage?: Image | undefined; reason?: string | null; actor: ActorJson; restoredFrom?: number | null; createdAt: Date
 }
-export const revisionOf = (r: Wire<RevisionRow>): RevisionRecord => ({
+/** A revision's row as a list reads it: every column but the body. */
+export type RevisionSummaryRow = Omit<RevisionRow, "body">
+export const revisionSummaryOf = (r: Wire<RevisionSummaryRow>): RevisionSummaryRecord => ({
   id: r.id,
   account_id: r.accountId,
   article_id: r.articleId,
   number: r.number,
   origin: r.origin as Origin,
   title: r.title,
-  body: r.body,
   featured_image: r.featuredImage ?? null,
   reason: r.reason ?? null,
   actor: { type: r.actor.type, id: r.actor.id, name: r.actor.name },
   restored_from: r.restoredFrom ?? null,
   created_at: iso(r.createdAt),
 })
+export const revisionOf = (r: Wire<RevisionRow>): RevisionRecord => ({ ...revisionSummaryOf(r), body: r.body })
 export const revisionRow = (r: RevisionRecord): Row<RevisionRow> => ({
   id: r.id,
   accountId: r.account_id,

@@ -46,12 +46,14 @@ import {
   articleSummaryOf,
   backlinkOf,
   revisionOf,
+  revisionSummaryOf,
   type AccountRow,
   type ActivityRow,
   type ApiKeyRow,
   type ArticleRow,
   type BacklinkRow,
   type RevisionRow,
+  type RevisionSummaryRow,
   type Wire,
 } from "./mapping.ts"
 import type { Em, Orm } from "./orm.ts"
@@ -74,8 +76,10 @@ const ARTICLE_SUMMARY_OF_A = `a.id, a.account_id as "accountId", a.site_id as "s
 const BACKLINK = `id, account_id as "accountId", site_id as "siteId", date_acquired as "dateAcquired",
   source_domain as "sourceDomain", source_url as "sourceUrl", target_url as "targetUrl", anchor_text as "anchorText",
   anchor_type as "anchorType", category`
-const REVISION = `id, account_id as "accountId", article_id as "articleId", number, origin, title, body,
+// A list of revisions reads no body (REVISION_SUMMARY): `get` reads one revision whole.
+const REVISION_SUMMARY = `id, account_id as "accountId", article_id as "articleId", number, origin, title,
   featured_image as "featuredImage", reason, actor, restored_from as "restoredFrom", created_at as "createdAt"`
+const REVISION = `${REVISION_SUMMARY}, body`
 const ACTIVITY = `id, account_id as "accountId", at, channel, actor, action, site_id as "siteId", article_id as "articleId",
   status, error_code as "errorCode", duration_ms as "durationMs", request_id as "requestId", count`
 /** A site with its article and backlink counts (counted by site, as before). */
@@ -626,8 +630,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           const w = where()
           w.add("account_id = ?", accountId)
           w.add("article_id = ?", articleId)
-          const { rows, total } = await page<Wire<RevisionRow>>(sql, "revisions", REVISION, w, "number desc", slice)
-          return { items: rows.map(revisionOf), total }
+          const { rows, total } = await page<Wire<RevisionSummaryRow>>(sql, "revisions", REVISION_SUMMARY, w, "number desc", slice)
+          return { items: rows.map(revisionSummaryOf), total }
         }),
       get: (accountId, articleId, number) =>
         one(

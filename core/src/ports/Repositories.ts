@@ -15,6 +15,7 @@ import type {
   BacklinkFilter,
   BacklinkRecord,
   RevisionRecord,
+  RevisionSummaryRecord,
   Slice,
   SliceResult,
 } from "./records.ts"
@@ -100,12 +101,15 @@ export class BacklinkRepository extends Context.Service<BacklinkRepository, {
 
 /** Article revisions. */
 export class RevisionRepository extends Context.Service<RevisionRepository, {
-  /** Newest first. */
+  /**
+   * Newest first, without bodies: a list never reads one (a page of 100 revisions of a 1 MiB
+   * article would read 100 MiB to show their titles); `get` reads one revision whole.
+   */
   readonly list: (
     accountId: string,
     articleId: string,
     slice: Slice,
-  ) => Effect.Effect<SliceResult<RevisionRecord>, Unavailable>
+  ) => Effect.Effect<SliceResult<RevisionSummaryRecord>, Unavailable>
   readonly get: (
     accountId: string,
     articleId: string,

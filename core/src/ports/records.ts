@@ -53,6 +53,9 @@ export interface RevisionRecord extends Omit<Revision, "featured image"> {
   readonly featured_image: FeaturedImage
 }
 
+/** A stored revision without its body, as a list of revisions reads it. */
+export type RevisionSummaryRecord = Omit<RevisionRecord, "body">
+
 /** A stored activity entry. */
 export type ActivityRecord = ActivityEntry
 

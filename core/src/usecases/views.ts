@@ -1,4 +1,4 @@
-import type { ActivityRecord, ArticleRecord, ArticleSummaryRecord, BacklinkRecord, RevisionRecord } from "../ports/records.ts"
+import type { ActivityRecord, ArticleRecord, ArticleSummaryRecord, BacklinkRecord, RevisionRecord, RevisionSummaryRecord } from "../ports/records.ts"
 import type { ActivityEntry, Article, ArticleListItem, Backlink, Revision, RevisionSummary } from "../schema/resources.ts"
 import { isId } from "../schema/common.ts"
 import type { LoggedCaller } from "./Caller.ts"
@@ -44,7 +44,7 @@ export const backlinkView = (b: BacklinkRecord): Backlink => ({
 })
 
 /** A revision without its body, as listed and as returned by writes. */
-export const revisionSummaryView = (r: RevisionRecord): RevisionSummary => ({
+export const revisionSummaryView = (r: RevisionSummaryRecord): RevisionSummary => ({
   id: r.id,
   article_id: r.article_id,
   number: r.number,
