@@ -1,4 +1,4 @@
-import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, mergeArticle, readStoredBody, sanitizeEachPart } from "@content-site/core"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, mergeArticle, proseOfHtml, readStoredBody, sanitizeEachPart } from "@content-site/core"
 import { Effect, Layer } from "effect"
 
 /** The article-HTML policy run in the calling thread: for tests and embedders without worker threads. */
@@ -7,6 +7,7 @@ export const inlineHtmlAnalyzer: Layer.Layer<HtmlAnalyzer> = Layer.succeed(HtmlA
   merge: (base, theirs, mine) => Effect.sync(() => mergeArticle(base, theirs, mine)),
   sanitizeEach: (parts) => Effect.sync(() => sanitizeEachPart(parts)),
   readStored: (html) => Effect.sync(() => readStoredBody(html)),
+  prose: (html) => Effect.sync(() => proseOfHtml(html)),
   compare: (fromHtml, toHtml, options) => Effect.sync(() => compareBodies(fromHtml, toHtml, options, makeDiffBudget())),
   applyEdits: (text, edits) => Effect.sync(() => applyTextEdits(text, edits)),
   // No pool to share: every body is taken.

@@ -16,6 +16,7 @@ import {
   type CompareOptions,
   type HtmlRefusal,
   makeDiffBudget,
+  proseOfHtml,
   readStoredBody,
   sanitizeEachPart,
   type StoredBody,
@@ -77,6 +78,11 @@ export function compare(task: CompareTask): BodyComparison {
 /** Reads a stored body's protected blocks and word count: the core's pure `readStoredBody`, unchanged. */
 export function readStored(html: string): StoredBody {
   return readStoredBody(html)
+}
+
+/** A stored body as prose: the core's pure `proseOfHtml`, unchanged. */
+export function prose(html: string): string {
+  return proseOfHtml(html)
 }
 
 /** Sanitises each part on its own: the core's pure `sanitizeEachPart`, unchanged. */

@@ -1,4 +1,4 @@
-import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, RateLimited, readStoredBody, Unavailable } from "@content-site/core"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer, makeDiffBudget, proseOfHtml, RateLimited, readStoredBody, Unavailable } from "@content-site/core"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import analyzeInWorker, * as worker from "../src/htmlWorker.ts"
@@ -262,5 +262,19 @@ describe("pooledHtmlAnalyzer: stored bodies", () => {
     expect(c.named).toEqual([])
     expect(Exit.isSuccess(await Effect.runPromiseExit(analyzer.readStored(`${fits} `, "acc_a")))).toBe(true)
     expect(c.named).toEqual(["readStored"])
+  })
+
+  it("should make the prose of a stored body of at most STORED_INLINE characters here, and of a longer one in the pool (counted)", async () => {
+    const c = countingPool()
+    const analyzer = pooledHtmlAnalyzer(c.pool)
+    const fits = `<pre>${" ".repeat(STORED_INLINE - 11)}</pre>`
+    expect(fits.length).toBe(STORED_INLINE)
+    const here = await Effect.runPromise(analyzer.prose(fits, "acc_a"))
+    expect(here).toBe(proseOfHtml(fits))
+    expect(c.named).toEqual([])
+    // one character more: the pool, with the same answer
+    const longer = `${fits} `
+    expect(await Effect.runPromise(analyzer.prose(longer, "acc_a"))).toBe(proseOfHtml(longer))
+    expect(c.named).toEqual(["prose"])
   })
 })

@@ -17,8 +17,9 @@ import type { TextEditsResult } from "../policy/textEdits.ts"
  * answers the pure `readStoredBody` (a stored body's protected blocks and word count: restores),
  * `compare` the pure `compareBodies` with a fresh budget (diffs: REST, MCP, the revision page),
  * `applyEdits` the pure `applyTextEdits` (PATCH, `edit_article`: up to 100 linear searches of the
- * body), `merge` the pure `mergeArticle` (edits with `base_revision`, the conflict page) and
- * `sanitizeEach` the pure `sanitizeEachPart` (the parts typed on the conflict page, each on its own).
+ * body), `merge` the pure `mergeArticle` (edits with `base_revision`, the conflict page),
+ * `sanitizeEach` the pure `sanitizeEachPart` (the parts typed on the conflict page, each on its own)
+ * and `prose` the pure `proseOfHtml` (a stored body as the research connector's `fetch` reads it).
  *
  * Every method names the account the work is done for (`owner`, last): a shared pool serves
  * accounts fairly by it (each account a cap of running and queued jobs, turns taken in rotation).
@@ -46,6 +47,8 @@ export class HtmlAnalyzer extends Context.Service<HtmlAnalyzer, {
    */
   readonly sanitizeEach: (parts: ReadonlyArray<string>, owner: string) => Effect.Effect<ReadonlyArray<string | null>, RateLimited | Unavailable>
   readonly readStored: (html: string, owner: string) => Effect.Effect<StoredBody, RateLimited | Unavailable>
+  /** A stored body as prose (`proseOfHtml`): a dozen passes over it, up to 0.4 s for 1 MiB of `<pre>`. */
+  readonly prose: (html: string, owner: string) => Effect.Effect<string, RateLimited | Unavailable>
   /** A page's comparison (`reading`) answers its line diff and rows (`ComparisonFor`). */
   readonly compare: <const O extends CompareOptions>(fromHtml: string, toHtml: string, options: O, owner: string) => Effect.Effect<ComparisonFor<O>, RateLimited | Unavailable>
   readonly applyEdits: (

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { proseOfHtml, relaxedSearchQueries } from "../policy/search.ts"
+import { relaxedSearchQueries } from "../policy/search.ts"
+import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
 import { Settings } from "../ports/Platform.ts"
 import type { ResearchDocument, ResearchResults } from "../schema/research.ts"
 import type { Caller } from "./Caller.ts"
@@ -28,14 +29,18 @@ export const researchSearch = (caller: Caller, query: string) =>
     return Effect.map(first(0), (page): ResearchResults => ({ results: page.data.map((a) => ({ id: a.id, title: a.title, url: a.url })) }))
   })
 
-/** The research connectors' `fetch`: one of the caller's articles as prose with its facts; another account's is NotFound. */
+/**
+ * The research connectors' `fetch`: one of the caller's articles as prose with its facts; another
+ * account's is NotFound. The prose is made where the HtmlAnalyzer works (`prose`: a server's pool,
+ * in the account's share, for a body over a few KiB), not on the event loop: a dozen passes over
+ * a stored body of 1 MiB or more.
+ */
 export const researchFetch = (caller: Caller, id: string) =>
-  Effect.map(
-    getArticle(caller, id),
-    (a): ResearchDocument => ({
+  Effect.flatMap(Effect.zip(getArticle(caller, id), HtmlAnalyzer), ([a, analyzer]) =>
+    Effect.map(analyzer.prose(a.body, caller.accountId), (text): ResearchDocument => ({
       id: a.id,
       title: a.title,
-      text: proseOfHtml(a.body),
+      text,
       url: a.url,
       metadata: {
         site_id: a.site_id,
@@ -46,5 +51,5 @@ export const researchFetch = (caller: Caller, id: string) =>
         "word count": a["word count"],
         revision: a.revision,
       },
-    }),
+    })),
   )

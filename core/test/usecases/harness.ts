@@ -1,7 +1,7 @@
 import { fixedClock, headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, webCryptoSecrets } from "@content-site/platform/web"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, readStoredBody, sanitizeEachPart } from "../../src/index.ts"
+import { analyzeArticleHtml, applyTextEdits, compareBodies, HtmlAnalyzer as HtmlAnalyzerTag, makeDiffBudget, mergeArticle, proseOfHtml, readStoredBody, sanitizeEachPart } from "../../src/index.ts"
 import { type Caller, type CoreServices, type HtmlAnalyzer, importData, type LimitSettings, Secrets } from "../../src/index.ts"
 
 /** A PNG header of the given size (enough for header-only inspection). */
@@ -115,7 +115,7 @@ export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
 
 /**
  * The HTML policy in the calling thread, noting every body it is asked to analyse (`analyze`),
- * and, as `readStored: <body>` and `compare: <from> | <to>`, the other work it is given.
+ * and, as `readStored: <body>`, `prose: <body>` and `compare: <from> | <to>`, the other work it is given.
  */
 export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnalyzer> =>
   Layer.succeed(HtmlAnalyzerTag, {
@@ -130,6 +130,11 @@ export const recordingHtmlAnalyzer = (seen: Array<string>): Layer.Layer<HtmlAnal
       Effect.sync(() => {
         seen.push(`readStored: ${html}`)
         return readStoredBody(html)
+      }),
+    prose: (html: string) =>
+      Effect.sync(() => {
+        seen.push(`prose: ${html}`)
+        return proseOfHtml(html)
       }),
     compare: (fromHtml, toHtml, options) =>
       Effect.sync(() => {

@@ -1,8 +1,8 @@
 /** The research connectors' `search` and `fetch`: one query string in, the best articles out. */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { ArticleRepository, importData, RESEARCH_RESULTS, researchSearch } from "../../src/index.ts"
-import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
+import { ArticleRepository, importData, proseOfHtml, RESEARCH_RESULTS, researchFetch, researchSearch } from "../../src/index.ts"
+import { caller, makeWorld, oneSiteOfArticles, recordingHtmlAnalyzer } from "./harness.ts"
 
 /** An account of `n` articles on one site, each with the word "compost" in its title. */
 const manyArticles = (n: number) => oneSiteOfArticles("r", n, (i) => ({ title: `Compost ${i}`, body: "<p>compost</p>" }))
@@ -68,5 +68,23 @@ describe("researchSearch", () => {
     expect(found.results).toHaveLength(3)
     // the question as written, then its own word
     expect(asked).toEqual([false, false])
+  })
+})
+
+describe("researchFetch", () => {
+  it("should make a body's prose where the HtmlAnalyzer does its work (a pool for a large body), not in the calling thread", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({}, new Map(), recordingHtmlAnalyzer(seen))
+    // a stored body whose prose costs most per character (a <pre> keeps its white space): 0.4 s of
+    // event loop for 1 MiB when it was made in the calling thread
+    const body = `<pre>${" \n\t".repeat(2_000)}x</pre><p>compost</p>`
+    await w.run(importData(oneSiteOfArticles("f", 1, () => ({ title: "Compost", body }))))
+    const stored = (await w.run(ArticleRepository.use((r) => r.get("acc_f", "art_f00")))).body
+    expect(stored.length).toBeGreaterThan(6_000)
+    seen.length = 0
+    const fetched = await w.run(researchFetch(caller({ accountId: "acc_f" }), "art_f00"))
+    expect(fetched.text).toBe(proseOfHtml(stored))
+    // one piece of work handed to the analyzer for the prose, with the stored body
+    expect(seen.filter((s) => s.startsWith("prose: "))).toEqual([`prose: ${stored}`])
   })
 })
