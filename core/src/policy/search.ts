@@ -307,20 +307,35 @@ const escapeHtml = (s: string): string =>
 export const SNIPPET_LEAD_CHARACTERS = 60
 
 /**
+ * At most how many code units `snippetStart` reads back from the first match, and `snippetOf`
+ * forward from the snippet's start: what a snippet does not count (white space after the first of
+ * a run, zero-width spaces, the marks) cannot make it read on. A headline holds every character
+ * between its words (`ts_headline` counts words, not the spaces between them), up to a body's whole
+ * searched text: a run of 199 000 spaces was read whole, for each hit of a page. Sixteen code units
+ * for each counted character: ordinary text reaches the counted bounds first.
+ */
+export const SNIPPET_LEAD_UNITS = 16 * SNIPPET_LEAD_CHARACTERS
+/** See `SNIPPET_LEAD_UNITS`. */
+export const SNIPPET_UNITS = 16 * SNIPPET_CHARACTERS
+
+/**
  * Where a headline's snippet starts: at the headline's start when its first match comes within
  * `SNIPPET_LEAD_CHARACTERS` characters of text, else at the first word that starts within that many
  * characters before the match (at the match itself when that word would be longer). One pass back
- * from the first mark that stops past `SNIPPET_LEAD_CHARACTERS` characters: linear in what it passes.
+ * from the first mark that stops past `SNIPPET_LEAD_CHARACTERS` characters, or past
+ * `SNIPPET_LEAD_UNITS` code units (then at the nearest word's start it passed, or the match).
  */
-const snippetStart = (headline: string): number => {
+const snippetStart = (headline: string, work: { read: number }): number => {
   const mark = headline.indexOf(SEARCH_MARK_START)
   if (mark <= 0) return 0
   let at = mark
   let count = 0
   let space = false
   let wordStart = mark
-  // back from the mark, white space counted once a run as the snippet writes it
+  // back from the mark, white space counted once a run as the snippet writes it; past
+  // SNIPPET_LEAD_UNITS code units, at the nearest word's start found (or the mark)
   while (at > 0) {
+    if (mark - at >= SNIPPET_LEAD_UNITS) return wordStart
     const unit = headline.charCodeAt(at - 1)
     const width = unit >= 0xdc00 && unit <= 0xdfff && at >= 2 ? 2 : 1
     const ch = headline.slice(at - width, at)
@@ -336,6 +351,7 @@ const snippetStart = (headline: string): number => {
     }
     if (count > SNIPPET_LEAD_CHARACTERS) return wordStart
     at -= width
+    work.read += width
   }
   return 0
 }
@@ -345,17 +361,23 @@ const snippetStart = (headline: string): number => {
  * `SEARCH_MARK_STOP`: it starts at most `SNIPPET_LEAD_CHARACTERS` characters before the first match
  * (at a word's start), runs of whitespace become one space, the text is cut after
  * `SNIPPET_CHARACTERS` characters (a mark cut short is closed), everything is HTML-escaped, and
- * each match is wrapped in `<mark>` and `</mark>`, the only markup. Linear in the headline (two passes).
+ * each match is wrapped in `<mark>` and `</mark>`, the only markup. Two passes, reading at most
+ * `SNIPPET_LEAD_UNITS` + `SNIPPET_UNITS` code units whatever the headline's length (`work.read`).
  */
-export const snippetOf = (whole: string): string => {
-  const headline = whole.slice(snippetStart(whole))
+export const snippetOf = (whole: string, work: { read: number } = { read: 0 }): string => {
+  const headline = whole.slice(snippetStart(whole, work))
   let out = ""
   let count = 0
   let marked = false
   let pendingSpace = false
-  // one pass over the headline's code points; stops once SNIPPET_CHARACTERS are written
+  // one pass over the headline's code points; stops once SNIPPET_CHARACTERS are written, or past
+  // SNIPPET_UNITS code units read
   let previous = ""
+  let read = 0
   for (const ch of headline) {
+    if (read >= SNIPPET_UNITS) break
+    read += ch.length
+    work.read += ch.length
     // (the searched text's `<` and `&` are followed by a zero-width space: SEARCH_TEXT_LT, SEARCH_TEXT_AMP)
     if (ch === "\u200b" && (previous === "<" || previous === "&")) continue
     previous = ch

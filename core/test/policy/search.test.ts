@@ -13,6 +13,8 @@ import {
   searchTextOfHtml,
   SNIPPET_CHARACTERS,
   SNIPPET_LEAD_CHARACTERS,
+  SNIPPET_LEAD_UNITS,
+  SNIPPET_UNITS,
   searchQueryTerms,
   searchQueryText,
   snippetOf,
@@ -45,6 +47,27 @@ describe("snippetOf", () => {
     expect(snippetOf(`${"z ".repeat(30)}${S}m${E}`)).toBe(`${"z ".repeat(30)}<mark>m</mark>`)
     expect(snippetOf(`${"z ".repeat(29)}zz ${S}m${E}`)).toBe(`${"z ".repeat(28)}zz <mark>m</mark>`)
     expect(snippetOf(`${"w".repeat(400)}`)).toBe("w".repeat(SNIPPET_CHARACTERS))
+  })
+  it("should read a bounded number of code units whatever the headline holds that the snippet does not count", () => {
+    // ts_headline counts words, not the white space between them: a body's run of 199 000 spaces
+    // (or of zero-width spaces, or of stray mark ends) is all in its headline, and counted once or
+    // not at all. A page holds up to 100 hits: 0.6 to 1 s of event loop before.
+    const run = 199_000
+    const cases = [
+      [`a${" ".repeat(run)}${S}x${E}`, "<mark>x</mark>"],
+      [`${S}x${E}${" ".repeat(run)}b`, "<mark>x</mark>"],
+      [`a${"\u200b".repeat(run)}${S}x${E}`, "<mark>x</mark>"],
+      [`${S}x${E}${E.repeat(run)} b`, "<mark>x</mark>"],
+    ] as const
+    for (const [headline, snippet] of cases) {
+      const work = { read: 0 }
+      expect(snippetOf(headline, work)).toBe(snippet)
+      expect(work.read).toBeLessThanOrEqual(SNIPPET_LEAD_UNITS + SNIPPET_UNITS)
+    }
+    // ordinary text is read to its counted bounds as before
+    const work = { read: 0 }
+    expect(snippetOf(`${"a  ".repeat(40)}${S}x${E}${" b".repeat(200)}`, work)).toBe(`${"a ".repeat(30)}<mark>x</mark>${" b".repeat(119)}`)
+    expect(work.read).toBeLessThanOrEqual(SNIPPET_LEAD_UNITS + SNIPPET_UNITS)
   })
   it("should never let text become markup: only <mark> and </mark> remain as tags", () => {
     fc.assert(
