@@ -245,6 +245,10 @@ export const createAuthorizationServer = (options: {
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      // No DPoP (RFC 9449, on by default in the provider): /mcp takes bearer tokens and checks no
+      // proof, so a token bound to a client's key would be advertised as sender-constrained and
+      // honoured by anyone holding it (and a client using the DPoP scheme would be refused).
+      dPoP: { enabled: false },
       registration: { enabled: true },
       // OAuth Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, the
       // revision the provider implements and names `draft-02`): a client whose client_id is an https URL is

@@ -381,6 +381,9 @@ export const mcpEndpoint = (options: {
       if (verifiedTokens.size >= VERIFIED_TOKEN_CACHE) verifiedTokens.delete(verifiedTokens.keys().next().value as string)
       verifiedTokens.set(token, claims)
     }
+    // A token bound to a key (`cnf`: DPoP, mTLS) is no bearer token: this server checks no proof
+    // of possession, so it takes none (RFC 9449 section 7.2). The authorization server issues none.
+    if (claims["cnf"] !== undefined) return fail("The access token is bound to a key; this server takes bearer tokens only.")
     const grantId = claims["gid"]
     const clientId = claims["client_id"]
     const accountId = claims["sub"]

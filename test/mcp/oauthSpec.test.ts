@@ -1,0 +1,118 @@
+/**
+ * The authorization server and the resource server held to the MCP authorization specification
+ * and the RFCs it cites, as a demanding client (and an attacker) would hold them: what the
+ * metadata promises is what the endpoints do, and a token is usable only as it was issued.
+ */
+import { OAuthStore } from "@content-site/core"
+import { Option } from "effect"
+import { importJWK, type JWK, SignJWT } from "jose"
+import { createHash, generateKeyPairSync, randomBytes, sign } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ALICE, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+
+let server: SeededServer
+let mcpUrl: string
+
+beforeAll(async () => {
+  server = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000", RATE_LIMIT_PER_MINUTE: "100000" })
+  mcpUrl = `${server.url}/mcp`
+}, 60_000)
+
+afterAll(async () => {
+  await server?.close()
+})
+
+const decodeJwt = (token: string) => JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as Record<string, unknown>
+
+const postForm = (url: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(body) })
+
+const toolsList = (authorization: string, headers: Record<string, string> = {}) =>
+  fetch(mcpUrl, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  })
+
+interface Flow {
+  readonly provider: ScriptedOAuthProvider
+  readonly clientId: string
+  readonly verifier: string
+}
+
+/** Registers a client and runs the authorization request through sign-in and Allow (`extra` overrides the request's parameters). */
+const authorize = async (extra: Record<string, string> = {}): Promise<Flow> => {
+  const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Spec Client")
+  const registered = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
+  expect(registered.status).toBe(201)
+  const clientId = ((await registered.json()) as { client_id: string }).client_id
+  const verifier = randomBytes(32).toString("base64url")
+  const url = new URL(`${server.url}/oauth/authorize`)
+  url.search = new URLSearchParams({
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: provider.redirectUrl,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    resource: mcpUrl,
+    state: "st",
+    scope: "mcp offline_access",
+    ...extra,
+  }).toString()
+  await provider.redirectToAuthorization(url)
+  return { provider, clientId, verifier }
+}
+
+/** The code of a flow exchanged at the token endpoint. */
+const exchange = (flow: Flow, headers: Record<string, string> = {}) =>
+  postForm(
+    `${server.url}/oauth/token`,
+    { grant_type: "authorization_code", code: flow.provider.authorizationCode ?? "", redirect_uri: flow.provider.redirectUrl, client_id: flow.clientId, code_verifier: flow.verifier, resource: mcpUrl },
+    headers,
+  )
+
+const metadata = async () => (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>
+
+const signingKey = async (): Promise<JWK> => {
+  const stored = await server.runtime.runPromise(OAuthStore.use((s) => s.find("Jwks", "signing")))
+  return ((Option.getOrThrow(stored) as { keys: Array<JWK> }).keys)[0] as JWK
+}
+
+/** A DPoP proof (RFC 9449) for a POST to `htu`, signed by a fresh key. */
+const dpopProof = (htu: string): string => {
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
+  const header = Buffer.from(JSON.stringify({ typ: "dpop+jwt", alg: "ES256", jwk: publicKey.export({ format: "jwk" }) })).toString("base64url")
+  const payload = Buffer.from(JSON.stringify({ jti: randomBytes(12).toString("base64url"), htm: "POST", htu, iat: Math.floor(Date.now() / 1000) })).toString("base64url")
+  const signature = sign("sha256", Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: "ieee-p1363" }).toString("base64url")
+  return `${header}.${payload}.${signature}`
+}
+
+describe("sender-constrained tokens (RFC 9449 DPoP)", () => {
+  it("should neither advertise DPoP nor bind a token to a proof the resource server never checks", async () => {
+    // /mcp takes `Authorization: Bearer` only and cannot check a proof: the authorization server
+    // must not offer DPoP, nor hand out tokens typed DPoP that /mcp would take as bearer tokens.
+    expect(await metadata()).not.toHaveProperty("dpop_signing_alg_values_supported")
+    const flow = await authorize()
+    const response = await exchange(flow, { dpop: dpopProof(`${server.url}/oauth/token`) })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { token_type: string; access_token: string; refresh_token: string }
+    expect(body.token_type.toLowerCase()).toBe("bearer")
+    expect(decodeJwt(body.access_token)).not.toHaveProperty("cnf")
+    expect((await toolsList(`Bearer ${body.access_token}`)).status).toBe(200)
+    // its refresh token is not bound to the proof's key either
+    const refreshed = await postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: body.refresh_token, client_id: flow.clientId })
+    expect(refreshed.status).toBe(200)
+  })
+
+  it("should refuse a token bound to a key (cnf) presented as a bearer token", async () => {
+    const flow = await authorize()
+    const { access_token: token } = (await (await exchange(flow)).json()) as { access_token: string }
+    const jwk = await signingKey()
+    const bound = await new SignJWT({ ...decodeJwt(token), cnf: { jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I" } })
+      .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: jwk.kid ?? "" })
+      .sign(await importJWK(jwk, "ES256"))
+    const response = await toolsList(`Bearer ${bound}`)
+    expect(response.status).toBe(401)
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"')
+  })
+})
