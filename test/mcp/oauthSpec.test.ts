@@ -116,3 +116,19 @@ describe("sender-constrained tokens (RFC 9449 DPoP)", () => {
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"')
   })
 })
+
+describe("authorization server metadata (RFC 8414)", () => {
+  it("should say that a public client may revoke its tokens, as it may (the default when unsaid is client_secret_basic only)", async () => {
+    const document = await metadata()
+    const methods = document["revocation_endpoint_auth_methods_supported"] as Array<string> | undefined
+    expect(methods).toBeDefined()
+    expect(methods).toContain("none")
+    // every method the token endpoint takes, the revocation endpoint takes too (one client authentication)
+    expect([...(methods ?? [])].sort()).toEqual([...(document["token_endpoint_auth_methods_supported"] as Array<string>)].sort())
+    const flow = await authorize()
+    const { access_token: accessToken, refresh_token: refreshToken } = (await (await exchange(flow)).json()) as { access_token: string; refresh_token: string }
+    const revoked = await postForm(`${server.url}/oauth/revoke`, { token: refreshToken, token_type_hint: "refresh_token", client_id: flow.clientId })
+    expect(revoked.status).toBe(200)
+    expect((await toolsList(`Bearer ${accessToken}`)).status).toBe(401)
+  })
+})

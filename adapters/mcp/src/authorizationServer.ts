@@ -137,6 +137,9 @@ const signInPolicy = (signedInAccountId: (ctx: KoaContextWithOIDC) => Promise<st
   return policy
 }
 
+/** How a client may authenticate at the token and revocation endpoints (public clients: `none`). */
+const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_jwt", "client_secret_post", "private_key_jwt", "none"] as const
+
 /** The OAuth endpoints, all under `/oauth/`. */
 export const OAUTH_ROUTES = {
   authorization: "/oauth/authorize",
@@ -236,6 +239,12 @@ export const createAuthorizationServer = (options: {
       },
     },
     responseTypes: ["code"],
+    // How clients authenticate at the token endpoint, and so at the revocation endpoint (the
+    // provider's client authentication is one for both). The provider's default list, named here
+    // so that the metadata can say it for revocation too: unsaid, RFC 8414 makes it
+    // `client_secret_basic` alone, and a public client (`none`) would read it may not revoke.
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
+    discovery: { claim_types_supported: ["normal"], revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS] },
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
