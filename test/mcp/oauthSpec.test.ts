@@ -132,3 +132,68 @@ describe("authorization server metadata (RFC 8414)", () => {
     expect((await toolsList(`Bearer ${accessToken}`)).status).toBe(401)
   })
 })
+
+describe("no open redirector (RFC 9700 section 4.11.2)", () => {
+  const httpsApp = "https://app.example/oauth/callback"
+  /** A client registered with `redirect` (anyone may register one) and the authorization URL it would send a person to. */
+  const client = async (redirect: string, decision: "allow" | "deny" = "allow") => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision }, "Redirecting App", { asked: redirect })
+    const registered = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
+    expect(registered.status).toBe(201)
+    const clientId = ((await registered.json()) as { client_id: string }).client_id
+    const urlFor = (extra: Record<string, string>) => {
+      const url = new URL(`${server.url}/oauth/authorize`)
+      url.search = new URLSearchParams({
+        client_id: clientId,
+        response_type: "code",
+        redirect_uri: redirect,
+        code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+        code_challenge_method: "S256",
+        resource: mcpUrl,
+        state: "st",
+        scope: "mcp",
+        ...extra,
+      }).toString()
+      return url
+    }
+    return { provider, clientId, urlFor }
+  }
+
+  it("should not send a person who has not allowed the app straight on to its https redirect URI with an error: a page tells them, with a link", async () => {
+    const app = await client(httpsApp)
+    const erroneous: ReadonlyArray<Record<string, string>> = [{ resource: "https://elsewhere.example/mcp" }, { code_challenge_method: "plain" }, { prompt: "none" }]
+    for (const extra of erroneous) {
+      const response = await fetch(app.urlFor(extra), { redirect: "manual" })
+      expect(response.headers.get("location"), JSON.stringify(extra)).toBeNull()
+      const html = await response.text()
+      expect(response.status, `${JSON.stringify(extra)} ${html}`).toBe(400)
+      const link = /<a href="([^"]+)"[^>]*>Return to the app at app\.example<\/a>/.exec(html)?.[1]?.replace(/&amp;/g, "&")
+      expect(link, html).toBeDefined()
+      const back = new URL(link ?? "")
+      expect(back.origin + back.pathname).toBe(httpsApp)
+      expect(back.searchParams.get("state")).toBe("st")
+      expect(back.searchParams.get("iss")).toBe(server.url)
+      expect(back.searchParams.get("error")).toMatch(/^(invalid_target|invalid_request|login_required)$/)
+    }
+  })
+
+  it("should still send errors straight to a loopback redirect URI, and to an app after its sign-in and consent pages", async () => {
+    const native = await client("http://127.0.0.1:4567/callback")
+    const refused = await fetch(native.urlFor({ resource: "https://elsewhere.example/mcp" }), { redirect: "manual" })
+    expect(new URL(refused.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_target")
+    // Deny on the consent page, which named the app and its host: back to it
+    const denied = await client(httpsApp, "deny")
+    await denied.provider.redirectToAuthorization(denied.urlFor({}))
+    expect(denied.provider.authorizationError).toBe("access_denied")
+    expect(denied.provider.authorizationResponse?.origin).toBe("https://app.example")
+  })
+
+  it("should send errors straight back to an app the person allowed before in this browser", async () => {
+    const app = await client(httpsApp)
+    await app.provider.redirectToAuthorization(app.urlFor({}))
+    expect(app.provider.authorizationCode).toBeDefined()
+    app.provider.authorizationCode = undefined
+    await app.provider.redirectToAuthorization(app.urlFor({ resource: "https://elsewhere.example/mcp" }))
+    expect(app.provider.authorizationError).toBe("invalid_target")
+  })
+})

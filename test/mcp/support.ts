@@ -206,6 +206,8 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
   verifier = ""
   authorizationCode: string | undefined
   authorizationError: string | undefined
+  /** The whole URL the authorization response was sent to (code or error, state, iss). */
+  authorizationResponse: URL | undefined
   lastPage = ""
   signInStatus = 0
   readonly script: PersonScript
@@ -261,7 +263,8 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
       if (location !== null) {
         const next = new URL(location, url).toString()
         if (next.startsWith(this.redirectUrl)) {
-          const params = new URL(next).searchParams
+          this.authorizationResponse = new URL(next)
+          const params = this.authorizationResponse.searchParams
           this.authorizationCode = params.get("code") ?? undefined
           this.authorizationError = params.get("error") ?? undefined
           return

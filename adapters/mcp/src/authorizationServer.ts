@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
-import { loopbackRedirectAllowed } from "./loopbackRedirects.ts"
+import { loopbackRedirectAllowed, withoutLoopbackPort } from "./loopbackRedirects.ts"
 import { checkClient, checkStorable, oauthStoreAdapter } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
 import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
@@ -218,6 +218,40 @@ export const createAuthorizationServer = (options: {
     return true
   }
   const secure = publicUrl.startsWith("https://")
+  /**
+   * The authorization errors held back from an automatic redirect (RFC 9700 section 4.11.2): the
+   * page that tells them instead links to where the redirect would have gone.
+   */
+  const heldBack = new WeakMap<object, { readonly href: string; readonly host: string }>()
+  /**
+   * Whether an authorization error may be sent back to the request's redirect URI at once, with
+   * nothing shown (RFC 9700 section 4.11.2, "Authorization Server as Open Redirector"): anyone
+   * may register a client with a redirect URI of their choosing, so an erroneous request (a
+   * wrong scope or resource, `prompt=none`) would make a link to this service land on any site.
+   * Sent at once only to a loopback address (a program on the person's own machine), after the
+   * person went through the sign-in or consent pages of this flow (they name the app and where it
+   * sends them), or to an app this browser's person allowed before.
+   */
+  const errorRedirectTrusted = (ctx: KoaContextWithOIDC, redirectUri: string): boolean => {
+    if (withoutLoopbackPort(redirectUri) !== undefined) return true
+    if (ctx.oidc.route === "resume") return true
+    const clientId = ctx.oidc.client?.clientId
+    return clientId !== undefined && ctx.oidc.entities.Session?.grantIdFor(clientId) !== undefined
+  }
+  const holdBackUntrustedRedirect = (ctx: KoaContextWithOIDC, error: { allow_redirect?: boolean; error?: unknown; error_description?: unknown }) => {
+    if (error.allow_redirect !== true) return
+    const params = (ctx.oidc.params ?? (ctx.method === "POST" ? ctx.oidc.body : ctx.query) ?? {}) as Record<string, unknown>
+    const redirectUri = params["redirect_uri"]
+    if (typeof redirectUri !== "string" || redirectUri === "" || errorRedirectTrusted(ctx, redirectUri)) return
+    const target = URL.parse(redirectUri)
+    if (target === null) return
+    // (the answer the redirect would have carried, in the query: the person decides whether to go)
+    for (const [name, value] of [["error", error.error], ["error_description", error.error_description], ["state", params["state"]], ["iss", publicUrl]] as const) {
+      if (typeof value === "string" && value !== "") target.searchParams.set(name, value)
+    }
+    error.allow_redirect = false
+    heldBack.set(error, { href: target.href, host: target.host })
+  }
   const configuration: Configuration = {
     adapter: oauthStoreAdapter(options.runtime),
     // every kept key is published and verifies; the active one signs (named in `jwt.sign` below)
@@ -334,10 +368,18 @@ export const createAuthorizationServer = (options: {
     }),
     // Browser-based MCP clients (the MCP Inspector's UI) call the token and registration endpoints cross-origin.
     clientBasedCORS: () => true,
-    renderError: (ctx, out) => {
+    renderError: (ctx, out, error) => {
       ctx.type = "html"
       ctx.set("Cache-Control", "no-store")
-      const page = errorPage(String(out["error"] ?? "error"), String(out["error_description"] ?? "The request could not be completed."))
+      const back = heldBack.get(error)
+      // (an error met once the provider had set a redirect's status, `prompt=none`'s: a page is no redirect)
+      if (ctx.status < 400) ctx.status = 400
+      const page = errorPage(
+        String(out["error"] ?? "error"),
+        String(out["error_description"] ?? "The request could not be completed."),
+        back === undefined ? undefined : "This service does not send you on to an app you have not allowed before without asking.",
+        back,
+      )
       ctx.set("Content-Security-Policy", page.csp)
       ctx.body = page.html
     },
@@ -356,6 +398,8 @@ export const createAuthorizationServer = (options: {
   // each endpoint's refusal, by its OAuth error code, for the request's access line and metrics
   const events = provider as unknown as EventEmitter
   for (const event of OAUTH_ERROR_EVENTS) events.on(event, (ctx: KoaContextWithOIDC, error: { error?: unknown }) => noteRefusal(ctx.req, error))
+  // (emitted by the authorization endpoint's error handler before it decides whether to redirect)
+  events.on("authorization.error", holdBackUntrustedRedirect)
   events.on("server_error", (ctx: KoaContextWithOIDC, error: unknown) => {
     if (!(error instanceof Unavailable)) return refusals.set(ctx.req, "internal")
     // The database (clients, codes, tokens) cannot answer: a 503 to retry in a moment, as every

@@ -162,5 +162,10 @@ ${access}
 }
 
 /** A plain error page (expired interaction, bad request); `next`, what the person can do. */
-export const errorPage = (title: string, detail: string, next = "Start the connection again from your app."): Page =>
-  layout("Error", `<h1>Something went wrong</h1>\n<p class="error" role="alert">${esc(title)}</p>\n<p>${esc(detail)}</p>\n<p class="muted">${esc(next)}</p>`, [])
+export const errorPage = (title: string, detail: string, next = "Start the connection again from your app.", back?: { readonly href: string; readonly host: string }): Page =>
+  layout(
+    "Error",
+    `<h1>Something went wrong</h1>\n<p class="error" role="alert">${esc(title)}</p>\n<p>${esc(detail)}</p>\n<p class="muted">${esc(next)}</p>` +
+      (back === undefined ? "" : `\n<p><a href="${esc(back.href)}" rel="noreferrer">Return to the app at ${esc(back.host)}</a></p>`),
+    [],
+  )
