@@ -197,3 +197,53 @@ describe("no open redirector (RFC 9700 section 4.11.2)", () => {
     expect(app.provider.authorizationError).toBe("invalid_target")
   })
 })
+
+describe("what a client's URLs make the service read", () => {
+  it("should read at most 64 KB of a client's jwks_uri (a registration anyone may make), as it reads 5 KB of a metadata document", async () => {
+    const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
+    const jwk = { ...publicKey.export({ format: "jwk" }), kid: "k1", use: "sig", alg: "ES256" }
+    const documents: Record<string, string> = {
+      "https://keys.example/small.json": JSON.stringify({ keys: [jwk] }),
+      // a key set of 2 MB: a 2.5 s download, kept whole in memory, at every token request that asks for it
+      "https://keys.example/big.json": JSON.stringify({ keys: [jwk, ...Array.from({ length: 2000 }, (_, i) => ({ ...jwk, kid: `pad${i}`, x5u: "x".repeat(1000) }))] }),
+    }
+    const keysServer = await startSeeded(
+      { OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000" },
+      { reuse: server, clientMetadataFetch: async (url) => new Response(documents[url] ?? "", { status: documents[url] === undefined ? 404 : 200, headers: { "content-type": "application/json" } }) },
+    )
+    try {
+      const tokenRequest = async (jwksUri: string) => {
+        const registered = await fetch(`${keysServer.url}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_name: "Keyed", redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "private_key_jwt", jwks_uri: jwksUri }),
+        })
+        expect(registered.status).toBe(201)
+        const clientId = ((await registered.json()) as { client_id: string }).client_id
+        const now = Math.floor(Date.now() / 1000)
+        const assertion = await new SignJWT({ jti: randomBytes(12).toString("base64url") })
+          .setProtectedHeader({ alg: "ES256", kid: "k1" })
+          .setIssuer(clientId)
+          .setSubject(clientId)
+          .setAudience(keysServer.url)
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(privateKey)
+        const response = await postForm(`${keysServer.url}/oauth/token`, {
+          grant_type: "refresh_token",
+          refresh_token: "not-a-refresh-token",
+          client_id: clientId,
+          client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+          client_assertion: assertion,
+        })
+        return ((await response.json()) as { error: string }).error
+      }
+      // the client authenticated with a key of a small set (the refresh token is what is wrong)
+      expect(await tokenRequest("https://keys.example/small.json")).toBe("invalid_grant")
+      // a set too large is not read: the client cannot authenticate
+      expect(await tokenRequest("https://keys.example/big.json")).toBe("invalid_client")
+    } finally {
+      await keysServer.close()
+    }
+  })
+})

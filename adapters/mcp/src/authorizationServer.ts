@@ -353,6 +353,11 @@ export const createAuthorizationServer = (options: {
       },
     },
     ...(options.clientMetadataFetch !== undefined ? { fetch: options.clientMetadataFetch as NonNullable<Configuration["fetch"]> } : {}),
+    // What the provider reads of a URL a client named (anyone may register a client): a metadata
+    // document 5 KB, as the provider's default; a key set (`jwks_uri`, private_key_jwt clients)
+    // 64 KB and a sector identifier document 16 KB, which the provider would read whole, however
+    // large, into memory within its 2.5 s, at each token request that makes it fetch them.
+    fetchResponseBodyLimits: { "client_id metadata document": 5 * 1024, jwks_uri: 64 * 1024, sector_identifier_uri: 16 * 1024 },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`, policy: signInPolicy(options.signedInAccountId, mcpUrl) },
     routes: OAUTH_ROUTES,
