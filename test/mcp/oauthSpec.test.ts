@@ -247,3 +247,37 @@ describe("what a client's URLs make the service read", () => {
     }
   })
 })
+
+describe("response modes (response_modes_supported)", () => {
+  it("should let the form_post page post the code: its CSP allows its one script and the redirect URI's origin as form target", async () => {
+    expect(await metadata()).toHaveProperty("response_modes_supported", expect.arrayContaining(["form_post"]))
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Form Post Client", { asked: "http://127.0.0.1:4321/callback" })
+    const registered = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
+    const clientId = ((await registered.json()) as { client_id: string }).client_id
+    const url = new URL(`${server.url}/oauth/authorize`)
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: "code",
+      redirect_uri: provider.redirectUrl,
+      code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+      code_challenge_method: "S256",
+      resource: mcpUrl,
+      state: "st",
+      response_mode: "form_post",
+    }).toString()
+    let last: Response | undefined
+    const request = provider.browser.request.bind(provider.browser)
+    provider.browser.request = async (...args) => (last = await request(...args))
+    await provider.redirectToAuthorization(url)
+    // the last page: the form that posts the code
+    expect(provider.lastPage).toContain(`action="${provider.redirectUrl}"`)
+    expect(provider.lastPage).toMatch(/name="code" value="[^"]+"/)
+    const csp = Object.fromEntries(
+      (last?.headers.get("content-security-policy") ?? "").split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]),
+    ) as Record<string, Array<string> | undefined>
+    const script = /<script>([\s\S]*?)<\/script>/.exec(provider.lastPage)?.[1] ?? ""
+    expect(csp["script-src"]).toContain(`'sha256-${createHash("sha256").update(script).digest("base64")}'`)
+    expect(csp["form-action"]).toContain("http://127.0.0.1:4321")
+    expect(csp["frame-ancestors"]).toEqual(["'none'"])
+  })
+})

@@ -2,7 +2,7 @@ import { checkRegistrationLimit, isStorableText, OAuthStore, type StoredPayload,
 import { type AppRuntime, clientKeyOf, problemHeaders, SESSION_TTL_SECONDS } from "@content-site/http"
 import { Cause, Effect, Exit, Option } from "effect"
 import { AsyncLocalStorage } from "node:async_hooks"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
@@ -398,6 +398,22 @@ export const createAuthorizationServer = (options: {
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: InstanceType<Provider["Client"]>, value: string) {
     return exactRedirect.call(this, value) || loopbackRedirectAllowed(value, this.redirectUris ?? [])
   }
+  // The `form_post` response mode (advertised in `response_modes_supported`) answers with a page
+  // whose inline script posts the code to the redirect URI: the provider's pages get a CSP that
+  // allows no script and no form target (`mountMcp`), which would leave the person on a blank
+  // page and the client without its code. That page alone may run its one script (by its hash)
+  // and post to the redirect URI's origin.
+  provider.use(async (ctx, next) => {
+    await next()
+    const route = ctx.oidc?.route
+    if ((route !== "authorization" && route !== "resume") || ctx.oidc?.params?.["response_mode"] !== "form_post" || typeof ctx.body !== "string") return
+    const redirectUri = ctx.oidc.params["redirect_uri"]
+    const target = typeof redirectUri === "string" ? URL.parse(redirectUri) : null
+    const script = /<script>([\s\S]*?)<\/script>/.exec(ctx.body)?.[1]
+    if (target === null || script === undefined || !ctx.response.is("html")) return
+    const hash = createHash("sha256").update(script).digest("base64")
+    ctx.set("Content-Security-Policy", `default-src 'none'; script-src 'sha256-${hash}'; form-action ${target.origin}; frame-ancestors 'none'; base-uri 'none'`)
+  })
   // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
   provider.proxy = true
   // each endpoint's refusal, by its OAuth error code, for the request's access line and metrics
