@@ -155,7 +155,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
 
   const [
-    { AccountRepository, createAccount, createApiKey, importData, listApiKeys, revokeApiKey, Settings },
+    { AccountRepository, createAccount, createApiKey, importData, revokeApiKey, Settings },
     { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey },
     { hasEmbeddedDatabase, openDatabase },
     { nodePlatform, workerHtmlAnalyzer },
@@ -276,13 +276,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const keyId = rest[0]!
         const owner = await db.keyOwner(keyId)
         if (owner === null) throw new UsageError(`No API key with the id ${printable(keyId)}.`)
-        // (run twice, by a script or two operators: said so, its revocation time kept)
-        const revokedAt = (await run(listApiKeys(owner))).find((k) => k.id === keyId)?.revoked_at
-        if (revokedAt) {
-          console.log(`API key ${printable(keyId)} was revoked already, at ${revokedAt}.`)
+        // (run twice, by a script or two operators at once: said so, its revocation time kept; one
+        // step in the database, so of two runs at once exactly one revokes it)
+        const revoked = await run(revokeApiKey(owner, keyId))
+        if (revoked.already) {
+          console.log(`API key ${printable(keyId)} was revoked already, at ${revoked.revoked_at}.`)
           return 0
         }
-        await run(revokeApiKey(owner, keyId))
         console.log(`Revoked API key ${printable(keyId)}.`)
         return 0
       }

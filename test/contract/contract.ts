@@ -286,6 +286,20 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(found.revoked_at).toBe(T("2026-11-03T00:00:00Z"))
         expect(await failure(ApiKeyRepository.use((r) => r.revoke(accountId, uid("key"), T("2026-11-03T00:00:00Z"))))).toBe("NotFound")
       })
+      it("should revoke a key once of two revocations at once, the other told it was revoked already at the first's time", async () => {
+        const { accountId } = await seed()
+        const k = key(accountId, "2026-11-01T00:00:00Z")
+        await run(ApiKeyRepository.use((r) => r.insert(k)))
+        const times = [T("2026-11-03T00:00:00Z"), T("2026-11-04T00:00:00Z")]
+        const answers = await Promise.all(times.map((at) => run(ApiKeyRepository.use((r) => r.revoke(accountId, k.id, at)))))
+        // (either may come first; the one that revoked it set its time, the other read it)
+        expect(answers.map((a) => a.already).sort()).toEqual([false, true])
+        const first = times[answers.findIndex((a) => !a.already)]!
+        expect(answers.map((a) => a.revokedAt)).toEqual([first, first])
+        const found = Option.getOrThrow(await run(ApiKeyRepository.use((r) => r.findByHash(k.key_hash))))
+        expect(found.revoked_at).toBe(first)
+        expect(await run(ApiKeyRepository.use((r) => r.revoke(accountId, k.id, T("2026-11-05T00:00:00Z"))))).toEqual({ revokedAt: first, already: true })
+      })
       it("should record the last use of a key", async () => {
         const { accountId } = await seed()
         const k = key(accountId, "2026-11-01T00:00:00Z")

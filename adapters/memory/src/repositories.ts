@@ -106,7 +106,13 @@ export const memoryRepositories = (state: MemoryState) => {
       revoke: (accountId, keyId, at) => {
         const k = state.apiKeys.get(keyId)
         if (!k || k.account_id !== accountId) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
-        return Effect.sync(() => void state.apiKeys.set(keyId, { ...k, revoked_at: k.revoked_at ?? at }))
+        // (one synchronous step: of two revocations, the first revokes, the second finds it revoked)
+        return Effect.sync(() => {
+          const now = state.apiKeys.get(keyId) ?? k
+          if (now.revoked_at !== null) return { revokedAt: now.revoked_at, already: true }
+          state.apiKeys.set(keyId, { ...now, revoked_at: at })
+          return { revokedAt: at, already: false }
+        })
       },
       touch: (keyId, at) =>
         Effect.sync(() => {

@@ -29,6 +29,7 @@ import {
   type Unavailable,
   type Website,
 } from "@content-site/core"
+import { LockMode } from "@mikro-orm/core"
 import { Effect, Layer, Option } from "effect"
 import type { ActivityJournal } from "./activityJournal.ts"
 import { apiKeyCache, keyEvent } from "./apiKeyCache.ts"
@@ -45,6 +46,7 @@ import {
   articleOf,
   articleSummaryOf,
   backlinkOf,
+  iso,
   revisionOf,
   revisionSummaryOf,
   type AccountRow,
@@ -502,18 +504,21 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
         Effect.flatMap(
           run((em) =>
             em.transactional(async (tx) => {
-              const row = await tx.findOne(ApiKeyEntity, { id: keyId, accountId })
-              if (!row) return false
-              if (!row.revokedAt) row.revokedAt = new Date(at)
+              // Locked: of two revocations at once (two tabs, two instances, two operators) the
+              // second waits for the first and finds the key revoked, its time kept.
+              const row = await tx.findOne(ApiKeyEntity, { id: keyId, accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+              if (!row) return null
+              const already = row.revokedAt !== null && row.revokedAt !== undefined
+              if (!already) row.revokedAt = new Date(at)
               // every instance drops the key when this commits (also when it was revoked by hand before)
               await bus.publishIn(tx, keyEvent(keyId))
-              return true
+              return { revokedAt: iso(row.revokedAt!), already }
             }),
           ),
-          (found) => {
-            if (!found) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
+          (revoked) => {
+            if (revoked === null) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
             keys.forget(keyId)
-            return Effect.void
+            return Effect.succeed(revoked)
           },
         ),
       touch: (keyId, at) =>

@@ -35,8 +35,12 @@ export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
   /** Newest first (created_at descending), then id ascending. */
   readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, Unavailable>
   readonly insert: (key: ApiKeyRecord) => Effect.Effect<void, Unavailable>
-  /** Marks the key revoked; another account's key is NotFound. */
-  readonly revoke: (accountId: string, keyId: string, at: string) => Effect.Effect<void, NotFound | Unavailable>
+  /**
+   * Marks the key revoked at `at` unless it is revoked already, in one step (of two revocations at
+   * once, on any instance, exactly one revokes it): the revocation time it holds, and whether this
+   * call made it (`already`: it was revoked before, its time kept). Another account's key is NotFound.
+   */
+  readonly revoke: (accountId: string, keyId: string, at: string) => Effect.Effect<{ readonly revokedAt: string; readonly already: boolean }, NotFound | Unavailable>
   /** Records a use; best effort, at most about once a minute per key is enough. */
   readonly touch: (keyId: string, at: string) => Effect.Effect<void, Unavailable>
 }>()("core/ApiKeyRepository") {}

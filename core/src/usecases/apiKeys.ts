@@ -51,9 +51,14 @@ export const createApiKey = (accountId: string, input: { readonly name: string; 
 export const listApiKeys = (accountId: string) =>
   Effect.map(ApiKeyRepository.use((keys) => keys.list(accountId)), (all) => all.map(keyView))
 
-/** Revokes one of the account's keys; it stops working at once. */
+/**
+ * Revokes one of the account's keys; it stops working at once. Answers when it was revoked and
+ * whether it was already (`already`: revoked before, by this call's twin at the same moment too,
+ * its time kept): one step in the store, so of two revocations at once exactly one revokes it.
+ */
 export const revokeApiKey = (accountId: string, keyId: string) =>
   Effect.gen(function* () {
     const now = yield* (yield* Clock).now
-    yield* (yield* ApiKeyRepository).revoke(accountId, keyId, toTimestamp(now))
+    const { revokedAt, already } = yield* (yield* ApiKeyRepository).revoke(accountId, keyId, toTimestamp(now))
+    return { revoked_at: revokedAt, already }
   })

@@ -72,6 +72,13 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
     }),
   )
 
+  /** A key revoked already (the form sent twice, another tab): said so, and no entry in the activity log. */
+  const revokedAlready = async (ctx: Ctx, s: Signed, name: string): Promise<void> => {
+    ;(ctx.state as { webCall?: unknown }).webCall = undefined
+    await setFlash(deps, s.session, { kind: "info", message: `The key “${displayName(name)}” was revoked already. It no longer works.` })
+    redirect(ctx, "/connect")
+  }
+
   router.post(
     "/connect/keys/:keyId/revoke",
     signedIn("POST /connect/keys/{id}/revoke", async (ctx, s) => {
@@ -82,11 +89,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       const key = keys.find((k) => k.id === keyId)
       if (key === undefined) throw notFound("API key", keyId)
       // (a form sent again, another tab: nothing to do, and no second entry in the activity log)
-      if (key.revoked_at !== null) {
-        ;(ctx.state as { webCall?: unknown }).webCall = undefined
-        await setFlash(deps, s.session, { kind: "info", message: `The key “${displayName(key.name)}” was revoked already. It no longer works.` })
-        return redirect(ctx, "/connect")
-      }
+      if (key.revoked_at !== null) return revokedAlready(ctx, s, key.name)
       if (fields["confirmed"] !== "yes") {
         ;(ctx.state as { webCall?: unknown }).webCall = undefined
         return render(ctx, 200, s, "connect", "Revoke the key?", confirmContent({
@@ -100,7 +103,9 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
         }))
       }
       noteSubject(ctx, { name: key.name })
-      await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
+      // (revoked by a twin of this form at the same moment, the read above too early to see it: said so, no second entry)
+      const revoked = await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
+      if (revoked.already) return revokedAlready(ctx, s, key.name)
       await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${displayName(key.name)}”. It no longer works.` })
       redirect(ctx, "/connect")
     }),
