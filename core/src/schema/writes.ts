@@ -164,7 +164,6 @@ export const AccountName = Schema.String.annotate({
   description: `The account's name (at most ${MAX_KEY_NAME_LENGTH} characters).`,
 }).pipe(Schema.check(isMaxCharacters(MAX_KEY_NAME_LENGTH), storableText))
 
-/** A new account's email, password and name (admin command line, import). */
 /** The fewest characters (code points) a new account's password may have, made or imported. */
 export const MIN_PASSWORD_CHARACTERS = 8
 
@@ -176,6 +175,7 @@ export const NewPassword = Schema.String.pipe(
   ),
 )
 
+/** A new account's email, password and name (admin command line, import). */
 export const NewAccount = Schema.Struct({
   email: Schema.String.pipe(Schema.check(isMaxCharacters(320), storableText)),
   password: StorableString,
