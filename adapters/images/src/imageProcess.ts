@@ -21,9 +21,10 @@ try {
   // not permitted here: the budget and the fair queue still hold
 }
 
+// The job is acknowledged before any work on it: a decoder crashing on the image is then always
+// a crash under a job taken (its image refused), never a job to give to another process.
 process.on("message", (job: { input: Uint8Array; type: ImageType; seconds: number }) => {
-  process.send?.(TAKEN)
-  void reencode(job.input, job.type, job.seconds).then((answer) => process.send?.(answer))
+  process.send?.(TAKEN, () => void reencode(job.input, job.type, job.seconds).then((answer) => process.send?.(answer)))
 })
 process.on("disconnect", () => process.exit(0))
 process.send?.(READY)
