@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { discoverAuthorizationServerMetadata, parseErrorResponse, registerClient } from "@modelcontextprotocol/sdk/client/auth.js"
+import { TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { request } from "node:http"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
@@ -240,6 +242,27 @@ describe("client registration", () => {
     expect(problem.detail).toMatch(/^More than 2 client registrations from this address in an hour; retry in \d+ s\.$/)
     // the rest of the authorization server is not affected
     expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200)
+  })
+
+  it("should make the refusal an OAuth error too (RFC 7591: error, error_description), which the MCP SDK reads as too_many_requests", async () => {
+    // (the budget of 2 is spent by the test before)
+    const refused = await register("over")
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    const body = (await refused.clone().json()) as Record<string, unknown>
+    // the contract's problem members, and OAuth's beside them
+    expect(body).toMatchObject({ status: 429, code: "rate_limited", error: "too_many_requests" })
+    expect(body["error_description"]).toBe(body["detail"])
+    const parsed = await parseErrorResponse(refused)
+    expect(parsed).toBeInstanceOf(TooManyRequestsError)
+    expect(parsed.message).toMatch(/client registrations from this address in an hour/)
+    // and the SDK's own registration call throws that error, not "Invalid OAuth error response"
+    const metadata = await discoverAuthorizationServerMetadata(limited.url)
+    const sdk = await registerClient(limited.url, {
+      ...(metadata !== undefined ? { metadata } : {}),
+      clientMetadata: { client_name: "sdk", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" },
+    }).catch((e: unknown) => e)
+    expect(sdk).toBeInstanceOf(TooManyRequestsError)
   })
 
   it("should count a registration posted to the endpoint's path with a trailing slash (the provider takes it) against the same budget", async () => {

@@ -2,9 +2,22 @@
  * The MCP connector: `/mcp` (Streamable HTTP, stateless) behind an OAuth 2.1 authorization server
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
-import { checkRegistrationLimit, Unavailable } from "@content-site/core"
-import { clientAddress, eventLogOf, type HttpDeps, notesOf, peerAddress, runEffect, signedInAccount, strictQuery } from "@content-site/http"
+import { checkRegistrationLimit, type CoreError, isCoreError, toProblem, Unavailable } from "@content-site/core"
+import {
+  clientAddress,
+  eventLogOf,
+  type HttpDeps,
+  notesOf,
+  peerAddress,
+  problemHeaders,
+  requestIdOf,
+  runEffect,
+  sendProblem,
+  signedInAccount,
+  strictQuery,
+} from "@content-site/http"
 import type Koa from "koa"
+import type { ParameterizedContext } from "koa"
 import type { EventEmitter } from "node:events"
 import type { ServerResponse } from "node:http"
 import { type ClientMetadataFetch, createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
@@ -32,6 +45,27 @@ const SECURITY_DEFAULTS: Record<string, string> = {
  * `Host` says), so any cache, shared ones included, may keep them for five minutes.
  */
 const METADATA_CACHE_CONTROL = "public, max-age=300"
+
+/**
+ * The OAuth error code (RFC 6749 section 5.2, RFC 7591 section 3.2.2) of a refusal the service
+ * answers before the provider sees the request: an OAuth client (the MCP SDK's included) reads
+ * `error` and calls a body without it "Invalid OAuth error response". `too_many_requests` is the
+ * code the MCP SDK names (its `TooManyRequestsError`, the one its own server answers a rate limit
+ * with); `temporarily_unavailable` is OAuth's for a server that cannot answer now.
+ */
+export const oauthErrorCodeOf = (error: CoreError): string =>
+  error._tag === "RateLimited" ? "too_many_requests" : error._tag === "Unavailable" ? "temporarily_unavailable" : "invalid_request"
+
+/**
+ * Answers a core error at a JSON OAuth endpoint (registration): the contract's problem
+ * (`application/problem+json`, its `code`, `detail`, `request_id`, and `Retry-After`) with OAuth's
+ * `error` and `error_description` beside them, so that an OAuth client reads it as an OAuth error.
+ */
+export const sendOAuthProblem = (ctx: ParameterizedContext, error: CoreError, publicUrl: string): void => {
+  for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
+  const problem = toProblem(error, requestIdOf(ctx), publicUrl)
+  sendProblem(ctx, { ...problem, error: oauthErrorCodeOf(error), error_description: problem.detail } as typeof problem)
+}
 
 /** What the MCP connector may be given beyond the adapters' common dependencies. */
 export interface McpOptions {
@@ -155,9 +189,17 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
       }
     }
     // Registration is open to anyone (RFC 7591), so each client address gets an hourly budget;
-    // over it the error funnel answers 429 `rate_limited` with Retry-After. (The provider's router
-    // takes the path with one trailing slash too.)
-    if (registration && ctx.method === "POST") await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
+    // over it 429 `rate_limited` with Retry-After, a problem that is an OAuth error too
+    // (`too_many_requests`; 503 `temporarily_unavailable` when the counters cannot answer).
+    // (The provider's router takes the path with one trailing slash too.)
+    if (registration && ctx.method === "POST") {
+      try {
+        await runEffect(deps.runtime, checkRegistrationLimit(clientAddress(ctx)))
+      } catch (err) {
+        if (!isCoreError(err)) throw err
+        return sendOAuthProblem(ctx, err, deps.publicUrl)
+      }
+    }
     // RFC 8414 metadata is the provider's discovery document (a superset of it).
     if (path === "/.well-known/oauth-authorization-server") ctx.req.url = `/.well-known/openid-configuration${ctx.search}`
     for (const [name, value] of Object.entries(securityDefaults)) if (!ctx.res.hasHeader(name)) ctx.set(name, value)
