@@ -133,6 +133,42 @@ describe("authorization server metadata (RFC 8414)", () => {
   })
 })
 
+describe("token revocation (RFC 7009)", () => {
+  const revoke = (token: string, clientId: string, hint = "access_token") =>
+    postForm(`${server.url}/oauth/revoke`, { token, token_type_hint: hint, client_id: clientId })
+  const refresh = (refreshToken: string, clientId: string) =>
+    postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId })
+
+  it("should revoke a JWT access token by revoking its grant: 200, and the token, its refresh token and its grant stop working at once", async () => {
+    const flow = await authorize()
+    const { access_token: accessToken, refresh_token: refreshToken } = (await (await exchange(flow)).json()) as { access_token: string; refresh_token: string }
+    expect((await toolsList(`Bearer ${accessToken}`)).status).toBe(200)
+    const revoked = await revoke(accessToken, flow.clientId)
+    expect(revoked.status).toBe(200)
+    expect(await revoked.text()).toBe("")
+    expect((await toolsList(`Bearer ${accessToken}`)).status).toBe(401)
+    expect((await refresh(refreshToken, flow.clientId)).status).toBe(400)
+    const grantId = decodeJwt(accessToken)["gid"] as string
+    expect(Option.isNone(await server.runtime.runPromise(OAuthStore.use((s) => s.find("Grant", grantId))))).toBe(true)
+    // revoked again (or without a hint): still 200, nothing more to do
+    expect((await postForm(`${server.url}/oauth/revoke`, { token: accessToken, client_id: flow.clientId })).status).toBe(200)
+  })
+
+  it("should answer 200 and change nothing when another client revokes the token, or the token is not one this server signed", async () => {
+    const flow = await authorize()
+    const other = await authorize()
+    const { access_token: accessToken, refresh_token: refreshToken } = (await (await exchange(flow)).json()) as { access_token: string; refresh_token: string }
+    expect((await revoke(accessToken, other.clientId)).status).toBe(200)
+    expect((await toolsList(`Bearer ${accessToken}`)).status).toBe(200)
+    // a token of the same shape signed by a key of someone else's, naming the client and its grant
+    const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
+    const forged = await new SignJWT(decodeJwt(accessToken)).setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: "forged" }).sign(privateKey)
+    expect((await revoke(forged, flow.clientId)).status).toBe(200)
+    expect((await toolsList(`Bearer ${accessToken}`)).status).toBe(200)
+    expect((await refresh(refreshToken, flow.clientId)).status).toBe(200)
+  })
+})
+
 describe("no open redirector (RFC 9700 section 4.11.2)", () => {
   const httpsApp = "https://app.example/oauth/callback"
   /** A client registered with `redirect` (anyone may register one) and the authorization URL it would send a person to. */

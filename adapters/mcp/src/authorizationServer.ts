@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from "node:async_hooks"
 import { createHash, randomBytes } from "node:crypto"
 import type { EventEmitter } from "node:events"
 import type { IncomingMessage } from "node:http"
+import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { loopbackRedirectAllowed, withoutLoopbackPort } from "./loopbackRedirects.ts"
 import { checkClient, checkStorable, oauthStoreAdapter } from "./oauthStoreAdapter.ts"
@@ -413,6 +414,57 @@ export const createAuthorizationServer = (options: {
     if (target === null || script === undefined || !ctx.response.is("html")) return
     const hash = createHash("sha256").update(script).digest("base64")
     ctx.set("Content-Security-Policy", `default-src 'none'; script-src 'sha256-${hash}'; form-action ${target.origin}; frame-ancestors 'none'; base-uri 'none'`)
+  })
+  // Revoking an access token (RFC 7009) ends its grant. The provider refuses every JWT at its
+  // revocation endpoint (`unsupported_token_type`: it stores no structured token, so it cannot
+  // find one to destroy, and no setting turns that off), and the token went on working for up to
+  // 15 minutes, where a client revoking it expects it to stop. It refuses only after the client
+  // has authenticated, so that refusal is answered here instead: a token this server signed for
+  // `/mcp`, still valid and issued to the client revoking it, has its grant revoked (its refresh
+  // tokens, codes and the grant itself, which `/mcp` checks on every call: the token stops at
+  // once, as when a refresh token is revoked or the person disconnects the app on `/connect`),
+  // and the answer is 200 as for any revocation. Another client's token, an expired or a foreign
+  // one is a silent no-op (200, RFC 7009 section 2.2), as the provider answers for another
+  // client's refresh token.
+  const verifyKeys = createLocalJWKSet({ keys: [...options.keys.signing.publics] })
+  provider.use(async (ctx, next) => {
+    await next()
+    if (ctx.oidc?.route !== "revocation" || ctx.status !== 400 || refusals.get(ctx.req) !== "unsupported_token_type") return
+    const clientId = ctx.oidc.client?.clientId
+    const token = ctx.oidc.params?.["token"]
+    if (clientId === undefined || typeof token !== "string") return
+    let claims: JWTPayload | undefined
+    try {
+      claims = (await jwtVerify(token, verifyKeys, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })).payload
+    } catch {
+      claims = undefined
+    }
+    const grantId = claims?.["gid"]
+    if (claims?.["client_id"] === clientId && typeof grantId === "string" && isStorableText(grantId)) {
+      const revoked = await options.runtime.runPromiseExit(
+        OAuthStore.use((store) =>
+          Effect.gen(function* () {
+            const grant = yield* store.find("Grant", grantId)
+            if (Option.isNone(grant) || grant.value["clientId"] !== clientId) return
+            yield* store.revokeByGrantId(grantId)
+            yield* store.destroy("Grant", grantId)
+          }),
+        ),
+      )
+      if (Exit.isFailure(revoked)) {
+        // the store cannot answer: 503 to retry, as the provider's own endpoints answer then
+        const error = Option.getOrUndefined(Cause.findErrorOption(revoked.cause))
+        refusals.set(ctx.req, "unavailable")
+        ctx.status = 503
+        ctx.set("Retry-After", "5")
+        ctx.body = { error: "temporarily_unavailable", error_description: error instanceof Unavailable ? error.detail : "The token could not be revoked now; retry in a moment." }
+        return
+      }
+      provider.emit("grant.revoked", ctx, grantId)
+    }
+    refusals.delete(ctx.req)
+    ctx.status = 200
+    ctx.body = ""
   })
   // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
   provider.proxy = true
