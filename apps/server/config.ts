@@ -149,6 +149,7 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
       maxPerPage: intOf(env, "MAX_PER_PAGE", defaultLimits.maxPerPage, 1, 100),
       authFailuresPerMinute: intOf(env, "AUTH_FAILURE_LIMIT_PER_MINUTE", defaultLimits.authFailuresPerMinute, 1, 1_000_000_000),
       clientRegistrationsPerHour: intOf(env, "OAUTH_REGISTRATION_LIMIT_PER_HOUR", defaultLimits.clientRegistrationsPerHour, 1, 1_000_000_000),
+      authorizationRequestsPerHour: intOf(env, "OAUTH_AUTHORIZATION_LIMIT_PER_HOUR", defaultLimits.authorizationRequestsPerHour, 1, 1_000_000_000),
     },
     imageFetchAllowPrivate: boolOf(env, "IMAGE_FETCH_ALLOW_PRIVATE", false),
     trustProxy: boolOf(env, "TRUST_PROXY", false),
@@ -173,7 +174,7 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
 export const SETTINGS: ReadonlyArray<string> = [
   "PORT", "HOST", "PUBLIC_URL", "DATABASE_URL", "DATA_DIR", "REDIS_URL", "SEED_DEMO", "RATE_LIMIT_PER_MINUTE",
   "DAILY_EDIT_LIMIT", "MAX_PER_PAGE", "AUTH_FAILURE_LIMIT_PER_MINUTE", "OAUTH_KEY_REFRESH_MS", "OAUTH_CLIENT_METADATA_DOCUMENTS",
-  "OAUTH_KEY_ROTATE_DAYS", "OAUTH_REGISTRATION_LIMIT_PER_HOUR", "IMAGE_FETCH_ALLOW_PRIVATE", "TRUST_PROXY", "HEADERS_TIMEOUT_MS",
+  "OAUTH_KEY_ROTATE_DAYS", "OAUTH_REGISTRATION_LIMIT_PER_HOUR", "OAUTH_AUTHORIZATION_LIMIT_PER_HOUR", "IMAGE_FETCH_ALLOW_PRIVATE", "TRUST_PROXY", "HEADERS_TIMEOUT_MS",
   "REQUEST_TIMEOUT_MS", "KEEP_ALIVE_TIMEOUT_MS", "MCP_ALLOWED_HOSTS", "EDIT_LOCK_TIMEOUT_MS", "SHUTDOWN_GRACE_MS", "LOG_LEVEL",
   "LOG_FORMAT", "METRICS_TOKEN",
 ]

@@ -273,6 +273,62 @@ describe("client registration", () => {
   })
 })
 
+describe("authorization requests", () => {
+  let limited: StartedServer
+  beforeAll(async () => {
+    limited = await startSeeded({ OAUTH_AUTHORIZATION_LIMIT_PER_HOUR: "2" })
+  }, 60_000)
+  afterAll(async () => {
+    await limited?.close()
+  })
+  const params = async () => {
+    const registered = await fetch(`${limited.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Flooder", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+    })
+    const clientId = ((await registered.json()) as { client_id: string }).client_id
+    return new URLSearchParams({
+      client_id: clientId,
+      response_type: "code",
+      redirect_uri: "http://127.0.0.1:9/cb",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state: "st",
+    })
+  }
+
+  it("should refuse authorization requests past the hourly budget of a client address with an error page, 429 and Retry-After, storing nothing", async () => {
+    const query = await params()
+    const authorize = () => fetch(`${limited.url}/oauth/authorize?${query}`, { redirect: "manual", headers: { accept: "text/html" } })
+    for (let i = 0; i < 2; i++) {
+      const started = await authorize()
+      // an interaction stored for an hour, its cookie set
+      expect(started.status).toBe(303)
+      expect(started.headers.get("location")).toMatch(/\/oauth\/interaction\//)
+      expect(started.headers.getSetCookie().some((c) => c.startsWith("cs_oauth_interaction="))).toBe(true)
+    }
+    const refused = await authorize()
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(refused.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(refused.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    expect(refused.headers.getSetCookie()).toEqual([])
+    const page = await refused.text()
+    expect(page).toContain("temporarily_unavailable")
+    expect(page).toMatch(/More than 2 authorization requests from this address in an hour/)
+    // a POST to the endpoint (with or without its trailing slash) and a pushed request count against the same budget
+    expect((await fetch(`${limited.url}/oauth/authorize/`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: query })).status).toBe(429)
+    const pushed = await fetch(`${limited.url}/oauth/par`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: query })
+    expect(pushed.status).toBe(429)
+    expect(Number(pushed.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(await pushed.json()).toMatchObject({ code: "rate_limited", error: "too_many_requests" })
+    // registration and metadata are budgets of their own
+    expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200)
+    expect((await params()).get("client_id")).toBeTruthy()
+  })
+})
+
 describe("while the request counters cannot answer", () => {
   it("should answer a token that fails 503 unavailable with Retry-After, as REST answers a key then, not 500", async () => {
     // an instance of its own whose counters are in a Redis reached through a proxy the test cuts

@@ -2,7 +2,7 @@
  * The MCP connector: `/mcp` (Streamable HTTP, stateless) behind an OAuth 2.1 authorization server
  * (`/oauth/*`, `/.well-known/*`) with sign-in and consent pages, over the same core use cases as REST.
  */
-import { checkRegistrationLimit, type CoreError, isCoreError, toProblem, Unavailable } from "@content-site/core"
+import { checkAuthorizationLimit, checkRegistrationLimit, type CoreError, isCoreError, toProblem, Unavailable } from "@content-site/core"
 import {
   clientAddress,
   eventLogOf,
@@ -23,6 +23,7 @@ import type { ServerResponse } from "node:http"
 import { type ClientMetadataFetch, createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
+import { errorPage } from "./pages.ts"
 import { mcpEndpoint } from "./mcpEndpoint.ts"
 import { DEFAULT_KEY_ROTATE_DAYS, loadSigningKeys, rotateIfDue, scheduledActivationSeconds, type SigningKeys } from "./signingKeys.ts"
 
@@ -65,6 +66,28 @@ export const sendOAuthProblem = (ctx: ParameterizedContext, error: CoreError, pu
   for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
   const problem = toProblem(error, requestIdOf(ctx), publicUrl)
   sendProblem(ctx, { ...problem, error: oauthErrorCodeOf(error), error_description: problem.detail } as typeof problem)
+}
+
+/**
+ * Answers a core error at the authorization endpoint, before the provider saw the request, as the
+ * provider answers its errors there (`renderError`): an error page with OAuth's error code, here
+ * with the status and headers of the error (429 and Retry-After; 503 when the counters cannot
+ * answer). Nothing goes back to the redirect URI: the client is not even looked up.
+ */
+const sendAuthorizationRefusal = (ctx: ParameterizedContext, error: CoreError, headers: Readonly<Record<string, string>>): void => {
+  const problem = toProblem(error, requestIdOf(ctx), "")
+  for (const [name, value] of Object.entries({ ...headers, ...problemHeaders(error) })) ctx.set(name, value)
+  const page = errorPage(
+    oauthErrorCodeOf(error) === "too_many_requests" ? "temporarily_unavailable" : oauthErrorCodeOf(error),
+    problem.detail,
+    error._tag === "RateLimited" ? `Try again in ${error.retryAfterSeconds} seconds.` : "Try again in a moment.",
+  )
+  notesOf(ctx).problemCode = problem.code
+  ctx.status = problem.status
+  ctx.set("Cache-Control", "no-store")
+  ctx.set("Content-Security-Policy", page.csp)
+  ctx.type = "html"
+  ctx.body = page.html
 }
 
 /** What the MCP connector may be given beyond the adapters' common dependencies. */
@@ -198,6 +221,24 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
       } catch (err) {
         if (!isCoreError(err)) throw err
         return sendOAuthProblem(ctx, err, deps.publicUrl)
+      }
+    }
+    // An authorization request (or a pushed one) is open to anyone too, and may store an
+    // interaction (and a session) for an hour: each client address gets an hourly budget
+    // (OAUTH_AUTHORIZATION_LIMIT_PER_HOUR). Over it the authorization endpoint answers as it
+    // answers its errors, with a page (429 `temporarily_unavailable`, Retry-After), and the
+    // pushed request endpoint as the registration endpoint does (a problem that is an OAuth
+    // error). The resumption of a flow (`/oauth/authorize/<uid>`) replaces the interaction it
+    // names and is not counted.
+    const authorization = path === OAUTH_ROUTES.authorization || path === `${OAUTH_ROUTES.authorization}/`
+    const pushed = path === OAUTH_ROUTES.pushed_authorization_request || path === `${OAUTH_ROUTES.pushed_authorization_request}/`
+    if ((authorization && (ctx.method === "GET" || ctx.method === "POST")) || (pushed && ctx.method === "POST")) {
+      try {
+        await runEffect(deps.runtime, checkAuthorizationLimit(clientAddress(ctx)))
+      } catch (err) {
+        if (!isCoreError(err)) throw err
+        if (pushed) return sendOAuthProblem(ctx, err, deps.publicUrl)
+        return sendAuthorizationRefusal(ctx, err, securityDefaults)
       }
     }
     // RFC 8414 metadata is the provider's discovery document (a superset of it).

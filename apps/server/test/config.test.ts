@@ -25,6 +25,7 @@ const INTEGERS: ReadonlyArray<readonly [string, number, number]> = [
   ["MAX_PER_PAGE", 1, 100],
   ["AUTH_FAILURE_LIMIT_PER_MINUTE", 1, 1_000_000_000],
   ["OAUTH_REGISTRATION_LIMIT_PER_HOUR", 1, 1_000_000_000],
+  ["OAUTH_AUTHORIZATION_LIMIT_PER_HOUR", 1, 1_000_000_000],
   ["HEADERS_TIMEOUT_MS", 100, 600_000],
   ["REQUEST_TIMEOUT_MS", 100, 3_600_000],
   ["KEEP_ALIVE_TIMEOUT_MS", 100, 600_000],
@@ -36,7 +37,7 @@ const INTEGERS: ReadonlyArray<readonly [string, number, number]> = [
 
 describe("readConfig", () => {
   it("should give the documented defaults for an empty environment, blank values included", () => {
-    expect(defaultLimits).toEqual({ requestsPerMinute: 60, dailyEdits: 200, maxPerPage: 100, authFailuresPerMinute: 30, clientRegistrationsPerHour: 20 })
+    expect(defaultLimits).toEqual({ requestsPerMinute: 60, dailyEdits: 200, maxPerPage: 100, authFailuresPerMinute: 30, clientRegistrationsPerHour: 20, authorizationRequestsPerHour: 60 })
     for (const env of [{}, { PORT: "", DATA_DIR: "  ", SEED_DEMO: "", MCP_ALLOWED_HOSTS: " , " }]) {
       expect(readConfig(env)).toEqual({
         host: "0.0.0.0",
@@ -47,7 +48,7 @@ describe("readConfig", () => {
         redisUrl: undefined,
         seedDemo: true,
         // The documented numbers as literals: comparing with defaultLimits would follow any change to it.
-        limits: { requestsPerMinute: 60, dailyEdits: 200, maxPerPage: 100, authFailuresPerMinute: 30, clientRegistrationsPerHour: 20 },
+        limits: { requestsPerMinute: 60, dailyEdits: 200, maxPerPage: 100, authFailuresPerMinute: 30, clientRegistrationsPerHour: 20, authorizationRequestsPerHour: 60 },
         imageFetchAllowPrivate: false,
         trustProxy: false,
         headersTimeoutMs: 10_000,

@@ -32,6 +32,11 @@ export interface LimitSettings {
   readonly authFailuresPerMinute: number
   /** OAuth client registrations (RFC 7591) per client address per hour. */
   readonly clientRegistrationsPerHour: number
+  /**
+   * OAuth authorization requests (`/oauth/authorize`, `/oauth/par`) per client address per hour:
+   * each may store an interaction for an hour.
+   */
+  readonly authorizationRequestsPerHour: number
 }
 
 /** The service's configuration as the core needs it. */
@@ -48,4 +53,5 @@ export const defaultLimits: LimitSettings = {
   maxPerPage: 100,
   authFailuresPerMinute: 30,
   clientRegistrationsPerHour: 20,
+  authorizationRequestsPerHour: 60,
 }
