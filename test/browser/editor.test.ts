@@ -300,6 +300,73 @@ describe("the article editor in Chromium", () => {
     await context.close()
   }, 120_000)
 
+  it("should make the toolbar one Tab stop whose controls the arrow keys, Home and End move between, remembering the last one", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await signIn(context, EMAIL, PASSWORD)
+    await page.goto(`${server.url}/articles/art_move`)
+    await page.waitForSelector(".editor-content")
+    /** What has the focus: the control's accessible name, or the editor. */
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement
+        if (el === null) return null
+        if (el.classList.contains("editor-content")) return "editor"
+        return el.getAttribute("aria-label") ?? el.getAttribute("title")
+      })
+    /** The toolbar's controls that Tab stops at (tabindex 0, or none given). */
+    const tabStops = () => page.evaluate(() => [...document.querySelectorAll<HTMLElement>("[role=toolbar] button, [role=toolbar] select")].filter((e) => e.tabIndex >= 0).map((e) => e.getAttribute("aria-label") ?? e.getAttribute("title")))
+    expect(await tabStops()).toEqual(["Text style"])
+    // One Tab stop: from the mode buttons, Tab enters the toolbar at its first control, the next Tab leaves it.
+    await page.focus("button.editor-mode:has-text('HTML source')")
+    await page.keyboard.press("Tab")
+    expect(await focused()).toBe("Text style")
+    await page.keyboard.press("Tab")
+    expect(await focused()).toBe("editor")
+    await page.keyboard.press("Shift+Tab")
+    expect(await focused()).toBe("Text style")
+    // The arrows move between the enabled controls (round the ends), Home and End to the first and last;
+    // none of them changes the text style.
+    const enabled = await page.evaluate(() => [...document.querySelectorAll<HTMLButtonElement | HTMLSelectElement>("[role=toolbar] button, [role=toolbar] select")].filter((e) => !e.disabled).map((e) => e.getAttribute("aria-label") ?? e.getAttribute("title")))
+    expect(enabled).toContain("Insert image")
+    expect(enabled).not.toContain("Undo") // nothing to undo yet
+    for (const next of [...enabled.slice(1), enabled[0]]) {
+      await page.keyboard.press("ArrowRight")
+      expect(await focused()).toBe(next)
+    }
+    await page.keyboard.press("ArrowLeft")
+    expect(await focused()).toBe(enabled.at(-1))
+    await page.keyboard.press("Home")
+    expect(await focused()).toBe("Text style")
+    await page.keyboard.press("End")
+    expect(await focused()).toBe(enabled.at(-1))
+    await page.keyboard.press("Home")
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowRight")
+    expect(await focused()).toBe("Italic")
+    expect(await page.inputValue(".editor-block")).toBe("h2")
+    // The last control focused is the toolbar's Tab stop when the focus comes back.
+    expect(await tabStops()).toEqual(["Italic"])
+    await page.keyboard.press("Tab")
+    expect(await focused()).toBe("editor")
+    await page.keyboard.press("Shift+Tab")
+    expect(await focused()).toBe("Italic")
+    // A remembered control that becomes disabled leaves the Tab stop on the first control, not none.
+    await select(page, { text: "Roses like sun and good soil.", offset: 29 })
+    await page.keyboard.type("!")
+    await page.keyboard.press("Shift+Tab")
+    expect(await focused()).toBe("Italic")
+    await page.keyboard.press("End")
+    expect(await focused()).toBe("Undo")
+    await page.keyboard.press("Enter")
+    expect(await focused()).toBe("editor")
+    expect(await body(page)).toContain("<p>Roses like sun and good soil.</p>")
+    expect(await tabStops()).toEqual(["Text style"])
+    await page.keyboard.press("Shift+Tab")
+    expect(await focused()).toBe("Text style")
+    expect(await seriousViolations(page)).toEqual([])
+    await context.close()
+  }, 60_000)
+
   it("should move a protected link selected on its own (from the keyboard) by cut and paste, not paste a plain copy", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })

@@ -139,6 +139,32 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   )
   toolbar.after(linkForm, imageForm)
 
+  // The toolbar is one Tab stop (WAI-ARIA toolbar pattern): a roving tabindex on its controls, the
+  // arrow keys, Home and End move between the enabled ones, and the last one focused is where Tab
+  // comes back to (the first control while that one is disabled).
+  const controls: ReadonlyArray<HTMLButtonElement | HTMLSelectElement> = [blockSelect, ...buttons.map((b) => b.el)]
+  let tabStop: HTMLButtonElement | HTMLSelectElement = blockSelect
+  const syncTabStop = () => {
+    const stop = tabStop.disabled ? (controls.find((c) => !c.disabled) ?? blockSelect) : tabStop
+    for (const c of controls) c.tabIndex = c === stop ? 0 : -1
+  }
+  toolbar.addEventListener("focusin", (e) => {
+    const c = controls.find((c) => c === e.target)
+    if (c === undefined) return
+    tabStop = c
+    syncTabStop()
+  })
+  toolbar.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || !["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return
+    const enabled = controls.filter((c) => !c.disabled)
+    const at = enabled.findIndex((c) => c === e.target)
+    if (at < 0 || enabled.length === 0) return
+    // Also the select's own use of these keys (choosing another style) is not wanted here.
+    e.preventDefault()
+    const to = e.key === "Home" ? 0 : e.key === "End" ? enabled.length - 1 : (at + (e.key === "ArrowRight" ? 1 : -1) + enabled.length) % enabled.length
+    enabled[to]!.focus()
+  })
+
   const closePopovers = () => {
     linkForm.hidden = true
     imageForm.hidden = true
@@ -201,6 +227,7 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     }
     const type = blockTypeAt(state)
     blockSelect.value = ["p", "h2", "h3", "h4", "pre"].includes(type) ? type : "other"
+    syncTabStop()
   }
   view = new EditorView(surface, {
     state: stateOf("doc" in initial ? initial.doc : schema.topNodeType.createAndFill()!),
