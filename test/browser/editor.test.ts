@@ -121,6 +121,16 @@ const select = async (page: Page, from: { text: string; offset: number }, to?: {
 
 const lockMessage = (page: Page) => page.locator("#lock-message")
 
+/** What has the focus: "editor", a field's id, or a toolbar control's name (its aria-label, else its title). */
+const focusedControl = (page: Page): Promise<string | null> =>
+  page.evaluate(() => {
+    const el = document.activeElement
+    if (el === null) return null
+    if (el.classList.contains("editor-content")) return "editor"
+    if (el.tagName === "INPUT") return el.id
+    return el.getAttribute("aria-label") ?? el.getAttribute("title")
+  })
+
 /** Both protected links are still in the body, exactly. */
 const expectLinksKept = async (page: Page): Promise<void> => {
   const html = await body(page)
@@ -305,14 +315,7 @@ describe("the article editor in Chromium", () => {
     const page = await signIn(context, EMAIL, PASSWORD)
     await page.goto(`${server.url}/articles/art_move`)
     await page.waitForSelector(".editor-content")
-    /** What has the focus: the control's accessible name, or the editor. */
-    const focused = () =>
-      page.evaluate(() => {
-        const el = document.activeElement
-        if (el === null) return null
-        if (el.classList.contains("editor-content")) return "editor"
-        return el.getAttribute("aria-label") ?? el.getAttribute("title")
-      })
+    const focused = () => focusedControl(page)
     /** The toolbar's controls that Tab stops at (tabindex 0, or none given). */
     const tabStops = () => page.evaluate(() => [...document.querySelectorAll<HTMLElement>("[role=toolbar] button, [role=toolbar] select")].filter((e) => e.tabIndex >= 0).map((e) => e.getAttribute("aria-label") ?? e.getAttribute("title")))
     expect(await tabStops()).toEqual(["Text style"])
@@ -364,6 +367,54 @@ describe("the article editor in Chromium", () => {
     await page.keyboard.press("Shift+Tab")
     expect(await focused()).toBe("Text style")
     expect(await seriousViolations(page)).toEqual([])
+    await context.close()
+  }, 60_000)
+
+  it("should apply the image and link boxes with Enter and cancel them with Escape, back to the control that opened them", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await signIn(context, EMAIL, PASSWORD)
+    await page.goto(`${server.url}/articles/art_move`)
+    await page.waitForSelector(".editor-content")
+    const focused = () => focusedControl(page)
+    const before = await body(page)
+    await select(page, { text: "Roses like sun and good soil.", offset: 29 })
+    await page.keyboard.press("Shift+Tab")
+    for (let i = 0; i < 12 && (await focused()) !== "Insert image"; i++) await page.keyboard.press("ArrowRight")
+    // Opened from the keyboard, the box has the focus; Enter in its fields inserts the image.
+    await page.keyboard.press("Enter")
+    expect(await focused()).toBe("editor-image-src")
+    await page.keyboard.type("https://img.test/rose.jpg")
+    await page.keyboard.press("Tab")
+    expect(await focused()).toBe("editor-image-alt")
+    await page.keyboard.type("A red rose")
+    await page.keyboard.press("Enter")
+    expect(await page.isVisible("#editor-image-src")).toBe(false)
+    expect(await focused()).toBe("editor")
+    expect(await body(page)).toMatch(/<img src="https:\/\/img\.test\/rose\.jpg" alt="A red rose">/)
+    // Escape, in either field, closes the box, inserts nothing, and gives the focus back to the Image button.
+    for (const field of ["editor-image-src", "editor-image-alt"]) {
+      await page.keyboard.press("Shift+Tab")
+      expect(await focused()).toBe("Insert image")
+      await page.keyboard.press("Enter")
+      await page.fill("#editor-image-src", "https://img.test/other.jpg")
+      await page.focus(`#${field}`)
+      await page.keyboard.press("Escape")
+      expect(await page.isVisible("#editor-image-src")).toBe(false)
+      expect(await focused(), field).toBe("Insert image")
+      expect(await body(page)).not.toContain("other.jpg")
+      await page.keyboard.press("Tab")
+    }
+    // The link box does the same: Escape goes back to the Link button.
+    await page.keyboard.press("Shift+Tab")
+    for (let i = 0; i < 12 && (await focused()) !== "Link"; i++) await page.keyboard.press("ArrowLeft")
+    await page.keyboard.press("Enter")
+    expect(await focused()).toBe("editor-link-href")
+    await page.keyboard.type("https://evil.test/")
+    await page.keyboard.press("Escape")
+    expect(await page.isVisible("#editor-link-href")).toBe(false)
+    expect(await focused()).toBe("Link")
+    expect(await body(page)).not.toContain("evil.test")
+    expect((await body(page)).replace(/<img[^>]*>/, "")).toBe(before)
     await context.close()
   }, 60_000)
 

@@ -89,13 +89,17 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     if (active) el.setAttribute("aria-pressed", "false")
     el.addEventListener("mousedown", (e) => e.preventDefault())
     el.addEventListener("click", () => {
+      if (opensForm) opener = el
       run(view.state, view.dispatch)
-      view.focus()
+      // A box it opens keeps the focus in its field.
+      if (!opensForm) view.focus()
     })
     buttons.push(active ? { el, active, run: opensForm ? null : run } : { el, run: opensForm ? null : run })
     return el
   }
   const m = schema.marks
+  /** The toolbar button that opened the link or image box: cancelling the box goes back to it. */
+  let opener: HTMLElement | null = null
   const linkForm = h("div", { class: "editor-popover", hidden: "" })
   const linkInput = h("input", { type: "text", id: "editor-link-href", inputmode: "url", placeholder: "https://…" })
   const linkApply = h("button", { type: "button", class: "button button-small" }, "Apply link")
@@ -165,29 +169,38 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     enabled[to]!.focus()
   })
 
-  const closePopovers = () => {
+  /** Closes the boxes: applied, back to the text; cancelled, back to the button that opened the box. */
+  const closePopovers = (cancelled = false) => {
     linkForm.hidden = true
     imageForm.hidden = true
-    view.focus()
+    if (cancelled && opener !== null && !toolbar.hidden) opener.focus()
+    else view.focus()
+  }
+  const cancelPopovers = () => closePopovers(true)
+  // In either box, Enter in a field applies it and Escape anywhere in it cancels it.
+  for (const [box, apply, fields] of [[linkForm, linkApply, [linkInput]], [imageForm, imageApply, [imageSrc, imageAlt]]] as const) {
+    box.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") {
+        e.preventDefault()
+        cancelPopovers()
+      } else if (e.key === "Enter" && (fields as ReadonlyArray<EventTarget>).includes(e.target!)) {
+        e.preventDefault()
+        apply.click()
+      }
+    })
   }
   linkApply.addEventListener("click", () => {
     const href = linkInput.value.trim()
     if (href !== "") setLink(href)(view.state, view.dispatch)
     closePopovers()
   })
-  linkInput.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") {
-      e.preventDefault()
-      linkApply.click()
-    } else if (e.key === "Escape") closePopovers()
-  })
-  linkCancel.addEventListener("click", closePopovers)
+  linkCancel.addEventListener("click", cancelPopovers)
   imageApply.addEventListener("click", () => {
     const src = imageSrc.value.trim()
     if (src !== "") insertImage(src, imageAlt.value.trim())(view.state, view.dispatch)
     closePopovers()
   })
-  imageCancel.addEventListener("click", closePopovers)
+  imageCancel.addEventListener("click", cancelPopovers)
   blockSelect.addEventListener("change", () => {
     setBlock(blockSelect.value)(view.state, view.dispatch)
     view.focus()
