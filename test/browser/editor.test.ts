@@ -370,6 +370,20 @@ describe("the article editor in Chromium", () => {
     await context.close()
   }, 60_000)
 
+  it("should name the toolbar's buttons by their words, without the symbols shown before them", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await signIn(context, EMAIL, PASSWORD)
+    await page.goto(`${server.url}/articles/art_move`)
+    await page.waitForSelector(".editor-content")
+    const toolbar = page.getByRole("toolbar", { name: "Formatting" })
+    for (const [name, symbol] of [["Bulleted list", "•"], ["Numbered list", "1."], ["Quote", "❝"]] as const) {
+      const control = toolbar.getByRole("button", { name, exact: true })
+      expect(await control.count(), name).toBe(1)
+      expect(await control.innerText(), name).toBe(`${symbol} ${name}`)
+    }
+    await context.close()
+  }, 60_000)
+
   it("should apply the image and link boxes with Enter and cancel them with Escape, back to the control that opened them", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const page = await signIn(context, EMAIL, PASSWORD)

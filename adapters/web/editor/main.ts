@@ -83,9 +83,13 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   )
   const buttons: Array<{ el: HTMLButtonElement; active?: (s: EditorState) => boolean; run: Command | null }> = []
   /** A toolbar button; `run` is also asked (without dispatch) whether it applies, unless it opens a form. */
-  const button = (text: string, title: string, run: Command, active?: (s: EditorState) => boolean, cls = "", opensForm = false): HTMLButtonElement => {
-    // Symbol buttons (B, I, ↶) are named by their title; word buttons by their own text.
-    const el = h("button", text.length <= 3 ? { type: "button", class: `tool ${cls}`, title, "aria-label": title } : { type: "button", class: `tool ${cls}`, title }, text)
+  const button = (text: string | readonly [symbol: string, words: string], title: string, run: Command, active?: (s: EditorState) => boolean, cls = "", opensForm = false): HTMLButtonElement => {
+    // Symbol buttons (B, I, ↶) are named by their title; word buttons by their own words, a symbol
+    // before them (• Bulleted list) hidden from the name.
+    const el =
+      typeof text === "string"
+        ? h("button", text.length <= 3 ? { type: "button", class: `tool ${cls}`, title, "aria-label": title } : { type: "button", class: `tool ${cls}`, title }, text)
+        : h("button", { type: "button", class: `tool ${cls}`, title }, h("span", { "aria-hidden": "true" }, text[0]), ` ${text[1]}`)
     if (active) el.setAttribute("aria-pressed", "false")
     el.addEventListener("mousedown", (e) => e.preventDefault())
     el.addEventListener("click", () => {
@@ -124,9 +128,9 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     button("B", "Bold", toggleEmphasis(m["strong"]!, m["b"]!), (s) => markActive(s, [m["strong"]!, m["b"]!]), "tool-bold"),
     button("I", "Italic", toggleEmphasis(m["em"]!, m["i"]!), (s) => markActive(s, [m["em"]!, m["i"]!]), "tool-italic"),
     button("</>", "Inline code", toggleMark(m["code"]!), (s) => markActive(s, [m["code"]!])),
-    button("• Bulleted list", "Bulleted list", toggleList("ul")),
-    button("1. Numbered list", "Numbered list", toggleList("ol")),
-    button("❝ Quote", "Quote", toggleQuote),
+    button(["•", "Bulleted list"], "Bulleted list", toggleList("ul")),
+    button(["1.", "Numbered list"], "Numbered list", toggleList("ol")),
+    button(["❝", "Quote"], "Quote", toggleQuote),
     button("Link", "Link", (s) => {
       const link = linkAt(s)
       openPopover(linkForm, linkInput, link ? (htmlAttr(link.attrs["html"] as HtmlAttrs, "href") ?? "") : "")
