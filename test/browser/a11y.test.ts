@@ -1,7 +1,8 @@
 /**
  * The accessibility audit: axe-core on every page, signed in and with data, in one browser and one
  * server: sign-in (and its error), sites, a site's articles and backlinks, an article with the
- * visual editor, a refused edit, a revision's comparison, the conflict page, activity, search,
+ * visual editor, a refused edit, a revision's comparison, the conflict page, activity, search
+ * (and its error), a refused site filter,
  * Connect (with a new key shown once), the error page, and the agent sign-in and consent pages.
  * No serious or critical violation is allowed; no rule is disabled. Keyboard cases follow.
  */
@@ -105,6 +106,12 @@ describe("accessibility audit", () => {
     await audit(page, "site articles", found)
     await page.goto(`${url}/sites/site_web?tab=backlinks`)
     await audit(page, "site backlinks", found)
+    // A refused filter: the field it is about points to the message, the others do not.
+    await page.goto(`${url}/sites/site_web?from=2026-12-01&to=2026-11-01`)
+    await audit(page, "site articles (filter error)", found)
+    await formError(page, "Error: Rose Garden", ["#from"], "#filter-error")
+    expect(await page.getAttribute("#to", "aria-invalid")).toBeNull()
+    expect(await page.getAttribute("#status", "aria-describedby")).toBeNull()
     await editor(page, "art_roses")
     await audit(page, "article (visual editor)", found)
     await page.click("button.editor-mode:has-text('HTML source')")
@@ -148,6 +155,9 @@ describe("accessibility audit", () => {
     await audit(page, "search", found)
     await page.goto(`${url}/search?q=zzzznothing`)
     await audit(page, "search (nothing found)", found)
+    await page.goto(`${url}/search?q=${"a".repeat(201)}`)
+    await audit(page, "search (error)", found)
+    await formError(page, "Error: Search", ["#search-q"], "#search-error")
     await page.goto(`${url}/connect`)
     await audit(page, "connect", found)
     await page.fill("#key-name", "   ")
@@ -195,7 +205,7 @@ describe("accessibility audit", () => {
     await agentContext.close()
     await context.close()
     expect(found).toEqual([])
-    expect(audited.length).toBe(23)
+    expect(audited.length).toBe(25)
   }, 120_000)
 
   it("should show where the keyboard's focus is, with a ring of at least 3:1 against what is around it", async () => {

@@ -4,13 +4,14 @@ import { badge, emptyPage, pager, when } from "../ui.ts"
 
 /**
  * The search box: a plain GET form to `/search` (works without JavaScript), for all sites or,
- * with `site`, for one (its id in a hidden field).
+ * with `site`, for one (its id in a hidden field). With `errorId`, the words were refused: the
+ * field is invalid and described by that message.
  */
-export const searchBox = (site?: { readonly id: string; readonly name: string }, q = ""): Html =>
+export const searchBox = (site?: { readonly id: string; readonly name: string }, q = "", errorId?: string): Html =>
   html`<form method="get" action="/search" role="search" class="search-box" aria-label="${site ? `Search the articles of ${site.name}` : "Search your articles"}">
     ${site ? html`<input type="hidden" name="site_id" value="${site.id}">` : ""}
     <label for="search-q">${site ? `Search ${site.name}` : "Search all your articles"}</label>
-    <div class="search-row"><input type="search" id="search-q" name="q" value="${q}" maxlength="200" required placeholder="words, &quot;a phrase&quot;, -word"><button type="submit" class="button">Search</button></div>
+    <div class="search-row"><input type="search" id="search-q" name="q" value="${q}" maxlength="200" required placeholder="words, &quot;a phrase&quot;, -word"${errorId ? html` aria-invalid="true" aria-describedby="${errorId}"` : ""}><button type="submit" class="button">Search</button></div>
   </form>`
 
 // A snippet is text the core escaped with `<mark>` as its only markup; anything else fails closed (shown escaped).
@@ -30,8 +31,8 @@ export const searchContent = (input: {
   const { q, site, results } = input
   return html`${site ? html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/sites">Sites</a></li><li><a href="/sites/${encodeURIComponent(site.id)}">${site.name}</a></li><li aria-current="page">Search</li></ol></nav>` : ""}
   <div class="page-head"><div><h1>Search${site ? html` ${site.name}` : ""}</h1><p class="muted">Titles, target keywords and article text; case and accents are ignored. Use "a phrase", OR, and -word to leave one out.</p></div></div>
-  <section class="card">${searchBox(site ?? undefined, q)}</section>
-  ${input.error ? html`<div class="notice notice-error" role="alert"><p>${input.error}</p></div>` : ""}
+  <section class="card">${searchBox(site ?? undefined, q, input.error ? "search-error" : undefined)}</section>
+  ${input.error ? html`<div class="notice notice-error" role="alert" id="search-error"><p>${input.error}</p></div>` : ""}
   ${
     results === null
       ? ""

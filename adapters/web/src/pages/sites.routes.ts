@@ -47,12 +47,14 @@ export const mountSitesRoutes = (router: Router, kit: PageKit): void => {
           ? await runCore(deps, Effect.flatMap(decodeInput(ListBacklinksQuery, filters, "Filters"), (q) => listBacklinks(s.caller, id, q)))
           : null
       let error: string | null = null
+      let invalid: ReadonlyArray<string> = []
       const failure: CoreError | null =
         articles !== null && Result.isFailure(articles) ? articles.failure : backlinks !== null && Result.isFailure(backlinks) ? backlinks.failure : null
       if (failure !== null) {
         if (failure._tag !== "InvalidRequest") throw failure
         // in the words the activity page's filters use, not the decoder's
         error = sentences(failure.errors).join(" ")
+        invalid = failure.errors.map((e) => e.path.split("/").pop() ?? "")
       }
       const content = siteContent({
         site,
@@ -62,6 +64,7 @@ export const mountSitesRoutes = (router: Router, kit: PageKit): void => {
         articles: articles !== null && Result.isSuccess(articles) ? articles.success : null,
         backlinks: backlinks !== null && Result.isSuccess(backlinks) ? backlinks.success : null,
         error,
+        invalid,
       })
       render(ctx, error === null ? 200 : 400, s, "sites", error === null ? site.name : `Error: ${site.name}`, content, await takeFlash(deps, s.session), true)
     }),

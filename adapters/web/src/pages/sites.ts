@@ -57,8 +57,12 @@ export const siteContent = (input: {
   articles: Page<ArticleListItem> | null
   backlinks: Page<Backlink> | null
   error: string | null
+  /** The filters the error is about (`from`, `to`, `status`): marked invalid and described by it. */
+  invalid: ReadonlyArray<string>
 }): Html => {
   const { site, stats, tab, query } = input
+  // A filter the error is about points to it.
+  const invalid = (field: string) => (input.error && input.invalid.includes(field) ? html` aria-invalid="true" aria-describedby="filter-error"` : "")
   const base = `/sites/${encodeURIComponent(site.id)}`
   const tabLink = (key: SiteTab, label: string) =>
     html`<li><a href="${base}${key === "articles" ? "" : "?tab=backlinks"}"${tab === key ? html` aria-current="page"` : ""}>${label}</a></li>`
@@ -87,11 +91,11 @@ export const siteContent = (input: {
     <h2 id="list-title">${tab === "articles" ? "Articles" : "Backlinks"}</h2>
     <form method="get" action="${base}" class="filters" aria-label="Filters">
       ${tab === "backlinks" ? html`<input type="hidden" name="tab" value="backlinks">` : ""}
-      <div><label for="from">${tab === "articles" ? "Published from" : "Acquired from"}</label><input type="date" id="from" name="from" value="${query["from"] ?? ""}"></div>
-      <div><label for="to">to</label><input type="date" id="to" name="to" value="${query["to"] ?? ""}"></div>
+      <div><label for="from">${tab === "articles" ? "Published from" : "Acquired from"}</label><input type="date" id="from" name="from" value="${query["from"] ?? ""}"${invalid("from")}></div>
+      <div><label for="to">to</label><input type="date" id="to" name="to" value="${query["to"] ?? ""}"${invalid("to")}></div>
       ${
         tab === "articles"
-          ? html`<div><label for="status">Status</label><select id="status" name="status">
+          ? html`<div><label for="status">Status</label><select id="status" name="status"${invalid("status")}>
               <option value="">Any status</option>
               ${STATUSES.map((s) => html`<option value="${s}"${query["status"] === s ? " selected" : ""}>${s[0]!.toUpperCase() + s.slice(1)}</option>`)}
             </select></div>`
@@ -99,7 +103,7 @@ export const siteContent = (input: {
       }
       <div class="actions"><button type="submit" class="button">Apply</button><a class="button button-quiet" href="${base}${tab === "backlinks" ? "?tab=backlinks" : ""}">Reset</a></div>
     </form>
-    ${input.error ? html`<div class="notice notice-error" role="alert"><p>${input.error}</p></div>` : ""}
+    ${input.error ? html`<div class="notice notice-error" role="alert" id="filter-error"><p>${input.error}</p></div>` : ""}
     ${tab === "articles" && input.articles ? articleTable(input.articles, base, query) : ""}
     ${tab === "backlinks" && input.backlinks ? backlinkTable(input.backlinks, base, query) : ""}
   </section>`
