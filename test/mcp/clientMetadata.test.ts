@@ -294,6 +294,51 @@ describe("clients described by a metadata document", () => {
     }
   }, 60_000)
 
+  it("should take at the revocation endpoint an access token it issued to the client, fetching the document there for it alone", async () => {
+    for (const path of ["/revoking/agent.json", "/revoking/other.json"]) documents.set(path, { body: documentOf(path) })
+    // connected through the first instance, which fetched the document; the second has not read it
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "ignored", { asked: "http://127.0.0.1:49152/callback", clientMetadataUrl: "https://agent.test/revoking/agent.json" })
+    const client = await connect(`${server.url}/mcp`, provider)
+    expect(client).toBeDefined()
+    await client!.close()
+    expect(fetched.get("/revoking/agent.json")).toBe(1)
+    const accessToken = provider.savedTokens!.access_token
+    const toolsList = () =>
+      fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      })
+    const revoke = (token: string, clientId: string) =>
+      fetch(`${other.url}/oauth/revoke`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token, token_type_hint: "access_token", client_id: clientId }),
+      })
+    // the token presented by another client described by a document: not issued to it, nothing fetched
+    const foreign = await revoke(accessToken, "https://agent.test/revoking/other.json")
+    expect(foreign.status).toBe(400)
+    expect(((await foreign.json()) as { error: string }).error).toBe("invalid_client")
+    expect(fetched.get("/revoking/other.json")).toBeUndefined()
+    // nor for something that is no token this service signed
+    const forged = await revoke(`${accessToken.slice(0, -4)}AAAA`, "https://agent.test/revoking/other.json")
+    expect(((await forged.json()) as { error: string }).error).toBe("invalid_client")
+    expect(fetched.get("/revoking/other.json")).toBeUndefined()
+    expect((await toolsList()).status).toBe(200)
+    // the client itself, at the instance that does not hold its document: fetched, revoked
+    const revoked = await revoke(accessToken, "https://agent.test/revoking/agent.json")
+    expect(revoked.status).toBe(200)
+    expect(fetched.get("/revoking/agent.json")).toBe(2)
+    expect((await eventually(toolsList, (answer) => answer.status === 401)).status).toBe(401)
+    // and its refresh token went with the grant
+    const refreshed = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.savedTokens!.refresh_token!, client_id: "https://agent.test/revoking/agent.json" }),
+    })
+    expect(refreshed.status).toBe(400)
+  }, 60_000)
+
   // The store behind the registration budget: Redis when REDIS_URL is set (the OAuth state stays in
   // the database: the budget's check is what finds it away), else the database itself, which holds
   // the interaction too (the page's first read, the interaction's, finds it away before the budget).

@@ -195,13 +195,28 @@ export const createAuthorizationServer = (options: {
     // (a store that cannot answer: its own error, which the pages answer as 503)
     throw error ?? new Error("The client registration budget could not be read", { cause: exit.cause })
   }
-  /** Whether the code or refresh token a token or revocation request presents was issued to `clientId`. */
-  const issuedTo = async (params: Readonly<Record<string, unknown>>, clientId: string): Promise<boolean> => {
+  const verifyKeys = createLocalJWKSet({ keys: [...options.keys.signing.publics] })
+  /** The claims of an access token this server signed for `/mcp` and that is still valid, verified as `/mcp` verifies it; else undefined. */
+  const verifiedAccessToken = async (token: string): Promise<JWTPayload | undefined> => {
+    try {
+      return (await jwtVerify(token, verifyKeys, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })).payload
+    } catch {
+      return undefined
+    }
+  }
+  /**
+   * Whether the code or refresh token a token or revocation request presents was issued to
+   * `clientId`, or, at the revocation endpoint, the access token (one this server signed for
+   * `/mcp`, still valid, whose `client_id` is that client: no store is asked for it).
+   */
+  const issuedTo = async (params: Readonly<Record<string, unknown>>, clientId: string, revocation: boolean): Promise<boolean> => {
     const [model, id] =
       params["grant_type"] === "authorization_code" ? ["AuthorizationCode", params["code"]]
       : params["grant_type"] === "refresh_token" ? ["RefreshToken", params["refresh_token"]]
       : ["RefreshToken", params["token"]]
-    if (typeof id !== "string" || id === "" || id.length > 512 || !isStorableText(id)) return false
+    if (typeof id !== "string" || id === "" || id.length > 4096) return false
+    if (revocation && id.split(".").length === 3) return (await verifiedAccessToken(id))?.["client_id"] === clientId
+    if (id.length > 512 || !isStorableText(id)) return false
     const found = await options.runtime.runPromiseExit(OAuthStore.use((store) => store.find(model, id)) as Effect.Effect<Option.Option<StoredPayload>>)
     return Exit.isSuccess(found) && Option.isSome(found.value) && found.value.value["clientId"] === clientId
   }
@@ -312,8 +327,9 @@ export const createAuthorizationServer = (options: {
         // asking address's hourly registration budget (OAUTH_REGISTRATION_LIMIT_PER_HOUR), as a
         // registration would: no address makes the service fetch page after page. At the token
         // and revocation endpoints only for a code or refresh token the service issued to that
-        // client, uncounted: a hosted client's backend refreshes all its people's tokens from a
-        // few addresses, and must not be locked out by its own earlier sign-ins. Nowhere else.
+        // client (or, to revoke it, an access token it signed for that client), uncounted: a
+        // hosted client's backend refreshes all its people's tokens from a few addresses, and
+        // must not be locked out by its own earlier sign-ins. Nowhere else.
         // A client_id is at most 255 characters (it is stored in grants and named in the activity
         // log) and written as a URL parser writes it back (`HTTPS://`, `:443` or `%7E` would make
         // one document several clients). A request fetches a document once at most (`firstAskIn`).
@@ -324,7 +340,7 @@ export const createAuthorizationServer = (options: {
           if (ctx !== undefined && !firstAskIn(ctx, clientId)) return false
           const route = ctx?.oidc?.route
           if (ctx !== undefined && (route === "authorization" || route === "resume" || route === "pushed_authorization_request")) return withinBudget(clientKeyOf(ctx.ip))
-          if (ctx !== undefined && (route === "token" || route === "revocation")) return issuedTo(ctx.oidc.params ?? {}, clientId)
+          if (ctx !== undefined && (route === "token" || route === "revocation")) return issuedTo(ctx.oidc.params ?? {}, clientId, route === "revocation")
           const page = interactionAddress.getStore()
           return ctx === undefined && page !== undefined ? withinBudget(page) : false
         },
@@ -426,19 +442,13 @@ export const createAuthorizationServer = (options: {
   // and the answer is 200 as for any revocation. Another client's token, an expired or a foreign
   // one is a silent no-op (200, RFC 7009 section 2.2), as the provider answers for another
   // client's refresh token.
-  const verifyKeys = createLocalJWKSet({ keys: [...options.keys.signing.publics] })
   provider.use(async (ctx, next) => {
     await next()
     if (ctx.oidc?.route !== "revocation" || ctx.status !== 400 || refusals.get(ctx.req) !== "unsupported_token_type") return
     const clientId = ctx.oidc.client?.clientId
     const token = ctx.oidc.params?.["token"]
     if (clientId === undefined || typeof token !== "string") return
-    let claims: JWTPayload | undefined
-    try {
-      claims = (await jwtVerify(token, verifyKeys, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })).payload
-    } catch {
-      claims = undefined
-    }
+    const claims = await verifiedAccessToken(token)
     const grantId = claims?.["gid"]
     if (claims?.["client_id"] === clientId && typeof grantId === "string" && isStorableText(grantId)) {
       const revoked = await options.runtime.runPromiseExit(
