@@ -5,7 +5,7 @@ import { TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/erro
 import { request } from "node:http"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
-import { startTcpProxy } from "../support/tcpProxy.ts"
+import { startPostgresProxy, startTcpProxy } from "../support/tcpProxy.ts"
 import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
 
 const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
@@ -330,6 +330,71 @@ describe("authorization requests", () => {
 })
 
 describe("while the request counters cannot answer", () => {
+  // The counters in Redis (the OAuth state in the database, still up), then in the database itself:
+  // either way the budget's check is the first to find its store away.
+  it.each(["Redis", "the database"] as const)(
+    "should answer an authorization request 503 with an error page, and a pushed request and a registration 503 temporarily_unavailable, all with Retry-After, while %s cannot answer",
+    async (store) => {
+      const seeded = await startSeeded()
+      const proxied = store === "Redis" ? await startTcpProxy(REDIS_URL.hostname, Number(REDIS_URL.port || 6379)) : await startPostgresProxy(seeded.databaseUrl)
+      const proxy = "proxy" in proxied ? proxied.proxy : proxied
+      let away: StartedServer | undefined
+      try {
+        away = await startSeeded(
+          { PUBLIC_URL: seeded.url, ...("url" in proxied ? { DATABASE_URL: proxied.url } : { REDIS_URL: `redis://127.0.0.1:${proxy.port}` }) },
+          { reuse: seeded },
+        )
+        const registered = await fetch(`${away.url}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_name: "Outage Agent", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+        })
+        expect(registered.status).toBe(201)
+        const query = new URLSearchParams({
+          client_id: ((await registered.json()) as { client_id: string }).client_id,
+          response_type: "code",
+          redirect_uri: "http://127.0.0.1:9/cb",
+          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+          code_challenge_method: "S256",
+          state: "st",
+        })
+        await proxy.cut("refuse")
+        /** A JSON OAuth endpoint's answer: the 503 problem carrying OAuth's `error`, with Retry-After. */
+        const expectUnavailable = async (answer: Response) => {
+          expect(answer.status).toBe(503)
+          expect(answer.headers.get("retry-after")).toBe("5")
+          const body = (await answer.json()) as Record<string, unknown>
+          expect(body).toMatchObject({ code: "unavailable", error: "temporarily_unavailable" })
+          expect(body["error_description"]).toBe(body["detail"])
+        }
+        const page = await fetch(`${away.url}/oauth/authorize?${query}`, { redirect: "manual", headers: { accept: "text/html" } })
+        expect(page.status).toBe(503)
+        expect(page.headers.get("retry-after")).toBe("5")
+        expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+        expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+        expect(page.headers.getSetCookie()).toEqual([])
+        const html = await page.text()
+        expect(html).toContain("temporarily_unavailable")
+        expect(html).toContain("cannot answer now")
+        expect(html).not.toMatch(/internal|server_error|\w+Error\b|ECONNREFUSED|\bat \S+ \(|\.ts:\d/)
+        await expectUnavailable(await fetch(`${away.url}/oauth/par`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: query }))
+        await expectUnavailable(
+          await fetch(`${away.url}/oauth/register`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ client_name: "Outage Agent", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+          }),
+        )
+      } finally {
+        await proxy.restore()
+        await away?.close()
+        await proxy.close()
+        await seeded.close()
+      }
+    },
+    60_000,
+  )
+
   it("should answer a token that fails 503 unavailable with Retry-After, as REST answers a key then, not 500", async () => {
     // an instance of its own whose counters are in a Redis reached through a proxy the test cuts
     const proxy = await startTcpProxy(REDIS_URL.hostname, Number(REDIS_URL.port || 6379))
