@@ -5,6 +5,7 @@ import { TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/erro
 import { request } from "node:http"
 import type { StartedServer } from "../../apps/server/server.ts"
 import { middayToday, testClock } from "../support/clock.ts"
+import { eventually } from "../support/eventually.ts"
 import { startPostgresProxy, startTcpProxy } from "../support/tcpProxy.ts"
 import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
 
@@ -415,6 +416,53 @@ describe("while the request counters cannot answer", () => {
     } finally {
       await away.close()
       await proxy.close()
+    }
+  }, 60_000)
+})
+
+describe("while the database cannot answer", () => {
+  it("should answer the revocation of an access token 503 temporarily_unavailable with Retry-After, revoking nothing", async () => {
+    // (every client's lookup asks the database first: the refusal comes from the provider's client
+    // authentication, answered 503 by its `server_error` handler; adapters/mcp/test/
+    // revocationOutage.test.ts makes the grant's lookup fail after it, in the step that revokes JWTs)
+    const seeded = await startSeeded()
+    const { proxy, url } = await startPostgresProxy(seeded.databaseUrl)
+    let away: StartedServer | undefined
+    try {
+      // a second instance whose database is reached through a proxy the test can cut
+      away = await startSeeded({ PUBLIC_URL: seeded.url, DATABASE_URL: url }, { reuse: seeded })
+      const revoke = () =>
+        fetch(`${away!.url}/oauth/revoke`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ token: provider.savedTokens!.access_token, token_type_hint: "access_token", client_id: provider.client!.client_id }),
+        })
+      const toolsList = () =>
+        fetch(`${seeded.url}/mcp`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${provider.savedTokens!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        })
+      const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Revoking Agent")
+      await (await connect(`${seeded.url}/mcp`, provider))!.close()
+      await proxy.cut("refuse")
+      try {
+        const answer = await revoke()
+        expect(answer.status).toBe(503)
+        expect(answer.headers.get("retry-after")).toBe("5")
+        expect(await answer.json()).toEqual({ error: "temporarily_unavailable", error_description: "The database cannot answer now; nothing was changed. Retry in a few seconds." })
+      } finally {
+        await proxy.restore()
+      }
+      // nothing revoked: the token still works at the first instance; once the database is back, revoked
+      expect((await toolsList()).status).toBe(200)
+      expect(await eventually(async () => (await fetch(`${away!.url}/readyz`)).status, (status) => status === 200, 15_000)).toBe(200)
+      expect((await revoke()).status).toBe(200)
+      expect((await eventually(toolsList, (answer) => answer.status === 401)).status).toBe(401)
+    } finally {
+      await away?.close()
+      await proxy.close()
+      await seeded.close()
     }
   }, 60_000)
 })
