@@ -628,6 +628,35 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(snippet).toContain("Tag &lt;<mark>numbat</mark>&gt; text.")
       })
 
+      it("should find each word of an address, a path, a file name, an email, a version, a number and a hyphenated word by itself", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          {
+            title: "Notes",
+            body: "<p>See example.com/path/to and https://docs.example.org/guide?x=1. Close it with &lt;/script&gt; in node.js, version 2.0, at -5 degrees; mail jane.doe@example.com about co-operation, a well-known author.</p>",
+          },
+          { title: "Node.js tips", body: "<p>x</p>", keyword: "v3.1 release" },
+        ])
+        for (const q of ["path", "script", "2", "0", "5", "jane", "doe", "co", "operation", "co-operation", "guide", "docs", "example.com", '"example.com/path/to"', "2.0", '"a well"', '"a well known"', "well-known"]) {
+          expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+        }
+        // in a title and a keyword too, the title match first
+        for (const q of ["node", "js", "node.js", '"node js"']) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[1]!.id, a[0]!.id]])
+        for (const q of ["v3", "v3.1"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[1]!.id]])
+        // the parts are words, not any letters: a word is not found inside another
+        expect((await search(accountId, "pathto")).total).toBe(0)
+        expect((await search(accountId, "cript")).total).toBe(0)
+        // negation and phrases read as written
+        expect(ids(await search(accountId, "node -example.com"))).toEqual([a[1]!.id])
+        expect(ids(await search(accountId, '-"node.js" co'))).toEqual([])
+        // the snippet shows the text as written, its matches marked
+        const script = snippetOf((await search(accountId, "script")).items[0]!.headline)
+        expect(script).toContain("<mark>script</mark>&gt; in node.js, version 2.0")
+        expect(script).not.toContain("\u200b")
+        const path = snippetOf(matchedMarksOnly((await search(accountId, "example.com/path")).items[0]!.headline, "example.com/path"))
+        expect(path).toContain("<mark>example</mark>.<mark>com</mark>/<mark>path</mark>/to and https://docs.example.org/guide?x=1.")
+        expect(path).not.toContain("\u200b")
+      })
+
       it("should filter by site, status and publication range, page with the total, and hide other accounts", async () => {
         const { accountId, main, sites, articles: a } = await seedTexts([
           { title: "Compost one", body: "<p>x</p>", published_at: "2026-11-03T00:00:00Z" },

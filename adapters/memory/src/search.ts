@@ -5,8 +5,9 @@
  * configuration folds them (lower case, accents removed), a title that holds any of the query's
  * positive terms first, and a headline around the first match. Ranking within a tier is a weighted count, not
  * `ts_rank`'s formula; tokens are runs of letters and digits as PostgreSQL's parser reads them (not
- * superscripts, subscripts, fractions or circled digits: `x²` is `x`) (PostgreSQL also indexes a hyphenated
- * word whole, and host names and URLs as such).
+ * superscripts, subscripts, fractions or circled digits: `x²` is `x`) in the searched text, whose
+ * ASCII punctuation is followed by a zero-width space (`searchPlainText`), so that PostgreSQL too
+ * reads only words, not hosts, paths, versions or hyphenated words whole.
  */
 import { foldSearchWord, SEARCH_MARK_START, SEARCH_MARK_STOP, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
 

@@ -24,6 +24,7 @@ import { Migration20261128150000_searchTitleText } from "./Migration202611281500
 import { Migration20261129000000_activityJournalMarks } from "./Migration20261129000000_activityJournalMarks.ts"
 import { Migration20261129100000_searchTextEntities } from "./Migration20261129100000_searchTextEntities.ts"
 import { Migration20261129120000_idempotencyLeaseToken } from "./Migration20261129120000_idempotencyLeaseToken.ts"
+import { Migration20261129200000_searchTextPunctuation } from "./Migration20261129200000_searchTextPunctuation.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -48,4 +49,5 @@ export const migrationsList = [
   { name: "Migration20261129000000_activityJournalMarks", class: Migration20261129000000_activityJournalMarks },
   { name: "Migration20261129100000_searchTextEntities", class: Migration20261129100000_searchTextEntities },
   { name: "Migration20261129120000_idempotencyLeaseToken", class: Migration20261129120000_idempotencyLeaseToken },
+  { name: "Migration20261129200000_searchTextPunctuation", class: Migration20261129200000_searchTextPunctuation },
 ]

@@ -24,6 +24,7 @@ import {
   SEARCH_MARK_START,
   SEARCH_MARK_STOP,
   SiteRepository,
+  searchDatabaseQuery,
   titleTermsQuery,
   type Slice,
   type Unavailable,
@@ -341,8 +342,9 @@ const searchStatement = (
 ): { text: string; params: Array<unknown> } => {
   const w = where()
   w.add("account_id = ?", accountId)
-  // the query is $2, parsed once in the statement's `query` (a generic plan's recheck would parse it again for every row)
-  w.params.push(filter.query)
+  // the query is $2 (as the searched text writes punctuation: searchDatabaseQuery), parsed once in
+  // the statement's `query` (a generic plan's recheck would parse it again for every row)
+  w.params.push(searchDatabaseQuery(filter.query))
   // the same account, site and status in the term counts and changes (kept per site and status, not per day)
   const terms = ["c.account_id = $1"]
   if (filter.siteId !== undefined) {
@@ -364,7 +366,7 @@ const searchStatement = (
   const titleTerms = titleTermsQuery(filter.query)
   // (a parameter the statement does not use has no type PostgreSQL can infer: it is sent only when used)
   if (titleTerms !== "") params.push(titleTerms)
-  const titleQuery = titleTerms === "" ? "null::tsquery" : `websearch_to_tsquery('cs_search', cs_search_plain($${params.length}))`
+  const titleQuery = titleTerms === "" ? "null::tsquery" : `websearch_to_tsquery('cs_search', $${params.length})`
   let window = ""
   // whether the title tier is shorter than the rows up to the page's end (without a slice, every row is asked for)
   let short = "true"
@@ -387,7 +389,7 @@ const searchStatement = (
   // alone (any of the query's positive terms), its few rows then checked against the whole query (a
   // negated word may be in the body)
   const text = `with query as materialized (
-      select q, ${titleQuery} as t, ${term} as term from websearch_to_tsquery('cs_search', cs_search_plain($2)) as q
+      select q, ${titleQuery} as t, ${term} as term from websearch_to_tsquery('cs_search', $2) as q
     ), titled as materialized (
       select id, ${SEARCH_RANK} as rank, published_at
       from articles, query where ${w.sql} and title_vector @@ query.t and ts_match_vq(search_vector, query.q)

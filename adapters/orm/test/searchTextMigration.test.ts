@@ -58,3 +58,49 @@ for (const backend of ["postgresql", "pglite"] as const) {
     })
   })
 }
+
+for (const backend of ["postgresql", "pglite"] as const) {
+  describe(`the searched text's punctuation, migrated (${backend})`, () => {
+    let orm: Orm
+    let sql: Sql
+    let close: () => Promise<void> = async () => {}
+
+    beforeAll(async () => {
+      ;({ orm, close } = await openOrmOn(backend))
+      sql = nativeSql(orm)
+    })
+    afterAll(async () => {
+      await close()
+    })
+
+    const has = async (column: "search_vector" | "title_vector", term: string) => {
+      const [row] = await sql<{ has: boolean; n: string }>(
+        `select ${column} @@ to_tsquery('cs_search', $1) as has,
+           coalesce((select sum(n) from article_term_counts where account_id = 'acc_punct' and term = $1), 0)
+             + coalesce((select sum(d) from article_term_changes where account_id = 'acc_punct' and $1 = any(terms)), 0) as n
+         from articles where id = 'art_punct'`,
+        [term],
+      )
+      return [row!.has, Number(row!.n)]
+    }
+
+    it("should find an article written before it by each word of a host, a path, a file name and a version, and count those words", async () => {
+      await orm.migrator.up({ to: "Migration20261129120000_idempotencyLeaseToken" })
+      await sql(`insert into accounts (id, email, password_hash, name, created_at) values ('acc_punct', 'punct@example.com', 'x', 'M', now())`, [])
+      await sql(`insert into sites (id, account_id, name, url, created_at) values ('site_punct', 'acc_punct', 'S', 'https://s.test', now())`, [])
+      await sql(
+        `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
+         values ('art_punct', 'acc_punct', 'site_punct', 'Node.js tips', 'https://s.test/a', 'published', now(), 'v2.0', 6, null, $1, now(), 1)`,
+        ["<p>See example.com/path and &lt;/script&gt;.</p>"],
+      )
+      expect([await has("search_vector", "path"), await has("search_vector", "script"), await has("title_vector", "node")]).toEqual([
+        [false, 0], [false, 0], [false, 0],
+      ])
+      await orm.migrator.up()
+      expect([await has("search_vector", "path"), await has("search_vector", "script"), await has("title_vector", "node"), await has("search_vector", "v2")]).toEqual([
+        [true, 1], [true, 1], [true, 1], [true, 1],
+      ])
+      expect(await has("search_vector", "example.com")).toEqual([false, 0])
+    })
+  })
+}

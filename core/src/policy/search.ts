@@ -42,17 +42,40 @@ export const SEARCH_TEXT_LT = "<\u200b"
  */
 export const SEARCH_TEXT_AMP = "&\u200b"
 
+/**
+ * The characters of the searched text that a zero-width space follows: every ASCII punctuation
+ * character. PostgreSQL's text-search parser reads runs of words and punctuation as tokens of their
+ * own (a host `example.com`, a path `/path/to` or `/script` of an escaped `</script>`, a file
+ * `node.js`, an email, a version `2.0`, a number `-5`, a tag, an entity) and indexes them whole, so
+ * a word inside them was not found by itself (`path`, `script`, `node`, `2`, `5`), though a person
+ * reads it as a word and the memory store found it. After the zero-width space the parser sees only
+ * words (runs of letters and digits), as the memory store reads them; a snippet leaves the
+ * zero-width spaces out again (`snippetOf`).
+ */
+const SEARCH_PUNCTUATION = /[!-/:-@[-`{-~]/g
+
+/**
+ * A title's, a target keyword's or a body's text as it is searched: each ASCII punctuation
+ * character followed by a zero-width space (`SEARCH_PUNCTUATION`; `SEARCH_TEXT_LT` and
+ * `SEARCH_TEXT_AMP` are two of them). The SQL function `cs_search_plain` of the database adapter
+ * computes the same text. One pass.
+ */
+export const searchPlainText = (text: string): string => text.replace(SEARCH_PUNCTUATION, "$&\u200b")
+
+/** Whether a zero-width space after `c` is one `searchPlainText` put there. */
+const isSearchPunctuation = (c: string): boolean => c.length === 1 && /[!-/:-@[-`{-~]/.test(c)
+
 const TAG = /<\/?([a-zA-Z][a-zA-Z0-9]*)[^>]*>/g
 // the tags that part words (a paragraph, a cell, `<br>`): a space; any other (`<b>`, `<a>`) joins what is on both sides
 const tagAsText = (_: string, name: string): string => (WORD_BOUNDARY_ELEMENTS.has(name.toLowerCase()) ? " " : "")
-const SEARCH_DECODED: Record<string, string> = { ...DECODED, lt: SEARCH_TEXT_LT, amp: SEARCH_TEXT_AMP }
 
 /**
  * The searched text of a stored body: its first `SEARCH_HTML_CHARACTERS` characters, the tags
  * that part words (`WORD_BOUNDARY_ELEMENTS`, as the word count reads them) replaced by a space and
  * every other tag removed (`un<b>believ</b>able` is one word), the entities the serialiser writes
- * in text (`&amp;`, `&lt;`, `&gt;`, `&nbsp;`, and `&quot;`) decoded (a `<` or a `&` followed by a
- * zero-width space: `SEARCH_TEXT_LT`, `SEARCH_TEXT_AMP`), the mark characters removed. Stored bodies are serialised
+ * in text (`&amp;`, `&lt;`, `&gt;`, `&nbsp;`, and `&quot;`) decoded, the mark characters removed,
+ * and each ASCII punctuation character followed by a zero-width space (`searchPlainText`: a `<` is
+ * `SEARCH_TEXT_LT`, a `&` `SEARCH_TEXT_AMP`). Stored bodies are serialised
  * by the core (attribute values escape `>`), so `<[^>]*>` finds exactly their tags. The SQL
  * function `cs_search_text` of the database adapter computes the same text. Linear in the prefix.
  */
@@ -67,8 +90,9 @@ export const searchTextOfHtml = (html: string): string => {
     .slice(0, end)
     .replace(TAG, tagAsText)
     .replace(/<[^>]*>/g, "")
-    .replace(ENTITY, (_, name: string) => SEARCH_DECODED[name]!)
+    .replace(ENTITY, (_, name: string) => DECODED[name]!)
     .replace(/[\uFDD0\uFDD1]/g, " ")
+    .replace(SEARCH_PUNCTUATION, "$&\u200b")
 }
 
 /** One term of a web-search query as written: a word or a `"phrase"` (without its quotes), maybe negated. */
@@ -217,13 +241,32 @@ export const searchQueryTerms = (q: string): Array<SearchQueryTerm | "OR"> => {
  * `OR`: an article whose title holds any of them is a title match, which ranks above body-only
  * matches. Empty when the query has no positive term (`-roses`). Each term is written as a
  * `"phrase"`, which `websearch_to_tsquery` reads as it reads the term alone (a word holds no `"`:
- * `searchQueryTerms` ends words there), so that the word *or* stays a word in the joined query.
- * Linear in the query.
+ * `searchQueryTerms` ends words there), so that the word *or* stays a word in the joined query;
+ * its text as `searchDatabaseQuery` writes it. Linear in the query.
  */
 export const titleTermsQuery = (q: string): string =>
   searchQueryTerms(q)
-    .flatMap((t) => (t === "OR" || t.negated || t.text.trim() === "" ? [] : [`"${t.text}"`]))
+    .flatMap((t) => (t === "OR" || t.negated || t.text.trim() === "" ? [] : [`"${searchPlainText(t.text)}"`]))
     .join(" OR ")
+
+/**
+ * The query as the database reads it: its terms as `searchQueryTerms` reads them, each written as a
+ * `"phrase"` (read as the term alone: a word holds no `"`) of its text with every ASCII punctuation
+ * character followed by a zero-width space (`searchPlainText`), as the searched text has it, so
+ * that `node.js`, `co-operation` or `example.com/path` is the phrase of its words, not a token the
+ * parser reads whole; `-` before a negated term, `OR` between two terms (an `OR` after the last
+ * term joins nothing, as in the query as written). Linear in the query.
+ */
+export const searchDatabaseQuery = (q: string): string => {
+  const terms = searchQueryTerms(q)
+  const last = terms.findLastIndex((t) => t !== "OR")
+  const parts: Array<string> = []
+  terms.forEach((t, i) => {
+    if (t !== "OR") parts.push(`${t.negated ? "-" : ""}"${searchPlainText(t.text)}"`)
+    else if (i < last) parts.push("OR")
+  })
+  return parts.join(" ")
+}
 
 // letters PostgreSQL's unaccent rules spell out rather than decompose
 const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th" }
@@ -378,8 +421,8 @@ export const snippetOf = (whole: string, work: { read: number } = { read: 0 }): 
     if (read >= SNIPPET_UNITS) break
     read += ch.length
     work.read += ch.length
-    // (the searched text's `<` and `&` are followed by a zero-width space: SEARCH_TEXT_LT, SEARCH_TEXT_AMP)
-    if (ch === "\u200b" && (previous === "<" || previous === "&")) continue
+    // (the searched text's ASCII punctuation is followed by a zero-width space: searchPlainText)
+    if (ch === "\u200b" && isSearchPunctuation(previous)) continue
     previous = ch
     if (ch === SEARCH_MARK_START || ch === SEARCH_MARK_STOP) {
       const open = ch === SEARCH_MARK_START

@@ -19,6 +19,8 @@ import {
   searchQueryText,
   snippetOf,
   titleTermsQuery,
+  searchPlainText,
+  searchDatabaseQuery,
 } from "../../src/index.ts"
 
 describe("snippetOf", () => {
@@ -84,7 +86,7 @@ describe("snippetOf", () => {
 
 describe("searchTextOfHtml", () => {
   it("should replace the tags that part words by spaces, decode the serialiser's entities and drop the mark characters", () => {
-    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(` Fish ${SEARCH_TEXT_AMP} chips ${SEARCH_TEXT_LT}b>  a b `)
+    expect(searchTextOfHtml(`<p class="x">Fish &amp; chips &lt;b&gt;</p><p>a${S}b</p>`)).toBe(` Fish ${SEARCH_TEXT_AMP} chips ${SEARCH_TEXT_LT}b>\u200b  a b `)
   })
   it("should join what an inline tag splits, as a reader and the word count see it, and part what a block or <br> does", () => {
     expect(searchTextOfHtml('<p>An <strong>un</strong>believable <em>Hydro</em>ponics <a href="x">set</a>up</p><ul><li>a</li><li>b<br>c</li></ul><table><tr><td>c1</td><td>c2</td></tr></table>')).toBe(
@@ -93,14 +95,14 @@ describe("searchTextOfHtml", () => {
   })
   it("should keep text that looks like a tag as text: a zero-width space after its '<', which the snippet leaves out", () => {
     const text = searchTextOfHtml("<p>Tag &lt;numbat&gt; text</p>")
-    expect(text).toBe(" Tag <\u200bnumbat> text ")
+    expect(text).toBe(" Tag <\u200bnumbat>\u200b text ")
     expect(snippetOf(text.replace("numbat", `${S}numbat${E}`))).toBe("Tag &lt;<mark>numbat</mark>&gt; text")
     // a zero-width space of the article's own text stays
     expect(snippetOf("a\u200bb")).toBe("a\u200bb")
   })
   it("should decode &amp;lt; once, as the database does, a zero-width space after its '&', which the snippet leaves out", () => {
     const text = searchTextOfHtml("<p>&amp;lt; R&amp;D; &amp;nbsp;</p>")
-    expect(text).toBe(" &\u200blt; R&\u200bD; &\u200bnbsp; ")
+    expect(text).toBe(" &\u200blt;\u200b R&\u200bD;\u200b &\u200bnbsp;\u200b ")
     expect(snippetOf(text.replace("nbsp", `${S}nbsp${E}`))).toBe("&amp;lt; R&amp;D; &amp;<mark>nbsp</mark>;")
   })
   it("should search only the first 200 000 characters, counted as code points", () => {
@@ -228,6 +230,22 @@ describe("relaxedSearchQueries", () => {
   })
 })
 
+describe("searchPlainText and searchDatabaseQuery", () => {
+  it("should follow every ASCII punctuation character with a zero-width space, and nothing else", () => {
+    expect(searchPlainText("see example.com/path, </script> naïve–x")).toBe("see example.\u200bcom/\u200bpath,\u200b <\u200b/\u200bscript>\u200b naïve–x")
+  })
+  it("should write the query's terms as phrases of the searched text's spelling, keeping -, OR and phrases as written", () => {
+    expect(searchDatabaseQuery('node.js -"co-op shop" OR x@y.z')).toBe('"node.\u200bjs" -"co-\u200bop shop" OR "x@\u200by.\u200bz"')
+    // an OR that joins nothing is left out, as websearch_to_tsquery leaves it
+    expect(searchDatabaseQuery("roses OR !")).toBe('"roses"')
+    expect(searchDatabaseQuery("roses OR")).toBe('"roses" "OR"')
+    expect(searchDatabaseQuery("- !")).toBe("")
+  })
+  it("should leave the zero-width space after punctuation out of a snippet", () => {
+    expect(snippetOf(`${searchPlainText("see example.com/")}\uFDD0path\uFDD1${searchPlainText("/to.")}`)).toBe("see example.com/<mark>path</mark>/to.")
+  })
+})
+
 describe("searchQueryTerms and titleTermsQuery", () => {
   it("should read words, phrases, negations and OR in any case, as websearch_to_tsquery does", () => {
     expect(searchQueryTerms('tomato "spring bulbs" -roses or -"late frost" OR a-b "open')).toEqual([
@@ -242,7 +260,7 @@ describe("searchQueryTerms and titleTermsQuery", () => {
     ])
   })
   it("should give the positive terms, any one of them, and nothing for a query of negations", () => {
-    expect(titleTermsQuery('tomato "spring bulbs" -roses OR -"late frost" a-b')).toBe('"tomato" OR "spring bulbs" OR "a-b"')
+    expect(titleTermsQuery('tomato "spring bulbs" -roses OR -"late frost" a-b')).toBe('"tomato" OR "spring bulbs" OR "a-\u200bb"')
     expect(titleTermsQuery("-roses -tulips")).toBe("")
     expect(titleTermsQuery('"" - OR')).toBe("")
     // a quote ends a word and opens a phrase, as in PostgreSQL
