@@ -594,6 +594,15 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         for (const q of ["xii", "Ⅻ", "dzemal"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
       })
 
+      it("should ignore accents, ligatures and Roman numerals in a word of letters and digits too (Crème2, Étape3)", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Étape3 du menu", body: "<p>Crème2 then ﬁ2 and Ⅻ2</p>", keyword: "Café4b" },
+          { title: "Plain", body: "<p>creme etape cafe</p>" },
+        ])
+        for (const q of ["etape3", "ÉTAPE3", "creme2", "Crème2", "fi2", "xii2", "cafe4b"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+        expect(snippetOf((await search(accountId, "creme2")).items[0]!.headline)).toContain("<mark>Crème2</mark>")
+      })
+
       it("should read superscripts, subscripts, fractions and circled digits as PostgreSQL's parser does: not parts of words", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Squares x² and halves ½", body: "<p>H₂O is water, step ① first</p>" },

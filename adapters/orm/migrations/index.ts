@@ -25,6 +25,7 @@ import { Migration20261129000000_activityJournalMarks } from "./Migration2026112
 import { Migration20261129100000_searchTextEntities } from "./Migration20261129100000_searchTextEntities.ts"
 import { Migration20261129120000_idempotencyLeaseToken } from "./Migration20261129120000_idempotencyLeaseToken.ts"
 import { Migration20261129200000_searchTextPunctuation } from "./Migration20261129200000_searchTextPunctuation.ts"
+import { Migration20261129210000_searchNumberWords } from "./Migration20261129210000_searchNumberWords.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -50,4 +51,5 @@ export const migrationsList = [
   { name: "Migration20261129100000_searchTextEntities", class: Migration20261129100000_searchTextEntities },
   { name: "Migration20261129120000_idempotencyLeaseToken", class: Migration20261129120000_idempotencyLeaseToken },
   { name: "Migration20261129200000_searchTextPunctuation", class: Migration20261129200000_searchTextPunctuation },
+  { name: "Migration20261129210000_searchNumberWords", class: Migration20261129210000_searchNumberWords },
 ]

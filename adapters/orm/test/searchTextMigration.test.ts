@@ -91,7 +91,7 @@ for (const backend of ["postgresql", "pglite"] as const) {
       await sql(
         `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
          values ('art_punct', 'acc_punct', 'site_punct', 'Node.js tips', 'https://s.test/a', 'published', now(), 'v2.0', 6, null, $1, now(), 1)`,
-        ["<p>See example.com/path and &lt;/script&gt;.</p>"],
+        ["<p>See example.com/path and &lt;/script&gt;. Crème2</p>"],
       )
       expect([await has("search_vector", "path"), await has("search_vector", "script"), await has("title_vector", "node")]).toEqual([
         [false, 0], [false, 0], [false, 0],
@@ -101,6 +101,8 @@ for (const backend of ["postgresql", "pglite"] as const) {
         [true, 1], [true, 1], [true, 1], [true, 1],
       ])
       expect(await has("search_vector", "example.com")).toEqual([false, 0])
+      // a word of letters and digits folded (Migration20261129210000_searchNumberWords): stored and counted as creme2 (a query is folded too)
+      expect([await has("search_vector", "creme2"), await has("search_vector", "crème2")]).toEqual([[true, 1], [true, 0]])
     })
   })
 }
