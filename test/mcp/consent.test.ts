@@ -8,7 +8,7 @@ import { listConnectedClients } from "@content-site/mcp"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/eventually.ts"
-import { ALICE, formOf, type PersonScript, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, formOf, type PersonScript, registerAndAuthorize, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 let server: SeededServer
 let mcpUrl: string
@@ -40,26 +40,7 @@ interface Flow {
  */
 const authorize = async (name: string, scope: string | undefined, person: { readonly decision?: "allow" | "deny"; readonly access?: "read" | "write" } = {}): Promise<Flow> => {
   const provider = new ScriptedOAuthProvider({ ...ALICE, decision: person.decision ?? "allow", ...(person.access ? { access: person.access } : {}) }, name)
-  const register = await fetch(`${server.url}/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(provider.clientMetadata),
-  })
-  expect(register.status).toBe(201)
-  const { client_id: clientId } = (await register.json()) as { client_id: string }
-  const verifier = randomBytes(32).toString("base64url")
-  const url = new URL(`${server.url}/oauth/authorize`)
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: "code",
-    redirect_uri: provider.redirectUrl,
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    resource: mcpUrl,
-    state: "st",
-    ...(scope !== undefined ? { scope } : {}),
-  }).toString()
-  await provider.redirectToAuthorization(url)
+  const { clientId, verifier } = await registerAndAuthorize(server.url, provider, { scope })
   const flow = { clientId, consent: provider.lastPage, error: provider.authorizationError }
   if (provider.authorizationCode === undefined) return flow
   const response = await fetch(`${server.url}/oauth/token`, {

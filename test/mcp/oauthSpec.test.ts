@@ -8,7 +8,7 @@ import { Option } from "effect"
 import { importJWK, type JWK, SignJWT } from "jose"
 import { createHash, generateKeyPairSync, randomBytes, sign } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ALICE, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, registerAndAuthorize, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 let server: SeededServer
 let mcpUrl: string
@@ -43,23 +43,7 @@ interface Flow {
 /** Registers a client and runs the authorization request through sign-in and Allow (`extra` overrides the request's parameters). */
 const authorize = async (extra: Record<string, string> = {}): Promise<Flow> => {
   const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Spec Client")
-  const registered = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
-  expect(registered.status).toBe(201)
-  const clientId = ((await registered.json()) as { client_id: string }).client_id
-  const verifier = randomBytes(32).toString("base64url")
-  const url = new URL(`${server.url}/oauth/authorize`)
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: "code",
-    redirect_uri: provider.redirectUrl,
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    resource: mcpUrl,
-    state: "st",
-    scope: "mcp offline_access",
-    ...extra,
-  }).toString()
-  await provider.redirectToAuthorization(url)
+  const { clientId, verifier } = await registerAndAuthorize(server.url, provider, { scope: "mcp offline_access", ...extra })
   return { provider, clientId, verifier }
 }
 

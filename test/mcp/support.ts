@@ -1,4 +1,5 @@
 import { importData } from "@content-site/core"
+import { createHash, randomBytes } from "node:crypto"
 import type { ClientMetadataFetch } from "@content-site/mcp"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -296,6 +297,36 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
 }
 
 /** Connects an SDK client through the whole OAuth flow; returns it connected, or the provider after a refusal. */
+/**
+ * Registers `provider`'s client at `serverUrl` and sends its person through /oauth/authorize as a
+ * client does by hand: PKCE S256, the MCP resource, state `st`; `params` adds or overrides the
+ * request's parameters (one set to undefined is left out). Answers the client id and the verifier.
+ */
+export const registerAndAuthorize = async (
+  serverUrl: string,
+  provider: ScriptedOAuthProvider,
+  params: Record<string, string | undefined> = {},
+): Promise<{ readonly clientId: string; readonly verifier: string }> => {
+  const registered = await fetch(`${serverUrl}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
+  if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${await registered.text()}`)
+  const clientId = ((await registered.json()) as { client_id: string }).client_id
+  const verifier = randomBytes(32).toString("base64url")
+  const request: Record<string, string | undefined> = {
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: provider.redirectUrl,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    resource: `${serverUrl}/mcp`,
+    state: "st",
+    ...params,
+  }
+  const url = new URL(`${serverUrl}/oauth/authorize`)
+  url.search = new URLSearchParams(Object.entries(request).filter((e): e is [string, string] => e[1] !== undefined)).toString()
+  await provider.redirectToAuthorization(url)
+  return { clientId, verifier }
+}
+
 export const connect = async (mcpUrl: string, provider: ScriptedOAuthProvider): Promise<Client | undefined> => {
   const first = new Client({ name: "content-site-tests", version: "1.0.0" })
   try {
