@@ -253,4 +253,42 @@ describe("accessibility audit", () => {
     await context.close()
     expect(weak).toEqual([])
   }, 60_000)
+
+  it("should ring a focused protected link in the preview frame differently from its permanent dashed outline", async () => {
+    const { context, page } = await signedInContext(browser, server.url, person, { width: 1280, height: 900 })
+    await editor(page, "art_roses")
+    const frame = (await page.locator("iframe.article-preview").elementHandle())!
+    const preview = (await frame.contentFrame())!
+    const look = (selector: string) =>
+      preview.evaluate((sel) => {
+        const style = getComputedStyle(document.querySelector(sel)!)
+        return { outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`, shadow: style.boxShadow }
+      }, selector)
+    const link = 'a[href="https://partner.test/roses"]'
+    const unfocused = await look(link)
+    expect(unfocused.outline).toContain("dashed")
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press("Tab")
+      if (await preview.evaluate((sel) => document.activeElement === document.querySelector(sel), link)) break
+    }
+    expect(await preview.evaluate((sel) => document.querySelector(sel)!.matches(":focus-visible"), link), "Tab reaches the protected link").toBe(true)
+    const focused = await look(link)
+    expect(focused).not.toEqual(unfocused)
+    expect(focused.outline).toMatch(/^solid /)
+    // The ring against the white body around it, and against the link's own dashed colour.
+    const ratio = await preview.evaluate((sel) => {
+      const luminance = (css: string): number => {
+        const [r, g, b] = (css.match(/[\d.]+/g) ?? ["0", "0", "0"]).slice(0, 3).map((c) => {
+          const v = Number(c) / 255
+          return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+        }) as [number, number, number]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+      }
+      const [a, b] = [luminance(getComputedStyle(document.querySelector(sel)!).outlineColor), luminance(getComputedStyle(document.body).backgroundColor === "rgba(0, 0, 0, 0)" ? "rgb(255, 255, 255)" : getComputedStyle(document.body).backgroundColor)]
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+    }, link)
+    expect(ratio).toBeGreaterThanOrEqual(3)
+    expect(parseFloat(focused.outline.split(" ")[1]!)).toBeGreaterThanOrEqual(2)
+    await context.close()
+  }, 60_000)
 })
