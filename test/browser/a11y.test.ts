@@ -291,4 +291,43 @@ describe("accessibility audit", () => {
     expect(parseFloat(focused.outline.split(" ")[1]!)).toBeGreaterThanOrEqual(2)
     await context.close()
   }, 60_000)
+
+  it("should ring the preview frame's edge while the keyboard's focus is inside it", async () => {
+    const { context, page } = await signedInContext(browser, server.url, person, { width: 1280, height: 900 })
+    await editor(page, "art_roses")
+    const preview = (await (await page.locator("iframe.article-preview").elementHandle())!.contentFrame())!
+    // The ring is the frame document's own (the page's :focus-within does not see into the frame).
+    const edge = () =>
+      preview.evaluate(() => {
+        const style = getComputedStyle(document.documentElement, "::after")
+        const luminance = (css: string): number => {
+          const [r, g, b] = (css.match(/[\d.]+/g) ?? ["0", "0", "0"]).slice(0, 3).map((c) => {
+            const v = Number(c) / 255
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+          }) as [number, number, number]
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b
+        }
+        const a = luminance(style.borderTopColor)
+        return {
+          shown: style.content !== "none" && style.position === "fixed" && style.borderTopStyle === "solid" && parseFloat(style.borderTopWidth) >= 2,
+          ratio: (Math.max(a, 1) + 0.05) / (Math.min(a, 1) + 0.05),
+        }
+      })
+    expect((await edge()).shown, "no ring before the focus is in the frame").toBe(false)
+    let inFrame = false
+    for (let i = 0; i < 60 && !inFrame; i++) {
+      await page.keyboard.press("Tab")
+      inFrame = await page.evaluate(() => document.activeElement?.tagName === "IFRAME")
+    }
+    expect(inFrame, "Tab reaches the preview frame").toBe(true)
+    const ring = await edge()
+    expect(ring.shown).toBe(true)
+    expect(ring.ratio).toBeGreaterThanOrEqual(3)
+    // Out of the frame again, the ring goes.
+    await page.keyboard.press("Shift+Tab")
+    await page.keyboard.press("Shift+Tab")
+    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe("IFRAME")
+    expect((await edge()).shown).toBe(false)
+    await context.close()
+  }, 60_000)
 })

@@ -147,8 +147,13 @@ describe("the walk-through's points in Chromium", () => {
       const preview = await page.locator("iframe.article-preview").boundingBox()
       expect(edit!.y).toBeLessThan(preview!.y)
       expect(edit!.y).toBeLessThan(size.height)
+      // The keyboard's focus on a link inside the frame: the frame's own document rings its edge
+      // (the page's :focus-within does not see into the frame).
       await page.focus("iframe.article-preview")
-      expect(await page.locator("iframe.article-preview").evaluate((el) => getComputedStyle(el).outlineStyle)).toBe("solid")
+      await page.keyboard.press("Tab")
+      const inside = page.frameLocator("iframe.article-preview")
+      expect(await inside.locator("[data-service-protected]").first().evaluate((el) => el === document.activeElement)).toBe(true)
+      expect(await inside.locator("html").evaluate((el) => getComputedStyle(el, "::after").borderTopStyle)).toBe("solid")
       // The dashed outline keeps the spaces either side of a protected link.
       const margin = await page.frameLocator("iframe.article-preview").locator("[data-service-protected]").evaluate((el) => getComputedStyle(el).marginLeft)
       expect(margin).toBe("4px")

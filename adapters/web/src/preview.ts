@@ -17,6 +17,9 @@ export const PREVIEW_STYLE = [
   "[data-service-protected]{outline:2px dashed #7c3aed;outline-offset:2px;background:#f3edff;border-radius:3px;margin:0 4px}",
   // Its own dashed outline would hide the focus ring: the focused one gets a solid, wider ring in the
   // page's focus colour (5:1 on the white around it), inside the same margin.
+  // The page cannot see the focus inside the frame (its :focus-within does not cross into it): the
+  // frame's own document rings its edge while the keyboard's focus is in it.
+  "html:has(:focus-visible)::after{content:'';position:fixed;inset:0;border:3px solid #b45309;border-radius:6px;pointer-events:none}",
   "[data-service-protected]:focus-visible{outline:3px solid #b45309;outline-offset:1px}",
   "[data-service-protected]::before{content:'PROTECTED';font:700 10px/1.7 system-ui,sans-serif;letter-spacing:.04em;color:#fff;background:#6d28d9;border-radius:3px;padding:0 4px;margin-right:4px;display:inline-block;text-decoration:none;vertical-align:1px}",
 ].join("")
