@@ -2,7 +2,7 @@
  * The accessibility audit: axe-core on every page, signed in and with data, in one browser and one
  * server: sign-in (and its error), sites, a site's articles and backlinks, an article with the
  * visual editor, a refused edit, a revision's comparison, the conflict page, activity, search
- * (and its error), a refused site filter,
+ * (and its error), a refused site or activity filter,
  * Connect (with a new key shown once), the error page, and the agent sign-in and consent pages.
  * No serious or critical violation is allowed; no rule is disabled. Keyboard cases follow.
  */
@@ -151,6 +151,14 @@ describe("accessibility audit", () => {
     await audit(page, "activity", found)
     await page.goto(`${url}/activity?status=error`)
     await audit(page, "activity (refused)", found)
+    // A refused activity filter: the field it is about points to the message, the others do not.
+    await page.goto(`${url}/activity?from=yesterday`)
+    await audit(page, "activity (filter error)", found)
+    await formError(page, "Error: Activity", ["#from"], "#filter-error")
+    for (const other of ["#to", "#channel", "#status", "#article"]) expect(await page.getAttribute(other, "aria-invalid"), other).toBeNull()
+    await page.goto(`${url}/activity?status=bogus`)
+    await formError(page, "Error: Activity", ["#status"], "#filter-error")
+    expect(await page.getAttribute("#from", "aria-describedby")).toBeNull()
     await page.goto(`${url}/search?q=roses`)
     await audit(page, "search", found)
     await page.goto(`${url}/search?q=zzzznothing`)
@@ -205,7 +213,7 @@ describe("accessibility audit", () => {
     await agentContext.close()
     await context.close()
     expect(found).toEqual([])
-    expect(audited.length).toBe(25)
+    expect(audited.length).toBe(26)
   }, 120_000)
 
   it("should show where the keyboard's focus is, with a ring of at least 3:1 against what is around it", async () => {

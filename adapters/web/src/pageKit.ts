@@ -119,7 +119,14 @@ export const formPageOf = (path: string): string => {
 }
 
 /** A filter value the web page checks itself (not a core query parameter). */
-export class InvalidFilter extends Error {}
+/** A filter the page refuses before the core sees it; `field` is the name of the filter it is about. */
+export class InvalidFilter extends Error {
+  readonly field: string
+  constructor(message: string, field: string) {
+    super(message)
+    this.field = field
+  }
+}
 
 export const notFound = (resource: string, id: string): CoreError => new NotFound({ resource, id })
 

@@ -33,9 +33,9 @@ export const mountActivityRoutes = (router: Router, kit: PageKit): void => {
         Effect.gen(function* () {
           const q = yield* decodeInput(ListActivityQuery, defined({ channel: query["channel"], from: query["from"], to: query["to"], page: query["page"] }), "Filters")
           if (status !== undefined && status !== "ok" && status !== "error") {
-            return yield* Effect.fail(new InvalidFilter("The result filter must be “Done” or “Refused or failed”."))
+            return yield* Effect.fail(new InvalidFilter("The result filter must be “Done” or “Refused or failed”.", "status"))
           }
-          if (article !== undefined && !isId(article)) return yield* Effect.fail(new InvalidFilter("That article id is not valid."))
+          if (article !== undefined && !isId(article)) return yield* Effect.fail(new InvalidFilter("That article id is not valid.", "article"))
           return yield* listActivity(s.caller, {
             ...q,
             per_page: size,
@@ -46,11 +46,16 @@ export const mountActivityRoutes = (router: Router, kit: PageKit): void => {
         }),
       )
       let error: string | null = null
+      let invalid: ReadonlyArray<string> = []
       if (Result.isFailure(outcome)) {
         const e = outcome.failure
-        if (e instanceof InvalidFilter) error = e.message
-        else if (e._tag === "InvalidRequest") error = sentences(e.errors).join(" ")
-        else throw e
+        if (e instanceof InvalidFilter) {
+          error = e.message
+          invalid = [e.field]
+        } else if (e._tag === "InvalidRequest") {
+          error = sentences(e.errors).join(" ")
+          invalid = e.errors.map((x) => x.path.split("/").pop() ?? "")
+        } else throw e
       }
       const entries = Result.isSuccess(outcome) ? outcome.success : null
       const [titles, articles] = await Promise.all([
@@ -62,8 +67,8 @@ export const mountActivityRoutes = (router: Router, kit: PageKit): void => {
         error === null ? 200 : 400,
         s,
         "activity",
-        "Activity",
-        activityContent({ entries, titles, articles, query, error }),
+        error === null ? "Activity" : "Error: Activity",
+        activityContent({ entries, titles, articles, query, error, invalid }),
         await takeFlash(deps, s.session),
         true,
       )

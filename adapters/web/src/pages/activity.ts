@@ -52,8 +52,12 @@ export const activityContent = (input: {
   articles: ReadonlyArray<{ readonly id: string; readonly title: string }>
   query: Record<string, string | undefined>
   error: string | null
+  /** The filters the error is about (`channel`, `status`, `article`, `from`, `to`): marked invalid and described by it. */
+  invalid: ReadonlyArray<string>
 }): Html => {
   const q = input.query
+  // A filter the error is about points to it.
+  const invalid = (field: string) => (input.error && input.invalid.includes(field) ? html` aria-invalid="true" aria-describedby="filter-error"` : "")
   const opt = (name: string, value: string, label: string) => html`<option value="${value}"${(q[name] ?? "") === value ? " selected" : ""}>${label}</option>`
   const articles = q["article"] !== undefined && !input.articles.some((a) => a.id === q["article"])
     ? [...input.articles, { id: q["article"], title: input.titles.get(q["article"]) ?? q["article"] }]
@@ -62,11 +66,11 @@ export const activityContent = (input: {
   <section class="card" aria-labelledby="filters-title">
     <h2 id="filters-title" class="visually-hidden">Filters</h2>
     <form method="get" action="/activity" class="filters">
-      <div><label for="channel">Channel</label><select id="channel" name="channel">${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "Agent (MCP)")}${opt("channel", "web", "Web")}${opt("channel", "platform", "Platform (rewrite job)")}</select></div>
-      <div><label for="status">Result</label><select id="status" name="status">${opt("status", "", "Any result")}${opt("status", "ok", "Done")}${opt("status", "error", "Refused or failed")}</select></div>
-      <div><label for="article">Article</label><select id="article" name="article">${opt("article", "", "All articles")}${articles.map((a) => opt("article", a.id, a.title))}</select></div>
-      <div><label for="from">From</label><input type="date" id="from" name="from" value="${q["from"] ?? ""}"></div>
-      <div><label for="to">To</label><input type="date" id="to" name="to" value="${q["to"] ?? ""}"></div>
+      <div><label for="channel">Channel</label><select id="channel" name="channel"${invalid("channel")}>${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "Agent (MCP)")}${opt("channel", "web", "Web")}${opt("channel", "platform", "Platform (rewrite job)")}</select></div>
+      <div><label for="status">Result</label><select id="status" name="status"${invalid("status")}>${opt("status", "", "Any result")}${opt("status", "ok", "Done")}${opt("status", "error", "Refused or failed")}</select></div>
+      <div><label for="article">Article</label><select id="article" name="article"${invalid("article")}>${opt("article", "", "All articles")}${articles.map((a) => opt("article", a.id, a.title))}</select></div>
+      <div><label for="from">From</label><input type="date" id="from" name="from" value="${q["from"] ?? ""}"${invalid("from")}></div>
+      <div><label for="to">To</label><input type="date" id="to" name="to" value="${q["to"] ?? ""}"${invalid("to")}></div>
       <div class="check"><label class="radio"><input type="checkbox" name="changes" value="1"${q["changes"] === "1" ? " checked" : ""}> Changes only</label></div>
       <div class="actions"><button type="submit" class="button">Apply</button><a class="button button-quiet" href="/activity">Reset</a></div>
     </form>
