@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { launchChromium, signedInContext } from "../support/browser.ts"
+import { launchChromium, seriousViolations, signedInContext } from "../support/browser.ts"
 import { WEB_EMAIL, WEB_PASSWORD, webFixture } from "./fixture.ts"
 
 let server: StartedServer
@@ -260,6 +260,29 @@ describe("accessibility audit", () => {
     }
     await context.close()
     expect(weak).toEqual([])
+  }, 60_000)
+
+  it("should group the headings of the article being edited in a labelled region, apart from the page's own", async () => {
+    const { context, page } = await signedInContext(browser, server.url, person, { width: 1280, height: 900 })
+    // An article without protected links, its text replaced (an earlier case may have edited it).
+    await editor(page, "art_tulips")
+    const body = page.getByRole("region", { name: "Article body (visual editor)" })
+    await page.locator("#body-visual").click()
+    await page.keyboard.press("Control+a")
+    await page.keyboard.type("Why tulips")
+    await page.selectOption(".editor-block", "h3")
+    await page.locator("#body-visual h3").click()
+    await page.keyboard.press("End")
+    await page.keyboard.press("Enter")
+    // A heading typed with the same words as one of the page's own sections.
+    await page.keyboard.type("Details")
+    await page.selectOption(".editor-block", "h2")
+    // The article's headings are in the region, with the field; the page's are not.
+    await expect.poll(() => body.getByRole("heading").allTextContents()).toEqual(["Why tulips", "Details"])
+    expect(await body.getByRole("textbox", { name: "Article body" }).count()).toBe(1)
+    expect(await page.locator("#details-title").evaluate((h) => h.closest("[role=region]") === null)).toBe(true)
+    expect(await seriousViolations(page)).toEqual([])
+    await context.close()
   }, 60_000)
 
   it("should ring a focused protected link in the preview frame differently from its permanent dashed outline", async () => {

@@ -63,7 +63,9 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
   const modes = h("div", { class: "editor-modes", role: "group", "aria-label": "Editing mode" }, visualButton, sourceButton)
   const notice = h("div", { class: "editor-notice", role: "status", id: "editor-notice" })
   const toolbar = h("div", { class: "editor-toolbar", role: "toolbar", "aria-label": "Formatting", "aria-controls": "body-visual" })
-  const surface = h("div", { class: "editor-surface" })
+  // The headings typed in the body are the article's, not the page's: a labelled region groups them,
+  // so a screen reader moving by headings hears that it entered the body before the first one.
+  const surface = h("div", { class: "editor-surface", role: "region", "aria-label": "Article body (visual editor)" })
   const lockMessage = h("div", { class: "lock-message", role: "alert", id: "lock-message", hidden: "" })
   surface.append(lockMessage)
   wrapper.append(modes, notice, toolbar, surface)
