@@ -1,5 +1,13 @@
 import { Migration } from '@mikro-orm/migrations';
 
+/**
+ * Writes to the articles wait until the migration commits (reads go on): a row another instance
+ * inserted or edited while the migration ran would otherwise keep search vectors computed the old
+ * way (its statement had read the functions and the configuration before they changed, and the
+ * rewrite below does not see it), and nothing computes them again until it is edited.
+ */
+export const LOCK_WRITES = `lock table "articles" in share row exclusive mode;`;
+
 /** `cs_search_text` with `plain` around the decoded text (the core's `searchTextOfHtml`). */
 const SEARCH_TEXT = (lt: string, amp: string, plain: (text: string) => string) => `create or replace function cs_search_text(body text) returns text language sql immutable strict parallel safe as $$
   select ${plain(`translate(
@@ -31,12 +39,14 @@ export class Migration20261129200000_searchTextPunctuation extends Migration {
   override name = 'Migration20261129200000_searchTextPunctuation';
 
   override up(): void | Promise<void> {
+    this.addSql(LOCK_WRITES);
     this.addSql(SEARCH_PLAIN('[!-/:-@[-`{-~]'));
     this.addSql(SEARCH_TEXT(`'<'`, `'&'`, (text) => `cs_search_plain(${text})`));
     this.addSql(`update "articles" set "title" = "title", "target_keyword" = "target_keyword", "body" = "body";`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(LOCK_WRITES);
     this.addSql(SEARCH_PLAIN('<'));
     this.addSql(SEARCH_TEXT(`'<' || chr(8203)`, `'&' || chr(8203)`, (text) => text));
     this.addSql(`update "articles" set "title" = "title", "target_keyword" = "target_keyword", "body" = "body";`);

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { LOCK_WRITES } from './Migration20261129200000_searchTextPunctuation.ts';
 
 /**
  * A word of letters and digits (`Crème2`, `Étape3`, `ﬁ2`, `Ⅻ2`: the parser's `numword`, and its
@@ -13,11 +14,13 @@ export class Migration20261129210000_searchNumberWords extends Migration {
   override name = 'Migration20261129210000_searchNumberWords';
 
   override up(): void | Promise<void> {
+    this.addSql(LOCK_WRITES);
     this.addSql(`alter text search configuration cs_search alter mapping for numword, numhword, hword_numpart with unaccent, simple;`);
     this.addSql(`update "articles" set "title" = "title", "target_keyword" = "target_keyword", "body" = "body";`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(LOCK_WRITES);
     this.addSql(`alter text search configuration cs_search alter mapping for numword, numhword, hword_numpart with simple;`);
     this.addSql(`update "articles" set "title" = "title", "target_keyword" = "target_keyword", "body" = "body";`);
   }
