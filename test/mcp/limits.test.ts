@@ -4,7 +4,7 @@ import { discoverAuthorizationServerMetadata, parseErrorResponse, registerClient
 import { TooManyRequestsError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { request } from "node:http"
 import type { StartedServer } from "../../apps/server/server.ts"
-import { middayToday, testClock } from "../support/clock.ts"
+import { middayToday, runningClock, testClock } from "../support/clock.ts"
 import { eventually } from "../support/eventually.ts"
 import { startPostgresProxy, startTcpProxy } from "../support/tcpProxy.ts"
 import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
@@ -219,7 +219,9 @@ describe("RateLimit headers of responses without a tool call", () => {
 describe("client registration", () => {
   let limited: StartedServer
   beforeAll(async () => {
-    limited = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "2" })
+    // (the budget is counted in clock hours: a clock from 12:00:30 today, so no hour ends between
+    // the registrations that spend it and the one refused, as one could at the machine's 17:59:59)
+    limited = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "2" }, { now: runningClock(middayToday()).now })
   }, 60_000)
   afterAll(async () => {
     await limited?.close()
@@ -246,8 +248,9 @@ describe("client registration", () => {
   })
 
   it("should make the refusal an OAuth error too (RFC 7591: error, error_description), which the MCP SDK reads as too_many_requests", async () => {
-    // (the budget of 2 is spent by the test before)
-    const refused = await register("over")
+    // the budget of 2, spent by the test before or, run alone (-t), here
+    let refused = await register("over")
+    for (let i = 0; i < 2 && refused.status === 201; i++) refused = await register(`over ${i}`)
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
     const body = (await refused.clone().json()) as Record<string, unknown>
@@ -277,7 +280,8 @@ describe("client registration", () => {
 describe("authorization requests", () => {
   let limited: StartedServer
   beforeAll(async () => {
-    limited = await startSeeded({ OAUTH_AUTHORIZATION_LIMIT_PER_HOUR: "2" })
+    // (an hour that does not end during the file, as for registrations)
+    limited = await startSeeded({ OAUTH_AUTHORIZATION_LIMIT_PER_HOUR: "2" }, { now: runningClock(middayToday()).now })
   }, 60_000)
   afterAll(async () => {
     await limited?.close()
