@@ -11,6 +11,10 @@ import { openOrmOn } from "./backends.ts"
 const BEFORE = "Migration20261128120000_termChangesPerRow"
 const BODY = "<p>An <strong>un</strong>believable <em>Hydro</em>ponics setup.</p><p>Tag &lt;numbat&gt; text.</p>"
 
+// Every migration on PGlite, in the unit project's shared worker: 12 s of the 30 s default with
+// two copies of this file and two busy cores beside it (2026-11-29); a bound, with room for CI's load.
+const MIGRATION_TIME = 90_000
+
 for (const backend of ["postgresql", "pglite"] as const) {
   describe(`the searched text's words, migrated (${backend})`, () => {
     let orm: Orm
@@ -55,7 +59,7 @@ for (const backend of ["postgresql", "pglite"] as const) {
       expect([await termOf("ponics"), await termOf("un"), await termOf("element")]).toEqual([[false, 0], [false, 0], [true, 1]])
       const [title] = await sql<{ has: boolean }>(`select title_vector @@ to_tsquery('cs_search', 'details') as has from articles where id = 'art_mig'`, [])
       expect(title!.has).toBe(true)
-    })
+    }, MIGRATION_TIME)
   })
 }
 
@@ -103,6 +107,6 @@ for (const backend of ["postgresql", "pglite"] as const) {
       expect(await has("search_vector", "example.com")).toEqual([false, 0])
       // a word of letters and digits folded (Migration20261129210000_searchNumberWords): stored and counted as creme2 (a query is folded too)
       expect([await has("search_vector", "creme2"), await has("search_vector", "crème2")]).toEqual([[true, 1], [true, 0]])
-    })
+    }, MIGRATION_TIME)
   })
 }
