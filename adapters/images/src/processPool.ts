@@ -93,34 +93,50 @@ export const processPool = <I, A>(script: URL, size: number): ProcessPool<I, A> 
   const give = (child: ChildProcess, job: I, ms: number): Promise<JobOutcome<A> | { readonly untaken: string }> =>
     new Promise((resolve) => {
       let taken = false
-      const done = () => {
+      let over = false
+      // The job's one outcome: listeners off, the timer cleared, the process replaced unless idle again.
+      const finish = (outcome: JobOutcome<A> | { readonly untaken: string }, idleAgain = false) => {
+        if (over) return
+        over = true
         clearTimeout(timer)
         child.off("message", onMessage)
         child.off("exit", onExit)
+        child.off("disconnect", onGone)
+        if (idleAgain) idle.push(child)
+        else replace()
+        resolve(outcome)
       }
       const timer = setTimeout(() => {
-        done()
         child.kill("SIGKILL")
-        replace()
-        resolve({ killed: true })
+        finish({ killed: true })
       }, ms)
       const onMessage = (message: A | typeof TAKEN) => {
         if (message === TAKEN && !taken) {
           taken = true
           return
         }
-        done()
-        idle.push(child)
-        resolve({ answer: message as A })
+        // (an answer read after its process's exit was heard: that process takes no other job)
+        finish({ answer: message as A }, exit === undefined)
+      }
+      // The process's exit can be heard before the messages it sent last (its acknowledgement of
+      // this job, then a crash): the outcome waits for both its exit and its channel's end, every
+      // message read. (A channel that ends without an exit, or the reverse, leaves it to the timer.)
+      let exit: string | undefined
+      let gone = false
+      const settle = () => {
+        if (exit !== undefined && (gone || !child.connected)) finish(taken ? { ended: exit } : { untaken: exit })
+      }
+      const onGone = () => {
+        gone = true
+        settle()
       }
       const onExit = (code: number | null, signal: string | null) => {
-        done()
-        replace()
-        const how = String(signal ?? code)
-        resolve(taken ? { ended: how } : { untaken: how })
+        exit = String(signal ?? code)
+        settle()
       }
       child.on("message", onMessage)
       child.on("exit", onExit)
+      child.once("disconnect", onGone)
       child.send(job as never)
     })
 
