@@ -32,8 +32,11 @@ export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | u
     // cut off, their transactions rolled back.
     if (stopping) {
       started.logger.warn({ signal }, `${signal} again: stopping now, without waiting for requests in flight`)
-      started.logger.flush()
-      process.exit(1)
+      // once that line is written (the log's writes are asynchronous), or after a second at most
+      const exit = () => process.exit(1)
+      setTimeout(exit, 1_000)
+      started.logger.flush(exit)
+      return
     }
     stopping = true
     const server = started
