@@ -8,9 +8,9 @@ import type { IncomingMessage } from "node:http"
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { loopbackRedirectAllowed, withoutLoopbackPort } from "./loopbackRedirects.ts"
-import { checkClient, checkStorable, oauthStoreAdapter } from "./oauthStoreAdapter.ts"
+import { checkClient, checkStorable, oauthStoreAdapter, revokeGrant } from "./oauthStoreAdapter.ts"
 import { errorPage } from "./pages.ts"
-import { loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
+import { accessTokenChecks, loadSigningKeys, type SigningKeys } from "./signingKeys.ts"
 
 /** Lifetimes of the authorization server's artefacts, in seconds. */
 export const OAUTH_TTL = {
@@ -199,7 +199,7 @@ export const createAuthorizationServer = (options: {
   /** The claims of an access token this server signed for `/mcp` and that is still valid, verified as `/mcp` verifies it; else undefined. */
   const verifiedAccessToken = async (token: string): Promise<JWTPayload | undefined> => {
     try {
-      return (await jwtVerify(token, verifyKeys, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })).payload
+      return (await jwtVerify(token, verifyKeys, accessTokenChecks(publicUrl, mcpUrl))).payload
     } catch {
       return undefined
     }
@@ -456,8 +456,7 @@ export const createAuthorizationServer = (options: {
           Effect.gen(function* () {
             const grant = yield* store.find("Grant", grantId)
             if (Option.isNone(grant) || grant.value["clientId"] !== clientId) return
-            yield* store.revokeByGrantId(grantId)
-            yield* store.destroy("Grant", grantId)
+            yield* revokeGrant(store, grantId)
           }),
         ),
       )

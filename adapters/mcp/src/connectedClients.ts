@@ -1,6 +1,7 @@
 import { OAuthStore, type StoredPayload, toTimestamp } from "@content-site/core"
 import { displayName, type HttpDeps } from "@content-site/http"
 import { Effect, Option } from "effect"
+import { revokeGrant } from "./oauthStoreAdapter.ts"
 
 /** One client (an MCP app) connected to an account. */
 export interface ConnectedClient {
@@ -93,10 +94,7 @@ export const revokeConnectedClient = (deps: HttpDeps, accountId: string, clientI
     Effect.gen(function* () {
       const store = yield* OAuthStore
       const grants = (yield* grantsOf(accountId)).filter((g) => g.payload["clientId"] === clientId)
-      for (const g of grants) {
-        yield* store.revokeByGrantId(g.id)
-        yield* store.destroy("Grant", g.id)
-      }
+      for (const g of grants) yield* revokeGrant(store, g.id)
       yield* store.destroy(USAGE_MODEL, usageId(accountId, clientId))
       return grants.length > 0
     }) as Effect.Effect<boolean>,

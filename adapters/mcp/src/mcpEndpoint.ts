@@ -60,6 +60,7 @@ import type { Context, Middleware } from "koa"
 import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
 import { USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { exchangeTransport } from "./exchangeTransport.ts"
+import { accessTokenChecks } from "./signingKeys.ts"
 import { toolDefinitionsFor, toolNamed } from "./tools.ts"
 import { COUNTED_PROTOCOL_METHODS, protocolCalls, refusal } from "./calls.ts"
 import { registerPrompts } from "./prompts.ts"
@@ -373,7 +374,7 @@ export const mcpEndpoint = (options: {
     }
     if (claims === undefined) {
       try {
-        const verified = await jwtVerify(token, keys, { issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
+        const verified = await jwtVerify(token, keys, accessTokenChecks(publicUrl, mcpUrl))
         claims = verified.payload as Record<string, unknown>
       } catch {
         return fail("The access token is invalid, expired or not meant for this server.")

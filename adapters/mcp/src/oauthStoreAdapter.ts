@@ -80,6 +80,13 @@ const GRANT_SOURCES = new Map([
 ])
 
 /**
+ * Revokes a grant: its tokens and codes, and the grant itself, which `/mcp` checks each access
+ * token against (the token stops at once). One place for every way a grant ends here.
+ */
+export const revokeGrant = (store: OAuthStore["Service"], grantId: string) =>
+  Effect.andThen(store.revokeByGrantId(grantId), store.destroy("Grant", grantId))
+
+/**
  * The oidc-provider adapter over the core OAuthStore port: clients, grants, codes, tokens,
  * sessions and interactions live in the service's database, so every instance shares them.
  */
@@ -106,8 +113,7 @@ export const oauthStoreAdapter = (runtime: AppRuntime): AdapterFactory => (model
       const consumed = await run((s) => s.consume(model, id))
       if (consumed || !GRANT_SOURCES.has(model)) return
       const grantId = Option.getOrUndefined(await run((s) => s.find(model, id)))?.["grantId"]
-      // (its tokens and the grant itself, which the MCP endpoint checks each token against)
-      if (typeof grantId === "string" && isStorableText(grantId)) await run((s) => Effect.zip(s.revokeByGrantId(grantId), s.destroy("Grant", grantId)))
+      if (typeof grantId === "string" && isStorableText(grantId)) await run((s) => revokeGrant(s, grantId))
       throw new errors.InvalidGrant(`${GRANT_SOURCES.get(model)} already used`)
     },
     destroy: async (id) => (isStorableText(id) ? run((s) => s.destroy(model, id)) : undefined),

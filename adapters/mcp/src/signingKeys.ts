@@ -27,6 +27,12 @@ interface StoredKeys {
 }
 
 /** The keys in force at one moment. */
+/**
+ * What makes a token an access token this server signed for `/mcp` (jose's `jwtVerify` options):
+ * `/mcp` and the revocation endpoint verify tokens with the same checks.
+ */
+export const accessTokenChecks = (publicUrl: string, mcpUrl: string) => ({ issuer: publicUrl, audience: mcpUrl, typ: "at+jwt", algorithms: ["ES256"] })
+
 export interface SigningKeys {
   /** The key that signs now (private). */
   readonly active: JWK
