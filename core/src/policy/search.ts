@@ -53,6 +53,8 @@ export const SEARCH_TEXT_AMP = "&\u200b"
  * zero-width spaces out again (`snippetOf`).
  */
 const SEARCH_PUNCTUATION = /[!-/:-@[-`{-~]/g
+/** One character of `SEARCH_PUNCTUATION`. */
+const ONE_SEARCH_PUNCTUATION = new RegExp(`^${SEARCH_PUNCTUATION.source}$`)
 
 /**
  * A title's, a target keyword's or a body's text as it is searched: each ASCII punctuation
@@ -63,7 +65,7 @@ const SEARCH_PUNCTUATION = /[!-/:-@[-`{-~]/g
 export const searchPlainText = (text: string): string => text.replace(SEARCH_PUNCTUATION, "$&\u200b")
 
 /** Whether a zero-width space after `c` is one `searchPlainText` put there. */
-const isSearchPunctuation = (c: string): boolean => c.length === 1 && /[!-/:-@[-`{-~]/.test(c)
+const isSearchPunctuation = (c: string): boolean => ONE_SEARCH_PUNCTUATION.test(c)
 
 const TAG = /<\/?([a-zA-Z][a-zA-Z0-9]*)[^>]*>/g
 // the tags that part words (a paragraph, a cell, `<br>`): a space; any other (`<b>`, `<a>`) joins what is on both sides
@@ -86,13 +88,14 @@ export const searchTextOfHtml = (html: string): string => {
     const unit = html.charCodeAt(end)
     end += unit >= 0xd800 && unit <= 0xdbff && end + 1 < html.length ? 2 : 1
   }
-  return html
-    .slice(0, end)
-    .replace(TAG, tagAsText)
-    .replace(/<[^>]*>/g, "")
-    .replace(ENTITY, (_, name: string) => DECODED[name]!)
-    .replace(/[\uFDD0\uFDD1]/g, " ")
-    .replace(SEARCH_PUNCTUATION, "$&\u200b")
+  return searchPlainText(
+    html
+      .slice(0, end)
+      .replace(TAG, tagAsText)
+      .replace(/<[^>]*>/g, "")
+      .replace(ENTITY, (_, name: string) => DECODED[name]!)
+      .replace(/[\uFDD0\uFDD1]/g, " "),
+  )
 }
 
 /** One term of a web-search query as written: a word or a `"phrase"` (without its quotes), maybe negated. */
