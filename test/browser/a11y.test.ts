@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { launchChromium, seriousViolations, signedInContext } from "../support/browser.ts"
+import { agentAuthorizeUrl, launchChromium, seriousViolations, signedInContext } from "../support/browser.ts"
 import { WEB_EMAIL, WEB_PASSWORD, webFixture } from "./fixture.ts"
 
 let server: StartedServer
@@ -78,6 +78,16 @@ const formError = async (page: Page, title: string, fields: ReadonlyArray<string
   }
 }
 
+/** A sign-in page (the service's or the agent's) sent a wrong password: audited, and its error tied to both fields. */
+const signInRefused = async (page: Page, name: string, found: Array<string>): Promise<void> => {
+  await page.fill("#email", WEB_EMAIL)
+  await page.fill("#password", "wrong password")
+  await page.click("button:has-text('Sign in')")
+  await page.waitForSelector("[role=alert]")
+  await audit(page, name, found)
+  await formError(page, "Error: Sign in", ["#email", "#password"], "#signin-error")
+}
+
 const editor = async (page: Page, id: string): Promise<void> => {
   await page.goto(`${server.url}/articles/${id}`)
   await page.waitForSelector("html.editor-ready")
@@ -91,12 +101,7 @@ describe("accessibility audit", () => {
     const out = await signedOut.newPage()
     await out.goto(`${url}/`)
     await audit(out, "sign-in", found)
-    await out.fill("#email", WEB_EMAIL)
-    await out.fill("#password", "wrong password")
-    await out.click("button[type=submit]")
-    await out.waitForSelector("[role=alert]")
-    await audit(out, "sign-in error", found)
-    await formError(out, "Error: Sign in", ["#email", "#password"], "#signin-error")
+    await signInRefused(out, "sign-in error", found)
     await signedOut.close()
 
     const { context, page } = await signedInContext(browser, url, person, { width: 1280, height: 900 })
@@ -188,32 +193,12 @@ describe("accessibility audit", () => {
     await audit(page, "not found", found)
 
     // The agent's sign-in and consent pages.
-    const register = await fetch(`${url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Audit Agent", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" }),
-    })
-    const { client_id } = (await register.json()) as { client_id: string }
-    const authorize = new URL(`${url}/oauth/authorize`)
-    authorize.search = new URLSearchParams({
-      client_id,
-      response_type: "code",
-      redirect_uri: "http://127.0.0.1:9/callback",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      scope: "mcp",
-      resource: `${url}/mcp`,
-    }).toString()
+    const authorize = await agentAuthorizeUrl(url, "Audit Agent", "mcp")
     const agentContext: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const agentPage = await agentContext.newPage()
-    await agentPage.goto(authorize.toString())
+    await agentPage.goto(authorize)
     await audit(agentPage, "agent sign-in", found)
-    await agentPage.fill("#email", WEB_EMAIL)
-    await agentPage.fill("#password", "wrong password")
-    await agentPage.click("button:has-text('Sign in')")
-    await agentPage.waitForSelector("[role=alert]")
-    await audit(agentPage, "agent sign-in error", found)
-    await formError(agentPage, "Error: Sign in", ["#email", "#password"], "#signin-error")
+    await signInRefused(agentPage, "agent sign-in error", found)
     await agentPage.fill("#password", WEB_PASSWORD)
     await agentPage.click("button:has-text('Sign in')")
     await agentPage.getByRole("button", { name: "Allow" }).waitFor()

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium, seriousViolations } from "../support/browser.ts"
+import { agentAuthorizeUrl, launchChromium, seriousViolations } from "../support/browser.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const shots = join(root, "test-artifacts", "screenshots")
@@ -553,25 +553,10 @@ describe("the pages as a site owner lives with them", () => {
   }, 90_000)
 
   it("should offer read-only access on the consent page, which names the Connect Site page and fits a phone", async () => {
-    const register = await fetch(`${url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Phone Agent", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" }),
-    })
-    const { client_id } = (await register.json()) as { client_id: string }
-    const authorize = new URL(`${url}/oauth/authorize`)
-    authorize.search = new URLSearchParams({
-      client_id,
-      response_type: "code",
-      redirect_uri: "http://127.0.0.1:9/callback",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      scope: "mcp mcp:read",
-      resource: `${url}/mcp`,
-    }).toString()
+    const authorize = await agentAuthorizeUrl(url, "Phone Agent", "mcp mcp:read")
     for (const viewport of [DESKTOP, PHONE]) {
       const { context, page } = await newContext(viewport)
-      await page.goto(authorize.toString())
+      await page.goto(authorize)
       await expect.poll(() => activeId(page)).toBe("email")
       await check(page, "oauth-sign-in")
       await page.fill("#email", OWNER.email)

@@ -76,3 +76,29 @@ export const signedInContext = async (
   await Promise.all([page.waitForURL(`${baseUrl}/sites`), page.click("button[type=submit]")])
   return { context, page }
 }
+
+/**
+ * Registers a public client named `clientName` (its redirect URI a closed loopback port) and
+ * answers the address of its authorization request for `scope`: the agent's sign-in page, then
+ * its consent page, as a person opening an MCP app's connection sees them.
+ */
+export const agentAuthorizeUrl = async (url: string, clientName: string, scope: string): Promise<string> => {
+  const redirect = "http://127.0.0.1:9/callback"
+  const register = await fetch(`${url}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: clientName, redirect_uris: [redirect], token_endpoint_auth_method: "none" }),
+  })
+  const { client_id } = (await register.json()) as { client_id: string }
+  const authorize = new URL(`${url}/oauth/authorize`)
+  authorize.search = new URLSearchParams({
+    client_id,
+    response_type: "code",
+    redirect_uri: redirect,
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    scope,
+    resource: `${url}/mcp`,
+  }).toString()
+  return authorize.toString()
+}
