@@ -32,7 +32,8 @@ const refuse = (path: string, message: string): InvalidRequest =>
  * Refuses a plan the store would write only in part: an id used twice in the file (the second
  * entry would be skipped as "already present"), an account whose email another account has
  * (its row would be skipped while its keys, sites and articles were written for an account that
- * does not exist, and its key would work), and a known plaintext `key` that another key holds,
+ * does not exist, and its key would work), an account whose id another email has (its keys and
+ * sites would be written into that account), and a known plaintext `key` that another key holds,
  * in the file or stored (keys are unique by hash: the new key would be skipped, and the
  * plaintext would keep opening the other key's account). Named by the path of the entry at fault.
  */
@@ -92,6 +93,12 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>, knownKeys:
       const found = yield* accounts.findByEmail(a.email)
       if (Option.isSome(found) && found.value.id !== a.id) {
         return yield* Effect.fail(refuse(`${paths.get(a) ?? "?"}/email`, `the email ${a.email} belongs to another account already (${found.value.id})`))
+      }
+      // An id stored already under another email: the entry would be skipped while its keys
+      // (a known plaintext among them) and sites were written into that other account.
+      const byId = yield* accounts.get(a.id).pipe(Effect.map(Option.some), Effect.catchTag("NotFound", () => Effect.succeed(Option.none<AccountRecord>())))
+      if (Option.isSome(byId) && byId.value.email !== a.email) {
+        return yield* Effect.fail(refuse(`${paths.get(a) ?? "?"}/id`, `the account id '${a.id}' belongs to another account already (${byId.value.email})`))
       }
     }
   })

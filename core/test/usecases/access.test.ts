@@ -39,6 +39,21 @@ describe("authenticateApiKey", () => {
     expect(p).toEqual({ accountId: "acc_known", actor: { type: "api_key", id: "key_known", name: "ci" }, scope: "write" })
   })
 
+  it("should refuse an import whose account id another email has, writing none of its keys or sites into that account", async () => {
+    const w = await makeWorld()
+    const keys = w.state.apiKeys.size
+    const takeover = importData({
+      accounts: [{ id: "acc_b", email: "intruder@example.test", password: "intruder-password", api_keys: [{ id: "key_in", name: "in", key: "cs_intruderknownplaintextkey0123456789", scope: "write" }], sites: [{ id: "site_in", name: "In", url: "https://in.test" }] }],
+    })
+    const refused = failureOf(await w.exit(takeover)) as InvalidRequest
+    expect(refused._tag).toBe("InvalidRequest")
+    expect(refused.errors.map((e) => e.path)).toEqual(["accounts/0/id"])
+    expect(w.state.apiKeys.size).toBe(keys)
+    expect(failureTag(await w.exit(authenticateApiKey("cs_intruderknownplaintextkey0123456789", "1.1.1.1")))).toBe("Unauthenticated")
+    // the same account again, its email written otherwise, is still the same account
+    expect(failureTag(await w.exit(importData({ accounts: [{ ...fixture.accounts[1]!, email: "B@Example.com" }] })))).toBe("(succeeded)")
+  })
+
   it("should refuse missing, malformed and unknown keys alike", async () => {
     const w = await makeWorld()
     for (const key of [undefined, "", "nope", "cs_", "cs_short", "cs_with space", `cs_${"z".repeat(129)}`, `cs_${"z".repeat(40)}`]) {
