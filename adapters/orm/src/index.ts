@@ -17,6 +17,7 @@ import { join } from "node:path"
 import { journalDir, journalMarks, openActivityJournal, replayJournals, write, type ActivityJournal, type ActivityJournalOptions } from "./activityJournal.ts"
 import { inProcessEventBus, openPostgresEventBus, type EventBus } from "./bus.ts"
 import { lockDataDir } from "./dataDirLock.ts"
+import { migrateExclusively } from "./migrateExclusively.ts"
 import { DatabaseUnreachable } from "./databaseUnreachable.ts"
 import { ApiKeyEntity, SEARCH_COLUMNS } from "./entities.ts"
 import { ormIdempotencyStore } from "./idempotency.ts"
@@ -141,8 +142,8 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
         throw new DatabaseUnreachable("DATABASE_URL", url, e)
       })
     }
-    const applied = await orm.migrator.up()
-    if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, `database: applied ${applied.length} migrations`)
+    const applied = await migrateExclusively(orm, config.databaseUrl, connectTimeoutMs)
+    if (applied.length > 0) log.info({ migrations: applied }, `database: applied ${applied.length} migrations`)
     if (config.redisUrl) {
       const url = config.redisUrl
       redis = await connectRedis(url, connectTimeoutMs).catch((e: unknown) => {
@@ -207,7 +208,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
       return database && counters
     },
     migrate: async () => {
-      await orm.migrator.up()
+      await migrateExclusively(orm, config.databaseUrl, connectTimeoutMs)
     },
     schemaDiff: () => schemaDiff(orm),
     keyOwner: async (keyId) => (await fork().findOne(ApiKeyEntity, { id: keyId }))?.accountId ?? null,
