@@ -206,12 +206,21 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
     const checkPrecondition = (current: ArticleRecord) => requireRevision(options.expectedRevisions, current.revision)
 
     // The article first (it exists, it is the caller's, it is at the expected revision): a body
-    // sent for any other article costs no HTML work. A dry run also needs today's edit count.
+    // sent for any other article costs no HTML work. A dry run also needs today's edit count, and
+    // so does a body sent by a caller with a budget (see below).
+    const budget = yield* editBudgetFor(caller)
     const [found, left] = yield* Effect.all(
-      [articles.get(caller.accountId, articleId), options.dryRun ? editsRemaining(caller) : Effect.succeed(undefined)],
+      [articles.get(caller.accountId, articleId), options.dryRun || (budget !== null && input.body !== undefined) ? editsRemaining(caller) : Effect.succeed(undefined)],
       { concurrency: 2 },
     )
     yield* checkPrecondition(found)
+    // No edits left today: a body other than the current one, or the current one with another
+    // title, is refused before it is sanitised (an account past its limit cannot make the service
+    // parse megabytes); the current body and title sent again change nothing, answered below.
+    const changesTitle = title !== undefined && title !== found.title
+    if (budget !== null && left !== undefined && left <= 0 && ((input.body !== undefined && input.body !== found.body) || changesTitle)) {
+      return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+    }
 
     const analyze = (html: string) =>
       Effect.tap(analyzer.analyze(html, caller.accountId), (a) => Effect.sync(() => rememberProtectedBlocks(a.html, a.blocks)))
@@ -251,9 +260,7 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
         return next.title === current.title && next.body === current.body ? null : next
       })
 
-    const budget = yield* editBudgetFor(caller)
-    // (today's count is read for a dry run only)
-    if (left !== undefined) {
+    if (options.dryRun && left !== undefined) {
       const current = found
       const next = yield* decide(current)
       if (next !== null && budget !== null && left <= 0) {

@@ -21,6 +21,21 @@ describe("updateArticle: dry runs and the daily limit", () => {
     expect(same).toEqual({ result: { article: expect.objectContaining({ title: "Used the one edit", revision: 2 }), revision: null, sanitized: noReport, dry_run: true }, editsRemaining: 0 })
   })
 
+  it("should refuse a new body with no edits left today before sanitising it, the dry run alike, and still answer the current body sent again", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({ dailyEdits: 1 }, new Map(), recordingHtmlAnalyzer(seen))
+    await w.run(updateArticle(caller(), "art_2", { title: "Used the one edit" }, plain))
+    const body = "<p>a new body <script>x()</script></p>"
+    for (const options of [plain, dry]) {
+      expect(failureOf(await w.exit(updateArticle(caller(), "art_2", { body }, options)))).toMatchObject({ _tag: "DailyEditLimit", limit: 1, retryAfterSeconds: 43_200 })
+    }
+    // the current body with another title: a change all the same, refused before the body is read
+    expect(failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "Another", body: "<p>one two three</p>" }, plain)))).toMatchObject({ _tag: "DailyEditLimit" })
+    expect(seen).toEqual([])
+    const same = await w.run(updateArticle(caller(), "art_2", { body: "<p>one two three</p>" }, plain))
+    expect(same).toMatchObject({ result: { revision: null }, editsRemaining: 0 })
+  })
+
   it("should answer a dry run with the article as the change would leave it, counting nothing", async () => {
     const w = await makeWorld({ dailyEdits: 5 })
     const out = await w.run(updateArticle(caller(), "art_2", { title: "Would be", body: "<p>would be <b>bold</b></p>" }, dry))
