@@ -29,14 +29,20 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     // Another account's (or a missing) article is NotFound before any fetching, decoding or storing.
     yield* (yield* ArticleRepository).get(caller.accountId, articleId)
     const { publicUrl } = yield* Settings
+    const budget = yield* editBudgetFor(caller)
+    // A change the writer would refuse for today's limit is refused before its image is fetched,
+    // decoded or stored (an account at its limit can make the service do none of that), and
+    // checked again before storing, since the fetch and the decoding take time: a refused upload
+    // leaves no file behind (an account at its limit cannot fill the store).
+    const refuseWithNoEditsLeft = Effect.gen(function* () {
+      if (budget !== null && (yield* editsRemaining(caller)) <= 0) {
+        return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+      }
+    })
+    yield* refuseWithNoEditsLeft
     const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url)
     const image = yield* (yield* ImageInspector).inspect(raw, caller.accountId)
-    const budget = yield* editBudgetFor(caller)
-    // A change the writer would refuse for today's limit is refused before its image is stored:
-    // a refused upload leaves no file behind (an account at its limit cannot fill the store).
-    if (budget !== null && (yield* editsRemaining(caller)) <= 0) {
-      return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
-    }
+    yield* refuseWithNoEditsLeft
     const media = yield* MediaStore
     const key = yield* media.put(image.bytes, image.contentType, image.extension)
     const url = `${publicUrl}/media/${key}`

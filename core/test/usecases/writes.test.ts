@@ -209,6 +209,14 @@ describe("daily edit limit", () => {
     expect(w.state.media.size).toBe(1)
     expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
   })
+
+  it("should refuse a featured image past the limit before fetching or decoding it", async () => {
+    const w = await makeWorld({ dailyEdits: 1 })
+    await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt"))
+    // neither fetched (no such image to fetch) nor decoded (no image at all): refused for the limit first
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "https://img.test/never-fetched.png" }, "alt")))).toBe("DailyEditLimit")
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: new TextEncoder().encode("not an image") }, "alt")))).toBe("DailyEditLimit")
+  })
 })
 
 describe("replaceFeaturedImage", () => {
