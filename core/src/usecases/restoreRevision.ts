@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ProtectedLinkChanged } from "../errors.ts"
+import { DailyEditLimit, ProtectedLinkChanged } from "../errors.ts"
 import { compareProtectedBlocks, extractProtectedBlocks, knownProtectedBlocks, rememberProtectedBlocks } from "../html/index.ts"
 import { ArticleWriter } from "../ports/ArticleWriter.ts"
 import { HtmlAnalyzer } from "../ports/HtmlAnalyzer.ts"
@@ -33,11 +33,19 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
     const found = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
     yield* requireRevision(options.expectedRevisions, found.revision)
+    const budget = yield* editBudgetFor(caller)
+    const sameAsFound =
+      found.title === target.title && found.body === target.body && JSON.stringify(found.featured_image) === JSON.stringify(target.featured_image)
+    // No edits left today: a restore that would change the article is refused before either body
+    // is read (an account past its limit cannot make the service parse them); restoring the state
+    // the article is in is not a change and is answered below.
+    if (budget !== null && !sameAsFound && (yield* editsRemaining(caller)) <= 0) {
+      return yield* new DailyEditLimit({ limit: budget.limit, retryAfterSeconds: budget.retryAfterSeconds })
+    }
     const analyzer = yield* HtmlAnalyzer
     const read = (html: string) => Effect.tap(analyzer.readStored(html, caller.accountId), (body) => Effect.sync(() => rememberProtectedBlocks(html, body.blocks)))
     const targetBody = yield* read(target.body)
     const foundBlocks = knownProtectedBlocks(found.body) ?? (yield* read(found.body)).blocks
-    const budget = yield* editBudgetFor(caller)
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
         yield* requireRevision(options.expectedRevisions, current.revision)

@@ -36,6 +36,15 @@ describe("updateArticle: dry runs and the daily limit", () => {
     expect(same).toMatchObject({ result: { revision: null }, editsRemaining: 0 })
   })
 
+  it("should refuse a restore with no edits left today before reading either body, and still answer restoring the current state", async () => {
+    const seen: Array<string> = []
+    const w = await makeWorld({ dailyEdits: 1 }, new Map(), recordingHtmlAnalyzer(seen))
+    await w.run(updateArticle(caller(), "art_2", { title: "Used the one edit" }, plain))
+    expect(failureOf(await w.exit(restoreRevision(caller(), "art_2", 1, undefined)))).toMatchObject({ _tag: "DailyEditLimit", limit: 1, retryAfterSeconds: 43_200 })
+    expect(seen).toEqual([])
+    expect(await w.run(restoreRevision(caller(), "art_2", 2, undefined))).toMatchObject({ result: { revision: null }, editsRemaining: 0 })
+  })
+
   it("should answer a dry run with the article as the change would leave it, counting nothing", async () => {
     const w = await makeWorld({ dailyEdits: 5 })
     const out = await w.run(updateArticle(caller(), "art_2", { title: "Would be", body: "<p>would be <b>bold</b></p>" }, dry))
