@@ -513,6 +513,15 @@ const LIST_START = /\sstart="(-?\d{1,9})"/i
 const LIST_REVERSED = /\sreversed(?:[\s=]|$)/i
 const LINK_HREF = /\shref="(https?:\/\/[^"]*)"/i
 
+/**
+ * A list's, an item's or a link's tag (as `LIST_OR_LINK_TAG`) and the blocks the text after it
+ * opens with: an item written `<li><p>…` (a loose list, as Markdown and editors write one) reads
+ * after its marker, not on a line of its own. A nested list is not among them: its items have
+ * markers of their own.
+ */
+const LIST_OR_LINK_TAG_AND_LEAD =
+  /<(\/?)(ol|ul|li|a)(\s[^>]*)?>((?:\s*<(?:p|h[1-6]|blockquote|pre|figure|div|section|article|aside|header|footer|details|summary|address|main)(?:\s[^>]*)?>)*)/gi
+
 /** The items of each `<ol>` (in the order they open), for a reversed list without a `start`. */
 const orderedListItems = (html: string): Array<number> => {
   const counts: Array<number> = []
@@ -542,7 +551,7 @@ const listsAndLinks = (html: string): string => {
   const lists: Array<{ next: number; step: number } | undefined> = []
   let ordered = 0
   let link: { readonly href: string; readonly textFrom: number } | undefined
-  return html.replace(LIST_OR_LINK_TAG, (m, close: string, name: string, attributes: string | undefined, at: number) => {
+  return html.replace(LIST_OR_LINK_TAG_AND_LEAD, (m, close: string, name: string, attributes: string | undefined, lead: string, at: number) => {
     const tag = name.toLowerCase()
     if (tag === "ul" || tag === "ol") {
       if (close) lists.pop()
@@ -557,6 +566,7 @@ const listsAndLinks = (html: string): string => {
     }
     if (tag === "li") {
       if (close) return m
+      // the marker stands where the item's text starts: the blocks it opens with (their line breaks) go
       const list = lists.at(-1)
       if (list === undefined) return "- "
       const n = list.next
@@ -572,8 +582,8 @@ const listsAndLinks = (html: string): string => {
     link = undefined
     if (ended === undefined) return m
     const text = html.slice(ended.textFrom, at).replace(/<[^>]*>/g, "").trim()
-    // (the address's own `<` and `>` written as entities, so the tag pass leaves them)
-    return text === ended.href ? m : `${m} (${ended.href.replace(/</g, "&lt;").replace(/>/g, "&gt;")})`
+    // (the address's own `<` and `>` written as entities, so the tag pass leaves them; the blocks after the tag stay after it)
+    return text === ended.href ? m : `${m.slice(0, m.length - lead.length)} (${ended.href.replace(/</g, "&lt;").replace(/>/g, "&gt;")})${lead}`
   })
 }
 

@@ -152,6 +152,15 @@ describe("proseOfHtml", () => {
     )
   })
 
+  it("should write an item whose text opens with a block (a loose list's <li><p>) after its '- ' or number, not on a line of its own", () => {
+    expect(proseOfHtml('<ul><li><p>Water early</p><p>and often</p></li><li>\n  <p class="x">Mulch</p></li></ul><ol start="3"><li><h3>Prune</h3></li><li><div><p>Feed</p></div></li><li><p></p></li></ol>')).toBe(
+      "- Water early\n\nand often\n\n- Mulch\n\n3. Prune\n\n4. Feed\n\n5.",
+    )
+    // an item that opens with a list of its own keeps its marker apart, as before; a block after a link stays after its address
+    expect(proseOfHtml("<ul><li><ul><li>a</li></ul></li></ul>")).toBe("-\n\n- a")
+    expect(proseOfHtml('<div><a href="https://x.test/">go</a><p>next</p></div>')).toBe("go (https://x.test/)\n\nnext")
+  })
+
   it("should write a link's address after its text, unless the text is the address or the link is not to a web address", () => {
     expect(
       proseOfHtml(
