@@ -469,6 +469,15 @@ const BLOCK_START = /<(?:p|h[1-6]|blockquote|pre|figure|figcaption|table|tr|ul|o
 /** An image: it parts the words on its two sides, as the word count reads it. */
 const IMAGE = /<img(?:\s[^>]*)?>/gi
 
+/**
+ * A table cell and what it holds, up to its end tag and without another cell's tag inside (a
+ * cell holding a nested table reads as before): each character is read a bounded number of times.
+ */
+const CELL = /(<t[dh](?:\s[^>]*)?>)((?:(?!<\/?t[dh][\s>])[\s\S])*)(<\/t[dh]>)/gi
+
+/** A block's start or end tag: inside a cell, a space, so that its row stays one line. */
+const BLOCK_TAG = new RegExp(`${BLOCK_END.source}|${BLOCK_START.source}`, "gi")
+
 /** The end of a table cell followed by the next cell of its row. */
 const CELL_BETWEEN = /<\/t[dh]>\s*(?=<t[dh][\s>])/gi
 
@@ -590,12 +599,13 @@ const listsAndLinks = (html: string): string => {
 /**
  * A stored body as prose for a reader (or a model): paragraphs, headings, list items and table
  * rows separated by blank lines (a block opening inside another's text too: a nested list, a rule),
- * list items after `- ` or their number (`listsAndLinks`), a link's address after its text, a row's cells by ` | `, `<br>` a line break (the source's own line breaks a space, but a `<pre>` keeps its lines and indentation), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
+ * list items after `- ` or their number (`listsAndLinks`), a link's address after its text, a row's cells by ` | ` (the blocks inside a cell spaces), `<br>` a line break (the source's own line breaks a space, but a `<pre>` keeps its lines and indentation), an image a space, other tags dropped, the serialiser's entities decoded, runs of spaces collapsed. Stored
  * bodies are serialised by the core, so their tags are exactly `<[^>]*>`. A handful of linear
  * passes, no parse: cheap enough for a 1 MiB body.
  */
 export const proseOfHtml = (html: string): string =>
   listsAndLinks(sourceWhiteSpace(html))
+    .replace(CELL, (_, open: string, inside: string, close: string) => `${open}${inside.replace(BLOCK_TAG, " ")}${close}`)
     .replace(CELL_BETWEEN, " | ")
     .replace(BLOCK_END, "\n\n")
     .replace(BLOCK_START, "\n\n")

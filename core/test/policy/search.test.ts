@@ -124,6 +124,12 @@ describe("proseOfHtml", () => {
     )
   })
 
+  it("should keep a row on one line when its cells hold blocks (paragraphs, lists), its cells between ' | '", () => {
+    expect(proseOfHtml("<table><tr><th><p>Plant</p></th><th>Month</th></tr><tr><td><p>Apple</p><p>Gala</p></td><td><ul><li>May</li><li>June</li></ul></td></tr></table><p>after</p>")).toBe(
+      "Plant | Month\n\nApple Gala | - May - June\n\nafter",
+    )
+  })
+
   it("should part the words of a block that opens inside another, of an image and of a rule, as the word count does", () => {
     // a nested list, a paragraph inside a div after its own text, an image between two words, a rule inside a div
     expect(
