@@ -141,10 +141,11 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
         const baseRevision = yield* revisions.get(caller.accountId, articleId, base)
         const mine = yield* mineOnce()
         const mineSide = { title: fields.title?.trim() ?? baseRevision.title, body: mine?.html ?? baseRevision.body }
-        // Saved already (sent again): nothing to change, whatever was saved since stays.
+        // Saved already (sent again): nothing to change, whatever was saved since stays. The body
+        // sent was sanitised all the same: the answer says what was removed, as the first one did.
         if (mine !== undefined && (yield* savedAlready(caller, articleId, baseRevision, current.revision, mineSide))) {
           const unchanged = yield* applyUpdate(caller, articleId, { title: current.title }, { ...options, expectedRevisions: [current.revision] })
-          return { ...unchanged, savedAlready: true } satisfies UpdateOutcome
+          return { ...unchanged, result: { ...unchanged.result, sanitized: mine.report }, savedAlready: true } satisfies UpdateOutcome
         }
         const merge = yield* analyzer.merge(
           { title: baseRevision.title, body: baseRevision.body },

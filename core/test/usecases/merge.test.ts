@@ -70,6 +70,13 @@ describe("updateArticle with base_revision", () => {
       expect(again.result.revision).toBeNull()
       expect(again.savedAlready).toBe(true)
     }
+    // sent again with what the sanitiser removes: the answer says so, as the first one did
+    const withScript = { body: `${body("ONE by agent", "two", "three", "four, mine")}<script>x()</script>`, base_revision: 3 }
+    for (const dryRun of [true, false]) {
+      const again = await w.run(updateArticle(caller(), "art_2", withScript, { dryRun }))
+      expect(again.savedAlready).toBe(true)
+      expect(again.result.sanitized).toEqual({ changed: true, removed: [{ what: "script", count: 1 }] })
+    }
     // the article as it is, sent at its own revision: nothing changed, not "saved already"
     const same = await w.run(updateArticle(caller(), "art_2", { body: body("ONE by agent", "two, theirs", "three", "four, mine"), base_revision: 5 }, plain))
     expect(same.result.revision).toBeNull()
