@@ -67,6 +67,14 @@ const mergedReason = (reason: string | undefined, theirs: number): string => {
   return `${kept.length > room ? `${kept.slice(0, room - 1).join("")}…` : reason} (${note})`
 }
 
+/**
+ * What a conflict says when a side changed too many blocks to compare them block by block within
+ * the merge's budget of work (`ArticleMerge.coarse`): its changed middle was one part, so a
+ * conflict there may cover blocks only one side changed.
+ */
+const COARSE_MERGE_NOTE =
+  " The two edits changed too many blocks to compare them block by block within the comparison's budget of work, so the blocks between the first and the last a side changed were compared as one part: a conflict there may hold blocks only one side changed. Sending fewer changes at a time merges them block by block."
+
 /** How many of the newest revisions since an edit's base are read to find that edit saved already by its caller. */
 const MAX_REPEAT_LOOKBACK = 20
 /** How many of the caller's own revisions among them are compared (two bodies and a merge each). */
@@ -155,7 +163,10 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
         )
         if (merge.title === null || merge.body === null) {
           return yield* new EditConflict({
-            detail: `Revision ${current.revision} changed ${merge.conflicts.length === 1 ? "a part" : `${merge.conflicts.length} parts`} of the article that your edit (written against revision ${base}) changed differently; nothing was changed. Each conflict shows base, theirs and mine: settle them and send the result with base_revision ${current.revision}.`,
+            detail:
+              `Revision ${current.revision} changed ${merge.conflicts.length === 1 ? "a part" : `${merge.conflicts.length} parts`} of the article that your edit (written against revision ${base}) changed differently; nothing was changed.` +
+              (merge.coarse ? COARSE_MERGE_NOTE : "") +
+              ` Each conflict shows base, theirs and mine: settle them and send the result with base_revision ${current.revision}.`,
             conflicts: merge.conflicts,
           })
         }

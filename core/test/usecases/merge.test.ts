@@ -83,6 +83,24 @@ describe("updateArticle with base_revision", () => {
     expect(same.savedAlready).toBeUndefined()
   })
 
+  it("should say in a conflict when the merge fell back to a coarser comparison past its budget, and not otherwise", async () => {
+    const w = await makeWorld()
+    const n = 4000
+    const paragraphs = Array.from({ length: n }, (_, i) => `p${i}`)
+    await w.run(updateArticle(caller(), "art_2", { body: body(...paragraphs) }, plain))
+    // theirs changes every even paragraph, mine every odd one: too many to align within the budget
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { body: body(...paragraphs.map((p, i) => (i % 2 === 0 ? `${p} theirs` : p))) }, plain))
+    const coarse = failureOf(await w.exit(updateArticle(caller(), "art_2", { body: body(...paragraphs.map((p, i) => (i % 2 === 1 ? `${p} mine` : p))), base_revision: 2 }, plain))) as EditConflict
+    expect(coarse._tag).toBe("EditConflict")
+    expect(coarse.detail).toContain("budget of work")
+    // one paragraph changed on each side since revision 3: compared block by block, no such note
+    const atThree = paragraphs.map((p, i) => (i % 2 === 0 ? `${p} theirs` : p))
+    await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { body: body(...atThree.map((p, i) => (i === 1 ? "p1 theirs again" : p))) }, plain))
+    const fine = failureOf(await w.exit(updateArticle(caller(), "art_2", { body: body(...atThree.map((p, i) => (i === 1 ? "p1 mine" : p))), base_revision: 3 }, plain))) as EditConflict
+    expect(fine.conflicts).toHaveLength(1)
+    expect(fine.detail).not.toContain("budget of work")
+  })
+
   it("should merge a title-only edit with a body changed since, and conflict on two different titles", async () => {
     const w = await twoWriters()
     const out = await w.run(updateArticle(caller(), "art_2", { title: "New title", base_revision: 2 }, plain))
