@@ -4,7 +4,7 @@
  * whole app is composed as the server composes it and spoken to over HTTP; only the HTML
  * analyzer is wrapped, to count its calls (on a server each is a job of the sanitiser's pool).
  */
-import { type CoreServices, getArticle, HtmlAnalyzer, importData } from "@content-site/core"
+import { type CoreServices, getArticle, HtmlAnalyzer, importData, RateLimited } from "@content-site/core"
 import { headerImageInspector, inlineHtmlAnalyzer, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { nodeSecrets } from "@content-site/platform"
 import { randomIds, systemClock } from "@content-site/platform/web"
@@ -16,6 +16,8 @@ import { composeApp } from "../../apps/server/compose.ts"
 import { Browser } from "../mcp/support.ts"
 
 const counts = { analyze: 0, sanitizeEach: 0 }
+/** Set: the next call of sanitizeEach is refused as a busy pool refuses it (the account's share taken). */
+let refuseNextParts = false
 let server: Server
 let url = ""
 let runtime: ManagedRuntime.ManagedRuntime<CoreServices, never>
@@ -26,7 +28,13 @@ const countingAnalyzer = (): Layer.Layer<HtmlAnalyzer> => {
   return Layer.succeed(HtmlAnalyzer, {
     ...inner,
     analyze: (html, owner) => Effect.suspend(() => (counts.analyze++, inner.analyze(html, owner))),
-    sanitizeEach: (parts, owner) => Effect.suspend(() => (counts.sanitizeEach++, inner.sanitizeEach(parts, owner))),
+    sanitizeEach: (parts, owner) =>
+      Effect.suspend(() => {
+        counts.sanitizeEach++
+        if (!refuseNextParts) return inner.sanitizeEach(parts, owner)
+        refuseNextParts = false
+        return Effect.fail(new RateLimited({ limit: 4, retryAfterSeconds: 2, counted: "sanitising jobs running or queued" }))
+      }),
   })
 }
 
@@ -70,21 +78,28 @@ const hidden = (html: string, name: string): string => {
   return m[1]!
 }
 
+/** Signs in, makes `conflicts` of the article's paragraphs conflict (someone saves every other one; the person, on the revision before, changes the same ones) and answers the conflict page's form, its units and the browser. */
+const conflictPage = async (revision: number) => {
+  const browser = new Browser()
+  const signInPage = await (await browser.request(`${url}/`)).text()
+  expect((await browser.request(`${url}/`, { form: { _csrf: hidden(signInPage, "_csrf"), email: "parts@example.com", password: "password-parts", next: "/sites" } })).status).toBe(303)
+  const csrf = hidden(await (await browser.request(`${url}/articles/art_cp`)).text(), "_csrf")
+  expect((await browser.request(`${url}/articles/art_cp/edit`, { form: { _csrf: csrf, revision: String(revision), title: "Many parts", body: bodyOf(`Theirs ${revision}`) } })).status).toBe(303)
+  const refused = await browser.request(`${url}/articles/art_cp/edit`, { form: { _csrf: csrf, revision: String(revision), title: "Many parts", body: bodyOf(`Mine ${revision}`) } })
+  const at = refused.headers.get("location")!
+  expect(at).toMatch(/^\/articles\/art_cp\/merge\?draft=/)
+  const page = await (await browser.request(`${url}${at}`)).text()
+  const units = [...new Set([...page.matchAll(/name="choice_(body_[0-9]+)"/g)].map((m) => m[1]!))]
+  expect(units).toHaveLength(100)
+  const form: Record<string, string> = { _csrf: csrf, draft: hidden(page, "draft"), theirs: String(revision + 1) }
+  return { browser, units, form }
+}
+
+const caller = { accountId: "acc_cp", actor: { type: "user" as const, id: "acc_cp", name: "Parts" }, scope: "write" as const, channel: "web" as const, requestId: "req_parts", action: "TEST", startedAt: Date.now() }
+
 describe("the conflict page's typed parts", () => {
   it("should sanitise 100 typed parts in one call of the sanitiser, each on its own", async () => {
-    const browser = new Browser()
-    const signInPage = await (await browser.request(`${url}/`)).text()
-    expect((await browser.request(`${url}/`, { form: { _csrf: hidden(signInPage, "_csrf"), email: "parts@example.com", password: "password-parts", next: "/sites" } })).status).toBe(303)
-    const csrf = hidden(await (await browser.request(`${url}/articles/art_cp`)).text(), "_csrf")
-    // Someone saves every other paragraph; the person, still on revision 1, changes the same ones differently: 100 conflicts.
-    expect((await browser.request(`${url}/articles/art_cp/edit`, { form: { _csrf: csrf, revision: "1", title: "Many parts", body: bodyOf("Theirs") } })).status).toBe(303)
-    const refused = await browser.request(`${url}/articles/art_cp/edit`, { form: { _csrf: csrf, revision: "1", title: "Many parts", body: bodyOf("Mine") } })
-    const at = refused.headers.get("location")!
-    expect(at).toMatch(/^\/articles\/art_cp\/merge\?draft=/)
-    const page = await (await browser.request(`${url}${at}`)).text()
-    const units = [...new Set([...page.matchAll(/name="choice_(body_[0-9]+)"/g)].map((m) => m[1]!))]
-    expect(units).toHaveLength(100)
-    const form: Record<string, string> = { _csrf: csrf, draft: hidden(page, "draft"), theirs: "2" }
+    const { browser, units, form } = await conflictPage(1)
     // each part typed with a tag left open (and one with an unclosed comment): it must end where it was typed
     units.forEach((unit, i) => {
       form[`choice_${unit}`] = "edit"
@@ -97,10 +112,33 @@ describe("the conflict page's typed parts", () => {
     // one call for the 100 typed parts (and a handful for the merge and the save), not one call a part
     expect(counts.sanitizeEach - before.sanitizeEach).toBe(1)
     expect(counts.analyze - before.analyze).toBeLessThan(10)
-    const caller = { accountId: "acc_cp", actor: { type: "user" as const, id: "acc_cp", name: "Parts" }, scope: "write" as const, channel: "web" as const, requestId: "req_parts", action: "TEST", startedAt: Date.now() }
     const saved = await runtime.runPromise(getArticle(caller, "art_cp"))
     expect(saved.revision).toBe(3)
     expect(saved.body).toContain("<p>Typed 0 </p>\n<p>Base 1</p>")
     for (let i = 1; i < 100; i++) expect(saved.body).toContain(`<p>Typed ${i} <b>bold</b></p>\n<p>Base ${2 * i + 1}</p>`)
+  })
+
+  it("should show the conflict page again with every typed part when the sanitiser cannot take them now, never join them as typed", async () => {
+    const { browser, units, form } = await conflictPage(3)
+    // the first typed part leaves a comment open: joined as typed, it would swallow every part after it
+    units.forEach((unit, i) => {
+      form[`choice_${unit}`] = "edit"
+      form[`edit_${unit}`] = i === 0 ? "<p>Typed again 0 <!-- left open" : `<p>Typed again ${i}</p>`
+    })
+    refuseNextParts = true
+    const refused = await browser.request(`${url}/articles/art_cp/merge`, { form })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("retry-after")).toBe("2")
+    const page = await refused.text()
+    expect(page).toContain("Your edit was not saved")
+    // everything typed is on the page again, in its field
+    for (let i = 1; i < 100; i++) expect(page).toContain(`Typed again ${i}`)
+    expect((await runtime.runPromise(getArticle(caller, "art_cp"))).revision).toBe(4)
+    // sent again once the pool has room: saved, every part where it was typed
+    const settled = await browser.request(`${url}/articles/art_cp/merge`, { form })
+    expect(settled.status).toBe(303)
+    const saved = await runtime.runPromise(getArticle(caller, "art_cp"))
+    expect(saved.revision).toBe(5)
+    for (let i = 1; i < 100; i++) expect(saved.body).toContain(`<p>Typed again ${i}</p>`)
   })
 })

@@ -8,11 +8,13 @@ import {
   getRevision,
   HtmlAnalyzer,
   problemKindOf,
+  type RateLimited,
   settleMerge,
+  type Unavailable,
   UpdateArticleBody,
   updateArticle,
 } from "@content-site/core"
-import { setFlash } from "@content-site/http"
+import { problemHeaders, setFlash } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
 import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft, keepPendingDraft, MAX_SETTLING_UNITS, sentFromOwnPage, type Settling } from "../drafts.ts"
@@ -165,13 +167,14 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
    * then removed them all from the saved body. All in one call of the sanitiser, not one each: a
    * 1 MiB body can make thousands of conflicts, and the pool takes them in at most (their
    * characters / 1 MiB) + 1 jobs, five for a 4 MiB form (`PARTS_JOB_CHARS`, workerHtmlAnalyzer.ts).
-   * A part that cannot be sanitised now is left as typed (the save sanitises the whole and refuses
-   * what it refuses).
+   * A part the sanitiser refuses is left as typed (the save sanitises the whole and refuses what it
+   * refuses). When the sanitiser cannot take them now (the account's share of the pool is busy, or
+   * the pool is), its refusal: the parts are not joined as typed, where one could swallow the rest.
    */
-  const closedParts = async (s: Signed, parts: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
-    if (parts.length === 0) return []
+  const closedParts = async (s: Signed, parts: ReadonlyArray<string>): Promise<Result.Result<ReadonlyArray<string>, RateLimited | Unavailable>> => {
+    if (parts.length === 0) return Result.succeed([])
     const sanitised = await runCore(deps, HtmlAnalyzer.use((analyzer) => analyzer.sanitizeEach(parts, s.caller.accountId)))
-    return parts.map((part, i) => (Result.isSuccess(sanitised) ? (sanitised.success[i] ?? part) : part))
+    return Result.map(sanitised, (closed) => parts.map((part, i) => closed[i] ?? part))
   }
 
   /**
@@ -196,7 +199,8 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     // (the title's typed text is the title, not HTML: it is settled below as typed, never sanitised as a part)
     const editedUnits = [...chosen].filter(([unit, take]) => take === "edit" && unit !== "title").map(([unit]) => unit)
     const closed = await closedParts(s, editedUnits.map((unit) => typed.get(unit) ?? ""))
-    editedUnits.forEach((unit, i) => choices.set(unit, { html: closed[i]! }))
+    if (Result.isFailure(closed)) return { chosen, typed, missing, settled: null, refused: closed.failure }
+    editedUnits.forEach((unit, i) => choices.set(unit, { html: closed.success[i]! }))
     for (const [unit, take] of chosen) if (take !== "edit") choices.set(unit, { take })
     const title = chosen.get("title")
     const settledTitle = title === undefined ? merge.title! : title === "edit" ? (typed.get("title") ?? "") : title === "mine" ? draft.title : merge.conflicts.find((c) => c.unit === "title")!.theirs
@@ -261,7 +265,14 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
         if (theirs === null) return redirect(ctx, mergeUrl(id, draftId))
         const { merge } = await mergeOf(s, id, draft, theirs)
         const reason = (fields["reason"] ?? "").trim()
-        const { chosen, typed, missing, settled: settlement } = await settlementOf(s, merge, draft, fields)
+        const { chosen, typed, missing, settled: settlement, refused } = await settlementOf(s, merge, draft, fields)
+        if (refused !== undefined) {
+          // The typed parts could not be sanitised now: this page again, everything typed on it,
+          // under the refusal's status and its Retry-After; the draft stays as it was.
+          noteError(ctx, refused)
+          for (const [name, value] of Object.entries(problemHeaders(refused))) ctx.set(name, value)
+          return show(ctx, s, problemKindOf(refused).status, id, draftId, { ...draft, reason }, theirs, chosen, typed, refusalOf(ctx, deps, refused)?.message ?? null)
+        }
         if (settlement === null) {
           // Replacing their version is a choice made here, never a default: each part needs one.
           const kept = { ...draft, reason }
