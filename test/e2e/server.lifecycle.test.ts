@@ -3,8 +3,10 @@ import { request } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Browser } from "../mcp/support.ts"
+import { createTestDatabase } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { createDatabase, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
+import { startPostgresProxy } from "../support/tcpProxy.ts"
+import { createDatabase, fixture, KEYS, scratchDir, startTestServer, type TestServer } from "./helpers.ts"
 
 let t: TestServer
 const METRICS_TOKEN = "lifecycle-metrics-token"
@@ -165,6 +167,45 @@ describe("database unavailable", () => {
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     } finally {
       await server.close()
+      await db.drop()
+    }
+  })
+
+  it("should answer the pages an HTML error page, 503 with Retry-After, while the database is gone, and serve them again once it is back", async () => {
+    const db = await createTestDatabase()
+    const { proxy, url } = await startPostgresProxy(db.url)
+    const { startServer } = await import("../../apps/server/server.ts")
+    const { importData } = await import("@content-site/core")
+    const server = await startServer({
+      env: { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: url, SEED_DEMO: "false", DATA_DIR: scratchDir() },
+      quiet: true,
+    })
+    try {
+      await server.runtime.runPromise(importData(fixture()))
+      const browser = new Browser()
+      const signInPage = await (await browser.request(`${server.url}/`)).text()
+      const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
+      const signedIn = await browser.request(`${server.url}/`, { form: { _csrf: csrfOf(signInPage), email: "owner-a@example.com", password: "password-a-123", next: "/sites" } })
+      expect(signedIn.status).toBe(303)
+      const articlePage = await browser.request(`${server.url}/articles/art_a1`)
+      expect(articlePage.status).toBe(200)
+      const csrf = csrfOf(await articlePage.text())
+      await proxy.cut("refuse")
+      const answers = [
+        await browser.request(`${server.url}/articles/art_a1`),
+        await browser.request(`${server.url}/articles/art_a1/edit`, { form: { _csrf: csrf, account: "acc_a", revision: "1", title: "During the outage", body: "<p>x</p>" } }),
+      ]
+      for (const res of answers) {
+        expect(res.status).toBe(503)
+        expect(res.headers.get("content-type")).toMatch(/^text\/html/)
+        expect(res.headers.get("retry-after")).toMatch(/^\d+$/)
+        expect(await res.text()).toContain("The database cannot answer now")
+      }
+      await proxy.restore()
+      await eventually(async () => (await browser.request(`${server.url}/articles/art_a1`)).status, (status) => status === 200, 15_000)
+    } finally {
+      await server.close()
+      await proxy.close()
       await db.drop()
     }
   })

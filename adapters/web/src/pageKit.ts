@@ -17,7 +17,7 @@ import { type TitlesById } from "./pages/activity.ts"
 import { type ConnectedClientView } from "./pages/connect.ts"
 import { errorPage } from "./pages/errorPage.ts"
 import { PREVIEW_STYLE_HASH } from "./preview.ts"
-import { csrfOk, type Flash, readSession, signedInAccount, type WebSession } from "@content-site/http"
+import { csrfOk, type Flash, preSessionCsrf, readSession, signedInAccount, type WebSession } from "@content-site/http"
 
 export type Ctx = ParameterizedContext
 
@@ -270,8 +270,15 @@ export const makePageKit = (deps: HttpDeps) => {
   const signedIn =
     (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>, expired?: (ctx: Ctx) => Promise<void>) =>
     async (ctx: Ctx): Promise<void> => {
-      const session = await readSession(ctx, deps)
-      const account = session === null ? null : await signedInAccount(ctx, deps)
+      let session: WebSession | null
+      let account: AccountRecord | null
+      try {
+        session = await readSession(ctx, deps)
+        account = session === null ? null : await signedInAccount(ctx, deps)
+      } catch (error) {
+        // The session cannot be read (the database away): a page, not the API's problem, says so.
+        return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
+      }
       // A HEAD is a page view like a GET (the router answers it with the GET's handler): never an action.
       const view = ctx.method === "GET" || ctx.method === "HEAD"
       if (session === null || account === null) {
