@@ -256,7 +256,18 @@ const readAt = (fd: number, buffer: Buffer, position: number): Promise<number> =
  */
 const outsideRequests: <A>(work: () => A) => A = AsyncResource.bind(<A>(work: () => A): A => work())
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref())
+/**
+ * A wait that keeps the process alive (`close` is awaited by whoever is stopping: with an unref'd
+ * timer and nothing else left, the process would exit in the middle of its `await`), cleared by
+ * `cancel` so that a close that is done early does not hold the process until it ends.
+ */
+const heldSleep = (ms: number) => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const done = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms))
+  })
+  return { done, cancel: () => clearTimeout(timer) }
+}
 
 interface Segment {
   readonly n: number
@@ -480,9 +491,10 @@ export const openActivityJournal = (dir: string, sql: Sql, options: ActivityJour
       const giveUpAt = Date.now() + waitMs
       let shipped = false
       for (let attempt = 0; !shipped && Date.now() < giveUpAt; attempt++) {
-        const outcome = await Promise.race([flush().then(() => true, () => false), sleep(giveUpAt - Date.now())])
+        const deadline = heldSleep(giveUpAt - Date.now())
+        const outcome = await Promise.race([flush().then(() => true, () => false), deadline.done]).finally(deadline.cancel)
         shipped = outcome === true
-        if (!shipped) await sleep(Math.min(giveUpAt - Date.now(), retryMs * 2 ** attempt))
+        if (!shipped) await heldSleep(Math.min(giveUpAt - Date.now(), retryMs * 2 ** attempt)).done
       }
       await shipping?.catch(() => undefined)
       closed = true

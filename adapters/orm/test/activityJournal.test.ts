@@ -228,6 +228,25 @@ describe("activity journal", () => {
     await expect(down.record(row("c3"))).rejects.toThrow("closed")
   })
 
+  it("should keep the process alive while close waits for a database that fails, so that an awaited close ends (not the process in the middle of it)", async () => {
+    const dir = tempDir()
+    const { spawnSync } = await import("node:child_process")
+    const journalModule = new URL("../src/activityJournal.ts", import.meta.url).href
+    // A process with nothing else to wait for: its top-level await of close is all that is left.
+    const script = `
+      const { openActivityJournal } = await import(${JSON.stringify(journalModule)})
+      const sql = async () => { throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" }) }
+      const journal = openActivityJournal(${JSON.stringify(dir)}, sql, { shipEveryMs: 10_000, retryMs: 20, log: { warn() {}, info() {}, error() {} } })
+      await journal.record(${JSON.stringify(row("k1"))})
+      await journal.close(300)
+      console.log("closed")
+    `
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 })
+    expect(child.stdout.trim()).toBe("closed")
+    expect(child.status).toBe(0)
+    expect(journaled(dir)).toEqual(["k1"])
+  })
+
   it("should not replay the journal of a live process, and replay a gone process's files once, times restored", async () => {
     const dir = tempDir()
     const journal = open(dir, fakeDatabase(() => sqlError("08006")).sql, { shipEveryMs: 10_000, retryMs: 60_000 })
