@@ -109,6 +109,20 @@ const isPostgresUrl = (raw: string): boolean => {
 }
 
 /**
+ * `redis://` or `rediss://` (TLS) with a host, and at most a database number as its path: what
+ * ioredis connects to as written. It takes any other scheme as plain `redis://` (an `https://`
+ * URL without TLS) and a database that is no number as a SELECT that throws past the start.
+ */
+const isRedisUrl = (raw: string): boolean => {
+  try {
+    const url = new URL(raw)
+    return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== "" && /^(?:\/\d{0,5})?$/.test(url.pathname)
+  } catch {
+    return false
+  }
+}
+
+/**
  * Reads and checks the configuration; a bad value is a ConfigError naming the variable.
  * `terminal`: whether stdout is a terminal (readable log lines by default).
  */
@@ -127,6 +141,11 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     // (the value is not repeated: it may hold a password)
     throw new ConfigError("DATABASE_URL must be a PostgreSQL URL naming its database, such as postgres://user:password@host:5432/content_site.")
   }
+  const redisUrl = nonEmpty(env.REDIS_URL)
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
+    // (the value is not repeated: it may hold a password)
+    throw new ConfigError("REDIS_URL must be a redis:// or rediss:// URL with a host and at most a database number, such as redis://:password@host:6379/0.")
+  }
   const mcpAllowedHosts = allowedHostsOf(env.MCP_ALLOWED_HOSTS)
   // a request's headers are part of the request: Node refuses a headers' timeout past the request's
   const headersTimeoutMs = intOf(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000)
@@ -141,7 +160,7 @@ export const readConfig = (env: Record<string, string | undefined>, terminal = f
     publicUrl,
     databaseUrl,
     dataDir: nonEmpty(env.DATA_DIR) ?? "./data",
-    redisUrl: nonEmpty(env.REDIS_URL),
+    redisUrl,
     seedDemo: boolOf(env, "SEED_DEMO", true),
     limits: {
       requestsPerMinute: intOf(env, "RATE_LIMIT_PER_MINUTE", defaultLimits.requestsPerMinute, 1, 1_000_000_000),

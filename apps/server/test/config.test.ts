@@ -141,6 +141,17 @@ describe("readConfig", () => {
     }
   })
 
+  it("should take REDIS_URL as a redis:// or rediss:// URL with at most a database number and refuse anything else without repeating it (it may hold a password)", () => {
+    for (const good of ["redis://127.0.0.1:6379", "redis://:secret@cache:6379/1", "rediss://u:secret@cache.example/", " redis://cache "]) {
+      expect(readConfig({ REDIS_URL: good }).redisUrl).toBe(good.trim())
+    }
+    // ioredis takes https:// as plain redis:// (no TLS), a bare host:port as something else, and a
+    // database that is no number as a SELECT whose error is thrown past the start, with a stack
+    for (const bad of ["https://u:secret@cache:6379", "cache:6379", "127.0.0.1:6379", "redis://u:secret@cache:6379/abc", "redis:///0", "redis://cache/1/2"]) {
+      expect(refusal({ REDIS_URL: bad })).toBe("REDIS_URL must be a redis:// or rediss:// URL with a host and at most a database number, such as redis://:password@host:6379/0.")
+    }
+  })
+
   /**
    * Starts npm start's entry point and answers its exit code and what it wrote to stderr. A start
    * that has not exited after 45 s writes Node's diagnostic report (its JavaScript stack and the
