@@ -73,6 +73,21 @@ describe("Redis outage (request counters in Redis)", () => {
   }, 30_000)
 })
 
+describe("REDIS_URL naming a Redis database", () => {
+  it("should refuse to open with a database number the Redis server does not have, rather than count in database 0", async () => {
+    const database = await createTestDatabase()
+    try {
+      // (a Redis has 16 databases unless configured otherwise; none has ten thousand)
+      const url = new URL(REDIS_URL.href)
+      url.pathname = "/9999"
+      const opened = openDatabase({ databaseUrl: database.url, redisUrl: url.href, connectTimeoutMs: 1000 })
+      await expect(opened).rejects.toThrow(`Cannot use the Redis server at ${url.host}/9999 (REDIS_URL): ERR DB index is out of range.`)
+    } finally {
+      await database.drop()
+    }
+  })
+})
+
 describe("request counters of several databases in one Redis", () => {
   it("should keep each database's counters its own, and share them between the instances of one database", async () => {
     const [first, second] = [await createTestDatabase(), await createTestDatabase()]

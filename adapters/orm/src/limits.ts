@@ -206,5 +206,17 @@ export const connectRedis = async (url: string, connectTimeoutMs: number): Promi
     redis.disconnect()
     throw e
   }
+  // ioredis SELECTs the URL's database on connect, but a refused SELECT (a number past the
+  // server's `databases`) is only an error event: it goes on in database 0, sharing counters with
+  // whoever counts there. Asked again here, the refusal stops the start.
+  const database = redis.options.db ?? 0
+  if (database !== 0) {
+    try {
+      await redis.select(database)
+    } catch (e) {
+      redis.disconnect()
+      throw e
+    }
+  }
   return redis
 }
