@@ -147,3 +147,54 @@ describe("database faults", () => {
     }
   })
 })
+
+describe("the connection pool through outages", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  let proxy: TcpProxy
+  let db: OrmDatabase | undefined
+  let runtime: ManagedRuntime.ManagedRuntime<Layer.Success<OrmDatabase["layer"]>, never>
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    let viaProxy: string
+    ;({ proxy, url: viaProxy } = await startPostgresProxy(database.url))
+    // a pool of 3: three connections kept for ever would leave no statement a connection
+    db = await openDatabase({ databaseUrl: viaProxy, connectTimeoutMs: 1000, statementTimeoutMs: 2000, poolMax: 3 })
+    runtime = ManagedRuntime.make(db.layer)
+    await runtime.runPromise(DataImporter.use((i) => i.apply(worldPlan("acc_pool", 4))))
+  })
+  afterAll(async () => {
+    await runtime?.dispose()
+    await db?.close()
+    await proxy?.close()
+    await database?.drop()
+  })
+
+  let titles = 0
+  const edit = (i: number) =>
+    runtime.runPromiseExit(ArticleWriter.use((w) => w.change("acc_pool", `acc_pool_art${i % 4}`, bigBudget, (c) => Effect.succeed(changeOf(c, `title ${titles++}`)))))
+
+  it("should give back the connections of transactions an outage ended, so that writes recover and the database closes", async () => {
+    // Eight outages, each while twelve edits are in their transactions: every transaction whose
+    // BEGIN, COMMIT or ROLLBACK met the cut kept its connection before (kysely-org/kysely#1990).
+    const tags: Array<string> = []
+    for (let round = 0; round < 8; round++) {
+      const running = Array.from({ length: 12 }, (_, i) => edit(i))
+      await new Promise((resolve) => setTimeout(resolve, 5 + round * 3))
+      await proxy.cut("refuse")
+      for (const exit of await Promise.all(running)) tags.push(tagOf(exit))
+      await proxy.restore()
+    }
+    // the outages met edits in flight (else this case would prove nothing)
+    expect(tags).toContain("Unavailable")
+    // every article can be written again, without a restart
+    for (let i = 0; i < 4; i++) expect(await eventually(async () => tagOf(await edit(i)), (tag) => tag === "success", 10_000)).toBe("success")
+    const reads = await Promise.all(Array.from({ length: 6 }, (_, i) => runtime.runPromiseExit(ArticleRepository.use((r) => r.get("acc_pool", `acc_pool_art${i % 4}`)))))
+    expect(reads.map(tagOf)).toEqual(Array.from({ length: 6 }, () => "success"))
+    // and the pool ends: no connection is still lent out
+    await runtime.dispose()
+    const closing = db!.close().then(() => "closed")
+    db = undefined
+    expect(await Promise.race([closing, new Promise((resolve) => setTimeout(() => resolve("still waiting for a lent connection"), 8_000))])).toBe("closed")
+  })
+})

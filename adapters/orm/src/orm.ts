@@ -9,6 +9,8 @@ import { join } from "node:path"
 import { entities } from "./entities.ts"
 import { migrationsList } from "../migrations/index.ts"
 import { useLinearEscape } from "./escapeLiteral.ts"
+import { releaseEndedClients } from "./releaseEndedClients.ts"
+import type pg from "pg"
 
 /** The SQL entity manager both drivers share. */
 export type Em = EntityManager
@@ -73,6 +75,8 @@ const openDriver = async (options: OrmOptions): Promise<Orm> => {
         keepAlive: true,
       },
     })
+    // a transaction's connection that an outage ended goes back to the pool (see the module)
+    releaseEndedClients((await orm.driver.getConnection().getNativeClient()) as pg.Pool)
     return orm as unknown as Orm
   }
   const orm = await PgliteMikroORM.init({
