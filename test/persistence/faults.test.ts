@@ -48,7 +48,10 @@ describe("database faults", () => {
       expect(tagOf(refused)).toBe("Unavailable")
       // the answer says to retry, not where the database is (the driver's message names its address)
       expect(detailOf(refused)).toBe("The database cannot answer now; nothing was changed. Retry in a few seconds.")
-      expect(tagOf(await edit("during outage"))).toBe("Unavailable")
+      const editRefused = await edit("during outage")
+      expect(tagOf(editRefused)).toBe("Unavailable")
+      // (a change's commit may be written with its answer lost: never "nothing was changed")
+      expect(detailOf(editRefused)).toBe("The database cannot answer now; the change was saved whole or not at all. Retry in a few seconds: with the same Idempotency-Key (or If-Match), a retry cannot apply it twice.")
       expect(tagOf(await runtime.runPromiseExit(LimitStore.use((l) => l.hit("k", 5, 60))))).toBe("Unavailable")
       expect(await db.ready()).toBe(false)
     } finally {

@@ -86,12 +86,21 @@ export const isUnavailable = (error: unknown): boolean => {
 export const toUnavailable = (_error: unknown): Unavailable =>
   new Unavailable({ detail: "The database cannot answer now; nothing was changed. Retry in a few seconds." })
 
+/**
+ * What an edit transaction the database failed is answered: whether its `COMMIT` was heard is not
+ * known when the connection broke on it (the change may be saved, its answer lost), so the
+ * answer does not say "nothing was changed"; what holds either way is that the change is whole or
+ * absent, and that a retry with the same `Idempotency-Key` (or `If-Match`) cannot apply it twice.
+ */
+export const EDIT_UNAVAILABLE_DETAIL =
+  "The database cannot answer now; the change was saved whole or not at all. Retry in a few seconds: with the same Idempotency-Key (or If-Match), a retry cannot apply it twice."
+
 /** A failure of the edit transaction: a lost race is EditConflict, an unavailable database Unavailable, anything else none (a defect). */
 export const editFailureOf = (error: unknown): EditConflict | Unavailable | undefined =>
   isConflict(error)
     ? new EditConflict({ detail: "Another change to this article was being written; nothing was changed. Retry." })
     : isUnavailable(error)
-      ? toUnavailable(error)
+      ? new Unavailable({ detail: EDIT_UNAVAILABLE_DETAIL })
       : undefined
 
 /**
