@@ -193,14 +193,22 @@ describe("database unavailable", () => {
       await proxy.cut("refuse")
       const answers = [
         await browser.request(`${server.url}/articles/art_a1`),
-        await browser.request(`${server.url}/articles/art_a1/edit`, { form: { _csrf: csrf, account: "acc_a", revision: "1", title: "During the outage", body: "<p>x</p>" } }),
+        await browser.request(`${server.url}/articles/art_a1/edit`, { form: { _csrf: csrf, account: "acc_a", revision: "1", title: "During the outage", body: "<p>Written <b>during</b> the outage</p>", reason: "Typed & lost?" } }),
       ]
+      const pages: Array<string> = []
       for (const res of answers) {
         expect(res.status).toBe(503)
         expect(res.headers.get("content-type")).toMatch(/^text\/html/)
         expect(res.headers.get("retry-after")).toMatch(/^\d+$/)
-        expect(await res.text()).toContain("The database cannot answer now")
+        pages.push(await res.text())
+        expect(pages.at(-1)).toContain("The database cannot answer now")
       }
+      // the edit's text, which cannot be kept as a draft now, is on the page to copy (escaped), the view's page has none
+      expect(pages[1]).toContain("Your text, not saved")
+      expect(pages[1]).toContain("&lt;p&gt;Written &lt;b&gt;during&lt;/b&gt; the outage&lt;/p&gt;</textarea>")
+      expect(pages[1]).toContain("During the outage</textarea>")
+      expect(pages[1]).toContain("Typed &amp; lost?</textarea>")
+      expect(pages[0]).not.toContain("Your text, not saved")
       await proxy.restore()
       await eventually(async () => (await browser.request(`${server.url}/articles/art_a1`)).status, (status) => status === 200, 15_000)
     } finally {

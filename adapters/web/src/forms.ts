@@ -34,8 +34,13 @@ export const readForm = async (ctx: ParameterizedContext, limit = MAX_FORM_BYTES
   // A large form (a body for the preview, the editor) is parsed in a turn of the event loop of its
   // own, in the rotation of the person's account (or address when signed out): past its queue a
   // core RateLimited (503 Unavailable past every queue's), which the pages answer with Retry-After.
-  return parseInTurn(ctx, size, () => parseFormBytes(Buffer.concat(chunks, size)))
+  const fields = await parseInTurn(ctx, size, () => parseFormBytes(Buffer.concat(chunks, size)))
+  ;(ctx.state as { form?: FormFields }).form = fields
+  return fields
 }
+
+/** The fields of the form this request sent, once `readForm` read them (an error page shows the text typed in them). */
+export const formRead = (ctx: ParameterizedContext): FormFields | undefined => (ctx.state as { form?: FormFields }).form
 
 const PERCENT = 0x25
 const PLUS = 0x2b

@@ -10,12 +10,12 @@ import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
 import { noteError, noteOutcome, recordWebActivity, runCoreOrThrow, webCaller } from "./call.ts"
-import { FormError, type FormFields, readForm } from "./forms.ts"
+import { FormError, type FormFields, formRead, readForm } from "./forms.ts"
 import { type Html, toString } from "./html.ts"
 import { page, type NavKey } from "./layout.ts"
 import { type TitlesById } from "./pages/activity.ts"
 import { type ConnectedClientView } from "./pages/connect.ts"
-import { errorPage } from "./pages/errorPage.ts"
+import { errorPage, type TypedText } from "./pages/errorPage.ts"
 import { PREVIEW_STYLE_HASH } from "./preview.ts"
 import { csrfOk, type Flash, preSessionCsrf, readSession, signedInAccount, type WebSession } from "@content-site/http"
 
@@ -233,6 +233,24 @@ export const makePageKit = (deps: HttpDeps) => {
   const render = (ctx: Ctx, status: number, s: Signed, nav: NavKey, title: string, content: Html, flash: Flash | null = null, wide = false) =>
     send(ctx, status, page({ title, nav, account: s.account, csrf: s.session.csrf, flash, wide, path: ctx.path }, content))
 
+  /**
+   * What the person typed in the form of a post that failed for want of the database (its text
+   * cannot be kept as a draft then): the title, body and reason, and the parts typed on the
+   * conflict page, in the form's order. None for any other failure: a draft keeps the text then.
+   */
+  const typedOf = (ctx: Ctx, error: unknown): ReadonlyArray<TypedText> | undefined => {
+    const fields = ctx.method === "POST" && isCoreError(error) && error._tag === "Unavailable" ? formRead(ctx) : undefined
+    if (fields === undefined) return undefined
+    const out: Array<TypedText> = []
+    // (a form's fields are bounded by readForm: its size and its count of fields)
+    for (const [name, text] of Object.entries(fields)) {
+      if (typeof text !== "string" || text === "") continue
+      if (name === "title" || name === "body" || name === "reason") out.push({ label: name[0]!.toUpperCase() + name.slice(1), text })
+      else if (name.startsWith("edit_")) out.push({ label: `Your text for ${name === "edit_title" ? "the title" : `the part body/${name.slice("edit_body_".length)}`} (conflict page)`, text })
+    }
+    return out
+  }
+
   const renderFailure = (ctx: Ctx, error: unknown, account: AccountRecord | null, csrf: string): void => {
     const requestId = requestIdOf(ctx)
     // The refusal's code for the access line and the metrics (the page itself is HTML, not a problem).
@@ -247,7 +265,7 @@ export const makePageKit = (deps: HttpDeps) => {
       const message = error._tag === "NotFound" ? "There is nothing here, or it belongs to another account." : toProblem(error, requestId, deps.publicUrl).detail
       // A refusal for a limit says when to come back (`Retry-After`), as the API's problems do.
       if (error._tag !== "Unauthenticated") for (const [name, value] of Object.entries(problemHeaders(error))) ctx.set(name, value)
-      send(ctx, kind.status, errorPage({ status: kind.status, title, message, requestId, account, csrf }))
+      send(ctx, kind.status, errorPage({ status: kind.status, title, message, requestId, account, csrf, typed: typedOf(ctx, error) }))
     } else {
       eventLogOf(deps).error({ request_id: requestId, err: error instanceof Error ? (error.stack ?? error.message) : String(error) }, "web page error")
       send(ctx, 500, errorPage({ status: 500, title: "Something went wrong", message: "Something went wrong on our side. Please try again.", requestId, account, csrf }))
@@ -276,7 +294,9 @@ export const makePageKit = (deps: HttpDeps) => {
         session = await readSession(ctx, deps)
         account = session === null ? null : await signedInAccount(ctx, deps)
       } catch (error) {
-        // The session cannot be read (the database away): a page, not the API's problem, says so.
+        // The session cannot be read (the database away): a page, not the API's problem, says so,
+        // and a form's text is read to be shown back on it (nothing else of the form is used).
+        if (ctx.method === "POST" && ctx.is("application/x-www-form-urlencoded")) await readForm(ctx).catch(() => undefined)
         return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
       }
       // A HEAD is a page view like a GET (the router answers it with the GET's handler): never an action.

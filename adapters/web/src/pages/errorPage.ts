@@ -2,7 +2,17 @@ import type { AccountRecord } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { page } from "../layout.ts"
 
-/** A page for a failed request: what happened, and the request id for support. */
+/** A text a person typed in the form whose post failed, shown back to be copied, with its field's label. */
+export interface TypedText {
+  readonly label: string
+  readonly text: string
+}
+
+/**
+ * A page for a failed request: what happened, and the request id for support. `typed`: what the
+ * person wrote in the form that failed, when it could not be kept as a draft (the database away):
+ * shown back, read-only, to copy, so that a save that failed loses nothing the person typed.
+ */
 export const errorPage = (input: {
   status: number
   title: string
@@ -10,13 +20,23 @@ export const errorPage = (input: {
   requestId: string
   account: AccountRecord | null
   csrf: string
-}): Html =>
-  page(
+  typed?: ReadonlyArray<TypedText> | undefined
+}): Html => {
+  const typed = (input.typed ?? []).filter((t) => t.text !== "")
+  return page(
     { title: input.title, nav: null, account: input.account, csrf: input.csrf },
     html`<section class="card" aria-labelledby="error-title">
       <h1 id="error-title">${input.title}</h1>
       <p>${input.message}</p>
+      ${typed.length === 0
+        ? ""
+        : html`<h2 id="typed-title">Your text, not saved</h2>
+          <p id="typed-hint">It could not be kept as a draft either, so it is on this page only: copy it before you leave or reload, then save it again once the service answers.</p>
+          ${typed.map((t, i) => html`<label for="typed-${i}">${t.label}</label>
+          <textarea id="typed-${i}" class="code" rows="${t.text.length > 200 ? 12 : 2}" readonly aria-describedby="typed-hint" spellcheck="false">
+${t.text}</textarea>`)}`}
       <p class="muted">Error ${input.status} · request id <code>${input.requestId}</code></p>
       <p><a class="button button-quiet" href="${input.account ? "/sites" : "/"}">${input.account ? "Back to your sites" : "Sign in"}</a></p>
     </section>`,
   )
+}
