@@ -86,6 +86,10 @@ const imageLayers = (config: ServerConfig, logger: Logger, metrics: Metrics | un
         metrics?.poolRestarted("images")
         logger.warn({ pool: "images", budget_seconds: seconds }, `images: an image outlived its ${seconds} s budget; its decoding process was killed and replaced (413)`)
       },
+      onEnded: (exit) => {
+        metrics?.poolRestarted("images")
+        logger.warn({ pool: "images", exit }, `images: a decoding process ended under its image (${exit}: a decoder crash or the OOM killer); the image was refused (415) and the process replaced`)
+      },
       ...(metrics !== undefined ? { watch: (load: () => { running: number; waiting: number }) => metrics.watchPool("images", load) } : {}),
     }),
     safeImageFetcher({ allowPrivate: config.imageFetchAllowPrivate }),

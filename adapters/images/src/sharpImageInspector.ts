@@ -122,6 +122,11 @@ export interface ImageBudget {
   readonly waiting?: number
   /** Told when a child process is killed for outliving the budget (the server logs it). */
   readonly onKilled?: (seconds: number) => void
+  /**
+   * Told when a child process ended by itself under its image (a decoder crash, the OOM killer:
+   * its exit code or signal); the image is refused and the process replaced (the server logs it).
+   */
+  readonly onEnded?: (exit: string) => void
   /** Handed the pool's load (images decoding and waiting, every account), for the metrics to read. */
   readonly watch?: (load: () => { readonly running: number; readonly waiting: number }) => void
 }
@@ -163,7 +168,10 @@ export const makeSharpImageInspector = (budget: ImageBudget = {}): Layer.Layer<I
         if ("answer" in outcome) return outcome.answer
         // A process that died under its image (a decoder crash, the OOM killer) refuses that image;
         // a pool that cannot start a process or is closed stays a failure of the service.
-        if ("ended" in outcome) return { ok: false, reason: "corrupt" }
+        if ("ended" in outcome) {
+          budget.onEnded?.(outcome.ended)
+          return { ok: false, reason: "corrupt" }
+        }
         budget.onKilled?.(s)
         return { ok: false, reason: "time" }
       }

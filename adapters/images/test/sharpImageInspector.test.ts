@@ -242,8 +242,10 @@ describe("sharpImageInspector", () => {
     }
     // Another pool's processes (an earlier test's, killed at its close but not yet gone) are not this one's.
     const before = new Set(await imageChildren())
+    // what the server counts (content_site_pool_restarts_total) and logs
+    const ended: Array<string> = []
     const work = Effect.runPromiseExit(
-      Effect.flip(ImageInspector.use((i) => i.inspect(bomb, "acc_a"))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 30, concurrent: 1 }))),
+      Effect.flip(ImageInspector.use((i) => i.inspect(bomb, "acc_a"))).pipe(Effect.provide(makeSharpImageInspector({ seconds: 30, concurrent: 1, onEnded: (exit) => ended.push(exit) }))),
     )
     // The pool's processes are this process's children; the one decoding started first (the
     // spare is forked only once the first has started and taken the job), so it has the earliest
@@ -267,6 +269,7 @@ describe("sharpImageInspector", () => {
     const exit = await work
     expect(Exit.isSuccess(exit)).toBe(true)
     if (Exit.isSuccess(exit)) expect(exit.value._tag).toBe("UnsupportedImage")
+    expect(ended).toEqual(["SIGKILL"])
   }, 120_000)
 
   it("should not hand an image to an idle process that has ended: it is replaced, and the next image is read as usual", async () => {

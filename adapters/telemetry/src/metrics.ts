@@ -96,7 +96,7 @@ export const createMetrics = (): Metrics => {
   })
   const restarts = new Counter({
     name: "content_site_pool_restarts_total",
-    help: "Workers of a pool replaced: a thread that crashed or outgrew its heap, a decoding process killed past its time budget.",
+    help: "Workers of a pool replaced: a thread that crashed or outgrew its heap, a decoding process killed past its time budget or ended under its image (a crash, the OOM killer).",
     labelNames: ["pool"] as const,
     registers: [registry],
   })
