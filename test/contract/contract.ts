@@ -594,6 +594,18 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         for (const q of ["xii", "Ⅻ", "dzemal"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
       })
 
+      it("should fold the letters unaccent writes as others (ð, ı, ħ, ŋ, small capitals) and each capital by itself (ΣΑΣ), on every adapter", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Notes", body: "<p>Guðrún wore a Kırmızı coat in Ħamrun, ŊATO ᴄᴀᴘs; ΣΑΣ</p>" },
+          { title: "Plain", body: "<p>gudrun kirmizi hamrun nato caps σασ</p>" },
+        ])
+        for (const q of ["gudrun", "Guðrún", "kirmizi", "KIRMIZI", "Kırmızı", "hamrun", "ħamrun", "nato", "caps", "σασ", "ΣΑΣ"]) {
+          expect([q, new Set(ids(await search(accountId, q)))]).toEqual([q, new Set([a[0]!.id, a[1]!.id])])
+        }
+        expect((await search(accountId, "σας")).total).toBe(0)
+        expect(snippetOf(matchedMarksOnly((await search(accountId, "kirmizi -gudrun OR ΣΑΣ")).items[0]!.headline, "kirmizi -gudrun OR ΣΑΣ"))).toContain("<mark>ΣΑΣ</mark>")
+      })
+
       it("should ignore accents, ligatures and Roman numerals in a word of letters and digits too (Crème2, Étape3)", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Étape3 du menu", body: "<p>Crème2 then ﬁ2 and Ⅻ2</p>", keyword: "Café4b" },

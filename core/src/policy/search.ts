@@ -271,20 +271,43 @@ export const searchDatabaseQuery = (q: string): string => {
   return parts.join(" ")
 }
 
-// letters PostgreSQL's unaccent rules spell out rather than decompose
-const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th" }
+/** Each upper-case or title-case letter in lower case by itself, as PostgreSQL's `lower` does (`ΣΑΣ` is `σασ`, not `σας`). */
+const lowerEach = (s: string): string => s.replace(/[\p{Lu}\p{Lt}]/gu, (c) => c.toLowerCase())
 
 /**
- * A word as the `cs_search` configuration indexes it: lower case, accents removed, and the
- * compatibility forms `unaccent` spells out (ligatures `ﬁ`, full-width letters, Roman numerals `Ⅻ`)
- * written as their plain letters. Linear in the word.
+ * The letters (in lower case) that PostgreSQL's `unaccent` rules write as other letters, where
+ * decomposing them (NFKD) and removing their marks would not: `ð` is `d`, `ı` `i`, `ħ` `h`, `ŋ`
+ * `n`, small capitals and letters with hooks or strokes their plain letter. Pairs of a letter and
+ * what it is written as, read from `unaccent.rules`.
+ */
+const SPELLED: ReadonlyMap<string, string> = new Map(
+  (
+    "ß ss,æ ae,œ oe,ø o,đ d,ł l,þ th,ð d,ħ h,ı i,ĸ q,ŀ l,ŉ 'n,ŋ n,ŧ t,ƀ b,ɓ b,ƃ b,ƈ c,ɖ d,ɗ d,ƌ d,ɛ e,ƒ f,ɠ g,ƕ hv,ɩ i,ɨ i,ƙ k,ƚ l,ɲ n,ƞ n,ƣ oi," +
+    "ƥ p,ƫ t,ƭ t,ʈ t,ʋ v,ƴ y,ƶ z,ǥ g,ȡ d,ȥ z,ȴ l,ȵ n,ȶ t,ȷ j,ȸ db,ȹ qp,ⱥ a,ȼ c,ⱦ t,ȿ s,ɀ z,ʉ u,ɇ e,ɉ j,ɍ r,ɏ y,ɕ c,ɟ j,ɡ g,ɢ g,ɦ h,ɧ h,ɪ i," +
+    "ɫ l,ɬ l,ɭ l,ɱ m,ɳ n,ɴ n,ɶ oe,ɼ r,ɽ r,ɾ r,ʀ r,ʂ s,ʏ y,ʐ z,ʑ z,ʙ b,ʛ g,ʜ h,ʝ j,ʟ l,ʠ q,ʣ dz,ʥ dz,ʦ ts,ʪ ls,ʫ lz,ϒ υ,ϲ σ,ᴀ a,ᴁ ae,ᴃ b," +
+    "ᴄ c,ᴅ d,ᴆ d,ᴇ e,ᴊ j,ᴋ k,ᴌ l,ᴍ m,ᴏ o,ᴘ p,ᴛ t,ᴜ u,ᴠ v,ᴡ w,ᴢ z,ᵫ ue,ᵬ b,ᵭ d,ᵮ f,ᵯ m,ᵰ n,ᵱ p,ᵲ r,ᵳ r,ᵴ s,ᵵ t,ᵶ z,ᵺ th,ᵻ i,ᵽ p,ᵾ u," +
+    "ᶀ b,ᶁ d,ᶂ f,ᶃ g,ᶄ k,ᶅ l,ᶆ m,ᶇ n,ᶈ p,ᶉ r,ᶊ s,ᶌ v,ᶍ x,ᶎ z,ᶏ a,ᶑ d,ᶒ e,ᶓ e,ᶖ i,ᶙ u,ẜ s,ẝ s,ỻ ll,ỽ v,ỿ y,ⱡ l,ⱨ h,ⱪ k,ⱬ z,ⱱ v,ⱳ w," +
+    "ⱴ v,ⱸ e,ⱺ o,ⱽ v,ꜰ f,ꜱ s,ꜳ aa,ꜵ ao,ꜷ au,ꜹ av,ꜻ av,ꜽ ay,ꝁ k,ꝃ k,ꝅ k,ꝇ l,ꝉ l,ꝋ o,ꝍ o,ꝏ oo,ꝑ p,ꝓ p,ꝕ p,ꝗ q,ꝙ q,ꝟ v,ꝡ vy,ꝥ th,ꝧ th," +
+    "ꝱ d,ꝲ l,ꝳ m,ꝴ n,ꝵ r,ꝶ r,ꝷ t,ꝺ d,ꝼ f,ꞇ t,ꞑ n,ꞓ c,ꞡ g,ꞣ k,ꞥ n,ꞧ r,ꞩ s,ꟲ c,ꟳ f,ꟴ q,ẚ a,〇 0,ʹ ',ʻ ',ʼ ',ʽ ',ˈ ',ʺ \"\",ˆ ^,ˋ `,ː :"
+  )
+    .split(",")
+    .map((pair) => pair.split(" ") as [string, string]),
+)
+const SPELLED_LETTER = new RegExp(`[${[...SPELLED.keys()].join("")}]`, "gu")
+
+/**
+ * A word as the `cs_search` configuration indexes it: lower case (each letter by itself), accents
+ * removed, and the compatibility forms `unaccent` spells out (ligatures `ﬁ`, full-width and
+ * mathematical letters, Roman numerals `Ⅻ`) and its other letters (`SPELLED`) written as their
+ * plain letters. Linear in the word.
  */
 export const foldSearchWord = (word: string): string =>
-  word
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .replace(/[ßæœøđłþ]/g, (c) => SPELLED[c]!)
+  lowerEach(
+    lowerEach(word)
+      .replace(SPELLED_LETTER, (c) => SPELLED.get(c)!)
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, ""),
+  )
 
 /** The words of a text (runs of letters, digits and marks), folded; one pass. */
 const foldedWords = (text: string): Array<string> => Array.from(text.matchAll(/[\p{L}\p{N}\p{M}]+/gu), (m) => foldSearchWord(m[0]))
