@@ -606,6 +606,17 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(snippetOf(matchedMarksOnly((await search(accountId, "kirmizi -gudrun OR ΣΑΣ")).items[0]!.headline, "kirmizi -gudrun OR ΣΑΣ"))).toContain("<mark>ΣΑΣ</mark>")
       })
 
+      it("should read a word holding soft hyphens (pomo&shy;doro) as the word a reader sees, in a body, a title and a keyword, on every adapter", async () => {
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Pesto", body: "<p>A pomo\u00addoro sauce</p>", keyword: "bas\u00adil" },
+          { title: "Ve\u00adgetables", body: "<p>Beans</p>" },
+        ])
+        for (const q of ["pomodoro", "pomo\u00addoro", "basil", "sauce pomodoro"]) expect([q, ids(await search(accountId, q))]).toEqual([q, [a[0]!.id]])
+        expect(ids(await search(accountId, "vegetables beans"))).toEqual([a[1]!.id])
+        for (const q of ["pomo", "doro", "bas", "getables"]) expect([q, (await search(accountId, q)).total]).toEqual([q, 0])
+        expect(snippetOf((await search(accountId, "pomodoro")).items[0]!.headline)).toBe("A <mark>pomodoro</mark> sauce")
+      })
+
       it("should ignore accents, ligatures and Roman numerals in a word of letters and digits too (Crème2, Étape3)", async () => {
         const { accountId, articles: a } = await seedTexts([
           { title: "Étape3 du menu", body: "<p>Crème2 then ﬁ2 and Ⅻ2</p>", keyword: "Café4b" },

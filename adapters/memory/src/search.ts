@@ -9,7 +9,7 @@
  * ASCII punctuation is followed by a zero-width space (`searchPlainText`), so that PostgreSQL too
  * reads only words, not hosts, paths, versions or hyphenated words whole.
  */
-import { foldSearchWord, SEARCH_MARK_START, SEARCH_MARK_STOP, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
+import { foldSearchWord, SEARCH_MARK_START, SEARCH_MARK_STOP, searchPlainText, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
 
 interface Token {
   readonly word: string
@@ -47,7 +47,8 @@ export const parseQuery = (q: string): ParsedQuery => {
       if (groups[groups.length - 1]!.length > 0) groups.push([])
       continue
     }
-    const words = tokenize(term.text).map((t) => t.word)
+    // (its text as the searched text writes it: searchPlainText)
+    const words = tokenize(searchPlainText(term.text)).map((t) => t.word)
     if (words.length > 0) groups[groups.length - 1]!.push({ words, negated: term.negated })
   }
   return groups.filter((g) => g.length > 0)
@@ -86,8 +87,8 @@ const HEADLINE_LEAD = 5
 export const scoreArticle = (article: ArticleRecord, query: ParsedQuery, headlines: boolean): Scored | undefined => {
   if (query.length === 0) return undefined
   const bodyText = searchTextOfHtml(article.body)
-  const title = tokenize(article.title)
-  const keyword = tokenize(article.target_keyword)
+  const title = tokenize(searchPlainText(article.title))
+  const keyword = tokenize(searchPlainText(article.target_keyword))
   const body = tokenize(bodyText)
   if (!queryMatches([title, keyword, body], query)) return undefined
   const positive = query.flatMap((g) => g.filter((t) => !t.negated))

@@ -26,6 +26,7 @@ import { Migration20261129100000_searchTextEntities } from "./Migration202611291
 import { Migration20261129120000_idempotencyLeaseToken } from "./Migration20261129120000_idempotencyLeaseToken.ts"
 import { Migration20261129200000_searchTextPunctuation } from "./Migration20261129200000_searchTextPunctuation.ts"
 import { Migration20261129210000_searchNumberWords } from "./Migration20261129210000_searchNumberWords.ts"
+import { Migration20261129220000_searchSoftHyphen } from "./Migration20261129220000_searchSoftHyphen.ts"
 
 export const migrationsList = [
   { name: "Migration20261122214310_initial", class: Migration20261122214310_initial },
@@ -52,4 +53,5 @@ export const migrationsList = [
   { name: "Migration20261129120000_idempotencyLeaseToken", class: Migration20261129120000_idempotencyLeaseToken },
   { name: "Migration20261129200000_searchTextPunctuation", class: Migration20261129200000_searchTextPunctuation },
   { name: "Migration20261129210000_searchNumberWords", class: Migration20261129210000_searchNumberWords },
+  { name: "Migration20261129220000_searchSoftHyphen", class: Migration20261129220000_searchSoftHyphen },
 ]

@@ -57,12 +57,21 @@ const SEARCH_PUNCTUATION = /[!-/:-@[-`{-~]/g
 const ONE_SEARCH_PUNCTUATION = new RegExp(`^${SEARCH_PUNCTUATION.source}$`)
 
 /**
+ * The soft hyphen: a place where a word may be broken across lines, not shown otherwise
+ * (`pomo&shy;doro` reads *pomodoro*). PostgreSQL's parser read it as part of a word under one
+ * locale (PGlite: *pomo­doro*, which `pomodoro` did not find) and as a space under another (and
+ * the memory store), so the searched text leaves it out: every storage reads the word a reader sees.
+ */
+const SOFT_HYPHEN = "\u00ad"
+
+/**
  * A title's, a target keyword's or a body's text as it is searched: each ASCII punctuation
  * character followed by a zero-width space (`SEARCH_PUNCTUATION`; `SEARCH_TEXT_LT` and
- * `SEARCH_TEXT_AMP` are two of them). The SQL function `cs_search_plain` of the database adapter
- * computes the same text. One pass.
+ * `SEARCH_TEXT_AMP` are two of them), soft hyphens left out (`SOFT_HYPHEN`). The SQL function
+ * `cs_search_plain` of the database adapter computes the same text; a query's terms are written so
+ * too (`searchDatabaseQuery`). Two passes.
  */
-export const searchPlainText = (text: string): string => text.replace(SEARCH_PUNCTUATION, "$&\u200b")
+export const searchPlainText = (text: string): string => text.replaceAll(SOFT_HYPHEN, "").replace(SEARCH_PUNCTUATION, "$&\u200b")
 
 /** Whether a zero-width space after `c` is one `searchPlainText` put there. */
 const isSearchPunctuation = (c: string): boolean => ONE_SEARCH_PUNCTUATION.test(c)
