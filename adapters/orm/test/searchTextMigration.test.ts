@@ -110,3 +110,56 @@ for (const backend of ["postgresql", "pglite"] as const) {
     }, MIGRATION_TIME)
   })
 }
+
+for (const backend of ["postgresql", "pglite"] as const) {
+  describe(`the searched text's soft hyphens, migrated (${backend})`, () => {
+    let orm: Orm
+    let sql: Sql
+    let close: () => Promise<void> = async () => {}
+
+    beforeAll(async () => {
+      ;({ orm, close } = await openOrmOn(backend))
+      sql = nativeSql(orm)
+    })
+    afterAll(async () => {
+      await close()
+    })
+
+    const has = async (id: string, column: "search_vector" | "title_vector", term: string) => {
+      const [row] = await sql<{ has: boolean; n: string }>(
+        `select ${column} @@ to_tsquery('cs_search', $2) as has,
+           coalesce((select sum(n) from article_term_counts where account_id = 'acc_shy' and term = $2), 0)
+             + coalesce((select sum(d) from article_term_changes where account_id = 'acc_shy' and $2 = any(terms)), 0) as n
+         from articles where id = $1`,
+        [id, term],
+      )
+      return [row!.has, Number(row!.n)]
+    }
+    /** The row's version: a row the migration rewrote has a new one. */
+    const versionOf = async (id: string) => (await sql<{ v: string }>(`select xmin::text as v from articles where id = $1`, [id]))[0]!.v
+
+    it("should find an article written before it by a word holding soft hyphens, and rewrite only the articles that hold one", async () => {
+      await orm.migrator.up({ to: "Migration20261129210000_searchNumberWords" })
+      await sql(`insert into accounts (id, email, password_hash, name, created_at) values ('acc_shy', 'shy@example.com', 'x', 'M', now())`, [])
+      await sql(`insert into sites (id, account_id, name, url, created_at) values ('site_shy', 'acc_shy', 'S', 'https://s.test', now())`, [])
+      const insert = (id: string, title: string, keyword: string, body: string) =>
+        sql(
+          `insert into articles (id, account_id, site_id, title, url, status, published_at, target_keyword, word_count, featured_image, body, updated_at, revision)
+           values ($1, 'acc_shy', 'site_shy', $2, $5, 'published', now(), $3, 3, null, $4, now(), 1)`,
+          [id, title, keyword, body, `https://s.test/${id}`],
+        )
+      await insert("art_shy", "Tomato\u00ades", "mar\u00adinara", "<p>A pomo\u00addoro sauce</p>")
+      await insert("art_plain", "Plain", "plain", "<p>No soft hyphen here</p>")
+      expect(await has("art_shy", "search_vector", "pomodoro")).toEqual([false, 0])
+      const plainBefore = await versionOf("art_plain")
+      const shyBefore = await versionOf("art_shy")
+      await orm.migrator.up()
+      expect([await has("art_shy", "search_vector", "pomodoro"), await has("art_shy", "search_vector", "marinara"), await has("art_shy", "title_vector", "tomatoes")]).toEqual([
+        [true, 1], [true, 1], [true, 1],
+      ])
+      expect(await has("art_shy", "search_vector", "pomo")).toEqual([false, 0])
+      expect(await versionOf("art_shy")).not.toBe(shyBefore)
+      expect(await versionOf("art_plain")).toBe(plainBefore)
+    }, MIGRATION_TIME)
+  })
+}
