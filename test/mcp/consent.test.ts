@@ -4,7 +4,9 @@
  * gets `mcp`; whenever full access is asked for (or nothing), the person may grant read-only
  * instead; a client that asked for `mcp:read` only is offered nothing more.
  */
+import { OAuthStore } from "@content-site/core"
 import { listConnectedClients } from "@content-site/mcp"
+import { Effect, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/eventually.ts"
@@ -141,6 +143,23 @@ describe("a client asking for mcp", () => {
     expect(flow.consent).not.toContain("<script")
     expect(flow.token?.claim).toContain("mcp")
     expect(await writeRefused(flow.token?.access_token ?? "")).toBe(false)
+  })
+
+  it("should obey at once a grant narrowed to reading since its token was issued, not when that token expires", async () => {
+    const flow = await authorize("Full Agent Narrowed", "mcp")
+    const token = flow.token?.access_token ?? ""
+    expect(await writeRefused(token)).toBe(false)
+    // what the consent page stores when the person picks read-only for this app again (same grant): `mcp` refused
+    const grantId = String(decodeJwt(token)["gid"])
+    await server.runtime.runPromise(
+      OAuthStore.use((store) =>
+        Effect.flatMap(store.find("Grant", grantId), (grant) =>
+          store.upsert("Grant", grantId, { ...Option.getOrThrow(grant), rejected: { resources: { [mcpUrl]: "mcp" } } }, 3600),
+        ),
+      ),
+    )
+    expect(await listedAccess(flow.clientId)).toBe("read")
+    expect(await writeRefused(token)).toBe(true)
   })
 
   it("should give a token with mcp:read only when the person picks read-only", async () => {

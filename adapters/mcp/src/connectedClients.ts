@@ -17,7 +17,7 @@ export interface ConnectedClient {
 }
 
 /** Whether a stored grant gives full access (`mcp` granted and not refused) to some resource. */
-const grantsWrite = (payload: StoredPayload): boolean => {
+export const grantsWrite = (payload: StoredPayload): boolean => {
   const resources = (payload["resources"] ?? {}) as Record<string, unknown>
   const rejected = ((payload["rejected"] as { resources?: Record<string, unknown> } | undefined)?.resources ?? {}) as Record<string, unknown>
   return Object.entries(resources).some(

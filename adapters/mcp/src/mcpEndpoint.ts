@@ -58,7 +58,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { type JWTVerifyGetKey, jwtVerify } from "jose"
 import type { Context, Middleware } from "koa"
 import { MCP_SCOPE, MCP_SCOPES } from "./authorizationServer.ts"
-import { USAGE_MODEL, usageId } from "./connectedClients.ts"
+import { grantsWrite, USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { exchangeTransport } from "./exchangeTransport.ts"
 import { accessTokenChecks } from "./signingKeys.ts"
 import { toolDefinitionsFor, toolNamed } from "./tools.ts"
@@ -415,7 +415,10 @@ export const mcpEndpoint = (options: {
       return fail("This connection was revoked: connect the app again.")
     }
     noteUsage(accountId, clientId, exit.value.principal.actor.name)
-    return { principal: exit.value.principal, clientId }
+    // Full access while the grant still gives it: a person who since chose read-only for this app
+    // (its grant's `mcp` refused) is obeyed at once, not when the token issued before expires.
+    const principal = exit.value.principal.scope === "write" && !grantsWrite(grant) ? { ...exit.value.principal, scope: "read-only" as const } : exit.value.principal
+    return { principal, clientId }
   }
 
   /**
