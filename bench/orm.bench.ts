@@ -164,7 +164,7 @@ export async function run(): Promise<void> {
         const a = change.activity!
         await client.query(
           `insert into activity (id, account_id, at, channel, actor, action, site_id, article_id, status, error_code, duration_ms, request_id)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (channel, request_id) do nothing`,
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict (channel, request_id, at) do nothing`,
           [a.id, a.account_id, a.at, a.channel, JSON.stringify(a.actor), a.action, a.site_id, a.article_id, String(a.status), a.error_code, a.duration_ms, a.request_id],
         )
         await client.query("commit")
