@@ -1,7 +1,9 @@
-/** Routes: The static files: styles, the small script and the visual editor bundle. */
+/** Routes: The static files (styles, the small script and the visual editor bundle), and the problem types' pages. */
 import type Router from "@koa/router"
-import { strictQuery } from "@content-site/http"
-import type { PageKit } from "../pageKit.ts"
+import { NotFound } from "@content-site/core"
+import { preSessionCsrf, strictQuery } from "@content-site/http"
+import { send, type PageKit } from "../pageKit.ts"
+import { problemDoc, problemPage, problemsPage } from "./problems.ts"
 
 export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
   const { staticFiles } = kit
@@ -12,5 +14,20 @@ export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
     ctx.set("Cache-Control", "public, max-age=3600")
     ctx.type = found.type
     ctx.body = found.body
+  })
+  // The `type` of every problem the API and MCP answer: a page a person can open (RFC 9457 3.1.1).
+  router.get("/problems", async (ctx) => {
+    strictQuery(ctx.querystring, [])
+    ctx.set("Cache-Control", "public, max-age=3600")
+    // (the same page for everyone, cached: no sign-in form, so no CSRF cookie is set)
+    send(ctx, 200, problemsPage())
+  })
+  router.get("/problems/:code", async (ctx) => {
+    const code = ctx.params["code"] ?? ""
+    const doc = problemDoc(code)
+    if (doc === undefined) return kit.renderFailure(ctx, new NotFound({ resource: "problem type", id: code.slice(0, 100) }), null, preSessionCsrf(ctx, kit.deps))
+    strictQuery(ctx.querystring, [])
+    ctx.set("Cache-Control", "public, max-age=3600")
+    send(ctx, 200, problemPage(doc))
   })
 }
