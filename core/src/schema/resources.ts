@@ -323,7 +323,7 @@ export type RevisionDiff = typeof RevisionDiff.Type
 
 /** An RFC 9457 problem as every error response carries it. */
 export const Problem = Schema.Struct({
-  type: Schema.String,
+  type: Schema.String.annotate({ description: "`{base_url}/problems/<code>`: a page saying what the problem means and what to do about it." }),
   title: Schema.String,
   status: Schema.Int,
   code: Schema.String,
