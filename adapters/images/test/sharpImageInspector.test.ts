@@ -264,7 +264,12 @@ describe("sharpImageInspector", () => {
     }
     let pid: number | undefined
     // (the job is sent before the spare is started: once there are two, the first holds the image)
-    while ((pid = await decoding()) === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
+    // (bounded within the test's time, so that a body left running cannot kill the next file's processes)
+    const deadline = Date.now() + 90_000
+    while ((pid = await decoding()) === undefined) {
+      if (Date.now() > deadline) throw new Error("gave up waiting for the decoding process")
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     process.kill(pid, "SIGKILL")
     const exit = await work
     expect(Exit.isSuccess(exit)).toBe(true)
@@ -282,13 +287,20 @@ describe("sharpImageInspector", () => {
     // Another pool's processes (an earlier test's, killed at its close but not yet gone) are not this one's.
     const before = new Set(await children())
     const ours = async () => (await children()).filter((pid) => !before.has(pid))
+    // The waits end before the test's own time does: a body left running past it would find the
+    // next file's processes (children of this worker too) "ours" and kill them.
+    const deadline = Date.now() + 90_000
+    const pause = async (what: string) => {
+      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     try {
       await runtime.runPromise(ImageInspector.use((i) => i.inspect(png, "acc_a")))
       // the process that read it and the spare started meanwhile, both idle: both end
       let idle: Array<number> = []
-      while ((idle = await ours()).length < 2) await new Promise((resolve) => setTimeout(resolve, 50))
+      while ((idle = await ours()).length < 2) await pause("the pool's two processes")
       for (const pid of idle) process.kill(pid, "SIGKILL")
-      while ((await children()).some((pid) => idle.includes(pid))) await new Promise((resolve) => setTimeout(resolve, 50))
+      while ((await children()).some((pid) => idle.includes(pid))) await pause("the killed processes to end")
       const again = await runtime.runPromiseExit(ImageInspector.use((i) => i.inspect(png, "acc_a")))
       expect(Exit.isSuccess(again) ? [again.value.width, again.value.height] : again).toEqual([40, 30])
     } finally {
