@@ -4,7 +4,7 @@ import { defaultLimits, type LimitSettings } from "@content-site/core"
 import { DEFAULT_KEY_ROTATE_DAYS } from "@content-site/mcp/signingKeys"
 import { type LogFormat, LOG_LEVELS, type LogLevel } from "@content-site/telemetry"
 
-/** The server's configuration, read from environment variables (see the README's table). */
+/** The server's configuration, read from environment variables (the table in docs/operations.md, "Configuration"). */
 export interface ServerConfig {
   readonly host: string
   readonly port: number

@@ -20,7 +20,7 @@ import { misspeltSettings, readConfig, type ServerConfig } from "./config.ts"
 
 /** How to start the server. */
 export interface StartOptions {
-  /** Same keys as process.env (see the README's configuration table). */
+  /** Same keys as process.env (docs/operations.md's configuration table). */
   readonly env?: Record<string, string | undefined>
   /** Tests may ask for memory storage instead of the database. */
   readonly storage?: "memory"
