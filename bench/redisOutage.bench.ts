@@ -4,7 +4,7 @@
  * listens) and `blackhole` (connections accepted, never answered). The client is opened with a
  * 1000 ms connect/command timeout, as in the persistence test; the outage answers should stay
  * near that bound (blackhole) or well under it (refuse), never hang. Not a test: nothing asserts a time.
- * Needs PostgreSQL and Redis (`BENCH_PG_URL`, `BENCH_REDIS_URL`; default the local servers).
+ * Needs PostgreSQL and Redis (the database is made as the tests make theirs, on `TEST_PG_ADMIN_URL`, not `BENCH_PG_URL`; Redis at `BENCH_REDIS_URL`; both default to the local servers).
  */
 import { LimitStore } from "@content-site/core"
 import { openDatabase } from "@content-site/orm"
