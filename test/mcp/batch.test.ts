@@ -4,7 +4,8 @@
  * channel and request id are in the table already) and on the in-memory storage alike.
  */
 import { importData } from "@content-site/core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MAX_JSON_DEPTH } from "@content-site/http"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { scratchDirs } from "../e2e/helpers.ts"
 import { ALICE, connect, ScriptedOAuthProvider, seedFile, startSeeded } from "./support.ts"
@@ -23,7 +24,9 @@ const agentOn = async (server: StartedServer, name: string) => {
     accept: "application/json, text/event-stream",
   }
   return {
-    post: (body: unknown) => fetch(`${server.url}/mcp`, { method: "POST", headers, body: JSON.stringify(body) }),
+    /** Posts `body` as JSON, or as it is when `asText` (a message written by hand). */
+    post: (body: unknown, asText = false) =>
+      fetch(`${server.url}/mcp`, { method: "POST", headers, body: asText ? (body as string) : JSON.stringify(body) }),
     /** This agent's mcp entries, by request id (the calls of a batch run side by side: their times tell no order). */
     entries: async (): Promise<Array<Entry>> => {
       const response = await fetch(`${server.url}/api/v1/activity?channel=mcp&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
@@ -38,6 +41,36 @@ const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
 
 /** The checks every storage must pass; `server` is read when the tests run. */
 const batchCases = (server: () => StartedServer) => {
+  it("should refuse a message nested deeper than MAX_JSON_DEPTH levels without parsing it, and parse one nested to the limit", async () => {
+    const agent = await agentOn(server(), "Deep Agent")
+    // the envelope, params and arguments are three levels; `x` holds the rest
+    const nested = (levels: number) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sites","arguments":{"x":${"[".repeat(levels - 3)}${"]".repeat(levels - 3)}}}}`
+    const parse = vi.spyOn(JSON, "parse")
+    try {
+      for (const [levels, parsed] of [
+        [MAX_JSON_DEPTH, 1],
+        [MAX_JSON_DEPTH + 1, 0],
+        // (a million brackets: parsed, they held the event loop for a tenth of a second and built a million arrays)
+        [1_000_000, 0],
+      ] as const) {
+        const body = nested(levels)
+        parse.mockClear()
+        const response = await agent.post(body, true)
+        // the message's own text handed to JSON.parse: once within the limit, never past it
+        expect(parse.mock.calls.filter(([text]) => text === body).length).toBe(parsed)
+        if (parsed === 0) {
+          expect(response.status).toBe(400)
+          expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600)
+        } else {
+          expect(response.status).toBe(200)
+        }
+      }
+    } finally {
+      parse.mockRestore()
+    }
+  })
+
   it("should log every tool call of a batch as its own entry, each with its own request id", async () => {
     const agent = await agentOn(server(), "Batch Agent")
     const response = await agent.post([
