@@ -126,6 +126,37 @@ describe("decodeInput", () => {
     expect(few.errors.map((e) => e.path).sort()).toEqual(["a", "reason", "title"])
   })
 
+  it("should refuse more than MAX_EDITS edits without reading one of them, on the REST body and the MCP arguments", () => {
+    // the edits as an array that counts the elements read from it (a million `{}`: each one read
+    // and refused, they held the event loop 23 s before the length was checked)
+    const counted = (length: number) => {
+      let read = 0
+      const edits = new Proxy(Array.from({ length }, () => ({})), {
+        get: (target, key, receiver) => {
+          if (typeof key === "string" && /^\d+$/.test(key)) read++
+          return Reflect.get(target, key, receiver)
+        },
+      })
+      return { edits, read: () => read }
+    }
+    for (const [schema, extra] of [
+      [core.EditArticleBody, {}],
+      [core.EditArticleArgs, { article_id: "art_1" }],
+    ] as const) {
+      const many = counted(100_000)
+      const exit = Effect.runSyncExit(core.decodeInput(schema as Schema.Codec<unknown, unknown, never, never>, { ...extra, edits: many.edits }, "Request body"))
+      expect(many.read()).toBe(0)
+      expect(exit._tag).toBe("Failure")
+      const error = exit._tag === "Failure" ? (exit.cause.reasons[0] as { error: core.InvalidRequest }).error : undefined
+      expect(error?.errors).toEqual([{ path: "edits", message: `Expected a value with a length of at most ${core.MAX_EDITS}` }])
+      expect(error?.detail).toBe(`Request body: edits: Expected a value with a length of at most ${core.MAX_EDITS}.`)
+      // at the limit every edit is read and decoded, as before
+      const limit = counted(core.MAX_EDITS)
+      Effect.runSyncExit(core.decodeInput(schema as Schema.Codec<unknown, unknown, never, never>, { ...extra, edits: limit.edits }, "Request body"))
+      expect(limit.read()).toBeGreaterThanOrEqual(core.MAX_EDITS)
+    }
+  })
+
   it("should require a title or a body", () => {
     expect(fail({ reason: "why" }).detail).toContain("at least one of title, body")
   })
