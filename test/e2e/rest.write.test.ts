@@ -1,3 +1,4 @@
+import { MAX_JSON_TOKENS } from "@content-site/http"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { middayToday, runningClock } from "../support/clock.ts"
@@ -214,6 +215,12 @@ describe("PUT /articles/{id}", () => {
   it("should refuse huge bodies with 413 and deep nesting with 400 (OWASP API4)", async () => {
     await problemOf(await put("art_a08", JSON.stringify({ body: "x".repeat(4 * 1024 * 1024) })), 413, "payload_too_large")
     await problemOf(await put("art_a08", `{"title":${"[".repeat(5000)}${"]".repeat(5000)}}`), 400, "invalid_request")
+    // more values than MAX_JSON_TOKENS: refused before JSON.parse (a million `{}` held the event loop half a second there)
+    const wide = await problemOf(await put("art_a08", `{"title":[${"{},".repeat(MAX_JSON_TOKENS / 2)}0]}`), 400, "invalid_request")
+    expect(wide.detail).toBe(`The JSON body holds more than ${MAX_JSON_TOKENS} values and keys.`)
+    // at the limit it is parsed, and refused for the title it holds
+    const within = await problemOf(await put("art_a08", `{"title":[${"{},".repeat(MAX_JSON_TOKENS / 2 - 2)}0]}`), 400, "invalid_request")
+    expect(within.detail).toContain("title")
     const deepHtml = `${"<div>".repeat(300)}x${"</div>".repeat(300)}`
     await problemOf(await put("art_a08", { body: deepHtml }), 400, "invalid_request")
     await problemOf(await put("art_a08", { body: "y".repeat(1024 * 1024 + 10) }), 400, "invalid_request")

@@ -4,7 +4,7 @@
  * channel and request id are in the table already) and on the in-memory storage alike.
  */
 import { importData } from "@content-site/core"
-import { MAX_JSON_DEPTH } from "@content-site/http"
+import { MAX_JSON_DEPTH, MAX_JSON_TOKENS } from "@content-site/http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { scratchDirs } from "../e2e/helpers.ts"
@@ -65,6 +65,33 @@ const batchCases = (server: () => StartedServer) => {
         } else {
           expect(response.status).toBe(200)
         }
+      }
+    } finally {
+      parse.mockRestore()
+    }
+  })
+
+  it("should refuse a message of more than MAX_JSON_TOKENS values and keys without parsing it, and parse one at the limit", async () => {
+    const agent = await agentOn(server(), "Wide Agent")
+    // the envelope holds 15 of them (`{`, `[`, `:` and `,`); each `{},` of `x` two more
+    const wide = (tokens: number) => {
+      const objects = (tokens - 15) / 2
+      return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sites","arguments":{"x":[${"{},".repeat(objects)}0]}}}`
+    }
+    const parse = vi.spyOn(JSON, "parse")
+    try {
+      for (const [tokens, parsed] of [
+        [MAX_JSON_TOKENS - 1, 1],
+        [MAX_JSON_TOKENS + 1, 0],
+        // (16 MiB of `{},`: parsed, they held the event loop 3 s)
+        [2_000_001, 0],
+      ] as const) {
+        const body = wide(tokens)
+        parse.mockClear()
+        const response = await agent.post(body, true)
+        expect(parse.mock.calls.filter(([text]) => text === body).length).toBe(parsed)
+        expect(response.status).toBe(parsed === 0 ? 400 : 200)
+        if (parsed === 0) expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600)
       }
     } finally {
       parse.mockRestore()

@@ -34,7 +34,7 @@ import {
   toTimestamp,
   type Unavailable,
 } from "@content-site/core"
-import { clientAddress, displayName, eventLogOf, type HttpDeps, jsonDepthExceeds, LARGE_BODY_BYTES, MAX_JSON_DEPTH, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, eventLogOf, type HttpDeps, jsonDepthExceeds, jsonTokensExceed, LARGE_BODY_BYTES, MAX_JSON_DEPTH, MAX_JSON_TOKENS, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -718,12 +718,13 @@ export const mcpEndpoint = (options: {
     if (raw === undefined) return jsonRpcError(ctx, 413, `Payload too large: at most ${MAX_MCP_BODY_BYTES} bytes.`)
     // A large message is decoded and parsed in a turn of the event loop of its own, in the
     // account's rotation (ownTurn.ts); past the account's queue 429, past every account's 503.
-    // Its nesting is scanned first, as REST's bodies are: parsing millions of brackets held the
-    // event loop for seconds and built hundreds of MiB of arrays.
+    // Its nesting and its count of values are scanned first, as REST's bodies are: parsing millions
+    // of brackets (or of `{},`) held the event loop for seconds.
     const parsed = await Promise.resolve(
       parseInTurn(ctx, raw.length, () => {
         const text = raw.toString("utf8")
-        if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { deep: true as const }
+        if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { refusal: `the message is nested deeper than ${MAX_JSON_DEPTH} levels` }
+        if (jsonTokensExceed(text, MAX_JSON_TOKENS)) return { refusal: `the message holds more than ${MAX_JSON_TOKENS} values and keys` }
         try {
           return { ok: JSON.parse(text) as unknown }
         } catch {
@@ -743,7 +744,7 @@ export const mcpEndpoint = (options: {
       return undefined
     }
     if (parsed === undefined) return jsonRpcError(ctx, 400, "Parse error: invalid JSON", -32700)
-    if ("deep" in parsed) return jsonRpcError(ctx, 400, `Invalid Request: the message is nested deeper than ${MAX_JSON_DEPTH} levels`, -32600)
+    if ("refusal" in parsed) return jsonRpcError(ctx, 400, `Invalid Request: ${parsed.refusal}`, -32600)
     // (a batch holds one or more messages: an empty one is JSON-RPC's Invalid Request, not 202)
     if (Array.isArray(parsed.ok) && parsed.ok.length === 0) return jsonRpcError(ctx, 400, "Invalid Request: a batch must hold at least one message", -32600)
     if (Array.isArray(parsed.ok) && parsed.ok.length > MAX_BATCH_SIZE) {

@@ -1,7 +1,7 @@
 import { decodeInput, InvalidRequest, NotFound, isId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
-import { jsonDepthExceeds, MAX_JSON_DEPTH, parseInTurn, strictQuery } from "@content-site/http"
+import { jsonDepthExceeds, jsonTokensExceed, MAX_JSON_DEPTH, MAX_JSON_TOKENS, parseInTurn, strictQuery } from "@content-site/http"
 import { textMemo } from "./textMemo.ts"
 
 /** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
@@ -128,7 +128,7 @@ export const readJson = async (ctx: ParameterizedContext, limit: number): Promis
   return parseInTurn(ctx, bytes.length, () => parseJsonBody(bytes))
 }
 
-/** Decodes, checks and parses a JSON body (UTF-8, not blank, nested at most MAX_JSON_DEPTH). */
+/** Decodes, checks and parses a JSON body (UTF-8, not blank, nested at most MAX_JSON_DEPTH, at most MAX_JSON_TOKENS values and keys). */
 const parseJsonBody = (bytes: Buffer): unknown => {
   let text: string
   try {
@@ -143,6 +143,12 @@ const parseJsonBody = (bytes: Buffer): unknown => {
     throw new InvalidRequest({
       detail: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
       errors: [{ path: "(body)", message: "Nested too deeply" }],
+    })
+  }
+  if (jsonTokensExceed(text, MAX_JSON_TOKENS)) {
+    throw new InvalidRequest({
+      detail: `The JSON body holds more than ${MAX_JSON_TOKENS} values and keys.`,
+      errors: [{ path: "(body)", message: "Too many values" }],
     })
   }
   try {
