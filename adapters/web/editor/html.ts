@@ -105,6 +105,20 @@ export const parseFragment = (html: string): HTMLElement => {
   return holder
 }
 
+/**
+ * Pasted HTML without inline styles, event handlers, `<style>` and `<script>`, which a word
+ * processor's or a web page's copy carries: the sanitiser removes them on saving, and until then
+ * every parse of the body (each keystroke serialises it) would be a CSP violation in the console.
+ */
+export const withoutStylesAndHandlers = (html: string): string => {
+  const holder = parseFragment(html)
+  for (const el of Array.from(holder.querySelectorAll("style, script"))) el.remove()
+  for (const el of Array.from(holder.querySelectorAll("*"))) {
+    for (const a of Array.from(el.attributes)) if (a.name === "style" || a.name.startsWith("on")) el.removeAttribute(a.name)
+  }
+  return holder.innerHTML
+}
+
 /** The editor document of a body; throws `Unrepresentable` for markup it cannot hold. */
 export const loadBody = (html: string): PMNode =>
   schema.nodes["doc"]!.createChecked(null, blockContent(Array.from(parseFragment(html).childNodes)))

@@ -14,7 +14,7 @@ import { gapCursor } from "prosemirror-gapcursor"
 import { EditorState, type Command } from "prosemirror-state"
 import { EditorView, type NodeView } from "prosemirror-view"
 import { blockTypeAt, insertImage, keys, linkAt, markActive, setBlock, setLink, toggleEmphasis, toggleList, toggleQuote, unsetLink } from "./commands.ts"
-import { toHtml, tryLoad } from "./html.ts"
+import { toHtml, tryLoad, withoutStylesAndHandlers } from "./html.ts"
 import { protectedLock, type Refusal } from "./protect.ts"
 import { htmlAttr, type HtmlAttrs, protectedElement, schema, VIEW_ONLY_DROP } from "./schema.ts"
 
@@ -260,6 +260,8 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       ...(textarea.getAttribute("aria-invalid") === "true" ? { "aria-invalid": "true" } : {}),
       class: "editor-content",
     },
+    // Before the lock's own look at it (direct props run before plugins').
+    transformPastedHTML: (html) => withoutStylesAndHandlers(html),
     nodeViews: {
       protected_inline: (node) => new ProtectedView(node, true),
       protected_block: (node) => new ProtectedView(node, false),

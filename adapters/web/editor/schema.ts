@@ -35,10 +35,12 @@ export const MARK_TAGS: ReadonlyArray<string> = [
 /**
  * Attributes the page's own DOM must not get from article content: ids and ARIA would clash with
  * the page, and classes would take the page's own styles (`visually-hidden` hides text from the
- * person editing, `notice` or `pm-protected` dresses it as the service's). The view carries them
- * as `data-html-<name>`.
+ * person editing, `notice` or `pm-protected` dresses it as the service's). Inline styles and event
+ * handlers (pasted from a word processor or a web page) are refused by the page's CSP, each a
+ * console error, and the sanitiser removes them on saving anyway. The view carries them as
+ * `data-html-<name>`.
  */
-export const VIEW_ONLY_DROP = /^(id|role|aria-.*|class)$/
+export const VIEW_ONLY_DROP = /^(id|role|aria-.*|class|style|on.*)$/
 
 const attrObject = (attrs: HtmlAttrs, view: boolean): Record<string, string> => {
   const out: Record<string, string> = {}
