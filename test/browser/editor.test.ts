@@ -507,6 +507,25 @@ describe("the article editor in Chromium", () => {
     await context.close()
   }, 60_000)
 
+  it("should not make a copy from Google Docs bold: its <b style=\"font-weight:normal\"> wrapper is not bold", async () => {
+    await server.runtime.runPromise(importData({ accounts: [{ id: "acc_gdocs", email: "gdocs@example.com", password: PASSWORD, sites: [{ id: "site_gdocs", name: "Docs", url: "https://docs.test", articles: [{ id: "art_gdocs", title: "Docs", url: "https://docs.test/a", status: "published", body: "<p>Start here.</p>" }] }] }] }))
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await signIn(context, "gdocs@example.com", PASSWORD)
+    await page.goto(`${server.url}/articles/art_gdocs`)
+    await page.waitForSelector(".editor-content")
+    await select(page, { text: "Start here.", offset: 11 })
+    await page.evaluate(() => {
+      const data = new DataTransfer()
+      data.setData("text/html", '<meta charset="utf-8"><b style="font-weight:normal;" id="docs-internal-guid-0a1b"><p dir="ltr"><span>Plain words</span></p><p dir="ltr"><span>More plain words</span></p></b>')
+      data.setData("text/plain", "Plain words\n\nMore plain words")
+      document.querySelector(".editor-content")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }))
+    })
+    await expect.poll(() => body(page)).toContain("More plain words")
+    expect(await body(page)).toBe('<p>Start here.<span>Plain words</span></p><p dir="ltr"><span>More plain words</span></p>')
+    expect(await page.locator(".editor-content b, .editor-content strong").count()).toBe(0)
+    await context.close()
+  }, 60_000)
+
   it("should open markup it cannot show in HTML source mode, say so, and save it unchanged", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const page = await signIn(context, EMAIL, PASSWORD)

@@ -109,10 +109,15 @@ export const parseFragment = (html: string): HTMLElement => {
  * Pasted HTML without inline styles, event handlers, `<style>` and `<script>`, which a word
  * processor's or a web page's copy carries: the sanitiser removes them on saving, and until then
  * every parse of the body (each keystroke serialises it) would be a CSP violation in the console.
+ * A `<b>` whose style says it is not bold is a wrapper, not bold: its content stays, unwrapped.
  */
 export const withoutStylesAndHandlers = (html: string): string => {
   const holder = parseFragment(html)
   for (const el of Array.from(holder.querySelectorAll("style, script"))) el.remove()
+  // Google Docs wraps a whole copy in <b style="font-weight:normal">: not bold, only a wrapper.
+  for (const el of Array.from(holder.querySelectorAll("b"))) {
+    if (/(^|;)\s*font-weight\s*:\s*(normal|400)\s*(;|$)/i.test(el.getAttribute("style") ?? "")) el.replaceWith(...Array.from(el.childNodes))
+  }
   for (const el of Array.from(holder.querySelectorAll("*"))) {
     for (const a of Array.from(el.attributes)) if (a.name === "style" || a.name.startsWith("on")) el.removeAttribute(a.name)
   }
