@@ -526,6 +526,53 @@ describe("the article editor in Chromium", () => {
     await context.close()
   }, 60_000)
 
+  it("should ask before leaving a change made by Enter, a paste, a shortcut or the toolbar, not only by typing", async () => {
+    await server.runtime.runPromise(importData({ accounts: [{ id: "acc_leave", email: "leave@example.com", password: PASSWORD, sites: [{ id: "site_leave", name: "Leave", url: "https://leave.test", articles: [{ id: "art_leave", title: "Leave", url: "https://leave.test/a", status: "published", body: "<p>First words here.</p>" }] }] }] }))
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await signIn(context, "leave@example.com", PASSWORD)
+    const changes: ReadonlyArray<readonly [string, () => Promise<void>]> = [
+      ["Enter", () => page.keyboard.press("Enter")],
+      ["Control+b", async () => {
+        await select(page, { text: "First", offset: 0 }, { text: "First", offset: 5 })
+        await page.keyboard.press("Control+b")
+      }],
+      ["the Bold button", async () => {
+        await select(page, { text: "First", offset: 0 }, { text: "First", offset: 5 })
+        await page.click(".editor-toolbar button[aria-label=Bold]")
+      }],
+      ["a paste", () =>
+        page.evaluate(() => {
+          const data = new DataTransfer()
+          data.setData("text/html", "<p>A pasted paragraph</p>")
+          data.setData("text/plain", "A pasted paragraph")
+          document.querySelector(".editor-content")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }))
+        })],
+    ]
+    for (const [how, change] of changes) {
+      await page.goto(`${server.url}/articles/art_leave`)
+      await page.waitForSelector(".editor-content")
+      await select(page, { text: "here.", offset: 5 })
+      await change()
+      await expect.poll(() => body(page), { message: how }).not.toBe("<p>First words here.</p>")
+      const asked = new Promise<string>((resolve) => page.once("dialog", (d) => void d.dismiss().then(() => resolve(d.type()))))
+      await page.click("nav[aria-label=Main] a:has-text('Sites')", { noWaitAfter: true })
+      expect(await Promise.race([asked, new Promise((resolve) => setTimeout(() => resolve("left without asking"), 3000))]), how).toBe("beforeunload")
+      expect(page.url(), how).toBe(`${server.url}/articles/art_leave`)
+    }
+    // Unchanged, it leaves without asking.
+    await page.goto(`${server.url}/articles/art_leave`)
+    await page.waitForSelector(".editor-content")
+    await select(page, { text: "here.", offset: 5 })
+    let asked = false
+    page.on("dialog", (d) => {
+      asked = true
+      void d.accept()
+    })
+    await Promise.all([page.waitForURL(`${server.url}/sites`), page.click("nav[aria-label=Main] a:has-text('Sites')")])
+    expect(asked).toBe(false)
+    await context.close()
+  }, 60_000)
+
   it("should open markup it cannot show in HTML source mode, say so, and save it unchanged", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const page = await signIn(context, EMAIL, PASSWORD)

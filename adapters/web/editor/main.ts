@@ -267,12 +267,16 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       protected_block: (node) => new ProtectedView(node, false),
     },
     dispatchTransaction: (tr) => {
+      const previous = view.state.doc
       const state = view.state.apply(tr)
       view.updateState(state)
       if (tr.docChanged) {
         if (!tr.getMeta("protected-lock-own")) lockMessage.hidden = true
         textarea.value = toHtml(state.doc)
         invalidatePreview()
+        // The page's unsaved-changes prompt (app.js) listens for input events, which Enter, a paste, a
+        // drop, the toolbar and the shortcuts do not fire (ProseMirror makes those changes itself).
+        if (state.doc !== previous) textarea.dispatchEvent(new Event("input", { bubbles: true }))
       }
       syncToolbar(state)
     },
