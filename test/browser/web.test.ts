@@ -152,6 +152,9 @@ describe("web pages in Chromium", () => {
     // A preview that knows the save will be refused does not invite "Confirm and save".
     expect(await page.locator("form[action$='/edit'] button[type=submit]").textContent()).toBe("Save as new revision")
     expect(await page.locator("#edit-preview").textContent()).not.toContain("Saving makes a new revision")
+    // Refused, it says why and nothing else: not what sanitising a save that will not happen would remove.
+    expect(await page.locator("#edit-preview").textContent()).not.toContain("sanitiser")
+    expect(await page.locator("#edit-preview").textContent()).toContain("Removed: “partner roses”")
     await page.click("text=Save as new revision")
     await page.waitForSelector("#edit-error")
     const refusal = await page.textContent("#edit-error")

@@ -446,18 +446,19 @@ const renderPreview = (preview: HTMLElement, r: PreviewResult): void => {
     li(r.changed ? "Saving makes a new revision." : "Nothing else changes: saving makes no new revision.")
   } else if (!r.changed) li("Nothing changed: saving makes no new revision.")
   else li(`Saving makes a new revision (${[r.title_changed ? "title" : "", r.body_changed ? "body" : ""].filter(Boolean).join(" and ")} changed).`)
-  // Until a conflict is settled nothing else about the result is known: claim nothing more.
+  // Until a conflict is settled nothing else about the result is known: claim nothing more. Refused,
+  // what sanitising would remove is about a save that will not happen: only the links that refuse it.
   const conflict = r.merge !== null && r.merge.conflicts > 0
-  if (!conflict) {
+  if (!conflict && !refused) {
     if (r.removed.length === 0) li("The sanitiser keeps everything.")
     else li("The sanitiser will remove: ", h("ul", {}, ...r.removed.map((x) => h("li", {}, `${x.count} × ${x.what}`))))
-    if (r.protected.ok) li(r.protected.count === 0 ? "No protected links." : `Protected links: all ${r.protected.count} kept.`)
-    else {
-      li(
-        "Protected links: saving will be refused because of these:",
-        h("ul", {}, ...r.protected.violations.map((v) => h("li", {}, `${KIND[v.kind] ?? v.kind}: “${v.text || "(no text)"}”${v.href ? ` → ${v.href}` : ""}`))),
-      )
-    }
+    li(r.protected.count === 0 ? "No protected links." : `Protected links: all ${r.protected.count} kept.`)
+  }
+  if (!r.protected.ok) {
+    li(
+      "Protected links: saving will be refused because of these:",
+      h("ul", {}, ...r.protected.violations.map((v) => h("li", {}, `${KIND[v.kind] ?? v.kind}: “${v.text || "(no text)"}”${v.href ? ` → ${v.href}` : ""}`))),
+    )
   }
   preview.replaceChildren(
     h("p", {}, h("strong", {}, refused ? "Saving will be refused:" : "Before you save:")),
