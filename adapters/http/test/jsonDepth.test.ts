@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { jsonDepthExceeds, jsonTokensExceed, MAX_JSON_DEPTH, MAX_JSON_TOKENS } from "../src/jsonDepth.ts"
+import { jsonBoundPassed, jsonDepthExceeds, jsonTokensExceed, MAX_JSON_DEPTH, MAX_JSON_TOKENS } from "../src/jsonDepth.ts"
 
 describe("jsonDepthExceeds", () => {
   // The scan it replaces, one character at a time: the reference.
@@ -70,5 +70,14 @@ describe("jsonTokensExceed", () => {
       params: { name: "edit_article", arguments: { article_id: "art_1", if_revision: 3, reason: "why", idempotency_key: `k${id}`, edits: Array.from({ length: 100 }, (_, i) => edit(i)) } },
     })
     expect(jsonTokensExceed(JSON.stringify(Array.from({ length: 100 }, (_, i) => call(i))), MAX_JSON_TOKENS)).toBe(false)
+  })
+})
+
+describe("jsonBoundPassed", () => {
+  it("should name the bound the text passes first, in one scan, and none within both", () => {
+    expect(jsonBoundPassed(`[[[[1,2,3]]]]`, 3, 100)).toBe("depth")
+    expect(jsonBoundPassed(`[1,2,3,4,5,[[[[1]]]]]`, 3, 4)).toBe("tokens")
+    expect(jsonBoundPassed(`[[[[1]]]],1,2,3,4,5`, 3, 4)).toBe("depth")
+    expect(jsonBoundPassed(`{"a":[1,2],"b":"[[[[,,,,"}`, 2, 6)).toBeUndefined()
   })
 })

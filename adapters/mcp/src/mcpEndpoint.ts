@@ -34,7 +34,7 @@ import {
   toTimestamp,
   type Unavailable,
 } from "@content-site/core"
-import { clientAddress, displayName, eventLogOf, type HttpDeps, jsonDepthExceeds, jsonTokensExceed, LARGE_BODY_BYTES, MAX_JSON_DEPTH, MAX_JSON_TOKENS, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
+import { clientAddress, displayName, eventLogOf, type HttpDeps, jsonBoundPassed, LARGE_BODY_BYTES, MAX_JSON_DEPTH, MAX_JSON_TOKENS, noteAccount, notesOf, type RequestNotes, parseInTurn, problemHeaders, runExit, strictQuery } from "@content-site/http"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
@@ -723,8 +723,9 @@ export const mcpEndpoint = (options: {
     const parsed = await Promise.resolve(
       parseInTurn(ctx, raw.length, () => {
         const text = raw.toString("utf8")
-        if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { refusal: `the message is nested deeper than ${MAX_JSON_DEPTH} levels` }
-        if (jsonTokensExceed(text, MAX_JSON_TOKENS)) return { refusal: `the message holds more than ${MAX_JSON_TOKENS} values and keys` }
+        const passed = jsonBoundPassed(text, MAX_JSON_DEPTH, MAX_JSON_TOKENS)
+        if (passed === "depth") return { refusal: `the message is nested deeper than ${MAX_JSON_DEPTH} levels` }
+        if (passed === "tokens") return { refusal: `the message holds more than ${MAX_JSON_TOKENS} values and keys` }
         try {
           return { ok: JSON.parse(text) as unknown }
         } catch {

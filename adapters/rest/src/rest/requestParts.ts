@@ -1,7 +1,7 @@
 import { decodeInput, InvalidRequest, NotFound, isId, PayloadTooLarge, RevisionNumberParam, UnsupportedMediaType } from "@content-site/core"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { ParameterizedContext } from "koa"
-import { jsonDepthExceeds, jsonTokensExceed, MAX_JSON_DEPTH, MAX_JSON_TOKENS, parseInTurn, strictQuery } from "@content-site/http"
+import { jsonBoundPassed, MAX_JSON_DEPTH, MAX_JSON_TOKENS, parseInTurn, strictQuery } from "@content-site/http"
 import { textMemo } from "./textMemo.ts"
 
 /** Runs a pure decoding effect synchronously, throwing its InvalidRequest. */
@@ -139,13 +139,14 @@ const parseJsonBody = (bytes: Buffer): unknown => {
   if (text.trim() === "") {
     throw new InvalidRequest({ detail: "The request body is empty; send a JSON object.", errors: [{ path: "(body)", message: "Empty body" }] })
   }
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+  const passed = jsonBoundPassed(text, MAX_JSON_DEPTH, MAX_JSON_TOKENS)
+  if (passed === "depth") {
     throw new InvalidRequest({
       detail: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
       errors: [{ path: "(body)", message: "Nested too deeply" }],
     })
   }
-  if (jsonTokensExceed(text, MAX_JSON_TOKENS)) {
+  if (passed === "tokens") {
     throw new InvalidRequest({
       detail: `The JSON body holds more than ${MAX_JSON_TOKENS} values and keys.`,
       errors: [{ path: "(body)", message: "Too many values" }],
