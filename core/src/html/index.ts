@@ -17,6 +17,7 @@ export type { ProtectedBlock } from "./protectedBlock.ts"
 export {
   analyzeArticleHtml,
   analyzeSmallArticleHtml,
+  MAX_REPORTED_KINDS,
   NOT_SMALL,
   sanitizeArticleHtml,
   sanitizeEachPart,

@@ -1,7 +1,7 @@
 /** The sanitiser's report names each removed attribute as HTML spells it, whatever hast calls it. */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { sanitizeArticleHtml } from "../../src/html/index.ts"
+import { MAX_REPORTED_KINDS, sanitizeArticleHtml } from "../../src/html/index.ts"
 
 const result = (input: string) => Effect.runSync(sanitizeArticleHtml(input))
 
@@ -33,5 +33,27 @@ describe("sanitizeArticleHtml: the report's names", () => {
     ]) {
       expect(result(kept)).toStrictEqual({ html: kept, report: { changed: false, removed: [] } })
     }
+  })
+})
+
+describe("sanitizeArticleHtml: the report's size", () => {
+  it("should name at most MAX_REPORTED_KINDS kinds, the most frequent, and sum the rest in one last entry, whatever the body holds", () => {
+    // 20 000 distinct attributes (and a few frequent kinds): the report was one entry each, 929 KB kept with an idempotency key
+    const attributes = Array.from({ length: 20_000 }, (_, i) => ` data-x${i}="1"`).join("")
+    const input = `<p${attributes}>a</p>${"<font>f</font>".repeat(5)}${"<p onclick=\"x\">o</p>".repeat(3)}`
+    const { report } = result(input)
+    expect(report.removed).toHaveLength(MAX_REPORTED_KINDS)
+    expect(report.removed.slice(0, -1).map((r) => r.what)).toEqual(expect.arrayContaining(["font", "onclick attribute"]))
+    expect(report.removed.find((r) => r.what === "font")?.count).toBe(5)
+    const last = report.removed.at(-1)!
+    expect(last.what).toBe(`${20_000 + 2 - (MAX_REPORTED_KINDS - 1)} other kinds of markup`)
+    expect(report.removed.reduce((sum, r) => sum + r.count, 0)).toBe(20_000 + 5 + 3)
+    expect(JSON.stringify(report).length).toBeLessThan(4096)
+  })
+
+  it("should cut a kind's name at 100 characters", () => {
+    const name = `data-${"y".repeat(5_000)}`
+    const { report } = result(`<p ${name}="1">a</p>`)
+    expect(report.removed).toEqual([{ what: `${`${name} attribute`.slice(0, 99)}…`, count: 1 }])
   })
 })

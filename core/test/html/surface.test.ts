@@ -12,6 +12,7 @@ describe("the html module", () => {
       "GRANULARITY_NOTES",
       "MAX_NESTING_DEPTH",
       "MAX_PARSED_NODES",
+      "MAX_REPORTED_KINDS",
       "NOT_SMALL",
       "PROTECTED_BLOCKS_MEMO_CHARS",
       "SAFE_URL",
