@@ -228,7 +228,9 @@ export interface Page<A> {
 /** What the sanitiser removed from a body. */
 export const SanitizeReportSchema = Schema.Struct({
   changed: Schema.Boolean,
-  removed: Schema.Array(Schema.Struct({ what: Schema.String, count: Count })),
+  removed: Schema.Array(Schema.Struct({ what: Schema.String, count: Count })).annotate({
+    description: "What was removed, by kind: at most 50 kinds, each named in at most 100 characters; past that, the kinds removed most often and one last entry, `<n> other kinds of markup`, counting the rest.",
+  }),
 }).annotate({ title: "SanitizeReport" })
 
 /** One offending protected block. */
