@@ -303,3 +303,34 @@ describe("asking for more after a read-only grant", () => {
     expect(await listedAccess(clientId)).toBe("write")
   })
 })
+
+describe("a read-only agent's batch refused for its scope", () => {
+  it("should log every call of the batch as an entry of its own, each with its request id", async () => {
+    const flow = await authorize("Batch Read Agent", "mcp:read")
+    const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })
+    const response = await fetch(mcpUrl, {
+      method: "POST",
+      headers: { authorization: `Bearer ${flow.token?.access_token ?? ""}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify([
+        call(1, "update_article", { article_id: "art_a1_1", title: "One" }),
+        call(2, "update_article", { article_id: "art_a1_1", title: "Two" }),
+        call(3, "get_article", { article_id: "art_a1_1" }),
+      ]),
+    })
+    expect(response.status).toBe(403)
+    const requestId = response.headers.get("x-request-id")
+    const listed = await fetch(`${server.url}/api/v1/activity?channel=mcp&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    const entries = ((await listed.json()) as { data: Array<{ request_id: string; action: string; error_code: string | null; actor: { name: string } }> }).data
+    // a batch of three calls is three entries (docs/mcp.md), refused ones included
+    expect(
+      entries
+        .filter((e) => e.actor.name === "Batch Read Agent")
+        .map((e) => [e.request_id, e.action, e.error_code])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    ).toEqual([
+      [`${requestId}.1`, "update_article", "insufficient_scope"],
+      [`${requestId}.2`, "update_article", "insufficient_scope"],
+      [`${requestId}.3`, "get_article", "insufficient_scope"],
+    ])
+  })
+})

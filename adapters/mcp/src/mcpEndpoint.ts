@@ -793,7 +793,19 @@ export const mcpEndpoint = (options: {
         ctx.set("Cache-Control", "no-store")
         ctx.type = "application/problem+json"
         ctx.body = JSON.stringify(toProblem(error, requestId, publicUrl))
-        await logRefusedCall({ ...auth.principal, channel: "mcp", requestId, action: [...new Set(writes)].join(", "), startedAt: Date.now() }, "insufficient_scope")
+        // Every call the request carries is refused with it, and each is an entry of its own (a
+        // batch's with its position, `<X-Request-Id>.<n>`, as when its calls run).
+        const startedAt = Date.now()
+        await Promise.all(
+          messages.flatMap((m, index) => {
+            const method = (m as { method?: unknown }).method
+            if (method !== "tools/call" && !COUNTED_PROTOCOL_METHODS.has(method as string)) return []
+            const name = (m as { params?: { name?: unknown } }).params?.name
+            const action = method === "tools/call" ? (typeof name === "string" ? name : "tools/call") : String(method)
+            const callId = messages.length > 1 ? `${requestId}.${index + 1}` : requestId
+            return [logRefusedCall({ ...auth.principal, channel: "mcp", requestId: callId, action, startedAt }, "insufficient_scope")]
+          }),
+        )
         return once.verdict
       }
     }
