@@ -315,6 +315,8 @@ describe("a read-only agent's batch refused for its scope", () => {
         call(1, "update_article", { article_id: "art_a1_1", title: "One" }),
         call(2, "update_article", { article_id: "art_a1_1", title: "Two" }),
         call(3, "get_article", { article_id: "art_a1_1" }),
+        // a name no tool has, nor could by MCP's rule for names: logged as `tools/call`, never its 10 000 characters
+        call(4, "x".repeat(10_000), {}),
       ]),
     })
     expect(response.status).toBe(403)
@@ -331,6 +333,7 @@ describe("a read-only agent's batch refused for its scope", () => {
       [`${requestId}.1`, "update_article", "insufficient_scope"],
       [`${requestId}.2`, "update_article", "insufficient_scope"],
       [`${requestId}.3`, "get_article", "insufficient_scope"],
+      [`${requestId}.4`, "tools/call", "insufficient_scope"],
     ])
   })
 })

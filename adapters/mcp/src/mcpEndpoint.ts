@@ -801,7 +801,8 @@ export const mcpEndpoint = (options: {
             const method = (m as { method?: unknown }).method
             if (method !== "tools/call" && !COUNTED_PROTOCOL_METHODS.has(method as string)) return []
             const name = (m as { params?: { name?: unknown } }).params?.name
-            const action = method === "tools/call" ? (typeof name === "string" ? name : "tools/call") : String(method)
+            // (the name as sent when it is a tool name by MCP's own rule, as for any refused call: never megabytes of it)
+            const action = method === "tools/call" ? (typeof name === "string" && TOOL_NAME.test(name) ? name : "tools/call") : String(method)
             const callId = messages.length > 1 ? `${requestId}.${index + 1}` : requestId
             return [logRefusedCall({ ...auth.principal, channel: "mcp", requestId: callId, action, startedAt }, "insufficient_scope")]
           }),
