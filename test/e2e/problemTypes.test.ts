@@ -52,6 +52,19 @@ describe("the problem types' pages", () => {
     }
   })
 
+  it("should let any cache keep the problem types' pages an hour, the same for everyone, and never the 404 page", async () => {
+    for (const path of ["/problems", "/problems/not_found"]) {
+      const res = await fetch(`${t.url}${path}`)
+      expect(res.status, path).toBe(200)
+      expect(res.headers.get("cache-control"), path).toBe("public, max-age=3600")
+      expect(res.headers.get("set-cookie"), path).toBeNull()
+      expect(res.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'")
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff")
+    }
+    const unknown = await fetch(`${t.url}/problems/no_such_problem`)
+    expect(unknown.headers.get("cache-control")).toBe("no-store")
+  })
+
   it("should answer an unknown problem type with the 404 page", async () => {
     const res = await fetch(`${t.url}/problems/no_such_problem`)
     expect(res.status).toBe(404)

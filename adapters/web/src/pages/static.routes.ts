@@ -18,16 +18,17 @@ export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
   // The `type` of every problem the API and MCP answer: a page a person can open (RFC 9457 3.1.1).
   router.get("/problems", async (ctx) => {
     strictQuery(ctx.querystring, [])
-    ctx.set("Cache-Control", "public, max-age=3600")
-    // (the same page for everyone, cached: no sign-in form, so no CSRF cookie is set)
+    // The same page for everyone, cached: no sign-in form, so no CSRF cookie is set. (After
+    // `send`, which marks every page `no-store`.)
     send(ctx, 200, problemsPage())
+    ctx.set("Cache-Control", "public, max-age=3600")
   })
   router.get("/problems/:code", async (ctx) => {
     const code = ctx.params["code"] ?? ""
     const doc = problemDoc(code)
     if (doc === undefined) return kit.renderFailure(ctx, new NotFound({ resource: "problem type", id: code.slice(0, 100) }), null, preSessionCsrf(ctx, kit.deps))
     strictQuery(ctx.querystring, [])
-    ctx.set("Cache-Control", "public, max-age=3600")
     send(ctx, 200, problemPage(doc))
+    ctx.set("Cache-Control", "public, max-age=3600")
   })
 }
