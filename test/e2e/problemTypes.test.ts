@@ -69,6 +69,7 @@ describe("the problem types' pages", () => {
     const res = await fetch(`${t.url}/problems/no_such_problem`)
     expect(res.status).toBe(404)
     expect(res.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(res.headers.get("set-cookie")).toBeNull()
     expect(await res.text()).toContain("Not found")
   })
 })

@@ -1,7 +1,7 @@
 /** Routes: The static files (styles, the small script and the visual editor bundle), and the problem types' pages. */
 import type Router from "@koa/router"
 import { NotFound } from "@content-site/core"
-import { preSessionCsrf, strictQuery } from "@content-site/http"
+import { strictQuery } from "@content-site/http"
 import { send, type PageKit } from "../pageKit.ts"
 import { problemDoc, problemPage, problemsPage } from "./problems.ts"
 
@@ -26,7 +26,8 @@ export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
   router.get("/problems/:code", async (ctx) => {
     const code = ctx.params["code"] ?? ""
     const doc = problemDoc(code)
-    if (doc === undefined) return kit.renderFailure(ctx, new NotFound({ resource: "problem type", id: code.slice(0, 100) }), null, preSessionCsrf(ctx, kit.deps))
+    // (the 404 page holds no form: no CSRF cookie either)
+    if (doc === undefined) return kit.renderFailure(ctx, new NotFound({ resource: "problem type", id: code.slice(0, 100) }), null, "")
     strictQuery(ctx.querystring, [])
     send(ctx, 200, problemPage(doc))
     ctx.set("Cache-Control", "public, max-age=3600")
