@@ -17,7 +17,7 @@ const PREFIX = "/media/"
 const mediaHeaders = {
   "X-Content-Type-Options": "nosniff",
   "Cache-Control": "public, max-age=31536000, immutable",
-  "Content-Security-Policy": "default-src 'none'",
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
 } as const
 
 const requestIdOf = (ctx: ParameterizedContext): string => {

@@ -71,7 +71,7 @@ describe("mediaMiddleware", () => {
     expect(res.headers.get("content-type")).toBe("image/png")
     expect(res.headers.get("x-content-type-options")).toBe("nosniff")
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
-    expect(res.headers.get("content-security-policy")).toBe("default-src 'none'")
+    expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'")
     expect(res.headers.get("content-length")).toBe(String(bytes.length))
     expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([...bytes])
   })
