@@ -150,8 +150,9 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
     await next()
     if (ctx.body === undefined && ctx.status === 404) {
       const problem = toProblem(new NotFound({ resource: "endpoint", id: ctx.path }), String(ctx.state.requestId), options.publicUrl)
-      // (outside the API the OpenAPI document, which the API's sentence points to, lists nothing)
-      sendProblem(ctx, ctx.path.startsWith("/api/") ? problem : { ...problem, detail: `Nothing is served at '${ctx.path}'.` })
+      // (outside the API the OpenAPI document, which the API's sentence points to, lists nothing;
+      // and a host without the REST API serves no OpenAPI document to point to)
+      sendProblem(ctx, ctx.path.startsWith("/api/") && surfaces.includes("rest") ? problem : { ...problem, detail: `Nothing is served at '${ctx.path}'.` })
     }
   })
   return app
