@@ -140,7 +140,10 @@ export const metricsEndpoint = (options: { readonly metrics: Metrics | undefined
     const requestId = requestIdOf(ctx)
     ctx.set("Cache-Control", "no-store")
     if (expected === undefined || metrics === undefined) {
-      sendProblem(ctx, toProblem(new NotFound({ resource: "endpoint", id: "/metrics" }), requestId, options.publicUrl))
+      // as any path nothing serves: /metrics is no path of the API, whose OpenAPI document (which
+      // the API's 404 sentence points to) lists nothing here, and a host may serve no such document
+      const problem = toProblem(new NotFound({ resource: "endpoint", id: "/metrics" }), requestId, options.publicUrl)
+      sendProblem(ctx, { ...problem, detail: "Nothing is served at '/metrics'." })
       return
     }
     const presented = /^Bearer (.+)$/i.exec(ctx.get("Authorization"))?.[1] ?? ""

@@ -56,8 +56,10 @@ describe("metricsEndpoint", () => {
         const res = await fetch(`${unset.url}/metrics`, { headers: { authorization: "Bearer the-right-token-0123" } })
         expect(res.status).toBe(404)
         expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
-        const problem = (await res.json()) as { code: string; request_id: string }
+        const problem = (await res.json()) as { code: string; detail: string; request_id: string }
         expect(problem.code).toBe("not_found")
+        // as any unserved path: not sent to the API's OpenAPI document, which lists no /metrics
+        expect(problem.detail).toBe("Nothing is served at '/metrics'.")
         expect(problem.request_id).toBe(res.headers.get("x-request-id"))
       } finally {
         await unset.close()
