@@ -455,11 +455,17 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
    */
   const articleOfAccount = batchedLookup(
     (keys) => {
-      const pairs = keys.map((key) => [key.slice(0, key.indexOf(" ")), key.slice(key.indexOf(" ") + 1)] as const)
+      const accounts: Array<string> = []
+      const ids: Array<string> = []
+      for (const key of keys) {
+        const at = key.indexOf(" ")
+        accounts.push(key.slice(0, at))
+        ids.push(key.slice(at + 1))
+      }
       return sql<Wire<ArticleRow>>(
         // (the ids alone name the rows by the primary key; the pairs keep those of the asking accounts)
         `select ${ARTICLE} from articles where id = any($2::text[]) and (account_id, id) in (select * from unnest($1::text[], $2::text[]))`,
-        [pairs.map(([account]) => account), pairs.map(([, id]) => id)],
+        [accounts, ids],
       )
     },
     (row) => `${row.accountId} ${row.id}`,

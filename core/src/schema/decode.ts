@@ -54,21 +54,35 @@ const maxLengthOf = (ast: SchemaAST.AST): number | undefined => {
   return undefined
 }
 
+/** The top-level properties of an object schema that are arrays with a maximum length, and the maximum: found once per schema. */
+const boundedArrays = new WeakMap<SchemaAST.AST, ReadonlyArray<readonly [PropertyKey, number]>>()
+const boundedArraysOf = (ast: SchemaAST.AST): ReadonlyArray<readonly [PropertyKey, number]> => {
+  let found = boundedArrays.get(ast)
+  if (found === undefined) {
+    found = ast._tag !== "Objects" ? [] : ast.propertySignatures.flatMap((p) => {
+      const max = maxLengthOf(p.type)
+      return max === undefined ? [] : [[p.name, max] as const]
+    })
+    boundedArrays.set(ast, found)
+  }
+  return found
+}
+
 /**
  * The arrays at the top of an object input longer than their schema allows, found before any
  * element is decoded: the decoder reads every element (and builds an issue for each one it
  * refuses) before it checks the length, and a PATCH of a million `{}` edits held the event loop
- * 23 s. One look a property of the schema.
+ * 23 s. One look a bounded array of the schema (most schemas have none).
  */
 const tooLongArrays = (ast: SchemaAST.AST, input: unknown, root: string): ReadonlyArray<DecodeError> => {
-  if (ast._tag !== "Objects" || typeof input !== "object" || input === null || Array.isArray(input)) return []
+  const bounded = boundedArraysOf(ast)
+  if (bounded.length === 0 || typeof input !== "object" || input === null || Array.isArray(input)) return []
   const found: Array<DecodeError> = []
-  for (const property of ast.propertySignatures) {
-    const max = maxLengthOf(property.type)
-    const value = Object.hasOwn(input, property.name) ? (input as Record<PropertyKey, unknown>)[property.name] : undefined
-    if (max === undefined || !Array.isArray(value) || value.length <= max) continue
-    const segments = [...(root === "" ? [] : [root]), property.name]
-    found.push({ path: pathOf(segments), message: `Expected a value with a length of at most ${max}`, key: String(property.name), parent: root === "" ? "" : pathOf([root]) })
+  for (const [name, max] of bounded) {
+    const value = Object.hasOwn(input, name) ? (input as Record<PropertyKey, unknown>)[name] : undefined
+    if (!Array.isArray(value) || value.length <= max) continue
+    const segments = [...(root === "" ? [] : [root]), name]
+    found.push({ path: pathOf(segments), message: `Expected a value with a length of at most ${max}`, key: String(name), parent: root === "" ? "" : pathOf([root]) })
   }
   return found
 }
