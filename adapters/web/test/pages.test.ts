@@ -1,5 +1,5 @@
 /** The web pages over HTTP, as a browser without JavaScript would use them. */
-import { ArticleWriter, getArticle, HtmlAnalyzer, importData, listActivity, makeRewriteBatch, OAuthStore, updateArticle } from "@content-site/core"
+import { ActivityLog, ArticleWriter, getArticle, HtmlAnalyzer, importData, listActivity, makeRewriteBatch, OAuthStore, updateArticle } from "@content-site/core"
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import { request } from "node:http"
@@ -1404,6 +1404,20 @@ describe("a sign-in refused for its address's failures", () => {
       expect(last!.status).toBe(429)
       expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0)
       expect(await last!.text()).toContain("Too many failed sign-ins from your address")
+      // Refused for a limit, and still logged, as the API logs its equivalent: with no account
+      // (none is known before the address's budget is checked), channel web, the status sent.
+      const requestId = last!.headers.get("x-request-id")
+      const unowned = await limited.runtime.runPromise(
+        ActivityLog.use((log) => log.list(null as unknown as string, {}, { offset: 0, limit: 100 })),
+      )
+      expect(unowned.items.find((e) => e.request_id === requestId)).toMatchObject({
+        account_id: null,
+        actor: null,
+        channel: "web",
+        action: "POST / (sign in)",
+        status: 429,
+        error_code: "rate_limited",
+      })
     } finally {
       await limited.close()
     }

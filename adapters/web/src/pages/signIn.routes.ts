@@ -10,6 +10,9 @@ import { signInPage } from "./signIn.ts"
 import { csrfOk, endSession, PRE_CSRF_COOKIE, preSessionCsrf, readSession, signedInAccount, startSession } from "@content-site/http"
 import { CsrfRejected, queryOf, redirect, safeNext, send, type PageKit } from "../pageKit.ts"
 
+/** The logged action of a sign-in (a refused one's too). */
+const SIGN_IN = "POST / (sign in)"
+
 export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
   const { deps, renderFailure, traced } = kit
   router.get("/", async (ctx) => {
@@ -35,6 +38,7 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
     } catch (error) {
       return renderFailure(ctx, error, null, preSessionCsrf(ctx, deps))
     }
+    const startedAt = Date.now()
     const email = (fields["email"] ?? "").slice(0, 320)
     const next = safeNext(fields["next"])
     // A refused sign-in's code goes to its access line and the refusals metric (guessing shows there).
@@ -64,6 +68,16 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
           .catch(() => undefined)
       }
       if (e._tag === "RateLimited") {
+        // Refused for a limit, so still logged (the contract), as the API logs its equivalent: no
+        // account is known before the budget is checked, so with none, counted against the address.
+        await deps.runtime
+          .runPromise(
+            recordActivity(
+              { accountId: null, actor: null, channel: "web", requestId: requestIdOf(ctx), action: SIGN_IN, startedAt, address: clientAddress(ctx) },
+              { ok: false, httpStatus: 429, errorCode: "rate_limited" },
+            ),
+          )
+          .catch(() => undefined)
         ctx.set("Retry-After", String(e.retryAfterSeconds))
         return again(429, "rate_limited", `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
       }
@@ -74,7 +88,7 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
     // the account is known now: its access line names it
     noteAccount(ctx, result.success.id)
     ctx.append("Set-Cookie", `${PRE_CSRF_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${deps.publicUrl.startsWith("https:") ? "; Secure" : ""}`)
-    webCaller(ctx, result.success, "POST / (sign in)")
+    webCaller(ctx, result.success, SIGN_IN)
     redirect(ctx, next)
     await recordWebActivity(ctx, deps, undefined)
   })
