@@ -171,6 +171,17 @@ describe("RateLimit headers of responses without a tool call", () => {
     expect(over.status).toBe(429)
     expect(((await over.json()) as { code: string }).code).toBe("rate_limited")
     expect(over.headers.get("retry-after")).toBe("30")
+
+    // The log says what each client got: the answered refusals invalid_request, the one over
+    // the limit 429 rate_limited (never the invalid_request its call would have had).
+    standing.advance(60_000)
+    const log = await fetch(`${counted.url}/api/v1/activity?channel=mcp&per_page=100`, { headers: { authorization: `Bearer ${ALICE.apiKey}` } })
+    expect(log.status).toBe(200)
+    const entries = ((await log.json()) as { data: Array<{ action: string; status: string; error_code: string | null; request_id: string }> }).data
+    const entryOf = (id: string | null) => entries.filter((e) => e.request_id === id)
+    expect(entryOf(answered[0]!.headers.get("x-request-id"))).toMatchObject([{ action: "no_such_tool", status: "error", error_code: "invalid_request" }])
+    expect(entryOf(`${answered[3]!.headers.get("x-request-id")}.1`)).toMatchObject([{ action: "no_such_tool", status: "error", error_code: "invalid_request" }])
+    expect(entryOf(over.headers.get("x-request-id"))).toMatchObject([{ action: "tools/call", status: "error", error_code: "rate_limited" }])
   })
 
   it("should count a write refused to a read-only connection (403) like any request, and answer 429 over the limit, as REST does", async () => {

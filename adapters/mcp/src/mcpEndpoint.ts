@@ -18,6 +18,7 @@ import {
   minimalWriteAnswer,
   isRecordableStatus,
   type LimitVerdict,
+  type LoggedCaller,
   OAuthStore,
   peekRequestLimit,
   type Principal,
@@ -102,6 +103,12 @@ const INSTRUCTIONS = [
  * `task`) is still refused by the SDK with a protocol error. (The SDK's own zod schema, extended
  * with its own methods: no second zod.)
  */
+/** A call refused before it counted itself (an unknown tool, params the SDK's schema refuses), its entry not yet written. */
+interface RefusedUncounted {
+  readonly caller: LoggedCaller
+  readonly code: string
+}
+
 const ToolCallRequestSchema = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.omit({ arguments: true }).loose() })
 /** What the handler reads of a parsed `tools/call`. */
 interface ToolCallRequest {
@@ -431,6 +438,7 @@ export const mcpEndpoint = (options: {
     name: string,
     rawArgs: unknown,
     onVerdict: (verdict: LimitVerdict) => void,
+    refusedUncounted: Array<RefusedUncounted>,
   ): Promise<CallToolResult> => {
     const tool = toolNamed(name)
     const caller: Caller = {
@@ -445,8 +453,9 @@ export const mcpEndpoint = (options: {
     if (tool === undefined) {
       // Logged as every refused tool call is (a flood of them becomes one entry with its count):
       // the name as sent when it is a tool name by MCP's own rule, else `tools/call`. The request
-      // is counted against the limit after its answers (`answer` below).
-      await logRefusedCall({ ...caller, action: TOOL_NAME.test(name) ? name : "tools/call" }, "invalid_request")
+      // is counted against the limit after its answers (`answer` below), and logged then: over
+      // the limit, the client gets the 429, not this answer, and the log says what it got.
+      refusedUncounted.push({ caller: { ...caller, action: TOOL_NAME.test(name) ? name : "tools/call" }, code: "invalid_request" })
       // A JSON-RPC error whose message is said once: an McpError's own message starts with
       // "MCP error -32602:", which clients print before it again.
       // The name is echoed at most 100 UTF-16 units long (a request may carry megabytes of it), as
@@ -577,6 +586,8 @@ export const mcpEndpoint = (options: {
     readonly onVerdict: (verdict: LimitVerdict) => void
     /** The HTTP request's notes: each tool call adds its tool, outcome and time (access log, metrics). */
     readonly notes: RequestNotes
+    /** Calls refused before they counted themselves, logged once the request's count says what the client gets. */
+    readonly refusedUncounted: Array<RefusedUncounted>
   }
   const transport = exchangeTransport<Exchange>()
   // The activity log keeps one entry per request id (so that a replayed journal never writes
@@ -625,7 +636,7 @@ export const mcpEndpoint = (options: {
     if (exchange === undefined) throw new McpError(ErrorCode.InternalError, "The request's context is gone.")
     const requestId = callRequestIdOf(exchange, extra.requestId)
     const name = request.params.name
-    const call = () => callTool(requestId, exchange.auth, name, request.params.arguments, exchange.onVerdict)
+    const call = () => callTool(requestId, exchange.auth, name, request.params.arguments, exchange.onVerdict, exchange.refusedUncounted)
     // Only a known tool's name is noted or names a span: an unknown one is the caller's text.
     if (toolNamed(name) === undefined) return call()
     const started = performance.now()
@@ -654,7 +665,7 @@ export const mcpEndpoint = (options: {
       // a call (a tool's, a resource's, a prompt's, a completion) is logged, refused ones
       // included, even one whose params name nothing: its method is its action
       if ((method === "tools/call" || COUNTED_PROTOCOL_METHODS.has(method)) && exchange !== undefined) {
-        await logRefusedCall({ ...exchange.auth.principal, channel: "mcp", requestId, action: method, startedAt: Date.now() }, "invalid_request")
+        exchange.refusedUncounted.push({ caller: { ...exchange.auth.principal, channel: "mcp", requestId, action: method, startedAt: Date.now() }, code: "invalid_request" })
       }
       return toProblem(new InvalidRequest({ detail, errors }), requestId, publicUrl)
     })
@@ -827,6 +838,7 @@ export const mcpEndpoint = (options: {
     }
     await connected
     let callsCounted = false
+    const refusedUncounted: Array<RefusedUncounted> = []
     const answers = await transport.exchange(messages, {
       requestId: requestIdOf(ctx),
       batch: messages.length > 1,
@@ -836,15 +848,18 @@ export const mcpEndpoint = (options: {
         callsCounted = true
       },
       notes: notesOf(ctx),
+      refusedUncounted,
     })
     // A call refused before it counted itself (an unknown tool, params the SDK's schema refuses)
     // ran nothing: a request of such calls alone counts once, as any other request, after its
     // answers (they changed nothing, so over the limit they are dropped for the 429).
     if (carriesCalls && !callsCounted) {
       const once = await countRequest(ctx, auth, messages)
+      // (refused, its one entry is the 429 the client got: the calls' own answers were never sent)
       if (once.refused) return once.verdict
       verdict = once.verdict
     }
+    await Promise.all(refusedUncounted.map(({ caller, code }) => logRefusedCall(caller, code)))
     ctx.set("Cache-Control", "no-store")
     if (answers.length === 0) {
       // only notifications (or responses): 202 Accepted without a body, as the transport spec
