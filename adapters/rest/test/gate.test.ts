@@ -89,7 +89,7 @@ const serve = async (limits: { requestsPerMinute?: number; dailyEdits?: number; 
     if (options.json !== undefined) headers["content-type"] = "application/json"
     const res = await fetch(`${base}${path}`, { method, headers, ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}) })
     const text = await res.text()
-    return { status: res.status, headers: res.headers, text, body: /json/.test(res.headers.get("content-type") ?? "") ? (JSON.parse(text) as Record<string, any>) : undefined }
+    return { status: res.status, headers: res.headers, text, body: text !== "" && /json/.test(res.headers.get("content-type") ?? "") ? (JSON.parse(text) as Record<string, any>) : undefined }
   }
   /** The activity entries written so far, oldest first. */
   const entries = (): ReadonlyArray<ActivityRecord> => [...state.activity].sort((a, b) => a.at.localeCompare(b.at))
@@ -132,6 +132,21 @@ describe("the gate: key, request limit, RateLimit-* and the activity entry", () 
       { account_id: "acc_a", actor: { type: "api_key", id: "key_a" }, channel: "api", action: "GET /api/v1/articles/{id}", article_id: "art_2", site_id: "site_a", status: 200, error_code: null },
     ])
     expect(s.entries()[0]?.request_id).toBe(res.headers.get("x-request-id"))
+  })
+
+  it("should name a HEAD request's action by its own method, as sent, not as the GET route that answers it", async () => {
+    const s = await serve()
+    const res = await s.call("HEAD", "/articles/art_2")
+    expect([res.status, res.text]).toEqual([200, ""])
+    const missing = await s.call("HEAD", "/articles/art_none")
+    expect(missing.status).toBe(404)
+    expect(s.entries()).toMatchObject([
+      { action: "HEAD /api/v1/articles/{id}", article_id: "art_2", site_id: "site_a", status: 200, error_code: null, request_id: res.headers.get("x-request-id") },
+      { action: "HEAD /api/v1/articles/{id}", article_id: "art_none", status: 404, error_code: "not_found" },
+    ])
+    const unknown = await s.call("HEAD", "/nothing/here")
+    expect(unknown.status).toBe(404)
+    expect(s.entries().at(-1)).toMatchObject({ action: "HEAD /api/v1/nothing/here", status: 404 })
   })
 
   it("should refuse a call over the account's limit with 429, RateLimit-Remaining 0 and the reset, and log it on the account with the path's subject", async () => {

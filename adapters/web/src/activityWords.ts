@@ -83,7 +83,8 @@ const NAMED = /^(.*) “([^”]*)”$/
  */
 export const actionWords = (action: string): string => {
   const named = NAMED.exec(action)
-  if (named === null) return ACTIONS[action]?.verb ?? action
+  // a HEAD is the GET of the same path without its body: the same words
+  if (named === null) return (ACTIONS[action] ?? ACTIONS[action.replace(/^HEAD /, "GET ")])?.verb ?? action
   return `${ACTIONS[named[1]!]?.verb ?? named[1]!}: “${displayName(named[2]!)}”`
 }
 

@@ -176,7 +176,9 @@ const gateRequest = async (ctx: ParameterizedContext, deps: HttpDeps, action: st
  * the outcome, refused calls included.
  */
 const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx) => {
-  const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${op.method} ${API_PREFIX}${op.path}`, () => subjectOfPath(op, ctx))
+  // The action names the method as sent: a HEAD (which a GET route answers) is logged as HEAD.
+  const method = op.method === "GET" && ctx.method === "HEAD" ? "HEAD" : op.method
+  const { caller, verdict: gateVerdict } = await gateRequest(ctx, deps, `${method} ${API_PREFIX}${op.path}`, () => subjectOfPath(op, ctx))
   // `Prefer: return=minimal` on a write that answers an article: the answer without its body.
   const minimal = op.minimal === true && prefersMinimal(ctx.get("Prefer"))
   // Said on the 200 only (errors are the same either way).
