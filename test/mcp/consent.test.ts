@@ -8,6 +8,7 @@ import { OAuthStore } from "@content-site/core"
 import { listConnectedClients } from "@content-site/mcp"
 import { Effect, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/eventually.ts"
 import { ALICE, formOf, type PersonScript, registerAndAuthorize, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
@@ -264,6 +265,52 @@ describe("the activity log", () => {
     // never the password typed
     expect(JSON.stringify(logged[0])).not.toContain("not-the-password")
   })
+})
+
+describe("an agent sign-in refused for its address's failures", () => {
+  it("should answer 429 and log the refusal (channel web, no account, counted against the address), as the API logs its own", async () => {
+    const limited = await startSeeded({ AUTH_FAILURE_LIMIT_PER_MINUTE: "1" })
+    try {
+      const attempt = async () => {
+        const provider = new ScriptedOAuthProvider({ ...ALICE, password: "not-the-password", decision: "allow" }, "Guessing Agent")
+        const register = await fetch(`${limited.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
+        const { client_id: clientId } = (await register.json()) as { client_id: string }
+        const url = new URL(`${limited.url}/oauth/authorize`)
+        url.search = new URLSearchParams({
+          client_id: clientId,
+          response_type: "code",
+          redirect_uri: provider.redirectUrl,
+          code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
+          code_challenge_method: "S256",
+          resource: `${limited.url}/mcp`,
+          scope: "mcp",
+        }).toString()
+        await provider.redirectToAuthorization(url)
+        return provider
+      }
+      const guesser = await attempt()
+      expect(guesser.signInStatus).toBe(401)
+      // the same sign-in form sent again, past the address's budget
+      const login = formOf(guesser.lastPage, "/login")
+      const browser = (guesser as unknown as { browser: { request: (url: string, init: { form: Record<string, string> }) => Promise<Response> } }).browser
+      const again = await browser.request(new URL(login.action, limited.url).toString(), { form: { ...login.fields, email: ALICE.email, password: "still-not-it" } })
+      expect(again.status).toBe(429)
+      const db = new pg.Client({ connectionString: limited.databaseUrl })
+      await db.connect()
+      try {
+        const rows = await eventually(
+          async () => (await db.query<{ account_id: string | null; actor: unknown; channel: string; action: string; status: string; error_code: string }>("select account_id, actor, channel, action, status, error_code from activity where status = '429'")).rows,
+          (r) => r.length > 0,
+          10_000,
+        )
+        expect(rows).toEqual([{ account_id: null, actor: null, channel: "web", action: "POST /oauth/interaction/{uid}/login (sign in)", status: "429", error_code: "rate_limited" }])
+      } finally {
+        await db.end()
+      }
+    } finally {
+      await limited.close()
+    }
+  }, 60_000)
 })
 
 describe("asking for more after a read-only grant", () => {

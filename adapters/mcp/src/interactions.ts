@@ -180,6 +180,10 @@ export const interactionPages = (options: {
         if (Exit.isFailure(exit)) {
           const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
           if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
+            // Refused for a limit, so still logged, as `/` and the API log theirs: no account is
+            // known before the address's budget is checked, so with none, counted against the address.
+            const refused = { accountId: null, actor: null, channel: "web", requestId: requestIdOf(ctx), action: AGENT_SIGN_IN_ACTION, startedAt, address } as const
+            await runtime.runPromise(recordActivity(refused, { ok: false, httpStatus: 429, errorCode: "rate_limited" })).catch(() => undefined)
             ctx.set("Retry-After", String(error.retryAfterSeconds))
             return send(ctx, signInPage({ uid, csrf, client, email, error: `Too many failed sign-ins; try again in ${error.retryAfterSeconds} seconds.` }), 429)
           }
