@@ -8,7 +8,7 @@ import {
   type LimitVerdict,
   type StoredPayload,
 } from "@content-site/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Semaphore } from "effect"
 import { MEMORY_COUNTERS_SWEEP_ABOVE, type MemoryState } from "./MemoryState.ts"
 
 /**
@@ -144,8 +144,11 @@ export const memoryMediaStore = (state: MemoryState) =>
   })
 
 /** The import unit of work in memory: all or nothing, existing ids left as they are. */
-export const memoryDataImporter = (state: MemoryState) =>
-  Layer.succeed(DataImporter, {
+export const memoryDataImporter = (state: MemoryState) => {
+  // one import at a time: its checks and its writes as one step (the state is this process's)
+  const importing = Semaphore.makeUnsafe(1)
+  return Layer.succeed(DataImporter, {
+    exclusive: (effect) => importing.withPermit(effect),
     apply: (plan) =>
       Effect.sync(() => {
         let skipped = 0
@@ -186,6 +189,7 @@ export const memoryDataImporter = (state: MemoryState) =>
         })
       }),
   })
+}
 
 /** A clock fixed at a settable instant, for tests. */
 export const fixedClock = (initial: number) => {

@@ -1,7 +1,8 @@
 /** DataImporter on MikroORM: the whole plan in one transaction; rows whose id exists are left alone. */
 import { DataImporter, type ImportSummary } from "@content-site/core"
 import type { EntityName } from "@mikro-orm/core"
-import { Layer } from "effect"
+import { Effect, Layer, Semaphore } from "effect"
+import pg from "pg"
 import { AccountEntity, ApiKeyEntity, ArticleEntity, BacklinkEntity, RevisionEntity, SiteEntity } from "./entities.ts"
 import { attempt } from "./failures.ts"
 import { accountRow, apiKeyRow, articleRow, backlinkRow, revisionRow, siteRow } from "./mapping.ts"
@@ -14,9 +15,48 @@ const insertNew = async (em: Em, entity: EntityName<any>, row: object): Promise<
   return (res.affectedRows ?? 0) > 0
 }
 
-export const ormDataImporter = (orm: Orm) => {
+/** Where an import's lock is taken: PostgreSQL's URL (none for PGlite, one process already). */
+export interface ImportLockConfig {
+  readonly databaseUrl: string | undefined
+  readonly connectTimeoutMs: number
+}
+
+/**
+ * One import at a time on a database: a semaphore in this process, and on PostgreSQL an advisory
+ * lock held by a session of its own (as `migrateExclusively` takes one) for the other processes.
+ * The session's end releases the lock, whatever became of the import (a crashed process too).
+ */
+const importLock = (config: ImportLockConfig) => {
+  const inProcess = Semaphore.makeUnsafe(1)
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+    const { databaseUrl } = config
+    if (databaseUrl === undefined) return inProcess.withPermit(effect)
+    return inProcess.withPermit(
+      Effect.acquireUseRelease(
+        attempt(async () => {
+          const client = new pg.Client({ connectionString: databaseUrl, application_name: "content-site import", connectionTimeoutMillis: config.connectTimeoutMs })
+          client.on("error", () => {})
+          try {
+            await client.connect()
+            // (waits as long as the import in hand takes)
+            await client.query("select pg_advisory_lock(hashtext('content-site: import'))")
+          } catch (e) {
+            await client.end().catch(() => {})
+            throw e
+          }
+          return client
+        }),
+        () => effect,
+        (client) => Effect.promise(() => client.end().catch(() => {})),
+      ),
+    )
+  }
+}
+
+export const ormDataImporter = (orm: Orm, lock: ImportLockConfig = { databaseUrl: undefined, connectTimeoutMs: 5_000 }) => {
   const sql = nativeSql(orm)
   return Layer.succeed(DataImporter, {
+    exclusive: importLock(lock),
     apply: (plan) =>
       attempt(() =>
         (orm.em.fork() as Em).transactional(async (em) => {

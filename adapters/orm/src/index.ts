@@ -190,7 +190,7 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
     redis ? redisLimitStore(redis, redisNamespace, config.now, log) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus, config.now),
-    ormDataImporter(orm),
+    ormDataImporter(orm, { databaseUrl: config.databaseUrl, connectTimeoutMs }),
     ormIdempotencyStore(sql),
     ormRewriteLedger(orm),
   )

@@ -25,4 +25,10 @@ export class DataImporter extends Context.Service<DataImporter, {
   readonly apply: (plan: ImportPlan) => Effect.Effect<ImportSummary, Unavailable>
   /** The account of each stored row of this kind whose id is among `ids` (ids not stored are left out). */
   readonly owners: (kind: ImportedKind, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly accountId: string }>, Unavailable>
+  /**
+   * Runs `effect` (an import's checks against the stored rows, then its `apply`) while no other
+   * import runs on this database, in this process or another: the checks then still hold when the
+   * plan is written. Waits for an import in hand to end.
+   */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>
 }>()("core/DataImporter") {}

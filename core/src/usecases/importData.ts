@@ -219,12 +219,18 @@ export const importData = (input: unknown) =>
         }
       }
     }
-    yield* checkPlan(plan, paths, knownKeys)
     const importer = yield* DataImporter
-    // A made key whose id is stored already is left unchanged (its plaintext is the one made
-    // when it was first imported): only the keys written now are shown.
-    const stored = new Set((yield* importer.owners("apiKeys", madeKeys.map((k) => k.record.id))).map((o) => o.id))
-    const summary = yield* importer.apply(plan)
+    // The checks against the stored rows and the writes as one step: another import at the same
+    // moment (another process) waits, so an id found free here is still free when written.
+    const { stored, summary } = yield* importer.exclusive(
+      Effect.gen(function* () {
+        yield* checkPlan(plan, paths, knownKeys)
+        // A made key whose id is stored already is left unchanged (its plaintext is the one made
+        // when it was first imported): only the keys written now are shown.
+        const stored = new Set((yield* importer.owners("apiKeys", madeKeys.map((k) => k.record.id))).map((o) => o.id))
+        return { stored, summary: yield* importer.apply(plan) }
+      }),
+    )
     const newKeys: ReadonlyArray<ImportedKey> = madeKeys
       .filter((k) => !stored.has(k.record.id))
       .map((k) => ({ id: k.record.id, account: k.email, name: k.record.name, scope: k.record.scope, key: k.plaintext }))
