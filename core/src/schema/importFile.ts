@@ -26,7 +26,20 @@ export const ImportArticle = Schema.Struct({
   "featured image": Schema.optionalKey(Schema.NullOr(Schema.Struct({ url: HttpUrl, alt: Schema.optionalKey(Alt) }))),
 })
 
-/** A backlink in an import file. */
+/** Largest source domain of an imported backlink, in characters: the longest name DNS allows. */
+export const MAX_SOURCE_DOMAIN_LENGTH = 253
+
+/** Largest anchor text of an imported backlink, in characters (as an image's alt text): it is in every backlink list and report. */
+export const MAX_ANCHOR_TEXT_LENGTH = 500
+
+/** Largest anchor type of an imported backlink (`exact`, `branded`, ...), in characters. */
+export const MAX_ANCHOR_TYPE_LENGTH = 100
+
+/**
+ * A backlink in an import file. Every text is bounded (its URLs by HttpUrl, its category by its
+ * values): an import is the only way backlinks are made, and each is in every list and report of
+ * its site.
+ */
 export const ImportBacklink = (() => {
   // The resource's own fields, less the ones the file's nesting gives (site) or the service may make (id).
   const { id: _id, site_id: _site, ...fields } = Backlink.fields
@@ -40,9 +53,9 @@ export const ImportBacklink = (() => {
         return "refused" in bound ? bound.refused : undefined
       })),
     ),
-    source_domain: StorableString,
-    anchor_text: StorableString,
-    anchor_type: StorableString,
+    source_domain: StorableString.pipe(Schema.check(isMaxCharacters(MAX_SOURCE_DOMAIN_LENGTH))),
+    anchor_text: StorableString.pipe(Schema.check(isMaxCharacters(MAX_ANCHOR_TEXT_LENGTH))),
+    anchor_type: StorableString.pipe(Schema.check(isMaxCharacters(MAX_ANCHOR_TYPE_LENGTH))),
   })
 })()
 
