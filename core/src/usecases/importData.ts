@@ -36,6 +36,7 @@ const refuse = (path: string, message: string): InvalidRequest =>
  * sites would be written into that account), and a known plaintext `key` that another key holds,
  * in the file or stored (keys are unique by hash: the new key would be skipped, and the
  * plaintext would keep opening the other key's account). Named by the path of the entry at fault.
+ * Answers the ids of the file's accounts that are stored already (same id, same email).
  */
 const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>, knownKeys: ReadonlyArray<ApiKeyRecord>) =>
   Effect.gen(function* () {
@@ -89,6 +90,7 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>, knownKeys:
       }
     }
     const accounts = yield* AccountRepository
+    const storedAccounts = new Set<string>()
     for (const a of plan.accounts) {
       const found = yield* accounts.findByEmail(a.email)
       if (Option.isSome(found) && found.value.id !== a.id) {
@@ -100,8 +102,18 @@ const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>, knownKeys:
       if (Option.isSome(byId) && byId.value.email !== a.email) {
         return yield* Effect.fail(refuse(`${paths.get(a) ?? "?"}/id`, `the account id '${a.id}' belongs to another account already (${byId.value.email})`))
       }
+      if (Option.isSome(byId)) storedAccounts.add(a.id)
     }
+    return storedAccounts
   })
+
+/**
+ * The password hash planned for an account that is stored already: its row is left as it is
+ * (accounts are never deleted), so its password is not hashed again. A memory-hard hash for each
+ * account made a second import of a file as slow as the first while it wrote nothing. (Verifying
+ * the stored hash instead would cost as much as hashing.) No password verifies this value.
+ */
+const NOT_HASHED = "!stored"
 
 type ImportPlanDraft = { -readonly [K in keyof ImportPlan]: Array<ImportPlan[K][number]> }
 
@@ -124,6 +136,8 @@ export const importData = (input: unknown) =>
       articles: [],
       backlinks: [],
     }
+    // Each account's password, hashed only for the accounts not stored yet.
+    const passwords = new Map<AccountRecord, string>()
     // The keys whose plaintext the file sets, to check none is another key's.
     const knownKeys: Array<ApiKeyRecord> = []
     // The keys whose plaintext the service makes: shown once, as `key create` shows one.
@@ -135,10 +149,12 @@ export const importData = (input: unknown) =>
         id: accountId,
         email,
         name: a.name ?? email,
-        password_hash: yield* secrets.hashPassword(a.password),
+        // hashed once the stored accounts are known: only a new account's is (see NOT_HASHED)
+        password_hash: NOT_HASHED,
         created_at: now,
       }
       plan.accounts.push(account)
+      passwords.set(account, a.password)
       paths.set(account, `accounts/${ai}`)
       for (const [ki, k] of (a.api_keys ?? []).entries()) {
         const plaintext = k.key ?? (yield* secrets.generateApiKey)
@@ -224,11 +240,16 @@ export const importData = (input: unknown) =>
     // moment (another process) waits, so an id found free here is still free when written.
     const { stored, summary } = yield* importer.exclusive(
       Effect.gen(function* () {
-        yield* checkPlan(plan, paths, knownKeys)
+        const storedAccounts = yield* checkPlan(plan, paths, knownKeys)
+        // (one hash a new account, as many as the file has: an import of new accounts waits for no more)
+        const accounts: Array<AccountRecord> = []
+        for (const a of plan.accounts) {
+          accounts.push(storedAccounts.has(a.id) ? a : { ...a, password_hash: yield* secrets.hashPassword(passwords.get(a)!) })
+        }
         // A made key whose id is stored already is left unchanged (its plaintext is the one made
         // when it was first imported): only the keys written now are shown.
         const stored = new Set((yield* importer.owners("apiKeys", madeKeys.map((k) => k.record.id))).map((o) => o.id))
-        return { stored, summary: yield* importer.apply(plan) }
+        return { stored, summary: yield* importer.apply({ ...plan, accounts }) }
       }),
     )
     const newKeys: ReadonlyArray<ImportedKey> = madeKeys

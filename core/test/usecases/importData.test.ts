@@ -1,7 +1,7 @@
 /** The admin import on the memory Layers: what a file may hold, and what importing it costs. */
 import { describe, expect, it } from "vitest"
-import { importData, type InvalidRequest } from "../../src/index.ts"
-import { failureOf, makeWorld } from "./harness.ts"
+import { importData, verifyCredentials, type InvalidRequest } from "../../src/index.ts"
+import { countingSecrets, failureOf, fixture, makeWorld } from "./harness.ts"
 
 const backlink = {
   id: "bl_bound",
@@ -37,5 +37,22 @@ describe("importData: backlink texts", () => {
     expect(error.detail).toContain(`accounts/0/sites/0/backlinks/1/${field}`)
     expect(w2.state.accounts.has("acc_bound")).toBe(false)
     expect(w2.state.backlinks.size).toBe(before)
+  })
+})
+
+describe("importData: importing again", () => {
+  it("should hash no password of an account that is stored already (its row is left unchanged), and hash a new account's once", async () => {
+    const { counts, layer } = countingSecrets()
+    const w = await makeWorld({}, new Map(), undefined, layer)
+    const before = counts.hashes
+    const again = await w.run(importData(fixture))
+    expect(again.created.accounts).toBe(0)
+    expect(counts.hashes - before).toBe(0)
+    const grown = { accounts: [...fixture.accounts, { id: "acc_new", email: "new@example.test", password: "password-n" }] }
+    expect((await w.run(importData(grown))).created.accounts).toBe(1)
+    expect(counts.hashes - before).toBe(1)
+    // the new account's password is the file's; the stored ones are unchanged
+    expect((await w.run(verifyCredentials("new@example.test", "password-n", "1.1.1.1"))).id).toBe("acc_new")
+    expect((await w.run(verifyCredentials("a@example.com", "password-a", "1.1.1.1"))).id).toBe("acc_a")
   })
 })
