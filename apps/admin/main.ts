@@ -7,7 +7,7 @@
 // Only what reading the arguments needs is imported up front: the core, the ORM, the platform
 // and the configuration are imported once the command is known to be well formed, so a usage
 // error answers without loading them (about a second and a half of CPU a start).
-import type { InvalidRequest, Settings as SettingsTag } from "@content-site/core"
+import type { InvalidRequest, PreparedImport, Settings as SettingsTag } from "@content-site/core"
 import type { OrmDatabase } from "@content-site/orm"
 import type { Effect, Layer as LayerOf } from "effect"
 import { accessSync, constants, readFileSync } from "node:fs"
@@ -155,7 +155,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
 
   const [
-    { AccountRepository, createAccount, createApiKey, importData, revokeApiKey, Settings },
+    { AccountRepository, createAccount, createApiKey, prepareImport, revokeApiKey, Settings, writeImport },
     { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey },
     { hasEmbeddedDatabase, openDatabase },
     { nodePlatform, workerHtmlAnalyzer },
@@ -188,6 +188,22 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
     limits: config.limits,
   })
+  // The whole import file is checked before the database is opened (opening it migrates it, and
+  // makes an embedded one): a refused file leaves the database as it was, schema included.
+  let prepared: PreparedImport | undefined
+  if (name === "import") {
+    const checking = ManagedRuntime.make(nodePlatform())
+    try {
+      const exit = await checking.runPromiseExit(prepareImport(file))
+      if (Exit.isFailure(exit)) {
+        const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+        throw error ? new UsageError(describeInvalid(error)) : new Error(Cause.pretty(exit.cause))
+      }
+      prepared = exit.value
+    } finally {
+      await checking.dispose()
+    }
+  }
   const databaseUrl = nonEmpty(env["DATABASE_URL"])
   const redisUrl = nonEmpty(env["REDIS_URL"])
   const dataDir = nonEmpty(env["DATA_DIR"]) ?? "./data"
@@ -222,7 +238,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0
       }
       case "import": {
-        const summary = await run(importData(file))
+        const summary = await run(writeImport(prepared!))
         const c = summary.created
         console.log(
           `Imported ${printable(sub ?? "")}: created ${c.accounts} accounts, ${c.apiKeys} API keys, ${c.sites} sites, ` +

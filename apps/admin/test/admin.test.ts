@@ -80,6 +80,28 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     temp.remove()
   })
 
+  it("should refuse an invalid import file before touching the database: no migration, no embedded database made", async () => {
+    // (first: the database is still empty, as a new deployment's is)
+    const tables = async () => (await firstRow(`select count(*)::int as n from information_schema.tables where table_schema = 'public'`)).n as number
+    const longAnchor = structuredClone(goodFile)
+    longAnchor.accounts[0]!.sites[0]!.backlinks[0]!.anchor_text = "a".repeat(501)
+    const badBody = structuredClone(goodFile)
+    badBody.accounts[0]!.sites[0]!.articles[0]!.body = "<p>" + "x".repeat(1024 * 1024) + "</p>"
+    for (const [file, path] of [[badFile, "accounts/0/sites/0/articles/1/url"], [longAnchor, "accounts/0/sites/0/backlinks/0/anchor_text"], [badBody, "accounts/0/sites/0/articles/0/body"]] as const) {
+      writeFileSync(join(temp.dir, "refused.json"), JSON.stringify(file))
+      const out = await admin("import", join(temp.dir, "refused.json"))
+      expect(out.code).toBe(1)
+      expect(out.stderr).toContain(path)
+      expect(out.stderr).not.toContain("migrations")
+      expect(await tables()).toBe(0)
+      const dataDir = join(temp.dir, "never-made")
+      const embedded = await runNode(ADMIN, ["import", join(temp.dir, "refused.json")], { DATA_DIR: dataDir, DATABASE_URL: "" })
+      expect(embedded.code).toBe(1)
+      expect(embedded.stderr).toContain(path)
+      expect(existsSync(dataDir)).toBe(false)
+    }
+  })
+
   it("should migrate, saying what the database did on stderr and only the answer on stdout", async () => {
     const out = await admin("migrate")
     // the storage's own events are not the command's answer: `KEY=$(... key create ...)` after an upgrade catches only the key

@@ -38,7 +38,7 @@ const refuse = (path: string, message: string): InvalidRequest =>
  * plaintext would keep opening the other key's account). Named by the path of the entry at fault.
  * Answers the ids of the file's accounts that are stored already (same id, same email).
  */
-const checkPlan = (plan: ImportPlanDraft, paths: Map<object, string>, knownKeys: ReadonlyArray<ApiKeyRecord>) =>
+const checkPlan = (plan: ImportPlan, paths: ReadonlyMap<object, string>, knownKeys: ReadonlyArray<ApiKeyRecord>) =>
   Effect.gen(function* () {
     const seen = new Map<string, string>()
     const once = (kind: string, id: string, path: string) => {
@@ -117,12 +117,26 @@ const NOT_HASHED = "!stored"
 
 type ImportPlanDraft = { -readonly [K in keyof ImportPlan]: Array<ImportPlan[K][number]> }
 
+/** An import file checked on its own and turned into the rows it writes (`prepareImport`), for `writeImport`. */
+export interface PreparedImport {
+  readonly plan: ImportPlan
+  /** Where each entry of the plan came from in the file, to name it when it is refused. */
+  readonly paths: ReadonlyMap<object, string>
+  /** The keys whose plaintext the file sets. */
+  readonly knownKeys: ReadonlyArray<ApiKeyRecord>
+  /** The keys whose plaintext the service made, with the email of their account. */
+  readonly madeKeys: ReadonlyArray<{ readonly record: ApiKeyRecord; readonly email: string; readonly plaintext: string }>
+  /** Each account's password, hashed only if the account is not stored yet. */
+  readonly passwords: ReadonlyMap<AccountRecord, string>
+}
+
 /**
- * Validates an import file (a bad entry is named by its JSON path and nothing is imported) and
- * writes it in one transaction, idempotent by id. Bodies are sanitised like the editor does and
- * word counts computed; every new article gets its first revision (origin `editor`).
+ * Validates a whole import file without the database (a bad entry is named by its JSON path):
+ * its shape and bounds, its bodies (sanitised as the editor does, word counts computed), and
+ * makes its rows; every new article gets its first revision (origin `editor`). The admin command
+ * line runs it before it opens (and so migrates) the database: a refused file touches nothing.
  */
-export const importData = (input: unknown) =>
+export const prepareImport = (input: unknown) =>
   Effect.gen(function* () {
     const file = yield* decodeInput(ImportFile, input, "Import file")
     const secrets = yield* Secrets
@@ -235,6 +249,18 @@ export const importData = (input: unknown) =>
         }
       }
     }
+    const prepared: PreparedImport = { plan, paths, knownKeys, madeKeys, passwords }
+    return prepared
+  })
+
+/**
+ * Writes a prepared import in one transaction, idempotent by id, after checking it against the
+ * stored rows (ids and emails of other accounts, keys stored already), all while no other import
+ * runs. Only a new account's password is hashed.
+ */
+export const writeImport = ({ plan, paths, knownKeys, madeKeys, passwords }: PreparedImport) =>
+  Effect.gen(function* () {
+    const secrets = yield* Secrets
     const importer = yield* DataImporter
     // The checks against the stored rows and the writes as one step: another import at the same
     // moment (another process) waits, so an id found free here is still free when written.
@@ -257,6 +283,12 @@ export const importData = (input: unknown) =>
       .map((k) => ({ id: k.record.id, account: k.email, name: k.record.name, scope: k.record.scope, key: k.plaintext }))
     return { ...summary, newKeys }
   })
+
+/**
+ * Validates an import file (a bad entry is named by its JSON path and nothing is imported) and
+ * writes it in one transaction, idempotent by id: `prepareImport`, then `writeImport`.
+ */
+export const importData = (input: unknown) => Effect.flatMap(prepareImport(input), writeImport)
 
 /** An API key an import made (the file set no `key`): its plaintext, shown only once. */
 export interface ImportedKey {
