@@ -202,6 +202,17 @@ describe("the document says exactly what the server checks", () => {
     for (const name of ["find", "replace"]) expect(JSON.stringify(edit[name])).toContain("\\u0000")
   })
 
+  it("should say how each list's filters read: a backlink's date range by whole UTC days, the activity's channels by name", () => {
+    const param = (method: string, template: string, name: string) =>
+      operations.find((o) => o.method === method && o.template === template)!.parameters.find((p) => p["name"] === name)!
+    const described = (p: Json) => String(p["description"] ?? values.deref(p["schema"] as Json)["description"] ?? "")
+    for (const name of ["from", "to"]) {
+      expect(described(param("GET", "/sites/{id}/backlinks", name))).toContain("whole UTC day")
+      expect(described(param("GET", "/sites/{id}/articles", name))).not.toContain("whole UTC day")
+    }
+    expect(described(param("GET", "/activity", "channel"))).toMatch(/`api`.*`mcp`.*`web`.*`platform`/)
+  })
+
   it("should publish the response side's counts as never negative and its revision and page numbers as counted from 1", () => {
     const schemas = (doc["components"] as Json)["schemas"] as Record<string, Json>
     const prop = (schema: string, ...path: Array<string>) => path.reduce((at: Json, key) => values.deref((at["properties"] as Record<string, Json>)[key]!), values.deref(schemas[schema]!))

@@ -44,12 +44,13 @@ const DATE_OR_DATETIME = new RegExp(
   "u",
 )
 
-/** `from`/`to`: a `YYYY-MM-DD` date or an RFC 3339 date-time; both ends inclusive. */
+const DATE_BOUND_RULES =
+  "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive, from 0001-01-01 to 9999-12-31 in UTC once its offset is applied (else a 400). A date its month lacks (`2026-02-30`) is a 400."
+
+/** `from`/`to` described by `description`, checked as `DateBound` is. */
 // Annotations go on the base string: JSON Schema generation drops those set after a custom filter.
-export const DateBound = Schema.String.annotate({
-  description:
-    "`YYYY-MM-DD` or an RFC 3339 date-time, inclusive, from 0001-01-01 to 9999-12-31 in UTC once its offset is applied (else a 400). A date its month lacks (`2026-02-30`) is a 400. A bare date for `to` means the end of that UTC day; `from` after `to` is a 400.",
-}).pipe(
+const dateBound = (description: string) =>
+  Schema.String.annotate({ description }).pipe(
   Schema.check(
     Schema.makeFilter((s: string) => {
       if (!DATE_OR_DATETIME.test(s)) return "Expected a date YYYY-MM-DD or an RFC 3339 date-time such as 2026-11-02T10:00:00Z"
@@ -59,6 +60,17 @@ export const DateBound = Schema.String.annotate({
       return "refused" in bound ? bound.refused : undefined
     }, { toJsonSchema: () => ({ pattern: DATE_OR_DATETIME.source }) }),
   ),
+)
+
+/** `from`/`to` of an instant's field: a `YYYY-MM-DD` date or an RFC 3339 date-time; both ends inclusive. */
+export const DateBound = dateBound(`${DATE_BOUND_RULES} A bare date for \`to\` means the end of that UTC day; \`from\` after \`to\` is a 400.`)
+
+/**
+ * `from`/`to` of a date's field (a backlink's `date_acquired`): an instant counts its whole UTC
+ * day, however late in it a `from` falls (`resolveDateSpan`).
+ */
+export const DateSpanBound = dateBound(
+  `${DATE_BOUND_RULES} \`date_acquired\` is a date: a date-time counts its whole UTC day (a \`from\` of 2026-10-05T18:00:00Z includes backlinks acquired on 2026-10-05). \`from\` after \`to\` is a 400.`,
 )
 
 /**
@@ -121,7 +133,7 @@ export const SearchArticlesQuery = Schema.Struct({
 export type SearchArticlesQuery = typeof SearchArticlesQuery.Type
 
 /** Query of `GET /sites/{id}/backlinks`. */
-export const ListBacklinksQuery = Schema.Struct({ ...rangeFields, ...pageFields }).annotate({
+export const ListBacklinksQuery = Schema.Struct({ from: Schema.optionalKey(DateSpanBound), to: Schema.optionalKey(DateSpanBound), ...pageFields }).annotate({
   title: "ListBacklinksQuery",
 })
 /** Query of `GET /sites/{id}/backlinks`. */
@@ -156,7 +168,7 @@ export type ListRevisionsQuery = typeof ListRevisionsQuery.Type
 /** Query of `GET /activity`. */
 export const ListActivityQuery = Schema.Struct({
   ...rangeFields,
-  channel: Schema.optionalKey(Channel),
+  channel: Schema.optionalKey(Channel.annotate({ description: "Only entries of calls made through this channel: `api` (REST), `mcp`, `web` (the pages) or `platform` (the service's own jobs)." })),
   ...pageFields,
 }).annotate({ title: "ListActivityQuery" })
 /** Query of `GET /activity`. */
