@@ -200,7 +200,7 @@ describe("GET /articles/{id}/diff", () => {
     )
     expect(diff.body).toMatchObject({ added_words: 4, removed_words: 0 })
     const same = await json(await send("GET", `/articles/art_a10/diff?from=${start.revision}&to=${start.revision}`))
-    expect(same).toEqual({ from: start.revision, to: start.revision, title: null, body: { unified: "", added_words: 0, removed_words: 0, granularity: "word", note: null } })
+    expect(same).toEqual({ from: start.revision, to: start.revision, title: null, "featured image": null, body: { unified: "", added_words: 0, removed_words: 0, granularity: "word", note: null } })
   })
 
   it("should refuse bad numbers and unknown revisions", async () => {

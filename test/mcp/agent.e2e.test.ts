@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import pg from "pg"
+import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDatabase } from "../e2e/helpers.ts"
 import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "./support.ts"
@@ -343,5 +344,19 @@ describe("edit_article, diff_revisions, restore_revision", () => {
     ]
     for (const [name, args] of calls) expect(problemOf(await call(name, args)).code, name).toBe("not_found")
     for (const [name, args] of calls) expect(problemOf(await call(name, { ...args, article_id: "art_nope" })).code, name).toBe("not_found")
+  })
+})
+
+describe("diff_revisions and the featured image", () => {
+  it("should show a featured image change, which a restore brings back too, in the diff and its text", async () => {
+    const before = ok("get_article", await call("get_article", { article_id: "art_a1_1" }))
+    const png = (await sharp({ create: { width: 4, height: 4, channels: 3, background: "red" } }).png().toBuffer()).toString("base64")
+    const replaced = ok("replace_featured_image", await call("replace_featured_image", { article_id: "art_a1_1", image_base64: png, mime_type: "image/png", alt: "Red" }))
+    const image = replaced.article["featured image"]
+    const diff = await call("diff_revisions", { article_id: "art_a1_1", from: before.revision })
+    expect(ok("diff_revisions", diff)).toMatchObject({ title: null, "featured image": { from: before["featured image"], to: image }, body: { unified: "" } })
+    expect(diff.content[0]!.text).toContain(`Featured image: ${before["featured image"].url} (alt: "A garden") -> ${image.url} (alt: "Red").`)
+    const same = ok("diff_revisions", await call("diff_revisions", { article_id: "art_a1_1", from: replaced.revision.number }))
+    expect(same["featured image"]).toBeNull()
   })
 })

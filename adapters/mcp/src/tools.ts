@@ -150,6 +150,8 @@ const editOutcome = (r: typeof UpdateArticleResult.Type) =>
       : "The sanitiser removed nothing.",
   ].join("\n")
 
+const imageText = (i: { url: string; alt: string } | null) => (i === null ? "(none)" : `${i.url} (alt: ${JSON.stringify(i.alt)})`)
+
 const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
   `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
 
@@ -359,7 +361,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     name: "diff_revisions",
     title: "Show what changed between two revisions",
     description: [
-      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles if they differ. body.granularity says how finely they were compared within the comparison's budget of work (word; block: words of changed lines counted whole; whole: the differing middle replaced whole), with a note when coarser than word.",
+      "Compare two revisions of an article: a unified diff of the bodies with one block element (paragraph, heading, list item) a line, the number of words added and removed, and both titles and both featured images if they differ. body.granularity says how finely they were compared within the comparison's budget of work (word; block: words of changed lines counted whole; whole: the differing middle replaced whole), with a note when coarser than word.",
       "from is the older revision number, to the newer one (default: the current revision). Use it to check what an edit really changed, or what a restore would bring back.",
       READ_LIMITS,
     ].join(" "),
@@ -373,6 +375,9 @@ export const tools: ReadonlyArray<ToolSpec> = [
         `From revision ${d.from} to revision ${d.to}: ${d.body.added_words} ${d.body.added_words === 1 ? "word" : "words"} added, ${d.body.removed_words} removed.`,
         ...(d.body.note === null ? [] : [d.body.note]),
         d.title === null ? "Title unchanged." : `Title: "${d.title.from}" -> "${d.title.to}".`,
+        d["featured image"] === null
+          ? "Featured image unchanged."
+          : `Featured image: ${imageText(d["featured image"].from)} -> ${imageText(d["featured image"].to)}.`,
         d.body.unified === "" ? "Body unchanged." : d.body.unified,
       ].join("\n"),
   },

@@ -14,10 +14,11 @@ describe("tool text renderings", () => {
       from: 1,
       to: 2,
       title: null,
+      "featured image": null,
       body: { unified: "--- revision 1\n+++ revision 2\n@@ -1 +1 @@\n-<p>a b</p>\n+<p>c d</p>", added_words: 2, removed_words: 2, granularity: "whole", note },
     })
     expect(text).toContain(note)
-    const fine = render("diff_revisions", { from: 1, to: 2, title: null, body: { unified: "", added_words: 0, removed_words: 0, granularity: "word", note: null } })
+    const fine = render("diff_revisions", { from: 1, to: 2, title: null, "featured image": null, body: { unified: "", added_words: 0, removed_words: 0, granularity: "word", note: null } })
     expect(fine).not.toContain("null")
   })
 })

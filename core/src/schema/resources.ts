@@ -304,6 +304,9 @@ export const RevisionDiff = Schema.Struct({
   title: Schema.NullOr(Schema.Struct({ from: Schema.String, to: Schema.String })).annotate({
     description: "The two titles, or null when the title did not change.",
   }),
+  "featured image": Schema.NullOr(Schema.Struct({ from: FeaturedImage, to: FeaturedImage })).annotate({
+    description: "The two featured images (each `{ url, alt }` or null), or null when the featured image did not change: a restore brings it back too.",
+  }),
   body: Schema.Struct({
     unified: Schema.String.annotate({
       description:
