@@ -80,7 +80,7 @@ export const searchTools: ReadonlyArray<ToolSpec> = [
     name: "search",
     title: "Search (research connector)",
     description: [
-      "Search the connected account's articles for research: full-text over titles, target keywords and body text, best match first, at most 20 results.",
+      "Search the connected account's articles for research: full-text over titles, target keywords and body text, best match first, at most {research_results} results.",
       'query is web-search syntax (words all required, "a phrase", OR, -word), at most two hundred characters; a question in plain words that finds nothing as written is searched again by its own words, all of them, then any. Returns {"results":[{"id","title","url"}]}; read a result with fetch(id).',
       "Limits: {requests_per_minute} requests per minute per account (shared with the REST API).",
     ].join(" "),

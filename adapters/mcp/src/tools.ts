@@ -32,6 +32,7 @@ import {
   perPageFacts,
   ReplaceFeaturedImageArgs,
   replaceFeaturedImage,
+  RESEARCH_RESULTS,
   RestoreRevisionArgs,
   RestoreRevisionResult,
   restoreRevision,
@@ -93,6 +94,7 @@ const revisionsOf = (ifRevision: number | undefined): ReadonlyArray<number> | un
 const PER_MINUTE = "{requests_per_minute}"
 const PER_DAY = "{daily_edits}"
 const MAX_PER_PAGE = "{max_per_page}"
+const RESEARCH_RESULTS_TOKEN = "{research_results}"
 
 /** The limits every read tool states. */
 const READ_LIMITS = `Limits: ${PER_MINUTE} requests per minute per account (shared with the REST API).`
@@ -461,6 +463,8 @@ export const describeWith = (text: string, limits: DescribedLimits): string =>
     .replaceAll(PER_MINUTE, String(limits.requestsPerMinute))
     .replaceAll(PER_DAY, String(limits.dailyEdits))
     .replaceAll(MAX_PER_PAGE, String(limits.maxPerPage))
+    // `search` answers one page of this size (researchSearch): the operator's page size when lower
+    .replaceAll(RESEARCH_RESULTS_TOKEN, String(Math.min(RESEARCH_RESULTS, limits.maxPerPage)))
 
 // JSON Schemas generated once from the core's Effect schemas; only the descriptions vary.
 const schemas = tools.map((tool) => ({ inputSchema: jsonSchemaOf(tool.input, true), outputSchema: jsonSchemaOf(tool.output, false) }))

@@ -159,6 +159,12 @@ describe("tool descriptions", () => {
     expect(defaults).toMatch(/60 requests per minute.*per_page 1 to 100\b/)
   })
 
+  it("should state how many results search answers at the page size in force (the operator's, when below 20)", () => {
+    const searchOf = (maxPerPage: number) => toolDefinitionsFor({ requestsPerMinute: 7, dailyEdits: 9, maxPerPage }).find((t) => t.name === "search")!.description
+    expect(searchOf(5)).toMatch(/\bat most 5 results\b/)
+    expect(searchOf(100)).toMatch(/\bat most 20 results\b/)
+  })
+
   it("should give every per_page the configured page size as its maximum and default, as the server checks it", () => {
     const configured = toolDefinitionsFor({ requestsPerMinute: 7, dailyEdits: 9, maxPerPage: 5 })
     const paged = configured.filter((t) => "per_page" in (t.inputSchema.properties as object))
