@@ -155,7 +155,9 @@ const editOutcome = (r: typeof UpdateArticleResult.Type) =>
 const imageText = (i: { url: string; alt: string } | null) => (i === null ? "(none)" : `${i.url} (alt: ${JSON.stringify(i.alt)})`)
 
 const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
-  `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
+  p.page > Math.max(1, p.total_pages)
+    ? `Page ${p.page} is past the last page, ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
+    : `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
 
 const articleLine = (a: { id: string; title: string; status: string; published_at: string | null; "word count": number; url: string }) =>
   `- ${a.title} [id ${a.id}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a["word count"]} words] ${a.url}`
@@ -174,7 +176,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     title: "List websites",
     description: [
       "List the websites on the connected account, sorted by name, with how many articles and backlinks each has.",
-      "Use it first: every other tool needs a site_id or an article_id, and ids are opaque strings (for example 'site_1') that only this tool and the list tools reveal.",
+      "Use it first: the other tools name a website by site_id or an article by article_id (search_articles and search can also search every website at once), and ids are opaque strings (for example 'site_1') that only this tool and the list tools reveal.",
       LIST_LIMITS,
     ].join(" "),
     annotations: READ,
@@ -261,9 +263,9 @@ export const tools: ReadonlyArray<ToolSpec> = [
     render: (r: typeof PeriodSummary.Type) =>
       [
         `Site ${r.site_id}, ${r.period.key}: ${r.period.from} to ${r.period.to}.`,
-        `${r.articles.count} published articles, ${r.articles["word count"]} words:`,
+        `${r.articles.count} published articles, ${r.articles["word count"]} words${r.articles.items.length === 0 ? "." : ":"}`,
         ...r.articles.items.map(articleLine),
-        `${r.backlinks.count} backlinks (${r.backlinks.industry} industry, ${r.backlinks.local} local):`,
+        `${r.backlinks.count} backlinks (${r.backlinks.industry} industry, ${r.backlinks.local} local)${r.backlinks.items.length === 0 ? "." : ":"}`,
         ...r.backlinks.items.map(backlinkLine),
       ].join("\n"),
   },

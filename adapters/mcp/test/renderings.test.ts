@@ -43,3 +43,26 @@ describe("get_revision's text", () => {
     expect(render("get_revision", revision(null))).toMatch(/featured image: \(none\)/i)
   })
 })
+
+describe("list and summary texts an agent reads", () => {
+  const pagination = (page: number, total: number) => ({ page, per_page: 20, total, total_pages: Math.ceil(total / 20) })
+
+  it("should say a page past the end is past the last page, not 'page 9 of 1'", () => {
+    const past = render("list_backlinks", { data: [], pagination: pagination(9, 3) })
+    expect(past).toContain("Page 9 is past the last page, 1 (3 in total, 20 per page).")
+    expect(past).not.toContain("of 1")
+    expect(render("list_backlinks", { data: [], pagination: pagination(1, 0) })).toContain("Page 1 of 1 (0 in total")
+  })
+
+  it("should end get_stats' empty parts with a full stop, not a colon followed by nothing", () => {
+    const text = render("get_stats", {
+      site_id: "site_1",
+      period: { key: "2026-10", from: "2026-10-01", to: "2026-10-31" },
+      articles: { count: 0, "word count": 0, items: [] },
+      backlinks: { count: 0, industry: 0, local: 0, items: [] },
+    })
+    expect(text).toContain("0 published articles, 0 words.")
+    expect(text).toContain("0 backlinks (0 industry, 0 local).")
+    expect(text).not.toMatch(/:$/m)
+  })
+})

@@ -45,7 +45,7 @@ export const memoryArticleWriter = (state: MemoryState) => {
                 : (held.applied ?? (held.answer !== null && "revision" in held.answer ? held.answer.revision : undefined))
             if (applied !== undefined) {
               return yield* new EditConflict({
-                detail: `The request with this Idempotency-Key was applied by another call (article '${applied.articleId}', revision ${applied.number}); nothing was changed now. Read the article for the result.`,
+                detail: `The request with this idempotency key was applied by another call (article '${applied.articleId}', revision ${applied.number}); nothing was changed now. Read the article for the result.`,
               })
             }
           }

@@ -190,7 +190,7 @@ export const ormArticleWriter = (orm: Orm, options: WriterOptions) => {
               ? new DailyEditLimit({ limit: error.budget.limit, retryAfterSeconds: error.budget.retryAfterSeconds })
               : error instanceof KeyAppliedElsewhere
                 ? new EditConflict({
-                    detail: `The request with this Idempotency-Key was applied by another call (article '${error.revision.articleId}', revision ${error.revision.number}); nothing was changed now. Read the article for the result.`,
+                    detail: `The request with this idempotency key was applied by another call (article '${error.revision.articleId}', revision ${error.revision.number}); nothing was changed now. Read the article for the result.`,
                   })
                 : editFailureOf(error),
         )

@@ -129,19 +129,19 @@ export const claimIdempotencyKey = (caller: Caller, key: string, fingerprint: st
     if (reservation.kind === "reserved") return { kind: "run", hold: { key, fingerprint, token: reservation.token } } satisfies IdempotencyClaim as IdempotencyClaim
     if (reservation.fingerprint !== fingerprint) {
       return yield* new IdempotencyKeyReused({
-        detail: "This Idempotency-Key was used within the last 24 hours for a different request; use a new key for a new request.",
+        detail: "This idempotency key was used within the last 24 hours for a different request; use a new key for a new request.",
       })
     }
     if (reservation.kind === "pending") {
       return yield* new EditConflict({
-        detail: "A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.",
+        detail: "A request with this idempotency key is still being processed; retry in a moment to get its answer.",
         retryAfterSeconds: 1,
       })
     }
     if (reservation.kind === "applied") {
       const { articleId, number } = reservation.revision
       return yield* new EditConflict({
-        detail: `The request with this Idempotency-Key was applied (article '${articleId}', revision ${number}), but the service stopped before its answer was kept, so it cannot be sent again. Nothing was changed now; read the article for the result.`,
+        detail: `The request with this idempotency key was applied (article '${articleId}', revision ${number}), but the service stopped before its answer was kept, so it cannot be sent again. Nothing was changed now; read the article for the result.`,
       })
     }
     const kept = reservation.answer
