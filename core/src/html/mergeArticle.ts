@@ -263,9 +263,44 @@ const regionsOf = (base: ReadonlyArray<number>, mine: ReadonlyArray<Hunk>, their
     const t = sideOver(base, ofSide("theirs"), rs, re)
     const o = base.slice(rs, re)
     const resolution = resolve(o, m, t, sameIds)
-    regions.push({ oStart: rs, oEnd: re, mine: m, theirs: t, resolution })
+    const region: Region = { oStart: rs, oEnd: re, mine: m, theirs: t, resolution }
+    const before = regions[regions.length - 1]
+    const joined = before === undefined ? undefined : joinShared(base, before, region)
+    if (joined === undefined) regions.push(region)
+    else regions[regions.length - 1] = joined
   }
   return regions
+}
+
+/**
+ * Two neighbouring regions one side each changed, one of them an insertion where the other's
+ * change begins or ends, made one region when both sides brought the same units there: a side
+ * that inserted a block and also changed its neighbour is one hunk (which of its blocks were
+ * inserted is not known), so the other side's identical insertion beside it was a region of
+ * its own, and the block was taken twice. The units both sides hold at the regions' start or end
+ * are taken once, and what remains is settled by the three-way rule; undefined (the two stay
+ * apart, as before) where nothing is shared or what remains conflicts. Linear in the two regions.
+ */
+const joinShared = (base: ReadonlyArray<number>, a: Region, b: Region): Region | undefined => {
+  if (a.oEnd !== b.oStart || (a.oStart !== a.oEnd && b.oStart !== b.oEnd)) return undefined
+  const sides = new Set([a.resolution, b.resolution])
+  if (!sides.has("mine") || !sides.has("theirs")) return undefined
+  const o = base.slice(a.oStart, b.oEnd)
+  const m = [...a.mine, ...b.mine]
+  const t = [...a.theirs, ...b.theirs]
+  let head = 0
+  while (head < m.length && head < t.length && m[head] === t[head]) head++
+  let tail = 0
+  while (tail < m.length - head && tail < t.length - head && m[m.length - 1 - tail] === t[t.length - 1 - tail]) tail++
+  if (head + tail === 0) return undefined
+  // The base's own units among the shared ones (kept by both) are not part of what remains.
+  let oHead = 0
+  while (oHead < head && oHead < o.length && o[oHead] === m[oHead]) oHead++
+  let oTail = 0
+  while (oTail < tail && oTail < o.length - oHead && o[o.length - 1 - oTail] === m[m.length - 1 - oTail]) oTail++
+  const rest = resolve(o.slice(oHead, o.length - oTail), m.slice(head, m.length - tail), t.slice(head, t.length - tail), sameIds)
+  if (rest === "conflict") return undefined
+  return { oStart: a.oStart, oEnd: b.oEnd, mine: m, theirs: t, resolution: rest === "same" || rest === "both" ? "both" : rest }
 }
 
 /**

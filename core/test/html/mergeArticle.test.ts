@@ -94,6 +94,23 @@ describe("mergeArticle", () => {
     expect(merge.mergedUnits).toBe(0)
   })
 
+  it("should take a block both sides inserted once, when one side also changed the block beside it", () => {
+    // mine inserted "new" and changed "two" (one hunk: which of its blocks is the insertion is not
+    // known); theirs inserted the same "new" alone. Before, "new" came back twice.
+    const before = mergeArticle(base, side("Title", P("one"), P("new"), P("two"), P("three"), P("four")), side("Title", P("one"), P("new"), P("TWO"), P("three"), P("four")))
+    expect(before.conflicts).toEqual([])
+    expect(before.body).toBe(body(P("one"), P("new"), P("TWO"), P("three"), P("four")))
+    expect(before.mergedUnits).toBe(0)
+    // The same after the changed block, theirs the side that also changed it.
+    const after = mergeArticle(base, side("Title", P("one"), P("two"), P("THREE"), P("new"), P("four")), side("Title", P("one"), P("two"), P("three"), P("new"), P("four")))
+    expect(after.conflicts).toEqual([])
+    expect(after.body).toBe(body(P("one"), P("two"), P("THREE"), P("new"), P("four")))
+    expect(after.mergedUnits).toBe(1)
+    // Different insertions beside that change stay as they were merged: both, once each.
+    const different = mergeArticle(base, side("Title", P("one"), P("x"), P("two"), P("three"), P("four")), side("Title", P("one"), P("y"), P("TWO"), P("three"), P("four")))
+    expect(different.body).toBe(body(P("one"), P("x"), P("y"), P("TWO"), P("three"), P("four")))
+  })
+
   it("should report a block changed differently on both sides as a conflict with each side's HTML", () => {
     const merge = mergeArticle(base, side("Title", P("one"), P("theirs"), P("three"), P("four")), side("Title", P("one"), P("mine"), P("three"), P("four")))
     expect(merge.body).toBeNull()
