@@ -210,6 +210,8 @@ interface Region {
   readonly mine: ReadonlyArray<number>
   readonly theirs: ReadonlyArray<number>
   readonly resolution: Resolution
+  /** How many of the taken side's first units the region before brought already (see `skipShared`): taken once, there. */
+  readonly skip?: number
 }
 
 /**
@@ -266,10 +268,29 @@ const regionsOf = (base: ReadonlyArray<number>, mine: ReadonlyArray<Hunk>, their
     const region: Region = { oStart: rs, oEnd: re, mine: m, theirs: t, resolution }
     const before = regions[regions.length - 1]
     const joined = before === undefined ? undefined : joinShared(base, before, region)
-    if (joined === undefined) regions.push(region)
+    if (joined === undefined) regions.push(before === undefined ? region : skipShared(before, region))
     else regions[regions.length - 1] = joined
   }
   return regions
+}
+
+/**
+ * Two neighbouring regions one side each changed, each change beginning or ending where they meet
+ * with the same units (both sides inserted them there, each in one hunk with a change of its
+ * own beside it): the second takes its side's units without those, which the first takes.
+ * Linear in the units compared.
+ */
+const skipShared = (a: Region, b: Region): Region => {
+  if (a.oEnd !== b.oStart || a.resolution === b.resolution || (a.resolution !== "mine" && a.resolution !== "theirs") || (b.resolution !== "mine" && b.resolution !== "theirs")) return b
+  const x = a.resolution === "mine" ? a.mine : a.theirs
+  const y = b.resolution === "mine" ? b.mine : b.theirs
+  // The longest run that ends x and begins y (at most the shorter's length; a few units in practice).
+  for (let k = Math.min(x.length, y.length); k > 0; k--) {
+    let same = true
+    for (let i = 0; i < k && same; i++) same = x[x.length - k + i] === y[i]
+    if (same) return { ...b, skip: k }
+  }
+  return b
 }
 
 /**
@@ -369,18 +390,20 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
     readonly mine: ReadonlyArray<Unit>
     readonly theirs: ReadonlyArray<Unit>
     resolution: Resolution
+    skip: number
   }
   let chunks: Array<Chunk> = []
   let pos = 0
   let mPos = 0
   let tPos = 0
-  const push = (oEnd: number, mineLength: number, theirLength: number, resolution: Resolution): void => {
+  const push = (oEnd: number, mineLength: number, theirLength: number, resolution: Resolution, skip = 0): void => {
     chunks.push({
       baseIndex: pos,
       o: o.units.slice(pos, oEnd),
       mine: m.units.slice(mPos, (mPos += mineLength)),
       theirs: t.units.slice(tPos, (tPos += theirLength)),
       resolution,
+      skip,
     })
     pos = oEnd
   }
@@ -389,19 +412,19 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
   }
   for (const region of regions) {
     same(region.oStart)
-    push(region.oEnd, region.mine.length, region.theirs.length, region.resolution)
+    push(region.oEnd, region.mine.length, region.theirs.length, region.resolution, region.skip)
   }
   same(o.ids.length)
 
   // An unchanged unit's whitespace after it is the side's that changed it (theirs when both did).
   const taken = (chunk: Chunk): ReadonlyArray<Unit> =>
     chunk.resolution === "mine" || chunk.resolution === "both"
-      ? chunk.mine
+      ? chunk.mine.slice(chunk.skip)
       : chunk.resolution === "conflict"
         ? []
         : chunk.resolution === "same"
           ? chunk.theirs.map((unit, i) => (unit.raw === chunk.o[i]!.raw ? chunk.mine[i]! : unit))
-          : chunk.theirs
+          : chunk.theirs.slice(chunk.skip)
 
   // Protected links: a block both sides hold equally often must be there as often in the result.
   const mineCounts = countKeys(m.units)
@@ -426,6 +449,10 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
       const touched = [...chunk.o, ...chunk.mine, ...chunk.theirs].some((unit) => unit.protectedKeys.some((key) => broken.has(key)))
       if (touched) chunk.resolution = "conflict"
     }
+    // Units taken once in a region made a conflict are the next region's again: the person's choice there may leave them out.
+    chunks.forEach((chunk, i) => {
+      if (chunk.skip > 0 && (i === 0 || chunks[i - 1]!.resolution === "conflict")) chunk.skip = 0
+    })
     // An insertion before base unit k and a change starting at unit k are two regions with one
     // index; both made conflicts here, they are one conflict, or `body/<k>` would name two
     // (and a choice made for one would be applied to both). One pass over the chunks.
@@ -442,6 +469,7 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
         mine: [...before.mine, ...chunk.mine],
         theirs: [...before.theirs, ...chunk.theirs],
         resolution: "conflict",
+        skip: 0,
       }
     }
     chunks = coalesced
@@ -455,8 +483,9 @@ export const mergeArticle = (base: MergeSide, theirs: MergeSide, mine: MergeSide
     const c: MergeChunk = {
       baseIndex: chunk.baseIndex,
       base: html(chunk.o),
-      theirs: html(chunk.theirs),
-      mine: html(chunk.mine),
+      // (a region's units taken once before it are left out of the side it takes, as in the merged body)
+      theirs: html(chunk.resolution === "theirs" ? chunk.theirs.slice(chunk.skip) : chunk.theirs),
+      mine: html(chunk.resolution === "mine" ? chunk.mine.slice(chunk.skip) : chunk.mine),
       resolution: chunk.resolution,
     }
     if (c.resolution === "conflict") conflicts.push({ unit: `body/${c.baseIndex}`, base: c.base, theirs: c.theirs, mine: c.mine })

@@ -111,6 +111,18 @@ describe("mergeArticle", () => {
     expect(different.body).toBe(body(P("one"), P("x"), P("y"), P("TWO"), P("three"), P("four")))
   })
 
+  it("should take a block both sides inserted once, when each side also changed a different block beside it", () => {
+    // mine changed "one" and inserted "new" after it; theirs inserted "new" and changed "two" after it.
+    const merge = mergeArticle(base, side("Title", P("one"), P("new"), P("TWO"), P("three"), P("four")), side("Title", P("ONE"), P("new"), P("two"), P("three"), P("four")))
+    expect(merge.conflicts).toEqual([])
+    expect(merge.body).toBe(body(P("ONE"), P("new"), P("TWO"), P("three"), P("four")))
+    expect(merge.mergedUnits).toBe(1)
+    // A person's settlement of the same merge (a title conflict only) keeps it once too.
+    const titled = mergeArticle(base, side("Theirs", P("one"), P("new"), P("TWO"), P("three"), P("four")), side("Mine", P("ONE"), P("new"), P("two"), P("three"), P("four")))
+    expect(titled.conflicts.map((c) => c.unit)).toEqual(["title"])
+    expect(settleMerge(titled, new Map())).toBe(body(P("ONE"), P("new"), P("TWO"), P("three"), P("four")))
+  })
+
   it("should report a block changed differently on both sides as a conflict with each side's HTML", () => {
     const merge = mergeArticle(base, side("Title", P("one"), P("theirs"), P("three"), P("four")), side("Title", P("one"), P("mine"), P("three"), P("four")))
     expect(merge.body).toBeNull()
