@@ -100,6 +100,14 @@ const writeRefused = async (accessToken: string): Promise<boolean> => {
 const listedAccess = async (clientId: string) =>
   (await listConnectedClients({ runtime: server.runtime, publicUrl: server.url, env: {} }, "acc_alice")).find((c) => c.clientId === clientId)?.access
 
+
+/** An app registered at `base` whose agent sign-in page is sent Alice's email with a wrong password. */
+const signInWrongly = async (base: string, name: string): Promise<ScriptedOAuthProvider> => {
+  const provider = new ScriptedOAuthProvider({ ...ALICE, password: "not-the-password", decision: "allow" }, name)
+  await registerAndAuthorize(base, provider, { scope: "mcp", state: undefined })
+  return provider
+}
+
 describe("a client asking for no scope", () => {
   it("should get the consent page and, allowed as it stands, a token with mcp (full access)", async () => {
     for (const [i, scope] of [undefined, "", "offline_access"].entries()) {
@@ -239,24 +247,7 @@ describe("the activity log", () => {
 
   it("should log a sign-in refused for a wrong password on the account whose email was given, as / does, and nothing else", async () => {
     const before = await webEntries()
-    const provider = new ScriptedOAuthProvider({ ...ALICE, password: "not-the-password", decision: "allow" }, "Wrong Password Agent")
-    const register = await fetch(`${server.url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(provider.clientMetadata),
-    })
-    const { client_id: clientId } = (await register.json()) as { client_id: string }
-    const url = new URL(`${server.url}/oauth/authorize`)
-    url.search = new URLSearchParams({
-      client_id: clientId,
-      response_type: "code",
-      redirect_uri: provider.redirectUrl,
-      code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
-      code_challenge_method: "S256",
-      resource: mcpUrl,
-      scope: "mcp",
-    }).toString()
-    await provider.redirectToAuthorization(url)
+    const provider = await signInWrongly(server.url, "Wrong Password Agent")
     expect(provider.signInStatus).toBe(401)
     // recorded beside the answer (not awaited: a known email answers as fast as an unknown one)
     const logged = await eventually(() => newSince(before), (entries) => entries.length > 0, 10_000)
@@ -271,24 +262,7 @@ describe("an agent sign-in refused for its address's failures", () => {
   it("should answer 429 and log the refusal (channel web, no account, counted against the address), as the API logs its own", async () => {
     const limited = await startSeeded({ AUTH_FAILURE_LIMIT_PER_MINUTE: "1" })
     try {
-      const attempt = async () => {
-        const provider = new ScriptedOAuthProvider({ ...ALICE, password: "not-the-password", decision: "allow" }, "Guessing Agent")
-        const register = await fetch(`${limited.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(provider.clientMetadata) })
-        const { client_id: clientId } = (await register.json()) as { client_id: string }
-        const url = new URL(`${limited.url}/oauth/authorize`)
-        url.search = new URLSearchParams({
-          client_id: clientId,
-          response_type: "code",
-          redirect_uri: provider.redirectUrl,
-          code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
-          code_challenge_method: "S256",
-          resource: `${limited.url}/mcp`,
-          scope: "mcp",
-        }).toString()
-        await provider.redirectToAuthorization(url)
-        return provider
-      }
-      const guesser = await attempt()
+      const guesser = await signInWrongly(limited.url, "Guessing Agent")
       expect(guesser.signInStatus).toBe(401)
       // the same sign-in form sent again, past the address's budget
       const login = formOf(guesser.lastPage, "/login")
