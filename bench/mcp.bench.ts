@@ -131,6 +131,11 @@ export async function run(): Promise<void> {
         console.log(
           `  the service's pipelines:  REST ${(rRest.requests.average / restLeast.requests.average).toFixed(2)}x of its least, MCP ${(rMcp.requests.average / mcpLeast.requests.average).toFixed(2)}x of its least (goals as restated: each >= 0.90x of its least)`,
         )
+        const cpuRatio = (service: CannonResult, floor: CannonResult) =>
+          service.mainCpuPerRequest !== undefined && floor.mainCpuPerRequest !== undefined
+            ? `${service.mainCpuPerRequest.toFixed(1)} µs against its least ${floor.mainCpuPerRequest.toFixed(1)} µs, ${(floor.mainCpuPerRequest / service.mainCpuPerRequest).toFixed(2)}x`
+            : "not measured"
+        console.log(`  main-thread CPU a call (the same ratios read without the machine's other load): REST ${cpuRatio(rRest, restLeast)}; MCP ${cpuRatio(rMcp, mcpLeast)}`)
       }
       const floor = await sdkRoundMicros("x".repeat(restBytes))
       console.log(

@@ -232,6 +232,12 @@ export async function run(): Promise<void> {
         console.log(
           `GET/its least work    ${(rGet.requests.average / least).toFixed(2)}x (goal >= 0.90 of the contract's least work, which reaches ${(least / results.floorReadLog.requests.average).toFixed(2)}x of the floor)`,
         )
+        const [serviceCpu, leastCpu] = [rGet.mainCpuPerRequest, results.floorContract.mainCpuPerRequest]
+        if (serviceCpu !== undefined && leastCpu !== undefined) {
+          console.log(
+            `  main-thread CPU a GET: the service ${serviceCpu.toFixed(1)} µs, its least work ${leastCpu.toFixed(1)} µs: ${(leastCpu / serviceCpu).toFixed(2)}x (the same ratio read without the machine's other load)`,
+          )
+        }
       }
     }
     console.log(`list/bare throughput  ${(rList.requests.average / rBareList.requests.average).toFixed(2)}x (aim >= 0.2)`)

@@ -13,6 +13,13 @@ export interface CannonResult {
   readonly latency: { readonly p50: number; readonly p99: number; readonly average: number }
   readonly errors: number
   readonly non2xx: number
+  /**
+   * Microseconds of this process's main thread per request answered, the median of the rounds
+   * (`alternating`): the servers the benches start in process all run there, the load generator
+   * in a worker thread, so this is the CPU the server under test spent on each request, which the
+   * machine's other load inflates much less than it does throughput.
+   */
+  readonly mainCpuPerRequest?: number
 }
 
 /** One load result as a line: req/s, p50 and p99, and any errors. */
@@ -120,10 +127,17 @@ export const sequential = async <K extends string>(
   return Object.fromEntries(names.map((name) => [name, median(rates.get(name)!)])) as Record<K, number>
 }
 
+/** This process's main-thread CPU time so far in microseconds (NaN where Node cannot tell it). */
+const mainThreadCpu = (): number => {
+  const usage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage?.()
+  return usage === undefined ? Number.NaN : usage.user + usage.system
+}
+
 /**
  * Runs the cases one after the other, `rounds` times over (A B C, A B C, ...), and keeps for each
  * case the round with its median throughput. A case and its baseline then meet the same drift of
- * a shared machine, and one disturbed run does not decide a ratio.
+ * a shared machine, and one disturbed run does not decide a ratio. Each result also carries the
+ * median of its rounds' main-thread CPU per request (`mainCpuPerRequest`).
  */
 export const alternating = async <K extends string>(
   cases: Record<K, () => Promise<CannonResult>>,
@@ -131,12 +145,24 @@ export const alternating = async <K extends string>(
 ): Promise<Record<K, CannonResult>> => {
   const names = Object.keys(cases) as Array<K>
   const runs = new Map<K, Array<CannonResult>>(names.map((n) => [n, []]))
+  const cpu = new Map<K, Array<number>>(names.map((n) => [n, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const name of names) runs.get(name)!.push(await cases[name]())
+    for (const name of names) {
+      const before = mainThreadCpu()
+      const result = await cases[name]()
+      runs.get(name)!.push(result)
+      const spent = mainThreadCpu() - before
+      if (result.requests.total > 0 && Number.isFinite(spent)) cpu.get(name)!.push(spent / result.requests.total)
+    }
   }
-  const median = (results: Array<CannonResult>) =>
-    [...results].sort((a, b) => a.requests.average - b.requests.average)[Math.floor((results.length - 1) / 2)]!
-  return Object.fromEntries(names.map((n) => [n, median(runs.get(n)!)])) as Record<K, CannonResult>
+  const middle = <T>(xs: Array<T>, by: (x: T) => number): T | undefined => [...xs].sort((a, b) => by(a) - by(b))[Math.floor((xs.length - 1) / 2)]
+  return Object.fromEntries(
+    names.map((n) => {
+      const result = middle(runs.get(n)!, (r) => r.requests.average)!
+      const perRequest = middle(cpu.get(n)!, (us) => us)
+      return [n, perRequest === undefined ? result : { ...result, mainCpuPerRequest: perRequest }]
+    }),
+  ) as Record<K, CannonResult>
 }
 
 /** The service as the load benches run it, on its throw-away database. */
