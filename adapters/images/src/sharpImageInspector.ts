@@ -101,6 +101,11 @@ const inspect = (
           ? tooLarge(`The image takes more than ${seconds} s to decode and re-encode; send a smaller or simpler one.`)
           : unsupported("The image cannot be decoded: the file is corrupt or truncated.")
     }
+    // Re-encoding can outgrow its input (a 1-bit palette PNG written back as 8-bit RGBA): what is
+    // stored is held to the same limit as what was sent, so a call never stores more than 10 MiB.
+    if (output.data.byteLength > maxImageBytes) {
+      return yield* tooLarge(`The image re-encoded is ${output.data.byteLength} bytes; at most ${maxImageBytes} bytes (10 MiB) are stored.`)
+    }
     return {
       bytes: output.data,
       contentType: type,

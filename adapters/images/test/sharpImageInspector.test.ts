@@ -2,6 +2,7 @@ import { ImageInspector } from "@content-site/core"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { execFile } from "node:child_process"
 import { fileTypeFromBuffer } from "file-type"
+import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { deflateSync, crc32 } from "node:zlib"
 import sharp from "sharp"
@@ -193,6 +194,32 @@ describe("sharpImageInspector", () => {
     big.set(png)
     expect((await refusal(big))._tag).toBe("PayloadTooLarge")
   })
+
+  it("should never store more than 10 MiB: an image whose re-encoding outgrows the limit is refused", async () => {
+    // 8000×8000 two-colour noise as a 1-bit palette PNG with transparency: about 8 MB, under the
+    // limit, but sharp writes it back as 8-bit RGBA, which deflate cannot bring under 10 MiB.
+    const width = 8000
+    const height = 8000
+    const ihdr = Buffer.alloc(13)
+    ihdr.writeUInt32BE(width, 0)
+    ihdr.writeUInt32BE(height, 4)
+    ihdr.writeUInt8(1, 8) // bit depth
+    ihdr.writeUInt8(3, 9) // palette
+    const stride = width / 8 + 1
+    const rows = randomBytes(stride * height)
+    for (let y = 0; y < height; y++) rows[y * stride] = 0 // filter byte: none
+    const noise = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk("IHDR", ihdr),
+      chunk("PLTE", Buffer.from([250, 10, 130, 5, 240, 60])),
+      chunk("tRNS", Buffer.from([255, 100])),
+      chunk("IDAT", deflateSync(rows, { level: 1 })),
+      chunk("IEND", Buffer.alloc(0)),
+    ])
+    expect(noise.length).toBeLessThan(10 * 1024 * 1024)
+    const error = await refusal(noise)
+    expect(error._tag).toBe("PayloadTooLarge")
+  }, 60_000)
 
   it("should refuse with PayloadTooLarge an image that takes longer than its time budget, and keep the event loop free meanwhile", async () => {
     // 8000×8000 noise as a progressive JPEG of about 9 MB: 64 million pixels to decode (every scan
