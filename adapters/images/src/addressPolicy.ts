@@ -69,6 +69,31 @@ export const isPublicAddress = (address: string): boolean => {
   }
 }
 
+const loopback = new BlockList()
+loopback.addSubnet("127.0.0.0", 8, "ipv4")
+loopback.addAddress("::1", "ipv6")
+loopback.addSubnet("::ffff:127.0.0.0", 104, "ipv6")
+
+/**
+ * Whether an address is loopback (127.0.0.0/8, ::1, or 127/8 mapped into IPv6): all that the
+ * tests-only `allowPrivate` opens, never private, link-local (metadata) or other special ranges.
+ */
+export const isLoopbackAddress = (address: string): boolean => {
+  const ip = bare(address)
+  try {
+    switch (isIP(ip)) {
+      case 4:
+        return loopback.check(ip, "ipv4")
+      case 6:
+        return loopback.check(ip, "ipv6")
+      default:
+        return false
+    }
+  } catch {
+    return false
+  }
+}
+
 /** Whether a URL host is an IP literal (after WHATWG parsing, which already turns `0x7f.1`, `2130706433`, `127.1` into dotted quads). */
 export const isIpLiteral = (host: string): boolean => isIP(bare(host)) !== 0
 
@@ -90,8 +115,9 @@ export const urlRefusal = (url: URL, options: { readonly allowPrivate: boolean; 
   }
   if (url.username !== "" || url.password !== "") return "URLs with credentials are not fetched."
   if (url.hostname === "") return "The URL has no host."
-  if (!options.allowPrivate && isIpLiteral(url.hostname) && !options.isAllowedAddress(bare(url.hostname))) {
-    return `The address ${bare(url.hostname)} is not a public address.`
+  const literal = bare(url.hostname)
+  if (isIpLiteral(url.hostname) && !options.isAllowedAddress(literal) && !(options.allowPrivate && isLoopbackAddress(literal))) {
+    return `The address ${literal} is not a public address.`
   }
   if (!options.allowPrivate && !isIpLiteral(url.hostname) && isSingleLabel(url.hostname)) return notPublicHost(url.hostname)
   return null

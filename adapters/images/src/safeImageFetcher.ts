@@ -3,12 +3,12 @@ import { Effect, Layer } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import type { LookupFunction } from "node:net"
 import { Agent, buildConnector, request } from "undici"
-import { isPublicAddress, notPublicHost, urlRefusal } from "./addressPolicy.ts"
+import { isLoopbackAddress, isPublicAddress, notPublicHost, urlRefusal } from "./addressPolicy.ts"
 import { maxImageBytes } from "./sharpImageInspector.ts"
 
 /** Options of the SSRF-safe image fetcher. */
 export interface SafeImageFetcherOptions {
-  /** Tests only: allow http and loopback/private addresses (IMAGE_FETCH_ALLOW_PRIVATE=true). */
+  /** Tests only: allow http and loopback addresses (IMAGE_FETCH_ALLOW_PRIVATE=true); private, link-local and other special addresses stay refused. */
   readonly allowPrivate: boolean
   /** Total time for the whole fetch, redirects and body included (default 10 s). */
   readonly timeoutMs?: number
@@ -88,7 +88,6 @@ const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
 /** One dispatcher per fetch: its connector checks the resolved address and again the address actually connected. */
 const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean): Agent => {
   const tls = options.ca === undefined ? {} : { ca: typeof options.ca === "string" ? [options.ca] : [...options.ca] }
-  if (options.allowPrivate) return new Agent({ connect: tls })
   const base = buildConnector({ ...tls, lookup: guardedLookup(allowed) })
   return new Agent({
     connect: (opts, callback) =>
@@ -108,7 +107,10 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
   const timeoutMs = options.timeoutMs ?? 10_000
   const maxBytes = options.maxBytes ?? maxImageBytes
   const maxRedirects = options.maxRedirects ?? 3
-  const allowed = options.isAllowedAddress ?? isPublicAddress
+  const allowedAddress = options.isAllowedAddress ?? isPublicAddress
+  // allowPrivate opens loopback for the tests' local servers, and nothing else: a server that
+  // runs with it by mistake still never reaches the metadata address or a private network.
+  const allowed = options.allowPrivate ? (ip: string) => allowedAddress(ip) || isLoopbackAddress(ip) : allowedAddress
   const deadline = AbortSignal.timeout(timeoutMs)
   const signal = AbortSignal.any([deadline, interrupt])
   let current: URL

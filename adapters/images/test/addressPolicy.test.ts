@@ -77,10 +77,13 @@ describe("urlRefusal", () => {
     expect(check("https://8.8.8.8/i.png")).toBeNull()
   })
 
-  it("should allow http and private literals only when allowPrivate is set", () => {
+  it("should allow http and loopback literals only when allowPrivate is set, and never private or metadata ones", () => {
     const loose = { allowPrivate: true, isAllowedAddress: isPublicAddress }
     expect(check("http://127.0.0.1:3000/i.png", loose)).toBeNull()
     expect(check("https://[::1]/i.png", loose)).toBeNull()
+    for (const url of ["http://169.254.169.254/", "https://10.0.0.1/", "https://192.168.0.1/", "https://[fd00::1]/", "https://0.0.0.0/"]) {
+      expect(check(url, loose), url).toMatch(/not a public address/)
+    }
     expect(check("ftp://127.0.0.1/i.png", loose)).toMatch(/Only https/)
   })
 })

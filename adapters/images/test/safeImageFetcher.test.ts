@@ -114,6 +114,19 @@ describe("safeImageFetcher", () => {
     expect(hits).toEqual([`127.0.0.1 /image.png`])
   })
 
+  it("should let allowPrivate reach loopback only, never private, link-local (metadata) or other special addresses", async () => {
+    for (const url of ["https://169.254.169.254/latest/meta-data/", "http://169.254.169.254/", "https://10.0.0.1/", "https://192.168.1.1/", "https://100.64.0.1/", "https://[fd00::1]/", "https://[fe80::1]/", "https://[::ffff:169.254.169.254]/"]) {
+      const error = await fetchError(url, { ...testing, timeoutMs: 500 })
+      expect(error._tag, url).toBe("UnsafeUrl")
+    }
+    const to = encodeURIComponent("https://169.254.169.254/latest/meta-data/")
+    const redirected = await fetchError(`${httpsUrl}/redirect?to=${to}`, { ...testing, timeoutMs: 500 })
+    expect(redirected._tag).toBe("UnsafeUrl")
+    // loopback in its spellings stays reachable for the tests that need it
+    expect(Buffer.from(await fetchOk(`${https2Url}/image.png`, testing)).equals(png)).toBe(true)
+    expect(Buffer.from(await fetchOk(`${httpsUrl.replace("127.0.0.1", "localhost")}/image.png`, testing)).equals(png)).toBe(true)
+  })
+
   it("should refuse a host name resolving to 127.0.0.1 without connecting", async () => {
     const port = new URL(httpsUrl).port
     const error = await fetchError(`https://localhost:${port}/image.png`, strict)
