@@ -20,6 +20,7 @@ import {
   RewriteLedger,
   SiteRepository,
   snippetOf,
+  snippetHeadline,
   matchedMarksOnly,
   SNIPPET_LEAD_CHARACTERS,
   type AccountRecord,
@@ -795,6 +796,31 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         expect(ids(await search(accountId, "chippings"))).toEqual([a[0]!.id])
         expect((await search(accountId, "straw")).total).toBe(0)
       })
+      it("should give a snippet around the match, with the words before it, from the title or keyword when only they match, the same on every adapter", async () => {
+        const words = Array.from({ length: 80 }, (_, i) => `word${i}`).join(" ")
+        const { accountId } = await seedTexts([
+          { title: "Tomato blight explained", body: "<p>What to do first when leaves turn brown.</p>" },
+          { title: "Deep", body: `<p>${words} compost heap ${words}</p>` },
+          { title: "Key", body: "<p>Nothing here at all.</p>", keyword: "zucchini bread" },
+          { title: "A forged \uFDD0mark\uFDD1 here", body: "<p>Nothing.</p>" },
+        ])
+        const snippet = async (q: string) => {
+          const hit = (await search(accountId, q)).items[0]!
+          return snippetOf(snippetHeadline(hit, q))
+        }
+        // found by the title (or the keyword) alone: the snippet shows that match, not the body's opening unmarked
+        expect(await snippet("explained")).toBe("Tomato blight <mark>explained</mark>")
+        expect(await snippet("zucchini")).toBe("<mark>zucchini</mark> bread")
+        // a title's own mark characters mark nothing
+        expect(await snippet("forged")).toBe("A <mark>forged</mark> mark here")
+        // deep in a body: the words before the match too, the same window on every adapter
+        const deep = await snippet('"compost heap"')
+        expect(deep.startsWith("word72 word73 word74 word75 word76 word77 word78 word79 <mark>compost</mark> <mark>heap</mark> word0 word1")).toBe(true)
+        expect(deep.replace(/<\/?mark>/g, "").length).toBe(300)
+        // the first match of any group of an OR
+        expect((await snippet("word79 OR word0")).startsWith("<mark>word0</mark> word1")).toBe(true)
+      })
+
     })
 
     describe("backlinks", () => {

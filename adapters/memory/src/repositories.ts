@@ -175,7 +175,7 @@ export const memoryRepositories = (state: MemoryState) => {
             )
           const page = sliceOf(hits, slice)
           return {
-            items: page.items.map(({ article: { body: _, ...summary }, headline }) => ({ ...summary, headline })),
+            items: page.items.map(({ article: { body: _, ...summary }, headline, titleHeadline, keywordHeadline }) => ({ ...summary, headline, titleHeadline, keywordHeadline })),
             total: page.total,
           }
         }),

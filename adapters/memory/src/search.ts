@@ -3,13 +3,13 @@
  * `websearch_to_tsquery` syntax (groups joined by `OR`, each all of its terms, `"phrases"`,
  * `-negations`; `&` binds tighter than `|`, as in PostgreSQL), words folded as the `cs_search`
  * configuration folds them (lower case, accents removed), a title that holds any of the query's
- * positive terms first, and a headline around the first match. Ranking within a tier is a weighted count, not
+ * positive terms first, and headlines with every word of the query marked. Ranking within a tier is a weighted count, not
  * `ts_rank`'s formula; tokens are runs of letters and digits as PostgreSQL's parser reads them (not
  * superscripts, subscripts, fractions or circled digits: `x²` is `x`) in the searched text, whose
  * ASCII punctuation is followed by a zero-width space (`searchPlainText`), so that PostgreSQL too
  * reads only words, not hosts, paths, versions or hyphenated words whole.
  */
-import { foldSearchWord, SEARCH_MARK_START, SEARCH_MARK_STOP, searchPlainText, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
+import { foldSearchWord, headlineWindow, SEARCH_MARK_START, SEARCH_MARK_STOP, searchPlainText, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
 
 interface Token {
   readonly word: string
@@ -78,10 +78,9 @@ export interface Scored {
   readonly titleMatch: boolean
   readonly score: number
   readonly headline: string
+  readonly titleHeadline: string
+  readonly keywordHeadline: string
 }
-
-const HEADLINE_WORDS = 35
-const HEADLINE_LEAD = 5
 
 /** Scores one article against a parsed query, or undefined when it does not match. Linear in its searched text. */
 export const scoreArticle = (article: ArticleRecord, query: ParsedQuery, headlines: boolean): Scored | undefined => {
@@ -98,25 +97,30 @@ export const scoreArticle = (article: ArticleRecord, query: ParsedQuery, headlin
   }
   // a title match: a title that holds any of the query's positive terms
   const titleMatch = positive.some((term) => occurrences(title, term.words).length > 0)
-  return { article, titleMatch, score, headline: headlines ? headlineOf(bodyText, body, positive) : "" }
+  if (!headlines) return { article, titleMatch, score, headline: "", titleHeadline: "", keywordHeadline: "" }
+  // every word of the query marked, negated ones too, as ts_headline's HighlightAll marks them (the core's matchedMarksOnly keeps the matches)
+  const words = new Set(query.flatMap((g) => g.flatMap((t) => t.words)))
+  return {
+    article,
+    titleMatch,
+    score,
+    headline: headlineWindow(markedText(bodyText, body, words)),
+    titleHeadline: markedText(withoutMarks(searchPlainText(article.title)), title, words),
+    keywordHeadline: markedText(withoutMarks(searchPlainText(article.target_keyword)), keyword, words),
+  }
 }
 
-/** A window of the body's words around the first match, matched words between the marks. */
-const headlineOf = (text: string, tokens: ReadonlyArray<Token>, terms: ReadonlyArray<Term>): string => {
-  const marked = new Set<number>()
-  for (const term of terms) for (const i of occurrences(tokens, term.words)) for (let k = 0; k < term.words.length; k++) marked.add(i + k)
-  const first = marked.size === 0 ? 0 : Math.min(...marked)
-  const from = Math.max(0, first - HEADLINE_LEAD)
-  const to = Math.min(tokens.length, from + HEADLINE_WORDS)
-  if (from >= to) return ""
+/** A title's or keyword's own mark characters as spaces (one for one), so that they forge no mark (a body's: `searchTextOfHtml`). */
+const withoutMarks = (text: string): string => text.replace(/[\uFDD0\uFDD1]/g, " ")
+
+/** A text with each of its words that is one of `words` between the marks; one pass. */
+const markedText = (text: string, tokens: ReadonlyArray<Token>, words: ReadonlySet<string>): string => {
   let out = ""
-  let at = tokens[from]!.start
-  for (let i = from; i < to; i++) {
-    const t = tokens[i]!
-    out += text.slice(at, t.start)
-    out += marked.has(i) ? `${SEARCH_MARK_START}${text.slice(t.start, t.end)}${SEARCH_MARK_STOP}` : text.slice(t.start, t.end)
+  let at = 0
+  for (const t of tokens) {
+    if (!words.has(t.word)) continue
+    out += `${text.slice(at, t.start)}${SEARCH_MARK_START}${text.slice(t.start, t.end)}${SEARCH_MARK_STOP}`
     at = t.end
   }
-  // the punctuation after the last word, up to the next word, as ts_headline keeps it
-  return out + text.slice(at, tokens[to]?.start ?? text.length)
+  return out + text.slice(at)
 }

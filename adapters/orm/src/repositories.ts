@@ -22,6 +22,8 @@ import {
   NotFound,
   RevisionRepository,
   SEARCH_MARK_START,
+  HEADLINE_BEFORE,
+  HEADLINE_CHARACTERS,
   SEARCH_MARK_STOP,
   SiteRepository,
   searchDatabaseQuery,
@@ -310,8 +312,15 @@ const dayCountedTotal = (spec: {
 /** `ts_rank`'s weights for D, C (body), B (target keyword) and A (title), against the statement's `query`. */
 const SEARCH_RANK = `ts_rank('{0.05, 0.1, 0.4, 1.0}', search_vector, query.q)`
 
-/** `ts_headline`'s options: a fragment of 15 to 35 words around the best match, matches between the core's marks. */
-const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_STOP}, MinWords=15, MaxWords=35, ShortWord=2, HighlightAll=false`
+/** The marks, which a title's or keyword's headline writes as spaces so that its own mark characters forge none (a body's: `cs_search_text`). */
+const MARKS = `${SEARCH_MARK_START}${SEARCH_MARK_STOP}`
+
+/**
+ * `ts_headline`'s options: the whole text, every word of the query between the core's marks (the
+ * core's `matchedMarksOnly` keeps the matches, and `snippetOf` finds the lead before the first),
+ * as the memory store marks it.
+ */
+const HEADLINE_OPTIONS = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_STOP}, HighlightAll=true`
 
 /**
  * The statement of a search: the page of the account's matches, best first (a title holding any
@@ -376,9 +385,13 @@ const searchStatement = (
     window = ` limit ${limit} offset ${offset}`
     short = `(select count(*) from titled) < ${limit} + ${offset}`
   }
+  // the body's headline cut as the core's headlineWindow cuts it: HEADLINE_BEFORE characters before its first mark, HEADLINE_CHARACTERS at most
   const headline = filter.headlines
-    ? `ts_headline('cs_search', cs_search_text(a.body), query.q, '${HEADLINE_OPTIONS}')`
-    : "null"
+    ? `(select substr(h.h, greatest(1, strpos(h.h, '${SEARCH_MARK_START}') - ${HEADLINE_BEFORE}), ${HEADLINE_CHARACTERS})
+        from (select ts_headline('cs_search', cs_search_text(a.body), query.q, '${HEADLINE_OPTIONS}') as h) h) as headline,
+      ts_headline('cs_search', translate(cs_search_plain(a.title), '${MARKS}', '  '), query.q, '${HEADLINE_OPTIONS}') as title_headline,
+      ts_headline('cs_search', translate(cs_search_plain(a.target_keyword), '${MARKS}', '  '), query.q, '${HEADLINE_OPTIONS}') as keyword_headline`
+    : "null as headline, null as title_headline, null as keyword_headline"
   // a one-lexeme query's lexeme: its text unquoted ('' and \\ undone), then checked to be the
   // query's own, so a spelling not foreseen here counts the rows instead of reading a wrong count
   const term = ranged
@@ -412,7 +425,7 @@ const searchStatement = (
         else (select count(*) from articles, query where ${w.sql} and search_vector @@ query.q)
       end as n
     )
-    select ${ARTICLE_SUMMARY_OF_A}, ${headline} as headline, total.n as __total
+    select ${ARTICLE_SUMMARY_OF_A}, ${headline}, total.n as __total
     from total cross join query left join (ranked join articles a using (id)) on true
     order by ranked.title_match desc, ranked.rank desc, ranked.published_at desc nulls last, ranked.id asc`
   return { text, params }
@@ -599,13 +612,13 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
       search: (accountId, filter, slice) =>
         attempt(async () => {
           const { text, params } = searchStatement(accountId, filter, slice)
-          type Hit = Omit<Wire<ArticleRow>, "body"> & { headline: string | null; __total: number | string | bigint }
+          type Hit = Omit<Wire<ArticleRow>, "body"> & { headline: string | null; title_headline: string | null; keyword_headline: string | null; __total: number | string | bigint }
           const rows = await sql<Hit>(text, params)
           // every row carries the count; an empty page is one row without an article
           const total = Number(rows[0]?.__total ?? 0)
           return {
-            items: rows.flatMap(({ __total: _, headline, ...row }) =>
-              row.id === null ? [] : [{ ...articleSummaryOf(row), headline: headline ?? "" }],
+            items: rows.flatMap(({ __total: _, headline, title_headline, keyword_headline, ...row }) =>
+              row.id === null ? [] : [{ ...articleSummaryOf(row), headline: headline ?? "", titleHeadline: title_headline ?? "", keywordHeadline: keyword_headline ?? "" }],
             ),
             total,
           }

@@ -25,6 +25,44 @@ export const SEARCH_MARK_START = "\uFDD0"
 /** See `SEARCH_MARK_START`. */
 export const SEARCH_MARK_STOP = "\uFDD1"
 
+/**
+ * How many characters (code points) of a body's searched text a headline holds before its first
+ * mark: more than `snippetStart` reads back (`SNIPPET_LEAD_UNITS` code units), so that it finds the
+ * same start in the window as in the whole text.
+ */
+export const HEADLINE_BEFORE = 1000
+
+/** How many characters (code points) a body's headline holds at most: more than `snippetOf` reads past its start. */
+export const HEADLINE_CHARACTERS = 7000
+
+/**
+ * A body's headline (its searched text, every word of the query marked) cut as the database
+ * adapter cuts it (`substr(h, greatest(1, strpos(h, mark) - HEADLINE_BEFORE), HEADLINE_CHARACTERS)`):
+ * from `HEADLINE_BEFORE` code points before the first mark (or the start), at most
+ * `HEADLINE_CHARACTERS` code points. Linear in the text.
+ */
+export const headlineWindow = (marked: string): string => {
+  const chars = Array.from(marked)
+  const mark = chars.indexOf(SEARCH_MARK_START)
+  const from = Math.max(0, mark - HEADLINE_BEFORE)
+  return chars.slice(from, from + HEADLINE_CHARACTERS).join("")
+}
+
+/**
+ * The headline a snippet is made of: the body's where a match of the query is marked there (after
+ * `matchedMarksOnly`), else the title's, else the target keyword's (an article found by its title
+ * alone shows where it matched), else the body's opening. Linear in the headlines.
+ */
+export const snippetHeadline = (hit: { readonly headline: string; readonly titleHeadline: string; readonly keywordHeadline: string }, query: string): string => {
+  const body = matchedMarksOnly(hit.headline, query)
+  if (body.includes(SEARCH_MARK_START)) return body
+  for (const other of [hit.titleHeadline, hit.keywordHeadline]) {
+    const marked = matchedMarksOnly(other, query)
+    if (marked.includes(SEARCH_MARK_START)) return marked
+  }
+  return body
+}
+
 const ENTITY = /&(amp|lt|gt|nbsp|quot);/g
 const DECODED: Record<string, string> = { amp: "&", lt: "<", gt: ">", nbsp: "\u00a0", quot: '"' }
 

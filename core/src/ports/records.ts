@@ -93,9 +93,16 @@ export interface ArticleSearchFilter {
   readonly headlines: boolean
 }
 
-/** A search hit: the article without its body and its headline (matches between the search marks), or "" when not asked for. */
+/**
+ * A search hit: the article without its body, and its headlines (every word of the query marked
+ * between the search marks, `HighlightAll` as PostgreSQL's `ts_headline` reads it), or "" when not
+ * asked for: the body's searched text from `HEADLINE_BEFORE` characters before its first mark, at
+ * most `HEADLINE_CHARACTERS` of it (`headlineWindow`), the title's and the target keyword's whole.
+ */
 export interface ArticleSearchRecord extends ArticleSummaryRecord {
   readonly headline: string
+  readonly titleHeadline: string
+  readonly keywordHeadline: string
 }
 
 /** Filter of a backlink query; dates are `YYYY-MM-DD`, both ends inclusive. */

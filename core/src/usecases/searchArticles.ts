@@ -1,6 +1,6 @@
 import { Context, Effect } from "effect"
 import { pageOf, resolvePaging } from "../policy/pagination.ts"
-import { matchedMarksOnly, searchQueryText, snippetOf } from "../policy/search.ts"
+import { searchQueryText, snippetHeadline, snippetOf } from "../policy/search.ts"
 import { resolveDateRange } from "../policy/time.ts"
 import { Settings } from "../ports/Platform.ts"
 import { ArticleRepository, SiteRepository } from "../ports/Repositories.ts"
@@ -34,7 +34,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery, optio
           ),
           ({ items, total }) => {
             const page = pageOf(
-              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: options.snippets === false ? "" : snippetOf(matchedMarksOnly(hit.headline, q)) })),
+              items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: options.snippets === false ? "" : snippetOf(snippetHeadline(hit, q)) })),
               paging.page,
               paging.perPage,
               total,
