@@ -474,6 +474,27 @@ describe("traces", () => {
     expect(descendantsOf(spans, tool!).some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql")).toBe(true)
   })
 
+  it("should mark an MCP tool's span as an error when its result is an error (the HTTP answer is a 200), and a good one not", async () => {
+    const call = (id: number, articleId: string) =>
+      fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${mcpTokens[0]}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_article", arguments: { article_id: articleId } } }),
+      })
+    const traced = async (res: Response) => {
+      expect(res.status).toBe(200)
+      const traceId = String((await accessLine(res.headers.get("x-request-id") ?? ""))?.["trace_id"] ?? "")
+      const spans = await eventually(() => tree(traceId), (s) => s.some((x) => x.name === "tool get_article"), 10_000)
+      return spans.find((x) => x.name === "tool get_article")!
+    }
+    const missing = await call(1, "art_missing_1")
+    expect(((await missing.json()) as { result?: { isError?: boolean } }).result?.isError).toBe(true)
+    expect((await traced(missing)).status).toBe(2)
+    const found = await call(2, "art_a1_2")
+    expect(((await found.json()) as { result?: { isError?: boolean } }).result?.isError).not.toBe(true)
+    expect((await traced(found)).status).toBe(0)
+  })
+
   it("should trace a web page: the server span by route, the page's span, its database calls", async () => {
     const signedIn = await signIn(await signInForm(), ALICE.email, ALICE.password)
     expect(signedIn.status).toBe(303)

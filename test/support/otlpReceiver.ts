@@ -19,6 +19,8 @@ export interface ReceivedSpan {
   readonly kind: number
   readonly attributes: Readonly<Record<string, unknown>>
   readonly service: string | undefined
+  /** OTLP status code: 0 unset, 1 ok, 2 error. */
+  readonly status: number
 }
 
 interface AnyValue {
@@ -36,7 +38,7 @@ interface ExportRequest {
   readonly resourceSpans?: ReadonlyArray<{
     readonly resource?: { readonly attributes?: ReadonlyArray<KeyValue> }
     readonly scopeSpans?: ReadonlyArray<{
-      readonly spans?: ReadonlyArray<{ traceId: string | Uint8Array; spanId: string | Uint8Array; parentSpanId?: string | Uint8Array; name: string; kind: number; attributes?: ReadonlyArray<KeyValue> }>
+      readonly spans?: ReadonlyArray<{ traceId: string | Uint8Array; spanId: string | Uint8Array; parentSpanId?: string | Uint8Array; name: string; kind: number; attributes?: ReadonlyArray<KeyValue>; status?: { code?: number } }>
     }>
   }>
 }
@@ -85,6 +87,7 @@ export const decodeSpans = (body: Buffer, contentType: string): Array<ReceivedSp
           kind: s.kind,
           attributes: attributesOf(s.attributes),
           service: typeof service === "string" ? service : undefined,
+          status: s.status?.code ?? 0,
         })
       }
     }

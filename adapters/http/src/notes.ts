@@ -37,8 +37,12 @@ export interface EventLog {
   readonly error: (fields: object, msg: string) => void
 }
 
-/** Runs `work` inside a span named `name` (tracing on), or just runs it. */
-export type SpanRunner = <A>(name: string, work: () => Promise<A>) => Promise<A>
+/**
+ * Runs `work` inside a span named `name` (tracing on), or just runs it. The span is marked an error
+ * when `work` throws, or when `failed` names what went wrong with the value it answered (an MCP
+ * tool's `isError` result: a failure the protocol answers as a value, not by throwing).
+ */
+export type SpanRunner = <A>(name: string, work: () => Promise<A>, failed?: (result: A) => string | undefined) => Promise<A>
 
 const consoleLog: EventLog = {
   info: (_fields, msg) => console.log(msg),

@@ -640,11 +640,14 @@ export const mcpEndpoint = (options: {
     // Only a known tool's name is noted or names a span: an unknown one is the caller's text.
     if (toolNamed(name) === undefined) return call()
     const started = performance.now()
-    return (deps.span !== undefined ? deps.span(`tool ${name}`, call) : call()).then((result) => {
+    // A tool's failure is a result with isError (the HTTP answer is a 200): its span says so.
+    const failed = (result: CallToolResult) => (result.isError === true ? (replayedCode(result) ?? "internal") : undefined)
+    return (deps.span !== undefined ? deps.span(`tool ${name}`, call, failed) : call()).then((result) => {
       const { notes } = exchange
       notes.tools ??= []
       notes.tools.push({ name, outcome: result.isError === true ? "error" : "ok", seconds: (performance.now() - started) / 1000 })
-      if (result.isError === true) notes.problemCode = replayedCode(result) ?? "internal"
+      const code = failed(result)
+      if (code !== undefined) notes.problemCode = code
       return result
     })
   })

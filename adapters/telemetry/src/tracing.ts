@@ -178,12 +178,16 @@ export const startTracing = async (env: Record<string, string | undefined>): Pro
     // runs in the request's span: a span of its own could not be recorded either (the standard
     // samplers decide a trace as a whole), and starting and entering it cost that request nearly
     // as much as a recorded one (docs/benchmarks.md). Its statements still see the request's context.
-    span: (name, work) => {
+    span: (name, work, failed) => {
       const active = api.trace.getSpan(api.context.active())
       if (active !== undefined && !active.isRecording()) return work()
       return tracer.startActiveSpan(name, async (span) => {
         try {
-          return await work()
+          const result = await work()
+          // a failure answered as a value (an MCP tool's error result), named by its problem code
+          const failure = failed?.(result)
+          if (failure !== undefined) span.setStatus({ code: api.SpanStatusCode.ERROR, message: failure })
+          return result
         } catch (error) {
           span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.name : "failed" })
           throw error
