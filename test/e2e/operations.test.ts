@@ -343,6 +343,13 @@ describe("metrics", () => {
     await leave(`multipart/form-data; boundary=${boundary}`, 100_000, form, "/articles/art_a1_3/image", cookie)
     const line = (await eventually(pageUploads, (l) => l.length > before, 10_000))[before]
     expect([line?.["status"], line?.["code"]]).toEqual([499, undefined])
+    // a form page's form (the sign-in's), left half-sent: no defect of the page (no error line, no 500 internal)
+    const signIns = () => lines().filter((l) => l["route"] === "/" && l["method"] === "POST")
+    const signInsBefore = signIns().length
+    await leave("application/x-www-form-urlencoded", 1_000, `email=${encodeURIComponent(ALICE.email)}&password=`, "/", "Accept: text/html")
+    const signInLine = (await eventually(signIns, (l) => l.length > signInsBefore, 10_000))[signInsBefore]
+    expect([signInLine?.["status"], signInLine?.["code"]]).toEqual([499, undefined])
+    expect(lines().filter((l) => l["msg"] === "web page error")).toEqual([])
     expect(unmatched()).toBe(unmatchedBefore)
   })
 

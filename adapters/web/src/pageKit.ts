@@ -5,7 +5,7 @@
  */
 import { type AccountRecord, BODY_LIMIT_MESSAGE, type CoreError, decodeInput, getArticle, InvalidRequest, isCoreError, listSites, MAX_IMAGE_BYTES, MAX_NESTING_DEPTH, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, NotFound, PageParam, PathId, problemKindOf, Settings, toProblem, type Caller, UNSTORABLE_TEXT_MESSAGE, type Website } from "@content-site/core"
 import multer from "@koa/multer"
-import { eventLogOf, type HttpDeps, noteAccount, notesOf, problemHeaders, requestIdOf, strictQuery } from "@content-site/http"
+import { eventLogOf, type HttpDeps, noteAccount, noteIfClientGone, notesOf, problemHeaders, requestIdOf, strictQuery } from "@content-site/http"
 import { Effect, Result } from "effect"
 import type { ParameterizedContext } from "koa"
 import { existsSync, readFileSync } from "node:fs"
@@ -252,6 +252,9 @@ export const makePageKit = (deps: HttpDeps) => {
   }
 
   const renderFailure = (ctx: Ctx, error: unknown, account: AccountRecord | null, csrf: string): void => {
+    // A person who left while sending the form (or whose body the server answered on its socket,
+    // past REQUEST_TIMEOUT_MS): nobody to answer, no defect of ours; the access line says 499.
+    if (noteIfClientGone(ctx, error)) return
     const requestId = requestIdOf(ctx)
     // The refusal's code for the access line and the metrics (the page itself is HTML, not a problem).
     notesOf(ctx).problemCode = error instanceof CsrfRejected || error instanceof FormError ? "invalid_request" : isCoreError(error) ? problemKindOf(error).code : "internal"
