@@ -420,6 +420,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
       "Replace an article's featured image, from an https URL on a public host (url) or from the bytes themselves (image_base64 with mime_type); alt sets the alternative text (kept from the old image when omitted).",
       "Accepted: JPEG, PNG, WebP, GIF, AVIF, judged by decoding, at most 10 MiB and 8000 px a side; never SVG (unsupported_image, payload_too_large).",
       "URLs must be https and resolve to public addresses (unsafe_url); fetch failures are image_fetch_failed.",
+      "Pass if_revision (from get_article) to be refused with precondition_failed if the article changed since.",
       `The image is stored by the service and the change is a new revision. ${WRITE_LIMITS}`,
       IDEMPOTENCY,
       MINIMAL,
@@ -431,7 +432,7 @@ export const tools: ReadonlyArray<ToolSpec> = [
     output: FeaturedImageResult,
     target: (a: { article_id: string }) => ({ articleId: a.article_id }),
     run: (caller, args: typeof ReplaceFeaturedImageArgs.Type) =>
-      Effect.map(replaceFeaturedImage(caller, args.article_id, byteSource(args), args.alt), (outcome) => outcome.result),
+      Effect.map(replaceFeaturedImage(caller, args.article_id, byteSource(args), args.alt, { expectedRevisions: revisionsOf(args.if_revision) }), (outcome) => outcome.result),
     committed: (r: typeof FeaturedImageResult.Type) => r.revision !== null,
     render: (r: typeof FeaturedImageResult.Type) =>
       [

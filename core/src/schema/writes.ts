@@ -270,6 +270,12 @@ const standardBase64 = Schema.makeFilter(
   { toJsonSchema: () => ({ pattern: "^[A-Za-z0-9+/\\t\\n\\u000b\\f\\r ]*(?:=[\\t\\n\\u000b\\f\\r ]*){0,2}$" }) },
 )
 
+const ifRevisionArg = Schema.optionalKey(
+  Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
+    description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
+  }),
+)
+
 /** Arguments of the MCP tool `replace_featured_image`: `url`, or `image_base64` with `mime_type`. */
 export const ReplaceFeaturedImageArgs = Schema.Struct({
   article_id: ArticleId,
@@ -285,6 +291,7 @@ export const ReplaceFeaturedImageArgs = Schema.Struct({
     }),
   ),
   alt: Schema.optionalKey(Alt),
+  if_revision: ifRevisionArg,
   idempotency_key: Schema.optionalKey(IdempotencyKey),
   response: responseArg,
 })
@@ -359,11 +366,6 @@ export const RestoreRevisionBody = Schema.Struct({ reason: Schema.optionalKey(Re
 export type RestoreRevisionBody = typeof RestoreRevisionBody.Type
 
 const dryRunArg = Schema.optionalKey(Schema.Boolean.annotate({ description: "true: validate and show the result, write nothing." }))
-const ifRevisionArg = Schema.optionalKey(
-  Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
-    description: "Apply only if the article is still at this revision (from get_article); otherwise precondition_failed.",
-  }),
-)
 const idempotencyKeyArg = Schema.optionalKey(IdempotencyKey)
 const revisionNumberArg = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_REVISION_NUMBER }))).annotate({
   description: "A revision number (1, 2, ...), from list_revisions.",

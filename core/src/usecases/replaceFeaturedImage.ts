@@ -7,7 +7,7 @@ import { ArticleRepository } from "../ports/Repositories.ts"
 import type { FeaturedImageResult } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { editBudgetFor, editsRemaining, makeChange } from "./editContext.ts"
-import { requireWriteScope } from "./guards.ts"
+import { requireRevision, requireWriteScope } from "./guards.ts"
 import { articleView, revisionSummaryView } from "./views.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { Alt } from "../schema/writes.ts"
@@ -20,14 +20,23 @@ export type ImageSource =
 /**
  * Replaces an article's featured image: the bytes (uploaded or fetched safely) are judged by
  * decoding, re-encoded, stored in the media store, and the change is a revision like any other.
- * Past the daily edit limit it is DailyEditLimit before anything is stored.
+ * Past the daily edit limit it is DailyEditLimit before anything is stored. With
+ * `expectedRevisions` (If-Match, if_revision) an article at another revision is
+ * PreconditionFailed, before the image is fetched and again when the change is made.
  */
-export const replaceFeaturedImage = (caller: Caller, articleId: string, source: ImageSource, alt: string | undefined) =>
+export const replaceFeaturedImage = (
+  caller: Caller,
+  articleId: string,
+  source: ImageSource,
+  alt: string | undefined,
+  options: { readonly expectedRevisions?: ReadonlyArray<number> | undefined } = {},
+) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
     if (alt !== undefined) yield* decodeInput(Alt, alt, "Featured image", "alt")
     // Another account's (or a missing) article is NotFound before any fetching, decoding or storing.
-    yield* (yield* ArticleRepository).get(caller.accountId, articleId)
+    const found = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
+    yield* requireRevision(options.expectedRevisions, found.revision)
     const { publicUrl } = yield* Settings
     const budget = yield* editBudgetFor(caller)
     // A change the writer would refuse for today's limit is refused before its image is fetched,
@@ -48,14 +57,16 @@ export const replaceFeaturedImage = (caller: Caller, articleId: string, source: 
     const url = `${publicUrl}/media/${key}`
     const { current, committed } = yield* (yield* ArticleWriter)
       .change(caller.accountId, articleId, budget, (current) =>
-        makeChange(caller, current, {
-          title: current.title,
-          body: current.body,
-          word_count: current.word_count,
-          featured_image: { url, alt: alt ?? current.featured_image?.alt ?? "" },
-          reason: null,
-          restored_from: null,
-        }),
+        Effect.flatMap(requireRevision(options.expectedRevisions, current.revision), () =>
+          makeChange(caller, current, {
+            title: current.title,
+            body: current.body,
+            word_count: current.word_count,
+            featured_image: { url, alt: alt ?? current.featured_image?.alt ?? "" },
+            reason: null,
+            restored_from: null,
+          }),
+        ),
       )
       .pipe(
         // A change refused after its image was stored (the day's last edit taken meanwhile, the

@@ -198,6 +198,17 @@ describe("daily edit limit", () => {
     expect(failureTag(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, plain)))).toBe("DailyEditLimit")
   })
 
+  it("should refuse a featured image at another revision than expected (If-Match, if_revision) without storing its file", async () => {
+    const w = await makeWorld({})
+    await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt", { expectedRevisions: [1] }))
+    expect(w.state.media.size).toBe(1)
+    expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(20, 20) }, "again", { expectedRevisions: [1] })))).toBe(
+      "PreconditionFailed",
+    )
+    expect(w.state.media.size).toBe(1)
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
+  })
+
   it("should refuse a featured image past the limit without storing its file", async () => {
     const w = await makeWorld({ dailyEdits: 1 })
     await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt"))

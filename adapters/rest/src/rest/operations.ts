@@ -386,13 +386,14 @@ export const operations: ReadonlyArray<Operation> = [
     paginated: false,
     write: true,
     etag: true,
-    ifMatch: false,
+    ifMatch: true,
     idempotent: true,
     problems: [
       "InvalidRequest",
       "InsufficientScope",
       "NotFound",
       "EditConflict",
+      "PreconditionFailed",
       "PayloadTooLarge",
       "UnsupportedMediaType",
       "UnsupportedImage",
@@ -404,13 +405,15 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = articleId(call)
       decodeQuery(call.ctx, emptyQuery)
+      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
       const { source, alt } = await readFeaturedImage(call.ctx, MAX_IMAGE_URL_JSON_BYTES)
       await call.claim({
         id,
         source: source.kind === "url" ? { url: source.url } : { sha256: createHash("sha256").update(source.bytes).digest("hex") },
         alt: alt ?? null,
+        expectedRevision: preconditionPart(expectedRevisions),
       })
-      const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt))
+      const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt, { expectedRevisions }))
       return articleWritten(call, outcome)
     },
   },
