@@ -58,12 +58,13 @@ const describeInvalid = (e: InvalidRequest): string =>
   [printable(e.detail), ...e.errors.filter((x) => !e.detail.includes(x.path)).map((x) => `  ${printable(x.path)}: ${printable(x.message)}`)].join("\n")
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const { values, positionals } = (() => {
+  const { values, positionals, tokens } = (() => {
     try {
       return parseArgs({
         args: [...argv],
         allowPositionals: true,
         strict: true,
+        tokens: true,
         options: {
           email: { type: "string" },
           password: { type: "string" },
@@ -81,6 +82,14 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       throw malformed((e as Error).message.split("\n").map(printable).join(" "))
     }
   })()
+  // An option given twice (`--email a@x --email b@x`, a pasted line with a flag left in) would
+  // otherwise keep the last value without a word: refused, whichever it is.
+  const seen = new Set<string>()
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === "help") continue
+    if (seen.has(token.name)) throw malformed(`--${token.name} is given twice: give it once.`)
+    seen.add(token.name)
+  }
   const [command, sub, ...rest] = positionals
   if (values.help || command === undefined || command === "help") {
     console.log(USAGE)

@@ -1,0 +1,31 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { createTempDir } from "../../../test/support/databases.ts"
+import { runNode } from "../../../test/support/processes.ts"
+
+const ADMIN = "apps/admin/main.ts"
+
+// Each case starts a Node process: on a shared, loaded 2-core machine that has taken seconds.
+describe("admin command line, an option given twice", { timeout: 120_000 }, () => {
+  const temp = createTempDir("cs-admin-repeated-")
+  afterAll(() => temp.remove())
+
+  it("should refuse an option given twice (exit code 1, the option named, the usage) before anything is opened, rather than keep the last value", async () => {
+    const dataDir = join(temp.dir, "data")
+    const cases = [
+      ["account", "create", "--email", "first@example.test", "--password", "long-enough", "--email", "second@example.test"],
+      ["key", "create", "--account", "first@example.test", "--name", "ci", "--name", "deploy"],
+      ["activity", "prune", "--older-than", "90", "--older-than", "1"],
+    ]
+    for (const args of cases) {
+      const out = await runNode(ADMIN, args, { DATA_DIR: dataDir, DATABASE_URL: "" })
+      expect(out.code, args.join(" ")).toBe(1)
+      expect(out.stdout, args.join(" ")).toBe("")
+      expect(out.stderr, args.join(" ")).toMatch(/^Error: --(email|name|older-than) is given twice: give it once\.\n/)
+      expect(out.stderr, args.join(" ")).toContain("Usage: npm run admin")
+    }
+    // (no embedded database made: the command line was refused before the database was opened)
+    expect(existsSync(dataDir)).toBe(false)
+  })
+})
