@@ -3,7 +3,7 @@
  * server from the environment, print what a person needs, and on SIGTERM/SIGINT drain in-flight
  * requests and close the database. A configuration error stops the start with its message.
  */
-import { DatabaseUnreachable, DataDirLocked, DataDirUnusable } from "@content-site/orm"
+import { DatabaseUnreachable, DataDirLocked, DataDirUnusable, SchemaTooNew } from "@content-site/orm"
 import type { Tracing } from "@content-site/telemetry"
 import { ConfigError } from "./config.ts"
 import { ListenFailed, startServer, type StartedServer, type StartOptions } from "./server.ts"
@@ -71,7 +71,7 @@ export const runHost = (surfaces: StartOptions["surfaces"], tracing: Tracing | u
   main().catch((err: unknown) => {
     // Errors a person can act on are one sentence; anything else keeps its stack for the operator.
     if (err instanceof ConfigError) console.error(`Configuration error: ${err.message}`)
-    else if (err instanceof DataDirLocked || err instanceof DataDirUnusable || err instanceof ListenFailed || err instanceof DatabaseUnreachable) console.error(err.message)
+    else if (err instanceof DataDirLocked || err instanceof DataDirUnusable || err instanceof ListenFailed || err instanceof DatabaseUnreachable || err instanceof SchemaTooNew) console.error(err.message)
     else console.error(err)
     process.exit(1)
   })

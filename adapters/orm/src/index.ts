@@ -35,6 +35,7 @@ import { consoleEventLog, messageOf, type OrmEventLog } from "./eventLog.ts"
 
 export { DataDirLocked, DataDirUnusable, processStartTime } from "./dataDirLock.ts"
 export { DatabaseUnreachable } from "./databaseUnreachable.ts"
+export { SchemaTooNew } from "./migrateExclusively.ts"
 export { hasEmbeddedDatabase } from "./orm.ts"
 export type { Pruned, Swept } from "./housekeeping.ts"
 export type { OrmEventLog } from "./eventLog.ts"

@@ -1,6 +1,39 @@
 /** Pending migrations run by one process at a time on a shared PostgreSQL database. */
 import pg from "pg"
+import { migrationsList } from "../migrations/index.ts"
 import type { Orm } from "./orm.ts"
+
+/**
+ * The database was migrated by a newer release: it holds migrations this one does not know. This
+ * release would read and write its tables as they were before (and answer "up to date"), so it
+ * refuses it; the release that migrated it, or a newer one, may use it.
+ */
+export class SchemaTooNew extends Error {
+  readonly unknown: ReadonlyArray<string>
+  constructor(unknown: ReadonlyArray<string>) {
+    super(
+      `The database's schema is newer than this release: it has ${unknown.length === 1 ? "a migration" : `${unknown.length} migrations`} ` +
+        `this release does not know (${unknown.slice(0, 3).join(", ")}${unknown.length > 3 ? ", ..." : ""}). ` +
+        `Run the release that migrated it, or a newer one; this one would misread its data.`,
+    )
+    this.name = "SchemaTooNew"
+    this.unknown = unknown
+  }
+}
+
+const known = new Set(migrationsList.map((m) => m.name))
+
+/** Refuses a database that holds a migration this release does not have (SchemaTooNew). */
+const refuseNewerSchema = async (orm: Orm): Promise<void> => {
+  const unknown = (await orm.migrator.getExecuted()).map((m) => m.name.replace(/\.[cm]?[jt]s$/, "")).filter((name) => !known.has(name))
+  if (unknown.length > 0) throw new SchemaTooNew(unknown)
+}
+
+/** The pending migrations, after checking that the database knows none this release does not. */
+const up = async (orm: Orm): Promise<ReadonlyArray<string>> => {
+  await refuseNewerSchema(orm)
+  return (await orm.migrator.up()).map((m) => m.name)
+}
 
 /**
  * Runs the pending migrations holding a PostgreSQL advisory lock on a session of its own, so that
@@ -11,14 +44,14 @@ import type { Orm } from "./orm.ts"
  * names of the migrations this call applied.
  */
 export const migrateExclusively = async (orm: Orm, databaseUrl: string | undefined, connectTimeoutMs: number): Promise<ReadonlyArray<string>> => {
-  if (databaseUrl === undefined) return (await orm.migrator.up()).map((m) => m.name)
+  if (databaseUrl === undefined) return up(orm)
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "content-site migrations", connectionTimeoutMillis: connectTimeoutMs })
   client.on("error", () => {})
   await client.connect()
   try {
     // (waits as long as the migration in hand takes: the lock is the session's, and so ends with it)
     await client.query("select pg_advisory_lock(hashtext('content-site: migrations'))")
-    return (await orm.migrator.up()).map((m) => m.name)
+    return await up(orm)
   } finally {
     await client.end().catch(() => {})
   }

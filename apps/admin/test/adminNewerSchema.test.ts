@@ -1,0 +1,44 @@
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTestDatabase } from "../../../test/support/databases.ts"
+import { runNode } from "../../../test/support/processes.ts"
+
+const ADMIN = "apps/admin/main.ts"
+
+// Each case starts Node processes and opens a database: on a shared, loaded 2-core machine that has taken 20 s.
+describe("admin command line on a database a newer release migrated", { timeout: 120_000 }, () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>
+  const admin = (...args: Array<string>) => runNode(ADMIN, args, { DATABASE_URL: database.url })
+  const query = async (sql: string) => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      return (await client.query(sql)).rows
+    } finally {
+      await client.end()
+    }
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+  })
+  afterAll(async () => {
+    await database?.drop()
+  })
+
+  it("should refuse it with one sentence and exit code 2, never answer that the schema is up to date or write to it", async () => {
+    expect((await admin("migrate")).code).toBe(0)
+    // what a later release's migration leaves behind
+    await query("insert into mikro_orm_migrations (name) values ('Migration20991231000000_fromTheFuture')")
+    const migrate = await admin("migrate")
+    expect(migrate.code).toBe(2)
+    expect(migrate.stdout).toBe("")
+    expect(migrate.stderr.trim()).toBe(
+      "Error: The database's schema is newer than this release: it has a migration this release does not know (Migration20991231000000_fromTheFuture). Run the release that migrated it, or a newer one; this one would misread its data.",
+    )
+    const create = await admin("account", "create", "--email", "future@example.test", "--password", "long-enough")
+    expect(create.code).toBe(2)
+    expect(create.stderr).toContain("newer than this release")
+    expect(await query("select id from accounts")).toEqual([])
+  })
+})
