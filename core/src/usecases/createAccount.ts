@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { InvalidRequest } from "../errors.ts"
+import { InvalidRequest, type Unavailable } from "../errors.ts"
 import { toTimestamp } from "../policy/time.ts"
 import { Clock, Ids, Secrets } from "../ports/Platform.ts"
 import { AccountRepository } from "../ports/Repositories.ts"
@@ -21,9 +21,8 @@ export const createAccount = (input: { readonly email: string; readonly password
       return yield* new InvalidRequest({ detail: `The password needs at least ${MIN_PASSWORD_CHARACTERS} characters.`, errors: [{ path: "password", message: "Too short" }] })
     }
     const accounts = yield* AccountRepository
-    if (Option.isSome(yield* accounts.findByEmail(email))) {
-      return yield* new InvalidRequest({ detail: `An account with ${email} exists already.`, errors: [{ path: "email", message: "Already in use" }] })
-    }
+    const inUse = new InvalidRequest({ detail: `An account with ${email} exists already.`, errors: [{ path: "email", message: "Already in use" }] })
+    if (Option.isSome(yield* accounts.findByEmail(email))) return yield* inUse
     const now = yield* (yield* Clock).now
     const record: AccountRecord = {
       id: input.id ?? (yield* (yield* Ids).make("acc")),
@@ -32,6 +31,12 @@ export const createAccount = (input: { readonly email: string; readonly password
       password_hash: yield* (yield* Secrets).hashPassword(input.password),
       created_at: toTimestamp(now),
     }
-    yield* accounts.insert(record)
+    // Two creations of one email at once (two operators, a script run twice) both find it free; the
+    // store refuses the second, which would read as a database that cannot answer: said as it is.
+    yield* accounts.insert(record).pipe(
+      Effect.catchTag("Unavailable", (unavailable) =>
+        Effect.flatMap(accounts.findByEmail(email), (found) => Effect.fail<InvalidRequest | Unavailable>(Option.isSome(found) && found.value.id !== record.id ? inUse : unavailable)),
+      ),
+    )
     return record
   })

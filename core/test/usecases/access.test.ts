@@ -1,6 +1,7 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import {
+  AccountRepository,
   ArticleRepository,
   authenticateApiKey,
   checkRequestLimit,
@@ -14,6 +15,8 @@ import {
   REFUSED_ENTRIES_PER_MINUTE,
   revokeApiKey,
   verifyCredentials,
+  Unavailable,
+  type AccountRecord,
   type InvalidRequest,
   type RateLimited,
 } from "../../src/index.ts"
@@ -293,6 +296,23 @@ describe("createAccount", () => {
     expect(acc.password_hash).not.toContain("long enough")
     expect(failureTag(await w.exit(createAccount({ email: "new@example.com", password: "long enough" })))).toBe("InvalidRequest")
     expect(failureTag(await w.exit(createAccount({ email: "bad", password: "long enough" })))).toBe("InvalidRequest")
+  })
+
+  it("should refuse the second of two creations of one email at once as in use, not as a database that cannot answer", async () => {
+    const w = await makeWorld()
+    const stored = await w.run(AccountRepository.use((r) => Effect.succeed(r)))
+    // the twin's row lands between this creation's check and its insert; the store then refuses
+    // the duplicate as the ORM adapter does (a unique violation is a lost race: Unavailable)
+    let checked = false
+    const racing = {
+      ...stored,
+      findByEmail: (email: string) => (checked ? stored.findByEmail(email) : Effect.sync(() => ((checked = true), Option.none()))),
+      insert: (account: AccountRecord) =>
+        Effect.flatMap(stored.insert({ ...account, id: "acc_twin" }), () => Effect.fail(new Unavailable({ detail: "The database cannot answer now; nothing was changed." }))),
+    }
+    const exit = await w.exit(createAccount({ email: "twice@example.com", password: "long enough" }).pipe(Effect.provideService(AccountRepository, racing)))
+    expect(failureTag(exit)).toBe("InvalidRequest")
+    expect((failureOf(exit) as InvalidRequest).detail).toBe("An account with twice@example.com exists already.")
   })
 
   it("should count a password's 8 characters in code points, as every length of the contract", async () => {
