@@ -91,10 +91,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     seen.add(token.name)
   }
   const [command, sub, ...rest] = positionals
-  if (values.help || command === undefined || command === "help") {
+  if (values.help || command === "help") {
     console.log(USAGE)
-    return command === undefined && !values.help ? 1 : 0
+    return 0
   }
+  // No command at all is a usage error as any other: said on stderr (stdout stays empty for a
+  // script that reads it), exit code 1.
+  if (command === undefined) throw malformed("No command given.")
   const known = new Set(["migrate", "import", "account create", "key create", "key revoke", "oauth rotate-key", "activity prune", "rewrite apply"])
   const name = command === "migrate" || command === "import" ? command : `${command} ${sub ?? ""}`.trim()
   if (!known.has(name)) throw malformed(`Unknown command '${printable(name)}'.`)

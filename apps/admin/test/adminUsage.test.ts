@@ -7,7 +7,7 @@ import { runNode } from "../../../test/support/processes.ts"
 const ADMIN = "apps/admin/main.ts"
 
 // Each case starts a Node process: on a shared, loaded 2-core machine that has taken seconds.
-describe("admin command line, an option given twice", { timeout: 120_000 }, () => {
+describe("admin command line, usage errors", { timeout: 120_000 }, () => {
   const temp = createTempDir("cs-admin-repeated-")
   afterAll(() => temp.remove())
 
@@ -27,5 +27,18 @@ describe("admin command line, an option given twice", { timeout: 120_000 }, () =
     }
     // (no embedded database made: the command line was refused before the database was opened)
     expect(existsSync(dataDir)).toBe(false)
+  })
+
+  it("should answer no command at all as a usage error: exit code 1, the usage on stderr, nothing on stdout; help on stdout with exit code 0", async () => {
+    const none = await runNode(ADMIN, [], { DATA_DIR: join(temp.dir, "none"), DATABASE_URL: "" })
+    expect(none.code).toBe(1)
+    expect(none.stdout).toBe("")
+    expect(none.stderr).toMatch(/^Error: No command given\.\n\nUsage: npm run admin/)
+    for (const args of [["help"], ["--help"]]) {
+      const help = await runNode(ADMIN, args, { DATA_DIR: join(temp.dir, "none"), DATABASE_URL: "" })
+      expect(help.code, args[0]).toBe(0)
+      expect(help.stdout, args[0]).toMatch(/^Usage: npm run admin/)
+      expect(help.stderr, args[0]).toBe("")
+    }
   })
 })
