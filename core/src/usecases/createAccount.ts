@@ -27,7 +27,8 @@ export const createAccount = (input: { readonly email: string; readonly password
     const record: AccountRecord = {
       id: input.id ?? (yield* (yield* Ids).make("acc")),
       email,
-      name: input.name ?? email,
+      // (trimmed, a blank one is none: as a key's name, as the API takes it)
+      name: input.name?.trim() || email,
       password_hash: yield* (yield* Secrets).hashPassword(input.password),
       created_at: toTimestamp(now),
     }

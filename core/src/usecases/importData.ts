@@ -162,7 +162,8 @@ export const prepareImport = (input: unknown) =>
       const account: AccountRecord = {
         id: accountId,
         email,
-        name: a.name ?? email,
+        // (trimmed, a blank one is none, as account create and the API's key creation take them)
+        name: a.name?.trim() || email,
         // hashed once the stored accounts are known: only a new account's is (see NOT_HASHED)
         password_hash: NOT_HASHED,
         created_at: now,
@@ -175,7 +176,7 @@ export const prepareImport = (input: unknown) =>
         const key: ApiKeyRecord = {
           id: k.id ?? stableId("key", accountId, String(ki), k.name),
           account_id: accountId,
-          name: k.name,
+          name: k.name.trim() || "API key",
           scope: k.scope,
           key_hash: yield* secrets.hashApiKey(plaintext),
           created_at: now,

@@ -315,6 +315,20 @@ describe("createAccount", () => {
     expect((failureOf(exit) as InvalidRequest).detail).toBe("An account with twice@example.com exists already.")
   })
 
+  it("should trim an account's and an imported key's name and take a blank one as none, as a key made by the API or the command line", async () => {
+    const w = await makeWorld()
+    expect((await w.run(createAccount({ email: "blank@example.com", password: "long enough", name: "   " }))).name).toBe("blank@example.com")
+    expect((await w.run(createAccount({ email: "spaced@example.com", password: "long enough", name: "  Ops team " }))).name).toBe("Ops team")
+    await w.run(
+      importData({
+        accounts: [{ id: "acc_blank", email: "imported@example.test", password: "long enough", name: " ", api_keys: [{ id: "key_blank", name: "  ", scope: "write" }] }],
+      }),
+    )
+    expect(w.state.accounts.get("acc_blank")?.name).toBe("imported@example.test")
+    expect(w.state.apiKeys.get("key_blank")?.name).toBe("API key")
+    expect((await w.run(createApiKey("acc_blank", { name: "  ", scope: "write" }))).view.name).toBe("API key")
+  })
+
   it("should count a password's 8 characters in code points, as every length of the contract", async () => {
     const w = await makeWorld()
     // four emoji: eight UTF-16 units, four characters
