@@ -54,6 +54,16 @@ const STARTS_DATABASE = new Set(["migrate", "import", "account create"])
 
 const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim())
 
+/**
+ * What an unexpected failure (a defect: a statement the database refused, a fault) says, in one
+ * line: its message, never its stack or the cause's rendering with every fiber's trace.
+ */
+const describeDefect = (failure: unknown): string => {
+  const message = failure instanceof Error ? failure.message : String(failure)
+  const line = message.split("\n").find((l) => l.trim() !== "")?.trim() ?? "an unexpected failure"
+  return `${printable(line)}${/[.!?]$/.test(line) ? "" : "."}`
+}
+
 const describeInvalid = (e: InvalidRequest): string =>
   [printable(e.detail), ...e.errors.filter((x) => !e.detail.includes(x.path)).map((x) => `  ${printable(x.path)}: ${printable(x.message)}`)].join("\n")
 
@@ -209,7 +219,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       const exit = await checking.runPromiseExit(prepareImport(file))
       if (Exit.isFailure(exit)) {
         const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
-        throw error ? new UsageError(describeInvalid(error)) : new Error(Cause.pretty(exit.cause))
+        throw error ? new UsageError(describeInvalid(error)) : new Error(describeDefect(Cause.squash(exit.cause)))
       }
       prepared = exit.value
     } finally {
@@ -240,7 +250,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
     if (error && error._tag === "InvalidRequest") throw new UsageError(describeInvalid(error as unknown as InvalidRequest))
     if (error && error._tag === "NotFound") throw new UsageError(`Not found: ${(error as unknown as { resource: string; id: string }).resource} ${printable((error as unknown as { id: string }).id)}.`)
-    throw new Error(error && "detail" in error ? printable(String((error as { detail: unknown }).detail)) : Cause.pretty(exit.cause))
+    throw new Error(error && "detail" in error ? printable(String((error as { detail: unknown }).detail)) : describeDefect(Cause.squash(exit.cause)))
   }
   try {
     switch (name) {

@@ -6,7 +6,7 @@ import { runNode } from "../../../test/support/processes.ts"
 const ADMIN = "apps/admin/main.ts"
 
 // Each case starts Node processes and opens a database: on a shared, loaded 2-core machine that has taken 20 s.
-describe("admin command line on a database a newer release migrated", { timeout: 120_000 }, () => {
+describe("admin command line on a database it cannot use as it is", { timeout: 120_000 }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
   const admin = (...args: Array<string>) => runNode(ADMIN, args, { DATABASE_URL: database.url })
   const query = async (sql: string) => {
@@ -40,5 +40,17 @@ describe("admin command line on a database a newer release migrated", { timeout:
     expect(create.code).toBe(2)
     expect(create.stderr).toContain("newer than this release")
     expect(await query("select id from accounts")).toEqual([])
+  })
+
+  it("should say a statement the database refuses in one line, exit code 2, never the stack of the driver", async () => {
+    await query("delete from mikro_orm_migrations where name = 'Migration20991231000000_fromTheFuture'")
+    await query(
+      "create function cs_frozen() returns trigger language plpgsql as $$ begin raise exception 'accounts are frozen for maintenance'; end $$;" +
+        "create trigger cs_frozen before insert on accounts for each row execute function cs_frozen()",
+    )
+    const create = await admin("account", "create", "--email", "frozen@example.test", "--password", "long-enough")
+    expect(create.code).toBe(2)
+    expect(create.stdout).toBe("")
+    expect(create.stderr).toBe("Error: accounts are frozen for maintenance.\n")
   })
 })
