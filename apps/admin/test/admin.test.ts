@@ -29,6 +29,20 @@ const goodFile = {
   ],
 }
 
+/** The import file the contract shows, verbatim (its titles and texts are "..."; its password, "secret"). */
+const contractExample = `{ "accounts": [ {
+    "id": "acc_1", "email": "owner@example.com", "password": "secret", "name": "Owner",
+    "api_keys": [ { "id": "key_1", "name": "ci", "key": "cs_test_known_plaintext", "scope": "write" } ],
+    "sites": [ {
+      "id": "site_1", "name": "Example", "url": "https://example.com",
+      "articles": [ { "id": "art_1", "title": "...", "url": "https://example.com/a", "status": "published",
+                      "published_at": "2026-10-03T09:00:00Z", "target keyword": "...",
+                      "body": "<p>... <a href=\\"https://x.test\\" data-service-protected=\\"backlink\\">x</a></p>",
+                      "featured image": { "url": "https://example.com/i.jpg", "alt": "..." } } ],
+      "backlinks": [ { "id": "bl_1", "date_acquired": "2026-10-05", "source_domain": "news.test",
+                       "source_url": "https://news.test/p", "target_url": "https://example.com/a",
+                       "anchor_text": "...", "anchor_type": "exact", "category": "industry" } ] } ] } ] }`
+
 const badFile = {
   accounts: [
     {
@@ -140,6 +154,17 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect(second.code).toBe(0)
     expect(second.stdout).toContain("created 0 accounts, 0 API keys, 0 sites, 0 articles, 0 backlinks; 5 already present")
     expect(await count("revisions")).toBe(1)
+  })
+
+  it("should import the contract's own example file as it is written, its known key stored as its hash", async () => {
+    const file = join(temp.dir, "contract-example.json")
+    writeFileSync(file, contractExample)
+    const out = await admin("import", file)
+    expect(out.stderr).toBe("")
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain("created 1 accounts, 1 API keys, 1 sites, 1 articles, 1 backlinks")
+    const key = await firstRow("select key_hash from api_keys where id = 'key_1'")
+    expect(key.key_hash).toBe(createHash("sha256").update("cs_test_known_plaintext").digest("hex"))
   })
 
   it("should show a key the import made (the file set no plaintext) once, on stdout, and not again on a second import", async () => {
