@@ -114,8 +114,10 @@ const registerClient = async (name = "Review Agent") => {
   })
   expect(res.status).toBe(201)
   const clientId = ((await res.json()) as { client_id: string }).client_id
+  let lastVerifier = ""
   const authorizeUrl = () => {
     const verifier = randomBytes(32).toString("base64url")
+    lastVerifier = verifier
     const challenge = createHash("sha256").update(verifier).digest("base64url")
     const q = new URLSearchParams({
       response_type: "code",
@@ -129,7 +131,7 @@ const registerClient = async (name = "Review Agent") => {
     })
     return `${t.url}/oauth/authorize?${q}`
   }
-  return { clientId, redirectUri, authorizeUrl }
+  return { clientId, redirectUri, authorizeUrl, verifier: () => lastVerifier }
 }
 
 /** Follows redirects from an authorize URL until a page or the client's redirect URI. */
@@ -417,6 +419,34 @@ describe("signing out ends every sign-in of the browser (review point 3)", () =>
     const step = await walk(browser, client.authorizeUrl(), client.redirectUri)
     expect(step.kind).toBe("page")
     if (step.kind === "page") expect(step.html).toContain("Continue as owner-b@example.com")
+  })
+
+  it("should give the other account's code when it continues after the first account's sign-in ended, or signs in with its password", async () => {
+    /** The account a code was issued for: the subject of the access token it is redeemed for. */
+    const subjectOf = async (client: Awaited<ReturnType<typeof registerClient>>, code: string | null) => {
+      const res = await fetch(`${t.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", client_id: client.clientId, redirect_uri: client.redirectUri, code: code ?? "", code_verifier: client.verifier() }),
+      })
+      expect(res.status).toBe(200)
+      const token = ((await res.json()) as { access_token: string }).access_token
+      return (JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString()) as { sub: string }).sub
+    }
+    const browser = new Browser()
+    const client = await registerClient("Switch Through Agent")
+    const first = await authorize(browser, client.authorizeUrl(), client.redirectUri, "password")
+    const ownerA = await subjectOf(client, first.kind === "redirect" ? first.code : null)
+    await signOut(browser)
+    await webSignIn(browser, "owner-b@example.com", "password-b-123")
+    // (the provider's own session was owner A's: it answered with a logout page posting to an endpoint this service does not serve)
+    const second = await authorize(browser, client.authorizeUrl(), client.redirectUri, "continue")
+    const ownerB = await subjectOf(client, second.kind === "redirect" ? second.code : null)
+    expect(ownerB).not.toBe(ownerA)
+    // and back to owner A with the password typed on the OAuth page
+    await signOut(browser)
+    const third = await authorize(browser, client.authorizeUrl(), client.redirectUri, "password")
+    expect(await subjectOf(client, third.kind === "redirect" ? third.code : null)).toBe(ownerA)
   })
 })
 

@@ -122,6 +122,19 @@ export const interactionPages = (options: {
 
   const signedIn = (ctx: Context): Promise<AccountRecord | null> => signedInAccount(ctx, deps).catch(() => null)
 
+  /**
+   * Ends the provider's session of another account that an interaction began in: the session is
+   * destroyed and the interaction no longer names it, so that resuming starts a new session.
+   */
+  const endProviderSession = async (uid: string, sessionCookie: string | undefined): Promise<void> => {
+    const interaction = await provider().Interaction.find(uid)
+    if (interaction?.session !== undefined) {
+      delete interaction.session
+      await interaction.persist()
+    }
+    if (sessionCookie !== undefined) await (await provider().Session.find(sessionCookie))?.destroy()
+  }
+
   const pages: Middleware = async (ctx, next) => {
     const match = INTERACTION_PATH.exec(ctx.path)
     if (match === null) return next()
@@ -208,6 +221,13 @@ export const interactionPages = (options: {
         await startSession(ctx, deps, account.id)
       }
       noteAccount(ctx, account.id)
+      // The provider's own session may still be another account's (that sign-in ended on the
+      // pages and this person signed in since): the provider would answer this sign-in with a
+      // logout page of its own that posts to its end-session endpoint, which this service does
+      // not serve, and the person would be left without a code. That session ends here instead;
+      // this sign-in begins a new one, with none of the other account's consents.
+      const previous = details.session
+      if (previous?.accountId !== undefined && previous.accountId !== account.id) await endProviderSession(uid, previous.cookie)
       const target = await provider().interactionResult(ctx.req, ctx.res, { login: { accountId: account.id } }, { mergeWithLastSubmission: false })
       ctx.status = 303
       ctx.redirect(target)
