@@ -153,6 +153,23 @@ describe("token revocation (RFC 7009)", () => {
   })
 })
 
+describe("OAuth error responses (RFC 6749 section 5.2, RFC 7009 section 2.2.1)", () => {
+  it("should answer every refusal of the token and revocation endpoints as JSON that no cache keeps", async () => {
+    const refusals = [
+      await postForm(`${server.url}/oauth/token`, { grant_type: "authorization_code", code: "unknown", client_id: "unknown", code_verifier: "a".repeat(43) }),
+      await postForm(`${server.url}/oauth/revoke`, { token: "unknown" }),
+      await postForm(`${server.url}/oauth/revoke`, { token: "unknown", client_id: "unknown" }),
+      await postForm(`${server.url}/oauth/revoke`, { client_id: (await authorize()).clientId }),
+    ]
+    for (const res of refusals) {
+      expect(res.status).toBeGreaterThanOrEqual(400)
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/)
+      expect(typeof ((await res.json()) as { error?: unknown }).error).toBe("string")
+      expect(res.headers.get("cache-control"), res.url).toBe("no-store")
+    }
+  })
+})
+
 describe("no open redirector (RFC 9700 section 4.11.2)", () => {
   const httpsApp = "https://app.example/oauth/callback"
   /** A client registered with `redirect` (anyone may register one) and the authorization URL it would send a person to. */

@@ -475,6 +475,14 @@ export const createAuthorizationServer = (options: {
     ctx.status = 200
     ctx.body = ""
   })
+  // The revocation endpoint's answers, its refusals (RFC 7009 section 2.2.1: RFC 6749 section
+  // 5.2's JSON errors) included, are kept by no cache, as the token endpoint's are: the provider
+  // sets `no-store` on the token endpoint only. (Inside the middleware above, which changes a
+  // refusal's status and body but keeps this header.)
+  provider.use(async (ctx, next) => {
+    await next()
+    if (ctx.oidc?.route === "revocation") ctx.set("Cache-Control", "no-store")
+  })
   // Every request reaches the provider through `presentAsPublic`, which sets the forwarded headers.
   provider.proxy = true
   // each endpoint's refusal, by its OAuth error code, for the request's access line and metrics
