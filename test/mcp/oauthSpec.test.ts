@@ -153,6 +153,36 @@ describe("token revocation (RFC 7009)", () => {
   })
 })
 
+describe("refresh token scope (RFC 6749 section 6)", () => {
+  const refresh = (refreshToken: string, clientId: string, scope?: string) =>
+    postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId, ...(scope !== undefined ? { scope } : {}) })
+
+  it("should refuse a refresh asking for full access that the person did not grant, with invalid_scope, and keep the refresh token usable", async () => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow", access: "read" }, "Read Only Client")
+    const { clientId, verifier } = await registerAndAuthorize(server.url, provider, { scope: "mcp offline_access" })
+    const tokens = (await (await exchange({ provider, clientId, verifier })).json()) as { refresh_token: string; scope: string }
+    expect(tokens.scope).toBe("mcp:read")
+    const widened = await refresh(tokens.refresh_token, clientId, "mcp")
+    expect(widened.status).toBe(400)
+    expect(widened.headers.get("cache-control")).toBe("no-store")
+    expect(((await widened.json()) as { error: string }).error).toBe("invalid_scope")
+    // refused before it was used up: the same refresh token still gives what was granted
+    const narrowed = await refresh(tokens.refresh_token, clientId, "mcp:read")
+    expect(narrowed.status).toBe(200)
+    expect(((await narrowed.json()) as { scope: string }).scope).toBe("mcp:read")
+  })
+
+  it("should still refresh a full-access grant with its scopes asked again, or with none asked", async () => {
+    const flow = await authorize()
+    const tokens = (await (await exchange(flow)).json()) as { refresh_token: string }
+    const asked = await refresh(tokens.refresh_token, flow.clientId, "mcp mcp:read")
+    expect(asked.status).toBe(200)
+    const again = (await asked.json()) as { refresh_token: string; scope: string }
+    expect(again.scope.split(" ")).toContain("mcp")
+    expect((await refresh(again.refresh_token, flow.clientId)).status).toBe(200)
+  })
+})
+
 describe("OAuth error responses (RFC 6749 section 5.2, RFC 7009 section 2.2.1)", () => {
   it("should answer every refusal of the token and revocation endpoints as JSON that no cache keeps", async () => {
     const refusals = [

@@ -380,7 +380,24 @@ export const createAuthorizationServer = (options: {
     routes: OAUTH_ROUTES,
     ttl: OAUTH_TTL,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
-    rotateRefreshToken: () => true,
+    // Refresh tokens rotate on every use. This is called once a refresh request is checked and
+    // before its refresh token is used up, so it is also where a refresh that asks for a scope
+    // the person never granted (or refused since: `mcp` after a read-only choice) is refused with
+    // `invalid_scope` (RFC 6749 section 6). The provider checks the asked scope against the
+    // refresh token's, which carries what the authorization request asked, and would answer 200
+    // with a token of no scope at all, which a client takes for the access it asked for.
+    rotateRefreshToken: (ctx) => {
+      const grant = ctx.oidc.entities.Grant
+      if (typeof ctx.oidc.params?.["scope"] === "string" && grant !== undefined) {
+        // (the grant's OpenID scopes name the MCP scopes too, as asked; only the resource's say
+        // which of them the person granted, a refused `mcp` left out)
+        const oidc = grant.getOIDCScope().split(" ").filter((scope) => !MCP_SCOPES.includes(scope))
+        const granted = new Set([...oidc, ...grant.getResourceScope(mcpUrl).split(" ")])
+        const ungranted = [...ctx.oidc.requestParamScopes].filter((scope) => !granted.has(scope))
+        if (ungranted.length > 0) throw new errors.InvalidScope("the grant does not give the requested scope", ungranted.join(" "))
+      }
+      return true
+    },
     expiresWithSession: () => false,
     // The grant id lets the resource server refuse a revoked connection at once; the client's
     // name goes into the activity log without another lookup.
