@@ -23,6 +23,9 @@ import {
   snippetHeadline,
   matchedMarksOnly,
   SNIPPET_LEAD_CHARACTERS,
+  HEADLINE_HTML_CHARACTERS,
+  SEARCH_MARK_START,
+  SEARCH_MARK_STOP,
   type AccountRecord,
   type ActivityFilter,
   type ActivityRecord,
@@ -584,6 +587,24 @@ export const storageContract = (name: string, open: () => Promise<Subject>) =>
         const lead = snippetOf(matchedMarksOnly((await search(accountId, "bloom")).items[0]!.headline, "bloom"))
         expect(lead).toContain("<mark>bloom</mark>")
         expect(lead.indexOf("<mark>")).toBeLessThanOrEqual(SNIPPET_LEAD_CHARACTERS)
+      })
+
+      it("should mark a body's headline within its first HEADLINE_HTML_CHARACTERS characters only, on every adapter", async () => {
+        // a 1 MiB body whose only match is past the headline's characters is found (the searched
+        // text is longer) but its headline marks nothing: it read no further than the bound
+        const filler = "<p>" + "lorem ".repeat(Math.ceil(HEADLINE_HTML_CHARACTERS / 6)) + "</p>"
+        const late = filler + "<p>quokka</p>" + "<p>" + "ipsum ".repeat(150_000) + "</p>"
+        const early = "<p>quokka first</p>" + filler + "<p>" + "ipsum ".repeat(150_000) + "</p>"
+        const { accountId, articles: a } = await seedTexts([
+          { title: "Late", body: late },
+          { title: "Early", body: early },
+        ])
+        const res = await search(accountId, "quokka")
+        expect(new Set(ids(res))).toEqual(new Set([a[0]!.id, a[1]!.id]))
+        const headlineOf = (id: string) => res.items.find((x) => x.id === id)!.headline
+        expect(headlineOf(a[0]!.id)).not.toContain(SEARCH_MARK_START)
+        expect(headlineOf(a[1]!.id)).toContain(`${SEARCH_MARK_START}quokka${SEARCH_MARK_STOP}`)
+        expect(snippetOf(snippetHeadline(res.items.find((x) => x.id === a[0]!.id)!, "quokka"))).toMatch(/^lorem lorem/)
       })
 
       it("should fold ligatures, full-width letters and Roman numerals as PostgreSQL's unaccent does, on every adapter", async () => {

@@ -9,7 +9,7 @@
  * ASCII punctuation is followed by a zero-width space (`searchPlainText`), so that PostgreSQL too
  * reads only words, not hosts, paths, versions or hyphenated words whole.
  */
-import { foldSearchWord, headlineWindow, SEARCH_MARK_START, SEARCH_MARK_STOP, searchPlainText, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
+import { foldSearchWord, HEADLINE_HTML_CHARACTERS, headlineWindow, SEARCH_MARK_START, SEARCH_MARK_STOP, searchPlainText, searchQueryTerms, searchTextOfHtml, type ArticleRecord } from "@content-site/core"
 
 interface Token {
   readonly word: string
@@ -104,11 +104,30 @@ export const scoreArticle = (article: ArticleRecord, query: ParsedQuery, headlin
     article,
     titleMatch,
     score,
-    headline: headlineWindow(markedText(bodyText, body, words)),
+    // the body's headline marks its first HEADLINE_HTML_CHARACTERS characters only, as the database adapter does
+    headline: headlineWindow(bodyHeadline(article.body, bodyText, body, words)),
     titleHeadline: markedText(withoutMarks(searchPlainText(article.title)), title, words),
     keywordHeadline: markedText(withoutMarks(searchPlainText(article.target_keyword)), keyword, words),
   }
 }
+
+/**
+ * The body's searched text within its first `HEADLINE_HTML_CHARACTERS` characters, every word of
+ * `words` marked: the text already tokenised when the body is no longer, else that prefix's (at most
+ * `HEADLINE_HTML_CHARACTERS` characters read). Counted in `headlineWork.characters`.
+ */
+const bodyHeadline = (html: string, text: string, tokens: ReadonlyArray<Token>, words: ReadonlySet<string>): string => {
+  if (html.length <= HEADLINE_HTML_CHARACTERS) {
+    headlineWork.characters += text.length
+    return markedText(text, tokens, words)
+  }
+  const prefix = searchTextOfHtml(html, HEADLINE_HTML_CHARACTERS)
+  headlineWork.characters += prefix.length
+  return markedText(prefix, tokenize(prefix), words)
+}
+
+/** Characters of searched text marked for body headlines, for tests that count the work. */
+export const headlineWork = { characters: 0 }
 
 /** A title's or keyword's own mark characters as spaces (one for one), so that they forge no mark (a body's: `searchTextOfHtml`). */
 const withoutMarks = (text: string): string => text.replace(/[\uFDD0\uFDD1]/g, " ")

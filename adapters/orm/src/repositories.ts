@@ -24,6 +24,7 @@ import {
   SEARCH_MARK_START,
   HEADLINE_BEFORE,
   HEADLINE_CHARACTERS,
+  HEADLINE_HTML_CHARACTERS,
   SEARCH_MARK_STOP,
   SiteRepository,
   searchDatabaseQuery,
@@ -385,10 +386,11 @@ const searchStatement = (
     window = ` limit ${limit} offset ${offset}`
     short = `(select count(*) from titled) < ${limit} + ${offset}`
   }
-  // the body's headline cut as the core's headlineWindow cuts it: HEADLINE_BEFORE characters before its first mark, HEADLINE_CHARACTERS at most
+  // the body's headline over its first HEADLINE_HTML_CHARACTERS characters (ts_headline reads all it is given),
+  // cut as the core's headlineWindow cuts it: HEADLINE_BEFORE characters before its first mark, HEADLINE_CHARACTERS at most
   const headline = filter.headlines
     ? `(select substr(h.h, greatest(1, strpos(h.h, '${SEARCH_MARK_START}') - ${HEADLINE_BEFORE}), ${HEADLINE_CHARACTERS})
-        from (select ts_headline('cs_search', cs_search_text(a.body), query.q, '${HEADLINE_OPTIONS}') as h) h) as headline,
+        from (select ts_headline('cs_search', cs_search_text(left(a.body, ${HEADLINE_HTML_CHARACTERS})), query.q, '${HEADLINE_OPTIONS}') as h) h) as headline,
       ts_headline('cs_search', translate(cs_search_plain(a.title), '${MARKS}', '  '), query.q, '${HEADLINE_OPTIONS}') as title_headline,
       ts_headline('cs_search', translate(cs_search_plain(a.target_keyword), '${MARKS}', '  '), query.q, '${HEADLINE_OPTIONS}') as keyword_headline`
     : "null as headline, null as title_headline, null as keyword_headline"
