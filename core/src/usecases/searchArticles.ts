@@ -1,4 +1,5 @@
 import { Context, Effect } from "effect"
+import { RateLimited } from "../errors.ts"
 import { pageOf, resolvePaging } from "../policy/pagination.ts"
 import { searchQueryText, snippetHeadline, snippetOf } from "../policy/search.ts"
 import { resolveDateRange } from "../policy/time.ts"
@@ -8,6 +9,38 @@ import type { SearchArticlesQuery } from "../schema/queries.ts"
 import type { SearchHit } from "../schema/resources.ts"
 import type { Caller } from "./Caller.ts"
 import { articleListView } from "./views.ts"
+
+/**
+ * How many searches one account may have the storage run at once (an instance's count): a search
+ * is the heaviest statement a read sends (a page of 100 hits' headlines, about a second of the
+ * database's CPU at worst), and an MCP batch runs its calls at once, so that one account's batch of
+ * up to 60 searches could take every connection of the pool (10) while other accounts' requests waited.
+ * Past it that account's search is refused 429 `rate_limited`, `Retry-After: 1`; nobody else's.
+ */
+export const SEARCHES_AT_ONCE = 4
+
+const searchesRunning = new Map<string, number>()
+
+/** Searches of each account running now, for tests that count them. */
+export const runningSearches = (accountId: string): number => searchesRunning.get(accountId) ?? 0
+
+/** `effect` as one of the account's searches at once, or RateLimited past `SEARCHES_AT_ONCE`. */
+const asOneOfTheSearches = <A, E, R>(accountId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | RateLimited, R> =>
+  Effect.suspend((): Effect.Effect<A, E | RateLimited, R> => {
+    const running = searchesRunning.get(accountId) ?? 0
+    if (running >= SEARCHES_AT_ONCE) {
+      return Effect.fail(new RateLimited({ limit: SEARCHES_AT_ONCE, retryAfterSeconds: 1, counted: "searches of this account at once" }))
+    }
+    searchesRunning.set(accountId, running + 1)
+    return Effect.ensuring(
+      effect,
+      Effect.sync(() => {
+        const left = (searchesRunning.get(accountId) ?? 1) - 1
+        if (left <= 0) searchesRunning.delete(accountId)
+        else searchesRunning.set(accountId, left)
+      }),
+    )
+  })
 
 /**
  * Searches the caller's articles (all sites, or `site_id`'s; another account's site is NotFound),
@@ -21,7 +54,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery, optio
     return Effect.flatMap(resolvePaging(query, Context.get(services, Settings).limits.maxPerPage), (paging) =>
       Effect.flatMap(resolveDateRange(query), (range) =>
         Effect.flatMap(
-          Context.get(services, ArticleRepository).search(
+          asOneOfTheSearches(caller.accountId, Context.get(services, ArticleRepository).search(
             caller.accountId,
             {
               query: q,
@@ -31,7 +64,7 @@ export const searchArticles = (caller: Caller, query: SearchArticlesQuery, optio
               ...(query.status !== undefined ? { status: query.status } : {}),
             },
             paging.slice,
-          ),
+          )),
           ({ items, total }) => {
             const page = pageOf(
               items.map((hit): SearchHit => ({ ...articleListView(hit), snippet: options.snippets === false ? "" : snippetOf(snippetHeadline(hit, q)) })),

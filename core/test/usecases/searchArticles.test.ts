@@ -1,6 +1,7 @@
 /** Searching through the use cases: what reaches the storage is the query as a person reads it. */
+import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { importData, listArticles, searchArticles } from "../../src/index.ts"
+import { ArticleRepository, defaultLimits, importData, listArticles, SEARCHES_AT_ONCE, runningSearches, searchArticles, Settings, SiteRepository } from "../../src/index.ts"
 import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
 
 const texts = [
@@ -28,5 +29,43 @@ describe("searchArticles and listArticles with q", () => {
     expect(hit.snippet).toContain("<mark>garden</mark> <mark>roses</mark>")
     const listed = await w.run(listArticles(who, "site_q", { q: "tulips\u00a0OR\u00a0compost" }))
     expect(listed.data.map((a) => a.id).sort()).toEqual(["art_q01", "art_q02"])
+  })
+})
+
+describe("searchArticles at once", () => {
+  it("should have the storage run at most SEARCHES_AT_ONCE searches of one account at once, refuse the next with RateLimited, and not another account's", async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let started = 0
+    const repository = {
+      search: () =>
+        Effect.promise(async () => {
+          started++
+          await gate
+          return { items: [], total: 1 }
+        }),
+    } as unknown as ArticleRepository["Service"]
+    const run = (accountId: string) =>
+      Effect.runPromiseExit(
+        searchArticles(caller({ accountId }), { q: "roses", per_page: 100 }).pipe(
+          Effect.provideService(ArticleRepository, repository),
+          Effect.provideService(SiteRepository, {} as SiteRepository["Service"]),
+          Effect.provideService(Settings, { limits: defaultLimits } as Settings["Service"]),
+        ),
+      )
+    // a batch of 60 searches of one account at once, and one of another account
+    const batch = Array.from({ length: 60 }, () => run("acc_batch"))
+    const other = run("acc_other")
+    await new Promise((r) => setTimeout(r, 10))
+    expect(started).toBe(SEARCHES_AT_ONCE + 1)
+    expect(runningSearches("acc_batch")).toBe(SEARCHES_AT_ONCE)
+    release()
+    const exits = await Promise.all(batch)
+    expect(exits.filter(Exit.isSuccess)).toHaveLength(SEARCHES_AT_ONCE)
+    for (const exit of exits.filter(Exit.isFailure)) expect(JSON.stringify(exit.cause)).toContain("RateLimited")
+    expect(Exit.isSuccess(await other)).toBe(true)
+    expect(runningSearches("acc_batch")).toBe(0)
+    // the places are given back: the next one runs
+    expect(Exit.isSuccess(await run("acc_batch"))).toBe(true)
   })
 })
