@@ -118,6 +118,23 @@ export const withoutStylesAndHandlers = (html: string): string => {
   for (const el of Array.from(holder.querySelectorAll("b"))) {
     if (/(^|;)\s*font-weight\s*:\s*(normal|400)\s*(;|$)/i.test(el.getAttribute("style") ?? "")) el.replaceWith(...Array.from(el.childNodes))
   }
+  // Word processors (Google Docs, Word online) say bold and italic with a span's style only: that
+  // formatting is kept as <strong> and <em> before the style goes, or the paste would lose it. Only
+  // spans, outside protected elements and outside what is bold or italic already (a heading a web
+  // page's copy styles as bold is not bold text).
+  for (const el of Array.from(holder.querySelectorAll("span[style]"))) {
+    if (el.closest("[data-service-protected]") !== null) continue
+    const style = el.getAttribute("style") ?? ""
+    const weight = /(?:^|;)\s*font-weight\s*:\s*([^;]+?)\s*(?:;|$)/i.exec(style)?.[1]?.toLowerCase()
+    const fontStyle = /(?:^|;)\s*font-style\s*:\s*([^;]+?)\s*(?:;|$)/i.exec(style)?.[1]?.toLowerCase()
+    const wrap = (tag: string) => {
+      const w = el.ownerDocument.createElement(tag)
+      w.append(...Array.from(el.childNodes))
+      el.append(w)
+    }
+    if (weight !== undefined && /^(bold|bolder|[6-9]00)$/.test(weight) && el.closest("b, strong, h1, h2, h3, h4, h5, h6, th") === null) wrap("strong")
+    if (fontStyle !== undefined && /^(italic|oblique)/.test(fontStyle) && el.closest("i, em, cite, var, dfn, address") === null) wrap("em")
+  }
   for (const el of Array.from(holder.querySelectorAll("*"))) {
     for (const a of Array.from(el.attributes)) if (a.name === "style" || a.name.startsWith("on")) el.removeAttribute(a.name)
   }
