@@ -38,10 +38,17 @@ class ProtectedView implements NodeView {
     const badge = h("span", { class: "pm-lock" }, "Protected")
     const el = document.importNode(protectedElement(node.attrs["html"] as string), true)
     for (const e of [el, ...Array.from(el.querySelectorAll("*"))]) for (const a of Array.from(e.attributes)) if (VIEW_ONLY_DROP.test(a.name)) e.removeAttribute(a.name)
+    // The editor is one Tab stop, as a textarea is: the link inside is not a stop of its own.
+    for (const e of [el, ...Array.from(el.querySelectorAll("*"))]) if (e.matches("a[href], area[href], [tabindex]")) e.setAttribute("tabindex", "-1")
     this.dom.append(badge, el)
   }
-  stopEvent(): boolean {
-    return false
+  /**
+   * Keys pressed while the link inside has the focus (a click puts it there) are not the text's:
+   * ProseMirror would apply them at its own selection, out of sight (Enter split the article's
+   * first block). Drags and clicks still go to the editor, which moves and selects the element.
+   */
+  stopEvent(event: Event): boolean {
+    return (event.type.startsWith("key") || event.type === "beforeinput") && event.target !== this.dom && this.dom.contains(event.target as Node)
   }
   ignoreMutation(): boolean {
     return true
