@@ -33,21 +33,26 @@ export const blockTypeAt = (state: EditorState): string => state.selection.$from
 /** Makes the selected blocks paragraphs, headings or code blocks. */
 export const setBlock = (name: string): Command => setBlockType(nodes[name]!, { html: [] })
 
-/** Wraps in or lifts out of a quote. */
-export const toggleQuote: Command = (state, dispatch) => {
+/** Whether the selection starts inside a quote (what the Quote button would lift out of). */
+export const inQuote = (state: EditorState): boolean => {
   const { $from } = state.selection
-  for (let d = $from.depth; d > 0; d--) if ($from.node(d).type === nodes["blockquote"]) return lift(state, dispatch)
-  return wrapIn(nodes["blockquote"]!)(state, dispatch)
+  for (let d = $from.depth; d > 0; d--) if ($from.node(d).type === nodes["blockquote"]) return true
+  return false
+}
+
+/** Wraps in or lifts out of a quote. */
+export const toggleQuote: Command = (state, dispatch) => (inQuote(state) ? lift(state, dispatch) : wrapIn(nodes["blockquote"]!)(state, dispatch))
+
+/** Whether the selection starts in an item of a list of this kind (what its button would lift out of). */
+export const inList = (state: EditorState, name: "ul" | "ol"): boolean => {
+  const { $from } = state.selection
+  for (let d = $from.depth; d > 0; d--) if ($from.node(d).type === nodes["li"] && $from.node(d - 1).type === nodes[name]) return true
+  return false
 }
 
 /** Wraps in a list, or lifts out of one of the same kind. */
-export const toggleList = (name: "ul" | "ol"): Command => (state, dispatch) => {
-  const { $from } = state.selection
-  for (let d = $from.depth; d > 0; d--) {
-    if ($from.node(d).type === nodes["li"] && $from.node(d - 1).type === nodes[name]) return liftListItem(nodes["li"]!)(state, dispatch)
-  }
-  return wrapInList(nodes[name]!)(state, dispatch)
-}
+export const toggleList = (name: "ul" | "ol"): Command => (state, dispatch) =>
+  inList(state, name) ? liftListItem(nodes["li"]!)(state, dispatch) : wrapInList(nodes[name]!)(state, dispatch)
 
 /** The link covering the cursor, if any. */
 export const linkAt = (state: EditorState): Mark | undefined => {

@@ -13,7 +13,7 @@ import { dropCursor } from "prosemirror-dropcursor"
 import { gapCursor } from "prosemirror-gapcursor"
 import { EditorState, type Command } from "prosemirror-state"
 import { EditorView, type NodeView } from "prosemirror-view"
-import { blockTypeAt, insertImage, keys, linkAt, markActive, setBlock, setLink, toggleEmphasis, toggleList, toggleQuote, unsetLink } from "./commands.ts"
+import { blockTypeAt, inList, inQuote, insertImage, keys, linkAt, markActive, setBlock, setLink, toggleEmphasis, toggleList, toggleQuote, unsetLink } from "./commands.ts"
 import { toHtml, tryLoad, withoutStylesAndHandlers } from "./html.ts"
 import { protectedLock, type Refusal } from "./protect.ts"
 import { htmlAttr, type HtmlAttrs, protectedElement, schema, VIEW_ONLY_DROP } from "./schema.ts"
@@ -137,9 +137,10 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
     button("B", "Bold", toggleEmphasis(m["strong"]!, m["b"]!), (s) => markActive(s, [m["strong"]!, m["b"]!]), "tool-bold"),
     button("I", "Italic", toggleEmphasis(m["em"]!, m["i"]!), (s) => markActive(s, [m["em"]!, m["i"]!]), "tool-italic"),
     button("</>", "Inline code", toggleMark(m["code"]!), (s) => markActive(s, [m["code"]!])),
-    button(["•", "Bulleted list"], "Bulleted list", toggleList("ul")),
-    button(["1.", "Numbered list"], "Numbered list", toggleList("ol")),
-    button(["❝", "Quote"], "Quote", toggleQuote),
+    // Toggles, so they say whether they are on (in a list or quote, pressing lifts out of it).
+    button(["•", "Bulleted list"], "Bulleted list", toggleList("ul"), (s) => inList(s, "ul")),
+    button(["1.", "Numbered list"], "Numbered list", toggleList("ol"), (s) => inList(s, "ol")),
+    button(["❝", "Quote"], "Quote", toggleQuote, inQuote),
     button("Link", "Link", (s) => {
       const link = linkAt(s)
       openPopover(linkForm, linkInput, link ? (htmlAttr(link.attrs["html"] as HtmlAttrs, "href") ?? "") : "")
