@@ -76,6 +76,23 @@ describe("mediaMiddleware", () => {
     expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([...bytes])
   })
 
+  it("should send a strong ETag and Accept-Ranges: none, and answer 304 to an If-None-Match naming it", async () => {
+    const first = await fetch(`${base}/media/${key}`)
+    const etag = first.headers.get("etag")
+    expect(etag).toMatch(/^"[\x21\x23-\x7e]+"$/)
+    expect(first.headers.get("accept-ranges")).toBe("none")
+    for (const header of [etag!, `W/${etag}`, `"other", ${etag}`, "*"]) {
+      const res = await fetch(`${base}/media/${key}`, { headers: { "If-None-Match": header } })
+      expect(res.status, header).toBe(304)
+      expect(res.headers.get("etag")).toBe(etag)
+      expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+      expect((await res.arrayBuffer()).byteLength).toBe(0)
+    }
+    const other = await fetch(`${base}/media/${key}`, { headers: { "If-None-Match": '"other"' } })
+    expect(other.status).toBe(200)
+    expect([...new Uint8Array(await other.arrayBuffer())]).toEqual([...bytes])
+  })
+
   it("should answer HEAD with the headers and no body", async () => {
     const res = await raw(base, "HEAD", `/media/${key}`)
     expect(res.status).toBe(200)
