@@ -58,6 +58,38 @@ const sendProblem = (ctx: ParameterizedContext, problem: Problem, headers: Recor
   ctx.type = "application/problem+json"
 }
 
+/** What a stored image answers to: GET and HEAD (RFC 9110 15.5.6, 9.3.7). */
+const ALLOW = "GET, HEAD"
+
+/**
+ * Any other method on `/media/<key>`: for a stored image, `OPTIONS` is a 204 and anything else a
+ * 405 `method_not_allowed` problem, both with `Allow: GET, HEAD`; for anything else, the next
+ * middleware (a 404).
+ */
+const otherMethod = async (ctx: ParameterizedContext, runtime: ManagedRuntime.ManagedRuntime<MediaStore, never>, key: string, publicUrl: string, options: MediaMiddlewareOptions, next: () => Promise<unknown>) => {
+  const exit = await runtime.runPromiseExit(
+    Effect.gen(function* () {
+      return yield* (yield* MediaStore).get(key)
+    }),
+  )
+  if (!Exit.isSuccess(exit) || Option.isNone(exit.value)) return next()
+  ctx.set("Allow", ALLOW)
+  if (ctx.method === "OPTIONS") {
+    ctx.status = 204
+    ctx.body = null
+    return
+  }
+  const requestId = requestIdOf(ctx)
+  sendProblem(ctx, {
+    type: `${publicUrl}/problems/method_not_allowed`,
+    title: "Method not allowed",
+    status: 405,
+    code: "method_not_allowed",
+    detail: `${ctx.method} is not allowed on this path; use GET or HEAD.`,
+    request_id: requestId,
+  }, { Allow: ALLOW }, options.onProblem)
+}
+
 /**
  * Serves stored images at GET/HEAD `/media/<key>` with their content type, `nosniff`, a year of
  * immutable caching, a strong ETag (304 to an `If-None-Match` naming it), `Accept-Ranges: none`
@@ -68,9 +100,10 @@ export const mediaMiddleware = (
   runtime: ManagedRuntime.ManagedRuntime<MediaStore, never>,
   options: MediaMiddlewareOptions,
 ): Middleware => async (ctx, next) => {
-  if (!ctx.path.startsWith(PREFIX) || (ctx.method !== "GET" && ctx.method !== "HEAD")) return next()
+  if (!ctx.path.startsWith(PREFIX)) return next()
   const key = ctx.path.slice(PREFIX.length)
   const publicUrl = options.publicUrl.replace(/\/+$/, "")
+  if (ctx.method !== "GET" && ctx.method !== "HEAD") return otherMethod(ctx, runtime, key, publicUrl, options, next)
   const names = [...new Set(new URLSearchParams(ctx.querystring).keys())]
   if (names.length > 0) {
     const refused = namedParametersRefusal(names, "Unknown query parameter", (named) => `Unknown query parameter ${named}; this endpoint takes none.`)

@@ -142,7 +142,20 @@ describe("mediaMiddleware", () => {
   it("should leave other paths and methods to the next middleware", async () => {
     expect((await fetch(`${base}/mediafoo/${key}`)).status).toBe(418)
     expect((await fetch(`${base}/api/v1/sites`)).status).toBe(418)
-    expect((await fetch(`${base}/media/${key}`, { method: "POST" })).status).toBe(418)
+    expect((await fetch(`${base}/media/2026/01/unknown.png`, { method: "POST" })).status).toBe(418)
+  })
+
+  it("should answer other methods on a stored image with 405 and Allow: GET, HEAD (OPTIONS: 204)", async () => {
+    for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+      const res = await fetch(`${base}/media/${key}`, { method })
+      expect(res.status, method).toBe(405)
+      expect(res.headers.get("allow")).toBe("GET, HEAD")
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+      expect(await res.json()).toMatchObject({ status: 405, code: "method_not_allowed", request_id: "req_test_123456" })
+    }
+    const options = await fetch(`${base}/media/${key}`, { method: "OPTIONS" })
+    expect(options.status).toBe(204)
+    expect(options.headers.get("allow")).toBe("GET, HEAD")
   })
 
   it("should answer 503 unavailable when the store cannot be read", async () => {
