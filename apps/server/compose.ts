@@ -123,6 +123,23 @@ export const composeApp = async (options: ComposeOptions): Promise<Koa> => {
       ctx.body = { status: ok ? "ready" : "unavailable" }
       return
     }
+    // Another method on a health address: what works there is GET and HEAD (OPTIONS says so).
+    if (ctx.path === "/healthz" || ctx.path === "/readyz") {
+      ctx.set("Allow", "GET, HEAD")
+      if (ctx.method === "OPTIONS") {
+        ctx.status = 204
+        return
+      }
+      sendProblem(ctx, {
+        type: `${options.publicUrl}/problems/method_not_allowed`,
+        title: "Method not allowed",
+        status: 405,
+        code: "method_not_allowed",
+        detail: `${ctx.method.slice(0, 20)} is not allowed on this path; use GET or HEAD.`,
+        request_id: String(ctx.state.requestId),
+      })
+      return
+    }
     await next()
   })
 

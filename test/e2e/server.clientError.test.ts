@@ -66,6 +66,18 @@ describe("requests the HTTP parser refuses", () => {
     expect(answer.problem).toMatchObject({ status: 417, code: "expectation_failed", request_id: answer.headers.get("x-request-id") })
   })
 
+  it("should answer other methods on /healthz and /readyz with a 405 problem and Allow: GET, HEAD (OPTIONS: 204)", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      const answer = parse(await raw(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`))
+      expect(answer.status, path).toBe(405)
+      expect(answer.headers.get("allow")).toBe("GET, HEAD")
+      expect(answer.problem).toMatchObject({ status: 405, code: "method_not_allowed", request_id: answer.headers.get("x-request-id") })
+      const options = await raw(`OPTIONS ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`)
+      expect(options, path).toMatch(/^HTTP\/1\.1 204 /)
+      expect(options).toMatch(/\r\nAllow: GET, HEAD\r\n/i)
+    }
+  })
+
   it("should answer CONNECT with a 405 problem instead of closing the connection without a word", async () => {
     const answer = parse(await raw("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"))
     expect(answer.status).toBe(405)
