@@ -78,6 +78,20 @@ describe("requests the HTTP parser refuses", () => {
     }
   })
 
+  it("should answer other methods on a static file with a 405 problem and Allow: GET, HEAD (OPTIONS: 204); an unknown one stays a 404", async () => {
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      const answer = parse(await raw(`${method} /static/app.css HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`))
+      expect(answer.status, method).toBe(405)
+      expect(answer.headers.get("allow")).toBe("GET, HEAD")
+      expect(answer.problem).toMatchObject({ status: 405, code: "method_not_allowed", request_id: answer.headers.get("x-request-id") })
+    }
+    const options = await raw("OPTIONS /static/app.css HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    expect(options).toMatch(/^HTTP\/1\.1 204 /)
+    expect(options).toMatch(/\r\nAllow: GET, HEAD\r\n/i)
+    const unknown = parse(await raw("POST /static/nope.css HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+    expect(unknown.status).toBe(404)
+  })
+
   it("should answer CONNECT with a 405 problem instead of closing the connection without a word", async () => {
     const answer = parse(await raw("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"))
     expect(answer.status).toBe(405)

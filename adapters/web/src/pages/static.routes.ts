@@ -1,7 +1,7 @@
 /** Routes: The static files (styles, the small script and the visual editor bundle), and the problem types' pages. */
 import type Router from "@koa/router"
 import { NotFound } from "@content-site/core"
-import { strictQuery } from "@content-site/http"
+import { requestIdOf, sendProblem, strictQuery } from "@content-site/http"
 import { send, type PageKit } from "../pageKit.ts"
 import { problemDoc, problemPage, problemsPage } from "./problems.ts"
 
@@ -14,6 +14,24 @@ export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
     ctx.set("Cache-Control", "public, max-age=3600")
     ctx.type = found.type
     ctx.body = found.body
+  })
+  // A static file takes GET and HEAD only: any other method is a 405 problem saying so (OPTIONS a
+  // 204), as for every other resource; an unknown file stays a 404.
+  router.all("/static/:file", async (ctx, next) => {
+    if (ctx.method === "GET" || ctx.method === "HEAD" || !staticFiles.has(ctx.path)) return next()
+    ctx.set("Allow", "GET, HEAD")
+    if (ctx.method === "OPTIONS") {
+      ctx.status = 204
+      return
+    }
+    sendProblem(ctx, {
+      type: `${kit.deps.publicUrl}/problems/method_not_allowed`,
+      title: "Method not allowed",
+      status: 405,
+      code: "method_not_allowed",
+      detail: `${ctx.method.slice(0, 20)} is not allowed on this path; use GET or HEAD.`,
+      request_id: requestIdOf(ctx),
+    })
   })
   // The `type` of every problem the API and MCP answer: a page a person can open (RFC 9457 3.1.1).
   router.get("/problems", async (ctx) => {
