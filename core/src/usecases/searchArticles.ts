@@ -24,16 +24,20 @@ const searchesRunning = new Map<string, number>()
 /** Searches of each account running now, for tests that count them. */
 export const runningSearches = (accountId: string): number => searchesRunning.get(accountId) ?? 0
 
-/** `effect` as one of the account's searches at once, or RateLimited past `SEARCHES_AT_ONCE`. */
+/**
+ * `effect` as one of the account's searches at once, or RateLimited past `SEARCHES_AT_ONCE`. The
+ * place is taken and its release installed in one uninterruptible step: an interruption between
+ * the two (a fiber yields between any two steps) would keep the place for the process's life.
+ */
 const asOneOfTheSearches = <A, E, R>(accountId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | RateLimited, R> =>
-  Effect.suspend((): Effect.Effect<A, E | RateLimited, R> => {
+  Effect.uninterruptibleMask((restore): Effect.Effect<A, E | RateLimited, R> => {
     const running = searchesRunning.get(accountId) ?? 0
     if (running >= SEARCHES_AT_ONCE) {
       return Effect.fail(new RateLimited({ limit: SEARCHES_AT_ONCE, retryAfterSeconds: 1, counted: "searches of this account at once" }))
     }
     searchesRunning.set(accountId, running + 1)
     return Effect.ensuring(
-      effect,
+      restore(effect),
       Effect.sync(() => {
         const left = (searchesRunning.get(accountId) ?? 1) - 1
         if (left <= 0) searchesRunning.delete(accountId)

@@ -1,5 +1,5 @@
 /** Searching through the use cases: what reaches the storage is the query as a person reads it. */
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Scheduler } from "effect"
 import { describe, expect, it } from "vitest"
 import { ArticleRepository, defaultLimits, importData, listArticles, SEARCHES_AT_ONCE, runningSearches, searchArticles, Settings, SiteRepository } from "../../src/index.ts"
 import { caller, makeWorld, oneSiteOfArticles } from "./harness.ts"
@@ -67,5 +67,40 @@ describe("searchArticles at once", () => {
     expect(runningSearches("acc_batch")).toBe(0)
     // the places are given back: the next one runs
     expect(Exit.isSuccess(await run("acc_batch"))).toBe(true)
+  })
+
+  it("should give the place back when the search is interrupted at any step, right after it took the place too", async () => {
+    // A scheduler that yields after every step and runs the steps one at a time, by hand: the
+    // search is interrupted at the first step at which it holds a place, wherever that falls.
+    const tasks: Array<() => void> = []
+    // (every third step: a fiber that yields at once on resuming, or after its one step of resuming, makes no progress)
+    let asked = 0
+    const stepping: Scheduler.Scheduler = {
+      executionMode: "async",
+      shouldYield: () => asked++ % 3 === 2,
+      makeDispatcher: () => ({ scheduleTask: (task) => void tasks.push(task), flush: () => {} }),
+    }
+    const repository = { search: () => Effect.never } as unknown as ArticleRepository["Service"]
+    const fiber = Effect.runFork(
+      searchArticles(caller({ accountId: "acc_interrupted" }), { q: "roses" }).pipe(
+        Effect.provideService(ArticleRepository, repository),
+        Effect.provideService(SiteRepository, {} as SiteRepository["Service"]),
+        Effect.provideService(Settings, { limits: defaultLimits } as Settings["Service"]),
+      ),
+      { scheduler: stepping },
+    )
+    expect(runningSearches("acc_interrupted")).toBe(0)
+    let interrupted = false
+    // (a bound on the steps: the search takes its place within a few dozen)
+    for (let step = 0; step < 10_000 && tasks.length > 0; step++) {
+      tasks.shift()!()
+      if (!interrupted && runningSearches("acc_interrupted") > 0) {
+        fiber.interruptUnsafe()
+        interrupted = true
+      }
+    }
+    expect(interrupted).toBe(true)
+    expect(tasks).toHaveLength(0)
+    expect(runningSearches("acc_interrupted")).toBe(0)
   })
 })
