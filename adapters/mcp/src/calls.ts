@@ -12,6 +12,7 @@ import {
   type LimitVerdict,
   type Principal,
   type Problem,
+  type RateLimited,
   recordActivity,
   toProblem,
 } from "@content-site/core"
@@ -22,6 +23,15 @@ import { Cause, Effect, Exit, Option } from "effect"
 
 /** The methods that are such calls: each counts and is logged itself, not as part of its request. */
 export const COUNTED_PROTOCOL_METHODS: ReadonlySet<string> = new Set(["resources/list", "resources/read", "completion/complete", "prompts/get"])
+
+/**
+ * Whether `error` is the refusal of the account's requests a minute, the limit an answer's
+ * `RateLimit-*` headers state. A cap of work at once (searches, bodies sanitised, images decoded:
+ * a `RateLimited` that says what it `counted`) is not that limit: its refusal leaves the verdict
+ * the call was counted with, or the headers would say the minute's budget is spent, and at 4.
+ */
+export const refusedForRequestLimit = (error: unknown): error is RateLimited =>
+  isCoreError(error) && error._tag === "RateLimited" && error.counted === undefined
 
 /** What a call needs of its HTTP request: the call's own request id, the connection, where its limit verdict goes. */
 export interface CallContext {
@@ -74,7 +84,7 @@ export const protocolCalls = (runtime: AppRuntime, publicUrl: string, log: Event
             : error !== undefined && isCoreError(error)
               ? toProblem(error, caller.requestId, publicUrl)
               : internalProblem(caller.requestId, publicUrl)
-          if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
+          if (refusedForRequestLimit(error)) {
             context.onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
           }
           return Effect.map(

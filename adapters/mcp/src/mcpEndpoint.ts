@@ -63,7 +63,7 @@ import { grantsWrite, USAGE_MODEL, usageId } from "./connectedClients.ts"
 import { exchangeTransport } from "./exchangeTransport.ts"
 import { accessTokenChecks } from "./signingKeys.ts"
 import { toolDefinitionsFor, toolNamed } from "./tools.ts"
-import { COUNTED_PROTOCOL_METHODS, protocolCalls, refusal } from "./calls.ts"
+import { COUNTED_PROTOCOL_METHODS, protocolCalls, refusal, refusedForRequestLimit } from "./calls.ts"
 import { registerPrompts } from "./prompts.ts"
 import { registerArticleResources } from "./resources.ts"
 import { refuseMalformedParams } from "./malformedParams.ts"
@@ -563,7 +563,7 @@ export const mcpEndpoint = (options: {
     const { exit, error, problem } = outcome
     if (Exit.isFailure(exit) && problem?.code === "internal") events.error({ request_id: requestId, tool: name, cause: Cause.pretty(exit.cause) }, "MCP tool failed")
     if (Exit.isFailure(outcome.logged)) events.error({ request_id: requestId, cause: Cause.pretty(outcome.logged.cause) }, "could not record MCP activity")
-    if (error !== undefined && isCoreError(error) && error._tag === "RateLimited") {
+    if (refusedForRequestLimit(error)) {
       onVerdict({ allowed: false, limit: error.limit, remaining: 0, resetSeconds: error.retryAfterSeconds })
     }
     // `response: "minimal"`: the same answer without the article's body (the full one is what
