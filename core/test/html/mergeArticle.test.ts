@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { bodyUnits, type Hunk, hunkGroupEnds, mergeArticle, settleMerge } from "../../src/html/mergeArticle.ts"
+import { bodyUnits, type Hunk, hunkGroupEnds, mergeArticle, settleMerge, skipShared } from "../../src/html/mergeArticle.ts"
 import { DIFF_BUDGET, makeDiffBudget } from "../../src/html/diffBudget.ts"
 import { extractProtectedBlocks } from "../../src/html/index.ts"
 
@@ -330,5 +330,47 @@ describe("hunkGroupEnds", () => {
       { oStart: 10, oEnd: 12, units: [] },
     ]
     expect(hunkGroupEnds(sorted)).toEqual([3, 4, 5])
+  })
+})
+
+describe("skipShared", () => {
+  /** `units` behind a proxy that counts each unit read into `reads`. */
+  const counted = (units: ReadonlyArray<number>, reads: { n: number }): ReadonlyArray<number> =>
+    new Proxy(units as Array<number>, {
+      get: (target, key, receiver) => {
+        if (typeof key === "string" && /^\d+$/.test(key)) reads.n++
+        return Reflect.get(target, key, receiver)
+      },
+    })
+  const regions = (x: ReadonlyArray<number>, y: ReadonlyArray<number>) =>
+    [
+      { oStart: 0, oEnd: 1, mine: x, theirs: [0], resolution: "mine" as const },
+      { oStart: 1, oEnd: 2, mine: [1], theirs: y, resolution: "theirs" as const },
+    ] as const
+  /** The longest run that ends x and begins y, by trying every length. */
+  const longestShared = (x: ReadonlyArray<number>, y: ReadonlyArray<number>): number => {
+    for (let k = Math.min(x.length, y.length); k > 0; k--) if (x.slice(x.length - k).join() === y.slice(0, k).join()) return k
+    return 0
+  }
+
+  it("should find the longest run that ends the first region's units and begins the second's, as trying every length finds it", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 2, max: 4 }), { maxLength: 12 }), fc.array(fc.integer({ min: 2, max: 4 }), { maxLength: 12 }), (x, y) => {
+        const [a, b] = regions(x, y)
+        expect(skipShared(a, b).skip ?? 0).toBe(longestShared(x, y))
+      }),
+    )
+  })
+
+  it("should read the units a bounded number of times each (at most 8 times their count), for units a paste of one repeated paragraph makes", () => {
+    // x = A..A B, y = A..A: every length shares all but its last unit, which trying each length
+    // from the longest compared in full (n*n/2 reads)
+    const n = 2000
+    const reads = { n: 0 }
+    const x = counted([...Array.from({ length: n }, () => 7), 9], reads)
+    const y = counted(Array.from({ length: n }, () => 7), reads)
+    const [a, b] = regions(x, y)
+    expect(skipShared(a, b).skip ?? 0).toBe(0)
+    expect(reads.n).toBeLessThanOrEqual(8 * (x.length + y.length))
   })
 })
