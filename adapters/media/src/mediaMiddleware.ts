@@ -58,13 +58,23 @@ const sendProblem = (ctx: ParameterizedContext, problem: Problem, headers: Recor
   ctx.type = "application/problem+json"
 }
 
+/** A store that could not be read: 503 `unavailable` with `Retry-After` for an outage, else 500 `internal`. */
+const sendStoreFailure = (ctx: ParameterizedContext, cause: Cause.Cause<Unavailable>, publicUrl: string, options: MediaMiddlewareOptions) => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && isCoreError(failure.value)) {
+    const unavailable: Unavailable = failure.value
+    return sendProblem(ctx, toProblem(unavailable, requestIdOf(ctx), publicUrl), { "Retry-After": "5" }, options.onProblem)
+  }
+  return sendProblem(ctx, internalProblem(requestIdOf(ctx), publicUrl), {}, options.onProblem)
+}
+
 /** What a stored image answers to: GET and HEAD (RFC 9110 15.5.6, 9.3.7). */
 const ALLOW = "GET, HEAD"
 
 /**
  * Any other method on `/media/<key>`: for a stored image, `OPTIONS` is a 204 and anything else a
- * 405 `method_not_allowed` problem, both with `Allow: GET, HEAD`; for anything else, the next
- * middleware (a 404).
+ * 405 `method_not_allowed` problem, both with `Allow: GET, HEAD`; a store that cannot be read,
+ * 503 (or 500) as to a GET; for anything else, the next middleware (a 404).
  */
 const otherMethod = async (ctx: ParameterizedContext, runtime: ManagedRuntime.ManagedRuntime<MediaStore, never>, key: string, publicUrl: string, options: MediaMiddlewareOptions, next: () => Promise<unknown>) => {
   const exit = await runtime.runPromiseExit(
@@ -72,7 +82,9 @@ const otherMethod = async (ctx: ParameterizedContext, runtime: ManagedRuntime.Ma
       return yield* (yield* MediaStore).get(key)
     }),
   )
-  if (!Exit.isSuccess(exit) || Option.isNone(exit.value)) return next()
+  // a store that cannot be read says so, as to a GET: whether the image exists is not known
+  if (Exit.isFailure(exit)) return sendStoreFailure(ctx, exit.cause, publicUrl, options)
+  if (Option.isNone(exit.value)) return next()
   ctx.set("Allow", ALLOW)
   if (ctx.method === "OPTIONS") {
     ctx.status = 204
@@ -135,10 +147,5 @@ export const mediaMiddleware = (
     const shown = key.length > 200 ? `${key.slice(0, 200)}…` : key
     return sendProblem(ctx, toProblem(new NotFound({ resource: "media", id: shown }), requestIdOf(ctx), publicUrl), {}, options.onProblem)
   }
-  const failure = Cause.findErrorOption(exit.cause)
-  if (Option.isSome(failure) && isCoreError(failure.value)) {
-    const unavailable: Unavailable = failure.value
-    return sendProblem(ctx, toProblem(unavailable, requestIdOf(ctx), publicUrl), { "Retry-After": "5" }, options.onProblem)
-  }
-  return sendProblem(ctx, internalProblem(requestIdOf(ctx), publicUrl), {}, options.onProblem)
+  return sendStoreFailure(ctx, exit.cause, publicUrl, options)
 }

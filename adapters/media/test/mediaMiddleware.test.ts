@@ -170,6 +170,13 @@ describe("mediaMiddleware", () => {
     const res = await fetch(`${url}/media/${key}`)
     expect(res.status).toBe(503)
     expect(((await res.json()) as Record<string, unknown>)["code"]).toBe("unavailable")
+    // another method too: whether the image exists is not known, so no 404 says it does not
+    for (const method of ["DELETE", "OPTIONS"]) {
+      const other = await fetch(`${url}/media/${key}`, { method })
+      expect(other.status, method).toBe(503)
+      expect(other.headers.get("retry-after"), method).toBe("5")
+      expect(((await other.json()) as Record<string, unknown>)["code"], method).toBe("unavailable")
+    }
     await failing.dispose()
   })
 
