@@ -37,6 +37,28 @@ describe("migrations on PostgreSQL", { timeout: 120_000 }, () => {
     }
   })
 
+  it("should open a database this release migrated whatever its migrations are recorded as: with a file extension, or under a name a migration had before a rename", async () => {
+    const sql = new pg.Client({ connectionString: database.url })
+    await sql.connect()
+    try {
+      await (await openDatabase({ databaseUrl: database.url })).close()
+      await sql.query("update mikro_orm_migrations set name = name || '.ts' where name = 'Migration20261129220000_searchSoftHyphen'")
+      // the name the release of 4b9adf2 recorded (the same statements, renamed in 0367bfc)
+      await sql.query("update mikro_orm_migrations set name = 'Migration20261124090000_partitionedActivity' where name = 'Migration20261124000000_partitionedActivity'")
+      const db = await openDatabase({ databaseUrl: database.url })
+      try {
+        expect(await db.schemaDiff()).toBe("")
+        await db.migrate()
+      } finally {
+        await db.close()
+      }
+      const names = (await sql.query<{ name: string }>("select name from mikro_orm_migrations where name like '%partitionedActivity%'")).rows.map((r) => r.name)
+      expect(names).toEqual(["Migration20261124000000_partitionedActivity"])
+    } finally {
+      await sql.end()
+    }
+  })
+
   it("should report a search column that is missing, not generated or generated from something else (they are not entity properties)", async () => {
     const db = await openDatabase({ databaseUrl: database.url })
     const sql = new pg.Client({ connectionString: database.url })

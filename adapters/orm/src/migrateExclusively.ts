@@ -23,15 +23,35 @@ export class SchemaTooNew extends Error {
 
 const known = new Set(migrationsList.map((m) => m.name))
 
+/**
+ * Migrations committed under another name, the same statements: a database a release before the
+ * rename migrated holds the former name. It is this release's migration, not a newer one's, and is
+ * recorded under its current name before the migrator runs (it would otherwise run it again).
+ */
+export const renamedMigrations: Readonly<Record<string, string>> = {
+  Migration20261124090000_partitionedActivity: "Migration20261124000000_partitionedActivity",
+}
+
+const withoutExtension = (name: string): string => name.replace(/\.[cm]?[jt]s$/, "")
+
+/** Records a migration executed under its former name (renamedMigrations) under its current one. */
+const adoptRenamed = async (orm: Orm): Promise<void> => {
+  for (const { name } of await orm.migrator.getExecuted()) {
+    const current = renamedMigrations[withoutExtension(name)]
+    if (current !== undefined) await orm.em.getConnection().execute("update mikro_orm_migrations set name = ? where name = ?", [current, name])
+  }
+}
+
 /** Refuses a database that holds a migration this release does not have (SchemaTooNew). */
 const refuseNewerSchema = async (orm: Orm): Promise<void> => {
-  const unknown = (await orm.migrator.getExecuted()).map((m) => m.name.replace(/\.[cm]?[jt]s$/, "")).filter((name) => !known.has(name))
+  const unknown = (await orm.migrator.getExecuted()).map((m) => withoutExtension(m.name)).filter((name) => !known.has(name) && renamedMigrations[name] === undefined)
   if (unknown.length > 0) throw new SchemaTooNew(unknown)
 }
 
 /** The pending migrations, after checking that the database knows none this release does not. */
 const up = async (orm: Orm): Promise<ReadonlyArray<string>> => {
   await refuseNewerSchema(orm)
+  await adoptRenamed(orm)
   return (await orm.migrator.up()).map((m) => m.name)
 }
 
