@@ -4,7 +4,7 @@
  * fresh write API key, returned once so the server can print it. Dates in the file are relative
  * to DEMO_BASE_DATE and are moved forward to today, so the demo always covers the last 3 months.
  */
-import { AccountRepository, createApiKey, importData, type CoreServices } from "@content-site/core"
+import { AccountRepository, createApiKey, prepareImport, writeImportIntoEmpty, type CoreServices } from "@content-site/core"
 import { Effect, Option, type ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 
@@ -50,9 +50,11 @@ export const seedDemo = async (
   return runtime.runPromise(
     Effect.gen(function* () {
       const accounts = yield* AccountRepository
-      // only into an empty database: an operator's own accounts never gain a known sign-in
+      // only into an empty database: an operator's own accounts never gain a known sign-in (asked
+      // under the import lock: an `admin import` or another instance's seeding at the same moment
+      // is seen here, or waits for this one and then finds the demo account)
       if (yield* accounts.hasAny) return null
-      yield* importData(file)
+      if ((yield* writeImportIntoEmpty(yield* prepareImport(file))) === null) return null
       const account = Option.getOrThrow(yield* accounts.findByEmail(owner.email))
       const { key } = yield* createApiKey(account.id, { name: "Demo key", scope: "write" })
       return { email: owner.email, password: owner.password, apiKey: key }

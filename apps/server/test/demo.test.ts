@@ -1,8 +1,8 @@
 /** The demo data and its seeding, on memory storage: what it seeds, not how a database stores it (that is the persistence tests' job). */
-import { ArticleRepository, BacklinkRepository, SiteRepository, ApiKeyRepository, Secrets, createAccount, type CoreServices } from "@content-site/core"
+import { ArticleRepository, BacklinkRepository, DataImporter, SiteRepository, ApiKeyRepository, Secrets, createAccount, type CoreServices } from "@content-site/core"
 import { headerImageInspector, inlineHtmlAnalyzer, makeMemoryState, type MemoryState, memoryStorage, settingsLayer, tableImageFetcher } from "@content-site/memory"
 import { randomIds, systemClock, webCryptoSecrets } from "@content-site/platform/web"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Deferred, Effect, Layer, ManagedRuntime, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { demoData, seedDemo } from "../demo.ts"
 
@@ -63,6 +63,31 @@ describe("demo data", () => {
     try {
       await runtime.runPromise(createAccount({ email: "owner@example.test", password: "owner-password-1", name: "Owner" }))
       expect(await seedDemo(runtime)).toBeNull()
+      expect([...state.accounts.values()].map((a) => a.email)).toEqual(["owner@example.test"])
+      expect(state.sites.size).toBe(0)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("should seed nothing when an import holding the lock (admin import on another process) writes an account while the seeding waits", async () => {
+    const state = makeMemoryState()
+    const runtime = runtimeOn(state)
+    try {
+      const gate = await runtime.runPromise(Deferred.make<void>())
+      // an import that has the lock and is about to write the operator's account
+      const importing = runtime.runPromise(
+        DataImporter.use((importer) =>
+          importer.exclusive(Effect.andThen(Deferred.await(gate), createAccount({ email: "owner@example.test", password: "owner-password-1", name: "Owner" }))),
+        ),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const seeding = seedDemo(runtime)
+      // the seeding found no account yet and waits for the lock
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      await runtime.runPromise(Deferred.succeed(gate, undefined))
+      await importing
+      expect(await seeding).toBeNull()
       expect([...state.accounts.values()].map((a) => a.email)).toEqual(["owner@example.test"])
       expect(state.sites.size).toBe(0)
     } finally {

@@ -259,26 +259,42 @@ export const prepareImport = (input: unknown) =>
  * stored rows (ids and emails of other accounts, keys stored already), all while no other import
  * runs. Only a new account's password is hashed.
  */
-export const writeImport = ({ plan, paths, knownKeys, madeKeys, passwords }: PreparedImport) =>
+export const writeImport = (prepared: PreparedImport) =>
   Effect.gen(function* () {
-    const secrets = yield* Secrets
     const importer = yield* DataImporter
     // The checks against the stored rows and the writes as one step: another import at the same
     // moment (another process) waits, so an id found free here is still free when written.
-    const { stored, summary } = yield* importer.exclusive(
-      Effect.gen(function* () {
-        const storedAccounts = yield* checkPlan(plan, paths, knownKeys)
-        // (one hash a new account, as many as the file has: an import of new accounts waits for no more)
-        const accounts: Array<AccountRecord> = []
-        for (const a of plan.accounts) {
-          accounts.push(storedAccounts.has(a.id) ? a : { ...a, password_hash: yield* secrets.hashPassword(passwords.get(a)!) })
-        }
-        // A made key whose id is stored already is left unchanged (its plaintext is the one made
-        // when it was first imported): only the keys written now are shown.
-        const stored = new Set((yield* importer.owners("apiKeys", madeKeys.map((k) => k.record.id))).map((o) => o.id))
-        return { stored, summary: yield* importer.apply({ ...plan, accounts }) }
-      }),
-    )
+    return yield* importer.exclusive(writeWhileExclusive(prepared))
+  })
+
+/**
+ * `writeImport` into a database that holds no account yet (the demo data), or null when it holds
+ * one: asked while no other import runs, so an import another process makes at the same moment
+ * (`admin import` beside a first start) is either seen here or waits for this one, and an
+ * operator's accounts never sit beside an account of a known sign-in.
+ */
+export const writeImportIntoEmpty = (prepared: PreparedImport) =>
+  Effect.gen(function* () {
+    const importer = yield* DataImporter
+    const accounts = yield* AccountRepository
+    return yield* importer.exclusive(Effect.flatMap(accounts.hasAny, (any) => (any ? Effect.succeed(null) : writeWhileExclusive(prepared))))
+  })
+
+/** The checks and writes of `writeImport`, the caller holding the import lock. */
+const writeWhileExclusive = ({ plan, paths, knownKeys, madeKeys, passwords }: PreparedImport) =>
+  Effect.gen(function* () {
+    const secrets = yield* Secrets
+    const importer = yield* DataImporter
+    const storedAccounts = yield* checkPlan(plan, paths, knownKeys)
+    // (one hash a new account, as many as the file has: an import of new accounts waits for no more)
+    const accounts: Array<AccountRecord> = []
+    for (const a of plan.accounts) {
+      accounts.push(storedAccounts.has(a.id) ? a : { ...a, password_hash: yield* secrets.hashPassword(passwords.get(a)!) })
+    }
+    // A made key whose id is stored already is left unchanged (its plaintext is the one made
+    // when it was first imported): only the keys written now are shown.
+    const stored = new Set((yield* importer.owners("apiKeys", madeKeys.map((k) => k.record.id))).map((o) => o.id))
+    const summary = yield* importer.apply({ ...plan, accounts })
     const newKeys: ReadonlyArray<ImportedKey> = madeKeys
       .filter((k) => !stored.has(k.record.id))
       .map((k) => ({ id: k.record.id, account: k.email, name: k.record.name, scope: k.record.scope, key: k.plaintext }))
