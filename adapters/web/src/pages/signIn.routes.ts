@@ -42,11 +42,14 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
     const email = (fields["email"] ?? "").slice(0, 320)
     const next = safeNext(fields["next"])
     // A refused sign-in's code goes to its access line and the refusals metric (guessing shows there).
-    const again = (status: number, code: string, message: string) => {
+    const again = (status: number, code: string, message: string, errorField?: "email" | "password") => {
       notesOf(ctx).problemCode = code
-      send(ctx, status, signInPage({ csrf: preSessionCsrf(ctx, deps), email, next, error: message, notice: null }))
+      send(ctx, status, signInPage({ csrf: preSessionCsrf(ctx, deps), email, next, error: message, notice: null, ...(errorField ? { errorField } : {}) }))
     }
     if (!csrfOk(ctx, null, fields["_csrf"])) return again(403, "invalid_request", "The sign-in form expired. Please try again.")
+    // An empty field is a form to complete, not a wrong password: say which one to fill in.
+    if (email.trim() === "") return again(400, "invalid_request", "Enter your email address and your password, then sign in.", "email")
+    if ((fields["password"] ?? "") === "") return again(400, "invalid_request", "Enter your password, then sign in.", "password")
     // the credentials' check and the session it starts, in one span when tracing
     const result = await traced("POST / (sign in)", async () => {
       const checked = await runCore(deps, verifyCredentials(email, fields["password"] ?? "", clientAddress(ctx)))
@@ -82,7 +85,7 @@ export const mountSignInRoutes = (router: Router, kit: PageKit): void => {
         return again(429, "rate_limited", `Too many failed sign-ins from your address. Try again in ${e.retryAfterSeconds} seconds.`)
       }
       return e._tag === "Unauthenticated"
-        ? again(401, "unauthenticated", "Wrong email or password.")
+        ? again(401, "unauthenticated", "Wrong email or password. Check both and try again.")
         : again(problemKindOf(e).status, problemKindOf(e).code, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail)
     }
     // the account is known now: its access line names it
