@@ -47,4 +47,16 @@ describe("long names at 320 px", () => {
       await context.close()
     }
   })
+
+  it("should wrap a long site name in the sites list's Open button", async () => {
+    const { context, page } = await signedInContext(browser, server.url, { email: "long@example.com", password: "password-long" }, { width: 320, height: 700 })
+    try {
+      await page.goto(`${server.url}/sites`)
+      const card = (await page.locator("section.card", { has: page.locator("#site-site_long") }).boundingBox())!
+      const open = (await page.locator("#site-site_long ~ p a.button").boundingBox())!
+      expect(open.x + open.width).toBeLessThanOrEqual(card.x + card.width)
+    } finally {
+      await context.close()
+    }
+  })
 })
