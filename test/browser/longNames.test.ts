@@ -60,3 +60,15 @@ describe("long names at 320 px", () => {
     }
   })
 })
+
+describe("the sites list at 320 px", () => {
+  it("should fit its site cards in the screen (the grid's column is never wider than the page)", async () => {
+    const { context, page } = await signedInContext(browser, server.url, { email: "long@example.com", password: "password-long" }, { width: 320, height: 700 })
+    try {
+      await page.goto(`${server.url}/sites`)
+      expect(await overflow(page)).toBe(0)
+    } finally {
+      await context.close()
+    }
+  })
+})
