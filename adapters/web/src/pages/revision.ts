@@ -70,7 +70,7 @@ export const revisionContent = (input: {
   return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol>
     <li><a href="/sites">Sites</a></li>
     <li><a href="/sites/${encodeURIComponent(a.site_id)}">${input.siteName ?? a.site_id}</a></li>
-    <li><a href="/articles/${id}">${a.title}</a></li>
+    <li><a href="/articles/${id}"><bdi>${a.title}</bdi></a></li>
     <li aria-current="page">Revision ${r.number}</li>
   </ol></nav>
   <div class="page-head">

@@ -29,8 +29,8 @@ export const searchContent = (input: {
   readonly error: string | null
 }): Html => {
   const { q, site, results } = input
-  return html`${site ? html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/sites">Sites</a></li><li><a href="/sites/${encodeURIComponent(site.id)}">${site.name}</a></li><li aria-current="page">Search</li></ol></nav>` : ""}
-  <div class="page-head"><div><h1>Search${site ? html` ${site.name}` : ""}</h1><p class="muted">Titles, target keywords and article text; case and accents are ignored. Use "a phrase", OR, and -word to leave one out.</p></div></div>
+  return html`${site ? html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/sites">Sites</a></li><li><a href="/sites/${encodeURIComponent(site.id)}"><bdi>${site.name}</bdi></a></li><li aria-current="page">Search</li></ol></nav>` : ""}
+  <div class="page-head"><div><h1>Search${site ? html` <bdi>${site.name}</bdi>` : ""}</h1><p class="muted">Titles, target keywords and article text; case and accents are ignored. Use "a phrase", OR, and -word to leave one out.</p></div></div>
   <section class="card">${searchBox(site ?? undefined, q, input.error ? "search-error" : undefined)}</section>
   ${input.error ? html`<div class="notice notice-error" role="alert" id="search-error"><p>${input.error}</p></div>` : ""}
   ${
@@ -43,7 +43,7 @@ export const searchContent = (input: {
               ? emptyPage(results.pagination, "No article matches. Try fewer or other words.", "/search", input.query)
               : html`<ol class="results">${results.data.map(
                   (a) => html`<li class="result">
-                    <h3><a href="/articles/${encodeURIComponent(a.id)}">${a.title}</a></h3>
+                    <h3><a href="/articles/${encodeURIComponent(a.id)}"><bdi>${a.title}</bdi></a></h3>
                     <p class="snippet">${snippetHtml(a.snippet)}</p>
                     <p class="muted">${badge(a.status, a.status)} · ${when(a.published_at)}${site ? "" : html` · <a href="/sites/${encodeURIComponent(a.site_id)}">${a.site_id}</a>`}</p>
                   </li>`,

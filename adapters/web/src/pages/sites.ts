@@ -5,7 +5,7 @@ import { searchBox } from "./search.ts"
 
 /** One site card on the sites overview. */
 const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<section class="card" aria-labelledby="site-${site.id}">
-  <h2 id="site-${site.id}"><a href="/sites/${encodeURIComponent(site.id)}">${site.name}</a></h2>
+  <h2 id="site-${site.id}"><a href="/sites/${encodeURIComponent(site.id)}"><bdi>${site.name}</bdi></a></h2>
   <p class="muted"><a href="${site.url}" rel="noopener noreferrer">${site.url}</a></p>
   <dl class="stats">
     <div><dt>Articles</dt><dd>${num(site.article_count)}</dd></div>
@@ -22,7 +22,7 @@ const siteCard = (site: Website, stats: PeriodSummary | null): Html => html`<sec
         </dl>`
       : ""
   }
-  <p><a class="button button-quiet" href="/sites/${encodeURIComponent(site.id)}">Open ${site.name}</a></p>
+  <p><a class="button button-quiet" href="/sites/${encodeURIComponent(site.id)}">Open <bdi>${site.name}</bdi></a></p>
 </section>`
 
 /** The sites overview. */
@@ -66,9 +66,9 @@ export const siteContent = (input: {
   const base = `/sites/${encodeURIComponent(site.id)}`
   const tabLink = (key: SiteTab, label: string) =>
     html`<li><a href="${base}${key === "articles" ? "" : "?tab=backlinks"}"${tab === key ? html` aria-current="page"` : ""}>${label}</a></li>`
-  return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/sites">Sites</a></li><li aria-current="page">${site.name}</li></ol></nav>
+  return html`<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/sites">Sites</a></li><li aria-current="page"><bdi>${site.name}</bdi></li></ol></nav>
   <div class="page-head">
-    <div><h1>${site.name}</h1><p><a href="${site.url}" rel="noopener noreferrer">${site.url}</a> · added ${when(site.created_at)}</p></div>
+    <div><h1><bdi>${site.name}</bdi></h1><p><a href="${site.url}" rel="noopener noreferrer">${site.url}</a> · added ${when(site.created_at)}</p></div>
   </div>
   <section class="card">${searchBox(site)}</section>
   <section class="card" aria-labelledby="summary-title">
@@ -117,7 +117,7 @@ const articleTable = (articles: Page<ArticleListItem>, base: string, query: Reco
         <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Target keyword</th><th scope="col" class="num">Words</th></tr></thead>
         <tbody>${articles.data.map(
           (a) => html`<tr>
-            <td data-label="Title"><a href="/articles/${encodeURIComponent(a.id)}">${a.title}</a></td>
+            <td data-label="Title"><a href="/articles/${encodeURIComponent(a.id)}"><bdi>${a.title}</bdi></a></td>
             <td data-label="Status">${badge(a.status, a.status)}</td>
             <td data-label="Published">${when(a.published_at)}</td>
             <td data-label="Target keyword">${a["target keyword"]}</td>

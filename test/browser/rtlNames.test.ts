@@ -1,0 +1,58 @@
+/**
+ * Right-to-left names on the pages: a Hebrew or Arabic site name or article title reads right to
+ * left (its trailing punctuation at its end, on the left), isolated from the English around it.
+ */
+import { importData } from "@content-site/core"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type StartedServer, startServer } from "../../apps/server/server.ts"
+import { launchChromium, signedInContext } from "../support/browser.ts"
+
+const SITE = "מאפיית הנמל!"
+const TITLE = "مرحبا بالعالم؟"
+let server: StartedServer
+let browser: Browser
+
+beforeAll(async () => {
+  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
+  await server.runtime.runPromise(
+    importData({
+      accounts: [{
+        id: "acc_rtl", email: "rtl@example.com", password: "password-rtl", name: "Rtl",
+        sites: [{ id: "site_rtl", name: SITE, url: "https://rtl.test", articles: [
+          { id: "art_rtl", title: TITLE, url: "https://rtl.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>مرحبا</p>" },
+        ] }],
+      }],
+    }),
+  )
+  browser = await launchChromium()
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+/** The directions in which the innermost elements holding exactly `text` are laid out. */
+const directionsOf = (page: Page, text: string) =>
+  page.evaluate((t) => Array.from(document.querySelectorAll("main *"))
+    .filter((el) => el.textContent?.trim() === t && Array.from(el.children).every((c) => c.textContent?.trim() !== t))
+    .map((el) => getComputedStyle(el).direction), text)
+
+describe("right-to-left names", () => {
+  it("should lay out an RTL site name and article title right to left on the sites list, a site's page and a search", async () => {
+    const { context, page } = await signedInContext(browser, server.url, { email: "rtl@example.com", password: "password-rtl" }, { width: 1024, height: 800 })
+    try {
+      for (const [path, texts] of [["/sites", [SITE]], ["/sites/site_rtl", [SITE, TITLE]], ["/search?q=%D9%85%D8%B1%D8%AD%D8%A8%D8%A7&site_id=site_rtl", [SITE, TITLE]], ["/articles/art_rtl/revisions/1", [TITLE]]] as const) {
+        await page.goto(`${server.url}${path}`)
+        for (const text of texts) {
+          const directions = await directionsOf(page, text)
+          expect(directions.length, `${text} on ${path}`).toBeGreaterThan(0)
+          expect(directions, `${text} on ${path}`).toEqual(directions.map(() => "rtl"))
+        }
+      }
+    } finally {
+      await context.close()
+    }
+  })
+})
