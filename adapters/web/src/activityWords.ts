@@ -78,13 +78,20 @@ export const CHANGE_ACTIONS: ReadonlyArray<string> = Object.entries(ACTIONS)
 const NAMED = /^(.*) “([^”]*)”$/
 
 /**
+ * An action no table row names (an API address or method the service does not have, a tool that
+ * does not exist), in words: the raw call stays in the entry's details, never as its headline.
+ */
+const unknownWords = (action: string): string =>
+  /^[A-Z]+ \/api\//.test(action) ? "Called an API address or method the service does not offer" : "Called something the service does not offer"
+
+/**
  * What an entry's call did, in words ("Edited", "Viewed", ...), with the name of the key or agent
  * it concerned when the action carries one ("Revoked an API key: “Reporting script”").
  */
 export const actionWords = (action: string): string => {
   const named = NAMED.exec(action)
   // a HEAD is the GET of the same path without its body: the same words
-  if (named === null) return (ACTIONS[action] ?? ACTIONS[action.replace(/^HEAD /, "GET ")])?.verb ?? action
+  if (named === null) return (ACTIONS[action] ?? ACTIONS[action.replace(/^HEAD /, "GET ")])?.verb ?? unknownWords(action)
   return `${ACTIONS[named[1]!]?.verb ?? named[1]!}: “${displayName(named[2]!)}”`
 }
 
