@@ -10,6 +10,7 @@ import { launchChromium, signedInContext } from "../support/browser.ts"
 
 const SITE = "מאפיית הנמל!"
 const TITLE = "مرحبا بالعالم؟"
+const KEY = "مفتاح التقارير!"
 let server: StartedServer
 let browser: Browser
 
@@ -19,6 +20,7 @@ beforeAll(async () => {
     importData({
       accounts: [{
         id: "acc_rtl", email: "rtl@example.com", password: "password-rtl", name: "Rtl",
+        api_keys: [{ id: "key_rtl", name: KEY, key: "cs_test_rtl_known_plaintext_0123456789abcdef", scope: "read-only" }],
         sites: [{ id: "site_rtl", name: SITE, url: "https://rtl.test", articles: [
           { id: "art_rtl", title: TITLE, url: "https://rtl.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>مرحبا</p>" },
         ] }],
@@ -50,6 +52,22 @@ describe("right-to-left names", () => {
           expect(directions.length, `${text} on ${path}`).toBeGreaterThan(0)
           expect(directions, `${text} on ${path}`).toEqual(directions.map(() => "rtl"))
         }
+      }
+    } finally {
+      await context.close()
+    }
+  })
+
+  it("should lay out an RTL key name on Connect Site and an RTL article title in the activity log right to left", async () => {
+    const read = await fetch(`${server.url}/api/v1/articles/art_rtl`, { headers: { Authorization: "Bearer cs_test_rtl_known_plaintext_0123456789abcdef" } })
+    expect(read.status).toBe(200)
+    const { context, page } = await signedInContext(browser, server.url, { email: "rtl@example.com", password: "password-rtl" }, { width: 1024, height: 800 })
+    try {
+      for (const [path, text] of [["/connect", KEY], ["/activity", TITLE]] as const) {
+        await page.goto(`${server.url}${path}`)
+        const directions = await directionsOf(page, text)
+        expect(directions.length, `${text} on ${path}`).toBeGreaterThan(0)
+        expect(directions, `${text} on ${path}`).toEqual(directions.map(() => "rtl"))
       }
     } finally {
       await context.close()

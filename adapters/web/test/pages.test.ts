@@ -1024,7 +1024,7 @@ describe("web pages over HTTP", () => {
     const csrf = await c.csrfOf("/connect")
     expect((await c.request("/connect/keys", { method: "POST", form: { _csrf: csrf, name: "Named in the log", scope: "read-only" } })).status).toBe(303)
     const page = await (await c.request("/connect")).text()
-    const keyId = new RegExp('<td data-label="Name">Named in the log</td><td data-label="Key id"><code class="key-id">([^<]+)</code>').exec(page)![1]!
+    const keyId = new RegExp('<td data-label="Name"><bdi>Named in the log</bdi></td><td data-label="Key id"><code class="key-id">([^<]+)</code>').exec(page)![1]!
     expect((await c.request(`/connect/keys/${keyId}/revoke`, { method: "POST", form: { _csrf: csrf, confirmed: "yes" } })).status).toBe(303)
     for (const path of ["/activity", "/activity?changes=1"]) {
       const log = await (await c.request(path)).text()

@@ -20,7 +20,7 @@ const entryDetails = (e: ActivityEntry): Html => html`<details class="entry-deta
 </details>`
 
 const articleLink = (e: ActivityEntry, titles: TitlesById): Html =>
-  e.article_id === null ? html`` : html` <a href="/articles/${encodeURIComponent(e.article_id)}">${titles.get(e.article_id) ?? e.article_id}</a>`
+  e.article_id === null ? html`` : html` <a href="/articles/${encodeURIComponent(e.article_id)}"><bdi>${titles.get(e.article_id) ?? e.article_id}</bdi></a>`
 
 /** An entry that sums refused calls says how many it stands for. */
 const repeated = (e: ActivityEntry): Html =>
@@ -58,7 +58,8 @@ export const activityContent = (input: {
   const q = input.query
   // A filter the error is about points to it.
   const invalid = (field: string) => (input.error && input.invalid.includes(field) ? html` aria-invalid="true" aria-describedby="filter-error"` : "")
-  const opt = (name: string, value: string, label: string) => html`<option value="${value}"${(q[name] ?? "") === value ? " selected" : ""}>${label}</option>`
+  // an article's title may be right to left: its option takes the direction of its own text
+  const opt = (name: string, value: string, label: string, auto = false) => html`<option value="${value}"${(q[name] ?? "") === value ? " selected" : ""}${auto ? html` dir="auto"` : ""}>${label}</option>`
   const articles = q["article"] !== undefined && !input.articles.some((a) => a.id === q["article"])
     ? [...input.articles, { id: q["article"], title: input.titles.get(q["article"]) ?? q["article"] }]
     : input.articles
@@ -68,7 +69,7 @@ export const activityContent = (input: {
     <form method="get" action="/activity" class="filters">
       <div><label for="channel">Channel</label><select id="channel" name="channel"${invalid("channel")}>${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "Agent (MCP)")}${opt("channel", "web", "Web")}${opt("channel", "platform", "Platform (rewrite job)")}</select></div>
       <div><label for="status">Result</label><select id="status" name="status"${invalid("status")}>${opt("status", "", "Any result")}${opt("status", "ok", "Done")}${opt("status", "error", "Refused or failed")}</select></div>
-      <div><label for="article">Article</label><select id="article" name="article"${invalid("article")}>${opt("article", "", "All articles")}${articles.map((a) => opt("article", a.id, a.title))}</select></div>
+      <div><label for="article">Article</label><select id="article" name="article"${invalid("article")}>${opt("article", "", "All articles")}${articles.map((a) => opt("article", a.id, a.title, true))}</select></div>
       <div><label for="from">From</label><input type="date" id="from" name="from" value="${q["from"] ?? ""}"${invalid("from")}></div>
       <div><label for="to">To</label><input type="date" id="to" name="to" value="${q["to"] ?? ""}"${invalid("to")}></div>
       <div class="check"><label class="radio"><input type="checkbox" name="changes" value="1"${q["changes"] === "1" ? " checked" : ""}> Changes only</label></div>

@@ -42,7 +42,7 @@ export const connectContent = (input: {
   ${
     input.created
       ? html`<section class="card notice-success" aria-labelledby="new-key-title" id="new-key" tabindex="-1" autofocus>
-          <h2 id="new-key-title">Your new API key “${displayName(input.created.view.name)}”</h2>
+          <h2 id="new-key-title">Your new API key “<bdi>${displayName(input.created.view.name)}</bdi>”</h2>
           <p><strong>Copy it now: it is shown only once.</strong> Only a hash is stored, so nobody can show it to you again.</p>
           <div class="secret"><code id="new-key-value">${input.created.key}</code>
             <button type="button" class="button button-quiet" data-copy="new-key-value" hidden>Copy</button></div>
@@ -79,7 +79,7 @@ export const connectContent = (input: {
                 <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
                 <tbody>${active.map(
                   (k) => html`<tr>
-                    <td data-label="Name">${displayName(k.name)}</td><td data-label="Key id"><code class="key-id">${k.id}</code></td>
+                    <td data-label="Name"><bdi>${displayName(k.name)}</bdi></td><td data-label="Key id"><code class="key-id">${k.id}</code></td>
                     <td data-label="Access">${badge(k.scope === "write" ? "Write" : "Read-only", k.scope === "write" ? "scheduled" : "neutral")}</td>
                     <td data-label="Created">${when(k.created_at)}</td><td data-label="Last used">${when(k.last_used_at)}</td>
                     <td><form method="post" action="/connect/keys/${encodeURIComponent(k.id)}/revoke" data-confirm="Revoke the key “${displayName(k.name)}”? Programs using it stop working at once.">
@@ -90,7 +90,7 @@ export const connectContent = (input: {
         ${
           revoked.length > 0
             ? html`<details><summary>${revoked.length} revoked key${revoked.length === 1 ? "" : "s"}</summary>
-                <ul>${revoked.map((k) => html`<li>${displayName(k.name)} <code>${k.id}</code> · revoked ${when(k.revoked_at)}</li>`)}</ul></details>`
+                <ul>${revoked.map((k) => html`<li><bdi>${displayName(k.name)}</bdi> <code>${k.id}</code> · revoked ${when(k.revoked_at)}</li>`)}</ul></details>`
             : ""
         }
         <p class="hint">Send the key as <code>Authorization: Bearer &lt;key&gt;</code> or <code>X-API-Key: &lt;key&gt;</code> to <code>${base}/api/v1/…</code>. <a href="/api/docs">API reference</a></p>
@@ -114,7 +114,7 @@ export const connectContent = (input: {
                   const twins = input.clients!.filter((x) => x.name === c.name)
                   const which = twins.length > 1 ? html` <span class="muted">(${twins.indexOf(c) + 1} of ${twins.length} named so, client <code class="key-id">${c.clientId.slice(-8)}</code>)</span>` : ""
                   return html`<li>
-                    <strong>${displayName(c.name)}</strong>${which} <span class="muted">(${c.redirectHost})</span> ${badge(c.access === "read" ? "Read-only" : "Read and edit", c.access === "read" ? "neutral" : "scheduled")}<br>
+                    <strong><bdi>${displayName(c.name)}</bdi></strong>${which} <span class="muted">(${c.redirectHost})</span> ${badge(c.access === "read" ? "Read-only" : "Read and edit", c.access === "read" ? "neutral" : "scheduled")}<br>
                     <span class="muted">First seen ${when(c.connectedAt)} · last used ${when(c.lastUsedAt)}</span>
                     <form method="post" action="/connect/clients/${encodeURIComponent(c.clientId)}/revoke" data-confirm="Disconnect ${displayName(c.name)}? Its access stops at once.">
                       ${csrfInput(input.csrf)}<button type="submit" class="button button-danger button-small">Disconnect<span class="visually-hidden"> ${displayName(c.name)}</span></button></form>
