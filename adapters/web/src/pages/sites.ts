@@ -109,9 +109,12 @@ export const siteContent = (input: {
   </section>`
 }
 
+/** Whether a filter narrows the list (an empty list then says so, not that the site has none). */
+const filtered = (query: Record<string, string | undefined>): boolean => query["from"] !== undefined || query["to"] !== undefined || query["status"] !== undefined
+
 const articleTable = (articles: Page<ArticleListItem>, base: string, query: Record<string, string | undefined>): Html =>
   articles.data.length === 0
-    ? emptyPage(articles.pagination, "No articles match these filters.", base, query)
+    ? emptyPage(articles.pagination, filtered(query) ? "No articles match these filters. Widen the dates, choose another status, or Reset to see them all." : "This site has no articles yet.", base, query)
     : html`<div class="table-wrap"><table class="stacked">
         <caption class="visually-hidden">Articles</caption>
         <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Target keyword</th><th scope="col" class="num">Words</th></tr></thead>
@@ -129,7 +132,7 @@ const articleTable = (articles: Page<ArticleListItem>, base: string, query: Reco
 
 const backlinkTable = (backlinks: Page<Backlink>, base: string, query: Record<string, string | undefined>): Html =>
   backlinks.data.length === 0
-    ? emptyPage(backlinks.pagination, "No backlinks match these filters.", base, query)
+    ? emptyPage(backlinks.pagination, filtered(query) ? "No backlinks match these filters. Widen the dates, or Reset to see them all." : "This site has no backlinks yet.", base, query)
     : html`<div class="table-wrap"><table class="stacked">
         <caption class="visually-hidden">Backlinks</caption>
         <thead><tr><th scope="col">Acquired</th><th scope="col">Source</th><th scope="col">Anchor</th><th scope="col">Type</th><th scope="col">Category</th><th scope="col">Target</th></tr></thead>
