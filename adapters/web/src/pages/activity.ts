@@ -79,6 +79,6 @@ export const activityContent = (input: {
   ${input.error ? html`<div class="notice notice-error" role="alert" id="filter-error" tabindex="-1" autofocus><p>${input.error}</p></div>` : ""}
   <section class="card" aria-labelledby="log-title">
     <h2 id="log-title">Log</h2>
-    ${input.entries ? html`${activityTable(input.entries, input.titles, true, emptyPage(input.entries.pagination, "No activity matches.", "/activity", q))}${pager(input.entries.pagination, "/activity", q)}` : ""}
+    ${input.entries ? html`${activityTable(input.entries, input.titles, true, emptyPage(input.entries.pagination, ["channel", "status", "from", "to", "article", "changes"].some((f) => q[f] !== undefined) ? "No activity matches these filters. Widen the dates, choose another channel, result or article, or Reset to see it all." : "Nothing has happened on this account yet.", "/activity", q))}${pager(input.entries.pagination, "/activity", q)}` : ""}
   </section>`
 }
