@@ -146,7 +146,8 @@ describe("clients described by a metadata document", () => {
 
     // the person's own page lists it under its name and its document's host (signed in by the sign-in above)
     const page = await (await provider.browser.request(`${server.url}/connect`)).text()
-    expect(page).toContain("<strong>Document Agent</strong>")
+    // (the name isolated for right-to-left scripts)
+    expect(page).toMatch(/<strong>(<bdi[^>]*>)?Document Agent(<\/bdi>)?<\/strong>/)
     expect(page).toContain("(agent.test)")
 
     // and disconnects it there: its client_id (a URL) makes it through the form's path
