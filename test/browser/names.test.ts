@@ -1,6 +1,10 @@
 /**
- * Right-to-left names on the pages: a Hebrew or Arabic site name or article title reads right to
- * left (its trailing punctuation at its end, on the left), isolated from the English around it.
+ * Names people give, on the pages in Chromium:
+ * - at 320 px wide (or 200 % zoom of 640 px), names of 100 to 200 characters with no spaces run
+ *   nothing off the screen, and the Sign out button stays reachable;
+ * - a Hebrew or Arabic site name, article title or key name reads right to left (its trailing
+ *   punctuation at its end, on the left), isolated from the English around it.
+ * One server and one browser for both; each case signs in in a context of its own.
  */
 import { importData } from "@content-site/core"
 import type { Browser, Page } from "playwright-core"
@@ -8,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { launchChromium, signedInContext } from "../support/browser.ts"
 
+const LONG = "W".repeat(200)
 const SITE = "מאפיית הנמל!"
 const TITLE = "مرحبا بالعالم؟"
 const KEY = "مفتاح التقارير!"
@@ -19,6 +24,11 @@ beforeAll(async () => {
   await server.runtime.runPromise(
     importData({
       accounts: [{
+        id: "acc_long", email: "long@example.com", password: "password-long", name: LONG.slice(0, 100),
+        sites: [{ id: "site_long", name: LONG, url: "https://long.test", articles: [
+          { id: "art_long", title: LONG, url: "https://long.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" },
+        ] }],
+      }, {
         id: "acc_rtl", email: "rtl@example.com", password: "password-rtl", name: "Rtl",
         api_keys: [{ id: "key_rtl", name: KEY, key: "cs_test_rtl_known_plaintext_0123456789abcdef", scope: "read-only" }],
         sites: [{ id: "site_rtl", name: SITE, url: "https://rtl.test", articles: [
@@ -33,6 +43,47 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await server?.close()
+})
+
+/** How far the page runs past the viewport's right edge (0 when nothing is cut off). */
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+describe("long names at 320 px", () => {
+  it("should wrap a long account name in the header, keeping Sign out on screen", async () => {
+    const { context, page } = await signedInContext(browser, server.url, { email: "long@example.com", password: "password-long" }, { width: 320, height: 700 })
+    try {
+      await page.goto(`${server.url}/connect`)
+      expect(await overflow(page)).toBe(0)
+      const box = (await page.locator(".signout button").boundingBox())!
+      expect(box.x + box.width).toBeLessThanOrEqual(320)
+    } finally {
+      await context.close()
+    }
+  })
+
+  it("should wrap a long site name in the sites list's Open button", async () => {
+    const { context, page } = await signedInContext(browser, server.url, { email: "long@example.com", password: "password-long" }, { width: 320, height: 700 })
+    try {
+      await page.goto(`${server.url}/sites`)
+      const card = (await page.locator("section.card", { has: page.locator("#site-site_long") }).boundingBox())!
+      const open = (await page.locator("#site-site_long ~ p a.button").boundingBox())!
+      expect(open.x + open.width).toBeLessThanOrEqual(card.x + card.width)
+    } finally {
+      await context.close()
+    }
+  })
+})
+
+describe("the sites list at 320 px", () => {
+  it("should fit its site cards in the screen (the grid's column is never wider than the page)", async () => {
+    const { context, page } = await signedInContext(browser, server.url, { email: "long@example.com", password: "password-long" }, { width: 320, height: 700 })
+    try {
+      await page.goto(`${server.url}/sites`)
+      expect(await overflow(page)).toBe(0)
+    } finally {
+      await context.close()
+    }
+  })
 })
 
 /** The directions in which the innermost elements holding exactly `text` are laid out. */
