@@ -1,5 +1,5 @@
 import type { ActivityEntry, Page } from "@content-site/core"
-import { actionWords, CHANNEL_WORDS, failed, outcomeWords, whoWords } from "../activityWords.ts"
+import { CHANNEL_WORDS, entryWords, failed, outcomeWords, whoWords } from "../activityWords.ts"
 import { type Html, html } from "../html.ts"
 import { badge, emptyPage, pager, when } from "../ui.ts"
 
@@ -36,7 +36,7 @@ export const activityTable = (entries: Page<ActivityEntry>, titles: TitlesById, 
         <tbody>${entries.data.map(
           (e) => html`<tr>
             <td data-label="When">${when(e.at)}</td>
-            <td data-label="What"><strong>${actionWords(e.action)}</strong>${showArticle ? articleLink(e, titles) : ""}${repeated(e)}${entryDetails(e)}</td>
+            <td data-label="What"><strong>${entryWords(e)}</strong>${showArticle ? articleLink(e, titles) : ""}${repeated(e)}${entryDetails(e)}</td>
             <td data-label="Channel">${CHANNEL_WORDS[e.channel]}</td>
             <td data-label="Who">${whoWords(e)}</td>
             <td data-label="Result">${badge(outcomeWords(e), failed(e) ? "error" : "ok")}</td>
