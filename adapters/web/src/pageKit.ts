@@ -286,10 +286,11 @@ export const makePageKit = (deps: HttpDeps) => {
    * A page or action for a signed-in person. Actions (POST) are logged as one activity entry each;
    * page views are not (the log is of calls and changes, and a person's own browsing would bury
    * them). Without a live session a page asks for sign-in and comes back; an action is not done,
-   * `expired` may keep what was sent, and the person returns to the page the form was on.
+   * `expired` may keep what was sent, and the person returns to the page the form was on (or to
+   * the address `expired` gives, one that offers back what was sent).
    */
   const signedIn =
-    (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>, expired?: (ctx: Ctx) => Promise<void>) =>
+    (action: string, fn: (ctx: Ctx, s: Signed) => Promise<void>, expired?: (ctx: Ctx) => Promise<string | void>) =>
     async (ctx: Ctx): Promise<void> => {
       let session: WebSession | null
       let account: AccountRecord | null
@@ -306,8 +307,9 @@ export const makePageKit = (deps: HttpDeps) => {
       const view = ctx.method === "GET" || ctx.method === "HEAD"
       if (session === null || account === null) {
         if (view) return redirect(ctx, `/?next=${encodeURIComponent(ctx.originalUrl)}`)
-        if (expired !== undefined) await expired(ctx).catch(() => undefined)
-        return redirect(ctx, `/?expired=1&next=${encodeURIComponent(formPageOf(ctx.path))}`)
+        const back = expired === undefined ? undefined : await expired(ctx).catch(() => undefined)
+        const next = typeof back === "string" && safeNext(back) === back ? back : formPageOf(ctx.path)
+        return redirect(ctx, `/?expired=1&next=${encodeURIComponent(next)}`)
       }
       // (its access line names the account, and a refusal for load is discarded from its drain)
       noteAccount(ctx, account.id)

@@ -5,8 +5,20 @@ import { noteOutcome, noteSubject, runCoreOrThrow } from "../call.ts"
 import { confirmContent } from "./confirm.ts"
 import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
 import { connectContent, type ConnectedClientView } from "./connect.ts"
-import { displayName, setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, type Signed, isId, loadMcp, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+import { displayName, notesOf, setFlash, takeFlash } from "@content-site/http"
+import { type FormFields, formRead, readForm } from "../forms.ts"
+import { type Ctx, CSRF_REFUSED, CsrfRejected, type Signed, isId, loadMcp, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+
+/** Said by the key form sent with a token of another session or an expired one. */
+const FORM_EXPIRED_KEY = "This form was opened in another session or has expired, so no key was created. The name you typed is kept below: create the key again."
+/** Said by the key form offered back after signing in again. */
+const SESSION_EXPIRED_KEY = "Your session had expired, so no key was created. The name you typed is kept below: create the key again."
+
+/** A sent key form as it is offered back: the name as typed, the access chosen. */
+const keyFormOf = (fields: FormFields): { readonly name: string; readonly scope: "write" | "read-only" } => ({
+  name: (fields["name"] ?? "").slice(0, 1000),
+  scope: fields["scope"] === "write" ? "write" : "read-only",
+})
 
 export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
   const { deps, render, signedIn, postedForm } = kit
@@ -23,6 +35,7 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
     shownBefore: boolean,
     nameError: string | null,
     keyForm: { readonly name: string; readonly scope: "write" | "read-only" } | null = null,
+    keyNotice: string | null = null,
   ) => {
     const [keys, clients] = await Promise.all([runCoreOrThrow(deps, listApiKeys(s.account.id)), connectedClients(s.account.id)])
     render(
@@ -30,8 +43,8 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       status,
       s,
       "connect",
-      nameError === null ? "Connect Site" : "Error: Connect Site",
-      connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError, keyForm }),
+      nameError === null && keyNotice === null ? "Connect Site" : "Error: Connect Site",
+      connectContent({ publicUrl: deps.publicUrl, keys, created, shownBefore, clients, csrf: s.session.csrf, nameError, keyForm, keyNotice }),
       await takeFlash(deps, s.session),
       true,
     )
@@ -40,19 +53,34 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
   router.get(
     "/connect",
     signedIn("GET /connect", async (ctx, s) => {
-      const createdId = queryOf(ctx, ["created"])["created"]
+      const query = queryOf(ctx, ["created", "name", "scope"])
+      const createdId = query["created"]
       const held = createdId === undefined ? null : await takeShownOnce(ctx, deps, s.session, createdId)
       const keys = held === null ? [] : await runCoreOrThrow(deps, listApiKeys(s.account.id))
       const view = held === null ? undefined : keys.find((k) => k.id === held["id"])
       const created = view !== undefined && typeof held?.["key"] === "string" ? { key: held["key"], view } : null
-      await showConnect(ctx, s, 200, created, createdId !== undefined && created === null, null)
+      // A key form sent after the session had expired comes back here once signed in: its name
+      // and access offered back (never a key: none was made).
+      const kept = query["name"] === undefined ? null : { name: query["name"].slice(0, 1000), scope: query["scope"] === "write" ? ("write" as const) : ("read-only" as const) }
+      await showConnect(ctx, s, 200, created, createdId !== undefined && created === null, null, kept, kept === null ? null : SESSION_EXPIRED_KEY)
     }),
   )
 
   router.post(
     "/connect/keys",
     signedIn("POST /connect/keys", async (ctx, s) => {
-      const fields = await postedForm(ctx, s.session)
+      let fields: FormFields
+      try {
+        fields = await postedForm(ctx, s.session)
+      } catch (error) {
+        // A form opened in another session or before the last sign-in: the page again, with the
+        // name typed and the access chosen offered back under a fresh token (never a key).
+        const sent = error instanceof CsrfRejected ? formRead(ctx) : undefined
+        if (sent === undefined) throw error
+        noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
+        notesOf(ctx).problemCode = CSRF_REFUSED.code
+        return showConnect(ctx, s, CSRF_REFUSED.status, null, false, null, keyFormOf(sent), FORM_EXPIRED_KEY)
+      }
       const name = (fields["name"] ?? "").trim()
       const scope = fields["scope"] === "write" ? "write" : "read-only"
       // (characters are code points, as the key's schema counts them: 100 emoji fit). A name with
@@ -69,6 +97,13 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       // that page shows it no more, and never makes a second key.
       const heldId = await holdShownOnce(ctx, deps, s.session, { id: created.view.id, key: created.key })
       redirect(ctx, `/connect?created=${heldId}#new-key`)
+    }, async (ctx) => {
+      // Sent after the session had expired: back to the Connect page with the name and access
+      // offered back, in the address the sign-in page returns to (a name is no secret; a key never
+      // travels so, none was made).
+      const sent = keyFormOf(await readForm(ctx))
+      if (!/[^\p{Cf}\p{Z}\s]/u.test(sent.name)) return undefined
+      return `/connect?${new URLSearchParams({ name: sent.name.slice(0, 400), scope: sent.scope }).toString().replace(/[^A-Za-z0-9_.\-=&%+]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}#create-title`
     }),
   )
 

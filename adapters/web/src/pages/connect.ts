@@ -27,6 +27,8 @@ export const connectContent = (input: {
   nameError: string | null
   /** A refused key form, offered back as it was sent (the name as typed, the access chosen). */
   keyForm?: { readonly name: string; readonly scope: "write" | "read-only" } | null
+  /** Why a key form offered back made no key (its token or the session had expired). */
+  keyNotice?: string | null
 }): Html => {
   const base = input.publicUrl
   const mcpUrl = `${base}/mcp`
@@ -56,6 +58,7 @@ export const connectContent = (input: {
     <div>
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">Create an API key</h2>
+        ${input.keyNotice ? html`<div class="notice notice-error" role="alert" id="key-form-notice" tabindex="-1" autofocus><p>${input.keyNotice}</p></div>` : ""}
         <form method="post" action="/connect/keys" class="stack">
           ${csrfInput(input.csrf)}
           <div><label for="key-name">Name</label>
