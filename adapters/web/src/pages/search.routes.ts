@@ -1,11 +1,15 @@
 /** Routes: full-text search over the person's articles (`/search?q=...&site_id=...`). */
 import type Router from "@koa/router"
-import { decodeInput, SearchArticlesQuery, searchArticles, toProblem } from "@content-site/core"
+import { decodeInput, InvalidRequest, SearchArticlesQuery, searchArticles, toProblem } from "@content-site/core"
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { runCore } from "../call.ts"
 import { searchContent } from "./search.ts"
 import { defined, isId, notFound, pageNumber, queryOf, type PageKit } from "../pageKit.ts"
+
+/** The results' page number, a refusal (not a defect) when it is not one. */
+const pageOf = (s: string | undefined): Effect.Effect<number, InvalidRequest> =>
+  Effect.try({ try: () => pageNumber(s), catch: (e) => (e instanceof InvalidRequest ? e : new InvalidRequest({ detail: "The page number is not valid: it is a whole number from 1.", errors: [{ path: "page", message: "Expected a whole number from 1" }] })) })
 
 export const mountSearchRoutes = (router: Router, kit: PageKit): void => {
   const { deps, perPage, findSite, render, signedIn } = kit
@@ -25,7 +29,10 @@ export const mountSearchRoutes = (router: Router, kit: PageKit): void => {
       const searched = await runCore(
         deps,
         Effect.flatMap(decodeInput(SearchArticlesQuery, { q, ...defined({ site_id: siteId }) }, "Search"), (input) =>
-          Effect.flatMap(Effect.promise(() => perPage(20)), (per_page) => searchArticles(s.caller, { ...input, page: pageNumber(query["page"]), per_page })),
+          // a page number that is not one is refused like the words: on the search page, the words kept
+          Effect.flatMap(pageOf(query["page"]), (page) =>
+            Effect.flatMap(Effect.promise(() => perPage(20)), (per_page) => searchArticles(s.caller, { ...input, page, per_page })),
+          ),
         ),
       )
       if (Result.isFailure(searched)) {
