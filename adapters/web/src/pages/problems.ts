@@ -159,3 +159,14 @@ export const problemsPage = (): Html =>
       </table>
     </section>`,
   )
+
+/** The page of a problem type's address that names none: says so, and links the list (no account is concerned). */
+export const unknownProblemPage = (code: string, requestId: string): Html =>
+  page(
+    { title: "Not found: no such problem type", nav: null, account: null, csrf: "" },
+    html`<section class="card" aria-labelledby="error-title">
+      <h1 id="error-title">Not found</h1>
+      <p>No such problem type: there is no problem type named <code>${code}</code>. Every problem the API and the MCP connector answer with is listed on <a href="/problems">the problem types' page</a>.</p>
+      <p class="muted">Error 404 · request id <code>${requestId}</code></p>
+    </section>`,
+  )

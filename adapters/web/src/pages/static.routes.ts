@@ -1,9 +1,8 @@
 /** Routes: The static files (styles, the small script and the visual editor bundle), and the problem types' pages. */
 import type Router from "@koa/router"
-import { NotFound } from "@content-site/core"
-import { requestIdOf, sendProblem, strictQuery } from "@content-site/http"
+import { notesOf, requestIdOf, sendProblem, strictQuery } from "@content-site/http"
 import { send, type PageKit } from "../pageKit.ts"
-import { problemDoc, problemPage, problemsPage } from "./problems.ts"
+import { problemDoc, problemPage, problemsPage, unknownProblemPage } from "./problems.ts"
 
 export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
   const { staticFiles } = kit
@@ -44,8 +43,11 @@ export const mountStaticRoutes = (router: Router, kit: PageKit): void => {
   router.get("/problems/:code", async (ctx) => {
     const code = ctx.params["code"] ?? ""
     const doc = problemDoc(code)
-    // (the 404 page holds no form: no CSRF cookie either)
-    if (doc === undefined) return kit.renderFailure(ctx, new NotFound({ resource: "problem type", id: code.slice(0, 100) }), null, "")
+    // (the 404 page holds no form: no CSRF cookie either; it concerns no account, and says what is missing)
+    if (doc === undefined) {
+      notesOf(ctx).problemCode = "not_found"
+      return send(ctx, 404, unknownProblemPage(code.slice(0, 100), requestIdOf(ctx)))
+    }
     strictQuery(ctx.querystring, [])
     send(ctx, 200, problemPage(doc))
     ctx.set("Cache-Control", "public, max-age=3600")
