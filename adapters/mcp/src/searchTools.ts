@@ -35,8 +35,11 @@ export const articleLink = (a: { readonly id: string; readonly title: string }):
   mimeType: "text/html",
 })
 
-const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
-  `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
+/** The closing line of a page of a list's text; a page past the end says so, not "page 9 of 1". */
+export const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
+  p.page > Math.max(1, p.total_pages)
+    ? `Page ${p.page} is past the last page, ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
+    : `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
 
 /** The text item and one resource_link per article of a page of articles (list_articles, search_articles). */
 export const withArticleLinks =

@@ -47,7 +47,7 @@ import {
 } from "@content-site/core"
 import { Effect, Schema } from "effect"
 import type { ContentBlock, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
-import { searchTools, withArticleLinks } from "./searchTools.ts"
+import { pageLine, searchTools, withArticleLinks } from "./searchTools.ts"
 
 /** A JSON Schema object as MCP tool definitions carry it. */
 export type JsonSchemaObject = { readonly type: "object"; readonly [key: string]: unknown }
@@ -153,11 +153,6 @@ const editOutcome = (r: typeof UpdateArticleResult.Type) =>
   ].join("\n")
 
 const imageText = (i: { url: string; alt: string } | null) => (i === null ? "(none)" : `${i.url} (alt: ${JSON.stringify(i.alt)})`)
-
-const pageLine = (p: { page: number; per_page: number; total: number; total_pages: number }) =>
-  p.page > Math.max(1, p.total_pages)
-    ? `Page ${p.page} is past the last page, ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
-    : `Page ${p.page} of ${Math.max(1, p.total_pages)} (${p.total} in total, ${p.per_page} per page).`
 
 const articleLine = (a: { id: string; title: string; status: string; published_at: string | null; "word count": number; url: string }) =>
   `- ${a.title} [id ${a.id}, ${a.status}${a.published_at ? `, published ${a.published_at}` : ""}, ${a["word count"]} words] ${a.url}`

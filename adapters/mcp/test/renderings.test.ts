@@ -54,6 +54,13 @@ describe("list and summary texts an agent reads", () => {
     expect(render("list_backlinks", { data: [], pagination: pagination(1, 0) })).toContain("Page 1 of 1 (0 in total")
   })
 
+  it("should say in search_articles' text too that a page past the end is past the last page, not 'page 9 of 1'", () => {
+    const past = render("search_articles", { data: [], pagination: pagination(9, 3) })
+    expect(past).toContain("Page 9 is past the last page, 1 (3 in total, 20 per page).")
+    expect(past).not.toContain("of 1")
+    expect(render("search_articles", { data: [], pagination: pagination(1, 0) })).toContain("Page 1 of 1 (0 in total")
+  })
+
   it("should end get_stats' empty parts with a full stop, not a colon followed by nothing", () => {
     const text = render("get_stats", {
       site_id: "site_1",
