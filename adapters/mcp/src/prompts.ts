@@ -79,7 +79,8 @@ export const registerPrompts = (server: Server, call: ProtocolCall, contextOf: (
                     text: [
                       `Write the monthly report of the website "${site.name}" (${site.url}, site_id ${site.id}) for the period ${period}.`,
                       `1. Call get_stats with site_id "${site.id}" and period "${period}": it gives the articles published in the period (count, total words, the list) and the backlinks acquired (count, industry, local, the list).`,
-                      "2. If you need more than the summary shows, call list_articles or list_backlinks with the same site_id and the period's from/to dates (get_stats answers them).",
+                      // list_articles filters on the publication date alone: a draft or an archived article dated in the period is no article of the summary
+                      `2. If you need more than the summary shows, call list_articles (with status "published": the summary counts published articles only) or list_backlinks with the same site_id and the period's from/to dates (get_stats answers them).`,
                       "3. Write the report: the numbers first (articles, words, backlinks by category), then the articles (title, date, link) and the notable backlinks (source domain, anchor).",
                       "This is a report only: change nothing (no update_article, edit_article or other write tool).",
                     ].join("\n"),
