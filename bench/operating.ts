@@ -81,6 +81,26 @@ const cpuSeconds = (pid: number | undefined): { all: number; main: number } | un
   }
 }
 
+/**
+ * `BENCH_VARIANTS`: a JSON list of `{ "name", "env" }`, each the traced case again with those
+ * variables added (a sampler, a batch size). At most 8, names of letters, digits and dashes (they
+ * name the servers' log files), each distinct from the bench's own cases.
+ */
+const benchVariants = (text: string | undefined): Array<{ name: string; env: Record<string, string> }> => {
+  if (text === undefined || text.trim() === "") return []
+  const parsed: unknown = JSON.parse(text)
+  if (!Array.isArray(parsed) || parsed.length > 8) throw new Error("BENCH_VARIANTS must be a JSON list of at most 8 { name, env } objects")
+  const taken = new Set(["off", "observed", "traced", "offAgain", "compared"])
+  return parsed.map((v: { name?: unknown; env?: unknown }) => {
+    const name = String(v?.name ?? "")
+    if (!/^[A-Za-z0-9-]{1,20}$/.test(name) || taken.has(name)) throw new Error(`BENCH_VARIANTS: '${name}' is no usable name (letters, digits, dashes; not a case's own, not twice)`)
+    taken.add(name)
+    const env = v.env
+    if (typeof env !== "object" || env === null || Object.values(env).some((x) => typeof x !== "string")) throw new Error(`BENCH_VARIANTS: ${name}'s env must be an object of strings`)
+    return { name, env: env as Record<string, string> }
+  })
+}
+
 /** Starts `apps/server/main.ts` with `env`, its stdout into `logFile`; answers its URL. */
 const startChild = async (databaseUrl: string, logFile: string, env: Record<string, string>, root: string = repoRoot): Promise<{ url: string; child: ChildProcess }> => {
   const out = openSync(logFile, "w")
@@ -154,6 +174,10 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
       // BENCH_COMPARE_TREE=<another worktree>: the traced case again, with that tree's code, in the same rounds
       ...(compareTree === "" ? {} : { compared: await start("compared", comparedEnv, compareTree) }),
     }
+    // BENCH_VARIANTS='[{"name":"batch64","env":{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE":"64"}}]': the traced
+    // case again with each set of variables added, from this tree, in the same rounds
+    const variants = benchVariants(process.env["BENCH_VARIANTS"])
+    for (const variant of variants) (servers as Record<string, { url: string; child: ChildProcess }>)[variant.name] = await start(variant.name, { ...tracedEnv, ...variant.env })
     type Name = "off" | "observed" | "traced" | "offAgain" | "compared"
     const names = Object.keys(servers) as Array<Name>
     /** One load case: its result and the server's CPU time per request answered in it (µs). */
@@ -217,6 +241,7 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     console.log(`  off again (control)   ${fmt(results.offAgain)}  ${times("offAgain")}${cpuOf("offAgain")} (the bench's own noise)`)
     console.log(`  logs + metrics        ${fmt(results.observed)}  ${times("observed")}${cpuOf("observed")} (goal >= 0.95 of both offs; ${lines} access lines written)`)
     console.log(`  + tracing (all spans) ${fmt(results.traced)}  ${times("traced")}${cpuOf("traced")} (goal >= 0.8 of both offs)`)
+    for (const variant of variants) console.log(`  + tracing, ${variant.name.padEnd(12)} ${fmt((results as Record<string, CannonResult>)[variant.name]!)}  ${times(variant.name as Name)}${cpuOf(variant.name as Name)}`)
     if ("compared" in results) console.log(`  + tracing, ${compareTree} ${fmt(results.compared)}  ${times("compared")}${cpuOf("compared")}`)
     // with profiles: each process's requests in all, to read its profile per request
     if ((process.env["BENCH_CPU_PROF"] ?? "") !== "") {
@@ -232,14 +257,17 @@ export const operatingCosts = async (databaseUrl: string | undefined, getPath: s
     const serverSpans = server.length
     const named = server.filter((s) => s.name === "GET /api/v1/articles/{id}").length
     // the GETs the traced servers answered, by their access lines (the load generator does not count those still in flight when a case ends)
-    const requests = accessLines("traced") + (comparedTraced ? accessLines("compared") : 0)
+    // (a variant with another sampler exports only some of its traces: its GETs are not checked, and say so)
+    const sampledAll = (env: Record<string, string>) => (env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "").trim() !== "" && (env["OTEL_TRACES_SAMPLER"] ?? "") === "always_on"
+    const unchecked = variants.filter((v) => !sampledAll({ ...tracedEnv, ...v.env }) && (({ ...tracedEnv, ...v.env })["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "").trim() !== "")
+    const requests = accessLines("traced") + (comparedTraced ? accessLines("compared") : 0) + variants.reduce((sum, v) => sum + (sampledAll({ ...tracedEnv, ...v.env }) ? accessLines(v.name as Name) : 0), 0)
     // what a traced GET is made of: the spans by name, most frequent first
     const byName = new Map<string, number>()
     for (const s of spans) byName.set(s.name, (byName.get(s.name) ?? 0) + 1)
     const kinds = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, n]) => `${name} ${(n / Math.max(1, server.length)).toFixed(2)}`)
     console.log(`  spans per server span, by name: ${kinds.join(", ")}`)
     console.log(
-      `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server${comparedTraced ? "s" : ""} answered${serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
+      `  exported: ${spans.length} spans, ${(sink.bytes() / 1e6).toFixed(1)} MB of OTLP; ${serverSpans} server spans (${named} named by the route) for the ${requests} GETs the traced server${comparedTraced ? "s" : ""} answered${unchecked.length > 0 ? ` (not checked: ${unchecked.map((v) => v.name).join(", ")} sample${unchecked.length === 1 ? "s" : ""} otherwise)` : serverSpans === requests ? " (every one)" : " (SPANS WERE LOST)"}`,
     )
   } finally {
     await stopAll(children)
