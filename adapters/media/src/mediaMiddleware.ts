@@ -2,6 +2,7 @@ import { internalProblem, isCoreError, MediaStore, namedParametersRefusal, NotFo
 import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
 import type { Middleware, ParameterizedContext } from "koa"
 import { randomUUID } from "node:crypto"
+import { noneMatchNames } from "./noneMatch.ts"
 
 /** Options of the media middleware. */
 export interface MediaMiddlewareOptions {
@@ -22,28 +23,6 @@ const mediaHeaders = {
 
 /** The entity tag of a stored image: its key, which names one upload's bytes forever (strong). */
 const etagOfKey = (key: string): string => `"${key}"`
-
-/** One element of an `If-None-Match` list: an entity tag (weak or strong), or nothing between commas. */
-const NONE_MATCH_ELEMENT = /[ \t]*(?:(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(,|$)/y
-
-/**
- * Whether a GET's `If-None-Match` names the image's entity tag (RFC 9110 13.1.2): `*`, or a list
- * holding the tag, compared weakly (`W/"x"` names `"x"`). A header that is not a list of entity
- * tags names nothing. One pass over the header.
- */
-const noneMatchNames = (header: string, etag: string): boolean => {
-  if (header.trim() === "*") return true
-  const wanted = etag.slice(1, -1)
-  let named = false
-  for (let at = 0; ; ) {
-    NONE_MATCH_ELEMENT.lastIndex = at
-    const element = NONE_MATCH_ELEMENT.exec(header)
-    if (element === null) return false
-    if (element[1] === wanted) named = true
-    if (element[2] === "") return named
-    at = NONE_MATCH_ELEMENT.lastIndex
-  }
-}
 
 const requestIdOf = (ctx: ParameterizedContext): string => {
   const id = (ctx.state as { requestId?: unknown }).requestId
