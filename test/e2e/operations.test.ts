@@ -430,6 +430,14 @@ describe("metrics", () => {
     const text = await (await scrape()).text()
     expect(text).toContain('content_site_refusals_total{code="not_found",channel="web"} 1')
   })
+
+  it("should label a page address asked with a method it does not take by the page's template, not as unmatched", async () => {
+    for (const [method, path, route] of [["DELETE", "/sites", "/sites"], ["DELETE", "/articles/art_a1_1", "/articles/{id}"], ["PUT", "/signout", "/signout"]] as const) {
+      const res = await fetch(`${base}${path}`, { method, redirect: "manual" })
+      expect([method, path, res.status]).toEqual([method, path, 405])
+      expect([method, path, await accessLine(res.headers.get("x-request-id") ?? "")]).toMatchObject([method, path, { route, channel: "web", code: "method_not_allowed" }])
+    }
+  })
 })
 
 describe("traces", () => {

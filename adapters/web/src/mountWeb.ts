@@ -47,7 +47,12 @@ export const mountWeb = (app: Koa, deps: HttpDeps): void => {
   // address asked with a method it does not take, its 405 page with `Allow`.
   app.use(async (ctx, next) => {
     if (NOT_PAGES.test(ctx.path)) return next()
-    const allowed = ctx.method === "GET" || ctx.method === "HEAD" ? [] : [...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods))]
+    const matched = ctx.method === "GET" || ctx.method === "HEAD" ? [] : router.match(ctx.path, ctx.method).path
+    const allowed = [...new Set(matched.flatMap((layer) => layer.methods))]
+    // a page's address asked with another method is that page's: its template (`:id` written
+    // `{id}`) names it in the access line and the metrics, as a known API path's 405 does
+    const page = matched.find((layer) => layer.methods.length > 0)?.path
+    if (allowed.length > 0 && typeof page === "string") notesOf(ctx).route = page.replace(/:(\w+)/g, "{$1}")
     const session = await readSession(ctx, deps)
     const account = session === null ? null : await signedInAccount(ctx, deps)
     // an error page, like every refusal, names its code in the access line and the refusals counted
