@@ -431,6 +431,20 @@ describe("metrics", () => {
     expect(text).toContain('content_site_refusals_total{code="not_found",channel="web"} 1')
   })
 
+  it("should note a page's too-large form as payload_too_large, in its access line and the refusals of the web channel", async () => {
+    const form = await signInForm()
+    const res = await fetch(`${base}/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: form.cookie },
+      body: new URLSearchParams({ _csrf: form.csrf, email: "x@example.test", password: "p".repeat(70 * 1024) }).toString(),
+    })
+    expect(res.status).toBe(413)
+    expect(await accessLine(res.headers.get("x-request-id") ?? "")).toMatchObject({ route: "/", channel: "web", status: 413, code: "payload_too_large" })
+    const text = await (await scrape()).text()
+    expect(text).toMatch(/^content_site_refusals_total\{code="payload_too_large",channel="web"\} [1-9]/m)
+  })
+
   it("should label a page address asked with a method it does not take by the page's template, not as unmatched", async () => {
     for (const [method, path, route] of [["DELETE", "/sites", "/sites"], ["DELETE", "/articles/art_a1_1", "/articles/{id}"], ["PUT", "/signout", "/signout"]] as const) {
       const res = await fetch(`${base}${path}`, { method, redirect: "manual" })

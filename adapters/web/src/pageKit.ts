@@ -257,7 +257,7 @@ export const makePageKit = (deps: HttpDeps) => {
     if (noteIfClientGone(ctx, error)) return
     const requestId = requestIdOf(ctx)
     // The refusal's code for the access line and the metrics (the page itself is HTML, not a problem).
-    notesOf(ctx).problemCode = error instanceof CsrfRejected || error instanceof FormError ? "invalid_request" : isCoreError(error) ? problemKindOf(error).code : "internal"
+    notesOf(ctx).problemCode = error instanceof CsrfRejected ? "invalid_request" : error instanceof FormError ? error.code : isCoreError(error) ? problemKindOf(error).code : "internal"
     if (error instanceof CsrfRejected) {
       send(ctx, 403, errorPage({ status: 403, title: "Form expired", message: "This form was opened in another session or has expired. Go back, reload the page and try again.", requestId, account, csrf }))
     } else if (error instanceof FormError) {
