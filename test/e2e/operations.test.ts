@@ -431,6 +431,16 @@ describe("metrics", () => {
     expect(text).toContain('content_site_refusals_total{code="not_found",channel="web"} 1')
   })
 
+  it("should note an OAuth endpoint asked with a method it does not take (the provider's 404) as not_found, in its access line and the refusals of the oauth channel", async () => {
+    for (const [method, path] of [["DELETE", "/oauth/register"], ["GET", "/oauth/token"]] as const) {
+      const res = await fetch(`${base}${path}`, { method })
+      expect([method, path, res.status]).toEqual([method, path, 404])
+      expect([method, path, await accessLine(res.headers.get("x-request-id") ?? "")]).toMatchObject([method, path, { route: path, channel: "oauth", status: 404, code: "not_found" }])
+    }
+    const text = await (await scrape()).text()
+    expect(text).toMatch(/^content_site_refusals_total\{code="not_found",channel="oauth"\} [2-9]/m)
+  })
+
   it("should note a page's too-large form as payload_too_large, in its access line and the refusals of the web channel", async () => {
     const form = await signInForm()
     const res = await fetch(`${base}/`, {

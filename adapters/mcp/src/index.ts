@@ -249,7 +249,8 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
     ctx.respond = false
     await current.handleOAuth(ctx.req, ctx.res)
     // a refusal's OAuth error code (the provider wrote the answer itself) for the access line and metrics
-    const refused = oauthRefusalOf(ctx.req)
+    // (an endpoint asked with a method it does not take: the provider's bare 404, a refusal too)
+    const refused = oauthRefusalOf(ctx.req) ?? (ctx.res.statusCode === 404 ? "not_found" : undefined)
     if (refused !== undefined) notesOf(ctx).problemCode = refused
   })
   app.use(mcpEndpoint({ deps, verifyKeys: () => current.verifyKeys, allowedHosts: options.allowedHosts ?? [] }))
