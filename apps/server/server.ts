@@ -186,6 +186,18 @@ const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string, string,
  * `X-Request-Id`, instead of Node's bare status line. Written to the socket, as there is no
  * request or response object; only when no answer has begun on it, as Node's own handler does.
  */
+/** Sockets whose last request was answered before its body had all arrived (until it has). */
+const answeredMidBody = new WeakSet<Duplex>()
+
+/** Notes a request answered before its body had all arrived, until the rest of it is read. */
+const noteAnswerMidBody = (req: IncomingMessage, res: ServerResponse): void => {
+  res.once("finish", () => {
+    if (req.complete) return
+    answeredMidBody.add(req.socket)
+    req.once("end", () => answeredMidBody.delete(req.socket))
+  })
+}
+
 const answerClientError =
   (publicUrl: () => string, onAnswer: EarlyAnswer) =>
   (error: Error & { code?: string }, socket: Duplex): void => {
@@ -195,7 +207,9 @@ const answerClientError =
     const app = inFlight !== undefined && typeof own === "string" ? { res: inFlight, requestId: own } : undefined
     // A client that closed its connection in the middle of a request (Node: an invalid end of
     // file) is gone: nothing to answer, and the app's line of that request says 499.
-    const gone = error.code === "ECONNRESET" || (error.code === "HPE_INVALID_EOF_STATE" && app !== undefined)
+    // So is one that closed it in the middle of a body already answered (a handler that wrote
+    // its answer itself, before reading all of it): that request has its own line already.
+    const gone = error.code === "ECONNRESET" || (error.code === "HPE_INVALID_EOF_STATE" && (app !== undefined || answeredMidBody.has(socket)))
     if (gone || !socket.writable || inFlight?.headersSent === true) {
       socket.destroy()
       return
@@ -280,7 +294,10 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
     recordAccess(logger, metrics, { requestId, method, route: UNMATCHED_ROUTE, status, seconds: 0, channel: path === undefined ? "unknown" : channelOf(path), problemCode: code })
   let handle: RequestListener = startingUp(() => origin, earlyAnswer)
   const withoutHost = answerWithoutHost(() => origin, earlyAnswer)
-  server.on("request", (req, res) => (lacksHost(req) ? withoutHost(req, res) : handle(req, res)))
+  server.on("request", (req, res) => {
+    noteAnswerMidBody(req, res)
+    return lacksHost(req) ? withoutHost(req, res) : handle(req, res)
+  })
   server.on("clientError", answerClientError(() => origin, earlyAnswer))
   server.on("checkExpectation", answerExpectation(() => origin, earlyAnswer))
   server.on("connect", answerConnect(() => origin, earlyAnswer))

@@ -289,6 +289,25 @@ describe("metrics", () => {
     expect(await accessLine(requestId)).toMatchObject({ method: "UNKNOWN", route: "unmatched", status: 400, code: "invalid_request", channel: "unknown" })
   })
 
+  it("should write one line for an OAuth request answered before its body was read, none more when its client then leaves", async () => {
+    const url = new URL(base)
+    const unknown = () => lines().filter((l) => l["method"] === "UNKNOWN").length
+    const before = unknown()
+    const socket = connectSocket(Number(url.port), url.hostname)
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+    let answer = ""
+    socket.on("data", (chunk) => (answer += chunk.toString("latin1")))
+    socket.on("error", () => undefined)
+    // a form far over the provider's body limit: it answers from what came first
+    socket.write(`POST /oauth/token HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000000\r\n\r\n`)
+    socket.write("grant_type=refresh_token&refresh_token=" + "a".repeat(200 * 1024))
+    const requestId = (await eventually(() => /X-Request-Id: (req_\w+)/.exec(answer)?.[1], (id) => id !== undefined, 10_000)) ?? ""
+    socket.end()
+    expect(await accessLine(requestId)).toMatchObject({ route: "/oauth/token", channel: "oauth", status: 400 })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(unknown()).toBe(before)
+  })
+
   it("should log a request whose client left while sending its body as 499 (client closed), not as a refusal", async () => {
     const url = new URL(base)
     const leave = async (contentType: string, length: number, part: string, target = `/api/v1/articles/art_a1_3/featured-image`, credentials = `Authorization: Bearer ${ALICE.apiKey}`) => {
