@@ -180,24 +180,26 @@ const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string, string,
   ERR_HTTP_HEADERS_TIMEOUT: [408, "request_timeout", "Request timeout", "The request's headers were not received in time."],
 }
 
+/** Sockets whose last request was answered before its body had all arrived (until it has). */
+const answeredMidBody = new WeakSet<Duplex>()
+
+/**
+ * A response's `finish` listener (one function for every response, no closure a request): notes
+ * a request answered before its body had all arrived, until the rest of it is read.
+ */
+function noteAnsweredMidBody(this: ServerResponse): void {
+  const req = this.req
+  if (req.complete) return
+  answeredMidBody.add(req.socket)
+  req.once("end", () => answeredMidBody.delete(req.socket))
+}
+
 /**
  * Answers a request that Node's HTTP parser refused (a control character in a header, a malformed
  * request line, headers too large) as every other refusal is answered: a problem body with an
  * `X-Request-Id`, instead of Node's bare status line. Written to the socket, as there is no
  * request or response object; only when no answer has begun on it, as Node's own handler does.
  */
-/** Sockets whose last request was answered before its body had all arrived (until it has). */
-const answeredMidBody = new WeakSet<Duplex>()
-
-/** Notes a request answered before its body had all arrived, until the rest of it is read. */
-const noteAnswerMidBody = (req: IncomingMessage, res: ServerResponse): void => {
-  res.once("finish", () => {
-    if (req.complete) return
-    answeredMidBody.add(req.socket)
-    req.once("end", () => answeredMidBody.delete(req.socket))
-  })
-}
-
 const answerClientError =
   (publicUrl: () => string, onAnswer: EarlyAnswer) =>
   (error: Error & { code?: string }, socket: Duplex): void => {
@@ -295,7 +297,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
   let handle: RequestListener = startingUp(() => origin, earlyAnswer)
   const withoutHost = answerWithoutHost(() => origin, earlyAnswer)
   server.on("request", (req, res) => {
-    noteAnswerMidBody(req, res)
+    res.on("finish", noteAnsweredMidBody)
     return lacksHost(req) ? withoutHost(req, res) : handle(req, res)
   })
   server.on("clientError", answerClientError(() => origin, earlyAnswer))
