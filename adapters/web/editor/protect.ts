@@ -9,6 +9,7 @@
 import type { Node as PMNode, Slice } from "prosemirror-model"
 import { EditorState, Plugin, PluginKey, type Transaction } from "prosemirror-state"
 import type { EditorView } from "prosemirror-view"
+import { ReplaceStep } from "prosemirror-transform"
 import { inert } from "./schema.ts"
 
 /** What the lock reports when it refuses a step. */
@@ -87,6 +88,10 @@ const cutKeepingProtected = (state: EditorState): { tr: Transaction; kept: Array
   return { tr: tr.setMeta(OWN, true), kept: kept.map((k) => k.sig) }
 }
 
+/** Whether a transaction replaces a selection with something new (typed or composed text), not only deletes it. */
+const typedOver = (tr: Transaction, state: EditorState): boolean =>
+  !state.selection.empty && tr.getMeta("uiEvent") === undefined && tr.steps.some((step) => step instanceof ReplaceStep && step.slice.size > 0)
+
 /**
  * The lock plugin. `report` is called (after the refused transaction, outside the dispatch) with
  * the element and the reason, to show next to it.
@@ -132,7 +137,10 @@ export const protectedLock = (report: (view: EditorView, refusal: Refusal) => vo
         return false
       }
       const lost = protectedNodes(state.doc).find(({ node }) => (after.get(signature(node)) ?? 0) < (before.get(signature(node)) ?? 0))
-      if (lost !== undefined) {
+      if (lost !== undefined && typedOver(tr, state)) {
+        // Typing over a selection deletes it first: refused as Delete over it is, saying what works instead.
+        later({ pos: lost.pos, message: `Typing would replace the selection, and it holds “${textOf(lost.node)}”, a protected link that cannot be deleted. Select only the text around it, or cut the selection first (a cut leaves protected links in place), then type.` })
+      } else if (lost !== undefined) {
         later({ pos: lost.pos, message: `“${textOf(lost.node)}” is a protected link: it cannot be deleted or edited, only moved (drag it, or cut and paste it).` })
       } else {
         const pos = Math.min(state.selection.from, state.doc.content.size)

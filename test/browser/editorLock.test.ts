@@ -1,0 +1,83 @@
+/**
+ * The protected-link lock of the article editor in Chromium, each case a defect found by using it:
+ * - typing over a select-all (Ctrl+A) that holds protected links is refused as Delete over a range
+ *   is (docs/editor.md), with the text left as it was on screen and a message that says why and
+ *   what to do instead;
+ */
+import { importData } from "@content-site/core"
+import type { Page } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type StartedServer, startServer } from "../../apps/server/server.ts"
+import { launchChromium, signedInContext } from "../support/browser.ts"
+
+const PERSON = { email: "editor-lock@example.com", password: "editor lock password" }
+const PARTNER = '<a href="https://127.0.0.1:9/partner" data-service-protected="backlink">our partner</a>'
+const SOIL = '<a href="https://127.0.0.1:9/soil" data-service-protected="internal">soil guide</a>'
+const ARTICLES = {
+  art_all: `<h2>Roses</h2><p>Read ${PARTNER} first.</p><p>Then the ${SOIL}.</p>`,
+  art_undo: `<p>First words here.</p><p>Read ${PARTNER} first.</p>`,
+}
+
+let server: StartedServer
+let browser: Browser
+
+beforeAll(async () => {
+  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
+  await server.runtime.runPromise(
+    importData({
+      accounts: [
+        {
+          id: "acc_lock",
+          ...PERSON,
+          sites: [{ id: "site_lock", name: "Lock", url: "https://lock.test", articles: Object.entries(ARTICLES).map(([id, body]) => ({ id, title: id, url: `https://lock.test/${id}`, status: "published" as const, body })) }],
+        },
+      ],
+    }),
+  )
+  browser = await launchChromium()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+const editorOf = async (id: keyof typeof ARTICLES) => {
+  const { context, page } = await signedInContext(browser, server.url, PERSON, { width: 1280, height: 900 })
+  await page.goto(`${server.url}/articles/${id}`)
+  await page.waitForSelector(".editor-content")
+  return { context, page }
+}
+
+const body = (page: Page): Promise<string> => page.inputValue("#body")
+/** The editor's visible text, without the Protected badges. */
+const shown = (page: Page): Promise<string> =>
+  page.evaluate(() => {
+    const c = document.querySelector(".editor-content")!.cloneNode(true) as HTMLElement
+    for (const b of Array.from(c.querySelectorAll(".pm-lock"))) b.remove()
+    return c.textContent ?? ""
+  })
+
+describe("the article editor's protected-link lock in Chromium", () => {
+  it("should refuse typing over a select-all that holds protected links as Delete is, keep the text shown, and say why and what to do", async () => {
+    const { context, page } = await editorOf("art_all")
+    const before = await body(page)
+    const shownBefore = await shown(page)
+    await page.click(".editor-content p >> nth=0")
+    await page.keyboard.press("Control+a")
+    await page.keyboard.type("x")
+    await expect.poll(() => page.locator("#lock-message").isVisible()).toBe(true)
+    const message = (await page.locator("#lock-message").textContent()) ?? ""
+    // Why: typing replaces the selection, which holds a protected link; what instead: select around
+    // it, or cut first (a cut keeps protected links in place).
+    expect(message).toMatch(/typing/i)
+    expect(message).toContain("our partner")
+    expect(message).toMatch(/cut/i)
+    await page.waitForTimeout(200)
+    expect(await body(page)).toBe(before)
+    expect(await shown(page)).toBe(shownBefore)
+    expect(await page.locator(".editor-content .pm-protected").count()).toBe(2)
+    await context.close()
+  }, 60_000)
+})
