@@ -3,6 +3,8 @@
  * - typing over a select-all (Ctrl+A) that holds protected links is refused as Delete over a range
  *   is (docs/editor.md), with the text left as it was on screen and a message that says why and
  *   what to do instead;
+ * - switching from the HTML source to the visual editor keeps the undo history: Ctrl+Z after the
+ *   switch takes back an edit made before it, and the text shown is the text saved.
  */
 import { importData } from "@content-site/core"
 import type { Page } from "playwright-core"
@@ -78,6 +80,38 @@ describe("the article editor's protected-link lock in Chromium", () => {
     expect(await body(page)).toBe(before)
     expect(await shown(page)).toBe(shownBefore)
     expect(await page.locator(".editor-content .pm-protected").count()).toBe(2)
+    await context.close()
+  }, 60_000)
+
+  it("should keep the undo history across a switch from the HTML source back to the visual editor", async () => {
+    const { context, page } = await editorOf("art_undo")
+    const before = await body(page)
+    await page.click(".editor-content p >> nth=0")
+    await page.keyboard.press("End")
+    await page.keyboard.type(" Added")
+    await expect.poll(() => body(page)).toContain("First words here. Added</p>")
+    const added = await body(page)
+    // Switching with no edit in the source: the first Ctrl+Z takes back the typing.
+    await page.click("button.editor-mode:has-text('HTML source')")
+    await page.click("button.editor-mode:has-text('Visual')")
+    expect(await page.getAttribute("button.editor-mode:has-text('Visual')", "aria-pressed")).toBe("true")
+    await page.focus(".editor-content")
+    await page.keyboard.press("Control+z")
+    await expect.poll(() => body(page)).toBe(before)
+    await page.keyboard.press("Control+y")
+    await expect.poll(() => body(page)).toBe(added)
+    // With an edit in the source: Ctrl+Z takes it back first, then the typing before it.
+    await page.click("button.editor-mode:has-text('HTML source')")
+    await page.fill("#body", added.replace("<p>Read ", "<p>Please read "))
+    await page.click("button.editor-mode:has-text('Visual')")
+    expect(await page.getAttribute("button.editor-mode:has-text('Visual')", "aria-pressed")).toBe("true")
+    expect(await shown(page)).toContain("Please read")
+    await page.focus(".editor-content")
+    await page.keyboard.press("Control+z")
+    await expect.poll(() => body(page)).toBe(added)
+    await page.keyboard.press("Control+z")
+    await expect.poll(() => body(page)).toBe(before)
+    expect(await shown(page)).toContain("First words here.Read")
     await context.close()
   }, 60_000)
 })

@@ -319,7 +319,27 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       notice.textContent = `This HTML stays in source mode: ${loaded.reason}, so the visual editor could lose something. Your HTML is kept exactly as it is.`
       return
     }
-    view.updateState(stateOf(loaded.doc))
+    // The source's edits come in as one step of the same state, so the undo history (and the lock's
+    // list of cut links) goes on across the switch: Ctrl+Z takes back the source's edits, then earlier ones.
+    const current = view.state.doc
+    const start = current.content.findDiffStart(loaded.doc.content)
+    if (start !== null) {
+      let { a: endA, b: endB } = current.content.findDiffEnd(loaded.doc.content)!
+      const overlap = start - Math.min(endA, endB)
+      if (overlap > 0) {
+        endA += overlap
+        endB += overlap
+      }
+      // A replace fits its slice into the document, which can add nodes (a table cell): the changed
+      // range is kept only when it gives exactly the source's document, else the whole body is replaced,
+      // else (never seen) the editor starts again from the source without history.
+      const patched = view.state.tr.replace(start, endA, loaded.doc.slice(start, endB))
+      const whole = () => view.state.tr.replaceWith(0, current.content.size, loaded.doc.content)
+      const tr = patched.doc.eq(loaded.doc) ? patched : whole()
+      // What the source changed is the person's to change there (the server checks protected links on saving).
+      if (tr.doc.eq(loaded.doc)) view.dispatch(tr.setMeta("protected-lock-own", true))
+      else view.updateState(stateOf(loaded.doc))
+    }
     syncToolbar(view.state)
     notice.textContent = ""
     notice.className = "editor-notice"
