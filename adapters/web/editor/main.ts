@@ -6,7 +6,7 @@
  * shows what the server's dry run says (what sanitising removes, the protected-links verdict).
  */
 import { toggleMark } from "prosemirror-commands"
-import { redo, undo, history } from "prosemirror-history"
+import { redo as redoStep, undo as undoStep, history } from "prosemirror-history"
 import { keymap } from "prosemirror-keymap"
 import type { Node as PMNode } from "prosemirror-model"
 import { dropCursor } from "prosemirror-dropcursor"
@@ -54,6 +54,16 @@ class ProtectedView implements NodeView {
     return true
   }
 }
+
+/**
+ * Undo and redo replay only what the lock let through, and the HTML source's edits, which the
+ * person may make there (the server checks protected links on saving): undoing a source edit that
+ * removed a protected link brings it back, which the lock alone would refuse as a copy.
+ */
+const unlocked = (command: Command): Command => (state, dispatch, view) =>
+  command(state, dispatch && ((tr) => dispatch(tr.setMeta("protected-lock-own", true))), view)
+const undo = unlocked(undoStep)
+const redo = unlocked(redoStep)
 
 interface Parts {
   readonly form: HTMLFormElement
