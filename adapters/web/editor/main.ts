@@ -6,7 +6,7 @@
  * shows what the server's dry run says (what sanitising removes, the protected-links verdict).
  */
 import { toggleMark } from "prosemirror-commands"
-import { redo as redoStep, undo as undoStep, history } from "prosemirror-history"
+import { closeHistory, redo as redoStep, undo as undoStep, history } from "prosemirror-history"
 import { keymap } from "prosemirror-keymap"
 import type { Node as PMNode } from "prosemirror-model"
 import { dropCursor } from "prosemirror-dropcursor"
@@ -347,9 +347,12 @@ const mount = ({ form, textarea, previewUrl }: Parts): void => {
       const whole = () => view.state.tr.replaceWith(0, current.content.size, loaded.doc.content)
       const tr = patched.doc.eq(loaded.doc) ? patched : whole()
       // What the source changed is the person's to change there (the server checks protected links on saving).
-      if (tr.doc.eq(loaded.doc)) view.dispatch(tr.setMeta("protected-lock-own", true))
+      // An undo step of its own: not grouped with the typing just before the switch.
+      if (tr.doc.eq(loaded.doc)) view.dispatch(closeHistory(tr).setMeta("protected-lock-own", true))
       else view.updateState(stateOf(loaded.doc))
     }
+    // Nor with the typing just after it.
+    view.dispatch(closeHistory(view.state.tr))
     syncToolbar(view.state)
     notice.textContent = ""
     notice.className = "editor-notice"
