@@ -5,6 +5,8 @@
  *   what to do instead;
  * - switching from the HTML source to the visual editor keeps the undo history: Ctrl+Z after the
  *   switch takes back an edit made before it, and the text shown is the text saved.
+ * - a cut that keeps the protected links in its selection leaves the caret where it began, so
+ *   Ctrl+A, Ctrl+X and typing replaces the rest of the text (the selection stayed over the links).
  */
 import { importData } from "@content-site/core"
 import type { Page } from "playwright-core"
@@ -148,6 +150,17 @@ describe("the article editor's protected-link lock in Chromium", () => {
     await expect.poll(() => body(page)).toBe(sourced)
     await page.keyboard.press("Control+z")
     await expect.poll(() => body(page)).toBe(added)
+    await context.close()
+  }, 60_000)
+  it("should leave the caret before the protected links a cut kept, so typing after Ctrl+A, Ctrl+X replaces the rest of the text", async () => {
+    const { context, page } = await editorOf("art_all")
+    await page.click(".editor-content p >> nth=0")
+    await page.keyboard.press("Control+a")
+    await page.keyboard.press("Control+x")
+    await expect.poll(() => page.locator("#lock-message").textContent()).toContain("cutting leaves it here")
+    await expect.poll(() => body(page)).toBe(`<p>${PARTNER}${SOIL}</p>`)
+    await page.keyboard.type("New words")
+    await expect.poll(() => body(page)).toBe(`<p>New words${PARTNER}${SOIL}</p>`)
     await context.close()
   }, 60_000)
 })

@@ -7,7 +7,7 @@
  * without being one cut here is pasted as a plain link.
  */
 import type { Node as PMNode, Slice } from "prosemirror-model"
-import { EditorState, Plugin, PluginKey, type Transaction } from "prosemirror-state"
+import { EditorState, Plugin, PluginKey, Selection, type Transaction } from "prosemirror-state"
 import type { EditorView } from "prosemirror-view"
 import { ReplaceStep } from "prosemirror-transform"
 import { inert } from "./schema.ts"
@@ -85,6 +85,9 @@ const cutKeepingProtected = (state: EditorState): { tr: Transaction; kept: Array
   }
   if (to > start) gaps.push([start, to])
   for (const [a, b] of gaps.reverse()) tr.delete(a, b)
+  // The caret where the cut began, as after any cut: a selection still spanning the kept elements
+  // (Ctrl+A maps to all of the new text) would make the next key typed over them, which is refused.
+  tr.setSelection(Selection.near(tr.doc.resolve(tr.mapping.map(from, -1))))
   return { tr: tr.setMeta(OWN, true), kept: kept.map((k) => k.sig) }
 }
 
