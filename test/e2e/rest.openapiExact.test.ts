@@ -146,3 +146,16 @@ it("should answer the limits' refusals with their documented headers", async () 
   expect(misses).toEqual([])
   expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(3)
 }, 60_000)
+
+it("should mark Retry-After required on every 429 and 503, since every such refusal says when to retry", async () => {
+  const doc = (await (await fetch(`${generous.url}/api/v1/openapi.json`)).json()) as Json
+  const optional: Array<string> = []
+  for (const [template, item] of Object.entries(doc["paths"] as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+      for (const status of ["429", "503"]) {
+        if (op["responses"][status]?.["headers"]?.["Retry-After"]?.["required"] !== true) optional.push(`${method.toUpperCase()} ${template} ${status}`)
+      }
+    }
+  }
+  expect(optional).toEqual([])
+})

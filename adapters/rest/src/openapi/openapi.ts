@@ -247,7 +247,8 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
     const headers: Json = { "X-Request-Id": REQUEST_ID }
     // every answer past the key check carries them, a 500 or 503 of the operation included
     if (status !== 401) Object.assign(headers, RATE_HEADERS)
-    if (status === 429 || status === 503) headers["Retry-After"] = header("Seconds to wait before retrying.", { type: "integer" })
+    // every refusal for a limit or for load says when to retry (the error funnel sets it from the error)
+    if (status === 429 || status === 503) headers["Retry-After"] = always(header("Seconds to wait before retrying.", { type: "integer" }))
     if (status === 409 && op.idempotent === true) {
       headers["Retry-After"] = header("When the request's `Idempotency-Key` is still being processed: seconds to wait before retrying for its answer.", { type: "integer" })
     }
