@@ -159,3 +159,16 @@ it("should mark Retry-After required on every 429 and 503, since every such refu
   }
   expect(optional).toEqual([])
 })
+
+it("should mark required the success headers every 200 of its operation carries: a list's Link, a write's Edit-Limit-Remaining", async () => {
+  const doc = (await (await fetch(`${generous.url}/api/v1/openapi.json`)).json()) as Json
+  const optional: Array<string> = []
+  for (const [template, item] of Object.entries(doc["paths"] as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+      for (const [name, header] of Object.entries((op["responses"]["200"]["headers"] ?? {}) as Record<string, Json>)) {
+        if ((name === "Link" || name === "Edit-Limit-Remaining") && header["required"] !== true) optional.push(`${method.toUpperCase()} ${template} ${name}`)
+      }
+    }
+  }
+  expect(optional).toEqual([])
+})

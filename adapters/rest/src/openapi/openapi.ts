@@ -230,9 +230,9 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
     successHeaders["Vary"] = header("`Prefer`: the answer's shape depends on it.")
   }
   if (op.idempotent === true) successHeaders["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
-  if (op.paginated) successHeaders.Link = header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).')
+  if (op.paginated) successHeaders.Link = always(header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).'))
   if (op.etag) successHeaders.ETag = always(header('The article\'s entity tag, `"<article id>-r<revision>"`.'))
-  if (op.write) successHeaders["Edit-Limit-Remaining"] = header("Article changes left today (UTC) for the account.", { type: "integer" })
+  if (op.write) successHeaders["Edit-Limit-Remaining"] = always(header("Article changes left today (UTC) for the account.", { type: "integer" }))
 
   const responses: Json = {
     "200": { description: "Success.", headers: successHeaders, content: { "application/json": { schema: table.schemaOf(op.response) } } },
