@@ -172,3 +172,19 @@ it("should mark required the success headers every 200 of its operation carries:
   }
   expect(optional).toEqual([])
 })
+
+it("should mark Vary required on the 200 of a write that takes Prefer, which names Prefer in every such answer", async () => {
+  const doc = (await (await fetch(`${generous.url}/api/v1/openapi.json`)).json()) as Json
+  const optional: Array<string> = []
+  for (const [template, item] of Object.entries(doc["paths"] as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+      const vary = op["responses"]["200"]["headers"]?.["Vary"] as Json | undefined
+      if (vary !== undefined && vary["required"] !== true) optional.push(`${method.toUpperCase()} ${template}`)
+    }
+  }
+  expect(optional).toEqual([])
+  // and it is sent: a write answered in full says so too
+  const res = await generous.api("/api/v1/articles/art_a10?dry_run=true", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "Vary" }) })
+  expect(res.status).toBe(200)
+  expect(res.headers.get("vary") ?? "").toMatch(/\bPrefer\b/i)
+})

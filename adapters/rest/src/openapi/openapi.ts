@@ -227,7 +227,7 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
   const successHeaders: Json = { "X-Request-Id": REQUEST_ID, ...COUNTED_RATE_HEADERS }
   if (op.minimal === true) {
     successHeaders["Preference-Applied"] = header("`return=minimal` when the answer's article is without its body, as `Prefer` asked.")
-    successHeaders["Vary"] = header("`Prefer`: the answer's shape depends on it.")
+    successHeaders["Vary"] = always(header("`Prefer`: the answer's shape depends on it."))
   }
   if (op.idempotent === true) successHeaders["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
   if (op.paginated) successHeaders.Link = always(header('RFC 8288 links: `first`, `prev`, `next`, `last` as they apply (absolute URLs).'))
