@@ -133,7 +133,7 @@ const COUNTED_RATE_HEADERS = Object.fromEntries(Object.entries(RATE_HEADERS).map
 
 const STATUS_TEXT: Record<number, string> = {
   400: "The request is malformed (unknown parameter or key, bad value, malformed JSON).",
-  401: "No valid API key (`WWW-Authenticate: Bearer`).",
+  401: "No valid API key (`WWW-Authenticate: Bearer realm=\"content-site\"`).",
   403: "The API key is read-only.",
   404: "No such object on this account (another account's objects are indistinguishable from missing ones).",
   409: "A concurrent writer won; nothing was written.",
@@ -252,7 +252,7 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
     if (status === 409 && op.idempotent === true) {
       headers["Retry-After"] = header("When the request's `Idempotency-Key` is still being processed: seconds to wait before retrying for its answer.", { type: "integer" })
     }
-    if (status === 401) headers["WWW-Authenticate"] = always(header("`Bearer`."))
+    if (status === 401) headers["WWW-Authenticate"] = always(header("`Bearer realm=\"content-site\"`: the API key goes in `Authorization: Bearer <key>`."))
     if (op.write && status !== 401) headers["Edit-Limit-Remaining"] = header("Article changes left today (UTC).", { type: "integer" })
     if (op.idempotent === true && status !== 401) headers["Idempotent-Replayed"] = header("`true` when this is the first answer of the request's `Idempotency-Key`, sent again.")
     responses[String(status)] = {
