@@ -344,6 +344,24 @@ export const makePageKit = (deps: HttpDeps) => {
     return fields
   }
 
+  /**
+   * A posted form, or, when its CSRF token is another session's or expired, undefined once
+   * `offerBack` has answered with what was sent (the form's page again under a fresh token: what
+   * was typed is kept, nothing is done); the refusal is logged and counted as `invalid_request`.
+   */
+  const postedFormOrOfferBack = async (ctx: Ctx, session: WebSession, offerBack: (sent: FormFields) => Promise<void>): Promise<FormFields | undefined> => {
+    try {
+      return await postedForm(ctx, session)
+    } catch (error) {
+      const sent = error instanceof CsrfRejected ? formRead(ctx) : undefined
+      if (sent === undefined) throw error
+      noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
+      notesOf(ctx).problemCode = CSRF_REFUSED.code
+      await offerBack(sent)
+      return undefined
+    }
+  }
+
   /** Titles of the articles some entries concern (one read each; one not found keeps its id). */
   const titlesOf = async (caller: Caller, entries: ReadonlyArray<{ readonly article_id: string | null }>): Promise<TitlesById> => {
     const ids = [...new Set(entries.flatMap((e) => (e.article_id === null ? [] : [e.article_id])))]
@@ -357,7 +375,7 @@ export const makePageKit = (deps: HttpDeps) => {
     return new Map(found.filter((x) => x !== null))
   }
 
-  return { deps, staticFiles, editorBundle, upload, perPage, findSite, render, renderFailure, traced, signedIn, postedForm, titlesOf }
+  return { deps, staticFiles, editorBundle, upload, perPage, findSite, render, renderFailure, traced, signedIn, postedForm, postedFormOrOfferBack, titlesOf }
 }
 
 /** The shared parts a room's routes use. */

@@ -5,9 +5,9 @@ import { noteOutcome, noteSubject, runCoreOrThrow } from "../call.ts"
 import { confirmContent } from "./confirm.ts"
 import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
 import { connectContent, type ConnectedClientView } from "./connect.ts"
-import { displayName, notesOf, setFlash, takeFlash } from "@content-site/http"
-import { type FormFields, formRead, readForm } from "../forms.ts"
-import { type Ctx, CSRF_REFUSED, CsrfRejected, type Signed, isId, loadMcp, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+import { displayName, setFlash, takeFlash } from "@content-site/http"
+import { type FormFields, readForm } from "../forms.ts"
+import { type Ctx, CSRF_REFUSED, type Signed, isId, loadMcp, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
 /** Said by the key form sent with a token of another session or an expired one. */
 const FORM_EXPIRED_KEY = "This form was opened in another session or has expired, so no key was created. The name you typed is kept below: create the key again."
@@ -21,7 +21,7 @@ const keyFormOf = (fields: FormFields): { readonly name: string; readonly scope:
 })
 
 export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
-  const { deps, render, signedIn, postedForm } = kit
+  const { deps, render, signedIn, postedForm, postedFormOrOfferBack } = kit
   const connectedClients = async (accountId: string): Promise<ReadonlyArray<ConnectedClientView> | null> => {
     const mcp = await loadMcp()
     return mcp?.listConnectedClients === undefined ? null : await mcp.listConnectedClients(deps, accountId)
@@ -69,18 +69,10 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
   router.post(
     "/connect/keys",
     signedIn("POST /connect/keys", async (ctx, s) => {
-      let fields: FormFields
-      try {
-        fields = await postedForm(ctx, s.session)
-      } catch (error) {
-        // A form opened in another session or before the last sign-in: the page again, with the
-        // name typed and the access chosen offered back under a fresh token (never a key).
-        const sent = error instanceof CsrfRejected ? formRead(ctx) : undefined
-        if (sent === undefined) throw error
-        noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
-        notesOf(ctx).problemCode = CSRF_REFUSED.code
-        return showConnect(ctx, s, CSRF_REFUSED.status, null, false, null, keyFormOf(sent), FORM_EXPIRED_KEY)
-      }
+      // A form opened in another session or before the last sign-in: the page again, with the
+      // name typed and the access chosen offered back under a fresh token (never a key).
+      const fields = await postedFormOrOfferBack(ctx, s.session, (sent) => showConnect(ctx, s, CSRF_REFUSED.status, null, false, null, keyFormOf(sent), FORM_EXPIRED_KEY))
+      if (fields === undefined) return
       const name = (fields["name"] ?? "").trim()
       const scope = fields["scope"] === "write" ? "write" : "read-only"
       // (characters are code points, as the key's schema counts them: 100 emoji fit). A name with

@@ -1,18 +1,18 @@
 /** Routes: One revision compared with the current article, and its restore (confirmed first). */
 import type Router from "@koa/router"
 import { getArticle, getRevision, HtmlAnalyzer, problemKindOf, restoreRevision, toProblem } from "@content-site/core"
-import { notesOf, requestIdOf } from "@content-site/http"
+import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
-import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
-import { type FormFields, formRead } from "../forms.ts"
+import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
+import type { FormFields } from "../forms.ts"
 import { RESTORE_OVER, restoreOverOf } from "./article.ts"
 import { confirmContent } from "./confirm.ts"
 import { revisionContent } from "./revision.ts"
 import { setFlash, takeFlash } from "@content-site/http"
-import { type Ctx, CSRF_REFUSED, CsrfRejected, type Signed, articleId, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+import { type Ctx, CSRF_REFUSED, type Signed, articleId, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
 
 export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
-  const { deps, findSite, render, signedIn, postedForm } = kit
+  const { deps, findSite, render, signedIn, postedFormOrOfferBack } = kit
   const revisionNumber = (ctx: Ctx): number => {
     const n = ctx.params["n"]
     if (n === undefined || !/^[1-9][0-9]{0,8}$/.test(n)) throw notFound("revision", String(n))
@@ -50,22 +50,16 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
       noteSubject(ctx, { articleId: id })
       // (cut at 500 characters, code points as the contract counts them: never half an emoji)
       const reasonOf = (fields: FormFields) => Array.from((fields["reason"] ?? "").trim().slice(0, 1000)).slice(0, 500).join("")
-      let fields: FormFields
-      try {
-        fields = await postedForm(ctx, s.session)
-      } catch (error) {
-        // A form opened in another session or before the last sign-in: the revision page again,
-        // nothing restored, the reason typed offered back under a fresh token.
-        const sent = error instanceof CsrfRejected ? formRead(ctx) : undefined
-        if (sent === undefined) throw error
-        noteOutcome(ctx, CSRF_REFUSED.status, CSRF_REFUSED.code)
-        notesOf(ctx).problemCode = CSRF_REFUSED.code
-        return showRevision(ctx, s, id, n, CSRF_REFUSED.status, {
+      // A form opened in another session or before the last sign-in: the revision page again,
+      // nothing restored, the reason typed offered back under a fresh token.
+      const fields = await postedFormOrOfferBack(ctx, s.session, (sent) =>
+        showRevision(ctx, s, id, n, CSRF_REFUSED.status, {
           message: `This form was opened in another session or has expired, so revision ${n} was not restored. Your reason is kept below: restore it again if you still want to.`,
           blocks: [],
           reason: reasonOf(sent),
-        })
-      }
+        }),
+      )
+      if (fields === undefined) return
       const reason = reasonOf(fields)
       const over = restoreOverOf(fields)
       if (fields["confirmed"] !== "yes") {
