@@ -9,11 +9,9 @@
  * - the list and quote buttons are toggles and say whether they are on with aria-pressed, as Bold does.
  * One server and one browser for the three; each case signs in in a context of its own.
  */
-import { importData } from "@content-site/core"
-import type { Browser, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium, signedInContext } from "../support/browser.ts"
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { editorPages } from "../support/editorPages.ts"
 
 const PERSON = { email: "editor-details@example.com", password: "editor details password" }
 const ARTICLES = {
@@ -22,37 +20,7 @@ const ARTICLES = {
   art_toggles: "<p>A paragraph.</p><ul><li>Bullet item</li></ul><ol><li>Numbered item</li></ol><blockquote><p>Quoted words</p></blockquote>",
 }
 
-let server: StartedServer
-let browser: Browser
-
-beforeAll(async () => {
-  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
-  await server.runtime.runPromise(
-    importData({
-      accounts: [
-        {
-          id: "acc_ed",
-          ...PERSON,
-          sites: [{ id: "site_ed", name: "Editor", url: "https://editor.test", articles: Object.entries(ARTICLES).map(([id, body]) => ({ id, title: id, url: `https://editor.test/${id}`, status: "published" as const, body })) }],
-        },
-      ],
-    }),
-  )
-  browser = await launchChromium()
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-/** A signed-in page with the editor of `id` loaded. */
-const editorOf = async (id: keyof typeof ARTICLES) => {
-  const { context, page } = await signedInContext(browser, server.url, PERSON, { width: 1280, height: 900 })
-  await page.goto(`${server.url}/articles/${id}`)
-  await page.waitForSelector(".editor-content")
-  return { context, page }
-}
+const { url, editorOf } = editorPages({ accountId: "acc_ed", siteId: "site_ed", siteName: "Editor", host: "editor.test", person: PERSON }, ARTICLES)
 
 const paste = (page: Page, html: string): Promise<void> =>
   page.evaluate((html) => {
@@ -106,7 +74,7 @@ describe("the article editor in Chromium", () => {
       await page.waitForTimeout(100)
       expect(await page.inputValue("#body"), key).toBe(before)
     }
-    expect(page.url()).toBe(`${server.url}/articles/art_keys`)
+    expect(page.url()).toBe(`${url()}/articles/art_keys`)
     await context.close()
   }, 60_000)
 

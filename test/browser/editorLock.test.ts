@@ -8,12 +8,9 @@
  * - a cut that keeps the protected links in its selection leaves the caret where it began, so
  *   Ctrl+A, Ctrl+X and typing replaces the rest of the text (the selection stayed over the links).
  */
-import { importData } from "@content-site/core"
 import type { Page } from "playwright-core"
-import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type StartedServer, startServer } from "../../apps/server/server.ts"
-import { launchChromium, signedInContext } from "../support/browser.ts"
+import { describe, expect, it } from "vitest"
+import { editorPages } from "../support/editorPages.ts"
 
 const PERSON = { email: "editor-lock@example.com", password: "editor lock password" }
 const PARTNER = '<a href="https://127.0.0.1:9/partner" data-service-protected="backlink">our partner</a>'
@@ -23,36 +20,7 @@ const ARTICLES = {
   art_undo: `<p>First words here.</p><p>Read ${PARTNER} first.</p>`,
 }
 
-let server: StartedServer
-let browser: Browser
-
-beforeAll(async () => {
-  server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
-  await server.runtime.runPromise(
-    importData({
-      accounts: [
-        {
-          id: "acc_lock",
-          ...PERSON,
-          sites: [{ id: "site_lock", name: "Lock", url: "https://lock.test", articles: Object.entries(ARTICLES).map(([id, body]) => ({ id, title: id, url: `https://lock.test/${id}`, status: "published" as const, body })) }],
-        },
-      ],
-    }),
-  )
-  browser = await launchChromium()
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-const editorOf = async (id: keyof typeof ARTICLES) => {
-  const { context, page } = await signedInContext(browser, server.url, PERSON, { width: 1280, height: 900 })
-  await page.goto(`${server.url}/articles/${id}`)
-  await page.waitForSelector(".editor-content")
-  return { context, page }
-}
+const { editorOf } = editorPages({ accountId: "acc_lock", siteId: "site_lock", siteName: "Lock", host: "lock.test", person: PERSON }, ARTICLES)
 
 const body = (page: Page): Promise<string> => page.inputValue("#body")
 /** The editor's visible text, without the Protected badges. */
