@@ -1,4 +1,4 @@
-import { ArticleRepository, ArticleWriter, DataImporter, LimitStore } from "@content-site/core"
+import { ArticleRepository, ArticleWriter, DataImporter, IdempotencyStore, LimitStore } from "@content-site/core"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { Cause, Effect, Exit, ManagedRuntime, type Layer } from "effect"
 import pg from "pg"
@@ -62,6 +62,28 @@ describe("database faults", () => {
     expect(await db.ready()).toBe(true)
     const article = await runtime.runPromise(ArticleRepository.use((r) => r.get("acc_fault", "acc_fault_art0")))
     expect(article).toMatchObject({ title: "after outage", revision: 2 })
+  })
+
+  it("should free an idempotency key whose release met the outage once the database returns, so that the retry the 503 invites runs", async () => {
+    // reserved, then the request's change met the outage (503, nothing applied) and so did the
+    // release of its key: the retry with the same key a few seconds later must run, not be told for
+    // the key's whole lease (5 minutes) that its request "is still being processed"
+    const times = () => ({ nowMs: Date.now(), leaseUntilMs: Date.now() + 5 * 60_000, expiresAtMs: Date.now() + 24 * 3_600_000 })
+    const reserve = () => runtime.runPromise(IdempotencyStore.use((s) => s.reserve("acc_fault", "key-outage", "fp-1", times())))
+    const first = await reserve()
+    expect(first.kind).toBe("reserved")
+    const token = first.kind === "reserved" ? first.token : ""
+    await proxy.cut("refuse")
+    try {
+      expect(tagOf(await runtime.runPromiseExit(IdempotencyStore.use((s) => s.release("acc_fault", "key-outage", token))))).toBe("Unavailable")
+    } finally {
+      await proxy.restore()
+    }
+    const again = async () => {
+      const exit = await runtime.runPromiseExit(IdempotencyStore.use((s) => s.reserve("acc_fault", "key-outage", "fp-1", times())))
+      return Exit.isSuccess(exit) ? exit.value.kind : tagOf(exit)
+    }
+    expect(await eventually(again, (kind) => kind === "reserved", 15_000)).toBe("reserved")
   })
 
   it("should answer Unavailable within the connect timeout when the database never answers", async () => {

@@ -1,7 +1,7 @@
 /** Idempotency keys in the database, so that every instance answers a retry the same way. */
 import { IdempotencyStore, type KeptAnswer, type Reservation } from "@content-site/core"
 import { Effect, Layer } from "effect"
-import { attempt } from "./failures.ts"
+import { attempt, isUnavailable } from "./failures.ts"
 import { json, type Sql } from "./sql.ts"
 
 // Status 0: the request was answered and nothing of its answer is kept (`rerun`).
@@ -57,9 +57,47 @@ const columnsOf = (kept: KeptAnswer): ReadonlyArray<unknown> =>
     ? [RERUN, null, null, null, null]
     : [kept.status, json(kept.headers), kept.body, kept.revision?.articleId ?? null, kept.revision?.number ?? null]
 
+/** How long a release the database could not take is tried again: the lease frees the key after that anyway. */
+const RELEASE_RETRY_MS = 5 * 60 * 1000
+/** Releases retried at once at most (an outage under load): past it a key waits for its lease. */
+const MAX_RELEASES_RETRIED = 10_000
+
+export interface IdempotencyStoreOptions {
+  /** Whether the database was closed: a release is then no longer tried again. */
+  readonly closed?: () => boolean
+}
+
 /** The IdempotencyStore on PostgreSQL / PGlite (table `idempotency_keys`). */
-export const ormIdempotencyStore = (sql: Sql) =>
-  Layer.succeed(IdempotencyStore, {
+export const ormIdempotencyStore = (sql: Sql, options: IdempotencyStoreOptions = {}) => {
+  const closed = options.closed ?? (() => false)
+  let retried = 0
+  /**
+   * A release refused by an outage is tried again in the background until the database takes it:
+   * the request's 503 invites a retry with the same key in a few seconds, which would otherwise be
+   * told for the key's whole lease that its request is "still being processed" (none is). Late is
+   * safe: the statement is conditional on the holder's token, frees only a key whose change was not
+   * applied, and waits for the row lock of a change transaction still ending.
+   */
+  const releaseLater = (params: ReadonlyArray<unknown>) => {
+    if (retried >= MAX_RELEASES_RETRIED) return
+    retried++
+    const giveUpAt = Date.now() + RELEASE_RETRY_MS
+    let delayMs = 250
+    const again = () => {
+      if (closed()) return void retried--
+      sql(RELEASE, params).then(
+        () => void retried--,
+        (error: unknown) => {
+          if (!isUnavailable(error) || closed() || Date.now() + delayMs > giveUpAt) return void retried--
+          setTimeout(again, delayMs).unref()
+          delayMs = Math.min(delayMs * 2, 5_000)
+        },
+      )
+    }
+    setTimeout(again, delayMs).unref()
+    delayMs *= 2
+  }
+  return Layer.succeed(IdempotencyStore, {
     reserve: (accountId, key, fingerprint, times) =>
       attempt(async (): Promise<Reservation> => {
         // A held row can vanish between the two statements only when it expired meanwhile; then reserve again.
@@ -89,5 +127,9 @@ export const ormIdempotencyStore = (sql: Sql) =>
         throw new Error("idempotency key: could not reserve or read it")
       }),
     complete: (accountId, key, token, answer) => Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, token, ...columnsOf(answer)]))),
-    release: (accountId, key, token) => Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, token]))),
+    release: (accountId, key, token) =>
+      Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, token]))).pipe(
+        Effect.tapError(() => Effect.sync(() => releaseLater([accountId, key, token]))),
+      ),
   })
+}

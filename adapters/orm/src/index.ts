@@ -186,16 +186,16 @@ export const openDatabase = async (config: OrmConfig): Promise<OrmDatabase> => {
   await replay().catch((e: unknown) => log.warn({ err: messageOf(e) }, "activity: could not replay the journal of an earlier process yet"))
   const housekeepingMs = config.housekeepingIntervalMs ?? 600_000
   const stopHousekeeping = housekeepingMs > 0 ? scheduleHousekeeping(sql, housekeepingMs, beforeSweep, now, log) : () => {}
+  let closed = false
   const layer = Layer.mergeAll(
     ormRepositories(orm, { bus, activity }),
     ormArticleWriter(orm, { lockTimeoutMs: config.lockTimeoutMs ?? 5_000 }),
     redis ? redisLimitStore(redis, redisNamespace, config.now, log) : postgresLimitStore(orm, bus, config.now),
     ormOAuthStore(orm, bus, config.now),
     ormDataImporter(orm, { databaseUrl: config.databaseUrl, connectTimeoutMs }),
-    ormIdempotencyStore(sql),
+    ormIdempotencyStore(sql, { closed: () => closed }),
     ormRewriteLedger(orm),
   )
-  let closed = false
   return {
     layer,
     kind: config.databaseUrl ? "postgresql" : "pglite",
