@@ -86,6 +86,29 @@ describe("database faults", () => {
     expect(await eventually(again, (kind) => kind === "reserved", 15_000)).toBe("reserved")
   })
 
+  it("should keep the answer of a request whose keeping met the outage once the database returns, so that a retry with its key gets it", async () => {
+    // the request's change was made and answered, then keeping its answer met the outage: a retry
+    // with the same key must get that answer once the database is back, not a 409 "still being
+    // processed" for the key's whole lease
+    const times = () => ({ nowMs: Date.now(), leaseUntilMs: Date.now() + 5 * 60_000, expiresAtMs: Date.now() + 24 * 3_600_000 })
+    const first = await runtime.runPromise(IdempotencyStore.use((s) => s.reserve("acc_fault", "key-kept", "fp-1", times())))
+    expect(first.kind).toBe("reserved")
+    const token = first.kind === "reserved" ? first.token : ""
+    const answer = { status: 422, headers: { "Content-Type": "application/problem+json" }, body: '{"code":"protected_link_changed"}' }
+    await proxy.cut("refuse")
+    try {
+      expect(tagOf(await runtime.runPromiseExit(IdempotencyStore.use((s) => s.complete("acc_fault", "key-kept", token, answer))))).toBe("Unavailable")
+    } finally {
+      await proxy.restore()
+    }
+    const again = async () => {
+      const exit = await runtime.runPromiseExit(IdempotencyStore.use((s) => s.reserve("acc_fault", "key-kept", "fp-1", times())))
+      return Exit.isSuccess(exit) ? exit.value : { kind: tagOf(exit) }
+    }
+    const kept = await eventually(again, (r) => r.kind === "completed", 15_000)
+    expect(kept).toMatchObject({ kind: "completed", answer })
+  })
+
   it("should answer Unavailable within the connect timeout when the database never answers", async () => {
     await proxy.cut("blackhole")
     try {

@@ -57,38 +57,40 @@ const columnsOf = (kept: KeptAnswer): ReadonlyArray<unknown> =>
     ? [RERUN, null, null, null, null]
     : [kept.status, json(kept.headers), kept.body, kept.revision?.articleId ?? null, kept.revision?.number ?? null]
 
-/** How long a release the database could not take is tried again: the lease frees the key after that anyway. */
-const RELEASE_RETRY_MS = 5 * 60 * 1000
-/** Releases retried at once at most (an outage under load): past it a key waits for its lease. */
-const MAX_RELEASES_RETRIED = 10_000
+/** How long a release or an answer the database could not take is tried again: the lease frees the key after that anyway. */
+const LATER_MS = 5 * 60 * 1000
+/** Statements tried again at once at most (an outage under load; an answer is a few KiB): past it a key waits for its lease. */
+const MAX_LATER = 2_000
 
 export interface IdempotencyStoreOptions {
-  /** Whether the database was closed: a release is then no longer tried again. */
+  /** Whether the database was closed: nothing is tried again then. */
   readonly closed?: () => boolean
 }
 
 /** The IdempotencyStore on PostgreSQL / PGlite (table `idempotency_keys`). */
 export const ormIdempotencyStore = (sql: Sql, options: IdempotencyStoreOptions = {}) => {
   const closed = options.closed ?? (() => false)
-  let retried = 0
+  let waiting = 0
   /**
-   * A release refused by an outage is tried again in the background until the database takes it:
-   * the request's 503 invites a retry with the same key in a few seconds, which would otherwise be
-   * told for the key's whole lease that its request is "still being processed" (none is). Late is
-   * safe: the statement is conditional on the holder's token, frees only a key whose change was not
-   * applied, and waits for the row lock of a change transaction still ending.
+   * A `complete` or `release` refused by an outage is tried again in the background until the
+   * database takes it. Else the key stays pending for its whole lease (5 minutes), and the retry
+   * with the same key that a 503 invites, or that a client whose answer was lost sends, is told
+   * that its request "is still being processed" (none is) instead of running or getting the first
+   * answer. Late is safe: each statement is conditional on the holder's token (a successor's key is
+   * never touched), a release frees only a key whose change was not applied, and both wait for the
+   * row lock of a change transaction still ending.
    */
-  const releaseLater = (params: ReadonlyArray<unknown>) => {
-    if (retried >= MAX_RELEASES_RETRIED) return
-    retried++
-    const giveUpAt = Date.now() + RELEASE_RETRY_MS
+  const tryLater = (text: string, params: ReadonlyArray<unknown>) => {
+    if (waiting >= MAX_LATER) return
+    waiting++
+    const giveUpAt = Date.now() + LATER_MS
     let delayMs = 250
     const again = () => {
-      if (closed()) return void retried--
-      sql(RELEASE, params).then(
-        () => void retried--,
+      if (closed()) return void waiting--
+      sql(text, params).then(
+        () => void waiting--,
         (error: unknown) => {
-          if (!isUnavailable(error) || closed() || Date.now() + delayMs > giveUpAt) return void retried--
+          if (!isUnavailable(error) || closed() || Date.now() + delayMs > giveUpAt) return void waiting--
           setTimeout(again, delayMs).unref()
           delayMs = Math.min(delayMs * 2, 5_000)
         },
@@ -97,6 +99,9 @@ export const ormIdempotencyStore = (sql: Sql, options: IdempotencyStoreOptions =
     setTimeout(again, delayMs).unref()
     delayMs *= 2
   }
+  /** Runs one of the holder's statements; refused by an outage, it is Unavailable now and tried again later. */
+  const holderStatement = (text: string, params: ReadonlyArray<unknown>) =>
+    Effect.asVoid(attempt(() => sql(text, params))).pipe(Effect.tapError(() => Effect.sync(() => tryLater(text, params))))
   return Layer.succeed(IdempotencyStore, {
     reserve: (accountId, key, fingerprint, times) =>
       attempt(async (): Promise<Reservation> => {
@@ -126,10 +131,7 @@ export const ormIdempotencyStore = (sql: Sql, options: IdempotencyStoreOptions =
         }
         throw new Error("idempotency key: could not reserve or read it")
       }),
-    complete: (accountId, key, token, answer) => Effect.asVoid(attempt(() => sql(COMPLETE, [accountId, key, token, ...columnsOf(answer)]))),
-    release: (accountId, key, token) =>
-      Effect.asVoid(attempt(() => sql(RELEASE, [accountId, key, token]))).pipe(
-        Effect.tapError(() => Effect.sync(() => releaseLater([accountId, key, token]))),
-      ),
+    complete: (accountId, key, token, answer) => holderStatement(COMPLETE, [accountId, key, token, ...columnsOf(answer)]),
+    release: (accountId, key, token) => holderStatement(RELEASE, [accountId, key, token]),
   })
 }
