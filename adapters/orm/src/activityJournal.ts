@@ -27,7 +27,7 @@
  * Longer than 300 lines: the journal's whole protocol (append, group fdatasync, shipping,
  * replay of a dead instance's files) in one place, because its guarantees depend on all of it.
  */
-import { AsyncResource } from "node:async_hooks"
+import { outsideRequests } from "./outsideRequests.ts"
 import { createHash } from "node:crypto"
 import fs, { closeSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, read, readdirSync, unlinkSync, writeSync } from "node:fs"
 import { readFile, rename, unlink } from "node:fs/promises"
@@ -248,13 +248,6 @@ const rowOf = (line: string): JournalRow | undefined => {
 const readAt = (fd: number, buffer: Buffer, position: number): Promise<number> =>
   new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, position, (e, n) => (e ? reject(e) : resolve(n))))
 
-/**
- * Runs `work` in the async context this module was loaded in, which is no request's. The journal's
- * timers and shipping serve every request's entries, not the one whose entry happened to arm them:
- * started from a request, a batch of 2 000 others' entries, its sync and its file's mark were that
- * request's calls in its trace (a timer keeps the context it was set in).
- */
-const outsideRequests: <A>(work: () => A) => A = AsyncResource.bind(<A>(work: () => A): A => work())
 
 /**
  * A wait that keeps the process alive (`close` is awaited by whoever is stopping: with an unref'd

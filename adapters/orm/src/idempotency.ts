@@ -2,6 +2,7 @@
 import { IdempotencyStore, type KeptAnswer, type Reservation } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { attempt, isUnavailable } from "./failures.ts"
+import { outsideRequests } from "./outsideRequests.ts"
 import { json, type Sql } from "./sql.ts"
 
 // Status 0: the request was answered and nothing of its answer is kept (`rerun`).
@@ -96,7 +97,8 @@ export const ormIdempotencyStore = (sql: Sql, options: IdempotencyStoreOptions =
         },
       )
     }
-    setTimeout(again, delayMs).unref()
+    // (its timer set outside the request: what it runs, long after the answer, is no call of that request's)
+    outsideRequests(() => setTimeout(again, delayMs).unref())
     delayMs *= 2
   }
   /** Runs one of the holder's statements; refused by an outage, it is Unavailable now and tried again later. */
