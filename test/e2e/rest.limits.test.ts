@@ -114,6 +114,19 @@ describe("daily edit limit", () => {
     expect(nextDay.status).toBe(200)
     expect(nextDay.headers.get("edit-limit-remaining")).toBe("1")
   })
+
+  it("should answer a replayed write with the edits left now, not those left when it was first answered", async () => {
+    clock.set(clock.now() + 86_400_000)
+    const put = (title: string, headers: Record<string, string> = {}) =>
+      t.api("/api/v1/articles/art_a13", { method: "PUT", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ title }) })
+    const first = await put("replayed", { "idempotency-key": "replay-after-another-edit" })
+    expect(first.headers.get("edit-limit-remaining")).toBe("1")
+    expect((await put("another")).headers.get("edit-limit-remaining")).toBe("0")
+    const replay = await put("replayed", { "idempotency-key": "replay-after-another-edit" })
+    expect(replay.status).toBe(200)
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.headers.get("edit-limit-remaining")).toBe("0")
+  })
 })
 
 describe("unauthenticated failures per client address", () => {

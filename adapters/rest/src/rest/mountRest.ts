@@ -255,6 +255,12 @@ const handlerOf = (op: Operation, deps: HttpDeps): Koa.Middleware => async (ctx)
     if (err instanceof Replay) {
       const { answer } = err
       for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value)
+      // The edits left are the account's today, as `RateLimit-*` are its now: a replay changes
+      // nothing, and says what is left after the edits made since its first answer (or on a new day).
+      if (op.write) {
+        const left = await runEffect(deps.runtime, editsRemaining(caller)).catch(() => undefined)
+        if (left !== undefined) ctx.set("Edit-Limit-Remaining", String(Math.max(0, left)))
+      }
       ctx.set("Idempotent-Replayed", "true")
       ctx.status = answer.status
       if (answer.status === 200) preferenceHeaders()
