@@ -183,6 +183,37 @@ describe("refresh token scope (RFC 6749 section 6)", () => {
   })
 })
 
+describe("token requests naming another resource (RFC 8707 section 2.2)", () => {
+  const token = (body: Record<string, string>) => postForm(`${server.url}/oauth/token`, body)
+
+  it("should refuse a refresh for another resource with invalid_target and keep the refresh token and its grant usable", async () => {
+    const flow = await authorize()
+    const tokens = (await (await exchange(flow)).json()) as { access_token: string; refresh_token: string }
+    for (const resource of ["https://elsewhere.example/mcp", `${mcpUrl}/`]) {
+      const refused = await token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: flow.clientId, resource })
+      expect(refused.status, resource).toBe(400)
+      expect(((await refused.json()) as { error: string }).error, resource).toBe("invalid_target")
+    }
+    // refused before it was used up: not taken for a stolen refresh token presented again
+    expect((await toolsList(`Bearer ${tokens.access_token}`)).status).toBe(200)
+    const refreshed = await token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: flow.clientId, resource: mcpUrl })
+    expect(refreshed.status).toBe(200)
+    expect(decodeJwt(((await refreshed.json()) as { access_token: string }).access_token)["aud"]).toBe(mcpUrl)
+  })
+
+  it("should refuse a code exchanged for another resource with invalid_target and still exchange it for {mcp_url}", async () => {
+    const flow = await authorize()
+    const body = { grant_type: "authorization_code", code: flow.provider.authorizationCode ?? "", redirect_uri: flow.provider.redirectUrl, client_id: flow.clientId, code_verifier: flow.verifier }
+    const refused = await token({ ...body, resource: "https://elsewhere.example/mcp" })
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { error: string }).error).toBe("invalid_target")
+    const exchanged = await token({ ...body, resource: mcpUrl })
+    expect(exchanged.status).toBe(200)
+    const tokens = (await exchanged.json()) as { access_token: string }
+    expect((await toolsList(`Bearer ${tokens.access_token}`)).status).toBe(200)
+  })
+})
+
 describe("OAuth error responses (RFC 6749 section 5.2, RFC 7009 section 2.2.1)", () => {
   it("should answer every refusal of the token and revocation endpoints as JSON that no cache keeps", async () => {
     const refusals = [

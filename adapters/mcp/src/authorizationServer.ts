@@ -268,6 +268,19 @@ export const createAuthorizationServer = (options: {
     error.allow_redirect = false
     heldBack.set(error, { href: target.href, host: target.host })
   }
+  /**
+   * Refuses a token request naming a resource other than `{mcp_url}` with `invalid_target` while
+   * its code or refresh token is still unused: the provider checks the resource only after using
+   * it up, so a client that named a wrong one (`{mcp_url}/`, say) was left with nothing, and its
+   * retry with the right one was taken for a stolen code or refresh token presented again, which
+   * revokes the whole grant: the person had to connect the app again.
+   */
+  const refuseOtherResource = (ctx: KoaContextWithOIDC | undefined): void => {
+    if (ctx?.oidc?.route !== "token") return
+    const asked = ctx.oidc.params?.["resource"]
+    const resources = asked === undefined ? [] : Array.isArray(asked) ? asked : [asked]
+    if (resources.some((resource) => resource !== mcpUrl)) throw new errors.InvalidTarget(`The only resource here is ${mcpUrl}.`)
+  }
   const configuration: Configuration = {
     adapter: oauthStoreAdapter(options.runtime),
     // every kept key is published and verifies; the active one signs (named in `jwt.sign` below)
@@ -387,6 +400,7 @@ export const createAuthorizationServer = (options: {
     // refresh token's, which carries what the authorization request asked, and would answer 200
     // with a token of no scope at all, which a client takes for the access it asked for.
     rotateRefreshToken: (ctx) => {
+      refuseOtherResource(ctx)
       const grant = ctx.oidc.entities.Grant
       if (typeof ctx.oidc.params?.["scope"] === "string" && grant !== undefined) {
         // (the grant's OpenID scopes name the MCP scopes too, as asked; only the resource's say
@@ -431,6 +445,13 @@ export const createAuthorizationServer = (options: {
   const exactRedirect = provider.Client.prototype.redirectUriAllowed
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: InstanceType<Provider["Client"]>, value: string) {
     return exactRedirect.call(this, value) || loopbackRedirectAllowed(value, this.redirectUris ?? [])
+  }
+  // A code is used up (after its PKCE and redirect URI checks) before the provider checks the
+  // resource of its exchange: `refuseOtherResource` first (refresh tokens: `rotateRefreshToken`).
+  const consumeCode = provider.AuthorizationCode.prototype.consume
+  provider.AuthorizationCode.prototype.consume = function consume(this: InstanceType<Provider["AuthorizationCode"]>) {
+    refuseOtherResource((Provider as unknown as { readonly ctx: KoaContextWithOIDC | undefined }).ctx)
+    return consumeCode.call(this)
   }
   // The `form_post` response mode (advertised in `response_modes_supported`) answers with a page
   // whose inline script posts the code to the redirect URI: the provider's pages get a CSP that
