@@ -52,11 +52,16 @@ export class EditConflict extends Data.TaggedError("EditConflict")<{
   readonly retryAfterSeconds?: number
 }> {}
 
-/** The caller's `If-Match` / `if_revision` no longer matches the article. */
+/**
+ * The caller's `If-Match` / `if_revision` no longer matches the article, or its `If-None-Match`
+ * names the revision the article is at (`noneMatch` set).
+ */
 export class PreconditionFailed extends Data.TaggedError("PreconditionFailed")<{
-  /** The revisions the precondition accepts; none when its tags name no revision of this article. */
+  /** The revisions the precondition accepts; none when its tags name no revision of this article (or when only If-None-Match was sent). */
   readonly expected: ReadonlyArray<number>
   readonly current: number
+  /** Set when it is `If-None-Match` that failed: the revisions it names, or `*` (any). */
+  readonly noneMatch?: ReadonlyArray<number> | "*"
 }> {}
 
 /** The body or the image is larger than the service accepts. */

@@ -26,7 +26,11 @@ const detailOf = (error: CoreError): string => {
           ? revisionNotFound(error.id)
           : `No ${error.resource} with id '${error.id}' on this account.`
     case "PreconditionFailed":
-      return error.expected.length === 0
+      return error.noneMatch !== undefined
+        ? error.noneMatch === "*"
+          ? `The article exists (at revision ${error.current}), and If-None-Match: * asks for a change only where it does not; nothing was changed.`
+          : `The article is at revision ${error.current}, which If-None-Match names; nothing was changed: fetch it again if you meant to change it.`
+        : error.expected.length === 0
         ? `The article is at revision ${error.current}, and the precondition names no revision of this article (If-Match takes its ETag, "<article id>-r<revision>", compared strongly: a weak W/ tag never matches): fetch it again and re-apply your change.`
         : `The article is at revision ${error.current}, not ${error.expected.join(" or ")}: fetch it again and re-apply your change.`
     case "ProtectedLinkChanged":

@@ -22,7 +22,8 @@ const MAX_ATTEMPTS = 3
  * The edits are made on the body of one revision and written only if the article is still at
  * that revision, so a change made in between is never overwritten: without the caller's own
  * precondition the edits are made again on the newer body (a few times, then EditConflict);
- * with it (`If-Match` / `if_revision`) the answer is PreconditionFailed, as for a full edit.
+ * with it (`If-Match` / `if_revision`) the answer is PreconditionFailed, as for a full edit, and
+ * so it is when the newer revision is one the caller's `If-None-Match` names.
  */
 export const editArticle = (caller: Caller, articleId: string, input: EditArticleBody, options: UpdateOptions) =>
   Effect.gen(function* () {
@@ -37,7 +38,7 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
     const attempt = (n: number): ReturnType<typeof once> =>
       once().pipe(
         Effect.catchTag("PreconditionFailed", (error) =>
-          options.expectedRevisions !== undefined
+          options.expectedRevisions !== undefined || error.noneMatch !== undefined
             ? Effect.fail(error)
             : n + 1 < MAX_ATTEMPTS
               ? attempt(n + 1)
@@ -47,7 +48,7 @@ export const editArticle = (caller: Caller, articleId: string, input: EditArticl
     const once = () =>
       Effect.gen(function* () {
         const current = yield* articles.get(caller.accountId, articleId)
-        yield* requireRevision(options.expectedRevisions, current.revision)
+        yield* requireRevision(options.expectedRevisions, current.revision, options.unexpectedRevisions)
         // Each edit is a linear search of the body: off the event loop, where the analyzer runs.
         const applied = yield* (yield* HtmlAnalyzer).applyEdits(current.body, edits, caller.accountId)
         if ("mismatches" in applied) return yield* new EditNotApplicable({ errors: applied.mismatches })

@@ -22,21 +22,22 @@ export type ImageSource =
  * decoding, re-encoded, stored in the media store, and the change is a revision like any other.
  * Past the daily edit limit it is DailyEditLimit before anything is stored. With
  * `expectedRevisions` (If-Match, if_revision) an article at another revision is
- * PreconditionFailed, before the image is fetched and again when the change is made.
+ * PreconditionFailed, before the image is fetched and again when the change is made; so is, with
+ * `unexpectedRevisions` (If-None-Match), an article at a revision named there.
  */
 export const replaceFeaturedImage = (
   caller: Caller,
   articleId: string,
   source: ImageSource,
   alt: string | undefined,
-  options: { readonly expectedRevisions?: ReadonlyArray<number> | undefined } = {},
+  options: { readonly expectedRevisions?: ReadonlyArray<number> | undefined; readonly unexpectedRevisions?: ReadonlyArray<number> | "*" | undefined } = {},
 ) =>
   Effect.gen(function* () {
     yield* requireWriteScope(caller)
     if (alt !== undefined) yield* decodeInput(Alt, alt, "Featured image", "alt")
     // Another account's (or a missing) article is NotFound before any fetching, decoding or storing.
     const found = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
-    yield* requireRevision(options.expectedRevisions, found.revision)
+    yield* requireRevision(options.expectedRevisions, found.revision, options.unexpectedRevisions)
     const { publicUrl } = yield* Settings
     const budget = yield* editBudgetFor(caller)
     // A change the writer would refuse for today's limit is refused before its image is fetched,
@@ -57,7 +58,7 @@ export const replaceFeaturedImage = (
     const url = `${publicUrl}/media/${key}`
     const { current, committed } = yield* (yield* ArticleWriter)
       .change(caller.accountId, articleId, budget, (current) =>
-        Effect.flatMap(requireRevision(options.expectedRevisions, current.revision), () =>
+        Effect.flatMap(requireRevision(options.expectedRevisions, current.revision, options.unexpectedRevisions), () =>
           makeChange(caller, current, {
             title: current.title,
             body: current.body,

@@ -15,6 +15,8 @@ import { Reason } from "../schema/writes.ts"
 export interface RestoreOptions {
   /** Restore only if the article is still at one of these revisions (If-Match / if_revision; see `UpdateOptions`). */
   readonly expectedRevisions?: ReadonlyArray<number> | undefined
+  /** Restore only if the article is at none of these revisions (If-None-Match; see `UpdateOptions`). */
+  readonly unexpectedRevisions?: ReadonlyArray<number> | "*" | undefined
 }
 
 /**
@@ -32,7 +34,7 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     if (reason !== undefined) yield* decodeInput(Reason, reason, "Restore", "reason")
     const target = yield* (yield* RevisionRepository).get(caller.accountId, articleId, number)
     const found = yield* (yield* ArticleRepository).get(caller.accountId, articleId)
-    yield* requireRevision(options.expectedRevisions, found.revision)
+    yield* requireRevision(options.expectedRevisions, found.revision, options.unexpectedRevisions)
     const budget = yield* editBudgetFor(caller)
     const sameAsFound =
       found.title === target.title && found.body === target.body && JSON.stringify(found.featured_image) === JSON.stringify(target.featured_image)
@@ -48,7 +50,7 @@ export const restoreRevision = (caller: Caller, articleId: string, number: numbe
     const foundBlocks = knownProtectedBlocks(found.body) ?? (yield* read(found.body)).blocks
     const { current, committed } = yield* (yield* ArticleWriter).change(caller.accountId, articleId, budget, (current) =>
       Effect.gen(function* () {
-        yield* requireRevision(options.expectedRevisions, current.revision)
+        yield* requireRevision(options.expectedRevisions, current.revision, options.unexpectedRevisions)
         // A body that changed since it was read (a race) is read here, in the calling thread.
         const currentBlocks = current.body === found.body ? foundBlocks : extractProtectedBlocks(current.body)
         const violations = compareProtectedBlocks(currentBlocks, targetBody.blocks)

@@ -24,6 +24,12 @@ export interface UpdateOptions {
    * several; if_revision names one); an empty list never holds. Absent: no condition.
    */
   readonly expectedRevisions?: ReadonlyArray<number> | undefined
+  /**
+   * Apply only if the article is at none of these revisions (If-None-Match, compared weakly);
+   * `*` never applies, the article existing. Checked after `expectedRevisions`, on the revision
+   * the edit replaces. Absent: no condition.
+   */
+  readonly unexpectedRevisions?: ReadonlyArray<number> | "*" | undefined
 }
 
 /** The answer of an edit, with the edits left today for `Edit-Limit-Remaining`. */
@@ -145,6 +151,8 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
             errors: [{ path: "base_revision", message: `Expected at most ${current.revision}, the current revision` }],
           })
         }
+        // If-None-Match naming the revision to merge with: refused before any merging work.
+        yield* requireRevision(undefined, current.revision, options.unexpectedRevisions)
         if (base === current.revision) return yield* applyUpdate(caller, articleId, fields, { ...options, expectedRevisions: [current.revision] })
         const baseRevision = yield* revisions.get(caller.accountId, articleId, base)
         const mine = yield* mineOnce()
@@ -199,8 +207,11 @@ const mergeUpdate = (caller: Caller, articleId: string, input: UpdateArticleBody
           },
         } satisfies UpdateOutcome
       }).pipe(
-        Effect.catchTag("PreconditionFailed", () =>
-          n + 1 < MAX_MERGE_ATTEMPTS
+        // The caller's If-None-Match is the answer; the merge's own precondition (another writer came in) is tried again.
+        Effect.catchTag("PreconditionFailed", (error) =>
+          error.noneMatch !== undefined
+            ? Effect.fail(error)
+            : n + 1 < MAX_MERGE_ATTEMPTS
             ? attempt(n + 1)
             : Effect.fail(new EditConflict({ detail: "The article kept changing while your edit was merged; nothing was changed. Retry." })),
         ),
@@ -215,7 +226,7 @@ const applyUpdate = (caller: Caller, articleId: string, input: Omit<UpdateArticl
     const analyzer = yield* HtmlAnalyzer
     const title = input.title?.trim()
 
-    const checkPrecondition = (current: ArticleRecord) => requireRevision(options.expectedRevisions, current.revision)
+    const checkPrecondition = (current: ArticleRecord) => requireRevision(options.expectedRevisions, current.revision, options.unexpectedRevisions)
 
     // The article first (it exists, it is the caller's, it is at the expected revision): a body
     // sent for any other article costs no HTML work. A dry run also needs today's edit count, and

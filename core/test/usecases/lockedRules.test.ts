@@ -135,6 +135,43 @@ describe("retry limits when another writer keeps changing the article", () => {
     expect(attempts).toBe(1)
   })
 
+  it("should refuse a PUT whose If-None-Match names the revision another writer made after the read", async () => {
+    const { w, hooks } = await hookedWorld()
+    const sent = "<p>my new text</p>"
+    hooks.onAnalyze = async (html) => {
+      if (html === sent) platformInsertsLink(w)
+    }
+    const exit = await w.exit(updateArticle(caller(), "art_2", { body: sent }, { dryRun: false, unexpectedRevisions: [2] }))
+    expect(failureOf(exit)).toMatchObject({ _tag: "PreconditionFailed", current: 2, noneMatch: [2] })
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
+  })
+
+  it("should answer a PATCH with If-None-Match PreconditionFailed when another writer made the revision it names after the read", async () => {
+    const { w, hooks } = await hookedWorld()
+    let attempts = 0
+    hooks.onApplyEdits = async () => {
+      attempts++
+      if (attempts === 1) await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: "Other writer" }, plain))
+    }
+    const exit = await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, unexpectedRevisions: [2] }))
+    expect(failureOf(exit)).toMatchObject({ _tag: "PreconditionFailed", current: 2, noneMatch: [2] })
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
+  })
+
+  it("should refuse a restore whose If-None-Match names the revision another writer made after the bodies were read", async () => {
+    const { w, hooks } = await hookedWorld()
+    await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
+    let once = false
+    hooks.onReadStored = async () => {
+      if (once) return
+      once = true
+      await w.run(updateArticle(caller({ channel: "mcp" }), "art_2", { title: "Other writer" }, plain))
+    }
+    const exit = await w.exit(restoreRevision(caller(), "art_2", 1, undefined, { unexpectedRevisions: [3] }))
+    expect(failureOf(exit)).toMatchObject({ _tag: "PreconditionFailed", current: 3, noneMatch: [3] })
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(3)
+  })
+
   it("should merge at most three times, then answer EditConflict and write nothing", async () => {
     const { w, hooks } = await hookedWorld()
     await w.run(updateArticle(caller(), "art_2", { body: "<p>one</p><p>two</p>" }, plain))

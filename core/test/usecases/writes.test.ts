@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ArticleWriter } from "../../src/ports/ArticleWriter.ts"
 import { describe, expect, it } from "vitest"
 import {
+  editArticle,
   getArticle,
   listActivity,
   listRevisions,
@@ -302,5 +303,73 @@ describe("restoreRevision", () => {
   it("should answer a missing revision with NotFound", async () => {
     const w = await makeWorld()
     expect(failureTag(await w.exit(restoreRevision(caller({ channel: "web" }), "art_2", 7, undefined)))).toBe("NotFound")
+  })
+})
+
+describe("If-None-Match on writes (unexpectedRevisions)", () => {
+  it("should refuse an edit when the article is at a revision If-None-Match names, or for *, writing and counting nothing", async () => {
+    const w = await makeWorld({ dailyEdits: 5 })
+    for (const unexpectedRevisions of [[1], [3, 1], "*"] as const) {
+      for (const dryRun of [true, false]) {
+        const error = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun, unexpectedRevisions }))) as PreconditionFailed
+        expect([error._tag, error.current, error.noneMatch]).toEqual(["PreconditionFailed", 1, unexpectedRevisions])
+        expect(toProblem(error, "req_1", "https://cs.test").detail).toMatch(/If-None-Match/)
+      }
+    }
+    const article = await w.run(getArticle(caller(), "art_2"))
+    expect([article.revision, article.title]).toEqual([1, "Tulips"])
+    const ok = await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
+    expect(ok.editsRemaining).toBe(4)
+  })
+
+  it("should apply an edit when If-None-Match names other revisions only", async () => {
+    const w = await makeWorld()
+    const ok = await w.run(updateArticle(caller(), "art_2", { title: "Second" }, { dryRun: false, unexpectedRevisions: [2, 7] }))
+    expect(ok.result.revision?.number).toBe(2)
+    const none = await w.run(updateArticle(caller(), "art_2", { title: "Third" }, { dryRun: false, unexpectedRevisions: [] }))
+    expect(none.result.revision?.number).toBe(3)
+  })
+
+  it("should check If-Match before If-None-Match", async () => {
+    const w = await makeWorld()
+    // If-Match fails: its error, not If-None-Match's
+    const stale = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: false, expectedRevisions: [7], unexpectedRevisions: "*" }))) as PreconditionFailed
+    expect([stale.expected, stale.current, stale.noneMatch]).toEqual([[7], 1, undefined])
+    // If-Match holds, If-None-Match names the same revision: refused by If-None-Match
+    const both = failureOf(await w.exit(updateArticle(caller(), "art_2", { title: "x" }, { dryRun: false, expectedRevisions: [1], unexpectedRevisions: [1] }))) as PreconditionFailed
+    expect([both.current, both.noneMatch]).toEqual([1, [1]])
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(1)
+  })
+
+  it("should refuse a refused If-None-Match before the daily edit limit", async () => {
+    const w = await makeWorld({ dailyEdits: 1 })
+    await w.run(updateArticle(caller(), "art_2", { title: "one" }, plain))
+    expect(failureTag(await w.exit(updateArticle(caller(), "art_2", { title: "two" }, { dryRun: false, unexpectedRevisions: "*" })))).toBe("PreconditionFailed")
+  })
+
+  it("should answer PreconditionFailed, not a merge or a retry, for a PATCH and a merged PUT at a revision If-None-Match names", async () => {
+    const w = await makeWorld()
+    await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
+    const patch = failureOf(await w.exit(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, unexpectedRevisions: [2] })))
+    expect(patch).toMatchObject({ _tag: "PreconditionFailed", current: 2, noneMatch: [2] })
+    const merged = failureOf(await w.exit(updateArticle(caller(), "art_2", { body: "<p>one two three 4</p>", base_revision: 1 }, { dryRun: false, unexpectedRevisions: "*" })))
+    expect(merged).toMatchObject({ _tag: "PreconditionFailed", current: 2, noneMatch: "*" })
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
+    const ok = await w.run(editArticle(caller(), "art_2", { edits: [{ find: "two", replace: "2" }] }, { dryRun: false, unexpectedRevisions: [1] }))
+    expect(ok.result.revision?.number).toBe(3)
+  })
+
+  it("should refuse a restore and a featured image at a revision If-None-Match names, storing no file", async () => {
+    const w = await makeWorld()
+    await w.run(updateArticle(caller(), "art_2", { title: "Second" }, plain))
+    expect(failureOf(await w.exit(restoreRevision(caller(), "art_2", 1, undefined, { unexpectedRevisions: [2] })))).toMatchObject({ _tag: "PreconditionFailed", noneMatch: [2] })
+    const image = await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt", { unexpectedRevisions: "*" }))
+    expect(failureOf(image)).toMatchObject({ _tag: "PreconditionFailed", noneMatch: "*" })
+    expect(w.state.media.size).toBe(0)
+    expect((await w.run(getArticle(caller(), "art_2"))).revision).toBe(2)
+    const restored = await w.run(restoreRevision(caller(), "art_2", 1, undefined, { unexpectedRevisions: [1] }))
+    expect(restored.result.revision?.number).toBe(3)
+    const replaced = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "bytes", bytes: pngHeader(10, 10) }, "alt", { unexpectedRevisions: [2] }))
+    expect(replaced.result.revision?.number).toBe(4)
   })
 })
