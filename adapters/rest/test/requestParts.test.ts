@@ -2,7 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { linkHeader } from "../src/index.ts"
 import { queryObject, strictQuery } from "@content-site/http"
-import { expectedRevisionsOf, IF_MATCH_PATTERN, preferencesOf, prefersMinimal } from "../src/rest/requestParts.ts"
+import { expectedRevisionsOf, IF_MATCH_PATTERN, preferencesOf, prefersMinimal, unexpectedRevisionsOf } from "../src/rest/requestParts.ts"
 
 describe("expectedRevisionsOf", () => {
   it("should accept exactly what the published If-Match pattern allows, read by the RFC 9110 list grammar", () => {
@@ -75,6 +75,35 @@ describe("expectedRevisionsOf", () => {
   it("should refuse a value that is not a list of entity tags with InvalidRequest", () => {
     for (const header of ["art_1-r3", '"art_1-r3" "art_1-r4"', '"art_1-r3", *', ",", '"unterminated', 'w/"art_1-r3"', '"art_1-r3"x']) {
       expect(() => expectedRevisionsOf(header, "art_1"), header).toThrow(expect.objectContaining({ _tag: "InvalidRequest" }))
+    }
+  })
+})
+
+describe("unexpectedRevisionsOf (If-None-Match on a write)", () => {
+  it("should mean no condition when absent or blank, and any revision for *", () => {
+    expect(unexpectedRevisionsOf(undefined, "art_1")).toBeUndefined()
+    expect(unexpectedRevisionsOf(" \t", "art_1")).toBeUndefined()
+    expect(unexpectedRevisionsOf("*", "art_1")).toBe("*")
+    expect(unexpectedRevisionsOf(" * ", "art_1")).toBe("*")
+  })
+
+  it("should read every tag of a list, compared weakly (W/ names the revision too)", () => {
+    expect(unexpectedRevisionsOf('"art_1-r3"', "art_1")).toEqual([3])
+    expect(unexpectedRevisionsOf('W/"art_1-r4", "art_1-r5"', "art_1")).toEqual([4, 5])
+    expect(unexpectedRevisionsOf('"other-r1", "art_1-r4"\t, ,"x"', "art_1")).toEqual([4])
+  })
+
+  it("should name no revision for another article's tag, a foreign tag or a revision no article can reach", () => {
+    for (const header of ['"art_2-r3"', '"abc"', '"art_1-r0"', '"art_1-r03"', 'W/"art_1-r99999999999999999999"', '""']) {
+      expect(unexpectedRevisionsOf(header, "art_1"), header).toEqual([])
+    }
+  })
+
+  it("should refuse a value that is not a list of entity tags with InvalidRequest naming If-None-Match", () => {
+    for (const header of ["art_1-r3", '"art_1-r3" "art_1-r4"', '"art_1-r3", *', ",", '"unterminated', 'w/"art_1-r3"', '"art_1-r3"x']) {
+      expect(() => unexpectedRevisionsOf(header, "art_1"), header).toThrow(
+        expect.objectContaining({ _tag: "InvalidRequest", errors: [expect.objectContaining({ path: "If-None-Match" })] }),
+      )
     }
   })
 })

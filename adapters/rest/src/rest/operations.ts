@@ -57,7 +57,7 @@ import type { ParameterizedContext } from "koa"
 import type { AppRuntime } from "@content-site/http"
 import { runEffect } from "@content-site/http"
 import { readFeaturedImage } from "./featuredImage.ts"
-import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionsOf, readJson } from "./requestParts.ts"
+import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, expectedRevisionsOf, readJson, unexpectedRevisionsOf } from "./requestParts.ts"
 
 /**
  * The `If-Match` part of a write's idempotency fingerprint, in the shape it had when `If-Match`
@@ -66,6 +66,24 @@ import { decodeNow, decodePathId, decodeQuery, decodeRevisionNumber, etagOf, exp
  */
 const preconditionPart = (revisions: ReadonlyArray<number> | undefined): number | ReadonlyArray<number> | null =>
   revisions === undefined ? null : revisions.length === 1 ? revisions[0]! : revisions
+
+/**
+ * A write's preconditions as the request states them: `If-Match` (the revisions it may be at),
+ * then `If-None-Match` (the revisions, or `*`, it may not be at), each a 400 when malformed.
+ */
+const preconditionsOf = (call: Call, articleId: string) => ({
+  expectedRevisions: expectedRevisionsOf(call.ctx.get("If-Match") || undefined, articleId),
+  unexpectedRevisions: unexpectedRevisionsOf(call.ctx.get("If-None-Match") || undefined, articleId),
+})
+
+/**
+ * The preconditions' part of a write's idempotency fingerprint: If-Match as it always was, and
+ * If-None-Match only when sent, so that a key used before it was read still names the same request.
+ */
+const preconditionParts = (preconditions: ReturnType<typeof preconditionsOf>) => ({
+  expectedRevision: preconditionPart(preconditions.expectedRevisions),
+  ...(preconditions.unexpectedRevisions === undefined ? {} : { unexpectedRevisions: preconditions.unexpectedRevisions }),
+})
 
 /** Operations without query parameters still refuse unknown ones. */
 const emptyQuery = Schema.Struct({})
@@ -307,7 +325,7 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = articleId(call)
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
-      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
+      const preconditions = preconditionsOf(call, id)
       // An account that has its share of the sanitiser busy already is refused before its body is read.
       return await holdingShare(call, call.ctx.request.length, async () => {
         const json = await readJson(call.ctx, MAX_UPDATE_JSON_BYTES)
@@ -319,8 +337,8 @@ export const operations: ReadonlyArray<Operation> = [
           })
         }
         const dryRun = query.dry_run === "true"
-        await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
-        const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, expectedRevisions }))
+        await call.claim({ id, input, dryRun, ...preconditionParts(preconditions) }, { dryRun })
+        const outcome = await run(call, updateArticle(call.caller, id, input, { dryRun, ...preconditions }))
         return articleWritten(call, outcome)
       })
     },
@@ -359,14 +377,14 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = articleId(call)
       const query = decodeQuery(call.ctx, UpdateArticleQuery)
-      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
+      const preconditions = preconditionsOf(call, id)
       // The edited body's size is not the request's: any PATCH waits for the account's share.
       return await holdingShare(call, undefined, async () => {
         const json = await readJson(call.ctx, MAX_EDIT_JSON_BYTES)
         const input = decodeNow(decodeInput(EditArticleBody, json, "Request body"))
         const dryRun = query.dry_run === "true"
-        await call.claim({ id, input, dryRun, expectedRevision: preconditionPart(expectedRevisions) }, { dryRun })
-        const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, expectedRevisions }))
+        await call.claim({ id, input, dryRun, ...preconditionParts(preconditions) }, { dryRun })
+        const outcome = await run(call, editArticle(call.caller, id, input, { dryRun, ...preconditions }))
         return articleWritten(call, outcome)
       })
     },
@@ -405,15 +423,15 @@ export const operations: ReadonlyArray<Operation> = [
     handle: async (call) => {
       const id = articleId(call)
       decodeQuery(call.ctx, emptyQuery)
-      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
+      const preconditions = preconditionsOf(call, id)
       const { source, alt } = await readFeaturedImage(call.ctx, MAX_IMAGE_URL_JSON_BYTES)
       await call.claim({
         id,
         source: source.kind === "url" ? { url: source.url } : { sha256: createHash("sha256").update(source.bytes).digest("hex") },
         alt: alt ?? null,
-        expectedRevision: preconditionPart(expectedRevisions),
+        ...preconditionParts(preconditions),
       })
-      const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt, { expectedRevisions }))
+      const outcome = await run(call, replaceFeaturedImage(call.caller, id, source, alt, preconditions))
       return articleWritten(call, outcome)
     },
   },
@@ -513,13 +531,13 @@ export const operations: ReadonlyArray<Operation> = [
       const id = articleId(call)
       const number = decodeRevisionNumber(call.ctx.params.number)
       decodeQuery(call.ctx, emptyQuery)
-      const expectedRevisions = expectedRevisionsOf(call.ctx.get("If-Match") || undefined, id)
+      const preconditions = preconditionsOf(call, id)
       const hasBody = (call.ctx.request.length ?? 0) > 0 || call.ctx.get("Transfer-Encoding") !== ""
       const input = hasBody
         ? decodeNow(decodeInput(RestoreRevisionBody, await readJson(call.ctx, MAX_RESTORE_JSON_BYTES), "Request body"))
         : {}
-      await call.claim({ id, number, input, expectedRevision: preconditionPart(expectedRevisions) })
-      const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, { expectedRevisions }))
+      await call.claim({ id, number, input, ...preconditionParts(preconditions) })
+      const outcome = await run(call, restoreRevision(call.caller, id, number, input.reason, preconditions))
       return articleWritten(call, outcome)
     },
   },

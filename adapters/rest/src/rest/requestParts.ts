@@ -179,10 +179,10 @@ export const IF_MATCH_PATTERN = new RegExp(
   "u",
 )
 
-const notAnEntityTag = (articleId: string) =>
+const notAnEntityTag = (articleId: string, header: "If-Match" | "If-None-Match" = "If-Match") =>
   new InvalidRequest({
-    detail: `If-Match must be * or a list of entity tags such as "${articleId}-r3" as sent in the ETag header.`,
-    errors: [{ path: "If-Match", message: "Not an entity tag" }],
+    detail: `${header} must be * or a list of entity tags such as "${articleId}-r3" as sent in the ETag header.`,
+    errors: [{ path: header, message: "Not an entity tag" }],
   })
 
 /**
@@ -213,15 +213,46 @@ export const expectedRevisionsOf = (header: string | undefined, articleId: strin
   if (trimmed === "" || trimmed === "*") return undefined
   const tags = entityTagsOf(header)
   if (tags === undefined || tags.length === 0) throw notAnEntityTag(articleId)
+  return revisionsNamed(tags, articleId, "strong")
+}
+
+/**
+ * The revisions of this article that entity tags name: `"<article id>-r<n>"` names revision n
+ * (a weak `W/` one too when compared weakly); any other tag names none.
+ */
+const revisionsNamed = (
+  tags: ReadonlyArray<{ readonly weak: boolean; readonly opaque: string }>,
+  articleId: string,
+  comparison: "strong" | "weak",
+): ReadonlyArray<number> => {
   const prefix = `${articleId}-r`
   const revisions: Array<number> = []
   for (const { weak, opaque } of tags) {
     const digits = opaque.startsWith(prefix) ? opaque.slice(prefix.length) : ""
     // The ETag writes the revision in plain decimal; any other spelling is another tag.
     const revision = /^[1-9]\d*$/.test(digits) ? Number(digits) : Number.NaN
-    if (!weak && Number.isSafeInteger(revision)) revisions.push(revision)
+    if ((comparison === "weak" || !weak) && Number.isSafeInteger(revision)) revisions.push(revision)
   }
   return revisions
+}
+
+/**
+ * Reads a write's `If-None-Match` for an article (RFC 9110 13.1.2): absent or blank means no
+ * precondition (`undefined`); `*` refuses the write wherever the article exists; otherwise the
+ * revisions its tags name, compared weakly (`W/"<article id>-r3"` names revision 3), none of
+ * which the article may be at (412 `precondition_failed`). Tags naming no revision of this
+ * article are left out: a list of only such tags never refuses. A header that is not a list of
+ * entity tags is a 400, as for If-Match.
+ */
+export const unexpectedRevisionsOf = (header: string | undefined, articleId: string): ReadonlyArray<number> | "*" | undefined => {
+  if (header === undefined) return undefined
+  if (!IF_MATCH_PATTERN.test(header)) throw notAnEntityTag(articleId, "If-None-Match")
+  const trimmed = trimOws(header)
+  if (trimmed === "") return undefined
+  if (trimmed === "*") return "*"
+  const tags = entityTagsOf(header)
+  if (tags === undefined || tags.length === 0) throw notAnEntityTag(articleId, "If-None-Match")
+  return revisionsNamed(tags, articleId, "weak")
 }
 
 /**
