@@ -202,6 +202,24 @@ describe("the document says exactly what the server checks", () => {
     for (const name of ["find", "replace"]) expect(JSON.stringify(edit[name])).toContain("\\u0000")
   })
 
+  it("should publish If-None-Match on every article write, with the If-Match pattern, and say a 412 may come from it", () => {
+    const writes = [
+      ["PUT", "/articles/{id}"],
+      ["PATCH", "/articles/{id}"],
+      ["POST", "/articles/{id}/featured-image"],
+      ["POST", "/articles/{id}/revisions/{number}/restore"],
+    ] as const
+    for (const [method, template] of writes) {
+      const o = operations.find((x) => x.method === method && x.template === template)!
+      const param = (name: string) => o.parameters.find((p) => p["name"] === name)
+      const noneMatch = param("If-None-Match")
+      expect(noneMatch, `${method} ${template}`).toMatchObject({ in: "header", required: false })
+      expect((noneMatch!["schema"] as Json)["pattern"]).toBe((param("If-Match")!["schema"] as Json)["pattern"])
+      expect(String(noneMatch!["description"])).toMatch(/412/)
+      expect(String(o.op["responses"]["412"]["description"]), `${method} ${template}`).toMatch(/If-None-Match/)
+    }
+  })
+
   it("should say how each list's filters read: a backlink's date range by whole UTC days, the activity's channels by name", () => {
     const param = (method: string, template: string, name: string) =>
       operations.find((o) => o.method === method && o.template === template)!.parameters.find((p) => p["name"] === name)!

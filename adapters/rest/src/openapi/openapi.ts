@@ -137,7 +137,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: "The API key is read-only.",
   404: "No such object on this account (another account's objects are indistinguishable from missing ones).",
   409: "A concurrent writer won; nothing was written.",
-  412: "`If-Match` no longer matches the article.",
+  412: "`If-Match` no longer matches the article, or `If-None-Match` names its current ETag (or is `*`); nothing was written.",
   413: "The body or image is too large.",
   415: "Wrong content type, or the bytes are not an accepted image.",
   422: "The change was refused (or its `Idempotency-Key` was used for another request).",
@@ -186,6 +186,14 @@ const operationObject = (op: Operation, table: SchemaTable, maxPerPage: number):
       required: false,
       description:
         'Apply only if the article is still at this ETag (`"<article id>-r<revision>"`), or at any of a comma-separated list of them; otherwise 412 `precondition_failed`. Tags are compared strongly: a weak `W/` tag never matches. `*` means no condition; a value that is not a list of entity tags is a 400.',
+      schema: { type: "string", pattern: IF_MATCH_PATTERN.source },
+    })
+    parameters.push({
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description:
+        'Apply only if the article is not at this ETag (`"<article id>-r<revision>"`), nor at any of a comma-separated list of them; otherwise 412 `precondition_failed`. Tags are compared weakly (`W/"x"` names `"x"`); tags of no revision of this article name none. `*` is always a 412, the article existing. Checked after `If-Match` (RFC 9110 13.2.2), dry runs included; a value that is not a list of entity tags is a 400.',
       schema: { type: "string", pattern: IF_MATCH_PATTERN.source },
     })
   }
