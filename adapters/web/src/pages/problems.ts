@@ -43,7 +43,7 @@ const EXPLAINED: Readonly<Record<string, { readonly meaning: string; readonly ne
     next: "Settle each conflict (or fetch the article again) and send the result with `base_revision` set to the article's current revision.",
   },
   precondition_failed: {
-    meaning: "The `If-Match` header names a revision the article is no longer at. Nothing was changed.",
+    meaning: "The `If-Match` header names a revision the article is no longer at, or the `If-None-Match` header names the revision it is at (or is `*`). Nothing was changed.",
     next: "Fetch the article again (its `ETag`), re-apply your change, and send it with the new tag; or send `base_revision` to have your edit merged.",
   },
   payload_too_large: {
