@@ -15,6 +15,16 @@ describe("requireRevision", () => {
     expect(Effect.runSync(Effect.flip(requireRevision([1, 2], 3)))).toMatchObject({ _tag: "PreconditionFailed", expected: [1, 2], current: 3 })
     expect(Effect.runSync(Effect.flip(requireRevision([], 3)))).toMatchObject({ _tag: "PreconditionFailed", expected: [], current: 3 })
   })
+
+  it("should then fail when If-None-Match names the current revision or is *, and hold when it names others", () => {
+    expect(Exit.isSuccess(Effect.runSyncExit(requireRevision(undefined, 3, [1, 2])))).toBe(true)
+    expect(Exit.isSuccess(Effect.runSyncExit(requireRevision([3], 3, [])))).toBe(true)
+    expect(Effect.runSync(Effect.flip(requireRevision(undefined, 3, [2, 3])))).toMatchObject({ _tag: "PreconditionFailed", expected: [], current: 3, noneMatch: [2, 3] })
+    expect(Effect.runSync(Effect.flip(requireRevision([3], 3, "*")))).toMatchObject({ _tag: "PreconditionFailed", expected: [3], current: 3, noneMatch: "*" })
+    // If-Match first (RFC 9110 13.2.2): its failure carries no noneMatch
+    const ifMatch = Effect.runSync(Effect.flip(requireRevision([1], 3, "*")))
+    expect([ifMatch.expected, ifMatch.noneMatch]).toEqual([[1], undefined])
+  })
 })
 
 describe("requireWriteScope", () => {
