@@ -286,3 +286,65 @@ describe("the corpus checker", () => {
     expect(problems).toContain("attribute style")
   })
 })
+
+describe("sanitizeArticleHtml: disallowed block elements", () => {
+  const analyze = (input: string) => Effect.runSync(analyzeArticleHtml(input))
+
+  const blocks: ReadonlyArray<readonly [string, string]> = [
+    ["nav", "div"], ["main", "div"], ["address", "div"], ["center", "div"], ["fieldset", "div"],
+    ["dialog", "div"], ["search", "div"], ["hgroup", "div"], ["legend", "div"], ["menu", "ul"], ["dir", "ul"],
+  ]
+  for (const [tag, equivalent] of blocks) {
+    it(`should keep the content of each ${tag} as a block of its own (${equivalent}), not run into its neighbour`, () => {
+      const result = analyze(`<${tag}>Home</${tag}><${tag}>About</${tag}>`)
+      expect(result.html).toBe(`<${equivalent}>Home</${equivalent}><${equivalent}>About</${equivalent}>`)
+      expect(result.wordCount).toBe(2)
+      expect(result.report).toStrictEqual({ changed: true, removed: [{ what: tag, count: 2 }] })
+    })
+  }
+
+  it("should separate a block element's text from the text around it", () => {
+    const result = analyze("Before<nav>Home</nav>After")
+    expect(result.html).toBe("Before<div>Home</div>After")
+    expect(result.wordCount).toBe(3)
+  })
+
+  it("should keep a listing's text as preformatted text", () => {
+    const result = analyze("<listing>a\nb</listing><listing>c</listing>")
+    expect(result.html).toBe("<pre>a\nb</pre><pre>c</pre>")
+    expect(result.wordCount).toBe(3)
+    expect(result.report.removed).toStrictEqual([{ what: "listing", count: 2 }])
+  })
+
+  it("should keep only the attributes the schema allows on the equivalent, and report only the tag", () => {
+    const result = analyze('<nav class="menu" id="top" onclick="x()" style="color:red" data-x="1">Home</nav>')
+    expect(result.html).toBe('<div class="menu" id="top">Home</div>')
+    expect(result.report).toStrictEqual({ changed: true, removed: [{ what: "nav", count: 1 }] })
+  })
+
+  it("should not make a protected block of a disallowed element that claims to be one", () => {
+    const result = analyze('<nav data-service-protected="box"><a href="https://m.test/" data-service-protected="backlink">m</a></nav>')
+    expect(result.html).toBe('<div><a href="https://m.test/" data-service-protected="backlink">m</a></div>')
+    expect(result.blocks.map((block) => block.href)).toStrictEqual(["https://m.test/"])
+  })
+
+  it("should be idempotent on the equivalent it stores", () => {
+    const first = analyze("<main><nav>a</nav><p>b<center>c</center></p></main>")
+    const again = analyze(first.html)
+    expect(again.html).toBe(first.html)
+    expect(again.report).toStrictEqual({ changed: false, removed: [] })
+    expect(again.wordCount).toBe(first.wordCount)
+  })
+
+  it("should leave an inline unknown element unwrapped in place, joining no words and adding none", () => {
+    for (const [input, html] of [
+      ["<p>a<my-widget>b</my-widget>c</p>", "<p>abc</p>"],
+      ["<p>x<font>y</font><big>z</big><tt>w</tt></p>", "<p>xyzw</p>"],
+      ["<my-widget>Home</my-widget><my-widget>About</my-widget>", "HomeAbout"],
+    ] as const) {
+      const result = analyze(input)
+      expect(result.html).toBe(html)
+      expect(result.wordCount).toBe(1)
+    }
+  })
+})
