@@ -95,8 +95,9 @@ const citeUrl: [string, RegExp] = ["cite", SAFE_URL]
  *
  * - Kept: headings, paragraphs, lists, links, images, tables, quotes, code, figures, inline
  *   phrasing and sectioning elements, with the attributes above.
- * - Unwrapped (element removed, content kept): any other element, e.g. `font`, `center`,
- *   `nav`, `label`, `video`, or a table part outside a table.
+ * - Unwrapped (element removed, content kept): any other element, e.g. `font`, `label`,
+ *   `video`, or a table part outside a table; a block-level one (`nav`, `center`, ...) is first
+ *   turned into its allowed equivalent (`BLOCK_EQUIVALENTS`), so its text stays a block.
  * - Dropped with their content (`strip`): elements whose content is code, raw text, form
  *   controls or foreign markup, so `script`/`style` text never becomes article text.
  * - `id` and `name`-like attributes are not prefixed (`clobber: []`): article HTML must
@@ -156,4 +157,27 @@ export const articleSchema: Schema = {
     "form", "button", "select", "option", "optgroup", "datalist", "textarea", "input",
     "head", "title", "base", "meta", "link",
   ],
+}
+
+/**
+ * Block-level elements the schema does not allow (those the HTML standard renders as blocks and
+ * that are not dropped with their content), each with the allowed element that stands in for it.
+ * Unwrapped in place, their text would run into the text beside it (`<nav>Home</nav><nav>About</nav>`
+ * read `HomeAbout`); as their equivalent it stays a block of its own. The sanitiser still reports
+ * the original tag as removed, and keeps on the equivalent only the attributes the schema allows
+ * it, never `data-service-protected` (a disallowed element never was a protected block).
+ */
+export const BLOCK_EQUIVALENTS: Readonly<Record<string, string>> = {
+  address: "div",
+  center: "div",
+  dialog: "div",
+  fieldset: "div",
+  hgroup: "div",
+  legend: "div",
+  main: "div",
+  nav: "div",
+  search: "div",
+  dir: "ul",
+  menu: "ul",
+  listing: "pre",
 }

@@ -3,7 +3,7 @@ import { sanitize, type Schema } from "hast-util-sanitize"
 import { Effect } from "effect"
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts"
 import { isWithinBodyLimit, MAX_BODY_BYTES } from "../schema/writes.ts"
-import { ATTRIBUTE_NAMES, MAX_NESTING_DEPTH, articleSchema } from "./articleSchema.ts"
+import { ATTRIBUTE_NAMES, BLOCK_EQUIVALENTS, MAX_NESTING_DEPTH, articleSchema } from "./articleSchema.ts"
 import { MAX_PARSED_NODES, parseHtmlFragment, storedFormBudget, TOO_DEEP, TOO_LARGE } from "./parseHtmlFragment.ts"
 import { toProtectedBlock, type ProtectedBlock } from "./protectedBlock.ts"
 import { escapeText, serializeRoot } from "./serializeHtml.ts"
@@ -161,6 +161,22 @@ const note = (removed: Removed, what: string): void => {
   removed.set(what, (removed.get(what) ?? 0) + 1)
 }
 
+/**
+ * Turns a disallowed block element into its allowed equivalent, in place, keeping only the
+ * attributes the schema allows the equivalent (and not `data-service-protected`); the schema then
+ * keeps it whole, so nothing more is reported for it. Answers the tag it now has.
+ */
+const toBlockEquivalent = (element: Element, equivalent: string): string => {
+  const kept: Properties = {}
+  const properties: Properties = element.properties
+  for (const key in properties) {
+    if (own.call(properties, key) && key !== "dataServiceProtected" && propertyKept(equivalent, key, properties[key])) kept[key] = properties[key]
+  }
+  element.tagName = equivalent
+  element.properties = kept
+  return equivalent
+}
+
 interface AuditFrame {
   readonly nodes: ReadonlyArray<RootContent | ElementContent>
   index: number
@@ -169,8 +185,9 @@ interface AuditFrame {
 }
 
 /**
- * Walks the parsed tree without recursion: refuses it when nested deeper than the limit, and
- * notes what the schema will remove (outside content that is dropped as a whole).
+ * Walks the parsed tree without recursion: refuses it when nested deeper than the limit, notes
+ * what the schema will remove (outside content that is dropped as a whole), and turns each
+ * disallowed block element into its allowed equivalent (`BLOCK_EQUIVALENTS`) on the way.
  */
 const audit = (root: Root, removed: Removed): boolean => {
   const ancestorTags: Array<string> = []
@@ -181,7 +198,7 @@ const audit = (root: Root, removed: Removed): boolean => {
       const node = frame.nodes[frame.index++]!
       if (node.type === "element") {
         if (ancestorTags.length >= MAX_NESTING_DEPTH) return false
-        const tag = node.tagName
+        let tag = node.tagName
         let dropped = frame.dropped
         if (!dropped) {
           if (elementKept(tag, ancestorTags)) {
@@ -192,6 +209,8 @@ const audit = (root: Root, removed: Removed): boolean => {
           } else {
             note(removed, tag)
             dropped = strip.has(tag)
+            const equivalent = dropped || !own.call(BLOCK_EQUIVALENTS, tag) ? undefined : BLOCK_EQUIVALENTS[tag]
+            if (equivalent !== undefined && elementKept(equivalent, ancestorTags)) tag = toBlockEquivalent(node, equivalent)
           }
         }
         ancestorTags.push(tag)
