@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { importData } from "@content-site/core"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+import { signInCookie } from "../../../test/support/webSignIn.ts"
 
 let server: StartedServer
 let cookie = ""
@@ -17,15 +18,7 @@ beforeAll(async () => {
       { id: "art_one", title: "T", url: "https://one.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>x</p>" },
     ] },
   ] }] }))
-  const first = await fetch(`${server.url}/`)
-  const pre = first.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await first.text())![1]!
-  const res = await fetch(`${server.url}/`, {
-    method: "POST", redirect: "manual",
-    headers: { Cookie: pre, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: csrf, email: "e@example.com", password: "password-e", next: "/sites" }).toString(),
-  })
-  cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+  cookie = await signInCookie(server.url, "e@example.com", "password-e")
 }, 60_000)
 
 afterAll(async () => {

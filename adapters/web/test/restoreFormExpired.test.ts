@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { importData } from "@content-site/core"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+import { signInCookie } from "../../../test/support/webSignIn.ts"
 
 let server: StartedServer
 let cookie = ""
@@ -13,16 +14,7 @@ beforeAll(async () => {
       { id: "art_r1", title: "Restorable", url: "https://r.test/a", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>One</p>" },
     ] },
   ] }] }))
-  const first = await fetch(`${server.url}/`)
-  const pre = first.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await first.text())![1]!
-  const signedIn = await fetch(`${server.url}/`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { Cookie: pre, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: csrf, email: "restore@example.com", password: "password-restore", next: "/sites" }).toString(),
-  })
-  cookie = [pre, ...signedIn.headers.getSetCookie().map((c) => c.split(";")[0])].join("; ")
+  cookie = await signInCookie(server.url, "restore@example.com", "password-restore")
   // a second revision, so that revision 1 can be restored
   const articlePage = await (await fetch(`${server.url}/articles/art_r1`, { headers: { Cookie: cookie } })).text()
   const token = /name="_csrf" value="([^"]+)"/.exec(articlePage)![1]!

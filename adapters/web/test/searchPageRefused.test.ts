@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { importData } from "@content-site/core"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+import { signInCookie } from "../../../test/support/webSignIn.ts"
 
 let server: StartedServer
 let cookie = ""
@@ -9,16 +10,7 @@ let cookie = ""
 beforeAll(async () => {
   server = await startServer({ storage: "memory", quiet: true, env: { PORT: "0", HOST: "127.0.0.1", SEED_DEMO: "false" } })
   await server.runtime.runPromise(importData({ accounts: [{ id: "acc_s1", email: "search@example.com", password: "password-search", name: "Search", sites: [] }] }))
-  const first = await fetch(`${server.url}/`)
-  const pre = first.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await first.text())![1]!
-  const signedIn = await fetch(`${server.url}/`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { Cookie: pre, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: csrf, email: "search@example.com", password: "password-search", next: "/sites" }).toString(),
-  })
-  cookie = [pre, ...signedIn.headers.getSetCookie().map((c) => c.split(";")[0])].join("; ")
+  cookie = await signInCookie(server.url, "search@example.com", "password-search")
 }, 60_000)
 
 afterAll(async () => {
