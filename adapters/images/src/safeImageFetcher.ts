@@ -85,21 +85,41 @@ const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
     })
   }) as LookupFunction
 
-/** One dispatcher per fetch: its connector checks the resolved address and again the address actually connected. */
-const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean): Agent => {
+/**
+ * One dispatcher per fetch: its connector checks the resolved address and again the address
+ * actually connected, and gives up when the fetch's deadline passes. undici does not abort a
+ * connection under way with the request's signal (only its own 10 s connect timeout ends it), so
+ * a host that accepts TCP and never finishes TLS would outlast the deadline, on every redirect.
+ */
+const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean, signal: AbortSignal): Agent => {
   const tls = options.ca === undefined ? {} : { ca: typeof options.ca === "string" ? [options.ca] : [...options.ca] }
   const base = buildConnector({ ...tls, lookup: guardedLookup(allowed) })
   return new Agent({
-    connect: (opts, callback) =>
-      base(opts, (err, socket) => {
+    connect: (opts, callback) => {
+      if (signal.aborted) return callback(new Error("The fetch was aborted before connecting."), null)
+      let settled = false
+      const settle: typeof callback = (err, socket) => {
+        if (settled) return
+        settled = true
+        signal.removeEventListener("abort", onAbort)
         if (err !== null) return callback(err, null)
+        callback(null, socket)
+      }
+      const connecting = base(opts, (err, socket) => {
+        if (err !== null) return settle(err, null)
         const remote = socket.remoteAddress
         if (remote === undefined || !allowed(remote)) {
           socket.destroy()
-          return callback(new RefusedAddress(opts.hostname), null)
+          return settle(new RefusedAddress(opts.hostname), null)
         }
-        return callback(null, socket)
-      }),
+        return settle(null, socket)
+      }) as unknown as { destroy: () => void } | undefined
+      const onAbort = () => {
+        connecting?.destroy()
+        settle(new Error("The fetch was aborted while connecting."), null)
+      }
+      signal.addEventListener("abort", onAbort, { once: true })
+    },
   })
 }
 
@@ -119,7 +139,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
   } catch {
     throw unsafe("The image URL is not a valid absolute URL.")
   }
-  const agent = makeAgent(options, allowed)
+  const agent = makeAgent(options, allowed, signal)
   try {
     for (let redirects = 0; ; redirects++) {
       const refusal = urlRefusal(current, { allowPrivate: options.allowPrivate, isAllowedAddress: allowed })

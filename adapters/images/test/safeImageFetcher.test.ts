@@ -2,7 +2,7 @@ import { ImageFetcher } from "@content-site/core"
 import { Effect } from "effect"
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net"
 import sharp from "sharp"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { safeImageFetcher, type SafeImageFetcherOptions } from "../src/index.ts"
@@ -244,6 +244,22 @@ describe("safeImageFetcher", () => {
     expect(error._tag).toBe("ImageFetchFailed")
     expect(error.detail).toMatch(/300 ms/)
   })
+
+  it("should give up within the deadline on a server that accepts the connection but never finishes the TLS handshake", async () => {
+    const held: Array<Socket> = []
+    const silent = createTcpServer((socket) => void held.push(socket))
+    const port = await new Promise<number>((resolve) => silent.listen(0, "127.0.0.1", () => resolve((silent.address() as AddressInfo).port)))
+    try {
+      const started = Date.now()
+      const error = await fetchError(`https://127.0.0.1:${port}/image.png`, { ...testing, timeoutMs: 300 })
+      expect(error._tag).toBe("ImageFetchFailed")
+      expect(error.detail).toMatch(/300 ms/)
+      expect(Date.now() - started).toBeLessThan(2000)
+    } finally {
+      for (const socket of held) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
+  }, 15_000)
 
   it("should give up on a body that stalls", async () => {
     const error = await fetchError(`${httpsUrl}/stall-body`, { ...testing, timeoutMs: 300 })
