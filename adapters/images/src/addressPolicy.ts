@@ -108,8 +108,20 @@ export const notPublicHost = (host: string): string =>
 /** Whether a host name has a single label (`intranet`, `db.`): never a public host, so not even looked up. */
 export const isSingleLabel = (host: string): boolean => !host.replace(/\.$/, "").includes(".")
 
-/** The verdict on a URL before any connection: the reason it is refused, or null when it may be tried. */
-export const urlRefusal = (url: URL, options: { readonly allowPrivate: boolean; readonly isAllowedAddress: (ip: string) => boolean }): string | null => {
+/**
+ * The one sentence for a redirect to a host that is not public. It never names that host or
+ * address: the caller did not give it, a server did, and echoing it would show the caller an
+ * internal address that only the service was told.
+ */
+export const redirectedToNonPublicHost =
+  "The server redirected to a host that is not a public host: only names that resolve, every address of them public, are fetched."
+
+/**
+ * The verdict on a URL before any connection: the reason it is refused, or null when it may be
+ * tried. With `redirected` (a Location followed, not the caller's URL) a host or address refused
+ * is not named.
+ */
+export const urlRefusal = (url: URL, options: { readonly allowPrivate: boolean; readonly isAllowedAddress: (ip: string) => boolean; readonly redirected?: boolean }): string | null => {
   if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:")) {
     return `Only https URLs are fetched, not '${url.protocol.replace(/:$/, "")}'.`
   }
@@ -117,8 +129,10 @@ export const urlRefusal = (url: URL, options: { readonly allowPrivate: boolean; 
   if (url.hostname === "") return "The URL has no host."
   const literal = bare(url.hostname)
   if (isIpLiteral(url.hostname) && !options.isAllowedAddress(literal) && !(options.allowPrivate && isLoopbackAddress(literal))) {
-    return `The address ${literal} is not a public address.`
+    return options.redirected === true ? redirectedToNonPublicHost : `The address ${literal} is not a public address.`
   }
-  if (!options.allowPrivate && !isIpLiteral(url.hostname) && isSingleLabel(url.hostname)) return notPublicHost(url.hostname)
+  if (!options.allowPrivate && !isIpLiteral(url.hostname) && isSingleLabel(url.hostname)) {
+    return options.redirected === true ? redirectedToNonPublicHost : notPublicHost(url.hostname)
+  }
   return null
 }

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import type { LookupFunction } from "node:net"
 import { Agent, buildConnector, request } from "undici"
-import { isLoopbackAddress, isPublicAddress, notPublicHost, urlRefusal } from "./addressPolicy.ts"
+import { isLoopbackAddress, isPublicAddress, notPublicHost, redirectedToNonPublicHost, urlRefusal } from "./addressPolicy.ts"
 import { maxImageBytes } from "./sharpImageInspector.ts"
 
 /** Options of the SSRF-safe image fetcher. */
@@ -140,9 +140,12 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
     throw unsafe("The image URL is not a valid absolute URL.")
   }
   const agent = makeAgent(options, allowed, signal)
+  // Whether the URL being tried came from a Location: its host is then never echoed.
+  let redirected = false
   try {
     for (let redirects = 0; ; redirects++) {
-      const refusal = urlRefusal(current, { allowPrivate: options.allowPrivate, isAllowedAddress: allowed })
+      redirected = redirects > 0
+      const refusal = urlRefusal(current, { allowPrivate: options.allowPrivate, isAllowedAddress: allowed, redirected })
       if (refusal !== null) throw unsafe(refusal)
       const response = await request(current, {
         dispatcher: agent,
@@ -187,7 +190,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
   } catch (e) {
     if (e instanceof Judged) throw e
     const refused = findInChain(e, (x): x is RefusedAddress => x instanceof RefusedAddress)
-    if (refused) throw unsafe(refused.message)
+    if (refused) throw unsafe(redirected ? redirectedToNonPublicHost : refused.message)
     if (deadline.aborted) throw failed(`The fetch took longer than ${timeoutMs} ms.`)
     // A refused connection, a reset and a bad certificate of a public host read the same.
     throw failed(FETCH_FAILED)

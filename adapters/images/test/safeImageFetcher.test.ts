@@ -223,6 +223,16 @@ describe("safeImageFetcher", () => {
     }
   })
 
+  it("should not echo the host or address a redirect points to, which the caller never gave", async () => {
+    const port = new URL(httpsUrl).port
+    for (const [to, secret] of [["https://10.0.0.5/i.png", "10.0.0.5"], ["https://[fd00::5]/i.png", "fd00"], ["https://0xa9fea9fe/latest/meta-data/", "169.254"], [`https://localhost:${port}/image.png`, "localhost"]] as const) {
+      const error = await fetchError(`${httpsUrl}/redirect?to=${encodeURIComponent(to)}`, { ...onlyFirstHostPublic, timeoutMs: 2000 })
+      expect(error._tag, to).toBe("UnsafeUrl")
+      expect(error.detail, to).toMatch(/redirected to a host that is not a public host/)
+      expect(error.detail, to).not.toContain(secret)
+    }
+  })
+
   it("should word every failure to reach a public host alike", async () => {
     const closed = createHttpServer()
     const port = await listen(closed, "127.0.0.1")
