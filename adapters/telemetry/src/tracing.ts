@@ -21,9 +21,11 @@ const PROTOCOLS = ["http/protobuf", "http/json"] as const
  * of JSON's serialising work and half its bytes). gRPC is not offered: one exporter, over HTTP.
  */
 export const tracesProtocol = (env: Record<string, string | undefined>): (typeof PROTOCOLS)[number] => {
-  const given = (env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ?? "").trim() || (env["OTEL_EXPORTER_OTLP_PROTOCOL"] ?? "").trim() || "http/protobuf"
+  // the variable that gave the value, so that a refusal names the one to change
+  const name = (env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ?? "").trim() !== "" ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL"
+  const given = (env[name] ?? "").trim() || "http/protobuf"
   const known = PROTOCOLS.find((p) => p === given)
-  if (known === undefined) throw new TracingConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${PROTOCOLS.join(", ")}, not '${given}'.`)
+  if (known === undefined) throw new TracingConfigError(`${name} must be one of ${PROTOCOLS.join(", ")}, not '${given}'.`)
   return known
 }
 

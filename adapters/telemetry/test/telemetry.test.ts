@@ -217,6 +217,12 @@ describe("tracesProtocol", () => {
     expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow("OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.")
     expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/xml" })).toThrow(/not 'http\/xml'/)
   })
+
+  it("should name the variable whose value it refuses: the traces' own when that one is set", () => {
+    expect(() => tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).toThrow(
+      "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be one of http/protobuf, http/json, not 'grpc'.",
+    )
+  })
 })
 
 describe("isoTime", () => {
