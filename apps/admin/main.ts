@@ -35,7 +35,9 @@ Commands:
                                             applied before is not applied again; --dry-run writes nothing.
                                             Exit 1 if a line was refused, 2 if the database failed a line
 
-Environment: DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database, default ./data).`
+Environment: the server's (docs/operations.md, "Configuration"): DATABASE_URL (PostgreSQL) or DATA_DIR
+(embedded database, default ./data), REDIS_URL (request counters in Redis), PUBLIC_URL and the limits;
+a bad setting stops the command (exit 1), as it stops the server's start.`
 
 /** A usage or validation problem: exit code 1. */
 class UsageError extends Error {

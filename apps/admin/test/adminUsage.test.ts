@@ -41,4 +41,14 @@ describe("admin command line, usage errors", { timeout: 120_000 }, () => {
       expect(help.stderr, args[0]).toBe("")
     }
   })
+
+  it("should name in its help every variable it reads, REDIS_URL included, and say a bad setting stops the command as it does", async () => {
+    const help = await runNode(ADMIN, ["help"], { DATA_DIR: join(temp.dir, "none"), DATABASE_URL: "" })
+    const environment = help.stdout.slice(help.stdout.indexOf("Environment:"))
+    for (const name of ["DATABASE_URL", "DATA_DIR", "REDIS_URL"]) expect(environment, name).toContain(name)
+    expect(environment).toMatch(/bad setting/)
+    const bad = await runNode(ADMIN, ["migrate"], { DATA_DIR: join(temp.dir, "none"), DATABASE_URL: "", REDIS_URL: "http://cache:6379" })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/^Error: Configuration error: REDIS_URL must be/)
+  })
 })
