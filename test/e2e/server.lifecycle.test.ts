@@ -147,6 +147,44 @@ describe("shutdown", () => {
   })
 })
 
+describe("npm start", () => {
+  it("should stop the server, drained, when the npm start process gets SIGTERM (as a process manager sends it)", async () => {
+    const db = await createDatabase()
+    try {
+      // npm runs the script under `sh -c`, which (dash) kept the server running once it was
+      // signalled itself: the script must `exec` the server, so the signal npm forwards reaches it.
+      const child = spawn("npm", ["start", "--silent"], {
+        cwd: new URL("../../", import.meta.url).pathname,
+        env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: scratchDir(), LOG_FORMAT: "json" },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+      let out = ""
+      const listening = new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d) => {
+          out += d.toString()
+          const m = /listening on (http:\/\/\S+) /.exec(out)
+          if (m?.[1] !== undefined) resolve(m[1])
+        })
+        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
+      })
+      const base = await listening
+      expect((await fetch(`${base}/readyz`)).status).toBe(200)
+      const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+      child.kill("SIGTERM")
+      await exited
+      // the server itself drained and stopped: its port answers no more
+      const gone = await eventually(
+        () => fetch(`${base}/healthz`).then(() => false, () => true),
+        (refused) => refused,
+      )
+      expect(gone).toBe(true)
+      expect(out).toContain("SIGTERM: draining in-flight requests")
+    } finally {
+      await db.drop()
+    }
+  })
+})
+
 describe("database unavailable", () => {
   it("should answer 503 unavailable with Retry-After and fail /readyz when the database is gone", async () => {
     const db = await createDatabase()
