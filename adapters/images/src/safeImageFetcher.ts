@@ -1,6 +1,7 @@
 import { ImageFetcher, ImageFetchFailed, PayloadTooLarge, UnsafeUrl } from "@content-site/core"
 import { Effect, Layer } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
+import { Resolver } from "node:dns/promises"
 import type { LookupFunction } from "node:net"
 import { Agent, buildConnector, request } from "undici"
 import { isLoopbackAddress, isPublicAddress, notPublicHost, redirectedToNonPublicHost, urlRefusal } from "./addressPolicy.ts"
@@ -20,6 +21,8 @@ export interface SafeImageFetcherOptions {
   readonly ca?: string | ReadonlyArray<string>
   /** Tests only: which connected addresses count as public (default: `isPublicAddress`). */
   readonly isAllowedAddress?: (ip: string) => boolean
+  /** Tests only: the DNS servers asked (`127.0.0.1:53535`), instead of the system's. */
+  readonly dnsServers?: ReadonlyArray<string>
 }
 
 /**
@@ -66,23 +69,72 @@ const findInChain = <T>(e: unknown, is: (x: unknown) => x is T): T | undefined =
   return undefined
 }
 
+/** A lookup that ended without an answer: the DNS server did not answer in time, or the fetch's deadline passed. */
+class LookupTimedOut extends Error {}
+
+/** Resolver error codes that mean "no answer in time", not "no such name". */
+const unanswered = new Set(["ETIMEOUT", "ECANCELLED", "EDESTRUCTION"])
+/** Resolver error codes that mean the name has no address of that family. */
+const noAddress = new Set(["ENODATA", "ENOTFOUND", "ENONAME"])
+
+/**
+ * Every address of a host name, A and AAAA, asked of the DNS servers with c-ares (Node's
+ * `Resolver`), not `dns.lookup`: getaddrinfo holds one of libuv's four pool threads until the
+ * system resolver gives up, whatever our deadline says, so four names whose servers never answer
+ * would stall every file read and hash of the process. c-ares waits on the event loop, is
+ * bounded by the time left, and is cancelled when the fetch's deadline passes.
+ */
+const resolveAll = async (hostname: string, family: 0 | 4 | 6, dnsServers: ReadonlyArray<string> | undefined, deadlineAt: number, signal: AbortSignal): Promise<Array<LookupAddress>> => {
+  const left = Math.max(1, Math.ceil(deadlineAt - Date.now()))
+  // One try bounded by the time left; c-ares ends by itself by then, the deadline cancels it anyway.
+  const resolver = new Resolver({ timeout: left, tries: 1, maxTimeout: left })
+  if (dnsServers !== undefined) resolver.setServers([...dnsServers])
+  const cancel = () => resolver.cancel()
+  if (signal.aborted) throw new LookupTimedOut()
+  signal.addEventListener("abort", cancel, { once: true })
+  const ask = (f: 4 | 6): Promise<Array<LookupAddress> | Error> =>
+    (f === 4 ? resolver.resolve4(hostname) : resolver.resolve6(hostname)).then(
+      (addresses) => addresses.map((address) => ({ address, family: f })),
+      (e: unknown) => (noAddress.has((e as NodeJS.ErrnoException).code ?? "") ? [] : e instanceof Error ? e : new Error(String(e))),
+    )
+  try {
+    const answers = await Promise.all(family === 0 ? [ask(4), ask(6)] : [ask(family)])
+    const failure = answers.find((a): a is Error => a instanceof Error)
+    if (failure !== undefined) {
+      if (unanswered.has((failure as NodeJS.ErrnoException).code ?? "")) throw new LookupTimedOut()
+      throw new RefusedAddress(hostname)
+    }
+    return answers.flatMap((a) => a as Array<LookupAddress>)
+  } finally {
+    signal.removeEventListener("abort", cancel)
+  }
+}
+
 /**
  * A DNS lookup that answers only when every address of the host is allowed: the socket then
  * connects to one of exactly these addresses, so a rebinding resolver cannot slip a private one in.
+ * `localhost` under the tests-only `allowPrivate` is read from /etc/hosts (`dns.lookup`, at once);
+ * an IP literal never comes here (the socket connects to it as is).
  */
-const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
-  ((hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: Array<unknown>) => void) => {
-    const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 || options.family === "IPv4" ? 4 : 0
-    dnsLookup(hostname, { family, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) => {
-      // A name that does not resolve is answered as one that resolves to internal addresses.
-      if (err) return callback(new RefusedAddress(hostname))
+const guardedLookup = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean, deadlineAt: number, signal: AbortSignal): LookupFunction =>
+  ((hostname: string, lookupOptions: { all?: boolean; family?: number | string }, callback: (...args: Array<unknown>) => void) => {
+    const family = lookupOptions.family === 6 || lookupOptions.family === "IPv6" ? 6 : lookupOptions.family === 4 || lookupOptions.family === "IPv4" ? 4 : 0
+    const answer = (addresses: Array<LookupAddress>) => {
       const refused = addresses.find((a) => !allowed(a.address))
       if (refused) return callback(new RefusedAddress(hostname))
       const first = addresses[0]
+      // A name that does not resolve is answered as one that resolves to internal addresses.
       if (!first) return callback(new RefusedAddress(hostname))
-      if (options.all) callback(null, addresses)
+      if (lookupOptions.all) callback(null, addresses)
       else callback(null, first.address, first.family)
-    })
+    }
+    if (options.allowPrivate && hostname.toLowerCase() === "localhost") {
+      dnsLookup(hostname, { family, all: true }, (err: NodeJS.ErrnoException | null, addresses: Array<LookupAddress>) =>
+        err ? callback(new RefusedAddress(hostname)) : answer(addresses),
+      )
+      return
+    }
+    resolveAll(hostname, family, options.dnsServers, deadlineAt, signal).then(answer, (e: unknown) => callback(e))
   }) as LookupFunction
 
 /**
@@ -91,9 +143,9 @@ const guardedLookup = (allowed: (ip: string) => boolean): LookupFunction =>
  * connection under way with the request's signal (only its own 10 s connect timeout ends it), so
  * a host that accepts TCP and never finishes TLS would outlast the deadline, on every redirect.
  */
-const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean, signal: AbortSignal): Agent => {
+const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean, deadlineAt: number, signal: AbortSignal): Agent => {
   const tls = options.ca === undefined ? {} : { ca: typeof options.ca === "string" ? [options.ca] : [...options.ca] }
-  const base = buildConnector({ ...tls, lookup: guardedLookup(allowed) })
+  const base = buildConnector({ ...tls, lookup: guardedLookup(options, allowed, deadlineAt, signal) })
   return new Agent({
     connect: (opts, callback) => {
       if (signal.aborted) return callback(new Error("The fetch was aborted before connecting."), null)
@@ -131,6 +183,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
   // allowPrivate opens loopback for the tests' local servers, and nothing else: a server that
   // runs with it by mistake still never reaches the metadata address or a private network.
   const allowed = options.allowPrivate ? (ip: string) => allowedAddress(ip) || isLoopbackAddress(ip) : allowedAddress
+  const deadlineAt = Date.now() + timeoutMs
   const deadline = AbortSignal.timeout(timeoutMs)
   const signal = AbortSignal.any([deadline, interrupt])
   let current: URL
@@ -139,7 +192,7 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
   } catch {
     throw unsafe("The image URL is not a valid absolute URL.")
   }
-  const agent = makeAgent(options, allowed, signal)
+  const agent = makeAgent(options, allowed, deadlineAt, signal)
   // Whether the URL being tried came from a Location: its host is then never echoed.
   let redirected = false
   try {

@@ -1,5 +1,8 @@
 import { ImageFetcher } from "@content-site/core"
 import { Effect } from "effect"
+import { pbkdf2 } from "node:crypto"
+import { createSocket as createUdpSocket } from "node:dgram"
+import { readFile } from "node:fs/promises"
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net"
@@ -295,6 +298,113 @@ describe("safeImageFetcher", () => {
     for (const url of ["not a url", "/relative.png", "file:///etc/passwd", "ftp://example.com/a.png", "https://u:p@example.com/a.png"]) {
       const error = await fetchError(url, strict)
       expect(error._tag, url).toBe("UnsafeUrl")
+    }
+  })
+})
+
+/** A DNS server on 127.0.0.1 for the tests: answers from a table (A and AAAA), or never, and counts the queries it got. */
+const fakeDns = async (table: ReadonlyMap<string, { readonly a?: ReadonlyArray<string>; readonly aaaa?: ReadonlyArray<string> }> | "silent") => {
+  const socket = createUdpSocket("udp4")
+  const queries: Array<string> = []
+  socket.on("message", (msg, from) => {
+    // the question: labels from byte 12, then type and class
+    const labels: Array<string> = []
+    let at = 12
+    while (msg[at]! !== 0) {
+      labels.push(msg.subarray(at + 1, at + 1 + msg[at]!).toString("latin1"))
+      at += msg[at]! + 1
+    }
+    const type = msg.readUInt16BE(at + 1)
+    const name = labels.join(".").toLowerCase()
+    queries.push(`${name} ${type === 1 ? "A" : type === 28 ? "AAAA" : type}`)
+    if (table === "silent") return
+    const entry = table.get(name)
+    const addresses = (type === 1 ? entry?.a : type === 28 ? entry?.aaaa : undefined) ?? []
+    const question = msg.subarray(12, at + 5)
+    const header = Buffer.alloc(12)
+    header.writeUInt16BE(msg.readUInt16BE(0), 0)
+    header.writeUInt16BE(entry === undefined ? 0x8183 : 0x8180, 2) // response, recursion; NXDOMAIN for unknown names
+    header.writeUInt16BE(1, 4)
+    header.writeUInt16BE(addresses.length, 6)
+    const answers = addresses.map((ip) => {
+      const rdata = type === 1 ? Buffer.from(ip.split(".").map(Number)) : Buffer.from(new Uint16Array(expandV6(ip)).map((x) => ((x & 0xff) << 8) | (x >> 8)).buffer)
+      const rr = Buffer.alloc(12)
+      rr.writeUInt16BE(0xc00c, 0)
+      rr.writeUInt16BE(type, 2)
+      rr.writeUInt16BE(1, 4)
+      rr.writeUInt32BE(60, 6)
+      rr.writeUInt16BE(rdata.length, 10)
+      return Buffer.concat([rr, rdata])
+    })
+    socket.send(Buffer.concat([header, question, ...answers]), from.port, from.address)
+  })
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve))
+  return { server: `127.0.0.1:${socket.address().port}`, queries, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) }
+}
+
+const expandV6 = (ip: string): Array<number> => {
+  const [head = "", tail = ""] = ip.split("::")
+  const h = head === "" ? [] : head.split(":").map((x) => parseInt(x, 16))
+  const t = tail === "" ? [] : tail.split(":").map((x) => parseInt(x, 16))
+  return ip.includes("::") ? [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t] : h
+}
+
+const until = async (condition: () => boolean, what: string, ms = 3000) => {
+  const giveUp = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > giveUp) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe("safeImageFetcher name resolution", () => {
+  it("should resolve names off libuv's thread pool: slow lookups leave file reads and hashing free, and end at the deadline", async () => {
+    const dns = await fakeDns("silent")
+    try {
+      const options = { ...strict, dnsServers: [dns.server], timeoutMs: 2000 } satisfies SafeImageFetcherOptions
+      const fetcher = safeImageFetcher(options)
+      let settled = 0
+      const hosts = Array.from({ length: 6 }, (_, i) => `slow-${i}.example.com`)
+      const fetches = hosts.map((host) =>
+        Effect.runPromise(Effect.flip(Effect.gen(function* () { return yield* (yield* ImageFetcher).fetch(`https://${host}/image.png`) }).pipe(Effect.provide(fetcher)))).finally(() => void settled++),
+      )
+      // Every lookup is under way (each name asked for, A and AAAA) ...
+      await until(() => hosts.every((h) => dns.queries.includes(`${h} A`) && dns.queries.includes(`${h} AAAA`)), "the lookups to reach the DNS server")
+      // ... and more pool work than the pool has threads completes while all of them are still pending.
+      await Promise.all([
+        readFile(new URL(import.meta.url)),
+        ...Array.from({ length: 8 }, () => new Promise<void>((resolve, reject) => pbkdf2("pw", "salt", 1000, 32, "sha256", (e) => (e ? reject(e) : resolve())))),
+      ])
+      expect(settled).toBe(0)
+      const errors = await Promise.all(fetches)
+      for (const error of errors) {
+        expect(error._tag).toBe("ImageFetchFailed")
+        expect(error.detail).toMatch(/2000 ms/)
+      }
+    } finally {
+      await dns.close()
+    }
+  }, 15_000)
+
+  it("should check every answer, A and AAAA, of a resolved name", async () => {
+    const dns = await fakeDns(new Map([
+      ["img.example.com", { a: ["127.0.0.1"], aaaa: [] }],
+      ["mixed.example.com", { a: ["127.0.0.1"], aaaa: ["fe80::1"] }],
+      ["six.example.com", { aaaa: ["fd00::5"] }],
+    ]))
+    try {
+      const port = new URL(httpUrl).port
+      const options = { ...testing, dnsServers: [dns.server], timeoutMs: 3000 } satisfies SafeImageFetcherOptions
+      expect(Buffer.from(await fetchOk(`http://img.example.com:${port}/image.png`, options)).equals(png)).toBe(true)
+      for (const host of ["mixed.example.com", "six.example.com", "unknown.example.com"]) {
+        const error = await fetchError(`http://${host}:${port}/image.png`, options)
+        expect(error._tag, host).toBe("UnsafeUrl")
+        expect(error.detail, host).toMatch(/not a public host/)
+      }
+      expect(dns.queries).toEqual(expect.arrayContaining(["mixed.example.com A", "mixed.example.com AAAA"]))
+      expect(hits).toEqual(["127.0.0.1 /image.png"])
+    } finally {
+      await dns.close()
     }
   })
 })
