@@ -1,4 +1,5 @@
-import { ImageFetcher, ImageFetchFailed, PayloadTooLarge, UnsafeUrl } from "@content-site/core"
+import { ImageFetcher, ImageFetchFailed, PayloadTooLarge, RateLimited, UnsafeUrl } from "@content-site/core"
+import { fairQueue } from "@content-site/platform"
 import { Effect, Layer } from "effect"
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import { Resolver } from "node:dns/promises"
@@ -21,9 +22,19 @@ export interface SafeImageFetcherOptions {
   readonly ca?: string | ReadonlyArray<string>
   /** Tests only: which connected addresses count as public (default: `isPublicAddress`). */
   readonly isAllowedAddress?: (ip: string) => boolean
+  /** Fetches one account may have in flight at once (default `FETCHES_PER_ACCOUNT`). */
+  readonly perAccount?: number
   /** Tests only: the DNS servers asked (`127.0.0.1:53535`), instead of the system's. */
   readonly dnsServers?: ReadonlyArray<string>
 }
+
+/**
+ * Fetches one account may have in flight at once; past it that account's next fetch is refused,
+ * 429 `rate_limited`. Each fetch may hold up to 10 MiB buffered for up to 10 s, and the
+ * per-minute request limit alone would let one account hold dozens at once; two leave room for
+ * a retry while another is under way, and a person replacing a featured image needs one.
+ */
+export const FETCHES_PER_ACCOUNT = 2
 
 /**
  * Raised inside the connector when a host resolves to, or a socket reaches, a non-public address,
@@ -255,13 +266,24 @@ const fetchBytes = async (raw: string, options: SafeImageFetcherOptions, interru
 /**
  * The image fetcher safe against SSRF: https only, every hop's host resolved and refused unless
  * all its addresses are public, the connected socket's address checked again, at most
- * `maxRedirects` redirects, one total deadline, and the body capped while it streams.
+ * `maxRedirects` redirects, one total deadline, and the body capped while it streams. Each
+ * account has at most `perAccount` fetches in flight (the same `fairQueue` as the decoders, with
+ * no shared cap: fetches wait on the network, not on a pool of workers); past it that account
+ * alone is refused with RateLimited.
  */
-export const safeImageFetcher = (options: SafeImageFetcherOptions): Layer.Layer<ImageFetcher> =>
-  Layer.succeed(ImageFetcher, {
-    fetch: (url) =>
-      Effect.tryPromise({
-        try: (signal) => fetchBytes(url, options, signal),
-        catch: (e) => (e instanceof Judged ? e.error : new ImageFetchFailed({ detail: FETCH_FAILED })),
-      }),
+export const safeImageFetcher = (options: SafeImageFetcherOptions): Layer.Layer<ImageFetcher> => {
+  const perAccount = options.perAccount ?? FETCHES_PER_ACCOUNT
+  const queue = fairQueue({ slots: Number.POSITIVE_INFINITY, perOwner: perAccount, maxWaiting: 0 })
+  const ownLimit = new RateLimited({ limit: perAccount, retryAfterSeconds: 1, counted: "image fetches of this account in flight at once" })
+  return Layer.succeed(ImageFetcher, {
+    fetch: (url, owner) =>
+      Effect.flatMap(
+        Effect.tryPromise({
+          try: (signal) => queue.run(owner, () => fetchBytes(url, options, signal)),
+          catch: (e) => (e instanceof Judged ? e.error : new ImageFetchFailed({ detail: FETCH_FAILED })),
+        }),
+        // With no shared cap, the only refusal is the account's own.
+        (outcome) => ("value" in outcome ? Effect.succeed(outcome.value) : Effect.fail(ownLimit)),
+      ),
   })
+}

@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from "node:https"
 import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net"
 import sharp from "sharp"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { safeImageFetcher, type SafeImageFetcherOptions } from "../src/index.ts"
+import { FETCHES_PER_ACCOUNT, safeImageFetcher, type SafeImageFetcherOptions } from "../src/index.ts"
 import { selfSignedCertificate } from "./selfSignedCertificate.ts"
 
 const { cert, key } = selfSignedCertificate(["127.0.0.1", "127.0.0.2"], ["localhost"])
@@ -92,8 +92,12 @@ beforeEach(() => {
 
 const run = (url: string, options: SafeImageFetcherOptions) =>
   Effect.gen(function* () {
-    return yield* (yield* ImageFetcher).fetch(url)
-  }).pipe(Effect.provide(safeImageFetcher(options)))
+    return yield* (yield* ImageFetcher).fetch(url, "account-1")
+  }).pipe(
+    // one fetch a layer never meets the account's cap (the fair-shares cases below test it)
+    Effect.catchTag("RateLimited", (e) => Effect.die(e)),
+    Effect.provide(safeImageFetcher(options)),
+  )
 
 const fetchOk = (url: string, options: SafeImageFetcherOptions) => Effect.runPromise(run(url, options))
 const fetchError = (url: string, options: SafeImageFetcherOptions) => Effect.runPromise(Effect.flip(run(url, options)))
@@ -366,7 +370,7 @@ describe("safeImageFetcher name resolution", () => {
       let settled = 0
       const hosts = Array.from({ length: 6 }, (_, i) => `slow-${i}.example.com`)
       const fetches = hosts.map((host) =>
-        Effect.runPromise(Effect.flip(Effect.gen(function* () { return yield* (yield* ImageFetcher).fetch(`https://${host}/image.png`) }).pipe(Effect.provide(fetcher)))).finally(() => void settled++),
+        Effect.runPromise(Effect.flip(Effect.gen(function* () { return yield* (yield* ImageFetcher).fetch(`https://${host}/image.png`, `account-${host}`) }).pipe(Effect.catchTag("RateLimited", (e) => Effect.die(e)), Effect.provide(fetcher)))).finally(() => void settled++),
       )
       // Every lookup is under way (each name asked for, A and AAAA) ...
       await until(() => hosts.every((h) => dns.queries.includes(`${h} A`) && dns.queries.includes(`${h} AAAA`)), "the lookups to reach the DNS server")
@@ -407,4 +411,25 @@ describe("safeImageFetcher name resolution", () => {
       await dns.close()
     }
   })
+})
+
+describe("safeImageFetcher fair shares", () => {
+  it("should refuse an account's fetch past FETCHES_PER_ACCOUNT in flight with RateLimited, and leave other accounts alone", async () => {
+    const layer = safeImageFetcher({ ...testing, timeoutMs: 1500 })
+    const fetchAs = (owner: string, path: string) =>
+      Effect.runPromise(Effect.result(Effect.gen(function* () { return yield* (yield* ImageFetcher).fetch(`${httpsUrl}${path}`, owner) }).pipe(Effect.provide(layer))))
+    const held = Array.from({ length: FETCHES_PER_ACCOUNT }, () => fetchAs("hostile", "/stall"))
+    await until(() => hits.filter((h) => h.endsWith("/stall")).length === FETCHES_PER_ACCOUNT, "the stalled fetches to arrive")
+    const refused = await fetchAs("hostile", "/image.png")
+    expect(refused._tag).toBe("Failure")
+    const error = (refused as { failure: { _tag: string; retryAfterSeconds: number } }).failure
+    expect(error._tag).toBe("RateLimited")
+    expect(error.retryAfterSeconds).toBeGreaterThan(0)
+    const other = await fetchAs("other", "/image.png")
+    expect(other._tag).toBe("Success")
+    expect(hits.filter((h) => h.endsWith("/image.png"))).toHaveLength(1)
+    await Promise.all(held)
+    // its fetches ended, the account may fetch again
+    expect((await fetchAs("hostile", "/image.png"))._tag).toBe("Success")
+  }, 10_000)
 })

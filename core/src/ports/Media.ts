@@ -21,9 +21,12 @@ export class ImageInspector extends Context.Service<ImageInspector, {
   readonly inspect: (bytes: Uint8Array, owner: string) => Effect.Effect<InspectedImage, UnsupportedImage | PayloadTooLarge | RateLimited | Unavailable>
 }>()("core/ImageInspector") {}
 
-/** Fetches an image from a public https URL, safe against SSRF. */
+/**
+ * Fetches an image from a public https URL, safe against SSRF, for an account (`owner`): it fails
+ * with RateLimited when that account alone has too many fetches in flight.
+ */
 export class ImageFetcher extends Context.Service<ImageFetcher, {
-  readonly fetch: (url: string) => Effect.Effect<Uint8Array, UnsafeUrl | ImageFetchFailed | PayloadTooLarge>
+  readonly fetch: (url: string, owner: string) => Effect.Effect<Uint8Array, UnsafeUrl | ImageFetchFailed | PayloadTooLarge | RateLimited>
 }>()("core/ImageFetcher") {}
 
 /** A stored media object. */

@@ -50,7 +50,7 @@ export const replaceFeaturedImage = (
       }
     })
     yield* refuseWithNoEditsLeft
-    const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url)
+    const raw = source.kind === "bytes" ? source.bytes : yield* (yield* ImageFetcher).fetch(source.url, caller.accountId)
     const image = yield* (yield* ImageInspector).inspect(raw, caller.accountId)
     yield* refuseWithNoEditsLeft
     const media = yield* MediaStore

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { ArticleWriter } from "../../src/ports/ArticleWriter.ts"
+import { ImageFetcher } from "../../src/ports/Media.ts"
 import { describe, expect, it } from "vitest"
 import {
   editArticle,
@@ -14,6 +15,7 @@ import {
   type DailyEditLimit,
   type PreconditionFailed,
   DailyEditLimit as DailyEditLimitError,
+  RateLimited as RateLimitedError,
   Unavailable as UnavailableError,
 } from "../../src/index.ts"
 import { caller, failureOf, failureTag, makeWorld, NOW, pngHeader, recordingHtmlAnalyzer } from "./harness.ts"
@@ -253,6 +255,18 @@ describe("replaceFeaturedImage", () => {
     const out = await w.run(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "https://img.test/a.png" }, undefined))
     expect(out.result.revision?.number).toBe(2)
     expect(failureTag(await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "http://img.test/a.png" }, undefined)))).toBe("UnsafeUrl")
+  })
+
+  it("should fetch for the caller's account and pass on the fetcher's refusal of that account", async () => {
+    const w = await makeWorld()
+    const owners: Array<string> = []
+    const busyAccount = Effect.provideService(ImageFetcher, {
+      fetch: (_url, owner) => (owners.push(owner), Effect.fail(new RateLimitedError({ limit: 2, retryAfterSeconds: 1, counted: "image fetches" }))),
+    })
+    const refused = await w.exit(replaceFeaturedImage(caller(), "art_2", { kind: "url", url: "https://img.test/a.png" }, undefined).pipe(busyAccount))
+    expect(failureTag(refused)).toBe("RateLimited")
+    expect(owners).toEqual(["acc_a"])
+    expect(w.state.media.size).toBe(0)
   })
 
   it("should remove the stored image when the change naming it is refused, and keep it when the database's answer is unknown", async () => {
