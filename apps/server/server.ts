@@ -2,7 +2,7 @@ import { Clock, type CoreServices, type ImageFetcher, type ImageInspector, type 
 import { localMediaStore } from "@content-site/media"
 import { memoryStorage, settingsLayer } from "@content-site/memory"
 import { openDatabase } from "@content-site/orm"
-import { makeSharpImageInspector, safeImageFetcher } from "@content-site/images"
+import { makeSharpImageInspector, type PublicDocumentFetchOptions, safeImageFetcher } from "@content-site/images"
 import { lowerV8HelperThreads, nodePlatform, workerHtmlAnalyzer } from "@content-site/platform"
 import { type AppRuntime, noteAnsweredOnSocket } from "@content-site/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -40,6 +40,8 @@ export interface StartOptions {
    * HTTPS server on this machine, which the default fetch refuses as a special-use address).
    */
   readonly clientMetadataFetch?: ClientMetadataFetch
+  /** Tests only: what the service's own fetch of a metadata document trusts (a test server's certificate, its address as public). */
+  readonly clientMetadataTrust?: Pick<PublicDocumentFetchOptions, "ca" | "isAllowedAddress">
 }
 
 /** A running server. */
@@ -362,6 +364,7 @@ export const startServer = async (options: StartOptions = {}): Promise<StartedSe
         keyRotateDays: config.oauthKeyRotateDays,
         allowedHosts: config.mcpAllowedHosts,
         ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+        ...(options.clientMetadataTrust !== undefined ? { clientMetadataTrust: options.clientMetadataTrust } : {}),
       },
     })
     handle = app.callback()

@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { createServer, request } from "node:https"
+import { createServer as createTcpServer } from "node:net"
 import { join } from "node:path"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
@@ -475,6 +476,55 @@ describe("clients described by a metadata document", () => {
       expect(fetched.get("/closed.json")).toBeUndefined()
     } finally {
       await closed.close()
+    }
+  })
+
+  it("should read a document with the service's own fetch, whatever dispatcher the provider hands it", async () => {
+    // the fetch the service uses by default, told only to trust the test host's certificate and to
+    // count its address as public: the provider hands it a dispatcher of the undici the service
+    // loads, which Node's fetch could not drive (every document failed to load)
+    const port = (host.address() as AddressInfo).port
+    const own = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000" }, { clientMetadataTrust: { ca: cert, isAllowedAddress: (ip) => ip === "127.0.0.1" } })
+    try {
+      const clientId = `https://127.0.0.1:${port}/clients/own-fetch.json`
+      documents.set("/clients/own-fetch.json", { body: { ...documentOf("/clients/own-fetch.json"), client_id: clientId } })
+      const asked = await authorize(clientId, own)
+      expect(asked.status).toBe(303)
+      expect(fetched.get("/clients/own-fetch.json")).toBe(1)
+      // too large a document: refused, read no further than its cap
+      const large = `https://127.0.0.1:${port}/clients/large.json`
+      documents.set("/clients/large.json", { body: { ...documentOf("/clients/large.json"), client_id: large, logo_uri: `https://agent.test/${"x".repeat(6000)}` } })
+      const refused = await authorize(large, own)
+      expect(refused.status).toBe(400)
+      expect(await refused.text()).toContain("invalid_client")
+    } finally {
+      await own.close()
+    }
+  })
+
+  it("should not even connect to an address that is not public with the service's own fetch (no internal port scan by timing)", async () => {
+    // a plain TCP listener on this machine: the service's own fetch must refuse its address before
+    // opening a connection (the provider's check ran only once TCP and TLS were under way, so a
+    // client_id could probe which internal ports answer, by how fast it is refused)
+    let connections = 0
+    const listener = createTcpServer((socket) => {
+      connections++
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
+    const own = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000" })
+    try {
+      for (const clientId of [`https://127.0.0.1:${(listener.address() as AddressInfo).port}/client.json`, `https://localhost:${(listener.address() as AddressInfo).port}/client.json`]) {
+        const refused = await authorize(clientId, own)
+        expect(refused.status, clientId).toBe(400)
+        const body = await refused.text()
+        expect(body, clientId).toContain("invalid_client")
+        expect(body, clientId).not.toContain("127.0.0.1")
+      }
+      expect(connections).toBe(0)
+    } finally {
+      await own.close()
+      await new Promise((resolve) => listener.close(resolve))
     }
   })
 

@@ -1,6 +1,7 @@
 import { importData } from "@content-site/core"
 import { createHash, randomBytes } from "node:crypto"
 import type { ClientMetadataFetch } from "@content-site/mcp"
+import type { PublicDocumentFetchOptions } from "@content-site/images"
 import { type StartedServer, startServer } from "../../apps/server/server.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
@@ -99,7 +100,7 @@ export type SeededServer = StartedServer & { readonly databaseUrl: string }
  */
 export const startSeeded = async (
   env: Record<string, string> = {},
-  options: { readonly reuse?: SeededServer; readonly now?: () => number; readonly clientMetadataFetch?: ClientMetadataFetch } = {},
+  options: { readonly reuse?: SeededServer; readonly now?: () => number; readonly clientMetadataFetch?: ClientMetadataFetch; readonly clientMetadataTrust?: Pick<PublicDocumentFetchOptions, "ca" | "isAllowedAddress"> } = {},
 ): Promise<SeededServer> => {
   const database = options.reuse === undefined ? await createTestDatabase() : undefined
   const databaseUrl = options.reuse?.databaseUrl ?? database!.url
@@ -114,6 +115,7 @@ export const startSeeded = async (
       quiet: true,
       ...(options.now !== undefined ? { now: options.now } : {}),
       ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+      ...(options.clientMetadataTrust !== undefined ? { clientMetadataTrust: options.clientMetadataTrust } : {}),
       env: {
         HOST: "127.0.0.1",
         PORT: "0",

@@ -127,7 +127,7 @@ const resolveAll = async (hostname: string, family: 0 | 4 | 6, dnsServers: Reado
  * `localhost` under the tests-only `allowPrivate` is read from /etc/hosts (`dns.lookup`, at once);
  * an IP literal never comes here (the socket connects to it as is).
  */
-const guardedLookup = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean, deadlineAt: number, signal: AbortSignal): LookupFunction =>
+const guardedLookup = (options: Pick<SafeImageFetcherOptions, "allowPrivate" | "dnsServers">, allowed: (ip: string) => boolean, deadlineAt: number, signal: AbortSignal): LookupFunction =>
   ((hostname: string, lookupOptions: { all?: boolean; family?: number | string }, callback: (...args: Array<unknown>) => void) => {
     const family = lookupOptions.family === 6 || lookupOptions.family === "IPv6" ? 6 : lookupOptions.family === 4 || lookupOptions.family === "IPv4" ? 4 : 0
     const answer = (addresses: Array<LookupAddress>) => {
@@ -154,7 +154,12 @@ const guardedLookup = (options: SafeImageFetcherOptions, allowed: (ip: string) =
  * connection under way with the request's signal (only its own 10 s connect timeout ends it), so
  * a host that accepts TCP and never finishes TLS would outlast the deadline, on every redirect.
  */
-const makeAgent = (options: SafeImageFetcherOptions, allowed: (ip: string) => boolean, deadlineAt: number, signal: AbortSignal): Agent => {
+export const makeAgent = (
+  options: Pick<SafeImageFetcherOptions, "ca" | "allowPrivate" | "dnsServers">,
+  allowed: (ip: string) => boolean,
+  deadlineAt: number,
+  signal: AbortSignal,
+): Agent => {
   const tls = options.ca === undefined ? {} : { ca: typeof options.ca === "string" ? [options.ca] : [...options.ca] }
   const base = buildConnector({ ...tls, lookup: guardedLookup(options, allowed, deadlineAt, signal) })
   return new Agent({

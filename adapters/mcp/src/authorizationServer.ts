@@ -1,5 +1,6 @@
 import { checkRegistrationLimit, isStorableText, OAuthStore, type StoredPayload, Unavailable } from "@content-site/core"
 import { type AppRuntime, clientKeyOf, problemHeaders, SESSION_TTL_SECONDS } from "@content-site/http"
+import { publicDocumentFetch, type PublicDocumentFetchOptions } from "@content-site/images"
 import { Cause, Effect, Exit, Option } from "effect"
 import { AsyncLocalStorage } from "node:async_hooks"
 import { createHash, randomBytes } from "node:crypto"
@@ -178,11 +179,13 @@ export const createAuthorizationServer = (options: {
   readonly clientMetadataDocuments: boolean
   /**
    * Tests only: how a client's metadata document is fetched (a test's own HTTPS server on this
-   * machine). Default: the provider's own fetch, which refuses special-use addresses (loopback,
-   * private, link-local: no request forgery into the service's network), waits 2.5 s at most,
-   * follows no redirect and reads 5 KB at most.
+   * machine). Default: `publicDocumentFetch`, the image fetcher's address policy: https only, no
+   * credentials, every address public before connecting (loopback, private, link-local: no
+   * request forgery into the service's network), 2.5 s at most, no redirect, 5 KB at most.
    */
   readonly clientMetadataFetch?: ClientMetadataFetch
+  /** Tests only: what the service's own fetch of a metadata document trusts (a test server's certificate, its address as public). */
+  readonly clientMetadataTrust?: Pick<PublicDocumentFetchOptions, "ca" | "isAllowedAddress">
 }): Provider => {
   const { publicUrl } = options
   const mcpUrl = `${publicUrl}/mcp`
@@ -382,7 +385,13 @@ export const createAuthorizationServer = (options: {
         },
       },
     },
-    ...(options.clientMetadataFetch !== undefined ? { fetch: options.clientMetadataFetch as NonNullable<Configuration["fetch"]> } : {}),
+    // The provider's own fetch would hand Node's fetch a dispatcher of the undici this service
+    // loads (a major version Node's fetch cannot drive: every document failed to load) and checked
+    // a socket's address only once TCP and TLS were done; documents are fetched as images are,
+    // held to the same address policy before any connection (`publicDocumentFetch`). It serves
+    // every URL the provider reads (a key set, a sector identifier document too): it reads as much
+    // as the largest of `fetchResponseBodyLimits`, which then caps each purpose on its own.
+    fetch: (options.clientMetadataFetch ?? publicDocumentFetch({ ...options.clientMetadataTrust, maxBytes: 64 * 1024 })) as NonNullable<Configuration["fetch"]>,
     // What the provider reads of a URL a client named (anyone may register a client): a metadata
     // document 5 KB, as the provider's default; a key set (`jwks_uri`, private_key_jwt clients)
     // 64 KB and a sector identifier document 16 KB, which the provider would read whole, however

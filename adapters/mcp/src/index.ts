@@ -21,6 +21,7 @@ import type { ParameterizedContext } from "koa"
 import type { EventEmitter } from "node:events"
 import type { ServerResponse } from "node:http"
 import { type ClientMetadataFetch, createAuthorizationServer, loadSharedKeys, MCP_SCOPES, OAUTH_ROUTES, oauthRefusalOf, presentAsPublic } from "./authorizationServer.ts"
+import type { PublicDocumentFetchOptions } from "@content-site/images"
 import { createLocalJWKSet } from "jose"
 import { interactionPages } from "./interactions.ts"
 import { errorPage } from "./pages.ts"
@@ -96,6 +97,8 @@ export interface McpOptions {
   readonly clientMetadataDocuments?: boolean
   /** Tests only: how a client's metadata document is fetched (see `createAuthorizationServer`). */
   readonly clientMetadataFetch?: ClientMetadataFetch
+  /** Tests only: what the service's own fetch of a metadata document trusts (a test server's certificate, its address as public). */
+  readonly clientMetadataTrust?: Pick<PublicDocumentFetchOptions, "ca" | "isAllowedAddress">
   /** How often the signing keys are reloaded, in ms (OAUTH_KEY_REFRESH_MS as the host read it; default 60 000). */
   readonly keyRefreshMs?: number
   /** Age in days of the newest signing key at which a reload rotates (OAUTH_KEY_ROTATE_DAYS as the host read it; 0: never; default 90). */
@@ -118,6 +121,7 @@ export const mountMcp = async (app: Koa, deps: HttpDeps, options: McpOptions = {
       signedInAccountId: async (ctx) => (await signedInAccount(ctx, deps))?.id,
       clientMetadataDocuments: options.clientMetadataDocuments ?? true,
       ...(options.clientMetadataFetch !== undefined ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+      ...(options.clientMetadataTrust !== undefined ? { clientMetadataTrust: options.clientMetadataTrust } : {}),
     })
     // The provider answers its own failures (500 `server_error`) and only emits them: each is logged
     // with its cause, as the error funnel logs an internal error of the other endpoints. The
