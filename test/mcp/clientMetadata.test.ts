@@ -24,13 +24,14 @@ const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:63
 
 const { cert, key } = selfSignedCertificate(["127.0.0.1"], ["agent.test"])
 /** The documents the client's host serves, by path, and how often each was fetched. */
-const documents = new Map<string, { readonly body: unknown; readonly cacheControl?: string }>()
+const documents = new Map<string, { readonly body: unknown; readonly cacheControl?: string; readonly redirect?: string }>()
 const fetched = new Map<string, number>()
 const host = createServer({ cert, key }, (req, res) => {
   const path = req.url ?? "/"
   fetched.set(path, (fetched.get(path) ?? 0) + 1)
   const doc = documents.get(path)
   if (doc === undefined) return void res.writeHead(404).end()
+  if (doc.redirect !== undefined) return void res.writeHead(302, { location: doc.redirect }).end()
   res.writeHead(200, { "content-type": "application/json", ...(doc.cacheControl !== undefined ? { "cache-control": doc.cacheControl } : {}) }).end(JSON.stringify(doc.body))
 })
 
@@ -497,6 +498,13 @@ describe("clients described by a metadata document", () => {
       const refused = await authorize(large, own)
       expect(refused.status).toBe(400)
       expect(await refused.text()).toContain("invalid_client")
+      // a redirect, even to a document that would be read, is not followed
+      const moved = `https://127.0.0.1:${port}/clients/moved.json`
+      documents.set("/clients/moved.json", { body: null, redirect: "/clients/own-fetch.json" })
+      const notFollowed = await authorize(moved, own)
+      expect(notFollowed.status).toBe(400)
+      expect(await notFollowed.text()).toContain("invalid_client")
+      expect(fetched.get("/clients/own-fetch.json")).toBe(1)
     } finally {
       await own.close()
     }
