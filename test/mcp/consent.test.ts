@@ -37,12 +37,18 @@ interface Flow {
 }
 
 /**
- * Registers a client, sends the person to /oauth/authorize with `scope` (left out when undefined),
+ * Registers a client (with `client.registeredScope` as its registered `scope`, if given), sends the
+ * person to /oauth/authorize with `scope` (left out when undefined),
  * lets them sign in and answer the consent page (`access`: the radio they pick, if any), and
  * exchanges the code with its PKCE verifier.
  */
-const authorize = async (name: string, scope: string | undefined, person: { readonly decision?: "allow" | "deny"; readonly access?: "read" | "write" } = {}): Promise<Flow> => {
-  const provider = new ScriptedOAuthProvider({ ...ALICE, decision: person.decision ?? "allow", ...(person.access ? { access: person.access } : {}) }, name)
+const authorize = async (
+  name: string,
+  scope: string | undefined,
+  person: { readonly decision?: "allow" | "deny"; readonly access?: "read" | "write" } = {},
+  client: { readonly registeredScope?: string } = {},
+): Promise<Flow> => {
+  const provider = new ScriptedOAuthProvider({ ...ALICE, decision: person.decision ?? "allow", ...(person.access ? { access: person.access } : {}) }, name, client)
   const { clientId, verifier } = await registerAndAuthorize(server.url, provider, { scope })
   const flow = { clientId, consent: provider.lastPage, error: provider.authorizationError }
   if (provider.authorizationCode === undefined) return flow
@@ -200,6 +206,46 @@ describe("a client asking for mcp:read only", () => {
     expect(flow.token?.scope).not.toContain("mcp")
     expect(flow.token?.claim).toEqual(["mcp:read"])
     expect(await listedAccess(flow.clientId)).toBe("read")
+  })
+})
+
+describe("a client registered for a scope, asking for less or more (RFC 6749 section 3.3)", () => {
+  it("should let a client registered for mcp ask for mcp:read alone: read-only offered, a read-only token", async () => {
+    for (const registeredScope of ["mcp", "mcp offline_access"]) {
+      const flow = await authorize(`Registered Full, Asking Read (${registeredScope})`, "mcp:read", {}, { registeredScope })
+      expect(flow.error, registeredScope).toBeUndefined()
+      expect(flow.consent).toContain(">Allow</button>")
+      expect(flow.consent).not.toContain('value="write"')
+      expect(flow.consent).toContain("read-only access")
+      expect(flow.token?.scope).toEqual(["mcp:read"])
+      expect(flow.token?.claim).toEqual(["mcp:read"])
+      expect(await writeRefused(flow.token?.access_token ?? "")).toBe(true)
+      expect(await listedAccess(flow.clientId)).toBe("read")
+    }
+  })
+
+  it("should still offer a client registered for mcp and asking for it full access or read-only", async () => {
+    const flow = await authorize("Registered Full, Asking Full", "mcp", { access: "read" }, { registeredScope: "mcp" })
+    expect(radiosOf(flow.consent)).toEqual([
+      { value: "write", checked: true },
+      { value: "read", checked: false },
+    ])
+    expect(flow.token?.claim).toEqual(["mcp:read"])
+    expect(await writeRefused(flow.token?.access_token ?? "")).toBe(true)
+  })
+
+  it("should refuse a client registered for mcp:read that asks for mcp with invalid_scope, and give it no code", async () => {
+    const flow = await authorize("Registered Read, Asking Full", "mcp", {}, { registeredScope: "mcp:read" })
+    expect(flow.error).toBe("invalid_scope")
+    expect(flow.token).toBeUndefined()
+  })
+
+  it("should give a client registered for mcp:read that asks for no scope read-only access", async () => {
+    const flow = await authorize("Registered Read, Asking Nothing", undefined, {}, { registeredScope: "mcp:read" })
+    expect(flow.error).toBeUndefined()
+    expect(flow.consent).not.toContain('value="write"')
+    expect(flow.token?.claim).toEqual(["mcp:read"])
+    expect(await writeRefused(flow.token?.access_token ?? "")).toBe(true)
   })
 })
 

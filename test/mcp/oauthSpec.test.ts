@@ -183,6 +183,40 @@ describe("refresh token scope (RFC 6749 section 6)", () => {
   })
 })
 
+describe("refresh token scope narrowed (RFC 6749 sections 3.3 and 6)", () => {
+  const refresh = (refreshToken: string, clientId: string, scope?: string) =>
+    postForm(`${server.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId, ...(scope !== undefined ? { scope } : {}) })
+
+  it("should narrow a full-access grant to mcp:read when a refresh asks for it, and say so in scope and in the token", async () => {
+    const flow = await authorize()
+    const tokens = (await (await exchange(flow)).json()) as { refresh_token: string; scope: string }
+    expect(tokens.scope.split(" ")).toContain("mcp")
+    const narrowed = await refresh(tokens.refresh_token, flow.clientId, "mcp:read")
+    expect(narrowed.status).toBe(200)
+    const body = (await narrowed.json()) as { access_token: string; refresh_token: string; scope: string }
+    expect(body.scope).toBe("mcp:read")
+    expect(decodeJwt(body.access_token)["scope"]).toBe("mcp:read")
+    // the narrowing is the refreshed token's own: the grant still gives full access on the next refresh
+    const full = (await (await refresh(body.refresh_token, flow.clientId, "mcp")).json()) as { scope: string }
+    expect(full.scope.split(" ")).toContain("mcp")
+  })
+
+  it("should let a client registered for mcp ask for mcp:read alone, and refresh it as mcp:read but never as mcp", async () => {
+    const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Registered Full Reader", { registeredScope: "mcp offline_access" })
+    const { clientId, verifier } = await registerAndAuthorize(server.url, provider, { scope: "mcp:read offline_access" })
+    expect(provider.authorizationError).toBeUndefined()
+    const tokens = (await (await exchange({ provider, clientId, verifier })).json()) as { access_token: string; refresh_token: string; scope: string }
+    expect(tokens.scope).toBe("mcp:read")
+    expect(decodeJwt(tokens.access_token)["scope"]).toBe("mcp:read")
+    const widened = await refresh(tokens.refresh_token, clientId, "mcp")
+    expect(widened.status).toBe(400)
+    expect(((await widened.json()) as { error: string }).error).toBe("invalid_scope")
+    const again = await refresh(tokens.refresh_token, clientId, "mcp:read")
+    expect(again.status).toBe(200)
+    expect(((await again.json()) as { scope: string }).scope).toBe("mcp:read")
+  })
+})
+
 describe("token requests naming another resource (RFC 8707 section 2.2)", () => {
   const token = (body: Record<string, string>) => postForm(`${server.url}/oauth/token`, body)
 

@@ -205,6 +205,8 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
   readonly registeredRedirectUris: ReadonlyArray<string>
   /** Set: the client is described by the metadata document at this URL, its client_id, where the server takes one. */
   readonly clientMetadataUrl: string | undefined
+  /** The `scope` the client registers, if any (RFC 7591: the scopes it may ask for). */
+  readonly registeredScope: string | undefined
   readonly browser = new Browser()
   client: OAuthClientInformationMixed | undefined
   savedTokens: OAuthTokens | undefined
@@ -221,13 +223,14 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
   constructor(
     script: PersonScript,
     clientName = "Test Agent",
-    options: { readonly asked?: string; readonly registered?: ReadonlyArray<string>; readonly clientMetadataUrl?: string } = {},
+    options: { readonly asked?: string; readonly registered?: ReadonlyArray<string>; readonly clientMetadataUrl?: string; readonly registeredScope?: string } = {},
   ) {
     this.script = script
     this.clientName = clientName
     this.redirectUrl = options.asked ?? "http://127.0.0.1:1/callback"
     this.registeredRedirectUris = options.registered ?? [this.redirectUrl]
     this.clientMetadataUrl = options.clientMetadataUrl
+    this.registeredScope = options.registeredScope
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -237,6 +240,7 @@ export class ScriptedOAuthProvider implements OAuthClientProvider {
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
+      ...(this.registeredScope !== undefined ? { scope: this.registeredScope } : {}),
     }
   }
   clientInformation() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { requestedScope } from "../src/authorizationServer.ts"
+import { clientScope, requestedScope } from "../src/authorizationServer.ts"
 
 describe("requestedScope", () => {
   it("should ask for mcp, with mcp:read beside it, when a request names no MCP scope", () => {
@@ -22,5 +22,31 @@ describe("requestedScope", () => {
   it("should keep the default within a client's registered scope", () => {
     expect(requestedScope(undefined, "mcp:read offline_access")).toBe("mcp:read")
     expect(requestedScope(undefined, "offline_access")).toBe("")
+  })
+})
+
+describe("clientScope", () => {
+  it("should put mcp:read beside a registered mcp, since reading only is less than mcp gives", () => {
+    expect(clientScope("mcp")).toBe("mcp mcp:read")
+    expect(clientScope("mcp offline_access")).toBe("mcp offline_access mcp:read")
+    expect(clientScope("mcp:read mcp")).toBe("mcp:read mcp")
+  })
+
+  it("should never widen a registration without mcp: mcp:read, offline_access or no scope at all stay as they are", () => {
+    expect(clientScope("mcp:read")).toBe("mcp:read")
+    expect(clientScope("mcp:read offline_access")).toBe("mcp:read offline_access")
+    expect(clientScope("offline_access")).toBe("offline_access")
+    expect(clientScope(undefined)).toBeUndefined()
+    expect(clientScope("")).toBe("")
+  })
+
+  it("should leave what is not a scope string for the provider's own validation to refuse", () => {
+    expect(clientScope(42)).toBe(42)
+    expect(clientScope(["mcp"])).toEqual(["mcp"])
+  })
+
+  it("should let requestedScope keep mcp:read alone for a client registered for mcp", () => {
+    expect(requestedScope("mcp:read", clientScope("mcp") as string)).toBe("mcp:read")
+    expect(requestedScope(undefined, clientScope("mcp") as string)).toBe("mcp mcp:read")
   })
 })
