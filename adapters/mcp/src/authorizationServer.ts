@@ -50,8 +50,8 @@ export const MCP_SCOPES: ReadonlyArray<string> = [MCP_SCOPE, MCP_READ_SCOPE]
  * scope at all (no `scope`, an empty one, `offline_access` alone) is the default, `mcp`. Whenever
  * `mcp` is asked for, `mcp:read` is added: the person may grant reading only instead (the code
  * and the token carry only requested scopes, so a read-only grant needs it requested), and it is
- * narrower than `mcp`, so a client registered for `mcp` may have it. A client's registered
- * `scope`, when it has one, still bounds the default.
+ * narrower than `mcp`, so a client registered for `mcp` may have it (`clientScope`). A client's
+ * registered `scope`, when it has one, still bounds the default.
  */
 export const requestedScope = (asked: string | undefined, registered: string | undefined): string => {
   const scopes = new Set((asked ?? "").split(" ").filter((s) => s !== ""))
@@ -62,6 +62,21 @@ export const requestedScope = (asked: string | undefined, registered: string | u
   }
   if (scopes.has(MCP_SCOPE)) scopes.add(MCP_READ_SCOPE)
   return [...scopes].join(" ")
+}
+
+/**
+ * The scope a client may ask for, from the `scope` it registered (or its metadata document
+ * names): `mcp:read` beside `mcp`, since reading only is less than `mcp` gives and a client may
+ * always ask for less than it registered for (RFC 6749 section 3.3). The provider holds every
+ * authorization request to this scope before `requestedScope` adds `mcp:read`, so a client
+ * registered for `mcp` alone was refused `mcp:read` with `invalid_scope`. Nothing else widens:
+ * a client registered for `mcp:read` may not ask for `mcp`, and no registered scope stays none.
+ */
+export const clientScope = <S extends string | undefined>(registered: S): S => {
+  if (registered === undefined) return registered
+  const scopes = new Set(registered.split(" ").filter((s) => s !== ""))
+  if (!scopes.has(MCP_SCOPE) || scopes.has(MCP_READ_SCOPE)) return registered
+  return [...scopes, MCP_READ_SCOPE].join(" ") as S
 }
 
 /** Keys every instance shares: the token signing keys and the cookie/CSRF secrets. */
@@ -302,6 +317,17 @@ export const createAuthorizationServer = (options: {
       scope: (ctx, value, client) => {
         const scope = requestedScope(value, client.scope)
         ctx.oidc.params!["scope"] = scope === "" ? undefined : scope
+      },
+    },
+    // A client registered for `mcp` may ask for `mcp:read` alone (`clientScope`). The provider's
+    // documented way to amend a client's metadata as it is built: on registration, and each time a
+    // stored client or a metadata document is read, so clients registered before are covered too.
+    // (The registration response names `mcp:read` then, as RFC 7591 section 3.2.1 allows.)
+    extraClientMetadata: {
+      properties: ["scope"],
+      validator: (_ctx, key, value, metadata) => {
+        // (anything but a string: the provider's own validation refuses it)
+        if (key === "scope" && typeof value === "string") metadata["scope"] = clientScope(value)
       },
     },
     responseTypes: ["code"],
