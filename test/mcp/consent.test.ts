@@ -17,7 +17,8 @@ let server: SeededServer
 let mcpUrl: string
 
 beforeAll(async () => {
-  server = await startSeeded()
+  // (every case registers a client of its own: more than the default 20 an hour from one address)
+  server = await startSeeded({ OAUTH_REGISTRATION_LIMIT_PER_HOUR: "1000" })
   mcpUrl = `${server.url}/mcp`
 }, 60_000)
 

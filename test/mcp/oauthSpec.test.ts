@@ -201,6 +201,17 @@ describe("refresh token scope narrowed (RFC 6749 sections 3.3 and 6)", () => {
     expect(full.scope.split(" ")).toContain("mcp")
   })
 
+  it("should tell a client registering for mcp that it may ask for mcp:read too (RFC 7591 section 3.2.1), and one registering for mcp:read nothing more", async () => {
+    const register = async (scope: string) => {
+      const metadata = { ...new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Registering Client").clientMetadata, scope }
+      const response = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(metadata) })
+      expect(response.status).toBe(201)
+      return ((await response.json()) as { scope: string }).scope.split(" ").sort()
+    }
+    expect(await register("mcp offline_access")).toEqual(["mcp", "mcp:read", "offline_access"])
+    expect(await register("mcp:read")).toEqual(["mcp:read"])
+  })
+
   it("should let a client registered for mcp ask for mcp:read alone, and refresh it as mcp:read but never as mcp", async () => {
     const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Registered Full Reader", { registeredScope: "mcp offline_access" })
     const { clientId, verifier } = await registerAndAuthorize(server.url, provider, { scope: "mcp:read offline_access" })
