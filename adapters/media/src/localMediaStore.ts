@@ -1,7 +1,8 @@
 import { MediaStore, type StoredMedia, Unavailable } from "@content-site/core"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises"
+import * as nodeFs from "node:fs/promises"
+import { readFile } from "node:fs/promises"
 import { dirname, resolve, sep } from "node:path"
 
 /** The content type of each extension the store keeps: the type is derived from the key, never stored apart. */
@@ -42,13 +43,45 @@ const newKey = (extension: Extension, now: Date): string => {
 const codeOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : undefined
 
+/** The file-system operations a put makes (`node:fs/promises` by default; a test may watch or fail them). */
+export type MediaFileSystem = Pick<typeof nodeFs, "mkdir" | "open" | "rename" | "unlink">
+
 /**
  * The media store on a local folder: keys `YYYY/MM/<random>.<ext>` (the UTC month of `now`,
  * default the system clock), each file written to a temporary name and renamed into place, so a
- * reader never sees half an image.
+ * reader never sees half an image. A put answers only once the file and its name are on disk
+ * (the file fsynced before the rename, its folder after, and a new month's folders in theirs):
+ * a revision committed after it names a whole image even after a crash of the machine.
  */
-export const localMediaStore = (dir: string, now: () => number = Date.now): Layer.Layer<MediaStore> => {
+export const localMediaStore = (dir: string, now: () => number = Date.now, fs: MediaFileSystem = nodeFs): Layer.Layer<MediaStore> => {
   const root = resolve(dir)
+  // Windows cannot open a folder to fsync it (EISDIR/EPERM), and NTFS keeps a rename in its
+  // journal: that one step is skipped there; the file itself is still fsynced before its rename.
+  const syncDir = async (path: string): Promise<void> => {
+    if (process.platform === "win32") return
+    const handle = await fs.open(path, "r")
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+  // A month's folder is made durable in its parents once per process, whether this process made it
+  // or found it (a process that died between making it and syncing it left it maybe not on disk);
+  // concurrent puts of a month wait for the same sync, and a failed one is tried again next time.
+  const monthFolders = new Map<string, Promise<void>>()
+  const monthFolder = (folder: string): Promise<void> => {
+    let ready = monthFolders.get(folder)
+    if (ready === undefined) {
+      ready = (async () => {
+        await fs.mkdir(folder, { recursive: true })
+        for (let parent = dirname(folder); parent.length >= root.length; parent = dirname(parent)) await syncDir(parent)
+      })()
+      ready.catch(() => monthFolders.delete(folder))
+      monthFolders.set(folder, ready)
+    }
+    return ready
+  }
   const pathOf = (key: string): string | undefined => {
     if (!isMediaKey(key)) return undefined
     const path = resolve(root, ...key.split("/"))
@@ -65,12 +98,26 @@ export const localMediaStore = (dir: string, now: () => number = Date.now): Laye
     const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
     return Effect.tryPromise({
       try: async () => {
-        await mkdir(dirname(path), { recursive: true })
+        const folder = dirname(path)
+        await monthFolder(folder)
         try {
-          await writeFile(temporary, bytes, { flag: "wx" })
-          await rename(temporary, path)
+          const file = await fs.open(temporary, "wx")
+          try {
+            await file.writeFile(bytes)
+            await file.sync()
+          } finally {
+            await file.close()
+          }
+          await fs.rename(temporary, path)
         } catch (e) {
-          await unlink(temporary).catch(() => undefined)
+          await fs.unlink(temporary).catch(() => undefined)
+          throw e
+        }
+        try {
+          await syncDir(folder)
+        } catch (e) {
+          // Not known to be on disk: the put fails, and its file leaves its name (no revision will name it).
+          await fs.unlink(path).catch(() => undefined)
           throw e
         }
         return key
@@ -102,7 +149,7 @@ export const localMediaStore = (dir: string, now: () => number = Date.now): Laye
     const path = pathOf(key)
     if (path === undefined) return Effect.void
     return Effect.tryPromise({
-      try: () => unlink(path).catch((e: unknown) => {
+      try: () => fs.unlink(path).catch((e: unknown) => {
         if (codeOf(e) !== "ENOENT" && codeOf(e) !== "ENOTDIR") throw e
       }),
       catch: (e) => new Unavailable({ detail: `The media store cannot remove (${codeOf(e) ?? "error"}).` }),

@@ -1,10 +1,11 @@
 import { MediaStore } from "@content-site/core"
 import { Effect, Option } from "effect"
+import * as fsp from "node:fs/promises"
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { isMediaKey, localMediaStore } from "../src/index.ts"
+import { isMediaKey, localMediaStore, type MediaFileSystem } from "../src/index.ts"
 
 let dir = ""
 beforeEach(async () => {
@@ -125,5 +126,75 @@ describe("localMediaStore", () => {
     await writeFile(file, "x")
     const error = await withStore((s) => Effect.flip(s.put(new Uint8Array([1]), "image/png", "png")), file)
     expect(error._tag).toBe("Unavailable")
+  })
+
+  describe("durability", () => {
+    /**
+     * The real file system, each operation noted (`write`, `fsync`, `rename` and `close` with the
+     * name of what it touched: the file's, `*.tmp`, or a folder's); `failSync` fails the fsync of
+     * the names it matches, as a full or failing disk would.
+     */
+    const recording = (failSync: (name: string) => boolean = () => false) => {
+      const ops: Array<string> = []
+      const nameOf = (path: string) => (/\.tmp$/.test(path) ? "*.tmp" : /\.[a-z]{3,4}$/.test(path) ? "file" : `dir:${path === dir ? "root" : basename(path)}`)
+      const fs: MediaFileSystem = {
+        mkdir: fsp.mkdir,
+        unlink: fsp.unlink,
+        rename: async (from, to) => {
+          ops.push(`rename ${nameOf(String(from))} -> ${nameOf(String(to))}`)
+          return fsp.rename(from, to)
+        },
+        open: (async (path: string, flags?: string) => {
+          const handle = await fsp.open(path, flags)
+          const name = nameOf(path)
+          const { writeFile: write, sync, close } = handle
+          return Object.assign(handle, {
+            writeFile: (...args: Parameters<typeof write>) => (ops.push(`write ${name}`), write.apply(handle, args)),
+            sync: () => {
+              ops.push(`fsync ${name}`)
+              return failSync(name) ? Promise.reject(Object.assign(new Error("EIO"), { code: "EIO" })) : sync.apply(handle)
+            },
+            close: () => (ops.push(`close ${name}`), close.apply(handle)),
+          })
+        }) as MediaFileSystem["open"],
+      }
+      return { ops, fs }
+    }
+    it("should write the file, fsync it, rename it into place and fsync its folder, before it answers", async () => {
+      const { ops, fs } = recording()
+      const [key, first] = await Effect.runPromise(Effect.gen(function* () {
+        const store = yield* MediaStore
+        const key = yield* store.put(new Uint8Array([1, 2, 3]), "image/png", "png")
+        const first = ops.splice(0)
+        yield* store.put(new Uint8Array([4]), "image/png", "png")
+        return [key, first] as const
+      }).pipe(Effect.provide(localMediaStore(dir, () => JANUARY_ENDS, fs))))
+      const fileSteps = ["write *.tmp", "fsync *.tmp", "close *.tmp", "rename *.tmp -> file", "fsync dir:01", "close dir:01"]
+      expect(first.slice(first.indexOf("write *.tmp"))).toEqual(fileSteps)
+      // the month's and the year's folders, new here, are made durable in their parents too (before the file is written)
+      expect(first.slice(0, first.indexOf("write *.tmp"))).toEqual(expect.arrayContaining(["fsync dir:root", "fsync dir:2026"]))
+      expect(Option.isSome(await withStore((s) => s.get(key)))).toBe(true)
+      // the next put in the same month syncs only its own file and folder
+      expect(ops).toEqual(fileSteps)
+    })
+
+    it("should fail with Unavailable and leave no file when the file's fsync fails", async () => {
+      const { ops, fs } = recording((name) => name === "*.tmp")
+      const error = await Effect.runPromise(Effect.flip(Effect.gen(function* () {
+        return yield* (yield* MediaStore).put(new Uint8Array([1]), "image/png", "png")
+      }).pipe(Effect.provide(localMediaStore(dir, () => JANUARY_ENDS, fs)))))
+      expect(error._tag).toBe("Unavailable")
+      expect(ops).not.toContain("rename *.tmp -> file")
+      expect(await listFiles(dir)).toEqual([])
+    })
+
+    it("should fail with Unavailable and take the file back out of its name when the folder's fsync fails", async () => {
+      const { fs } = recording((name) => name === "dir:01")
+      const error = await Effect.runPromise(Effect.flip(Effect.gen(function* () {
+        return yield* (yield* MediaStore).put(new Uint8Array([1]), "image/png", "png")
+      }).pipe(Effect.provide(localMediaStore(dir, () => JANUARY_ENDS, fs)))))
+      expect(error._tag).toBe("Unavailable")
+      expect(await listFiles(dir)).toEqual([])
+    })
   })
 })
