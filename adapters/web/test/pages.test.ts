@@ -60,6 +60,7 @@ const fixture = {
         { id: "art_m7", title: "Merge seven", url: "https://two.test/m7", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_m8", title: "Merge eight", url: "https://two.test/m8", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Eight</p>" },
         { id: "art_m9", title: "Merge nine", url: "https://two.test/m9", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
+        { id: "art_m10", title: "Merge ten", url: "https://two.test/m10", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Before</p>\n<p>Shared</p>" },
         { id: "art_t1", title: "Two\nlines", url: "https://two.test/t1", status: "published", published_at: "2026-11-01T09:00:00Z", "target keyword": "k", body: "<p>Lines</p>" },
       ] }],
     },
@@ -577,6 +578,25 @@ describe("web pages over HTTP", () => {
     const same = { ...form, revision: "2" }
     expect((await c.request("/articles/art_m8/edit", { method: "POST", form: same })).headers.get("location")).toBe("/articles/art_m8")
     expect(await (await c.request("/articles/art_m8")).text()).toContain("Nothing changed, so no new revision was made.")
+  })
+
+  it("should make no conflict and no second revision when an edit whose answer was lost (a database outage) is saved again after someone else saved", async () => {
+    const c = client()
+    await c.signIn("two@example.com", "password-two")
+    const csrf = await c.csrfOf("/articles/art_m10")
+    const form = { _csrf: csrf, revision: "1", title: "Merge ten", body: "<p>Before, mine</p>\n<p>Shared</p>" }
+    // the first save lands (its answer, in an outage, would have been lost) ...
+    expect((await c.request("/articles/art_m10/edit", { method: "POST", form })).headers.get("location")).toBe("/articles/art_m10")
+    // ... someone else saves meanwhile ...
+    const bot = { accountId: "acc_p2", actor: { type: "api_key" as const, id: "key_bot", name: "Writer bot" }, scope: "write" as const, channel: "api" as const, requestId: "req_bot_m10", action: "PUT /api/v1/articles/{id}", startedAt: Date.now() }
+    await server.runtime.runPromise(updateArticle(bot, "art_m10", { title: "Merge ten", body: "<p>Before, mine</p>\n<p>Shared, by the bot</p>" }, { dryRun: false }))
+    // ... and the person, told it may not have been saved, saves the same text again from the page it was kept on
+    const again = await c.request("/articles/art_m10/edit", { method: "POST", form })
+    expect(again.headers.get("location")).toBe("/articles/art_m10")
+    const page = await (await c.request("/articles/art_m10")).text()
+    expect(page).toContain("This edit is saved already (the form was sent twice): nothing changed.")
+    expect(page).toContain("Shared, by the bot")
+    expect(page).not.toContain("revisions/4")
   })
 
   it("should name every maker of the revisions a merge kept changes of, each once", async () => {

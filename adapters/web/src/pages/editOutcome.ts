@@ -95,7 +95,14 @@ export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal |
                 details: [],
               }
             : e._tag === "Unavailable"
-              ? { message: "Your edit was not saved: the service is busy. Wait a few seconds, then save again.", blocks: [], details: [] }
+              ? // The commit may have landed before the answer was lost (the connection dropped after
+                // COMMIT): not "not saved". Saving again cannot save it twice: the form keeps its base
+                // revision, and the core finds an edit it saved already (`savedAlready`).
+                {
+                  message: "Your edit may or may not have been saved: the service could not confirm it (it is busy or cannot reach its database). Your text is kept below; wait a few seconds, then save again: saving it again is safe, an edit found saved already is not saved twice.",
+                  blocks: [],
+                  details: [],
+                }
               : null
 
 /** What a form sent again, whose edit its first post saved, is told: the same words on the article page and the conflict page. */

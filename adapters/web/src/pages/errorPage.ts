@@ -11,7 +11,8 @@ export interface TypedText {
 /**
  * A page for a failed request: what happened, and the request id for support. `typed`: what the
  * person wrote in the form that failed, when it could not be kept as a draft (the database away):
- * shown back, read-only, to copy, so that a save that failed loses nothing the person typed.
+ * shown back, read-only, to copy, so that a save that failed loses nothing the person typed. Not
+ * called "not saved": the database may have taken the change before the connection dropped.
  */
 export const errorPage = (input: {
   status: number
@@ -30,8 +31,8 @@ export const errorPage = (input: {
       <p>${input.message}</p>
       ${typed.length === 0
         ? ""
-        : html`<h2 id="typed-title">Your text, not saved</h2>
-          <p id="typed-hint">It could not be kept as a draft either, so it is on this page only: copy it before you leave or reload, then save it again once the service answers.</p>
+        : html`<h2 id="typed-title">Your text</h2>
+          <p id="typed-hint">It may or may not have been saved (the database did not answer, perhaps after it took the change), and it could not be kept as a draft, so it is on this page only: copy it before you leave or reload. Once the service answers, open the article to see whether it was saved, and save it again if not: saving an edit again is safe, an edit found saved already is not saved twice.</p>
           ${typed.map((t, i) => html`<label for="typed-${i}">${t.label}</label>
           <textarea id="typed-${i}" class="code" rows="${t.text.length > 200 ? 12 : 2}" readonly aria-describedby="typed-hint" spellcheck="false">
 ${t.text}</textarea>`)}`}
