@@ -57,11 +57,16 @@ export const localMediaStore = (dir: string, now: () => number = Date.now, fs: M
   const root = resolve(dir)
   // Windows cannot open a folder to fsync it (EISDIR/EPERM), and NTFS keeps a rename in its
   // journal: that one step is skipped there; the file itself is still fsynced before its rename.
+  // A file system that cannot fsync a folder at all (EINVAL, ENOTSUP: some network and FUSE file
+  // systems) is taken as PostgreSQL takes it for its own folders: the step is skipped, not the upload.
   const syncDir = async (path: string): Promise<void> => {
     if (process.platform === "win32") return
     const handle = await fs.open(path, "r")
     try {
       await handle.sync()
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw error
     } finally {
       await handle.close()
     }

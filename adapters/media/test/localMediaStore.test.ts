@@ -134,7 +134,7 @@ describe("localMediaStore", () => {
      * name of what it touched: the file's, `*.tmp`, or a folder's); `failSync` fails the fsync of
      * the names it matches, as a full or failing disk would.
      */
-    const recording = (failSync: (name: string) => boolean = () => false) => {
+    const recording = (failSync: (name: string) => boolean = () => false, code = "EIO") => {
       const ops: Array<string> = []
       const nameOf = (path: string) => (/\.tmp$/.test(path) ? "*.tmp" : /\.[a-z]{3,4}$/.test(path) ? "file" : `dir:${path === dir ? "root" : basename(path)}`)
       const fs: MediaFileSystem = {
@@ -152,7 +152,7 @@ describe("localMediaStore", () => {
             writeFile: (...args: Parameters<typeof write>) => (ops.push(`write ${name}`), write.apply(handle, args)),
             sync: () => {
               ops.push(`fsync ${name}`)
-              return failSync(name) ? Promise.reject(Object.assign(new Error("EIO"), { code: "EIO" })) : sync.apply(handle)
+              return failSync(name) ? Promise.reject(Object.assign(new Error(code), { code })) : sync.apply(handle)
             },
             close: () => (ops.push(`close ${name}`), close.apply(handle)),
           })
@@ -195,6 +195,16 @@ describe("localMediaStore", () => {
       }).pipe(Effect.provide(localMediaStore(dir, () => JANUARY_ENDS, fs)))))
       expect(error._tag).toBe("Unavailable")
       expect(await listFiles(dir)).toEqual([])
+    })
+
+    it("should store the image when the file system cannot fsync a folder at all (EINVAL), the file itself fsynced", async () => {
+      const { ops, fs } = recording((name) => name.startsWith("dir:"), "EINVAL")
+      const key = await Effect.runPromise(Effect.gen(function* () {
+        return yield* (yield* MediaStore).put(new Uint8Array([1, 2]), "image/png", "png")
+      }).pipe(Effect.provide(localMediaStore(dir, () => JANUARY_ENDS, fs))))
+      expect(ops).toContain("fsync *.tmp")
+      expect(ops).toContain("fsync dir:01")
+      expect(Option.isSome(await withStore((s) => s.get(key)))).toBe(true)
     })
   })
 })
