@@ -11,6 +11,7 @@ import {
   RewriteLedger,
   SiteRepository,
   Unavailable,
+  type ActivityRecord,
   type ArticleRecord,
   type Slice,
   type SliceResult,
@@ -77,6 +78,13 @@ export const memoryRepositories = (state: MemoryState) => {
   // this state's count of refused calls per source and minute, and where each summary entry is
   const refusals = new RefusalBudget()
   const summaries = new Map<string, number>()
+  /** A change's own entry, written with it (as the writer does): once per (channel, request id). */
+  const writeEntry = (entry: ActivityRecord) => {
+    const key = `${entry.channel}#${entry.request_id}`
+    if (state.activityRequestIds.has(key)) return
+    state.activityRequestIds.add(key)
+    state.activity.push(entry)
+  }
   return Layer.mergeAll(
     Layer.succeed(AccountRepository, {
       findByEmail: (email) =>
@@ -99,11 +107,14 @@ export const memoryRepositories = (state: MemoryState) => {
             .filter((k) => k.account_id === accountId)
             .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : byId(a, b))),
         ),
-      insert: (key) =>
+      insert: (key, activity) =>
         state.apiKeys.has(key.id) || [...state.apiKeys.values()].some((k) => k.key_hash === key.key_hash)
           ? Effect.fail(taken())
-          : Effect.sync(() => void state.apiKeys.set(key.id, key)),
-      revoke: (accountId, keyId, at) => {
+          : Effect.sync(() => {
+              state.apiKeys.set(key.id, key)
+              if (activity !== undefined) writeEntry(activity)
+            }),
+      revoke: (accountId, keyId, at, activity) => {
         const k = state.apiKeys.get(keyId)
         if (!k || k.account_id !== accountId) return Effect.fail(new NotFound({ resource: "API key", id: keyId }))
         // (one synchronous step: of two revocations, the first revokes, the second finds it revoked)
@@ -111,6 +122,7 @@ export const memoryRepositories = (state: MemoryState) => {
           const now = state.apiKeys.get(keyId) ?? k
           if (now.revoked_at !== null) return { revokedAt: now.revoked_at, already: true }
           state.apiKeys.set(keyId, { ...now, revoked_at: at })
+          if (activity !== undefined) writeEntry(activity)
           return { revokedAt: at, already: false }
         })
       },

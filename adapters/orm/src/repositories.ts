@@ -44,6 +44,7 @@ import {
   accountOf,
   accountRow,
   activityOf,
+  activityRow,
   journalRow,
   apiKeyOf,
   apiKeyRow,
@@ -530,12 +531,16 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
           query<Wire<ApiKeyRow>>(`select ${API_KEY} from api_keys where account_id = $1 order by created_at desc, id asc`, [accountId]),
           (rs) => rs.map(apiKeyOf),
         ),
-      insert: (key) =>
-        run(async (em) => {
-          em.create(ApiKeyEntity, apiKeyRow(key))
-          await em.flush()
-        }),
-      revoke: (accountId, keyId, at) =>
+      // the key and the entry of the call that made it, in one transaction: no key without its entry
+      insert: (key, activity) =>
+        run((em) =>
+          em.transactional(async (tx) => {
+            tx.create(ApiKeyEntity, apiKeyRow(key))
+            await tx.flush()
+            if (activity !== undefined) await insertActivity(tx, activityRow(activity))
+          }),
+        ),
+      revoke: (accountId, keyId, at, activity) =>
         Effect.flatMap(
           run((em) =>
             em.transactional(async (tx) => {
@@ -545,6 +550,8 @@ export const ormRepositories = (orm: Orm, deps: RepositoryDeps) => {
               if (!row) return null
               const already = row.revokedAt !== null && row.revokedAt !== undefined
               if (!already) row.revokedAt = new Date(at)
+              // the entry of the call that revoked it, committed with the revocation
+              if (!already && activity !== undefined) await insertActivity(tx, activityRow(activity))
               // every instance drops the key when this commits (also when it was revoked by hand before)
               await bus.publishIn(tx, keyEvent(keyId))
               return { revokedAt: iso(row.revokedAt!), already }

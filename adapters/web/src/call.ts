@@ -71,6 +71,12 @@ export const noteCommitted = (ctx: ParameterizedContext): void => {
   if (call !== undefined) call.committed = true
 }
 
+/**
+ * The call of this request as its activity entry names it (after `noteSubject`), for a change
+ * that writes its entry in its own transaction; undefined when the request logs nothing.
+ */
+export const webCallOf = (ctx: ParameterizedContext): Caller | undefined => (ctx.state as { webCall?: WebCallState }).webCall?.caller
+
 /** Runs a core use case; its domain errors come back as a failed Result, defects reject. */
 export const runCore = <A, E>(deps: HttpDeps, effect: Effect.Effect<A, E, CoreServices>): Promise<Result.Result<A, E>> =>
   deps.runtime.runPromise(Effect.result(effect))

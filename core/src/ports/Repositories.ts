@@ -34,13 +34,21 @@ export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
   readonly findByHash: (hash: string) => Effect.Effect<Option.Option<ApiKeyRecord>, Unavailable>
   /** Newest first (created_at descending), then id ascending. */
   readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, Unavailable>
-  readonly insert: (key: ApiKeyRecord) => Effect.Effect<void, Unavailable>
+  /** Stores the key, and `activity` (the entry of the call that made it) with it, atomically. */
+  readonly insert: (key: ApiKeyRecord, activity?: ActivityRecord) => Effect.Effect<void, Unavailable>
   /**
    * Marks the key revoked at `at` unless it is revoked already, in one step (of two revocations at
    * once, on any instance, exactly one revokes it): the revocation time it holds, and whether this
    * call made it (`already`: it was revoked before, its time kept). Another account's key is NotFound.
+   * `activity` (the entry of the call) is written atomically with the revocation, only by the call
+   * that made it.
    */
-  readonly revoke: (accountId: string, keyId: string, at: string) => Effect.Effect<{ readonly revokedAt: string; readonly already: boolean }, NotFound | Unavailable>
+  readonly revoke: (
+    accountId: string,
+    keyId: string,
+    at: string,
+    activity?: ActivityRecord,
+  ) => Effect.Effect<{ readonly revokedAt: string; readonly already: boolean }, NotFound | Unavailable>
   /** Records a use; best effort, at most about once a minute per key is enough. */
   readonly touch: (keyId: string, at: string) => Effect.Effect<void, Unavailable>
 }>()("core/ApiKeyRepository") {}

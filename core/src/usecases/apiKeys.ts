@@ -6,6 +6,23 @@ import type { ApiKeyRecord } from "../ports/records.ts"
 import type { KeyScope } from "../schema/common.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { ApiKeyName } from "../schema/writes.ts"
+import type { LoggedCaller } from "./Caller.ts"
+import { activityFor } from "./views.ts"
+
+/**
+ * The call a key change is made by, when its activity entry is to be written with the change (in
+ * its transaction: no change without its entry), and the status that entry records.
+ */
+export interface KeyChangeCall {
+  readonly caller: LoggedCaller
+  readonly httpStatus: number
+}
+
+/** The activity entry of a key change made by `call` at `nowMs`. */
+const entryOf = (call: KeyChangeCall | undefined, nowMs: number) =>
+  call === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(Ids.use((ids) => ids.make("act")), (id) => activityFor(call.caller, { id, nowMs, ok: true, httpStatus: call.httpStatus }))
 
 /** An API key as shown to its owner (never the secret, which is shown once at creation). */
 export interface ApiKeyView {
@@ -26,8 +43,15 @@ const keyView = (k: ApiKeyRecord): ApiKeyView => ({
   revoked_at: k.revoked_at,
 })
 
-/** Creates an API key for the account; the plaintext is returned once and only its hash is stored. */
-export const createApiKey = (accountId: string, input: { readonly name: string; readonly scope: KeyScope; readonly id?: string; readonly plaintext?: string }) =>
+/**
+ * Creates an API key for the account; the plaintext is returned once and only its hash is stored.
+ * With `call`, the call's activity entry is stored with the key, atomically.
+ */
+export const createApiKey = (
+  accountId: string,
+  input: { readonly name: string; readonly scope: KeyScope; readonly id?: string; readonly plaintext?: string },
+  call?: KeyChangeCall,
+) =>
   Effect.gen(function* () {
     const name = yield* decodeInput(ApiKeyName, input.name, "API key", "name")
     const secrets = yield* Secrets
@@ -43,7 +67,7 @@ export const createApiKey = (accountId: string, input: { readonly name: string; 
       last_used_at: null,
       revoked_at: null,
     }
-    yield* (yield* ApiKeyRepository).insert(record)
+    yield* (yield* ApiKeyRepository).insert(record, yield* entryOf(call, now))
     return { key, view: keyView(record) }
   })
 
@@ -55,10 +79,11 @@ export const listApiKeys = (accountId: string) =>
  * Revokes one of the account's keys; it stops working at once. Answers when it was revoked and
  * whether it was already (`already`: revoked before, by this call's twin at the same moment too,
  * its time kept): one step in the store, so of two revocations at once exactly one revokes it.
+ * With `call`, the call's activity entry is written in that step when it revokes the key.
  */
-export const revokeApiKey = (accountId: string, keyId: string) =>
+export const revokeApiKey = (accountId: string, keyId: string, call?: KeyChangeCall) =>
   Effect.gen(function* () {
     const now = yield* (yield* Clock).now
-    const { revokedAt, already } = yield* (yield* ApiKeyRepository).revoke(accountId, keyId, toTimestamp(now))
+    const { revokedAt, already } = yield* (yield* ApiKeyRepository).revoke(accountId, keyId, toTimestamp(now), yield* entryOf(call, now))
     return { revoked_at: revokedAt, already }
   })

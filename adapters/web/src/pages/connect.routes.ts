@@ -1,7 +1,7 @@
 /** Routes: Connect Site (`/connect`): keys shown once, revoking keys and agent connections (confirmed first). */
 import type Router from "@koa/router"
 import { characterCount, createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey, type ApiKeyView } from "@content-site/core"
-import { noteOutcome, noteSubject, runCoreOrThrow } from "../call.ts"
+import { noteCommitted, noteOutcome, noteSubject, runCoreOrThrow, webCallOf } from "../call.ts"
 import { confirmContent } from "./confirm.ts"
 import { holdShownOnce, takeShownOnce } from "../shownOnce.ts"
 import { connectContent, type ConnectedClientView } from "./connect.ts"
@@ -19,6 +19,12 @@ const keyFormOf = (fields: FormFields): { readonly name: string; readonly scope:
   name: (fields["name"] ?? "").slice(0, 1000),
   scope: fields["scope"] === "write" ? "write" : "read-only",
 })
+
+/** The call a key change writes its activity entry for (answered by a redirect, 303), when this request logs. */
+const loggedAs = (ctx: Ctx) => {
+  const caller = webCallOf(ctx)
+  return caller === undefined ? undefined : { caller, httpStatus: 303 }
+}
 
 export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
   const { deps, render, signedIn, postedForm, postedFormOrOfferBack } = kit
@@ -84,7 +90,9 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
         return showConnect(ctx, s, 400, null, false, "Give the key a name of 1 to 100 characters, such as “Reporting script”.", { name: (fields["name"] ?? "").slice(0, 1000), scope })
       }
       noteSubject(ctx, { name })
-      const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }))
+      // The entry (the redirect's 303) is written with the key, in its transaction: no key without its entry.
+      const created = await runCoreOrThrow(deps, createApiKey(s.account.id, { name, scope }, loggedAs(ctx)))
+      noteCommitted(ctx)
       // Post/redirect/get: the key waits, encrypted, for the one page that shows it; a reload of
       // that page shows it no more, and never makes a second key.
       const heldId = await holdShownOnce(ctx, deps, s.session, { id: created.view.id, key: created.key })
@@ -131,8 +139,10 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       }
       noteSubject(ctx, { name: key.name })
       // (revoked by a twin of this form at the same moment, the read above too early to see it: said so, no second entry)
-      const revoked = await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId))
+      // (the entry written with the revocation, in its transaction, when this call revoked it)
+      const revoked = await runCoreOrThrow(deps, revokeApiKey(s.account.id, keyId, loggedAs(ctx)))
       if (revoked.already) return revokedAlready(ctx, s, key.name)
+      noteCommitted(ctx)
       await setFlash(deps, s.session, { kind: "success", message: `Revoked the key “${displayName(key.name)}”. It no longer works.` })
       redirect(ctx, "/connect")
     }),
