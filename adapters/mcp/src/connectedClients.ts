@@ -1,7 +1,6 @@
-import { OAuthStore, type StoredPayload, toTimestamp } from "@content-site/core"
+import { activityFor, Clock, Ids, type LoggedCaller, OAuthStore, type StoredPayload, toTimestamp } from "@content-site/core"
 import { displayName, type HttpDeps } from "@content-site/http"
 import { Effect, Option } from "effect"
-import { revokeGrant } from "./oauthStoreAdapter.ts"
 
 /** One client (an MCP app) connected to an account. */
 export interface ConnectedClient {
@@ -86,16 +85,21 @@ export const listConnectedClients = (deps: HttpDeps, accountId: string): Promise
 
 /**
  * Revokes a client's connection to an account: its grants, refresh tokens and codes are destroyed,
- * and its access tokens stop working at once (the resource server checks the grant on every call).
- * Resolves false when the client was not connected to that account.
+ * and its access tokens stop working at once (the resource server checks the grant on every call),
+ * in one step with the activity entry of `call` (answered with `httpStatus`): all or nothing.
+ * Resolves false when the client was not connected to that account (then no entry is written).
  */
-export const revokeConnectedClient = (deps: HttpDeps, accountId: string, clientId: string): Promise<boolean> =>
+export const revokeConnectedClient = (
+  deps: HttpDeps,
+  accountId: string,
+  clientId: string,
+  call?: { readonly caller: LoggedCaller; readonly httpStatus: number },
+): Promise<boolean> =>
   deps.runtime.runPromise(
     Effect.gen(function* () {
       const store = yield* OAuthStore
-      const grants = (yield* grantsOf(accountId)).filter((g) => g.payload["clientId"] === clientId)
-      for (const g of grants) yield* revokeGrant(store, g.id)
-      yield* store.destroy(USAGE_MODEL, usageId(accountId, clientId))
-      return grants.length > 0
+      const now = yield* (yield* Clock).now
+      const activity = call === undefined ? undefined : activityFor(call.caller, { id: yield* (yield* Ids).make("act"), nowMs: now, ok: true, httpStatus: call.httpStatus })
+      return yield* store.revokeClient(accountId, clientId, { model: USAGE_MODEL, id: usageId(accountId, clientId) }, activity)
     }) as Effect.Effect<boolean>,
   )

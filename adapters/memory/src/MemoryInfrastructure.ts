@@ -113,6 +113,23 @@ export const memoryOAuthStore = (state: MemoryState, now: () => number = Date.no
       Effect.sync(() => {
         for (const [k, e] of state.oauth) if (e.payload["grantId"] === grantId) state.oauth.delete(k)
       }),
+    // one synchronous step, as the database's transaction
+    revokeClient: (accountId, clientId, also, activity) =>
+      Effect.sync(() => {
+        const revoked: Array<string> = []
+        for (const [k, e] of state.oauth) {
+          if (k.startsWith("Grant#") && e.payload["accountId"] === accountId && e.payload["clientId"] === clientId) revoked.push(k.slice("Grant#".length))
+        }
+        if (revoked.length === 0) return false
+        for (const id of revoked) state.oauth.delete(`Grant#${id}`)
+        for (const [k, e] of state.oauth) if (typeof e.payload["grantId"] === "string" && revoked.includes(e.payload["grantId"])) state.oauth.delete(k)
+        state.oauth.delete(`${also.model}#${also.id}`)
+        if (activity !== undefined && !state.activityRequestIds.has(`${activity.channel}#${activity.request_id}`)) {
+          state.activityRequestIds.add(`${activity.channel}#${activity.request_id}`)
+          state.activity.push(activity)
+        }
+        return true
+      }),
     listByAccount: (model, accountId) =>
       Effect.sync(() => {
         const out: Array<{ id: string; payload: StoredPayload }> = []

@@ -8,6 +8,8 @@ import { batchedLookup } from "./batch.ts"
 import type { EventBus } from "./bus.ts"
 import { keptCache } from "./keptCache.ts"
 import { nativeSql } from "./sql.ts"
+import { activityRow } from "./mapping.ts"
+import { insertActivity } from "./repositories.ts"
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null)
 
@@ -138,6 +140,26 @@ export const ormOAuthStore = (orm: Orm, bus: EventBus, now: () => number = Date.
       return Effect.map(remove, () => taken)
     },
     revokeByGrantId: (grantId) => write("Grant", grantId, (em) => em.nativeDelete(OAuthPayloadEntity, { grantId })),
+    revokeClient: (accountId, clientId, also, activity) => {
+      let revoked: Array<string> = []
+      const disconnect = attempt(async () => {
+        await fork().transactional(async (tx) => {
+          // the grants locked, deleted with what they issued, the usage record and the entry: one transaction
+          const rows = await tx.execute<Array<{ id: string }>>(
+            `delete from oauth_payloads where model = 'Grant' and account_id = ? and payload->>'clientId' = ? and (expires_at is null or expires_at > ?) returning id`,
+            [accountId, clientId, new Date(now()).toISOString()],
+          )
+          revoked = rows.map((r) => r.id)
+          if (revoked.length === 0) return
+          await tx.nativeDelete(OAuthPayloadEntity, { grantId: { $in: revoked } })
+          await tx.nativeDelete(OAuthPayloadEntity, { model: also.model, id: also.id })
+          if (activity !== undefined) await insertActivity(tx, activityRow(activity))
+          for (const id of revoked) await bus.publishIn(tx, grants.event(id))
+        })
+        for (const id of revoked) grants.forget(id)
+      })
+      return Effect.map(disconnect, () => revoked.length > 0)
+    },
     listByAccount: (model, accountId) =>
       attempt(async () => {
         const rows = await fork().find(OAuthPayloadEntity, { model, accountId, ...live() }, { orderBy: { id: "asc" } })

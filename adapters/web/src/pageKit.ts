@@ -132,7 +132,8 @@ export const notFound = (resource: string, id: string): CoreError => new NotFoun
 
 export interface McpConnections {
   readonly listConnectedClients?: (deps: HttpDeps, accountId: string) => Promise<ReadonlyArray<ConnectedClientView>>
-  readonly revokeConnectedClient?: (deps: HttpDeps, accountId: string, clientId: string) => Promise<boolean>
+  /** With `call`, its activity entry is written in the same step as the revocation. */
+  readonly revokeConnectedClient?: (deps: HttpDeps, accountId: string, clientId: string, call?: { readonly caller: Caller; readonly httpStatus: number }) => Promise<boolean>
 }
 
 /** The MCP adapter's connected-client functions, when that adapter is present (feature check). */

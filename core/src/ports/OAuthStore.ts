@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Unavailable } from "../errors.ts"
+import type { ActivityRecord } from "./records.ts"
 
 /** A JSON object as stored for the OAuth server and web sessions. */
 export type StoredPayload = { readonly [key: string]: unknown }
@@ -32,6 +33,18 @@ export class OAuthStore extends Context.Service<OAuthStore, {
    */
   readonly take: (model: string, id: string, match: Readonly<Record<string, string>>) => Effect.Effect<Option.Option<StoredPayload>, Unavailable>
   readonly revokeByGrantId: (grantId: string) => Effect.Effect<void, Unavailable>
+  /**
+   * Disconnects a client from an account in one step: every grant of it (`Grant` payloads with
+   * that `accountId` and `clientId`), what they issued, and the payload `also` names (its usage
+   * record) are deleted, with `activity` (the entry of the call) written when a grant was: all or
+   * nothing. Answers whether the client was connected.
+   */
+  readonly revokeClient: (
+    accountId: string,
+    clientId: string,
+    also: { readonly model: string; readonly id: string },
+    activity?: ActivityRecord,
+  ) => Effect.Effect<boolean, Unavailable>
   /** Payloads of a model whose `accountId` field is the given account (connected clients). */
   readonly listByAccount: (model: string, accountId: string) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly payload: StoredPayload }>, Unavailable>
 }>()("core/OAuthStore") {}

@@ -170,9 +170,11 @@ export const mountConnectRoutes = (router: Router, kit: PageKit): void => {
       }
       const named = (await connectedClients(s.account.id))?.find((c) => c.clientId === clientId)
       if (named !== undefined) noteSubject(ctx, { name: named.name })
-      const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId)
+      // (the grants, what they issued and the entry: one transaction, all or nothing)
+      const done = mcp?.revokeConnectedClient === undefined ? false : await mcp.revokeConnectedClient(deps, s.account.id, clientId, loggedAs(ctx))
       // An unknown client (or another account's) is logged as a revoked key's would be: not found.
       if (!done) noteOutcome(ctx, 404, "not_found")
+      else noteCommitted(ctx)
       await setFlash(deps, s.session, done ? { kind: "success", message: "The agent is disconnected; its access stopped." } : { kind: "error", message: "No such connected agent." })
       redirect(ctx, "/connect")
     }),

@@ -1,10 +1,12 @@
 /**
- * The Connect page's key changes and their activity entries: a key created or revoked is never
- * committed without its entry. The process is "killed" between the change and any later append
+ * The Connect page's changes and their activity entries: a key created or revoked, an agent
+ * disconnected, is never committed without its entry. The process is "killed" between the change and any later append
  * (an ActivityLog whose record dies, as a SIGKILL after the commit would leave it), and the
  * database is read directly, without the journal: every change that committed has its entry.
  */
-import { ActivityLog, createApiKey, DataImporter, type LoggedCaller, namedAction, recordActivity, revokeApiKey } from "@content-site/core"
+import { ActivityLog, createApiKey, DataImporter, type LoggedCaller, namedAction, OAuthStore, recordActivity, revokeApiKey } from "@content-site/core"
+import type { HttpDeps } from "@content-site/http"
+import { revokeConnectedClient } from "@content-site/mcp"
 import { openDatabase, type OrmDatabase } from "@content-site/orm"
 import { nodePlatform } from "@content-site/platform"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -16,7 +18,7 @@ import { worldPlan } from "./fixtures/world.ts"
 const ACCOUNT = "acc_keylog"
 type Services = Layer.Success<OrmDatabase["layer"]> | Layer.Success<ReturnType<typeof nodePlatform>>
 
-describe("activity entries of key changes made on the web pages", () => {
+describe("activity entries of the changes made on the Connect page", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>
   let db: OrmDatabase
   let client: pg.Client
@@ -82,5 +84,51 @@ describe("activity entries of key changes made on the web pages", () => {
     const twice = callerOf("req_keylog_revoke_again", caller.action)
     expect(await dying.runPromise(revokeApiKey(ACCOUNT, view.id, { caller: twice, httpStatus: 303 }))).toMatchObject({ already: true })
     expect(await entriesOf("req_keylog_revoke_again")).toEqual([])
+  })
+
+  /** An agent connected to the account: its grant, an access token the grant issued, its usage record. */
+  const connect = (clientId: string) =>
+    dying.runPromise(
+      OAuthStore.use((store) =>
+        Effect.all([
+          store.upsert("Grant", `grant_${clientId}`, { accountId: ACCOUNT, clientId, iat: 1_700_000_000, resources: { "http://x/mcp": "mcp" } }, 3600),
+          store.upsert("AccessToken", `token_${clientId}`, { accountId: ACCOUNT, clientId, grantId: `grant_${clientId}` }, 3600),
+          store.upsert("McpClientUsage", `${ACCOUNT}:${clientId}`, { lastUsedAt: "2026-01-01T00:00:00Z" }, undefined),
+        ]),
+      ),
+    )
+  const stored = async (clientId: string) =>
+    (await client.query<{ model: string }>("select model from oauth_payloads where id in ($1, $2, $3) order by model", [`grant_${clientId}`, `token_${clientId}`, `${ACCOUNT}:${clientId}`])).rows.map((r) => r.model)
+
+  it("should disconnect an agent with its entry in one transaction, so that a kill after the commit loses no entry", async () => {
+    await connect("client_log_1")
+    expect(await stored("client_log_1")).toEqual(["AccessToken", "Grant", "McpClientUsage"])
+    const caller = callerOf("req_client_revoke", namedAction("POST /connect/clients/{id}/revoke", "Agent one"))
+    const deps = { runtime: dying } as unknown as HttpDeps
+    expect(await revokeConnectedClient(deps, ACCOUNT, "client_log_1", { caller, httpStatus: 303 })).toBe(true)
+    await dying.runPromise(recordActivity(caller, { ok: true, httpStatus: 303 })).catch(() => undefined)
+    expect(await stored("client_log_1")).toEqual([])
+    expect(await entriesOf("req_client_revoke")).toEqual([{ action: "POST /connect/clients/{id}/revoke “Agent one”", status: "303", error_code: null, channel: "web" }])
+    // not connected (any more): nothing revoked, no entry of its own
+    const again = callerOf("req_client_revoke_again", caller.action)
+    expect(await revokeConnectedClient(deps, ACCOUNT, "client_log_1", { caller: again, httpStatus: 303 })).toBe(false)
+    expect(await entriesOf("req_client_revoke_again")).toEqual([])
+  })
+
+  it("should leave the agent connected, and listed, when the disconnection fails part-way", async () => {
+    await connect("client_log_2")
+    // the database refuses the last statement of the disconnection (its entry): nothing of it stays
+    await client.query(`create function refuse_entry() returns trigger language plpgsql as $$
+      begin if new.request_id = 'req_client_refused' then raise exception 'refused part-way'; end if; return new; end $$`)
+    await client.query("create trigger refuse_entry before insert on activity for each row execute function refuse_entry()")
+    try {
+      const caller = callerOf("req_client_refused", "POST /connect/clients/{id}/revoke")
+      await expect(revokeConnectedClient({ runtime: dying } as unknown as HttpDeps, ACCOUNT, "client_log_2", { caller, httpStatus: 303 })).rejects.toBeDefined()
+    } finally {
+      await client.query("drop trigger refuse_entry on activity")
+      await client.query("drop function refuse_entry()")
+    }
+    expect(await stored("client_log_2")).toEqual(["AccessToken", "Grant", "McpClientUsage"])
+    expect(await entriesOf("req_client_refused")).toEqual([])
   })
 })
