@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -25,6 +25,19 @@ const rawExchange = (port: number, chunks: ReadonlyArray<string>) =>
     socket.on("close", () => resolve(data))
     socket.on("error", () => {})
     for (const c of chunks) socket.write(c)
+  })
+
+/** A started server process's address, once its start-up line says it listens, and all it has written to stdout so far. */
+const listeningOn = (child: ChildProcess) =>
+  new Promise<{ base: string; output: () => string }>((resolve, reject) => {
+    let out = ""
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString()
+      // up to the space after it: a chunk of the pipe may end inside the address
+      const m = /listening on (http:\/\/\S+) /.exec(out)
+      if (m?.[1] !== undefined) resolve({ base: m[1], output: () => out })
+    })
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
   })
 
 describe("slow clients (OWASP API4)", () => {
@@ -126,17 +139,7 @@ describe("shutdown", () => {
         env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: scratchDir() },
         stdio: ["ignore", "pipe", "pipe"],
       })
-      let out = ""
-      const listening = new Promise<string>((resolve, reject) => {
-        child.stdout.on("data", (d) => {
-          out += d.toString()
-          // up to the space after it: a chunk of the pipe may end inside the address
-          const m = /listening on (http:\/\/\S+) /.exec(out)
-          if (m?.[1] !== undefined) resolve(m[1])
-        })
-        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
-      })
-      const base = await listening
+      const { base } = await listeningOn(child)
       expect((await fetch(`${base}/readyz`)).status).toBe(200)
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
       child.kill("SIGTERM")
@@ -158,16 +161,7 @@ describe("npm start", () => {
         env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: db.url, SEED_DEMO: "false", DATA_DIR: scratchDir(), LOG_FORMAT: "json" },
         stdio: ["ignore", "pipe", "pipe"],
       })
-      let out = ""
-      const listening = new Promise<string>((resolve, reject) => {
-        child.stdout.on("data", (d) => {
-          out += d.toString()
-          const m = /listening on (http:\/\/\S+) /.exec(out)
-          if (m?.[1] !== undefined) resolve(m[1])
-        })
-        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
-      })
-      const base = await listening
+      const { base, output } = await listeningOn(child)
       expect((await fetch(`${base}/readyz`)).status).toBe(200)
       const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
       child.kill("SIGTERM")
@@ -178,7 +172,7 @@ describe("npm start", () => {
         (refused) => refused,
       )
       expect(gone).toBe(true)
-      expect(out).toContain("SIGTERM: draining in-flight requests")
+      expect(output()).toContain("SIGTERM: draining in-flight requests")
     } finally {
       await db.drop()
     }
