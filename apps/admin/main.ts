@@ -179,7 +179,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
 
   const [
-    { AccountRepository, createAccount, createApiKey, prepareImport, revokeApiKey, Settings, writeImport },
+    { AccountRepository, adminKeyCall, createAccount, createApiKey, listApiKeys, prepareImport, revokeApiKey, Settings, writeImport },
     { DEFAULT_ACTIVATION_SECONDS, rotateSigningKey },
     { hasEmbeddedDatabase, openDatabase },
     { nodePlatform, workerHtmlAnalyzer },
@@ -286,7 +286,12 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const account = await run(AccountRepository.use((r) => r.findByEmail(email)))
         if (Option.isNone(account)) throw new UsageError(`No account with the email ${printable(email)}.`)
         const scope = values["read-only"] ? "read-only" : "write"
-        const { key, view } = await run(createApiKey(account.value.id, { name: values.name ?? "API key", scope }))
+        // (the name as it is stored, which the entry in the account's log names too)
+        const keyName = (values.name ?? "").trim() || "API key"
+        // The entry (the platform's administrator) is written with the key, in its transaction.
+        const accountId = account.value.id
+        const call = await run(adminKeyCall(accountId, "key create", keyName))
+        const { key, view } = await run(createApiKey(accountId, { name: keyName, scope }, call))
         console.error(`Created ${scope} API key ${printable(view.id)} for ${printable(email)}, named “${printable(view.name)}”. It is shown only once; store it now:`)
         console.log(key)
         return 0
@@ -318,7 +323,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         if (owner === null) throw new UsageError(`No API key with the id ${printable(keyId)}.`)
         // (run twice, by a script or two operators at once: said so, its revocation time kept; one
         // step in the database, so of two runs at once exactly one revokes it)
-        const revoked = await run(revokeApiKey(owner, keyId))
+        // (the entry, naming the key, written with the revocation when this run revoked it)
+        const keyName = (await run(listApiKeys(owner))).find((k) => k.id === keyId)?.name ?? keyId
+        const call = await run(adminKeyCall(owner, "key revoke", keyName))
+        const revoked = await run(revokeApiKey(owner, keyId, call))
         if (revoked.already) {
           console.log(`API key ${printable(keyId)} was revoked already, at ${revoked.revoked_at}.`)
           return 0

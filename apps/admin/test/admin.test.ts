@@ -223,6 +223,34 @@ describe("admin command line on PostgreSQL", { timeout: 120_000 }, () => {
     expect((await admin("key", "create", "--account", "nobody@example.test")).code).toBe(1)
   })
 
+  it("should log a key the operator creates or revokes in its account's activity, as the platform's administrator, once", async () => {
+    expect((await admin("account", "create", "--email", "logged@example.test", "--password", "long-enough")).code).toBe(0)
+    const accountId = (await firstRow("select id from accounts where email = 'logged@example.test'")).id as string
+    const key = await admin("key", "create", "--account", "logged@example.test", "--name", "deploy")
+    expect(key.code).toBe(0)
+    const keyId = /API key (\S+) for/.exec(key.stderr)?.[1]
+    expect(keyId).toBeDefined()
+    expect((await admin("key", "revoke", keyId!)).code).toBe(0)
+    // revoked again: nothing changed, so no second entry
+    expect((await admin("key", "revoke", keyId!)).code).toBe(0)
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const entries = (await client.query(
+        "select account_id, channel, actor, action, status, error_code, site_id, article_id, request_id from activity where account_id = $1 order by at, action",
+        [accountId],
+      )).rows
+      const admin = { type: "platform", id: "admin", name: "Administrator" }
+      expect(entries.map(({ request_id: _, ...e }) => e)).toEqual([
+        { account_id: accountId, channel: "platform", actor: admin, action: "key create “deploy”", status: "ok", error_code: null, site_id: null, article_id: null },
+        { account_id: accountId, channel: "platform", actor: admin, action: "key revoke “deploy”", status: "ok", error_code: null, site_id: null, article_id: null },
+      ])
+      expect(new Set(entries.map((e) => e.request_id)).size).toBe(2)
+    } finally {
+      await client.end()
+    }
+  })
+
   it("should refuse an import whose account's email another account has, or that repeats an id, writing nothing (no key or site of an account that was not created)", async () => {
     const before = [await count("accounts"), await count("api_keys"), await count("sites"), await count("articles")]
     const taken = {

@@ -3,10 +3,11 @@ import { toTimestamp } from "../policy/time.ts"
 import { Clock, Ids, Secrets } from "../ports/Platform.ts"
 import { ApiKeyRepository } from "../ports/Repositories.ts"
 import type { ApiKeyRecord } from "../ports/records.ts"
-import type { KeyScope } from "../schema/common.ts"
+import type { Actor, KeyScope } from "../schema/common.ts"
 import { decodeInput } from "../schema/decode.ts"
 import { ApiKeyName } from "../schema/writes.ts"
 import type { LoggedCaller } from "./Caller.ts"
+import { namedAction } from "./recordActivity.ts"
 import { activityFor } from "./views.ts"
 
 /**
@@ -17,6 +18,27 @@ export interface KeyChangeCall {
   readonly caller: LoggedCaller
   readonly httpStatus: number
 }
+
+/** Who the admin command line's changes to an account name: the platform's operator (channel `platform`). */
+export const ADMIN_ACTOR: Actor = { type: "platform", id: "admin", name: "Administrator" }
+
+/**
+ * The call of an admin command that changes one of an account's keys (`key create`, `key revoke`),
+ * for the entry written with the change in the account's log: channel `platform`, actor
+ * `ADMIN_ACTOR`, the command as the action with the key's name after it.
+ */
+export const adminKeyCall = (accountId: string, command: "key create" | "key revoke", keyName: string) =>
+  Effect.gen(function* () {
+    const caller: LoggedCaller = {
+      accountId,
+      actor: ADMIN_ACTOR,
+      channel: "platform",
+      requestId: yield* (yield* Ids).make("adm"),
+      action: namedAction(command, keyName),
+      startedAt: yield* (yield* Clock).now,
+    }
+    return { caller, httpStatus: 200 } satisfies KeyChangeCall
+  })
 
 /** The activity entry of a key change made by `call` at `nowMs`. */
 const entryOf = (call: KeyChangeCall | undefined, nowMs: number) =>
