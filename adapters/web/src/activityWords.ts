@@ -39,6 +39,9 @@ const ACTIONS: Readonly<Record<string, ActionWords>> = {
   "GET /api/v1/articles/{id}/diff": { verb: "Compared revisions", tried: "Tried to compare revisions", change: false },
   "POST /api/v1/articles/{id}/revisions/{number}/restore": { verb: "Restored a revision", tried: "Tried to restore a revision", change: true },
   rewrite: { verb: "Rewritten by the platform", tried: "The platform tried to rewrite it", change: true },
+  // the platform's administrator (the admin command line's `key create` and `key revoke`)
+  "key create": { verb: "Created an API key", tried: "Tried to create an API key", change: true },
+  "key revoke": { verb: "Revoked an API key", tried: "Tried to revoke an API key", change: true },
   edit_article: { verb: "Edited", tried: "Tried to edit", change: true },
   list_revisions: { verb: "Listed revisions", tried: "Tried to list revisions", change: false },
   get_revision: { verb: "Viewed a revision", tried: "Tried to view a revision", change: false },
