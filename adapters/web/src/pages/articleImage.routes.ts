@@ -1,12 +1,23 @@
 /** Routes: Replacing an article's featured image from the article page. */
 import type Router from "@koa/router"
-import { replaceFeaturedImage, toProblem } from "@content-site/core"
+import { type CoreError, replaceFeaturedImage, toProblem } from "@content-site/core"
 import { noteIfClientGone, requestIdOf, untilClientLeaves } from "@content-site/http"
 import { Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore } from "../call.ts"
 import { FormError } from "../forms.ts"
 import { csrfOk, setFlash } from "@content-site/http"
 import { CsrfRejected, articleId, redirect, type PageKit } from "../pageKit.ts"
+
+/**
+ * What the page says of an upload the core refused (`detail`, its problem's words). Not "not
+ * saved" when the database did not answer: the change may have committed before the connection
+ * dropped. Every upload stores a new file under a new address, so uploading the same image again
+ * makes one more revision when the first was saved: the person is told to look first.
+ */
+export const imageRefusalMessage = (e: CoreError, detail: string): string =>
+  e._tag === "Unavailable"
+    ? "The image may or may not have been saved: the service could not confirm it (it is busy or cannot reach its database). Look at the article's featured image and its revisions before uploading again: if it was saved, uploading again makes one more revision with the same image."
+    : `Image not saved: ${detail}`
 
 export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
   const { deps, upload, signedIn } = kit
@@ -61,7 +72,7 @@ export const mountArticleImageRoutes = (router: Router, kit: PageKit): void => {
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
       noteError(ctx, e)
-      await setFlash(deps, s.session, { kind: "error", message: `Image not saved: ${toProblem(e, requestIdOf(ctx), deps.publicUrl).detail}` })
+      await setFlash(deps, s.session, { kind: "error", message: imageRefusalMessage(e, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail) })
       redirect(ctx, back)
     }),
   )
