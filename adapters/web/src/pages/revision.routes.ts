@@ -1,6 +1,6 @@
 /** Routes: One revision compared with the current article, and its restore (confirmed first). */
 import type Router from "@koa/router"
-import { getArticle, getRevision, HtmlAnalyzer, problemKindOf, restoreRevision, toProblem } from "@content-site/core"
+import { type CoreError, getArticle, getRevision, HtmlAnalyzer, problemKindOf, restoreRevision, toProblem } from "@content-site/core"
 import { requestIdOf } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
@@ -10,6 +10,27 @@ import { confirmContent } from "./confirm.ts"
 import { revisionContent } from "./revision.ts"
 import { setFlash, takeFlash } from "@content-site/http"
 import { type Ctx, CSRF_REFUSED, type Signed, articleId, notFound, queryOf, redirect, type PageKit } from "../pageKit.ts"
+
+/**
+ * What the revision page says of a restore of revision `n` the core refused (`detail`, its
+ * problem's words), with the reason typed. When the database did not answer, not "not restored"
+ * (`uncertain`): the change may have committed before the connection dropped. Restoring again
+ * makes no second revision: restored, the article is the same as revision `n` and a restore
+ * changes nothing; sent again from the first form, it is refused as over an older revision.
+ */
+export const restoreRefusalOf = (n: number, e: CoreError, detail: string, reason: string): Parameters<typeof revisionContent>[0]["refusal"] & {} =>
+  e._tag === "ProtectedLinkChanged"
+    ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks, reason }
+    : e._tag === "PreconditionFailed"
+      ? { message: `Revision ${e.current} was saved after the page you restored from was opened, so revision ${n} was not restored. It is compared with revision ${e.current} below: restore it again if you still want to.`, blocks: [], reason }
+      : e._tag === "Unavailable"
+        ? {
+            message: `Revision ${n} may or may not have been restored: the service could not confirm it (it is busy or cannot reach its database). Look at the article's revisions to check, or wait a few seconds and restore it again: restoring it again is safe, since once restored the article is the same as revision ${n} and a restore changes nothing.`,
+            blocks: [],
+            reason,
+            uncertain: true,
+          }
+        : { message: detail, blocks: [], reason }
 
 export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
   const { deps, findSite, render, signedIn, postedFormOrOfferBack } = kit
@@ -31,7 +52,7 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
             deps,
             HtmlAnalyzer.use((analyzer) => analyzer.compare(revision.body, article.body, { reading: true, titles: { from: revision.title, to: article.title } }, s.caller.accountId)),
           )
-    render(ctx, status, s, "sites", `${refusal ? "Not restored: " : ""}Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, comparison, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
+    render(ctx, status, s, "sites", `${refusal ? (refusal.uncertain === true ? "Not confirmed: " : "Not restored: ") : ""}Revision ${n} · ${article.title}`, revisionContent({ article, siteName, revision, comparison, csrf: s.session.csrf, refusal }), await takeFlash(deps, s.session), true)
   }
 
   router.get(
@@ -96,18 +117,7 @@ export const mountRevisionRoutes = (router: Router, kit: PageKit): void => {
       const e = outcome.failure
       if (e._tag === "NotFound") throw e
       noteError(ctx, e)
-      return showRevision(
-        ctx,
-        s,
-        id,
-        n,
-        problemKindOf(e).status,
-        e._tag === "ProtectedLinkChanged"
-          ? { message: `Restoring revision ${n} would remove or change protected links that the current article has. They must stay exactly as they are:`, blocks: e.blocks, reason }
-          : e._tag === "PreconditionFailed"
-            ? { message: `Revision ${e.current} was saved after the page you restored from was opened, so revision ${n} was not restored. It is compared with revision ${e.current} below: restore it again if you still want to.`, blocks: [], reason }
-            : { message: toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, blocks: [], reason },
-      )
+      return showRevision(ctx, s, id, n, problemKindOf(e).status, restoreRefusalOf(n, e, toProblem(e, requestIdOf(ctx), deps.publicUrl).detail, reason))
     }),
   )
 }

@@ -61,7 +61,8 @@ export const revisionContent = (input: {
   comparison: ReadingComparison | null
   csrf: string
   /** A refused restore's reason as typed, offered back with the form to restore again. */
-  refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation>; reason?: string } | null
+  /** `uncertain`: the database did not answer, so the restore may or may not have been made (not headed "Not restored."). */
+  refusal: { message: string; blocks: ReadonlyArray<ProtectedBlockViolation>; reason?: string; uncertain?: true } | null
 }): Html => {
   const { article: a, revision: r } = input
   const id = encodeURIComponent(a.id)
@@ -82,7 +83,7 @@ export const revisionContent = (input: {
   </div>
   ${
     input.refusal
-      ? html`<div class="notice notice-error" role="alert" id="restore-error" tabindex="-1" autofocus><p><strong>Not restored.</strong> ${input.refusal.message}</p>${violationList(input.refusal.blocks)}${
+      ? html`<div class="notice notice-error" role="alert" id="restore-error" tabindex="-1" autofocus><p><strong>${input.refusal.uncertain === true ? "Not confirmed." : "Not restored."}</strong> ${input.refusal.message}</p>${violationList(input.refusal.blocks)}${
           input.refusal.blocks.length > 0 ? html`<p>The current article's protected links, exactly as they are:</p>${protectedHtmlList(safeBlocks(a.body), "current")}` : ""
         }</div>`
       : ""
