@@ -37,7 +37,16 @@ export interface EditRefusal {
   readonly details: ReadonlyArray<string>
   /** The revision the edit conflicts with: the draft is settled on the conflict page. */
   readonly conflictWith?: number
+  /** The database did not answer: the edit may or may not have been saved, so it is not headed "Not saved". */
+  readonly uncertain?: true
 }
+
+/**
+ * How a refused edit is headed: its notice and the start of the page's title. "Not saved" unless
+ * the database did not answer (`uncertain`): then the edit may have been saved, "Not confirmed".
+ */
+export const refusalHeading = (refusal: Pick<EditRefusal, "uncertain"> | null): { readonly notice: string; readonly title: string } =>
+  refusal?.uncertain === true ? { notice: "Not confirmed.", title: "Not confirmed: " } : { notice: "Not saved.", title: "Not saved: " }
 
 /** An edit that was not saved: what the person typed, and why it was refused. */
 export interface Draft {

@@ -24,7 +24,7 @@ import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, recordWebActivity, runCore, runCoreOrThrow } from "../call.ts"
 import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { CHANGE_ACTIONS } from "../activityWords.ts"
-import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
+import { adoptPendingDraft, type Draft, dropDraft, type EditRefusal, findDraft, keepDraft, keepPendingDraft, refusalHeading, sentFromAnotherSite, sentFromOwnPage } from "../drafts.ts"
 import { draftUrl, isCallersArticle, keepForItsAccount, landOnDraft, mergeUrl, OPENED_FOR_ANOTHER, openedForAnother, refusalOf, savedFlash, whoMade, whoMadeSince } from "./editOutcome.ts"
 import { articleContent, type EditForm } from "./article.ts"
 import { editPreview } from "./editPreview.ts"
@@ -82,7 +82,7 @@ export const mountArticleRoutes = (router: Router, kit: PageKit): void => {
       s,
       "sites",
       // A refused save says so first in the page's title (the first thing a screen reader reads).
-      draft?.draft.refusal ? `Not saved: ${article.title}` : article.title,
+      draft?.draft.refusal ? `${refusalHeading(draft.draft.refusal).title}${article.title}` : article.title,
       articleContent({
         article,
         siteName,

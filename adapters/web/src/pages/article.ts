@@ -4,7 +4,7 @@ import { extractProtectedBlocks } from "@content-site/core"
 import type { EditRefusal } from "../drafts.ts"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
-import { FORM_ACCOUNT } from "../drafts.ts"
+import { FORM_ACCOUNT, refusalHeading } from "../drafts.ts"
 import { articlePreview } from "../preview.ts"
 import { badge, emptyPage, num, originTag, pager, violationList, when } from "../ui.ts"
 import { activityTable } from "./activity.ts"
@@ -146,7 +146,7 @@ export const articleContent = (v: ArticleView): Html => {
         ${
           v.refusal
             ? html`<div class="notice notice-error" role="alert" id="edit-error" tabindex="-1" autofocus>
-                <p><strong>Not saved.</strong> ${v.refusal.message}</p>
+                <p><strong>${refusalHeading(v.refusal).notice}</strong> ${v.refusal.message}</p>
                 ${v.refusal.blocks.length > 0 ? violationList(v.refusal.blocks) : ""}
                 ${v.refusal.details.length > 0 ? html`<ul>${v.refusal.details.map((d) => html`<li>${d}</li>`)}</ul>` : ""}
                 ${

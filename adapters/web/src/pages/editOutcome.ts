@@ -102,6 +102,7 @@ export const refusalOf = (ctx: Ctx, deps: HttpDeps, e: CoreError): EditRefusal |
                   message: "Your edit may or may not have been saved: the service could not confirm it (it is busy or cannot reach its database). Your text is kept below; wait a few seconds, then save again: saving it again is safe, an edit found saved already is not saved twice.",
                   blocks: [],
                   details: [],
+                  uncertain: true,
                 }
               : null
 

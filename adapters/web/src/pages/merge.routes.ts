@@ -17,7 +17,7 @@ import {
 import { problemHeaders, setFlash } from "@content-site/http"
 import { Effect, Result } from "effect"
 import { noteCommitted, noteError, noteOutcome, noteSubject, runCore, runCoreOrThrow } from "../call.ts"
-import { type Draft, type EditRefusal, dropDraft, findDraft, keepable, keepDraft, keepPendingDraft, MAX_SETTLING_UNITS, sentFromOwnPage, type Settling } from "../drafts.ts"
+import { type Draft, type EditRefusal, dropDraft, refusalHeading, findDraft, keepable, keepDraft, keepPendingDraft, MAX_SETTLING_UNITS, sentFromOwnPage, type Settling } from "../drafts.ts"
 import { type FormFields, hiddenTextOf, queryParam, readForm } from "../forms.ts"
 import { csrfOk } from "@content-site/http"
 import { type Ctx, articleId, CSRF_REFUSED, CsrfRejected, isId, positiveNumberOf, queryOf, redirect, type PageKit, type Signed } from "../pageKit.ts"
@@ -71,6 +71,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
     chosen: ReadonlyMap<string, "theirs" | "mine" | "edit">,
     typed: ReadonlyMap<string, string>,
     error: string | null,
+    uncertain?: true,
   ) => {
     const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
     noteSubject(ctx, { siteId: article.site_id, articleId: id })
@@ -82,8 +83,8 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       status,
       s,
       "sites",
-      `${error === null ? "" : "Not saved: "}Settle a conflict · ${article.title}`,
-      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, mine: { title: draft.title, body: draft.body }, csrf: s.session.csrf, account: s.caller.accountId, chosen, typed, error }),
+      `${error === null ? "" : refusalHeading(uncertain === true ? { uncertain } : null).title}Settle a conflict · ${article.title}`,
+      mergeContent({ article, draftId, base: draft.revision, theirs, theirsBy, conflicts: merge.conflicts, comparisons, mergedUnits: merge.mergedUnits, reason: draft.reason, mine: { title: draft.title, body: draft.body }, csrf: s.session.csrf, account: s.caller.accountId, chosen, typed, error, ...(uncertain === true ? { errorUncertain: uncertain } : {}) }),
       null,
       true,
     )
@@ -102,7 +103,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
       const settling = draft.settling
       if (settling !== undefined) {
         const chosen = new Map(Object.entries(settling.chosen).filter(([, take]) => take === "theirs" || take === "mine" || take === "edit"))
-        return show(ctx, s, 200, id, draftId, draft, settling.theirs, chosen, new Map(Object.entries(settling.typed)), draft.refusal.message)
+        return show(ctx, s, 200, id, draftId, draft, settling.theirs, chosen, new Map(Object.entries(settling.typed)), draft.refusal.message, draft.refusal.uncertain)
       }
       const article = await runCoreOrThrow(deps, getArticle(s.caller, id))
       // Always against the newest revision: a page reloaded after yet another save shows what conflicts now.
@@ -309,7 +310,7 @@ export const mountMergeRoutes = (router: Router, kit: PageKit): void => {
             return landOnDraft(ctx, deps, s.session, id, kept, refusal, page)
           }
           const said = [refusal.message, ...refusal.details].join(" ")
-          await show(ctx, s, problemKindOf(e).status, id, draftId, { ...draft, reason }, theirs, chosen, typed, `${said} The settled text is too large to keep as a draft: it is on this page only.`)
+          await show(ctx, s, problemKindOf(e).status, id, draftId, { ...draft, reason }, theirs, chosen, typed, `${said} The settled text is too large to keep as a draft: it is on this page only.`, refusal.uncertain)
         }
         if (e._tag === "EditConflict" && e.conflicts !== undefined) {
           // Someone saved again meanwhile: the settled text is the new "mine", against the revision it was settled with.

@@ -1,7 +1,7 @@
 import type { Article, MergeConflict, ReadingComparison } from "@content-site/core"
 import { type Html, html } from "../html.ts"
 import { csrfInput } from "../layout.ts"
-import { FORM_ACCOUNT } from "../drafts.ts"
+import { FORM_ACCOUNT, refusalHeading } from "../drafts.ts"
 import { wordComparison } from "../wordCompare.ts"
 
 /** Everything the conflict page shows: the parts both writers changed differently, theirs beside yours. */
@@ -35,6 +35,8 @@ export interface MergeView {
   readonly typed: ReadonlyMap<string, string>
   /** Why the form was sent back, if it was. */
   readonly error: string | null
+  /** The error is of a save the database did not confirm: it may have been saved, so it is not headed "Not saved". */
+  readonly errorUncertain?: true
 }
 
 const unitLabel = (unit: string, index: number): string => (unit === "title" ? "The title" : `Part ${index + 1} of the body`)
@@ -56,7 +58,7 @@ export const mergeContent = (v: MergeView): Html => {
     ${
       v.error === null
         ? ""
-        : html`<div class="notice notice-error" role="alert" id="merge-error" tabindex="-1" autofocus><p><strong>Not saved.</strong> ${v.error}</p></div>`
+        : html`<div class="notice notice-error" role="alert" id="merge-error" tabindex="-1" autofocus><p><strong>${refusalHeading(v.errorUncertain === true ? { uncertain: true } : null).notice}</strong> ${v.error}</p></div>`
     }
     <div class="notice notice-info" role="status">
       <p>Nothing is saved yet, and nothing is lost: you edited revision ${v.base}, and meanwhile ${v.theirsBy} saved
