@@ -162,4 +162,4 @@ export const whoWords = (e: ActivityEntry): string => {
 }
 
 /** The channel in words. */
-export const CHANNEL_WORDS: Readonly<Record<ActivityEntry["channel"], string>> = { api: "API", mcp: "Agent (MCP)", web: "Web", platform: "Platform (rewrite job)" }
+export const CHANNEL_WORDS: Readonly<Record<ActivityEntry["channel"], string>> = { api: "API", mcp: "Agent (MCP)", web: "Web", platform: "Platform (rewrite job, administrator)" }

@@ -184,7 +184,7 @@ export const sentences = (errors: ReadonlyArray<{ readonly path: string; readonl
     // The filters' own labels, From and To, so the sentence points at the field to change.
     from: (message) => (message === "from is after to" ? "From must not be after To." : "From must be a date such as 2026-11-01."),
     to: "To must be a date such as 2026-11-30, not before From.",
-    channel: "The channel must be API, Agent (MCP), Web or Platform (rewrite job).",
+    channel: "The channel must be API, Agent (MCP), Web or Platform (rewrite job, administrator).",
     page: "The page must be a whole number from 1.",
     // a site's article filter (the activity page checks its own result filter before decoding)
     status: "The status must be Draft, Scheduled, Published or Archived.",

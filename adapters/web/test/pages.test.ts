@@ -1123,7 +1123,7 @@ describe("web pages over HTTP", () => {
     // the sentence names every channel the filter offers
     const channel = await c.request("/activity?channel=email")
     expect(channel.status).toBe(400)
-    expect(await channel.text()).toContain("The channel must be API, Agent (MCP), Web or Platform (rewrite job).")
+    expect(await channel.text()).toContain("The channel must be API, Agent (MCP), Web or Platform (rewrite job, administrator).")
     expect((await c.request("/activity?channel=platform")).status).toBe(200)
   })
 

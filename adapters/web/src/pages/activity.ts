@@ -67,7 +67,7 @@ export const activityContent = (input: {
   <section class="card" aria-labelledby="filters-title">
     <h2 id="filters-title" class="visually-hidden">Filters</h2>
     <form method="get" action="/activity" class="filters">
-      <div><label for="channel">Channel</label><select id="channel" name="channel"${invalid("channel")}>${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "Agent (MCP)")}${opt("channel", "web", "Web")}${opt("channel", "platform", "Platform (rewrite job)")}</select></div>
+      <div><label for="channel">Channel</label><select id="channel" name="channel"${invalid("channel")}>${opt("channel", "", "All channels")}${opt("channel", "api", "API")}${opt("channel", "mcp", "Agent (MCP)")}${opt("channel", "web", "Web")}${opt("channel", "platform", "Platform (rewrite job, administrator)")}</select></div>
       <div><label for="status">Result</label><select id="status" name="status"${invalid("status")}>${opt("status", "", "Any result")}${opt("status", "ok", "Done")}${opt("status", "error", "Refused or failed")}</select></div>
       <div><label for="article">Article</label><select id="article" name="article"${invalid("article")}>${opt("article", "", "All articles")}${articles.map((a) => opt("article", a.id, a.title, true))}</select></div>
       <div><label for="from">From</label><input type="date" id="from" name="from" value="${q["from"] ?? ""}"${invalid("from")}></div>
