@@ -82,7 +82,7 @@ describe("the key form sent after the session expired", () => {
     const page = await (await c.request(back)).text()
     expect(page).toMatch(new RegExp(`<input type="text" id="key-name" name="name"[^>]* value="${NAME_HTML.replace(/[()]/g, "\\$&")}"`))
     expect(page).toMatch(/<input type="radio" name="scope" value="write" checked>/)
-    expect(page).toContain("Your session had expired, so no key was created")
+    expect(page).toContain("No key has been created yet. If you had just sent this form, your session had expired before it arrived")
     expect(page).not.toContain('id="new-key-value"')
   })
 })

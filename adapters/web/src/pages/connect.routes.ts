@@ -11,8 +11,12 @@ import { type Ctx, CSRF_REFUSED, type Signed, isId, loadMcp, notFound, queryOf, 
 
 /** Said by the key form sent with a token of another session or an expired one. */
 const FORM_EXPIRED_KEY = "This form was opened in another session or has expired, so no key was created. The name you typed is kept below: create the key again."
-/** Said by the key form offered back after signing in again. */
-const SESSION_EXPIRED_KEY = "Your session had expired, so no key was created. The name you typed is kept below: create the key again."
+/**
+ * Said by the key form offered back after signing in again. Any link can fill the form (the name
+ * travels in the address), so it says only what is true either way: no key was made, and why
+ * when the form had been sent.
+ */
+const SESSION_EXPIRED_KEY = "No key has been created yet. If you had just sent this form, your session had expired before it arrived: the name you typed is kept below. Check it, then create the key."
 
 /** A sent key form as it is offered back: the name as typed, the access chosen. */
 const keyFormOf = (fields: FormFields): { readonly name: string; readonly scope: "write" | "read-only" } => ({
