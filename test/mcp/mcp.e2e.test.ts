@@ -985,6 +985,10 @@ describe("read-only connections", () => {
     for (const [name, args] of [
       ["update_article", { article_id: "art_b1_1", title: "Not allowed" }],
       ["replace_featured_image", { article_id: "art_b1_1", url: "https://images.example.com/x.png" }],
+      // the agent-grade write tools too, and a dry run: it is still a call of a write tool
+      ["edit_article", { article_id: "art_b1_1", title: "Not allowed" }],
+      ["restore_revision", { article_id: "art_b1_1", number: 1 }],
+      ["update_article", { article_id: "art_b1_1", title: "Not allowed", dry_run: true }],
     ] as const) {
       const refused = await writeWith(name, args)
       expect(refused.status).toBe(403)
