@@ -116,6 +116,43 @@ describe("the agent tools", () => {
   })
 })
 
+describe("every tool's answer against its output schema", () => {
+  it("should answer reads, dry runs, empty pages and pages past the end with structuredContent its outputSchema accepts", async () => {
+    const calls: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+      ["list_sites", {}],
+      ["list_sites", { page: 99 }],
+      ["list_articles", { site_id: "site_a1" }],
+      ["list_articles", { site_id: "site_a1", q: "text", per_page: 1 }],
+      ["list_articles", { site_id: "site_a1", status: "draft", from: "2000-01-01", to: "2000-01-02" }],
+      ["list_articles", { site_id: "site_a1", page: 99 }],
+      ["list_backlinks", { site_id: "site_a1" }],
+      ["list_backlinks", { site_id: "site_a1", from: "2000-01-01", to: "2000-01-02" }],
+      ["get_stats", { site_id: "site_a1" }],
+      ["get_stats", { site_id: "site_a1", period: "2000-01" }],
+      ["get_stats", { site_id: "site_a1", period: "last_30_days" }],
+      ["get_article", { article_id: "art_a1_5" }],
+      ["list_revisions", { article_id: "art_a1_5" }],
+      ["list_revisions", { article_id: "art_a1_5", page: 99 }],
+      ["get_revision", { article_id: "art_a1_5", number: 1 }],
+      ["diff_revisions", { article_id: "art_a1_5", from: 1 }],
+      ["search_articles", { q: "text" }],
+      ["search_articles", { q: "zzzznothingzzzz" }],
+      ["search", { query: "text" }],
+      ["search", { query: "zzzznothingzzzz" }],
+      ["fetch", { id: "art_a1_5" }],
+      ["update_article", { article_id: "art_a1_5", title: "Dry title", dry_run: true }],
+      ["edit_article", { article_id: "art_a1_5", title: "Dry title", dry_run: true, response: "minimal" }],
+    ]
+    for (const [name, args] of calls) {
+      const result = await call(name, args)
+      expect(result.isError ?? false, `${name} ${JSON.stringify(args)}: ${JSON.stringify(result.content).slice(0, 300)}`).toBe(false)
+      const validate = validators.get(name)
+      expect(validate?.(result.structuredContent), `${name} ${JSON.stringify(args)}: ${JSON.stringify(ajv.errors)}`).toBe(true)
+      expect(result.content[0]?.type, name).toBe("text")
+    }
+  })
+})
+
 describe("prompts", () => {
   it("should take an optional argument sent blank, as prompt forms send a field left empty, as not given", async () => {
     const text = (result: Awaited<ReturnType<typeof client.getPrompt>>) => (result.messages[0]!.content as { text: string }).text
