@@ -355,3 +355,27 @@ describe("accessibility audit", () => {
     await context.close()
   }, 60_000)
 })
+
+describe("the key shown once, copied from the keyboard", () => {
+  /** Signed in, a new key just made: the page that shows it once. */
+  const newKeyPage = async (name: string) => {
+    const { context, page } = await signedInContext(browser, server.url, person, { width: 1280, height: 900 })
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
+    await page.goto(`${server.url}/connect`)
+    await page.fill("#key-name", name)
+    await Promise.all([page.waitForURL(/\/connect\?created=/), page.click("button:has-text('Create key')")])
+    await page.waitForSelector("#new-key-title")
+    await page.waitForFunction(() => document.activeElement?.id === "new-key")
+    return { context, page }
+  }
+
+  it("should say, in a status message a screen reader reads out, that the key was copied (Tab, then Enter)", async () => {
+    const { context, page } = await newKeyPage("Copy by keyboard")
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-copy"))).toBe("new-key-value")
+    await page.keyboard.press("Enter")
+    const status = page.locator("[role=status]", { hasText: /Copied|Selected/ })
+    await status.waitFor({ timeout: 3000 })
+    await context.close()
+  }, 60_000)
+})

@@ -7,9 +7,18 @@ document.addEventListener("click", async (event) => {
   if (!source) return
   const text = source.textContent || ""
   const label = button.innerHTML
+  // The button's own words change too, but a screen reader does not read out a change to the
+  // focused button's name: the status message below is what it reads.
+  const say = (words) => {
+    const status = document.getElementById("copy-status")
+    if (!status) return
+    status.textContent = ""
+    setTimeout(() => { status.textContent = words }, 50)
+  }
   try {
     await navigator.clipboard.writeText(text)
     button.textContent = "Copied"
+    say("Copied to the clipboard.")
   } catch {
     const range = document.createRange()
     range.selectNodeContents(source)
@@ -17,11 +26,20 @@ document.addEventListener("click", async (event) => {
     selection?.removeAllRanges()
     selection?.addRange(range)
     button.textContent = "Selected: press Ctrl+C"
+    say("Not copied: the text is selected. Press Ctrl+C to copy it.")
   }
   setTimeout(() => { button.innerHTML = label }, 2500)
 })
 document.addEventListener("DOMContentLoaded", () => {
   for (const b of document.querySelectorAll("[data-copy]")) b.hidden = false
+  // A live region must be on the page before what it says changes: made once, empty, if there is anything to copy.
+  if (document.querySelector("[data-copy]") && !document.getElementById("copy-status")) {
+    const status = document.createElement("p")
+    status.id = "copy-status"
+    status.className = "visually-hidden"
+    status.setAttribute("role", "status")
+    document.body.append(status)
+  }
   // Risky actions ask first; confirmed, the form says so (without script, the server asks instead).
   for (const f of document.querySelectorAll("form[data-confirm]")) {
     f.addEventListener("submit", (e) => {
