@@ -378,4 +378,14 @@ describe("the key shown once, copied from the keyboard", () => {
     await status.waitFor({ timeout: 3000 })
     await context.close()
   }, 60_000)
+
+  it("should name each Copy button on the page after what it copies, so no two read the same", async () => {
+    const { context, page } = await newKeyPage("Copy names")
+    const names = await page.locator("[data-copy]").evaluateAll((els) =>
+      els.map((e) => (e.getAttribute("aria-label") ?? e.textContent ?? "").replace(/\s+/g, " ").trim()),
+    )
+    expect(names.length).toBe(3)
+    expect(new Set(names).size).toBe(names.length)
+    await context.close()
+  }, 60_000)
 })

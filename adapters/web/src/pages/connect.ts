@@ -47,10 +47,10 @@ export const connectContent = (input: {
           <h2 id="new-key-title">Your new API key “<bdi>${displayName(input.created.view.name)}</bdi>”</h2>
           <p><strong>Copy it now: it is shown only once.</strong> Only a hash is stored, so nobody can show it to you again.</p>
           <div class="secret"><code id="new-key-value">${input.created.key}</code>
-            <button type="button" class="button button-quiet" data-copy="new-key-value" hidden>Copy</button></div>
+            <button type="button" class="button button-quiet" data-copy="new-key-value" hidden>Copy<span class="visually-hidden"> the key</span></button></div>
           <h3>Try it</h3>
           <pre class="example"><code id="curl-example">${curl(input.created.key)}</code></pre>
-          <button type="button" class="button button-quiet button-small" data-copy="curl-example" hidden>Copy</button>
+          <button type="button" class="button button-quiet button-small" data-copy="curl-example" hidden>Copy<span class="visually-hidden"> the example command</span></button>
         </section>`
       : ""
   }
@@ -103,7 +103,7 @@ export const connectContent = (input: {
       <section class="card" aria-labelledby="mcp-title">
         <h2 id="mcp-title">Connect an AI agent (MCP)</h2>
         <p>Paste this address into your agent client (for example a chat assistant or code editor) as a remote MCP server. It opens a sign-in; sign in and click <strong>Allow</strong>. No API key is needed.</p>
-        <div class="secret"><code id="mcp-url">${mcpUrl}</code><button type="button" class="button button-quiet" data-copy="mcp-url" hidden>Copy</button></div>
+        <div class="secret"><code id="mcp-url">${mcpUrl}</code><button type="button" class="button button-quiet" data-copy="mcp-url" hidden>Copy<span class="visually-hidden"> the MCP address</span></button></div>
       </section>
       <section class="card" aria-labelledby="clients-title">
         <h2 id="clients-title">Connected agents</h2>
