@@ -379,6 +379,20 @@ describe("the key shown once, copied from the keyboard", () => {
     await context.close()
   }, 60_000)
 
+  it("should say which keys copy the selected key when the clipboard refuses, on an Apple system Command+C", async () => {
+    const { context, page } = await newKeyPage("Copy refused")
+    // the clipboard refuses (a browser that does not allow it), on an Apple system
+    await page.evaluate(() => {
+      Object.defineProperty(navigator, "platform", { get: () => "MacIntel" })
+      Object.defineProperty(navigator, "clipboard", { get: () => ({ writeText: () => Promise.reject(new Error("not allowed")) }) })
+    })
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    await page.locator("[role=status]", { hasText: "Press Command+C to copy it." }).waitFor({ timeout: 3000 })
+    expect(await page.evaluate(() => window.getSelection()?.toString() ?? "")).toMatch(/^cs_/)
+    await context.close()
+  }, 60_000)
+
   it("should name each Copy button on the page after what it copies, so no two read the same", async () => {
     const { context, page } = await newKeyPage("Copy names")
     const names = await page.locator("[data-copy]").evaluateAll((els) =>

@@ -25,8 +25,10 @@ document.addEventListener("click", async (event) => {
     const selection = window.getSelection()
     selection?.removeAllRanges()
     selection?.addRange(range)
-    button.textContent = "Selected: press Ctrl+C"
-    say("Not copied: the text is selected. Press Ctrl+C to copy it.")
+    // (the copy keys of the reader's own system: Command on Apple's)
+    const keys = [navigator.userAgentData?.platform, navigator.platform].some((p) => /mac|iphone|ipad/i.test(p || "")) ? "Command+C" : "Ctrl+C"
+    button.textContent = `Selected: press ${keys}`
+    say(`Not copied: the text is selected. Press ${keys} to copy it.`)
   }
   setTimeout(() => { button.innerHTML = label }, 2500)
 })
