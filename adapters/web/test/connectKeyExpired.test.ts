@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { importData } from "@content-site/core"
 import { type StartedServer, startServer } from "../../../apps/server/server.ts"
+import { cookieClient } from "../../../test/support/webSignIn.ts"
 
 let server: StartedServer
 
@@ -14,27 +15,9 @@ afterAll(async () => {
   await server?.close()
 })
 
-/** A cookie-keeping client that does not follow redirects. */
+/** A cookie-keeping client that does not follow redirects, signing in as the test's person. */
 const client = () => {
-  const jar = new Map<string, string>()
-  const request = async (path: string, init: RequestInit & { form?: Record<string, string> } = {}) => {
-    const headers = new Headers(init.headers)
-    if (jar.size > 0) headers.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
-    let body = init.body
-    if (init.form) {
-      headers.set("Content-Type", "application/x-www-form-urlencoded")
-      body = new URLSearchParams(init.form).toString()
-    }
-    const res = await fetch(`${server.url}${path}`, { ...init, headers, body: body ?? null, redirect: "manual" })
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(";")
-      const [name, value] = pair!.split("=") as [string, string]
-      if (/Max-Age=0/.test(c)) jar.delete(name)
-      else jar.set(name, value)
-    }
-    return res
-  }
-  const csrfOf = async (path: string) => /name="_csrf" value="([^"]+)"/.exec(await (await request(path)).text())?.[1] ?? ""
+  const { request, csrfOf } = cookieClient(() => server.url)
   /** Signs in on the sign-in page at `at` (its hidden `next` kept); the redirect's target. */
   const signIn = async (at = "/?next=%2Fsites") => {
     const form = await (await request(at)).text()

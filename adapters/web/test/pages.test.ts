@@ -5,6 +5,7 @@ import { createHash } from "node:crypto"
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type StartedServer, type StartOptions, startServer } from "../../../apps/server/server.ts"
+import { cookieClient } from "../../../test/support/webSignIn.ts"
 import type { HttpDeps } from "@content-site/http"
 import type { ParameterizedContext } from "koa"
 import { adoptPendingDraft, dropDraft, findDraft, findPendingDraft, keepDraft, MAX_DRAFTS } from "../src/drafts.ts"
@@ -69,30 +70,9 @@ const fixture = {
 
 let server: StartedServer
 
-/** A tiny cookie-keeping client that does not follow redirects. */
+/** A cookie-keeping client of `target` that does not follow redirects, and signs in on the sign-in page. */
 const client = (target: () => StartedServer = () => server) => {
-  const jar = new Map<string, string>()
-  const request = async (path: string, init: RequestInit & { form?: Record<string, string> } = {}) => {
-    const headers = new Headers(init.headers)
-    if (jar.size > 0) headers.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
-    let body = init.body
-    if (init.form) {
-      headers.set("Content-Type", "application/x-www-form-urlencoded")
-      body = new URLSearchParams(init.form).toString()
-    }
-    const res = await fetch(`${target().url}${path}`, { ...init, headers, body: body ?? null, redirect: "manual" })
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(";")
-      const [name, value] = pair!.split("=") as [string, string]
-      if (/Max-Age=0/.test(c)) jar.delete(name)
-      else jar.set(name, value)
-    }
-    return res
-  }
-  const csrfOf = async (path: string) => {
-    const text = await (await request(path)).text()
-    return /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? ""
-  }
+  const { jar, request, csrfOf } = cookieClient(() => target().url)
   const signIn = async (email: string, password: string) => {
     const csrf = await csrfOf("/")
     return request("/", { method: "POST", form: { _csrf: csrf, email, password, next: "/sites" } })
