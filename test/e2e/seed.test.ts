@@ -8,7 +8,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connect, ScriptedOAuthProvider } from "../mcp/support.ts"
+import { connectOrFail, ScriptedOAuthProvider } from "../mcp/support.ts"
 import { eventually } from "../support/eventually.ts"
 import { json, startTestServer, type TestServer } from "./helpers.ts"
 
@@ -38,9 +38,7 @@ const expectNoTwin = (value: unknown) => {
 beforeAll(async () => {
   t = await startTestServer({ RATE_LIMIT_PER_MINUTE: "10000" })
   const provider = new ScriptedOAuthProvider({ email: "owner-a@example.com", password: "password-a-123", decision: "allow" })
-  const connected = await connect(`${t.url}/mcp`, provider)
-  if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
-  client = connected
+  client = await connectOrFail(`${t.url}/mcp`, provider)
 }, 60_000)
 
 afterAll(async () => {

@@ -13,7 +13,7 @@ import pg from "pg"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createDatabase } from "../e2e/helpers.ts"
-import { ALICE, connect, ScriptedOAuthProvider, seedFile } from "./support.ts"
+import { ALICE, connectOrFail, ScriptedOAuthProvider, seedFile } from "./support.ts"
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
@@ -54,9 +54,7 @@ beforeAll(async () => {
   const seeded = await server.runtime.runPromiseExit(importData(seedFile()))
   if (seeded._tag !== "Success") throw new Error("seeding failed")
   const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" })
-  const connected = await connect(`${server.url}/mcp`, provider)
-  if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
-  client = connected
+  client = await connectOrFail(`${server.url}/mcp`, provider)
   const { tools } = await client.listTools()
   for (const tool of tools) validators.set(tool.name, ajv.compile(tool.outputSchema as object) as (d: unknown) => boolean)
 }, 120_000)

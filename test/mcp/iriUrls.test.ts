@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, connectOrFail, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
@@ -28,9 +28,7 @@ beforeAll(async () => {
     ],
   }
   await server.runtime.runPromise(importData({ accounts: [{ id: "acc_alice", email: ALICE.email, password: ALICE.password, name: "Alice", sites: [site] }] }))
-  const connected = await connect(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }))
-  if (connected === undefined) throw new Error("could not connect")
-  client = connected
+  client = await connectOrFail(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }))
 }, 60_000)
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import type { StartedServer } from "../../apps/server/server.ts"
 import { middayToday, runningClock, testClock } from "../support/clock.ts"
 import { eventually } from "../support/eventually.ts"
 import { startPostgresProxy, startTcpProxy } from "../support/tcpProxy.ts"
-import { ALICE, connect, ScriptedOAuthProvider, startSeeded } from "./support.ts"
+import { ALICE, connect, connectOrFail, ScriptedOAuthProvider, startSeeded } from "./support.ts"
 
 const REDIS_URL = new URL(process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379")
 
@@ -18,9 +18,7 @@ const clock = testClock(middayToday())
 
 beforeAll(async () => {
   server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "4" }, { now: clock.now })
-  const connected = await connect(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Limits Agent"))
-  if (connected === undefined) throw new Error("could not connect")
-  client = connected
+  client = await connectOrFail(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Limits Agent"))
   // Connecting made requests too (every request counts): the test starts in a fresh minute.
   clock.advance(60_000)
 }, 60_000)
@@ -74,8 +72,7 @@ describe("RateLimit headers of responses without a tool call", () => {
   beforeAll(async () => {
     counted = await startSeeded({ RATE_LIMIT_PER_MINUTE: "4" }, { now: standing.now })
     const provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }, "Headers Agent")
-    const connected = await connect(`${counted.url}/mcp`, provider)
-    if (connected === undefined) throw new Error("could not connect")
+    const connected = await connectOrFail(`${counted.url}/mcp`, provider)
     await connected.close()
     // Connecting made requests too (every request counts): the tests start in a fresh minute.
     standing.advance(60_000)
@@ -187,8 +184,7 @@ describe("RateLimit headers of responses without a tool call", () => {
   it("should count a write refused to a read-only connection (403) like any request, and answer 429 over the limit, as REST does", async () => {
     standing.advance(60_000) // the last test spent its minute
     const reader = new ScriptedOAuthProvider({ ...ALICE, decision: "allow", access: "read" }, "Reading Agent")
-    const connected = await connect(`${counted.url}/mcp`, reader)
-    if (connected === undefined) throw new Error("could not connect")
+    const connected = await connectOrFail(`${counted.url}/mcp`, reader)
     await connected.close()
     standing.advance(60_000) // connecting made requests: a fresh minute
     const write = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "update_article", arguments: { article_id: "art_a1_1", title: "x" } } }

@@ -11,7 +11,7 @@ import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/eventually.ts"
 import { EXPECTED_SUMMARY, PERIOD } from "../support/periodFixture.ts"
-import { ALICE, BOB, Browser, connect, formOf, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, BOB, Browser, connect, connectOrFail, formOf, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
@@ -76,9 +76,7 @@ beforeAll(async () => {
   server = await startSeeded({ IMAGE_FETCH_ALLOW_PRIVATE: "false", RATE_LIMIT_PER_MINUTE: "100000", MCP_ALLOWED_HOSTS: " Alias.Example:8080 ,, 10.0.0.5" })
   mcpUrl = `${server.url}/mcp`
   provider = new ScriptedOAuthProvider({ ...ALICE, decision: "allow" })
-  const connected = await connect(mcpUrl, provider)
-  if (connected === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
-  client = connected
+  client = await connectOrFail(mcpUrl, provider)
   const { tools } = await client.listTools()
   for (const tool of tools) validators.set(tool.name, ajv.compile(tool.outputSchema as object) as (d: unknown) => boolean)
 }, 60_000)

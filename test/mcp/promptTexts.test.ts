@@ -2,16 +2,14 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { EXPECTED_SUMMARY, PERIOD } from "../support/periodFixture.ts"
-import { ALICE, connect, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
+import { ALICE, connectOrFail, ScriptedOAuthProvider, type SeededServer, startSeeded } from "./support.ts"
 
 let server: SeededServer
 let client: Client
 
 beforeAll(async () => {
   server = await startSeeded({ RATE_LIMIT_PER_MINUTE: "100000" })
-  const connected = await connect(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }))
-  if (connected === undefined) throw new Error("could not connect")
-  client = connected
+  client = await connectOrFail(`${server.url}/mcp`, new ScriptedOAuthProvider({ ...ALICE, decision: "allow" }))
 }, 60_000)
 
 afterAll(async () => {

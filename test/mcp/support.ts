@@ -348,3 +348,10 @@ export const connect = async (mcpUrl: string, provider: ScriptedOAuthProvider): 
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }))
   return client
 }
+
+/** `connect`, for a test that cannot go on without the connection: fails with the last page the provider saw. */
+export const connectOrFail = async (mcpUrl: string, provider: ScriptedOAuthProvider): Promise<Client> => {
+  const client = await connect(mcpUrl, provider)
+  if (client === undefined) throw new Error(`could not connect: ${provider.lastPage}`)
+  return client
+}
