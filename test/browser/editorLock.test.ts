@@ -23,6 +23,13 @@ const ARTICLES = {
 const { editorOf } = editorPages({ accountId: "acc_lock", siteId: "site_lock", siteName: "Lock", host: "lock.test", person: PERSON }, ARTICLES)
 
 const body = (page: Page): Promise<string> => page.inputValue("#body")
+/** The editor's switch to its HTML source. */
+const SOURCE = "button.editor-mode:has-text('HTML source')"
+/** Back to the visual editor, and the switch says so. */
+const toVisual = async (page: Page): Promise<void> => {
+  await page.click("button.editor-mode:has-text('Visual')")
+  expect(await page.getAttribute("button.editor-mode:has-text('Visual')", "aria-pressed")).toBe("true")
+}
 /** The editor's visible text, without the Protected badges. */
 const shown = (page: Page): Promise<string> =>
   page.evaluate(() => {
@@ -62,19 +69,17 @@ describe("the article editor's protected-link lock in Chromium", () => {
     await expect.poll(() => body(page)).toContain("First words here. Added</p>")
     const added = await body(page)
     // Switching with no edit in the source: the first Ctrl+Z takes back the typing.
-    await page.click("button.editor-mode:has-text('HTML source')")
-    await page.click("button.editor-mode:has-text('Visual')")
-    expect(await page.getAttribute("button.editor-mode:has-text('Visual')", "aria-pressed")).toBe("true")
+    await page.click(SOURCE)
+    await toVisual(page)
     await page.focus(".editor-content")
     await page.keyboard.press("Control+z")
     await expect.poll(() => body(page)).toBe(before)
     await page.keyboard.press("Control+y")
     await expect.poll(() => body(page)).toBe(added)
     // With an edit in the source: Ctrl+Z takes it back first, then the typing before it.
-    await page.click("button.editor-mode:has-text('HTML source')")
+    await page.click(SOURCE)
     await page.fill("#body", added.replace("<p>Read ", "<p>Please read "))
-    await page.click("button.editor-mode:has-text('Visual')")
-    expect(await page.getAttribute("button.editor-mode:has-text('Visual')", "aria-pressed")).toBe("true")
+    await toVisual(page)
     expect(await shown(page)).toContain("Please read")
     await page.focus(".editor-content")
     await page.keyboard.press("Control+z")
@@ -87,10 +92,9 @@ describe("the article editor's protected-link lock in Chromium", () => {
   it("should bring back by Ctrl+Z a protected link removed in the HTML source, once back in the visual editor", async () => {
     const { context, page } = await editorOf("art_undo")
     const before = await body(page)
-    await page.click("button.editor-mode:has-text('HTML source')")
+    await page.click(SOURCE)
     await page.fill("#body", before.replace(PARTNER, "nobody"))
-    await page.click("button.editor-mode:has-text('Visual')")
-    expect(await page.getAttribute("button.editor-mode:has-text('Visual')", "aria-pressed")).toBe("true")
+    await toVisual(page)
     expect(await page.locator(".editor-content .pm-protected").count()).toBe(0)
     await page.focus(".editor-content")
     await page.keyboard.press("Control+z")
@@ -106,9 +110,9 @@ describe("the article editor's protected-link lock in Chromium", () => {
     await expect.poll(() => body(page)).toContain("First words here. Added</p>")
     const added = await body(page)
     // At once, and next to the typing: ProseMirror's history groups quick neighbouring changes.
-    await page.click("button.editor-mode:has-text('HTML source')")
+    await page.click(SOURCE)
     await page.fill("#body", added.replace(" Added</p>", " Added more</p>"))
-    await page.click("button.editor-mode:has-text('Visual')")
+    await toVisual(page)
     const sourced = await body(page)
     expect(sourced).toContain(" Added more</p>")
     await page.focus(".editor-content")
