@@ -302,9 +302,15 @@ describe("metrics", () => {
     socket.write(`POST /oauth/token HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000000\r\n\r\n`)
     socket.write("grant_type=refresh_token&refresh_token=" + "a".repeat(200 * 1024))
     const requestId = (await eventually(() => /X-Request-Id: (req_\w+)/.exec(answer)?.[1], (id) => id !== undefined, 10_000)) ?? ""
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
     socket.end()
     expect(await accessLine(requestId)).toMatchObject({ route: "/oauth/token", channel: "oauth", status: 400 })
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // The server closes the socket once it has handled its end (and logged it, had it been a
+    // line); a request after that is a marker: once its line is out, a line of the left client
+    // would be out before it.
+    await closed
+    const marker = (await fetch(`${base}/api/v1/sites`)).headers.get("X-Request-Id") ?? ""
+    await accessLine(marker)
     expect(unknown()).toBe(before)
   })
 
